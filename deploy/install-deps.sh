@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs fedmf's build and test dependencies from Debian 12 packages. Idempotent: installs only the
+# packages that are missing, and needs no privileges when nothing is. Usage: deploy/install-deps.sh [--check]
+set -euo pipefail
+
+PACKAGES=(
+  g++ cmake make pkg-config git ca-certificates
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libssl-dev libeigen3-dev libabsl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+die() { echo "install-deps: $*" >&2; exit 1; }
+
+[[ -r /etc/os-release ]] || die "cannot read /etc/os-release; this script supports Debian 12 only"
+# shellcheck source=/dev/null
+. /etc/os-release
+if [[ "${ID:-}" != debian || "${VERSION_ID:-}" != 12 ]]; then
+  die "this script supports Debian 12 (bookworm) only, found '${PRETTY_NAME:-unknown}'." \
+      "Install the equivalents of: ${PACKAGES[*]}"
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages are installed"
+  exit 0
+fi
+echo "install-deps: missing: ${missing[*]}"
+[[ "${1:-}" == --check ]] && exit 1
+
+sudo=()
+if [[ $EUID -ne 0 ]]; then
+  command -v sudo >/dev/null || die "installing packages needs root; run as root or install sudo"
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${#missing[@]} packages"
