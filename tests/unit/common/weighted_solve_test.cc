@@ -1,0 +1,57 @@
+#include "common/mf/weighted_solve.h"
+
+#include "gtest/gtest.h"
+
+namespace fedmf::mf {
+namespace {
+
+data::RatingsDataset OneUser(const std::vector<std::pair<int, float>>& ratings, int num_items) {
+  data::RatingsBuilder builder;
+  // Register every item first so dense index == item number.
+  for (int i = 0; i < num_items; ++i)
+    builder.Add("placeholder", std::to_string(i), 1, std::nullopt);
+  for (const auto& [item, r] : ratings) builder.Add("u", std::to_string(item), r, std::nullopt);
+  data::RatingsDataset all = std::move(builder).Build().value();
+  std::vector<int64_t> keep;
+  for (int64_t k = 0; k < all.num_ratings(); ++k) {
+    if (all.rating(k).user == 1) keep.push_back(k);
+  }
+  return all.Subset(keep);
+}
+
+TEST(WeightedSolveTest, OneDimensionalCaseWorkedByHand) {
+  // F = [1; 2; 0], the user rated item 0 with 3. kappa = 1, reg = 0.5:
+  // lhs = F^T F + kappa * 1^2 + reg = 5 + 1 + 0.5 = 6.5; rhs = (1 + kappa) * 3 * 1 = 6.
+  FactorMatrix items(3, 1);
+  items << 1, 2, 0;
+  const data::RatingsDataset ds = OneUser({{0, 3}}, 3);
+  const Eigen::MatrixXd gram = items.transpose() * items;
+  const Eigen::VectorXd x = SolveWeightedRow(gram, items, ds.user(1), 1.0, 0.5);
+  ASSERT_EQ(x.size(), 1);
+  EXPECT_NEAR(x[0], 6.0 / 6.5, 1e-12);
+}
+
+TEST(WeightedSolveTest, SolutionZeroesTheGradientOfEquationFour) {
+  // Gradient of sum_j c_j (r_j - x.f_j)^2 + reg |x|^2 in x, with c_j = 1 + kappa on observed items
+  // and r_j = 0 elsewhere, written out term by term.
+  FactorMatrix items(4, 2);
+  items << 0.3, -0.2,  //
+      1.0, 0.4,        //
+      -0.7, 0.9,       //
+      0.2, 0.2;
+  const double kappa = 15, reg = 0.25;
+  const data::RatingsDataset ds = OneUser({{1, 4}, {3, 2}}, 4);
+  const Eigen::VectorXd x =
+      SolveWeightedRow(items.transpose() * items, items, ds.user(1), kappa, reg);
+  const double r[4] = {0, 4, 0, 2};
+  const double c[4] = {1, 1 + kappa, 1, 1 + kappa};
+  Eigen::Vector2d gradient = 2 * reg * x;
+  for (int j = 0; j < 4; ++j) {
+    const Eigen::Vector2d f = items.row(j).transpose();
+    gradient -= 2 * c[j] * (r[j] - x.dot(f)) * f;
+  }
+  EXPECT_LT(gradient.norm(), 1e-10);
+}
+
+}  // namespace
+}  // namespace fedmf::mf
