@@ -1,0 +1,68 @@
+#include "tools/central/central_report.h"
+
+#include <cmath>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace fedmf::central {
+namespace {
+
+struct Row {
+  std::string name;
+  std::function<double(const FoldResult&)> value;
+};
+
+std::string DescribeModel(const TrainerConfig& c) {
+  if (c.model == "central-mf") {
+    return absl::StrFormat("central-mf rank=%d lambda=%g mu=%g kappa=%g iterations=%d",
+                           c.central.rank, c.central.lambda, c.central.mu, c.central.kappa,
+                           c.central.iterations);
+  }
+  return absl::StrFormat("als rank=%d lambda=%g iterations=%d biases=%d", c.als.rank, c.als.lambda,
+                         c.als.iterations, c.als.biases);
+}
+
+}  // namespace
+
+void PrintSummary(const TrainerConfig& config, const std::string& data, const std::string& split,
+                  const std::vector<FoldResult>& folds, std::FILE* out) {
+  const int n = config.ranking.top_n;
+  const int long_n = config.long_ranking.top_n;
+  const std::vector<Row> rows = {
+      {"RMSE", [](const FoldResult& f) { return f.errors.rmse; }},
+      {"MAE", [](const FoldResult& f) { return f.errors.mae; }},
+      {"per-user RMSE (eq. 52)", [](const FoldResult& f) { return f.errors.per_user_rmse; }},
+      {absl::StrCat("Precision@", n), [](const FoldResult& f) { return f.ranking.precision; }},
+      {absl::StrCat("Recall@", n), [](const FoldResult& f) { return f.ranking.recall; }},
+      {absl::StrCat("F1@", n), [](const FoldResult& f) { return f.ranking.f1; }},
+      {absl::StrCat("mAP@", n), [](const FoldResult& f) { return f.ranking.map; }},
+      {absl::StrCat("Recall@", long_n), [](const FoldResult& f) { return f.long_ranking.recall; }},
+      {absl::StrCat("NDCG@", long_n), [](const FoldResult& f) { return f.long_ranking.ndcg; }},
+      {"train seconds", [](const FoldResult& f) { return f.train_seconds; }},
+  };
+  absl::FPrintF(out, "\nmodel: %s\ndata: %s   split: %s   relevance threshold: %g\n\n",
+                DescribeModel(config), data, split, config.ranking.relevance_threshold);
+  std::string header = "| metric | mean | std |";
+  std::string rule = "|---|---|---|";
+  for (const FoldResult& f : folds) {
+    absl::StrAppend(&header, " fold ", f.fold, " |");
+    absl::StrAppend(&rule, "---|");
+  }
+  absl::FPrintF(out, "%s\n%s\n", header, rule);
+  for (const Row& row : rows) {
+    double sum = 0;
+    for (const FoldResult& f : folds) sum += row.value(f);
+    const double mean = folds.empty() ? 0 : sum / static_cast<double>(folds.size());
+    double ss = 0;
+    for (const FoldResult& f : folds) ss += (row.value(f) - mean) * (row.value(f) - mean);
+    const double std = folds.size() > 1 ? std::sqrt(ss / static_cast<double>(folds.size() - 1)) : 0;
+    std::string line = absl::StrFormat("| %s | %.4f | %.4f |", row.name, mean, std);
+    for (const FoldResult& f : folds)
+      absl::StrAppend(&line, absl::StrFormat(" %.4f |", row.value(f)));
+    absl::FPrintF(out, "%s\n", line);
+  }
+}
+
+}  // namespace fedmf::central
