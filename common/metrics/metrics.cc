@@ -27,6 +27,7 @@ struct UserRanking {
   double precision = 0;
   double recall = 0;
   double ap = 0;
+  double ap_at_n = 0;
   double ndcg = 0;
 };
 
@@ -84,6 +85,7 @@ UserRanking RankUser(const data::RatingRow& train_row, const data::RatingRow& te
   result.precision = static_cast<double>(tp) / static_cast<double>(options.top_n);
   result.recall = static_cast<double>(tp) / static_cast<double>(relevant);
   result.ap = tp > 0 ? precision_sum / static_cast<double>(tp) : 0.0;
+  result.ap_at_n = precision_sum / static_cast<double>(ideal_len);
   result.ndcg = dcg / idcg;  // idcg > 0: relevant >= 1 and top_n >= 1
   return result;
 }
@@ -186,6 +188,7 @@ RankingMetrics EvaluateRanking(const data::RatingsDataset& train, const data::Ra
     result.precision += r.precision;
     result.recall += r.recall;
     result.map += r.ap;
+    result.map_at_n += r.ap_at_n;
     result.ndcg += r.ndcg;
     ++result.num_users;
   }
@@ -194,6 +197,7 @@ RankingMetrics EvaluateRanking(const data::RatingsDataset& train, const data::Ra
   result.precision /= n;
   result.recall /= n;
   result.map /= n;
+  result.map_at_n /= n;
   result.ndcg /= n;
   const double pr = result.precision + result.recall;
   result.f1 = pr > 0 ? 2 * result.precision * result.recall / pr : 0.0;

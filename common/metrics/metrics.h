@@ -52,7 +52,9 @@ inline constexpr RankingOptions kPriviRecRanking{.top_n = 20, .relevance_thresho
 //   list = the first L = min(N, #candidates) candidates; rel(k) = 1 iff the k-th is relevant.
 //   tp = sum_{k<=L} rel(k); P(k) = (sum_{j<=k} rel(j)) / k.
 //   precision = tp / N (also when L < N); recall = tp / R_u;
-//   AP = (1/tp) sum_{k<=L} P(k) rel(k), 0 when tp = 0 (DPMF-RP eq. 56);
+//   AP = (1/tp) sum_{k<=L} P(k) rel(k), 0 when tp = 0 (DPMF-RP eq. 56, read literally);
+//   AP@N = (1/min(N, R_u)) sum_{k<=L} P(k) rel(k) (the usual AP@N; it also charges the relevant
+//     items the list missed, which eq. 56's 1/tp does not);
 //   NDCG = DCG / IDCG with DCG = sum_{k<=L} rel(k) / log2(k + 1) and
 //     IDCG = sum_{k=1}^{min(N, R_u)} 1 / log2(k + 1).
 // Users with test ratings but no relevant one are skipped (num_skipped_users); users without test
@@ -64,6 +66,7 @@ struct RankingMetrics {
   double recall = 0;      // DPMF-RP eq. 54; PriviRec Recall@N
   double f1 = 0;          // DPMF-RP eq. 55: 2PR/(P+R) of the mean P and mean R; 0 when P+R = 0
   double map = 0;         // DPMF-RP eq. 57: mean AP
+  double map_at_n = 0;    // mean AP@N
   double ndcg = 0;        // PriviRec NDCG@N with binary relevance
   int32_t num_users = 0;  // evaluated users (at least one relevant test item)
   int32_t num_skipped_users = 0;  // users with test ratings, none of them relevant

@@ -167,6 +167,17 @@ TEST(MetricsTest, AveragePrecisionAndNdcgWithRelevantAtOneAndThree) {
   EXPECT_NEAR(m.ndcg, 1.5 / (1 + 1 / std::log2(3.0)), kTol);
 }
 
+TEST(MetricsTest, ApAtNAlsoChargesRelevantItemsTheListMissed) {
+  // Relevant items 0, 2 and 4; N = 3 and the list is [0, 1, 2]: rel = [1, 0, 1], tp = 2.
+  // Eq. 56: AP = (1/2)(1/1 + 2/3) = 5/6. AP@N divides the same sum by min(3, 3): (5/3)/3 = 5/9.
+  const Split s = MakeSplit(
+      {{0, 0, 5, true}, {0, 1, 1, true}, {0, 2, 4, true}, {0, 3, 2, true}, {0, 4, 5, true}},
+      {{5, 4, 3, 2, 1}});
+  const RankingMetrics m = EvaluateRanking(s.train, s.test, s.Scorer(), {.top_n = 3});
+  EXPECT_NEAR(m.map, 5.0 / 6, kTol);
+  EXPECT_NEAR(m.map_at_n, 5.0 / 9, kTol);
+}
+
 TEST(MetricsTest, PerfectRankingHasNdcgOne) {
   // Relevant items 0 and 2 score highest: list [0, 2, 1], DCG = IDCG = 1 + 1/log2(3).
   const Split s = MakeSplit(RelevantAtOneAndThree(0), {{5, 3, 4, 2, 1}});
