@@ -1,0 +1,52 @@
+#include "common/data/split_spec.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace fedmf::data {
+namespace {
+
+absl::StatusOr<std::vector<TrainTest>> One(absl::StatusOr<TrainTest> split) {
+  if (!split.ok()) return split.status();
+  std::vector<TrainTest> out;
+  out.push_back(*std::move(split));
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
+                                                  absl::string_view spec, uint64_t seed) {
+  const size_t colon = spec.find(':');
+  const absl::string_view kind = spec.substr(0, colon);
+  const absl::string_view value = colon == spec.npos ? "" : spec.substr(colon + 1);
+  const auto bad_value = [&](absl::string_view expected) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("split '", spec, "': '", value, "' is not ", expected));
+  };
+  int count = 0;
+  double fraction = 0;
+  if (kind == "kfold") {
+    if (!absl::SimpleAtoi(value, &count)) return bad_value("a fold count");
+    return SplitKFold(data, count, seed);
+  }
+  if (kind == "holdout") {
+    if (!absl::SimpleAtod(value, &fraction)) return bad_value("a fraction");
+    return One(SplitHoldoutPerUser(data, fraction, seed));
+  }
+  if (kind == "leave") {
+    if (!absl::SimpleAtoi(value, &count)) return bad_value("a rating count");
+    return One(SplitLeaveNOut(data, count, seed));
+  }
+  if (kind == "leave-latest") {
+    if (!absl::SimpleAtoi(value, &count)) return bad_value("a rating count");
+    return One(SplitLeaveLatestNOut(data, count));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "split '", spec, "': expected kfold:K, holdout:FRACTION, leave:N or leave-latest:N"));
+}
+
+}  // namespace fedmf::data

@@ -1,0 +1,22 @@
+// The split syntax shared by every binary's --split flag: "kfold:K", "holdout:FRACTION" (per user),
+// "leave:N" (N random ratings per user) or "leave-latest:N" (N latest per user). Always returns a
+// list of train/test pairs (one for all but kfold).
+#ifndef FEDMF_COMMON_DATA_SPLIT_SPEC_H_
+#define FEDMF_COMMON_DATA_SPLIT_SPEC_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/data/ratings_dataset.h"
+#include "common/data/splits.h"
+
+namespace fedmf::data {
+
+absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
+                                                  absl::string_view spec, uint64_t seed);
+
+}  // namespace fedmf::data
+
+#endif  // FEDMF_COMMON_DATA_SPLIT_SPEC_H_
