@@ -1,15 +1,14 @@
 #include "common/data/loaders.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/data/line_reader.h"
+#include "common/data/strict_parse.h"
 
 namespace fedmf::data {
 namespace {
@@ -69,19 +68,6 @@ void Split(absl::string_view line, absl::string_view delimiter,
   }
 }
 
-// Strict parses: the whole field must be the number; no spaces, no '+', no NaN or infinity.
-bool ParseDouble(absl::string_view s, double& out) {
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, out);
-  return ec == std::errc() && ptr == end && std::isfinite(out);
-}
-
-bool ParseInt64(absl::string_view s, int64_t& out) {
-  const char* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
 // Parses the lines of one file into `builder`; `prefix(line)` starts every message.
 class DelimitedParser {
  public:
@@ -107,7 +93,7 @@ class DelimitedParser {
     if (item.empty()) return Error(line_number, "field 'item' is empty");
     const absl::string_view rating_text = fields_[format_.rating_column];
     double rating;
-    if (!ParseDouble(rating_text, rating)) {
+    if (!ParseFiniteDouble(rating_text, rating)) {
       return Error(line_number,
                    absl::StrCat("field 'rating' is not a number: \"", rating_text, "\""));
     }
@@ -119,7 +105,7 @@ class DelimitedParser {
     if (format_.timestamp_column.has_value()) {
       const absl::string_view text = fields_[*format_.timestamp_column];
       int64_t value;
-      if (!ParseInt64(text, value)) {
+      if (!ParseInteger(text, value)) {
         return Error(line_number,
                      absl::StrCat("field 'timestamp' is not an integer: \"", text, "\""));
       }
