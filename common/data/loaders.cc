@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -68,13 +71,13 @@ void Split(absl::string_view line, absl::string_view delimiter,
   }
 }
 
-// Parses the lines of one file into `builder`; `prefix(line)` starts every message.
+// Parses one line at a time into a RatingsBuilder; every error names path and line.
 class DelimitedParser {
  public:
   DelimitedParser(const DelimitedFormat& format, const LoadOptions& options, std::string path)
       : format_(format), range_(options.range), path_(std::move(path)) {
-    int needed = 1 + std::max({format.user_column, format.item_column, format.rating_column,
-                               format.timestamp_column.value_or(0)});
+    const int needed = 1 + std::max({format.user_column, format.item_column, format.rating_column,
+                                     format.timestamp_column.value_or(0)});
     num_columns_ = format.num_columns != 0 ? format.num_columns : needed;
     separated_ = DescribeDelimiter(format.delimiter);
   }
@@ -96,6 +99,9 @@ class DelimitedParser {
     if (!ParseFiniteDouble(rating_text, rating)) {
       return Error(line_number,
                    absl::StrCat("field 'rating' is not a number: \"", rating_text, "\""));
+    }
+    if (std::fabs(rating) > std::numeric_limits<float>::max()) {  // stored as float
+      return Error(line_number, absl::StrCat("field 'rating' is too large: \"", rating_text, "\""));
     }
     if (range_.has_value() && (rating < range_->min || rating > range_->max)) {
       return Error(line_number, absl::StrCat("rating ", rating_text, " outside declared range [",

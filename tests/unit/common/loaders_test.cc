@@ -122,6 +122,12 @@ TEST(LoadersTest, NanAndInfinityRejected) {
               ":1: field 'rating' is not a number: \"inf\"");
 }
 
+TEST(LoadersTest, RatingBeyondFloatRange) {
+  const std::string path = WriteTestFile("big.csv", "a,b,1e300\n");
+  ExpectError(LoadDelimited(path, DelimitedFormat()), path,
+              ":1: field 'rating' is too large: \"1e300\"");
+}
+
 TEST(LoadersTest, NonIntegerTimestamp) {
   const std::string path = WriteTestFile("u.data", "1\t2\t3\t12.5\n");
   ExpectError(LoadMovieLens100K(path), path, ":1: field 'timestamp' is not an integer: \"12.5\"");
