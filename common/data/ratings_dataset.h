@@ -102,6 +102,10 @@ class RatingsBuilder {
 
   void Add(absl::string_view user_id, absl::string_view item_id, float rating,
            std::optional<int64_t> timestamp, int64_t line = 0);
+  // Give an id its dense index now, even if it never gets a rating (e.g. a generator's full
+  // catalogue); an id already known keeps its index.
+  void AddUser(absl::string_view user_id);
+  void AddItem(absl::string_view item_id);
 
   // Fails on duplicates under kError (naming both lines), or if timestamps are given for some
   // ratings but not others.
@@ -113,6 +117,7 @@ class RatingsBuilder {
   std::vector<Rating> ratings_;
   std::vector<int64_t> lines_;
   int64_t with_timestamp_ = 0;
+  int32_t last_user_ = -1;  // rating files are mostly grouped by user: skips most user lookups
 };
 
 }  // namespace fedmf::data
