@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/mf/als.h"
 #include "common/mf/model_io.h"
+#include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "tools/central/central_report.h"
 #include "tools/central/trainer.h"
@@ -24,8 +23,9 @@ ABSL_FLAG(
     "dataset: synthetic[:key=value,...], ml-100k:PATH, ml-csv:PATH, ml-dat:PATH or csv:PATH?...");
 ABSL_FLAG(std::string, model, "als",
           "als (explicit ALS with biases) or central-mf (DPMF-RP eq. 4)");
-ABSL_FLAG(std::string, split, "kfold:5",
-          "evaluation split: kfold:K, holdout:FRACTION (per user) or leave:N (per user)");
+ABSL_FLAG(
+    std::string, split, "kfold:5",
+    "evaluation split: kfold:K, holdout:FRACTION (per user), leave:N or leave-latest:N (per user)");
 ABSL_FLAG(int, folds_to_run, 0, "evaluate only the first N folds (0 = all)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the split and of the factor initialization");
 ABSL_FLAG(int, rank, 0, "latent dimension k (0 = model default: als 20, central-mf 14)");
@@ -108,12 +108,16 @@ absl::Status Run() {
 }  // namespace fedmf::central
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const std::vector<char*> args = fedmf::InitCommandLine(
+      argc, argv,
       "Trains a centralized matrix-factorization baseline and reports RMSE, MAE, per-user RMSE, "
       "precision/recall/F1/mAP@N and Recall/NDCG@N under cross-validation.\n"
       "Example: fedmf-central --data=ml-100k:../shared/data/ml-100k/u.data --model=als\n"
       "Settings may also come from a file: --flagfile=PATH (one --flag=value per line).");
-  absl::ParseCommandLine(argc, argv);
+  if (!args.empty()) {
+    std::fprintf(stderr, "fedmf-central: unexpected argument '%s' (see --help)\n", args[0]);
+    return 2;
+  }
   const absl::Status status = fedmf::central::Run();
   if (!status.ok()) {
     std::fprintf(stderr, "fedmf-central: %s\n", status.ToString().c_str());
