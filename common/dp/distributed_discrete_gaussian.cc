@@ -17,6 +17,26 @@ bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
 
 }  // namespace
 
+absl::StatusOr<std::vector<int64_t>> ConditionalStochasticRound(
+    const Eigen::Ref<const Eigen::VectorXd>& y, uint64_t norm2_bound, Rng& rng) {
+  if (!y.allFinite() || (y.size() > 0 && y.cwiseAbs().maxCoeff() >= 0x1p31)) {
+    return absl::InvalidArgumentError(
+        "ConditionalStochasticRound: entries must be finite with magnitude below 2^31");
+  }
+  std::vector<int64_t> rounded(y.size());
+  for (int attempt = 0; attempt < kMaxRoundingAttempts; ++attempt) {
+    unsigned __int128 norm2 = 0;
+    for (Eigen::Index j = 0; j < y.size(); ++j) {
+      rounded[j] = StochasticRound(y[j], rng);
+      norm2 += static_cast<unsigned __int128>(rounded[j] * rounded[j]);  // |rounded| <= 2^31
+    }
+    if (norm2 <= norm2_bound) return rounded;
+  }
+  return absl::InternalError(absl::StrCat("ConditionalStochasticRound: ", kMaxRoundingAttempts,
+                                          " roundings all exceeded the squared norm bound ",
+                                          norm2_bound));
+}
+
 absl::StatusOr<DistributedDiscreteGaussian> DistributedDiscreteGaussian::Create(
     const DistributedDiscreteGaussianParams& params) {
   const DistributedDiscreteGaussianParams& p = params;
@@ -87,26 +107,14 @@ absl::StatusOr<std::vector<uint64_t>> DistributedDiscreteGaussian::Encode(
   const double linf = params_.linf_bound;
   const Eigen::VectorXd scaled = params_.scale * clipped->cwiseMax(-linf).cwiseMin(linf);
 
-  std::vector<int64_t> rounded(x.size());
-  bool accepted = false;
-  for (int attempt = 0; attempt < kMaxRoundingAttempts && !accepted; ++attempt) {
-    unsigned __int128 norm2 = 0;
-    for (Eigen::Index j = 0; j < x.size(); ++j) {
-      rounded[j] = StochasticRound(scaled[j], rng);
-      norm2 += static_cast<unsigned __int128>(rounded[j] * rounded[j]);  // |rounded| < 2^31
-    }
-    accepted = norm2 <= norm2_bound_;
-  }
-  if (!accepted) {
-    return absl::InternalError(
-        absl::StrCat("DistributedDiscreteGaussian::Encode: ", kMaxRoundingAttempts,
-                     " conditional roundings all exceeded Delta_2"));
-  }
+  absl::StatusOr<std::vector<int64_t>> rounded =
+      ConditionalStochasticRound(scaled, norm2_bound_, rng);
+  if (!rounded.ok()) return rounded.status();
   std::vector<uint64_t> out(x.size());
   for (Eigen::Index j = 0; j < x.size(); ++j) {
     absl::StatusOr<int64_t> noise = sampler_.Sample(rng);
     if (!noise.ok()) return noise.status();
-    out[j] = ReduceModPow2(rounded[j] + *noise, bits_);
+    out[j] = ReduceModPow2((*rounded)[j] + *noise, bits_);
   }
   return out;
 }

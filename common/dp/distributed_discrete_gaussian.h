@@ -44,6 +44,11 @@ struct DistributedDiscreteGaussianParams {
   double wrap_probability = 1e-9;             // eta
 };
 
+// KLS conditional rounding: stochastic rounding of every coordinate of y (|y_j| < 2^31), repeated
+// until the squared L2 norm of the result is <= norm2_bound. InternalError after 1000 rejections.
+absl::StatusOr<std::vector<int64_t>> ConditionalStochasticRound(
+    const Eigen::Ref<const Eigen::VectorXd>& y, uint64_t norm2_bound, Rng& rng);
+
 class DistributedDiscreteGaussian {
  public:
   // Requires gamma c + sqrt(d) < 2^31 and v <= 2^48.
