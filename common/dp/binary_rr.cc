@@ -1,0 +1,65 @@
+#include "common/dp/binary_rr.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/dp/samplers.h"
+
+namespace fedmf::dp {
+namespace {
+
+absl::Status CheckEpsilon(double epsilon) {
+  if (!std::isfinite(epsilon) || !(epsilon > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("binary randomized response: epsilon=", epsilon, " must be > 0"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double BinaryRrMagnitude(int64_t dim, double epsilon) {
+  // (e^eps + 1)/(e^eps - 1) = 1 / tanh(eps / 2), accurate for small eps.
+  return static_cast<double>(dim) / std::tanh(epsilon / 2);
+}
+
+absl::StatusOr<BinaryRrReport> BinaryRrRandomize(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                                 double epsilon, Rng& rng) {
+  if (absl::Status s = CheckEpsilon(epsilon); !s.ok()) return s;
+  if (x.size() == 0) return absl::InvalidArgumentError("BinaryRrRandomize: empty gradient");
+  BinaryRrReport report;
+  report.index = static_cast<int64_t>(UniformInt(rng, static_cast<uint64_t>(x.size())));
+  const double value = x[report.index];
+  if (std::isnan(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BinaryRrRandomize: gradient entry ", report.index, " is NaN"));
+  }
+  // P(T = 1) = (x (e^eps - 1) + e^eps + 1) / (2 (e^eps + 1)) = (1 + x tanh(eps/2)) / 2.
+  const double p = 0.5 * (1 + std::clamp(value, -1.0, 1.0) * std::tanh(epsilon / 2));
+  report.positive = Bernoulli(rng, p);
+  return report;
+}
+
+absl::StatusOr<Eigen::VectorXd> BinaryRrEstimateMean(absl::Span<const BinaryRrReport> reports,
+                                                     int64_t dim, double epsilon) {
+  if (absl::Status s = CheckEpsilon(epsilon); !s.ok()) return s;
+  if (reports.empty() || dim < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BinaryRrEstimateMean: ", reports.size(), " reports, dimension ", dim));
+  }
+  Eigen::VectorXd counts = Eigen::VectorXd::Zero(dim);  // (#positive - #negative) per coordinate
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const BinaryRrReport& r = reports[i];
+    if (r.index < 0 || r.index >= dim) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "BinaryRrEstimateMean: report ", i, " has index ", r.index, " outside [0, ", dim, ")"));
+    }
+    counts[r.index] += r.positive ? 1 : -1;
+  }
+  return Eigen::VectorXd(counts *
+                         (BinaryRrMagnitude(dim, epsilon) / static_cast<double>(reports.size())));
+}
+
+}  // namespace fedmf::dp

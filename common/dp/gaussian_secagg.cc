@@ -1,0 +1,97 @@
+#include "common/dp/gaussian_secagg.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/dp/clipping.h"
+#include "common/dp/fixed_point.h"
+#include "common/dp/samplers.h"
+
+namespace fedmf::dp {
+namespace {
+
+bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
+
+}  // namespace
+
+absl::StatusOr<GaussianSecAgg> GaussianSecAgg::Create(const GaussianSecAggParams& params) {
+  const GaussianSecAggParams& p = params;
+  if (p.dim < 1 || !PositiveFinite(p.clip_norm) || !PositiveFinite(p.scale) ||
+      !std::isfinite(p.noise_std) || p.noise_std < 0 || !std::isfinite(p.linf_bound) ||
+      p.linf_bound < 0 || p.min_clients < 1 || p.max_clients < p.min_clients ||
+      !(p.wrap_probability > 0 && p.wrap_probability < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GaussianSecAgg: invalid parameters d=", p.dim, " c=", p.clip_norm,
+                     " L=", p.linf_bound, " sigma=", p.noise_std, " n_min=", p.min_clients,
+                     " n_max=", p.max_clients, " gamma=", p.scale, " eta=", p.wrap_probability));
+  }
+  GaussianSecAggParams resolved = params;
+  if (resolved.linf_bound == 0 || resolved.linf_bound > resolved.clip_norm) {
+    resolved.linf_bound = resolved.clip_norm;
+  }
+  const double n_max = static_cast<double>(p.max_clients);
+  const double noise_std_grid =
+      p.scale * p.noise_std / std::sqrt(static_cast<double>(p.min_clients));
+  // Each client: |R(gamma x_j)| <= gamma L + 1 and |R(gamma xi) - gamma xi| < 1.
+  const double deterministic = n_max * (p.scale * resolved.linf_bound + 2);
+  const double range =
+      SumRange(deterministic, n_max * noise_std_grid * noise_std_grid, p.wrap_probability, p.dim);
+  absl::StatusOr<int> bits = ModulusBitsForRange(range);
+  if (!bits.ok()) return bits.status();
+  return GaussianSecAgg(resolved, *bits, range);
+}
+
+GaussianSecAgg::GaussianSecAgg(const GaussianSecAggParams& params, int bits, double range)
+    : params_(params), bits_(bits), range_(range) {}
+
+double GaussianSecAgg::per_client_noise_std() const {
+  return params_.noise_std / std::sqrt(static_cast<double>(params_.min_clients));
+}
+
+double GaussianSecAgg::l2_sensitivity() const {
+  return params_.clip_norm + std::sqrt(static_cast<double>(params_.dim)) / params_.scale;
+}
+
+absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
+    const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const {
+  if (x.size() != params_.dim) {
+    return absl::InvalidArgumentError(absl::StrCat("GaussianSecAgg::Encode: input has ", x.size(),
+                                                   " entries, expected d=", params_.dim));
+  }
+  absl::StatusOr<Eigen::VectorXd> clipped = ClipL2(x, params_.clip_norm);
+  if (!clipped.ok()) return clipped.status();
+  const double gamma = params_.scale;
+  const double noise_std_grid = gamma * per_client_noise_std();
+  const double linf = params_.linf_bound;
+  std::vector<uint64_t> out(x.size());
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    // The overflow bound assumes |x_j| <= L. Clamping can only shrink the norm.
+    const double value = std::clamp((*clipped)[j], -linf, linf);
+    const int64_t data = StochasticRound(gamma * value, rng);
+    const int64_t noise = StochasticRound(noise_std_grid * StandardNormal(rng), rng);
+    out[j] = ReduceModPow2(data + noise, bits_);
+  }
+  return out;
+}
+
+absl::StatusOr<Eigen::VectorXd> GaussianSecAgg::Decode(absl::Span<const uint64_t> sum,
+                                                       int64_t clients) const {
+  if (static_cast<int64_t>(sum.size()) != params_.dim || clients < params_.min_clients ||
+      clients > params_.max_clients) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GaussianSecAgg::Decode: sum of ", sum.size(), " coordinates from ", clients,
+                     " clients; expected d=", params_.dim, " and clients in [", params_.min_clients,
+                     ", ", params_.max_clients, "]"));
+  }
+  absl::StatusOr<std::vector<int64_t>> lifted = LiftCheckedSum(sum, bits_, range_);
+  if (!lifted.ok()) return lifted.status();
+  Eigen::VectorXd out(params_.dim);
+  for (int64_t j = 0; j < params_.dim; ++j) {
+    out[j] = static_cast<double>((*lifted)[j]) / params_.scale;
+  }
+  return out;
+}
+
+}  // namespace fedmf::dp

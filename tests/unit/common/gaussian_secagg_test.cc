@@ -1,0 +1,194 @@
+#include "common/dp/gaussian_secagg.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "Eigen/Core"
+#include "common/dp/fixed_point.h"
+#include "common/dp/rng.h"
+#include "common/dp/samplers.h"
+#include "gtest/gtest.h"
+#include "tests/unit/common/dp_test_stats.h"
+
+namespace fedmf::dp {
+namespace {
+
+using testing::ComputeMoments;
+using testing::kSigmas;
+using testing::Moments;
+
+GaussianSecAggParams Params(int64_t dim, double clip, double sigma, int64_t n_min, int64_t n_max,
+                            double scale) {
+  GaussianSecAggParams p;
+  p.dim = dim;
+  p.clip_norm = clip;
+  p.noise_std = sigma;
+  p.min_clients = n_min;
+  p.max_clients = n_max;
+  p.scale = scale;
+  return p;
+}
+
+// Sum mod 2^bits of the clients' encodings, as SecAgg would deliver it.
+std::vector<uint64_t> ModularSum(const std::vector<std::vector<uint64_t>>& encodings, int bits) {
+  std::vector<uint64_t> sum(encodings.front().size(), 0);
+  for (const auto& e : encodings) {
+    for (size_t j = 0; j < sum.size(); ++j) sum[j] = (sum[j] + e[j]) & ((uint64_t{1} << bits) - 1);
+  }
+  return sum;
+}
+
+// No noise, d = 1: R = n_max (gamma L + 2) = 102 and 2^(b-1) > 204 gives b = 9.
+// With noise (d = 10, c = 1, sigma = 2, n_min = 4, n_max = 8, gamma = 16, eta = 1e-6):
+// R = ceil(8 * 18 + sqrt(2 ln(2e7)) * sqrt(8 * 16^2)) = ceil(144 + 5.79849 * 45.2548) = 407,
+// 2^(b-1) > 814 gives b = 11.
+TEST(GaussianSecAggTest, RangeAndModulusByHand) {
+  absl::StatusOr<GaussianSecAgg> plain = GaussianSecAgg::Create(Params(1, 1, 0, 1, 1, 100));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->range(), 102);
+  EXPECT_EQ(plain->modulus_bits(), 9);
+
+  GaussianSecAggParams p = Params(10, 1, 2, 4, 8, 16);
+  p.wrap_probability = 1e-6;
+  absl::StatusOr<GaussianSecAgg> noisy = GaussianSecAgg::Create(p);
+  ASSERT_TRUE(noisy.ok());
+  EXPECT_EQ(noisy->range(), 407);
+  EXPECT_EQ(noisy->modulus_bits(), 11);
+  EXPECT_EQ(noisy->per_client_noise_std(), 1);
+  EXPECT_DOUBLE_EQ(noisy->l2_sensitivity(), 1 + std::sqrt(10.0) / 16);
+}
+
+TEST(GaussianSecAggTest, RejectsBadParameters) {
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(0, 1, 1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 0, 1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, -1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 0, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 3, 2, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 1, 1, 0)).ok());
+  GaussianSecAggParams p = Params(1, 1, 1, 1, 1, 1);
+  p.wrap_probability = 1;
+  EXPECT_FALSE(GaussianSecAgg::Create(p).ok());
+  EXPECT_EQ(GaussianSecAgg::Create(Params(1, 1, 1, 1, 1, 1e30)).status().code(),
+            absl::StatusCode::kOutOfRange);  // would need more than 62 bits
+}
+
+TEST(GaussianSecAggTest, RejectsBadInputsAndSums) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 1, 1, 2, 4, 10));
+  Rng rng(1);
+  EXPECT_FALSE(mech.Encode(Eigen::Vector2d(0, 0), rng).ok());
+  EXPECT_FALSE(mech.Encode(Eigen::Vector3d(0, std::nan(""), 0), rng).ok());
+  const std::vector<uint64_t> zero(3, 0);
+  EXPECT_FALSE(mech.Decode(std::vector<uint64_t>(2, 0), 2).ok());
+  EXPECT_FALSE(mech.Decode(zero, 1).ok());  // fewer than n_min clients
+  EXPECT_FALSE(mech.Decode(zero, 5).ok());  // more than n_max clients
+  const std::vector<uint64_t> unreduced = {uint64_t{1} << mech.modulus_bits(), 0, 0};
+  EXPECT_EQ(mech.Decode(unreduced, 2).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// gamma x = 100 exactly and no noise: every encoding is 100. R = 2 * 102 = 204, b = 10 (mod 1024).
+// 2 clients decode to 2. 5 clients give 500: no wrap yet, but outside +/-R, so reported. 8 clients
+// give 800 = -224 mod 1024: a wrapped sum, reported instead of returned as -2.24.
+TEST(GaussianSecAggTest, WrappedOrOutOfRangeSumsAreReportedNotReturned) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(1, 1, 0, 1, 2, 100));
+  ASSERT_EQ(mech.range(), 204);
+  ASSERT_EQ(mech.modulus_bits(), 10);
+  Rng rng(2);
+  std::vector<std::vector<uint64_t>> encodings;
+  for (int i = 0; i < 8; ++i) encodings.push_back(*mech.Encode(Eigen::VectorXd::Ones(1), rng));
+  EXPECT_EQ(encodings[0][0], 100u);
+  auto first = [&](int n) {
+    return ModularSum({encodings.begin(), encodings.begin() + n}, mech.modulus_bits());
+  };
+  EXPECT_EQ((*mech.Decode(first(2), 2))[0], 2.0);
+  EXPECT_EQ(mech.Decode(first(5), 2).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(first(8)[0], 800u);
+  EXPECT_EQ(mech.Decode(first(8), 2).status().code(), absl::StatusCode::kOutOfRange);
+}
+
+// Property: the rounded, clipped contribution (noise 0, one client) never has L2 norm above
+// gamma c + sqrt(d), i.e. l2_sensitivity() in real units, for inputs far outside the ball too.
+TEST(GaussianSecAggTest, RoundedContributionNeverExceedsTheSensitivity) {
+  Rng rng(3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int64_t d = 1 + static_cast<int64_t>(UniformInt(rng, 20));
+    const double c = 0.1 + 10 * UniformUnit(rng), gamma = 0.5 + 100 * UniformUnit(rng);
+    const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(d, c, 0, 1, 1, gamma));
+    Eigen::VectorXd x(d);
+    const double magnitude = std::pow(10.0, -3 + 6 * UniformUnit(rng));
+    for (int64_t j = 0; j < d; ++j) x[j] = magnitude * StandardNormal(rng);
+    absl::StatusOr<Eigen::VectorXd> decoded = mech.Decode(*mech.Encode(x, rng), 1);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    ASSERT_LE(decoded->norm(), mech.l2_sensitivity() * (1 + 1e-12)) << trial;
+  }
+}
+
+// No noise, 5 clients with gamma x = (1.5, -2.25, 0.5): the decoded sum has mean 5x and variance
+// 5 f (1 - f) / gamma^2 with f = (0.5, 0.25, 0.5), within 5 standard errors over 20000 rounds.
+TEST(GaussianSecAggTest, QuantizedSumIsUnbiasedWithRoundingVariance) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 1, 0, 1, 5, 4));
+  const Eigen::Vector3d x(0.375, -0.5625, 0.125);
+  const Eigen::Vector3d variance = Eigen::Vector3d(0.25, 0.1875, 0.25) * 5 / 16;
+  Rng rng(4);
+  std::vector<std::vector<double>> decoded(3);
+  for (int r = 0; r < 20000; ++r) {
+    std::vector<std::vector<uint64_t>> encodings;
+    for (int i = 0; i < 5; ++i) encodings.push_back(*mech.Encode(x, rng));
+    const Eigen::VectorXd sum = *mech.Decode(ModularSum(encodings, mech.modulus_bits()), 5);
+    for (int j = 0; j < 3; ++j) decoded[j].push_back(sum[j]);
+  }
+  for (int j = 0; j < 3; ++j) {
+    const Moments m = ComputeMoments(decoded[j]);
+    EXPECT_NEAR(m.mean, 5 * x[j], kSigmas * std::sqrt(variance[j] / 20000)) << j;
+    EXPECT_NEAR(m.variance, variance[j], kSigmas * m.variance_se) << j;
+  }
+}
+
+// sigma = 1, n_min = 4, 6 clients, gamma = 2 (grid noise std 1 per client), gamma x integer so the
+// data is not rounded. Var(decoded sum) = n sigma^2 / n_min + n E[g(1-g)] / gamma^2 = 1.5 + 0.25:
+// the fractional part g of N(0, 1) is uniform up to exp(-2 pi^2) ~ 3e-9, so E[g(1-g)] = 1/6.
+TEST(GaussianSecAggTest, NoisySumVarianceIsSigmaSquaredPlusRoundingTerm) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 2, 1, 4, 6, 2));
+  const Eigen::Vector3d x(0.5, -1, 0);
+  Rng rng(5);
+  std::vector<std::vector<double>> decoded(3);
+  for (int r = 0; r < 20000; ++r) {
+    std::vector<std::vector<uint64_t>> encodings;
+    for (int i = 0; i < 6; ++i) encodings.push_back(*mech.Encode(x, rng));
+    const Eigen::VectorXd sum = *mech.Decode(ModularSum(encodings, mech.modulus_bits()), 6);
+    for (int j = 0; j < 3; ++j) decoded[j].push_back(sum[j]);
+  }
+  for (int j = 0; j < 3; ++j) {
+    const Moments m = ComputeMoments(decoded[j]);
+    EXPECT_NEAR(m.mean, 6 * x[j], kSigmas * m.mean_se) << j;
+    EXPECT_NEAR(m.variance, 1.75, kSigmas * m.variance_se) << j;
+  }
+}
+
+// Honest rounds with any survivor count in [n_min, n_max] and inputs on the clip sphere decode.
+TEST(GaussianSecAggTest, HonestRoundsNeverReportOverflow) {
+  GaussianSecAggParams p = Params(64, 1, 0.5, 5, 12, 64);
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(p);
+  Rng rng(6);
+  for (int r = 0; r < 200; ++r) {
+    const int n = 5 + static_cast<int>(UniformInt(rng, 8));
+    std::vector<std::vector<uint64_t>> encodings;
+    Eigen::VectorXd truth = Eigen::VectorXd::Zero(64);
+    for (int i = 0; i < n; ++i) {
+      Eigen::VectorXd x(64);
+      for (int j = 0; j < 64; ++j) x[j] = StandardNormal(rng);
+      x.normalize();
+      truth += x;
+      encodings.push_back(*mech.Encode(x, rng));
+    }
+    absl::StatusOr<Eigen::VectorXd> sum =
+        mech.Decode(ModularSum(encodings, mech.modulus_bits()), n);
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    // Rounding adds < 2n/gamma <= 0.375; the Gaussian part has std sqrt(n/5) * 0.5 <= 0.775 and
+    // exceeds 7 std with probability 3e-12 per coordinate.
+    EXPECT_LE((*sum - truth).cwiseAbs().maxCoeff(), 2.0 * 12 / 64 + 7 * 0.775);
+  }
+}
+
+}  // namespace
+}  // namespace fedmf::dp
