@@ -28,6 +28,10 @@ absl::Status CheckBits(int bits) {
   return absl::OkStatus();
 }
 
+internal::UnpackMode ModeOf(MaskOp op) {
+  return op == MaskOp::kAdd ? internal::UnpackMode::kAdd : internal::UnpackMode::kSubtract;
+}
+
 }  // namespace
 
 struct AesCtrPrg::Buffers {
@@ -77,8 +81,13 @@ absl::Status AesCtrPrg::Keystream(size_t bytes) {
   return absl::OkStatus();
 }
 
+template <typename Word>
 absl::Status AesCtrPrg::Run(absl::Span<const uint8_t> seed, int bits, internal::UnpackMode mode,
-                            absl::Span<uint64_t> out) {
+                            absl::Span<Word> out) {
+  if (bits > static_cast<int>(8 * sizeof(Word))) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "PRG value width %d bits does not fit %d-bit words", bits, 8 * sizeof(Word)));
+  }
   if (absl::Status s = Start(seed, bits); !s.ok()) return s;
   const size_t chunk_values = GroupsPerChunk(bits) * 8;
   for (size_t done = 0; done < out.size();) {
@@ -94,11 +103,18 @@ absl::Status AesCtrPrg::Expand(absl::Span<const uint8_t> seed, int bits, absl::S
   return Run(seed, bits, internal::UnpackMode::kSet, out);
 }
 
+absl::Status AesCtrPrg::Expand(absl::Span<const uint8_t> seed, int bits, absl::Span<uint32_t> out) {
+  return Run(seed, bits, internal::UnpackMode::kSet, out);
+}
+
 absl::Status AesCtrPrg::AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
                                 absl::Span<uint64_t> acc) {
-  return Run(seed, bits,
-             op == MaskOp::kAdd ? internal::UnpackMode::kAdd : internal::UnpackMode::kSubtract,
-             acc);
+  return Run(seed, bits, ModeOf(op), acc);
+}
+
+absl::Status AesCtrPrg::AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
+                                absl::Span<uint32_t> acc) {
+  return Run(seed, bits, ModeOf(op), acc);
 }
 
 absl::Status AesCtrPrg::ExpandUniformMod(absl::Span<const uint8_t> seed, uint64_t modulus,
@@ -130,11 +146,24 @@ absl::StatusOr<std::vector<uint64_t>> ExpandMask(absl::Span<const uint8_t> seed,
   return out;
 }
 
-absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
-                     absl::Span<uint64_t> acc) {
+namespace {
+template <typename Word>
+absl::Status OneShotAddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
+                            absl::Span<Word> acc) {
   absl::StatusOr<AesCtrPrg> prg = AesCtrPrg::Create();
   if (!prg.ok()) return prg.status();
   return prg->AddMask(seed, bits, op, acc);
+}
+}  // namespace
+
+absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
+                     absl::Span<uint64_t> acc) {
+  return OneShotAddMask(seed, bits, op, acc);
+}
+
+absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
+                     absl::Span<uint32_t> acc) {
+  return OneShotAddMask(seed, bits, op, acc);
 }
 
 absl::StatusOr<std::vector<uint64_t>> ExpandUniformMod(absl::Span<const uint8_t> seed,

@@ -37,8 +37,9 @@ inline constexpr int kPrgMaxBits = 64;
 enum class MaskOp { kAdd, kSubtract };
 
 // Reusable expander: one EVP context and one keystream buffer for any number of expansions.
-// Not thread-safe; use one per thread. Errors (kInvalidArgument) for a seed that is not 32 bytes,
-// b outside [1, 64] or q < 2; kInternal if OpenSSL fails.
+// Not thread-safe (use one per thread); a moved-from expander must not be used. Errors
+// (kInvalidArgument) for a seed that is not 32 bytes, b outside [1, 64] (or [1, 32] for 32-bit
+// words) or q < 2; kInternal if OpenSSL fails.
 class AesCtrPrg {
  public:
   static absl::StatusOr<AesCtrPrg> Create();
@@ -55,6 +56,12 @@ class AesCtrPrg {
   absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
                        absl::Span<uint64_t> acc);
 
+  // The same on 32-bit words, for b <= 32 (kInvalidArgument otherwise): same values, half the
+  // memory traffic, which is what bounds mask expansion into vectors larger than the L2 cache.
+  absl::Status Expand(absl::Span<const uint8_t> seed, int bits, absl::Span<uint32_t> out);
+  absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op,
+                       absl::Span<uint32_t> acc);
+
   // out[i] uniform in [0, modulus), by rejection sampling as specified above.
   absl::Status ExpandUniformMod(absl::Span<const uint8_t> seed, uint64_t modulus,
                                 absl::Span<uint64_t> out);
@@ -64,8 +71,9 @@ class AesCtrPrg {
   AesCtrPrg(internal::EvpCipherCtxPtr ctx, std::unique_ptr<Buffers> buffers);
   absl::Status Start(absl::Span<const uint8_t> seed, int bits);
   absl::Status Keystream(size_t bytes);
+  template <typename Word>
   absl::Status Run(absl::Span<const uint8_t> seed, int bits, internal::UnpackMode mode,
-                   absl::Span<uint64_t> out);
+                   absl::Span<Word> out);
 
   internal::EvpCipherCtxPtr ctx_;
   std::unique_ptr<Buffers> buffers_;
@@ -76,6 +84,7 @@ class AesCtrPrg {
 absl::StatusOr<std::vector<uint64_t>> ExpandMask(absl::Span<const uint8_t> seed, int bits,
                                                  size_t d);
 absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op, absl::Span<uint64_t> acc);
+absl::Status AddMask(absl::Span<const uint8_t> seed, int bits, MaskOp op, absl::Span<uint32_t> acc);
 absl::StatusOr<std::vector<uint64_t>> ExpandUniformMod(absl::Span<const uint8_t> seed,
                                                        uint64_t modulus, size_t d);
 

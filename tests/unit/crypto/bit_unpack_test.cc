@@ -29,8 +29,9 @@ std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed) {
   return v;
 }
 
-std::vector<uint64_t> Unpack(UnpackMode mode, const std::vector<uint8_t>& packed, size_t count,
-                             int bits, std::vector<uint64_t> out, bool scalar) {
+template <typename Word>
+std::vector<Word> Unpack(UnpackMode mode, const std::vector<uint8_t>& packed, size_t count,
+                         int bits, std::vector<Word> out, bool scalar) {
   if (scalar) {
     UnpackBitsScalar(mode, packed.data(), count, bits, out.data());
   } else {
@@ -43,7 +44,7 @@ TEST(BitUnpackTest, HandWorkedTwelveBitValues) {
   // Bytes dc 95 c0 78 a2 40: value 0 = 0xdc | (0x95 & 0xf) << 8, value 1 = 0x95 >> 4 | 0xc0 << 4...
   std::vector<uint8_t> packed = {0xdc, 0x95, 0xc0, 0x78, 0xa2, 0x40};
   packed.resize(packed.size() + kUnpackSlackBytes);
-  EXPECT_THAT(Unpack(UnpackMode::kSet, packed, 4, 12, std::vector<uint64_t>(4), false),
+  EXPECT_THAT(Unpack<uint64_t>(UnpackMode::kSet, packed, 4, 12, std::vector<uint64_t>(4), false),
               ElementsAre(0x5dc, 0xc09, 0x278, 0x40a));
 }
 
@@ -52,7 +53,7 @@ TEST(BitUnpackTest, HandWorkedThreeBitValuesAcrossBytes) {
   // on top: 110 (6).
   std::vector<uint8_t> packed = {0xb4, 0x01};
   packed.resize(packed.size() + kUnpackSlackBytes);
-  EXPECT_THAT(Unpack(UnpackMode::kSet, packed, 3, 3, std::vector<uint64_t>(3), false),
+  EXPECT_THAT(Unpack<uint64_t>(UnpackMode::kSet, packed, 3, 3, std::vector<uint64_t>(3), false),
               ElementsAre(4, 6, 6));
 }
 
@@ -66,32 +67,36 @@ TEST(BitUnpackTest, ExtractMatchesBitByBitDefinitionForAllWidths) {
   }
 }
 
-// Both paths (SIMD where the CPU has it, and scalar) against the definition, for every width,
-// every mode, counts that are and are not multiples of the 8-value group, and arbitrary
-// accumulator contents (including values >= 2^b, which must come out reduced).
-TEST(BitUnpackTest, BothPathsMatchDefinitionInEveryMode) {
+// Both paths (SIMD where the CPU has it, and scalar) against the definition, for every width
+// the word type holds, every mode, counts that are and are not multiples of the 8-value group,
+// and arbitrary accumulator contents (including values >= 2^b, which must come out reduced).
+template <typename Word>
+void CheckAllWidthsAndModes() {
   std::mt19937_64 rng(7);
-  for (int bits = 1; bits <= 64; ++bits) {
-    const uint64_t mask = LowBitsMask(bits);
+  for (int bits = 1; bits <= static_cast<int>(8 * sizeof(Word)); ++bits) {
+    const Word mask = static_cast<Word>(LowBitsMask(bits));
     for (size_t count : {0, 1, 7, 8, 9, 31, 64, 203}) {
       const std::vector<uint8_t> packed =
           RandomBytes((count * bits + 7) / 8 + kUnpackSlackBytes, rng());
-      std::vector<uint64_t> acc(count);
-      for (uint64_t& a : acc) a = rng();
+      std::vector<Word> acc(count);
+      for (Word& a : acc) a = static_cast<Word>(rng());
       for (bool scalar : {false, true}) {
-        const auto set = Unpack(UnpackMode::kSet, packed, count, bits, acc, scalar);
-        const auto add = Unpack(UnpackMode::kAdd, packed, count, bits, acc, scalar);
-        const auto sub = Unpack(UnpackMode::kSubtract, packed, count, bits, acc, scalar);
+        const auto set = Unpack<Word>(UnpackMode::kSet, packed, count, bits, acc, scalar);
+        const auto add = Unpack<Word>(UnpackMode::kAdd, packed, count, bits, acc, scalar);
+        const auto sub = Unpack<Word>(UnpackMode::kSubtract, packed, count, bits, acc, scalar);
         for (size_t i = 0; i < count; ++i) {
-          const uint64_t v = ReferenceValue(packed, i, bits);
+          const Word v = static_cast<Word>(ReferenceValue(packed, i, bits));
           ASSERT_EQ(set[i], v) << "bits=" << bits << " count=" << count << " i=" << i;
-          ASSERT_EQ(add[i], (acc[i] + v) & mask) << "bits=" << bits << " i=" << i;
-          ASSERT_EQ(sub[i], (acc[i] - v) & mask) << "bits=" << bits << " i=" << i;
+          ASSERT_EQ(add[i], static_cast<Word>(acc[i] + v) & mask) << "bits=" << bits << " i=" << i;
+          ASSERT_EQ(sub[i], static_cast<Word>(acc[i] - v) & mask) << "bits=" << bits << " i=" << i;
         }
       }
     }
   }
 }
+
+TEST(BitUnpackTest, BothPathsMatchDefinitionIn64BitWords) { CheckAllWidthsAndModes<uint64_t>(); }
+TEST(BitUnpackTest, BothPathsMatchDefinitionIn32BitWords) { CheckAllWidthsAndModes<uint32_t>(); }
 
 TEST(BitUnpackTest, SimdIsUsedOnlyUpTo56Bits) {
   EXPECT_FALSE(UnpackBitsUsesSimd(57));

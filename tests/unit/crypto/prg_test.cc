@@ -136,6 +136,28 @@ TEST(PrgTest, AddMaskAddsAndSubtractCancels) {
   }
 }
 
+TEST(PrgTest, ThirtyTwoBitWordsGiveTheSameValues) {
+  const std::vector<uint8_t> seed = CountingSeed(11);
+  absl::StatusOr<AesCtrPrg> prg = AesCtrPrg::Create();
+  ASSERT_TRUE(prg.ok());
+  for (int bits : {1, 20, 31, 32}) {
+    const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << bits) - 1);
+    const std::vector<uint64_t> m = Expand(seed, bits, 20011);  // crosses keystream chunks
+    std::vector<uint32_t> out(m.size());
+    ASSERT_TRUE(prg->Expand(seed, bits, absl::MakeSpan(out)).ok());
+    std::vector<uint32_t> acc(m.size());
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<uint32_t>(i * 2654435761u);
+    const std::vector<uint32_t> original = acc;
+    ASSERT_TRUE(AddMask(seed, bits, MaskOp::kAdd, absl::MakeSpan(acc)).ok());
+    for (size_t i = 0; i < m.size(); ++i) {
+      ASSERT_EQ(out[i], m[i]) << bits << " " << i;
+      ASSERT_EQ(acc[i], (original[i] + static_cast<uint32_t>(m[i])) & mask) << bits << " " << i;
+    }
+    ASSERT_TRUE(prg->AddMask(seed, bits, MaskOp::kSubtract, absl::MakeSpan(acc)).ok());
+    for (size_t i = 0; i < m.size(); ++i) ASSERT_EQ(acc[i], original[i] & mask);
+  }
+}
+
 // Pearson chi-square of counts against equal expected counts.
 double ChiSquare(const std::vector<uint64_t>& values, uint64_t bins) {
   std::vector<double> counts(bins, 0);
@@ -180,7 +202,7 @@ TEST(PrgTest, UniformModPowerOfTwoEqualsMask) {
 
 TEST(PrgTest, EmptyOutputIsFine) {
   EXPECT_TRUE(Expand(kZeroSeed, 32, 0).empty());
-  EXPECT_TRUE(AddMask(kZeroSeed, 32, MaskOp::kAdd, {}).ok());
+  EXPECT_TRUE(AddMask(kZeroSeed, 32, MaskOp::kAdd, absl::Span<uint64_t>()).ok());
 }
 
 TEST(PrgTest, RejectsBadArguments) {
@@ -197,6 +219,9 @@ TEST(PrgTest, RejectsBadArguments) {
     EXPECT_EQ(AddMask(kZeroSeed, bits, MaskOp::kSubtract, absl::MakeSpan(out)).code(),
               absl::StatusCode::kInvalidArgument);
   }
+  std::vector<uint32_t> out32(4);
+  EXPECT_EQ(AddMask(kZeroSeed, 33, MaskOp::kAdd, absl::MakeSpan(out32)).code(),
+            absl::StatusCode::kInvalidArgument);
   for (uint64_t q : {0, 1}) {
     EXPECT_EQ(ExpandUniformMod(kZeroSeed, q, 4).status().code(),
               absl::StatusCode::kInvalidArgument);
