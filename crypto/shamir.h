@@ -7,12 +7,12 @@
 // as 56-bit little-endian integers and bytes [28,32) as a 32-bit one, each < 2^56 < p, and each
 // chunk gets its own random polynomial of degree t - 1 (coefficients uniform in GF(p) from the
 // CSPRNG). A share is the 5 evaluations at x = index, as 5 little-endian uint64 (40 bytes).
-// Alternatives: a 256-bit prime needs bignum arithmetic (~10x slower, and a 32-byte secret
-// >= p would still need handling); a 31-bit prime (as in Google's fcp) needs 9 chunks and more
-// multiplies for the same secret. The chunk widths give a free consistency check: shares that
-// are corrupted or mixed from different secrets reconstruct chunks that look uniform in GF(p),
-// so some chunk is >= 2^56 (or >= 2^32 for the last) with probability about 1 - 2^-49; that is
-// reported as kDataLoss. This detects accidents; it is not a MAC.
+// Alternatives: a prime above 2^256 needs bignum arithmetic (a BN_mod_mul per product, with
+// allocation and carries) and 33-byte shares; a 31-bit prime (as in Google's fcp) needs 9 chunks
+// and so nearly twice the multiplies for the same secret. The chunk widths give a free consistency
+// check: shares that are corrupted or mixed from different secrets reconstruct chunks that look
+// uniform in GF(p), so some chunk is >= 2^56 (or >= 2^32 for the last) with probability about 1 -
+// 2^-49; that is reported as kDataLoss. This detects accidents; it is not a MAC.
 //
 // Indices are 1..n (x = 0 holds the secret). Malformed input (too few shares, wrong size,
 // element >= p, duplicate or out-of-range index, bad t or n) is kInvalidArgument.
@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -58,7 +59,8 @@ absl::StatusOr<SecretBytes> ShamirReconstruct(absl::Span<const ShamirShare> shar
 // dropped client from the same survivors): O(t^2) once, then O(t) per secret.
 class ShamirReconstructor {
  public:
-  // Uses the first t of `holder_indices` (all must be distinct and in [1, n]; at least t).
+  // Uses the first t of `holder_indices` (there must be at least t; those t must be distinct and
+  // in [1, n]).
   static absl::StatusOr<ShamirReconstructor> Create(absl::Span<const uint32_t> holder_indices,
                                                     ShamirParams params);
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
