@@ -41,4 +41,12 @@ function(fedmf_test name)
                        DISCOVERY_TIMEOUT 60)
 endfunction()
 
+# fedmf_benchmark(<name> SOURCES ... [DEPS ...]): a Google Benchmark binary (not run by CTest).
+function(fedmf_benchmark name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark benchmark::benchmark_main)
+  fedmf_warnings(${name})
+endfunction()
+
 include(GoogleTest)

@@ -1,0 +1,266 @@
+#include "crypto/shamir.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/crypto/hex.h"
+
+namespace fedmf::crypto {
+namespace {
+
+using test_util::ToHex;
+using ::testing::HasSubstr;
+
+constexpr uint64_t p = (uint64_t{1} << 61) - 1;
+
+std::vector<uint8_t> SecretFromSeed(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> s(kShamirSecretSize);
+  for (uint8_t& b : s) b = static_cast<uint8_t>(rng());
+  return s;
+}
+
+std::vector<ShamirShare> Split(const std::vector<uint8_t>& secret, ShamirParams params) {
+  absl::StatusOr<std::vector<ShamirShare>> shares = ShamirSplit(secret, params);
+  EXPECT_TRUE(shares.ok()) << shares.status();
+  return shares.ok() ? *std::move(shares) : std::vector<ShamirShare>();
+}
+
+std::vector<ShamirShare> Pick(const std::vector<ShamirShare>& all,
+                              const std::vector<size_t>& positions) {
+  std::vector<ShamirShare> out;
+  for (size_t i : positions) out.push_back({all[i].index, all[i].value.Clone()});
+  return out;
+}
+
+// A share made by hand from five little-endian field elements.
+ShamirShare MakeShare(uint32_t index, const std::vector<uint64_t>& elements) {
+  ShamirShare s{index, SecretBytes(kShamirShareSize)};
+  for (size_t c = 0; c < elements.size(); ++c) {
+    for (int b = 0; b < 8; ++b)
+      s.value.data()[8 * c + b] = static_cast<uint8_t>(elements[c] >> (8 * b));
+  }
+  return s;
+}
+
+// Secret = bytes 00 01 .. 1b followed by four zero bytes, so its chunks (7, 7, 7, 7, 4 bytes,
+// little-endian) are c0 = 0x06050403020100, c1 = 0x0d0c0b0a090807, c2 = 0x14131211100f0e,
+// c3 = 0x1b1a1918171615, c4 = 0.
+std::vector<uint8_t> HandSecret() {
+  std::vector<uint8_t> s(32, 0);
+  for (int i = 0; i < 28; ++i) s[i] = static_cast<uint8_t>(i);
+  return s;
+}
+const std::vector<uint64_t> kHandChunks = {0x06050403020100, 0x0d0c0b0a090807, 0x14131211100f0e,
+                                           0x1b1a1918171615, 0};
+
+TEST(ShamirTest, ReconstructsHandMadeDegreeTwoShares) {
+  // f_c(x) = c + 2x + x^2 for every chunk: f(2) = c + 8, f(4) = c + 24, f(5) = c + 35.
+  std::vector<ShamirShare> shares;
+  for (uint32_t x : {5u, 2u, 4u}) {
+    std::vector<uint64_t> y;
+    for (uint64_t c : kHandChunks) y.push_back(c + 2 * x + x * x);
+    shares.push_back(MakeShare(x, y));
+  }
+  absl::StatusOr<SecretBytes> secret = ShamirReconstruct(shares, {3, 5});
+  ASSERT_TRUE(secret.ok()) << secret.status();
+  EXPECT_EQ(ToHex(*secret), ToHex(HandSecret()));
+}
+
+TEST(ShamirTest, ReconstructsHandMadeSharesThatWrapModP) {
+  // f_c(x) = c + (p - 1) x = c - x (mod p): f(1) = c - 1, f(3) = c - 3; for c4 = 0 these are
+  // p - 1 and p - 3.
+  std::vector<ShamirShare> shares;
+  for (uint32_t x : {1u, 3u}) {
+    std::vector<uint64_t> y;
+    for (uint64_t c : kHandChunks) y.push_back(c >= x ? c - x : c + p - x);
+    shares.push_back(MakeShare(x, y));
+  }
+  absl::StatusOr<SecretBytes> secret = ShamirReconstruct(shares, {2, 3});
+  ASSERT_TRUE(secret.ok()) << secret.status();
+  EXPECT_EQ(ToHex(*secret), ToHex(HandSecret()));
+}
+
+TEST(ShamirTest, SplitMakesWellFormedShares) {
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(1), {3, 7});
+  ASSERT_EQ(shares.size(), 7u);
+  for (size_t i = 0; i < shares.size(); ++i) {
+    EXPECT_EQ(shares[i].index, i + 1);
+    ASSERT_EQ(shares[i].value.size(), kShamirShareSize);
+    for (int c = 0; c < kShamirChunks; ++c) {
+      uint64_t v = 0;
+      for (int b = 0; b < 8; ++b) v |= uint64_t{shares[i].value.data()[8 * c + b]} << (8 * b);
+      EXPECT_LT(v, p);
+    }
+  }
+}
+
+TEST(ShamirTest, RoundTripsForSeveralThresholds) {
+  const ShamirParams kParams[] = {{1, 1},  {1, 4}, {2, 2},    {2, 3},    {3, 5},
+                                  {5, 10}, {7, 7}, {51, 100}, {200, 300}};
+  std::mt19937_64 rng(42);
+  for (const ShamirParams& params : kParams) {
+    SCOPED_TRACE(testing::Message() << "t=" << params.threshold << " n=" << params.num_shares);
+    const std::vector<uint8_t> secret = SecretFromSeed(rng());
+    const std::vector<ShamirShare> shares = Split(secret, params);
+    std::vector<size_t> positions(shares.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    for (int trial = 0; trial < 5; ++trial) {  // random t-subsets in random order
+      std::shuffle(positions.begin(), positions.end(), rng);
+      const std::vector<size_t> subset(positions.begin(), positions.begin() + params.threshold);
+      absl::StatusOr<SecretBytes> back = ShamirReconstruct(Pick(shares, subset), params);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(ToHex(*back), ToHex(secret));
+    }
+    // All n shares: only the first t are used, the rest are validated.
+    absl::StatusOr<SecretBytes> all = ShamirReconstruct(shares, params);
+    ASSERT_TRUE(all.ok()) << all.status();
+    EXPECT_EQ(ToHex(*all), ToHex(secret));
+  }
+}
+
+TEST(ShamirTest, EveryThreeOfFiveSubsetWorks) {
+  const std::vector<uint8_t> secret = SecretFromSeed(5);
+  const std::vector<ShamirShare> shares = Split(secret, {3, 5});
+  int subsets = 0;
+  for (size_t a = 0; a < 5; ++a) {
+    for (size_t b = a + 1; b < 5; ++b) {
+      for (size_t c = b + 1; c < 5; ++c) {
+        absl::StatusOr<SecretBytes> back = ShamirReconstruct(Pick(shares, {a, b, c}), {3, 5});
+        ASSERT_TRUE(back.ok()) << back.status();
+        EXPECT_EQ(ToHex(*back), ToHex(secret));
+        ++subsets;
+      }
+    }
+  }
+  EXPECT_EQ(subsets, 10);
+}
+
+TEST(ShamirTest, SplitsOfTheSameSecretDiffer) {
+  const std::vector<uint8_t> secret = SecretFromSeed(6);
+  const std::vector<ShamirShare> a = Split(secret, {2, 3});
+  const std::vector<ShamirShare> b = Split(secret, {2, 3});
+  EXPECT_FALSE(a[0].value == b[0].value);  // fresh random coefficients each time
+}
+
+TEST(ShamirTest, FewerThanThresholdSharesFail) {
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(7), {4, 6});
+  absl::StatusOr<SecretBytes> back = ShamirReconstruct(Pick(shares, {0, 2, 5}), {4, 6});
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(back.status().message(), HasSubstr("at least t=4 shares, got 3"));
+}
+
+TEST(ShamirTest, RejectsDuplicateIndices) {
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(8), {3, 5});
+  absl::StatusOr<SecretBytes> back = ShamirReconstruct(Pick(shares, {1, 3, 1}), {3, 5});
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(back.status().message(), HasSubstr("same index 2"));
+}
+
+TEST(ShamirTest, RejectsOutOfRangeIndices) {
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(9), {2, 3});
+  for (uint32_t bad : {0u, 4u, 0xffffffffu}) {
+    std::vector<ShamirShare> s = Pick(shares, {0, 1});
+    s[1].index = bad;
+    absl::StatusOr<SecretBytes> back = ShamirReconstruct(s, {2, 3});
+    EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(back.status().message(), HasSubstr("outside [1, 3]")) << bad;
+  }
+}
+
+TEST(ShamirTest, RejectsWrongShareSizes) {
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(10), {2, 3});
+  for (size_t size : {0, 8, 39, 41}) {
+    std::vector<ShamirShare> s = Pick(shares, {0, 1});
+    s[0].value = SecretBytes(size);
+    absl::StatusOr<SecretBytes> back = ShamirReconstruct(s, {2, 3});
+    EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument) << size;
+    EXPECT_THAT(back.status().message(), HasSubstr("need 40")) << size;
+  }
+}
+
+TEST(ShamirTest, RejectsElementsOutsideTheField) {
+  std::vector<ShamirShare> s = Pick(Split(SecretFromSeed(11), {2, 3}), {0, 1});
+  for (int b = 0; b < 8; ++b) s[1].value.data()[16 + b] = 0xff;  // element 2 = 2^64 - 1
+  absl::StatusOr<SecretBytes> back = ShamirReconstruct(s, {2, 3});
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(back.status().message(), HasSubstr("element 2"));
+}
+
+TEST(ShamirTest, MixedSharesAreDetectedAsInconsistent) {
+  // Shares of two different secrets: the result is secret_a + lambda * (random field element)
+  // per chunk, which fits the chunk widths with probability 2^-49.
+  const std::vector<ShamirShare> a = Split(SecretFromSeed(12), {3, 4});
+  const std::vector<ShamirShare> b = Split(SecretFromSeed(13), {3, 4});
+  std::vector<ShamirShare> mixed = Pick(a, {0, 1});
+  mixed.push_back({b[2].index, b[2].value.Clone()});
+  absl::StatusOr<SecretBytes> back = ShamirReconstruct(mixed, {3, 4});
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(ShamirTest, RejectsBadParametersAndSecretSize) {
+  const std::vector<uint8_t> secret = SecretFromSeed(14);
+  for (ShamirParams bad : {ShamirParams{0, 3}, ShamirParams{4, 3}, ShamirParams{1, 0},
+                           ShamirParams{-1, 3}, ShamirParams{1, kShamirMaxShares + 1}}) {
+    EXPECT_EQ(ShamirSplit(secret, bad).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad.threshold << " " << bad.num_shares;
+    EXPECT_EQ(ShamirReconstruct({}, bad).status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  for (size_t size : {0, 31, 33}) {
+    EXPECT_EQ(ShamirSplit(std::vector<uint8_t>(size, 1), {2, 3}).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(ShamirTest, ReconstructorMatchesOneShotForManySecrets) {
+  // The server's case: one secret per dropped client, all from the same surviving holders.
+  const ShamirParams params{4, 9};
+  const std::vector<uint32_t> survivors = {9, 2, 7, 5, 3};
+  absl::StatusOr<ShamirReconstructor> r = ShamirReconstructor::Create(survivors, params);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->indices(), ::testing::ElementsAre(2, 5, 7, 9));  // first t, sorted
+  for (uint64_t seed = 100; seed < 110; ++seed) {
+    const std::vector<uint8_t> secret = SecretFromSeed(seed);
+    const std::vector<ShamirShare> all = Split(secret, params);
+    // Shares from every survivor, in survivor order (share of index i is at position i - 1).
+    std::vector<size_t> positions;
+    for (uint32_t s : survivors) positions.push_back(s - 1);
+    const std::vector<ShamirShare> from_survivors = Pick(all, positions);
+    absl::StatusOr<SecretBytes> fast = r->Reconstruct(from_survivors);
+    absl::StatusOr<SecretBytes> slow = ShamirReconstruct(from_survivors, params);
+    ASSERT_TRUE(fast.ok() && slow.ok());
+    EXPECT_EQ(ToHex(*fast), ToHex(secret));
+    EXPECT_EQ(ToHex(*slow), ToHex(secret));
+  }
+}
+
+TEST(ShamirTest, ReconstructorNeedsEveryHolderShare) {
+  const ShamirParams params{2, 4};
+  absl::StatusOr<ShamirReconstructor> r = ShamirReconstructor::Create({1, 4}, params);
+  ASSERT_TRUE(r.ok());
+  const std::vector<ShamirShare> shares = Split(SecretFromSeed(15), params);
+  absl::StatusOr<SecretBytes> back = r->Reconstruct(Pick(shares, {0, 1, 2}));  // no index 4
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(back.status().message(), HasSubstr("no Shamir share from holder index 4"));
+}
+
+TEST(ShamirTest, ReconstructorRejectsBadHolders) {
+  const ShamirParams params{3, 5};
+  EXPECT_EQ(ShamirReconstructor::Create({1, 2}, params).status().code(),
+            absl::StatusCode::kInvalidArgument);  // fewer than t
+  EXPECT_EQ(ShamirReconstructor::Create({1, 2, 2}, params).status().code(),
+            absl::StatusCode::kInvalidArgument);  // duplicate
+  EXPECT_EQ(ShamirReconstructor::Create({1, 2, 6}, params).status().code(),
+            absl::StatusCode::kInvalidArgument);  // out of range
+  EXPECT_EQ(ShamirReconstructor::Create({0, 1, 2}, params).status().code(),
+            absl::StatusCode::kInvalidArgument);  // x = 0 is the secret
+}
+
+}  // namespace
+}  // namespace fedmf::crypto
