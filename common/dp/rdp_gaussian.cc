@@ -141,6 +141,22 @@ absl::StatusOr<RdpCurve> SecAggGaussianCurve(const SecAggGaussianParams& params,
   return SubsampledGaussianCurve(1.0, z, 1, std::move(orders));
 }
 
+absl::StatusOr<double> TwoRoundReplacementNoiseStddev(double round1_variance,
+                                                      double replaced_variance,
+                                                      double fresh_variance) {
+  if (!(replaced_variance >= 0 && round1_variance >= replaced_variance && fresh_variance >= 0) ||
+      std::isinf(round1_variance) || std::isinf(fresh_variance)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "need finite round1_variance >= replaced_variance >= 0 and fresh_variance >= 0, got ",
+        round1_variance, ", ", replaced_variance, ", ", fresh_variance));
+  }
+  const double r_plus_f = replaced_variance + fresh_variance;
+  if (r_plus_f == 0) return std::sqrt(round1_variance);
+  // Sigma = [[v1, -r], [-r, r + f]], signal s = (1, 0): s^T Sigma^-1 s = (r + f) / det.
+  const double det = round1_variance * r_plus_f - replaced_variance * replaced_variance;
+  return std::sqrt(det / r_plus_f);
+}
+
 absl::StatusOr<double> CalibrateGaussianNoiseMultiplier(const PrivacyBudget& budget,
                                                         double sampling_rate, int64_t steps,
                                                         std::vector<double> orders) {

@@ -44,6 +44,18 @@ absl::StatusOr<double> PerClientNoiseStddev(const SecAggGaussianParams& params);
 absl::StatusOr<RdpCurve> SecAggGaussianCurve(const SecAggGaussianParams& params,
                                              std::vector<double> orders);
 
+// LFL-SGDMF (fmf paper, Sec. 6) releases two secure sums per round: S1 = G + A (the gradients G
+// plus every round-1 survivor's noise, total variance `round1_variance`) and S2 = -A2 + B (round-2
+// survivors replace their noise: A2 is their part of A, variance `replaced_variance`, and B the
+// fresh noise, variance `fresh_variance`). The server sees both, so the privacy is that of the
+// pair, not of S1 + S2 alone: a Gaussian release of G with effective noise variance
+// (s^T Sigma^-1 s)^-1 = (v1 (r + f) - r^2) / (r + f), with no round 2 (r + f = 0) just v1.
+// With no dropout (r = v1) it is v1 f / (v1 + f): half the paper's claim when f = v1.
+// Returns that standard deviation per coordinate; requires v1 >= r >= 0 and f >= 0.
+absl::StatusOr<double> TwoRoundReplacementNoiseStddev(double round1_variance,
+                                                      double replaced_variance,
+                                                      double fresh_variance);
+
 // The smallest noise multiplier z (to relative precision 1e-9) such that `steps` steps of the
 // subsampled Gaussian with `sampling_rate` stay within `budget`.
 absl::StatusOr<double> CalibrateGaussianNoiseMultiplier(const PrivacyBudget& budget,

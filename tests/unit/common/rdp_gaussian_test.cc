@@ -106,6 +106,22 @@ TEST(RdpGaussianTest, SecAggNoiseIsSplitAmongNMin) {
               HasSubstr("n_min"));
 }
 
+// Two rounds: the server can combine S1 = G + A and S1 + S2 = G + (A - A2) + B.
+TEST(RdpGaussianTest, TwoRoundReplacementLeaksMoreThanTheFinalSum) {
+  // No dropout, v1 = f = 1: two independent unit-variance looks at G, variance 1/2.
+  EXPECT_NEAR(*TwoRoundReplacementNoiseStddev(1, 1, 1), std::sqrt(0.5), 1e-15);
+  // No second round: just S1.
+  EXPECT_EQ(*TwoRoundReplacementNoiseStddev(4, 0, 0), 2.0);
+  // Round 2 touches none of A (r = 0): S2 is pure noise, S1 alone matters.
+  EXPECT_NEAR(*TwoRoundReplacementNoiseStddev(4, 0, 1), 2.0, 1e-15);
+  // v1 = 2, r = 1, f = 0.5: det = 2 * 1.5 - 1 = 2, variance 2 / 1.5 = 4/3, below the final
+  // sum's v1 - r + f = 1.5.
+  EXPECT_NEAR(*TwoRoundReplacementNoiseStddev(2, 1, 0.5), std::sqrt(4.0 / 3), 1e-15);
+  EXPECT_FALSE(TwoRoundReplacementNoiseStddev(1, 2, 1).ok());
+  EXPECT_FALSE(TwoRoundReplacementNoiseStddev(1, -1, 1).ok());
+  EXPECT_FALSE(TwoRoundReplacementNoiseStddev(1, 1, -1).ok());
+}
+
 // alpha = 2 budget 0.5 for one unsampled step: 2 / (2 z^2) = 0.5, so z = sqrt(2).
 TEST(RdpGaussianTest, CalibrationForAnRdpBudget) {
   absl::StatusOr<double> z = CalibrateGaussianNoiseMultiplier(PrivacyBudget::Rdp(0.5), 1.0, 1, {2});
