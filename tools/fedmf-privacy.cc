@@ -132,9 +132,11 @@ absl::StatusOr<std::string> Row(const Settings& s, double ratio, double epsilon)
   const double rdp2 = *coordinate->At(2.0);
   const double c0 = rdp2 * std::pow(1 - 2 * theta, 4) * s.n_min /
                     (4 * theta * theta * static_cast<double>(c->params.q));
+  // Without secure aggregation each client sends its value in the clear: no SecAgg word.
+  const std::string secagg_bits = s.n_min == 1 ? "n/a" : absl::StrCat(c->secagg_bits);
   return absl::StrFormat(
-      "| %g | %d | %d | %d | %g | %.6g | %d | %d | %d | %.4g | %.4g | %.4g | %.4g |", ratio, p,
-      p_flat, dimension, epsilon, theta, c->params.q, c->local_bits, c->secagg_bits, rdp2,
+      "| %g | %d | %d | %d | %g | %.6g | %d | %d | %s | %.4g | %.4g | %.4g | %.4g |", ratio, p,
+      p_flat, dimension, epsilon, theta, c->params.q, c->local_bits, secagg_bits, rdp2,
       report->rdp_order2, report->improved.epsilon, c0);
 }
 

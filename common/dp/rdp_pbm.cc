@@ -12,8 +12,10 @@ namespace fedmf::dp {
 namespace {
 
 // Noise counts N whose weight is within e^-kCoreNats of the most likely one are evaluated exactly;
-// the rest are bounded (never dropped).
+// the rest are bounded (never dropped), and a bound is refined while it exceeds e^kRefineRelative
+// of the total.
 constexpr double kCoreNats = 40;
+constexpr double kRefineRelative = -28;  // ~7e-13
 // Refuse computations above this many (s, j, order) terms (about two minutes of one core).
 constexpr double kMaxWork = 2e9;
 constexpr int64_t kMaxOtherTrials = 10'000'000;
@@ -48,6 +50,18 @@ double LogPhi(double a, double L) {
   return direct > 0 ? std::log(direct) : series(400);
 }
 
+// log X or log Y per trial count j (row j - 1) and order (column).
+using Table = std::vector<std::vector<double>>;
+
+// log_total += exp(log_weight + log_x), entrywise.
+void Accumulate(const Table& log_x, double log_weight, Table& log_total) {
+  for (size_t j = 0; j < log_x.size(); ++j) {
+    for (size_t o = 0; o < log_x[j].size(); ++o) {
+      log_total[j][o] = LogAdd(log_total[j][o], log_weight + log_x[j][o]);
+    }
+  }
+}
+
 class PbmEvaluator {
  public:
   PbmEvaluator(const PbmParams& params, const std::vector<double>& orders)
@@ -58,7 +72,7 @@ class PbmEvaluator {
 
   // log X_{j,N}(alpha) = log(E_Q[(P/Q)^alpha] - 1) for P = Binom(j, 1/2+theta) + Binom(N, 1/2),
   // Q = Binom(j, 1/2-theta) + Binom(N, 1/2); row j-1, column = order index.
-  void Evaluate(int64_t n, std::vector<std::vector<double>>& log_x) {
+  void Evaluate(int64_t n, Table& log_x) {
     const int64_t len_max = n + q_ + 1;
     log_p_.assign(len_max, kLogZero);
     const double log_norm = std::lgamma(n + 1.0) - n * std::numbers::ln2;
@@ -122,6 +136,11 @@ absl::StatusOr<RdpCurve> PbmCoordinateCurve(const PbmParams& params, std::vector
   const double log_rho = std::log1p(-2 * params.theta);
   const double log_unfair = std::log(2 * params.theta);
   auto log_w = [&](int64_t n) { return LogBinomial(m, n) + n * log_rho + (m - n) * log_unfair; };
+  auto log_w_sum = [&](int64_t lo, int64_t hi) {  // log of the weight of [lo, hi)
+    double sum = kLogZero;
+    for (int64_t n = lo; n < hi; ++n) sum = LogAdd(sum, log_w(n));
+    return sum;
+  };
   const int64_t mode =
       std::min<int64_t>(m, static_cast<int64_t>(std::floor((m + 1) * std::exp(log_rho))));
   const double log_w_max = log_w(mode);
@@ -130,60 +149,90 @@ absl::StatusOr<RdpCurve> PbmCoordinateCurve(const PbmParams& params, std::vector
   while (a > 0 && log_w(a - 1) >= log_w_max - kCoreNats) --a;
   while (b < m && log_w(b + 1) >= log_w_max - kCoreNats) ++b;
 
-  // Noise counts evaluated exactly, each standing for the interval [n, next) of counts whose
-  // weight it carries: below the core, points a-1, a-2, a-4, ... and 0 (X is nonincreasing in N,
-  // as adding a fair trial is post-processing, so X(n) bounds the interval; weights increase up
-  // to the mode, so (length) * w(next - 1) bounds its weight); above the core, X(b) bounds all
-  // N > b, whose weight is bounded by the geometric tail of the binomial.
-  struct Point {
-    int64_t n;
-    double log_weight;
-  };
-  std::vector<Point> points;
-  std::vector<int64_t> lower;
-  for (int64_t d = 1; a - d > 0; d *= 2) lower.push_back(a - d);
-  if (a > 0) lower.push_back(0);
-  std::reverse(lower.begin(), lower.end());
-  for (size_t i = 0; i < lower.size(); ++i) {
-    const int64_t next = i + 1 < lower.size() ? lower[i + 1] : a;
-    points.push_back({lower[i], std::log(static_cast<double>(next - lower[i])) + log_w(next - 1)});
-  }
-  for (int64_t n = a; n <= b; ++n) points.push_back({n, log_w(n)});
-  if (b < m) {
-    const double log_ratio = std::log(static_cast<double>(m - b - 1)) + log_rho -
-                             std::log(static_cast<double>(b + 2)) - log_unfair;
-    double log_tail = log_w(b + 1) + std::log(static_cast<double>(m - b));
-    if (log_ratio < 0)
-      log_tail = std::min(log_tail, log_w(b + 1) - std::log(-std::expm1(log_ratio)));
-    points.back().log_weight = LogAdd(points.back().log_weight, log_tail);
-  }
-
+  // Below the core, noise counts are grouped in intervals [lo, hi), first with lo = a-1, a-2,
+  // a-4, ..., 0. X is nonincreasing in N (adding a fair trial is post-processing), so X(lo)
+  // bounds the whole interval; intervals whose bound is not negligible are split (evaluating
+  // their midpoint exactly) until it is, or until the work budget is spent.
+  std::vector<int64_t> starts;
+  for (int64_t d = 1; a - d > 0; d *= 2) starts.push_back(a - d);
+  if (a > 0) starts.push_back(0);
+  const double terms_per_n = static_cast<double>(params.q) * (orders.size() + 2);
   double work = 0;
-  for (const Point& p : points) {
-    work += static_cast<double>(p.n + params.q) * params.q * (orders.size() + 2);
-  }
+  for (int64_t n = a; n <= b; ++n) work += (n + params.q) * terms_per_n;
+  for (int64_t n : starts) work += (n + params.q) * terms_per_n;
   if (work > kMaxWork) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "PBM accounting for theta=", params.theta, " q=", params.q, " n_min=", params.n_min,
         " needs ~", work, " terms; a smaller n_min gives a valid, looser bound"));
   }
 
-  // log Y_j(alpha) = log sum_N w_N X_{j,N}(alpha); eps_j = log(1 + Y_j) / (alpha - 1).
-  std::vector<std::vector<double>> log_y(params.q, std::vector<double>(orders.size(), kLogZero));
-  std::vector<std::vector<double>> log_x(params.q, std::vector<double>(orders.size()));
   PbmEvaluator evaluator(params, orders);
-  for (const Point& p : points) {
-    evaluator.Evaluate(p.n, log_x);
-    for (int64_t j = 0; j < params.q; ++j) {
-      for (size_t o = 0; o < orders.size(); ++o) {
-        log_y[j][o] = LogAdd(log_y[j][o], p.log_weight + log_x[j][o]);
+  const Table empty(params.q, std::vector<double>(orders.size(), kLogZero));
+  Table core = empty;
+  Table log_x = empty;
+  for (int64_t n = a; n <= b; ++n) {
+    evaluator.Evaluate(n, log_x);
+    double log_weight = log_w(n);
+    if (n == b && b < m) {
+      // X(b) bounds every N > b; their weight is at most the binomial's geometric tail.
+      const double log_ratio = std::log(static_cast<double>(m - b - 1)) + log_rho -
+                               std::log(static_cast<double>(b + 2)) - log_unfair;
+      double log_tail = log_w(b + 1) + std::log(static_cast<double>(m - b));
+      if (log_ratio < 0) {
+        log_tail = std::min(log_tail, log_w(b + 1) - std::log(-std::expm1(log_ratio)));
+      }
+      log_weight = LogAdd(log_weight, log_tail);
+    }
+    Accumulate(log_x, log_weight, core);
+  }
+
+  struct Interval {
+    int64_t lo;
+    int64_t hi;
+    double log_weight;
+    Table log_x;  // X(lo)
+  };
+  std::vector<Interval> lower;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t hi = i == 0 ? a : starts[i - 1];
+    evaluator.Evaluate(starts[i], log_x);
+    lower.push_back({starts[i], hi, log_w_sum(starts[i], hi), log_x});
+  }
+  Table total;
+  for (;;) {
+    total = core;
+    for (const Interval& in : lower) Accumulate(in.log_x, in.log_weight, total);
+    // The interval whose bound is largest relative to the total, if it is not negligible.
+    Interval* worst = nullptr;
+    double worst_excess = kRefineRelative;
+    for (Interval& in : lower) {
+      if (in.hi - in.lo < 2) continue;
+      for (int64_t j = 0; j < params.q; ++j) {
+        for (size_t o = 0; o < orders.size(); ++o) {
+          const double excess = in.log_weight + in.log_x[j][o] - total[j][o];
+          if (excess > worst_excess) {
+            worst_excess = excess;
+            worst = &in;
+          }
+        }
       }
     }
+    if (worst == nullptr) break;
+    const int64_t mid = worst->lo + (worst->hi - worst->lo) / 2;
+    work += (mid + params.q) * terms_per_n;
+    if (work > kMaxWork) break;  // the current bounds stay valid, only looser
+    evaluator.Evaluate(mid, log_x);
+    Interval upper{mid, worst->hi, log_w_sum(mid, worst->hi), log_x};
+    worst->hi = mid;
+    worst->log_weight = log_w_sum(worst->lo, mid);
+    lower.push_back(std::move(upper));
   }
+
+  // eps_j(alpha) = log(1 + Y_j(alpha)) / (alpha - 1), maximized over j.
   std::vector<double> values(orders.size(), 0.0);
   for (size_t o = 0; o < orders.size(); ++o) {
     for (int64_t j = 0; j < params.q; ++j) {
-      values[o] = std::max(values[o], Log1pExp(log_y[j][o]) / (orders[o] - 1));
+      values[o] = std::max(values[o], Log1pExp(total[j][o]) / (orders[o] - 1));
     }
   }
   return RdpCurve::Create(std::move(orders), std::move(values));
