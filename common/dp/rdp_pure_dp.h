@@ -1,4 +1,4 @@
-// RDP of mechanisms with a pure-DP analysis: the Laplace mechanism (Mironov 2017, Prop. 6) and
+// RDP of mechanisms with a pure-DP analysis: the Laplace mechanism (Mironov 2017) and
 // randomized response, which is the worst case for any epsilon-DP mechanism (so its curve is a
 // valid RDP curve for every epsilon-DP mechanism, e.g. the local-DP binary gradient).
 #ifndef FEDMF_COMMON_DP_RDP_PURE_DP_H_
