@@ -1,0 +1,112 @@
+#include "common/dp/dp_conversion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace fedmf::dp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+absl::Status ValidateDelta(double delta) {
+  if (!(delta > 0 && delta < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("delta must be in (0, 1), got ", delta));
+  }
+  return absl::OkStatus();
+}
+
+// Minimizes eps_at(order, rdp) over the finite entries of the curve.
+template <typename F>
+EpsilonAtOrder Minimize(const RdpCurve& curve, F eps_at) {
+  EpsilonAtOrder best{kInf, curve.orders().front()};
+  for (size_t i = 0; i < curve.orders().size(); ++i) {
+    const double rdp = curve.values()[i];
+    if (std::isinf(rdp)) continue;
+    const double eps = eps_at(curve.orders()[i], rdp);
+    if (eps < best.epsilon) best = {eps, curve.orders()[i]};
+  }
+  best.epsilon = std::max(best.epsilon, 0.0);
+  return best;
+}
+
+}  // namespace
+
+absl::StatusOr<EpsilonAtOrder> EpsilonImproved(const RdpCurve& curve, double delta) {
+  if (absl::Status s = ValidateDelta(delta); !s.ok()) return s;
+  const double log_delta = std::log(delta);
+  return Minimize(curve, [log_delta](double a, double rdp) {
+    return rdp + std::log1p(-1.0 / a) - (log_delta + std::log(a)) / (a - 1.0);
+  });
+}
+
+absl::StatusOr<EpsilonAtOrder> EpsilonClassic(const RdpCurve& curve, double delta) {
+  if (absl::Status s = ValidateDelta(delta); !s.ok()) return s;
+  const double log_inv_delta = -std::log(delta);
+  return Minimize(
+      curve, [log_inv_delta](double a, double rdp) { return rdp + log_inv_delta / (a - 1.0); });
+}
+
+absl::StatusOr<double> DeltaImproved(const RdpCurve& curve, double epsilon) {
+  if (!(epsilon >= 0) || std::isinf(epsilon)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("epsilon must be finite and >= 0, got ", epsilon));
+  }
+  double log_delta = 0;  // delta = 1 is always achievable
+  for (size_t i = 0; i < curve.orders().size(); ++i) {
+    const double a = curve.orders()[i];
+    const double rdp = curve.values()[i];
+    if (std::isinf(rdp)) continue;
+    log_delta =
+        std::min(log_delta, (a - 1.0) * (rdp - epsilon + std::log1p(-1.0 / a)) - std::log(a));
+  }
+  return std::exp(log_delta);
+}
+
+absl::StatusOr<PrivacyReport> Report(const RdpCurve& curve, double delta) {
+  PrivacyReport report;
+  report.delta = delta;
+  absl::StatusOr<double> rdp2 = curve.At(2.0);
+  if (!rdp2.ok()) return rdp2.status();
+  report.rdp_order2 = *rdp2;
+  absl::StatusOr<EpsilonAtOrder> improved = EpsilonImproved(curve, delta);
+  if (!improved.ok()) return improved.status();
+  report.improved = *improved;
+  absl::StatusOr<EpsilonAtOrder> classic = EpsilonClassic(curve, delta);
+  if (!classic.ok()) return classic.status();
+  report.classic = *classic;
+  return report;
+}
+
+absl::Status ValidateBudget(const PrivacyBudget& budget) {
+  if (!(budget.epsilon >= 0) || std::isinf(budget.epsilon)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("budget epsilon must be finite and >= 0, got ", budget.epsilon));
+  }
+  if (budget.kind == PrivacyBudget::Kind::kRdp) {
+    if (!std::isfinite(budget.order) || budget.order <= 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("budget order must be finite and > 1, got ", budget.order));
+    }
+    return absl::OkStatus();
+  }
+  return ValidateDelta(budget.delta);
+}
+
+absl::StatusOr<double> SpentEpsilon(const RdpCurve& curve, const PrivacyBudget& budget) {
+  if (absl::Status s = ValidateBudget(budget); !s.ok()) return s;
+  if (budget.kind == PrivacyBudget::Kind::kRdp) return curve.At(budget.order);
+  absl::StatusOr<EpsilonAtOrder> eps = EpsilonImproved(curve, budget.delta);
+  if (!eps.ok()) return eps.status();
+  return eps->epsilon;
+}
+
+absl::StatusOr<bool> WithinBudget(const RdpCurve& curve, const PrivacyBudget& budget) {
+  absl::StatusOr<double> spent = SpentEpsilon(curve, budget);
+  if (!spent.ok()) return spent.status();
+  return *spent <= budget.epsilon;
+}
+
+}  // namespace fedmf::dp

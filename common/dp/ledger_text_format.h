@@ -1,0 +1,31 @@
+// Line-based text form of a PrivacyLedger, for the coordinator's checkpoint and for humans:
+//   fedmf-privacy-ledger v1
+//   orders <o_1> ... <o_k>
+//   entry round=<r> mechanism=<name> participants=<n> n_min=<m> params=<a>:<x>;<b>:<y>
+//   rdp=<v_1>,...,<v_k> end entries=<count> fnv1a64=<16 hex digits of FNV-1a over every byte before
+//   this line>
+// Numbers are printed with 17 significant digits so a round trip is exact. The trailer makes a
+// truncated or altered file fail to load (a ledger that silently lost entries would under-report
+// the privacy spent). Parse errors name the line and the field; they never crash.
+#ifndef FEDMF_COMMON_DP_LEDGER_TEXT_FORMAT_H_
+#define FEDMF_COMMON_DP_LEDGER_TEXT_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/dp/privacy_ledger.h"
+
+namespace fedmf::dp {
+
+std::string SerializeLedger(const PrivacyLedger& ledger);
+
+absl::StatusOr<PrivacyLedger> ParseLedger(absl::string_view text);
+
+// 64-bit FNV-1a hash of `bytes` (the trailer's integrity check; not a cryptographic MAC).
+uint64_t Fnv1a64(absl::string_view bytes);
+
+}  // namespace fedmf::dp
+
+#endif  // FEDMF_COMMON_DP_LEDGER_TEXT_FORMAT_H_
