@@ -189,11 +189,11 @@ TEST(RdpPbmTest, RoundComposesTheCoordinates) {
 }
 
 TEST(RdpPbmTest, RejectsBadParameters) {
-  EXPECT_THAT(ValidatePbm({0.5, 1, 1}).message(), HasSubstr("theta"));
-  EXPECT_FALSE(ValidatePbm({-0.1, 1, 1}).ok());
-  EXPECT_THAT(ValidatePbm({0.1, 0, 1}).message(), HasSubstr("q"));
-  EXPECT_THAT(ValidatePbm({0.1, 1, 0}).message(), HasSubstr("n_min"));
-  EXPECT_FALSE(ValidatePbm({0.1, 1000, 100000}).ok());
+  EXPECT_THAT(ValidatePbmPrivacyParams({0.5, 1, 1}).message(), HasSubstr("theta"));
+  EXPECT_FALSE(ValidatePbmPrivacyParams({-0.1, 1, 1}).ok());
+  EXPECT_THAT(ValidatePbmPrivacyParams({0.1, 0, 1}).message(), HasSubstr("q"));
+  EXPECT_THAT(ValidatePbmPrivacyParams({0.1, 1, 0}).message(), HasSubstr("n_min"));
+  EXPECT_FALSE(ValidatePbmPrivacyParams({0.1, 1000, 100000}).ok());
   EXPECT_FALSE(PbmCoordinateCurve({0.1, 1, 2}, {0.5}).ok());
   absl::StatusOr<RdpCurve> huge = PbmCoordinateCurve({0.25, 64, 100000}, {2});
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
