@@ -1,40 +1,52 @@
-// Rng: the statistical random generator of fedmf::dp. It is std::mt19937_64, whose output sequence
-// is fixed by the C++ standard (reproducible across standard libraries), seeded by the caller:
-// tests use a constant seed, production code uses FromOsEntropy() (OpenSSL RAND_bytes).
+// Rng: the random generator behind every noise sample of fedmf::dp. It is the AES-256-CTR keystream
+// under a 256-bit key, read as little-endian 64-bit words: a keyed cryptographic PRG, so the noise
+// that protects a user cannot be predicted from other outputs (unlike a Mersenne Twister), and a
+// fixed function of the key, so tests and public-seed uses (projections) are reproducible
+// everywhere. Production noise uses FromOsEntropy() (key from OpenSSL RAND_bytes).
 #ifndef FEDMF_COMMON_DP_RNG_H_
 #define FEDMF_COMMON_DP_RNG_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
-#include <random>
+#include <memory>
 
 #include "absl/status/statusor.h"
 
 namespace fedmf::dp {
 
 // Satisfies std::uniform_random_bit_generator with full 64-bit output, so every sampler in
-// samplers.h accepts it. Not a CSPRNG: its state must stay on the device that draws the noise.
+// samplers.h accepts it.
 class Rng {
  public:
   using result_type = uint64_t;
 
-  explicit Rng(uint64_t seed) : engine_(seed) {}
-  // 256 bits from the OS CSPRNG, expanded by std::seed_seq (its algorithm is also standard).
+  // Key = the 8 little-endian bytes of `seed` followed by 24 zero bytes. For tests and public seeds
+  // only: 64 bits of key are not a secret.
+  explicit Rng(uint64_t seed);
   static absl::StatusOr<Rng> FromOsEntropy();
 
-  Rng(const Rng&) = delete;
-  Rng& operator=(const Rng&) = delete;
-  Rng(Rng&&) = default;
-  Rng& operator=(Rng&&) = default;
-  ~Rng();  // wipes the engine state: it determines the noise that protects the user
+  Rng(Rng&&) noexcept;
+  Rng& operator=(Rng&&) noexcept;
+  ~Rng();  // wipes key schedule and unread keystream: they determine the noise
 
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() { return engine_(); }
+  result_type operator()() {
+    if (next_ == kWords) Refill();
+    return words_[next_++];
+  }
 
  private:
-  explicit Rng(std::seed_seq& seq) : engine_(seq) {}
-  std::mt19937_64 engine_;
+  static constexpr int kWords = 512;  // keystream drawn per AES call
+  struct Cipher;
+
+  explicit Rng(const std::array<uint8_t, 32>& key);
+  void Refill();
+
+  std::unique_ptr<Cipher> cipher_;
+  std::array<uint64_t, kWords> words_{};
+  int next_ = kWords;
 };
 
 }  // namespace fedmf::dp
