@@ -128,13 +128,7 @@ absl::StatusOr<Eigen::VectorXd> DistributedDiscreteGaussian::Decode(absl::Span<c
                      " coordinates from ", clients, " clients; expected d=", params_.dim,
                      " and clients in [", params_.min_clients, ", ", params_.max_clients, "]"));
   }
-  absl::StatusOr<std::vector<int64_t>> lifted = LiftCheckedSum(sum, bits_, range_);
-  if (!lifted.ok()) return lifted.status();
-  Eigen::VectorXd out(params_.dim);
-  for (int64_t j = 0; j < params_.dim; ++j) {
-    out[j] = static_cast<double>((*lifted)[j]) / params_.scale;
-  }
-  return out;
+  return DecodeCheckedSum(sum, bits_, range_, params_.scale);
 }
 
 }  // namespace fedmf::dp

@@ -44,23 +44,24 @@ absl::StatusOr<int> ModulusBitsForRange(double range) {
                                             " needs more than ", kMaxModulusBits, " bits"));
 }
 
-absl::StatusOr<std::vector<int64_t>> LiftCheckedSum(absl::Span<const uint64_t> sum, int bits,
-                                                    double range) {
-  std::vector<int64_t> lifted(sum.size());
+absl::StatusOr<Eigen::VectorXd> DecodeCheckedSum(absl::Span<const uint64_t> sum, int bits,
+                                                 double range, double scale) {
+  Eigen::VectorXd decoded(static_cast<Eigen::Index>(sum.size()));
   const uint64_t modulus = uint64_t{1} << bits;
   for (size_t j = 0; j < sum.size(); ++j) {
     if (sum[j] >= modulus) {
       return absl::InvalidArgumentError(
           absl::StrCat("sum coordinate ", j, " = ", sum[j], " is not reduced mod 2^", bits));
     }
-    lifted[j] = CenteredLift(sum[j], bits);
-    if (std::abs(static_cast<double>(lifted[j])) > range) {
+    const int64_t lifted = CenteredLift(sum[j], bits);
+    if (std::abs(static_cast<double>(lifted)) > range) {
       return absl::OutOfRangeError(absl::StrCat(
-          "sum coordinate ", j, " decodes to ", lifted[j], ", outside the guaranteed range +/-",
-          range, ": the aggregate may have wrapped mod 2^", bits, "; discard this round"));
+          "sum coordinate ", j, " decodes to ", lifted, ", outside the guaranteed range +/-", range,
+          ": the aggregate may have wrapped mod 2^", bits, "; discard this round"));
     }
+    decoded[static_cast<Eigen::Index>(j)] = static_cast<double>(lifted) / scale;
   }
-  return lifted;
+  return decoded;
 }
 
 }  // namespace fedmf::dp

@@ -40,11 +40,12 @@ double SumRange(double deterministic_bound, double variance_proxy, double eta, i
 // Smallest b with 2^(b-1) > 2 * range; error when b would exceed kMaxModulusBits.
 absl::StatusOr<int> ModulusBitsForRange(double range);
 
-// Centered lift of every coordinate of `sum` (values mod 2^bits); OutOfRange error naming the
-// first coordinate whose lift lies outside [-range, range] (the round must be discarded, it may
-// have wrapped), and InvalidArgument if a value is not below 2^bits.
-absl::StatusOr<std::vector<int64_t>> LiftCheckedSum(absl::Span<const uint64_t> sum, int bits,
-                                                    double range);
+// The real-valued sum: centered lift of every coordinate of `sum` (values mod 2^bits) divided by
+// `scale` (integer units per real unit). OutOfRange error naming the first coordinate whose lift
+// lies outside [-range, range] (the round must be discarded, it may have wrapped), and
+// InvalidArgument if a value is not below 2^bits.
+absl::StatusOr<Eigen::VectorXd> DecodeCheckedSum(absl::Span<const uint64_t> sum, int bits,
+                                                 double range, double scale);
 
 }  // namespace fedmf::dp
 

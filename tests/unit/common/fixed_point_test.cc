@@ -66,16 +66,16 @@ TEST(FixedPointTest, ModulusBits) {
   EXPECT_FALSE(ModulusBitsForRange(std::nan("")).ok());
 }
 
-TEST(FixedPointTest, LiftCheckedSumReportsOutOfRangeAndUnreducedValues) {
+TEST(FixedPointTest, DecodeCheckedSumReportsOutOfRangeAndUnreducedValues) {
   const std::vector<uint64_t> sum = {3, 1021, 100};  // mod 2^10: 3, -3, 100
-  absl::StatusOr<std::vector<int64_t>> lifted = LiftCheckedSum(sum, 10, 100);
-  ASSERT_TRUE(lifted.ok());
-  EXPECT_EQ(*lifted, (std::vector<int64_t>{3, -3, 100}));
-  const absl::Status out = LiftCheckedSum(sum, 10, 99).status();
+  absl::StatusOr<Eigen::VectorXd> decoded = DecodeCheckedSum(sum, 10, 100, 4);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, Eigen::Vector3d(0.75, -0.75, 25));  // divided by scale 4
+  const absl::Status out = DecodeCheckedSum(sum, 10, 99, 4).status();
   EXPECT_EQ(out.code(), absl::StatusCode::kOutOfRange);
   EXPECT_NE(out.message().find("coordinate 2"), absl::string_view::npos);
   const std::vector<uint64_t> unreduced = {1024};
-  EXPECT_EQ(LiftCheckedSum(unreduced, 10, 1000).status().code(),
+  EXPECT_EQ(DecodeCheckedSum(unreduced, 10, 1000, 1).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
