@@ -16,6 +16,7 @@ namespace {
 using testing::ComputeMoments;
 using testing::FrequencySe;
 using testing::kSigmas;
+using testing::ModularSum;
 using testing::Moments;
 
 DistributedDiscreteGaussianParams Params(int64_t dim, double clip, double sigma, int64_t n_min,
@@ -28,14 +29,6 @@ DistributedDiscreteGaussianParams Params(int64_t dim, double clip, double sigma,
   p.max_clients = n_max;
   p.scale = scale;
   return p;
-}
-
-std::vector<uint64_t> ModularSum(const std::vector<std::vector<uint64_t>>& encodings, int bits) {
-  std::vector<uint64_t> sum(encodings.front().size(), 0);
-  for (const auto& e : encodings) {
-    for (size_t j = 0; j < sum.size(); ++j) sum[j] = (sum[j] + e[j]) & ((uint64_t{1} << bits) - 1);
-  }
-  return sum;
 }
 
 // d = 4, c = 1, gamma = 10, beta = e^-1/2 (sqrt(2 ln 1/beta) = 1):

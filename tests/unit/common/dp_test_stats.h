@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace fedmf::dp::testing {
@@ -42,6 +43,16 @@ inline Moments ComputeMoments(const std::vector<double>& xs) {
 
 // Standard error of a frequency estimate of probability p from n draws.
 inline double FrequencySe(double p, double n) { return std::sqrt(p * (1 - p) / n); }
+
+// Sum mod 2^bits of the clients' encodings, as SecAgg would deliver it.
+inline std::vector<uint64_t> ModularSum(const std::vector<std::vector<uint64_t>>& encodings,
+                                        int bits) {
+  std::vector<uint64_t> sum(encodings.front().size(), 0);
+  for (const auto& e : encodings) {
+    for (size_t j = 0; j < sum.size(); ++j) sum[j] = (sum[j] + e[j]) & ((uint64_t{1} << bits) - 1);
+  }
+  return sum;
+}
 
 }  // namespace fedmf::dp::testing
 

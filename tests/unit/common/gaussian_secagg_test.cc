@@ -16,6 +16,7 @@ namespace {
 
 using testing::ComputeMoments;
 using testing::kSigmas;
+using testing::ModularSum;
 using testing::Moments;
 
 GaussianSecAggParams Params(int64_t dim, double clip, double sigma, int64_t n_min, int64_t n_max,
@@ -28,15 +29,6 @@ GaussianSecAggParams Params(int64_t dim, double clip, double sigma, int64_t n_mi
   p.max_clients = n_max;
   p.scale = scale;
   return p;
-}
-
-// Sum mod 2^bits of the clients' encodings, as SecAgg would deliver it.
-std::vector<uint64_t> ModularSum(const std::vector<std::vector<uint64_t>>& encodings, int bits) {
-  std::vector<uint64_t> sum(encodings.front().size(), 0);
-  for (const auto& e : encodings) {
-    for (size_t j = 0; j < sum.size(); ++j) sum[j] = (sum[j] + e[j]) & ((uint64_t{1} << bits) - 1);
-  }
-  return sum;
 }
 
 // No noise, d = 1: R = n_max (gamma L + 2) = 102 and 2^(b-1) > 204 gives b = 9.
