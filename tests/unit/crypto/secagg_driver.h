@@ -1,0 +1,61 @@
+// Test helper: runs one SecAgg session in process (n ClientSessions and a ServerSession) by
+// passing messages, with clients dropping out at chosen points, optional message tampering and
+// the server's view recorded. Client work runs on `threads` threads (the sessions are
+// independent); the server is driven from one thread.
+#ifndef FEDMF_TESTS_UNIT_CRYPTO_SECAGG_DRIVER_H_
+#define FEDMF_TESTS_UNIT_CRYPTO_SECAGG_DRIVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "crypto/secagg/client_session.h"
+#include "crypto/secagg/config.h"
+#include "crypto/secagg/server_session.h"
+
+namespace fedmf::secagg::test_util {
+
+// Where a client stops answering: it never sends the message of that stage (nor later ones).
+enum class DropPoint {
+  kNever,
+  kAdvertise,         // sends nothing
+  kShareKeys,         // advertised, never shares keys
+  kMaskedInput,       // shared keys, never sends its masked input
+  kConsistencyCheck,  // sent its masked input, never signs
+  kUnmasking,         // never answers the unmasking request
+};
+
+struct DriverOptions {
+  SessionConfig config;
+  std::vector<uint32_t> ids;  // empty: 1..n; else n distinct ids
+  uint64_t input_seed = 1;    // inputs are uniform in [0, 2^b) from mt19937_64(input_seed)
+  std::map<uint32_t, DropPoint> drops;
+  // A dropped client is reported with MarkDropped if true, else left to miss the deadline.
+  bool report_drops = true;
+  int threads = 1;
+  // Called on every server message before delivery (may modify it).
+  std::function<void(uint32_t client, fedmf::v1::secagg::ServerToClient&)> tamper_server;
+  // Called on every client message before the server sees it (may modify it); also a way to
+  // record the server's view.
+  std::function<void(uint32_t client, fedmf::v1::secagg::ClientToServer&)> tamper_client;
+};
+
+struct DriverResult {
+  absl::Status status;             // the server's status (kAborted with the reason) or setup errors
+  std::vector<uint64_t> sum;       // the server's result when OK
+  std::vector<uint64_t> expected;  // sum mod 2^b of the inputs of the included clients
+  std::vector<uint32_t> included;  // clients whose input is in the sum
+  std::vector<uint32_t> sent_masked_input;  // clients that sent a masked input (per the drops)
+  std::map<uint32_t, std::vector<uint64_t>> inputs;
+  std::map<uint32_t, std::string> client_aborts;  // client id -> its abort reason
+  int completed_clients = 0;
+};
+
+DriverResult RunSession(const DriverOptions& options);
+
+}  // namespace fedmf::secagg::test_util
+
+#endif  // FEDMF_TESTS_UNIT_CRYPTO_SECAGG_DRIVER_H_
