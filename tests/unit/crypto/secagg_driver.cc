@@ -63,6 +63,7 @@ DriverResult RunSession(const DriverOptions& o) {
     }
     std::vector<uint64_t> input(config.length);
     for (uint64_t& v : input) v = rng() & mask;
+    if (auto it = o.fixed_inputs.find(id); it != o.fixed_inputs.end()) input = it->second;
     if (absl::Status s = (*client)->SetInput(input); !s.ok()) {
       r.status = s;
       return r;
@@ -155,6 +156,7 @@ DriverResult RunSession(const DriverOptions& o) {
   } else if (r.status.ok()) {
     r.status = server.status();
   }
+  if (server.graph() != nullptr) r.complete_graph = server.graph()->complete();
   r.included = server.IncludedClients();
   r.expected.assign(config.length, 0);
   for (uint32_t id : r.included) {

@@ -32,6 +32,7 @@ struct DriverOptions {
   SessionConfig config;
   std::vector<uint32_t> ids;  // empty: 1..n; else n distinct ids
   uint64_t input_seed = 1;    // inputs are uniform in [0, 2^b) from mt19937_64(input_seed)
+  std::map<uint32_t, std::vector<uint64_t>> fixed_inputs;  // overrides for some clients
   std::map<uint32_t, DropPoint> drops;
   // A dropped client is reported with MarkDropped if true, else left to miss the deadline.
   bool report_drops = true;
@@ -52,6 +53,7 @@ struct DriverResult {
   std::map<uint32_t, std::vector<uint64_t>> inputs;
   std::map<uint32_t, std::string> client_aborts;  // client id -> its abort reason
   int completed_clients = 0;
+  bool complete_graph = true;  // the server's graph (when it got that far)
 };
 
 DriverResult RunSession(const DriverOptions& options);
