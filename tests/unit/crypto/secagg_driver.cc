@@ -1,5 +1,6 @@
 #include "tests/unit/crypto/secagg_driver.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <random>
@@ -168,6 +169,88 @@ DriverResult RunSession(const DriverOptions& o) {
     if (client->stage() == ClientStage::kCompleted) ++r.completed_clients;
   }
   return r;
+}
+
+SessionHarness::SessionHarness(const SessionConfig& config, std::vector<uint32_t> without_input)
+    : directory_(std::make_shared<MapSigningKeyDirectory>()) {
+  std::vector<uint32_t> ids;
+  for (int i = 1; i <= config.num_clients; ++i) ids.push_back(static_cast<uint32_t>(i));
+  for (uint32_t id : ids) {
+    ClientIdentity identity{id, std::nullopt};
+    if (config.signatures) {
+      absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
+      if (!key.ok()) {
+        status_ = key.status();
+        return;
+      }
+      directory_->Add(id, key->public_key());
+      identity.signing_key = std::move(*key);
+    }
+    absl::StatusOr<std::unique_ptr<ClientSession>> client =
+        ClientSession::Create(config, std::move(identity), directory_);
+    if (!client.ok()) {
+      status_ = client.status();
+      return;
+    }
+    const uint64_t value = id & crypto::internal::LowBitsMask(config.bits);
+    const bool skip_input =
+        std::find(without_input.begin(), without_input.end(), id) != without_input.end();
+    if (absl::Status s = skip_input
+                             ? absl::OkStatus()
+                             : (*client)->SetInput(std::vector<uint64_t>(config.length, value));
+        !s.ok()) {
+      status_ = s;
+      return;
+    }
+    clients_[id] = std::move(*client);
+  }
+  absl::StatusOr<std::unique_ptr<ServerSession>> server =
+      ServerSession::Create(config, ids, directory_);
+  if (!server.ok()) {
+    status_ = server.status();
+    return;
+  }
+  server_ = std::move(*server);
+  for (uint32_t id : ids) {
+    absl::StatusOr<ClientToServer> advertise = clients_[id]->Start();
+    if (!advertise.ok()) {
+      status_ = advertise.status();
+      return;
+    }
+    replies_[id] = *advertise;
+    if (absl::Status s = server_->HandleMessage(id, *advertise); !s.ok()) status_ = s;
+  }
+}
+
+std::map<uint32_t, fedmf::v1::secagg::ServerToClient> SessionHarness::AdvanceTo(
+    ServerStage target) {
+  std::map<uint32_t, fedmf::v1::secagg::ServerToClient> out;
+  while (status_.ok() && server_->stage() != target) {
+    absl::StatusOr<std::vector<ServerMessage>> messages = server_->CloseStage();
+    if (!messages.ok()) {
+      status_ = messages.status();
+      break;
+    }
+    out.clear();
+    for (ServerMessage& m : *messages) out[m.client_id] = std::move(m.message);
+    if (server_->stage() == target || server_->stage() == ServerStage::kAborted) break;
+    Deliver(out);
+  }
+  return out;
+}
+
+void SessionHarness::Deliver(
+    const std::map<uint32_t, fedmf::v1::secagg::ServerToClient>& messages) {
+  for (const auto& [id, message] : messages) {
+    absl::StatusOr<std::optional<ClientToServer>> reply = clients_.at(id)->Handle(message);
+    if (!reply.ok()) {
+      status_ = reply.status();
+      return;
+    }
+    if (!reply->has_value()) continue;
+    replies_[id] = **reply;
+    (void)server_->HandleMessage(id, **reply);
+  }
 }
 
 }  // namespace fedmf::secagg::test_util

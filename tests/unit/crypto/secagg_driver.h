@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/config.h"
 #include "crypto/secagg/server_session.h"
+#include "crypto/secagg/signing_directory.h"
 
 namespace fedmf::secagg::test_util {
 
@@ -57,6 +59,34 @@ struct DriverResult {
 };
 
 DriverResult RunSession(const DriverOptions& options);
+
+// A server and clients 1..n stepped stage by stage, for tests that tamper with one message.
+class SessionHarness {
+ public:
+  // Creates the sessions (inputs: client i sends the constant vector i, except the clients in
+  // `without_input`); Start()s every client and delivers the advertisements. Check status().
+  explicit SessionHarness(const SessionConfig& config, std::vector<uint32_t> without_input = {});
+
+  const absl::Status& status() const { return status_; }
+  // Closes stages (delivering everything in between) until the server enters `target`, and
+  // returns the server's messages of that stage, undelivered, by client id.
+  std::map<uint32_t, fedmf::v1::secagg::ServerToClient> AdvanceTo(ServerStage target);
+  // Delivers `messages` to their clients and the replies to the server.
+  void Deliver(const std::map<uint32_t, fedmf::v1::secagg::ServerToClient>& messages);
+
+  ClientSession& client(uint32_t id) { return *clients_.at(id); }
+  ServerSession& server() { return *server_; }
+  std::shared_ptr<MapSigningKeyDirectory> directory() { return directory_; }
+  // The client's last reply (for replaying it to the server in server tests).
+  const fedmf::v1::secagg::ClientToServer& last_reply(uint32_t id) { return replies_.at(id); }
+
+ private:
+  absl::Status status_;
+  std::shared_ptr<MapSigningKeyDirectory> directory_;
+  std::map<uint32_t, std::unique_ptr<ClientSession>> clients_;
+  std::unique_ptr<ServerSession> server_;
+  std::map<uint32_t, fedmf::v1::secagg::ClientToServer> replies_;
+};
 
 }  // namespace fedmf::secagg::test_util
 
