@@ -1,6 +1,7 @@
 #include "tests/unit/crypto/secagg_driver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
@@ -109,44 +110,55 @@ DriverResult RunSession(const DriverOptions& o) {
   }
 
   while (true) {
+    const auto close_start = std::chrono::steady_clock::now();
     absl::StatusOr<std::vector<ServerMessage>> messages = server.CloseStage();
+    r.close_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - close_start).count());
     if (!messages.ok()) {
       r.status = messages.status();
       break;
     }
     if (server.stage() == ServerStage::kCompleted) break;
+    const bool aborted = server.stage() == ServerStage::kAborted;
     const DropPoint point = StageDropPoint(server.stage());
-    std::vector<ServerMessage>& batch = *messages;
-    std::vector<bool> skip(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      skip[i] = point != DropPoint::kNever && stops_at(batch[i].client_id, point);
-      if (!skip[i] && o.tamper_server) o.tamper_server(batch[i].client_id, batch[i].message);
-    }
-    std::vector<absl::StatusOr<std::optional<ClientToServer>>> replies(batch.size());
-    auto work = [&](size_t first) {
-      for (size_t i = first; i < batch.size(); i += static_cast<size_t>(o.threads)) {
-        if (!skip[i]) replies[i] = clients[batch[i].client_id]->Handle(batch[i].message);
+    std::vector<ServerMessage> all = std::move(*messages);
+    const size_t batch_size = o.batch == 0 ? all.size() : o.batch;
+    for (size_t first = 0; first < all.size(); first += batch_size) {
+      const size_t count = std::min(batch_size, all.size() - first);
+      absl::Span<ServerMessage> batch = absl::MakeSpan(all).subspan(first, count);
+      std::vector<bool> skip(batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) {
+        skip[i] = point != DropPoint::kNever && stops_at(batch[i].client_id, point);
+        if (!skip[i] && o.tamper_server) o.tamper_server(batch[i].client_id, batch[i].message);
       }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < o.threads; ++t) pool.emplace_back(work, static_cast<size_t>(t));
-    work(0);
-    for (std::thread& t : pool) t.join();
-    if (server.stage() == ServerStage::kAborted) {
+      std::vector<absl::StatusOr<std::optional<ClientToServer>>> replies(batch.size());
+      auto work = [&](size_t start) {
+        for (size_t i = start; i < batch.size(); i += static_cast<size_t>(o.threads)) {
+          if (!skip[i]) replies[i] = clients[batch[i].client_id]->Handle(batch[i].message);
+        }
+      };
+      std::vector<std::thread> pool;
+      for (int t = 1; t < o.threads; ++t) pool.emplace_back(work, static_cast<size_t>(t));
+      work(0);
+      for (std::thread& t : pool) t.join();
+      if (aborted) continue;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const uint32_t id = batch[i].client_id;
+        if (skip[i]) {
+          if (o.report_drops) (void)server.MarkDropped(id);
+          continue;
+        }
+        if (!replies[i].ok()) {
+          r.status = replies[i].status();
+          return r;
+        }
+        if (replies[i]->has_value()) deliver_to_server(id, std::move(**replies[i]));
+      }
+      for (size_t i = 0; i < batch.size(); ++i) batch[i].message.Clear();
+    }
+    if (aborted) {
       r.status = server.status();
       break;
-    }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const uint32_t id = batch[i].client_id;
-      if (skip[i]) {
-        if (o.report_drops) (void)server.MarkDropped(id);
-        continue;
-      }
-      if (!replies[i].ok()) {
-        r.status = replies[i].status();
-        return r;
-      }
-      if (replies[i]->has_value()) deliver_to_server(id, std::move(**replies[i]));
     }
   }
 

@@ -39,6 +39,9 @@ struct DriverOptions {
   // A dropped client is reported with MarkDropped if true, else left to miss the deadline.
   bool report_drops = true;
   int threads = 1;
+  // Messages of a stage are handled and answered in batches of this many clients (0: all at
+  // once), which bounds the replies held in memory (64 KiB per masked input at d = 2^14).
+  size_t batch = 0;
   // Called on every server message before delivery (may modify it).
   std::function<void(uint32_t client, fedmf::v1::secagg::ServerToClient&)> tamper_server;
   // Called on every client message before the server sees it (may modify it); also a way to
@@ -56,6 +59,7 @@ struct DriverResult {
   std::map<uint32_t, std::string> client_aborts;  // client id -> its abort reason
   int completed_clients = 0;
   bool complete_graph = true;  // the server's graph (when it got that far)
+  std::vector<double> close_seconds;  // wall time of each ServerSession::CloseStage call
 };
 
 DriverResult RunSession(const DriverOptions& options);
