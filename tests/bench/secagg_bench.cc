@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "crypto/aead.h"
 #include "crypto/csprng.h"
+#include "crypto/hkdf.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/derivation.h"
 #include "crypto/secagg/mask_accumulator.h"
@@ -95,6 +97,34 @@ void SetKeys(fedmf::v1::secagg::ClientKeys* entry, uint32_t id, const PublicKeyB
   entry->set_client_id(id);
   entry->mutable_keys()->set_c_public_key(c.data(), c.size());
   entry->mutable_keys()->set_s_public_key(s.data(), s.size());
+}
+
+// Seconds per HKDF derivation (as in PairwiseMaskSeed), per AEAD encryption plus decryption of
+// a share payload, per mask expansion and per Shamir split of a 32-byte secret into n shares.
+struct UnitCosts {
+  double hkdf = 0, aead = 0, mask = 0, split = 0;
+};
+
+UnitCosts MeasureUnitCosts(int t, int n) {
+  UnitCosts u;
+  const std::vector<uint8_t> key(32, 1), info(88, 2);
+  constexpr int kReps = 300;
+  Clock::time_point start = Clock::now();
+  for (int i = 0; i < kReps; ++i) benchmark::DoNotOptimize(crypto::HkdfSha256(key, key, info, 32));
+  u.hkdf = Seconds(start) / kReps;
+  const crypto::Aes256Gcm aead = crypto::Aes256Gcm::Create(key).value();
+  const std::vector<uint8_t> payload(kSharePayloadSize, 3), ad(40, 4);
+  start = Clock::now();
+  for (int i = 0; i < kReps; ++i) {
+    const std::vector<uint8_t> ct = aead.Encrypt(payload, ad).value();
+    benchmark::DoNotOptimize(aead.Decrypt(ct, ad));
+  }
+  u.aead = Seconds(start) / kReps;
+  u.mask = MeasureYardsticks().mask;
+  start = Clock::now();
+  for (int i = 0; i < 3; ++i) benchmark::DoNotOptimize(crypto::ShamirSplit(key, {t, n}));
+  u.split = Seconds(start) / 3;
+  return u;
 }
 
 // Client 1 of n; the other n - 1 clients exist only as key pairs.
@@ -175,8 +205,16 @@ void BM_ClientRound(benchmark::State& state) {
   state.counters["masked_input_ms"] = 1e3 * masked_input / iterations;
   state.counters["unmasking_ms"] = 1e3 * unmasking / iterations;
   state.counters["total_ms"] = 1e3 * total;
-  // Share of the round spent in the 2 (n - 1) X25519 agreements it needs.
-  state.counters["x25519_fraction"] = 2.0 * (n - 1) * (x25519 / iterations) / total;
+  // Model of the round from unit costs measured now: per neighbor 2 agreements, 2 HKDFs, one
+  // AEAD encryption and decryption and one mask; 2 Shamir splits of n shares.
+  const UnitCosts u = MeasureUnitCosts(config.threshold, n);
+  const double m = n - 1;
+  state.counters["x25519_ms"] = 1e3 * 2 * m * (x25519 / iterations);
+  state.counters["hkdf_ms"] = 1e3 * 2 * m * u.hkdf;
+  state.counters["aead_ms"] = 1e3 * m * u.aead;
+  state.counters["mask_ms"] = 1e3 * m * u.mask;
+  state.counters["shamir_ms"] = 1e3 * 2 * u.split;
+  state.counters["x25519_fraction"] = 2.0 * m * (x25519 / iterations) / total;
 }
 BENCHMARK(BM_ClientRound)->Arg(1000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -44,8 +44,15 @@ DriverResult RunSession(const DriverOptions& o) {
   }
   auto directory = std::make_shared<MapSigningKeyDirectory>();
   std::map<uint32_t, std::unique_ptr<ClientSession>> clients;
-  std::mt19937_64 rng(o.input_seed);
   const uint64_t mask = crypto::internal::LowBitsMask(config.bits);
+  // Client inputs, regenerated (not stored) for the expected sum at the end.
+  auto make_input = [&o, &config, mask](uint32_t id, std::mt19937_64& rng) {
+    std::vector<uint64_t> input(config.length);
+    for (uint64_t& v : input) v = rng() & mask;
+    if (auto it = o.fixed_inputs.find(id); it != o.fixed_inputs.end()) input = it->second;
+    return input;
+  };
+  std::mt19937_64 rng(o.input_seed);
   for (uint32_t id : ids) {
     ClientIdentity identity{id, std::nullopt};
     if (config.signatures) {
@@ -63,14 +70,10 @@ DriverResult RunSession(const DriverOptions& o) {
       r.status = client.status();
       return r;
     }
-    std::vector<uint64_t> input(config.length);
-    for (uint64_t& v : input) v = rng() & mask;
-    if (auto it = o.fixed_inputs.find(id); it != o.fixed_inputs.end()) input = it->second;
-    if (absl::Status s = (*client)->SetInput(input); !s.ok()) {
+    if (absl::Status s = (*client)->SetInput(make_input(id, rng)); !s.ok()) {
       r.status = s;
       return r;
     }
-    r.inputs[id] = std::move(input);
     clients[id] = std::move(*client);
   }
   absl::StatusOr<std::unique_ptr<ServerSession>> server_or =
@@ -172,8 +175,10 @@ DriverResult RunSession(const DriverOptions& o) {
   if (server.graph() != nullptr) r.complete_graph = server.graph()->complete();
   r.included = server.IncludedClients();
   r.expected.assign(config.length, 0);
-  for (uint32_t id : r.included) {
-    const std::vector<uint64_t>& x = r.inputs[id];
+  std::mt19937_64 replay(o.input_seed);
+  for (uint32_t id : ids) {
+    const std::vector<uint64_t> x = make_input(id, replay);
+    if (!std::binary_search(r.included.begin(), r.included.end(), id)) continue;
     for (size_t i = 0; i < x.size(); ++i) r.expected[i] = (r.expected[i] + x[i]) & mask;
   }
   for (const auto& [id, client] : clients) {

@@ -55,7 +55,6 @@ struct DriverResult {
   std::vector<uint64_t> expected;  // sum mod 2^b of the inputs of the included clients
   std::vector<uint32_t> included;  // clients whose input is in the sum
   std::vector<uint32_t> sent_masked_input;  // clients that sent a masked input (per the drops)
-  std::map<uint32_t, std::vector<uint64_t>> inputs;
   std::map<uint32_t, std::string> client_aborts;  // client id -> its abort reason
   int completed_clients = 0;
   bool complete_graph = true;  // the server's graph (when it got that far)
