@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "crypto/secagg/client_session.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/mask_accumulator.h"
 #include "crypto/secagg/vector_codec.h"
 
@@ -14,29 +15,29 @@ using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::MaskedInputRequest;
 
 absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInputRequest& request) {
-  auto bad = [](auto&&... args) { return absl::InvalidArgumentError(absl::StrFormat(args...)); };
   // The client's own shares count towards the threshold.
   if (static_cast<size_t>(request.shares_size()) + 1 < static_cast<size_t>(config_.threshold)) {
-    return bad("too few clients left: shares from %d neighbors, need at least %d",
-               request.shares_size(), config_.threshold - 1);
+    return Invalid("too few clients left: shares from %d neighbors, need at least %d",
+                   request.shares_size(), config_.threshold - 1);
   }
   for (int i = 0; i < request.shares_size(); ++i) {
     const fedmf::v1::secagg::EncryptedShares& entry = request.shares(i);
     const uint32_t sender = entry.peer_id();
     if (i > 0 && sender == request.shares(i - 1).peer_id()) {
-      return bad("shares of client %d listed twice", sender);
+      return Invalid("shares of client %d listed twice", sender);
     }
     if (i > 0 && sender < request.shares(i - 1).peer_id()) {
-      return bad("share senders not ascending at position %d (%d after %d)", i, sender,
-                 request.shares(i - 1).peer_id());
+      return Invalid("share senders not ascending at position %d (%d after %d)", i, sender,
+                     request.shares(i - 1).peer_id());
     }
-    if (sender == id_) return bad("shares from itself in the request");
+    if (sender == id_) return Invalid("shares from itself in the request");
     Neighbor* n = FindNeighbor(sender);
-    if (n == nullptr) return bad("shares from client %d, which is not a neighbor", sender);
+    if (n == nullptr) return Invalid("shares from client %d, which is not a neighbor", sender);
     absl::StatusOr<crypto::SecretBytes> payload = n->channel->Decrypt(
         AsBytes(entry.ciphertext()), ShareAssociatedData(session_id_, sender, id_));
     if (!payload.ok()) {
-      return bad("shares from client %d do not decrypt: %s", sender, payload.status().message());
+      return Invalid("shares from client %d do not decrypt: %s", sender,
+                     payload.status().message());
     }
     absl::StatusOr<SharePayload> shares = DecodeSharePayload(*payload, sender, id_);
     if (!shares.ok()) return shares.status();

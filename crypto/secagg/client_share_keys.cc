@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "crypto/csprng.h"
 #include "crypto/secagg/client_session.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/vector_codec.h"
 #include "crypto/shamir.h"
 
@@ -17,25 +18,24 @@ using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::ShareKeysRequest;
 
 absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysRequest& request) {
-  auto bad = [](auto&&... args) { return absl::InvalidArgumentError(absl::StrFormat(args...)); };
   if (request.session_id().size() != kSessionIdSize) {
-    return bad("session id is %d bytes, need %d", request.session_id().size(), kSessionIdSize);
+    return Invalid("session id is %d bytes, need %d", request.session_id().size(), kSessionIdSize);
   }
   const uint32_t advertised = request.num_advertised();
   if (advertised > static_cast<uint32_t>(config_.num_clients) ||
       advertised < static_cast<uint32_t>(config_.threshold)) {
-    return bad("num_advertised=%d outside [threshold=%d, num_clients=%d]", advertised,
-               config_.threshold, config_.num_clients);
+    return Invalid("num_advertised=%d outside [threshold=%d, num_clients=%d]", advertised,
+                   config_.threshold, config_.num_clients);
   }
   // Closed neighborhood size: everyone (complete) or min(k, n1 - 1) + 1 (Harary).
   const size_t expected = config_.graph == GraphKind::kComplete
                               ? advertised
                               : std::min<size_t>(config_.degree, advertised - 1) + 1;
   if (static_cast<size_t>(request.clients_size()) != expected) {
-    return bad("wrong key count: %d clients listed, need %d", request.clients_size(), expected);
+    return Invalid("wrong key count: %d clients listed, need %d", request.clients_size(), expected);
   }
   if (expected < static_cast<size_t>(config_.threshold)) {
-    return bad("%d clients listed, fewer than the threshold %d", expected, config_.threshold);
+    return Invalid("%d clients listed, fewer than the threshold %d", expected, config_.threshold);
   }
 
   absl::flat_hash_set<std::string> seen_keys;
@@ -44,18 +44,19 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
   for (int i = 0; i < request.clients_size(); ++i) {
     const fedmf::v1::secagg::ClientKeys& entry = request.clients(i);
     const uint32_t id = entry.client_id();
-    if (i > 0 && id == request.clients(i - 1).client_id()) return bad("client %d listed twice", id);
+    if (i > 0 && id == request.clients(i - 1).client_id())
+      return Invalid("client %d listed twice", id);
     if (i > 0 && id < request.clients(i - 1).client_id()) {
-      return bad("client ids not ascending at position %d (%d after %d)", i, id,
-                 request.clients(i - 1).client_id());
+      return Invalid("client ids not ascending at position %d (%d after %d)", i, id,
+                     request.clients(i - 1).client_id());
     }
     const std::string& c = entry.keys().c_public_key();
     const std::string& s = entry.keys().s_public_key();
     if (c.size() != crypto::kX25519KeySize || s.size() != crypto::kX25519KeySize) {
-      return bad("client %d: public keys of %d and %d bytes, need 32", id, c.size(), s.size());
+      return Invalid("client %d: public keys of %d and %d bytes, need 32", id, c.size(), s.size());
     }
     if (!seen_keys.insert(c).second || !seen_keys.insert(s).second) {
-      return bad("client %d reuses a public key already listed", id);
+      return Invalid("client %d reuses a public key already listed", id);
     }
     if (config_.signatures) {
       if (absl::Status st = VerifyAdvertisement(entry); !st.ok()) return st;
@@ -72,13 +73,13 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
     n.s_public = *s_public;
     if (id == id_) {
       if (!(*n.c_public == c_key_->public_key()) || !(*n.s_public == s_key_->public_key())) {
-        return bad("own keys altered in the key list");
+        return Invalid("own keys altered in the key list");
       }
       found_self = true;
       self_position_ = static_cast<size_t>(i);
     }
   }
-  if (!found_self) return bad("own key missing from the key list");
+  if (!found_self) return Invalid("own key missing from the key list");
 
   SessionId sid{};
   std::copy(request.session_id().begin(), request.session_id().end(), sid.begin());
@@ -88,7 +89,7 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
     for (const Neighbor& n : neighbors) builder.Add(n.id, n.c_public->bytes(), n.s_public->bytes());
     absl::StatusOr<SessionId> computed = builder.Finish();
     if (!computed.ok()) return computed.status();
-    if (*computed != sid) return bad("session id does not match the advertised keys");
+    if (*computed != sid) return Invalid("session id does not match the advertised keys");
   }
   session_id_ = sid;
 

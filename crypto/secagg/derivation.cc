@@ -117,8 +117,8 @@ void SessionIdBuilder::Add(uint32_t id, const PublicKeyBytes& c_public,
 absl::StatusOr<SessionId> SessionIdBuilder::Finish() {
   if (!ordered_ || added_ != expected_) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("session id: %d clients added (%d expected), ascending ids: %v", added_,
-                        expected_, ordered_));
+        absl::StrFormat("session id: %d clients added (%d expected), ids ascending: %s", added_,
+                        expected_, ordered_ ? "yes" : "no"));
   }
   return hash_.Finish();
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/server_session.h"
 #include "crypto/secagg/vector_codec.h"
 
@@ -13,29 +14,28 @@ using fedmf::v1::secagg::AdvertiseKeys;
 using fedmf::v1::secagg::ServerToClient;
 
 absl::Status ServerSession::AcceptAdvertiseKeys(Client& c, const AdvertiseKeys& m) {
-  auto bad = [](auto&&... args) { return absl::InvalidArgumentError(absl::StrFormat(args...)); };
   if (m.c_public_key().size() != crypto::kX25519KeySize ||
       m.s_public_key().size() != crypto::kX25519KeySize) {
-    return bad("public keys of %d and %d bytes, need 32", m.c_public_key().size(),
-               m.s_public_key().size());
+    return Invalid("public keys of %d and %d bytes, need 32", m.c_public_key().size(),
+                   m.s_public_key().size());
   }
   PublicKeyBytes c_public{}, s_public{};
   std::copy(m.c_public_key().begin(), m.c_public_key().end(), c_public.begin());
   std::copy(m.s_public_key().begin(), m.s_public_key().end(), s_public.begin());
-  if (c_public == s_public) return bad("the two public keys are equal");
+  if (c_public == s_public) return Invalid("the two public keys are equal");
   if (seen_keys_.contains(c_public) || seen_keys_.contains(s_public)) {
-    return bad("a public key already advertised by another client");
+    return Invalid("a public key already advertised by another client");
   }
   if (config_.signatures) {
     const std::optional<crypto::Ed25519PublicKey> verifier = directory_->Find(c.id);
-    if (!verifier.has_value()) return bad("not in the signing key directory");
+    if (!verifier.has_value()) return Invalid("not in the signing key directory");
     if (absl::Status s = verifier->Verify(
             AdvertisementMessage(config_digest_, c.id, c_public, s_public), AsBytes(m.signature()));
         !s.ok()) {
-      return bad("advertisement signature does not verify (%s)", s.message());
+      return Invalid("advertisement signature does not verify (%s)", s.message());
     }
   } else if (!m.signature().empty()) {
-    return bad("a signature although signatures are off");
+    return Invalid("a signature although signatures are off");
   }
   seen_keys_.insert(c_public);
   seen_keys_.insert(s_public);

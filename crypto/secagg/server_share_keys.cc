@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/server_session.h"
 
 namespace fedmf::secagg {
@@ -11,11 +12,10 @@ using fedmf::v1::secagg::ServerToClient;
 using fedmf::v1::secagg::ShareKeysResponse;
 
 absl::Status ServerSession::AcceptShareKeys(Client& c, const ShareKeysResponse& m) {
-  auto bad = [](auto&&... args) { return absl::InvalidArgumentError(absl::StrFormat(args...)); };
   const absl::Span<const uint32_t> members = Neighborhood(c.id);
   if (static_cast<size_t>(m.shares_size()) != members.size() - 1) {
-    return bad("wrong share count: %d ciphertexts, need one for each of %d neighbors",
-               m.shares_size(), members.size() - 1);
+    return Invalid("wrong share count: %d ciphertexts, need one for each of %d neighbors",
+                   m.shares_size(), members.size() - 1);
   }
   std::string store;
   store.reserve(kShareCiphertextSize * (members.size() - 1));
@@ -24,12 +24,12 @@ absl::Status ServerSession::AcceptShareKeys(Client& c, const ShareKeysResponse& 
     if (receiver == c.id) continue;
     const fedmf::v1::secagg::EncryptedShares& entry = m.shares(i);
     if (entry.peer_id() != receiver) {
-      return bad("ciphertext %d is addressed to %d, expected neighbor %d (ascending order)", i,
-                 entry.peer_id(), receiver);
+      return Invalid("ciphertext %d is addressed to %d, expected neighbor %d (ascending order)", i,
+                     entry.peer_id(), receiver);
     }
     if (entry.ciphertext().size() != kShareCiphertextSize) {
-      return bad("ciphertext for %d is %d bytes, need %d", receiver, entry.ciphertext().size(),
-                 kShareCiphertextSize);
+      return Invalid("ciphertext for %d is %d bytes, need %d", receiver, entry.ciphertext().size(),
+                     kShareCiphertextSize);
     }
     store.append(entry.ciphertext());
     ++i;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "crypto/mersenne61.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/server_session.h"
 #include "crypto/secagg/vector_codec.h"
 
@@ -36,7 +37,6 @@ absl::Status CheckShareBytes(const std::string& share, uint32_t owner) {
 }  // namespace
 
 absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& m) {
-  auto bad = [](auto&&... args) { return absl::InvalidArgumentError(absl::StrFormat(args...)); };
   // What c must reveal: self-mask shares of N[c] ∩ U3, key shares of N(c) ∩ (U2 \ U3).
   std::vector<uint32_t> want_self, want_key;
   for (uint32_t u : Neighborhood(c.id)) {
@@ -50,12 +50,12 @@ absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& 
   auto check_list = [&](const google::protobuf::RepeatedPtrField<RevealedShare>& got,
                         const std::vector<uint32_t>& want, const char* kind) -> absl::Status {
     if (static_cast<size_t>(got.size()) != want.size()) {
-      return bad("%d %s shares, need %d", got.size(), kind, want.size());
+      return Invalid("%d %s shares, need %d", got.size(), kind, want.size());
     }
     for (size_t i = 0; i < want.size(); ++i) {
       if (got[static_cast<int>(i)].owner_id() != want[i]) {
-        return bad("%s share %d is of client %d, expected %d", kind, i,
-                   got[static_cast<int>(i)].owner_id(), want[i]);
+        return Invalid("%s share %d is of client %d, expected %d", kind, i,
+                       got[static_cast<int>(i)].owner_id(), want[i]);
       }
       if (absl::Status s = CheckShareBytes(got[static_cast<int>(i)].share(), want[i]); !s.ok()) {
         return s;
