@@ -5,6 +5,18 @@ if(FEDMF_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# libFuzzer needs clang; every target gets coverage instrumentation and ASan, the fuzzers
+# themselves link the libFuzzer driver (tests/fuzz).
+if(FEDMF_BUILD_FUZZERS)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address)
+  else()
+    message(WARNING "FEDMF_BUILD_FUZZERS needs clang (compiler is ${CMAKE_CXX_COMPILER_ID}); "
+                    "the fuzzers are not built")
+  endif()
+endif()
+
 # Applies the warning policy of CONVENTIONS.md to a target built from our sources.
 function(fedmf_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)

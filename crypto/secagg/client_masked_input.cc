@@ -1,0 +1,75 @@
+// Client round 2 (MaskedInputCollection): decrypt the shares the neighbors sent, then send
+// y = x + PRG(self-mask seed) + sum over neighbors v that shared of +PRG(s_uv) (u < v) or
+// -PRG(s_uv) (u > v), mod 2^b, bit-packed.
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "crypto/secagg/client_session.h"
+#include "crypto/secagg/errors.h"
+#include "crypto/secagg/mask_accumulator.h"
+#include "crypto/secagg/vector_codec.h"
+
+namespace fedmf::secagg {
+
+using fedmf::v1::secagg::ClientToServer;
+using fedmf::v1::secagg::MaskedInputRequest;
+
+absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInputRequest& request) {
+  // The client's own shares count towards the threshold.
+  if (static_cast<size_t>(request.shares_size()) + 1 < static_cast<size_t>(config_.threshold)) {
+    return Invalid("too few clients left: shares from %d neighbors, need at least %d",
+                   request.shares_size(), config_.threshold - 1);
+  }
+  for (int i = 0; i < request.shares_size(); ++i) {
+    const fedmf::v1::secagg::EncryptedShares& entry = request.shares(i);
+    const uint32_t sender = entry.peer_id();
+    if (i > 0 && sender == request.shares(i - 1).peer_id()) {
+      return Invalid("shares of client %d listed twice", sender);
+    }
+    if (i > 0 && sender < request.shares(i - 1).peer_id()) {
+      return Invalid("share senders not ascending at position %d (%d after %d)", i, sender,
+                     request.shares(i - 1).peer_id());
+    }
+    if (sender == id_) return Invalid("shares from itself in the request");
+    Neighbor* n = FindNeighbor(sender);
+    if (n == nullptr) return Invalid("shares from client %d, which is not a neighbor", sender);
+    absl::StatusOr<crypto::SecretBytes> payload = n->channel->Decrypt(
+        AsBytes(entry.ciphertext()), ShareAssociatedData(session_id_, sender, id_));
+    if (!payload.ok()) {
+      return Invalid("shares from client %d do not decrypt: %s", sender,
+                     payload.status().message());
+    }
+    absl::StatusOr<SharePayload> shares = DecodeSharePayload(*payload, sender, id_);
+    if (!shares.ok()) return shares.status();
+    n->key_share = std::move(shares->key_share);
+    n->self_mask_share = std::move(shares->self_mask_share);
+    n->shared = true;
+  }
+
+  absl::StatusOr<MaskAccumulator> acc = MaskAccumulator::Create(config_.bits, config_.length);
+  if (!acc.ok()) return acc.status();
+  if (absl::Status s = acc->AddValues(input_); !s.ok()) return s;
+  absl::StatusOr<crypto::SecretBytes> self_seed =
+      SelfMaskSeed(self_mask_secret_.span(), id_, session_id_);
+  if (!self_seed.ok()) return self_seed.status();
+  if (absl::Status s = acc->AddMask(self_seed->span(), crypto::MaskOp::kAdd); !s.ok()) return s;
+  for (const Neighbor& n : neighbors_) {
+    if (n.id == id_ || !n.shared) continue;
+    absl::StatusOr<crypto::SecretBytes> seed =
+        PairwiseMaskSeed(*s_key_, id_, *n.s_public, n.id, session_id_);
+    if (!seed.ok()) return seed.status();
+    const crypto::MaskOp op = id_ < n.id ? crypto::MaskOp::kAdd : crypto::MaskOp::kSubtract;
+    if (absl::Status s = acc->AddMask(seed->span(), op); !s.ok()) return s;
+  }
+  absl::StatusOr<std::string> packed = acc->Pack();
+  if (!packed.ok()) return packed.status();
+  std::fill(input_.begin(), input_.end(), 0);
+
+  ClientToServer out;
+  out.mutable_masked_input()->set_packed(std::move(*packed));
+  stage_ = config_.consistency_check ? ClientStage::kAwaitingConsistencyCheck
+                                     : ClientStage::kAwaitingUnmasking;
+  return out;
+}
+
+}  // namespace fedmf::secagg

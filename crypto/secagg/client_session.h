@@ -1,0 +1,137 @@
+// The client side of SecAgg (Bonawitz et al. 2017; SecAgg+ graphs of Bell et al. 2020) as a
+// sans-IO state machine: it consumes ServerToClient messages and produces ClientToServer messages,
+// with no sockets, threads or clocks. One handler per stage (client_*.cc). Any server message
+// that is malformed, inconsistent with what the client saw before, or not expected in the
+// current stage makes the client abort: it wipes its secrets and returns an Abort message with
+// the reason. An honest client never reveals both the self-mask share and the key share of one
+// client, whatever the server asks (a ledger of revealed shares is kept across stages).
+#ifndef FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_
+#define FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "crypto/aead.h"
+#include "crypto/ed25519.h"
+#include "crypto/secagg/config.h"
+#include "crypto/secagg/derivation.h"
+#include "crypto/secagg/signing_directory.h"
+#include "crypto/secret_bytes.h"
+#include "crypto/x25519.h"
+#include "fedmf/v1/secagg.pb.h"
+
+namespace fedmf::secagg {
+
+enum class ClientStage {
+  kNotStarted,         // Start() not called yet
+  kAwaitingShareKeys,  // advertised keys, waiting for the neighbors' keys
+  kAwaitingMaskedInputRequest,
+  kAwaitingConsistencyCheck,  // sent the masked input (consistency check enabled)
+  kAwaitingUnmasking,
+  kCompleted,  // sent the unmasking response
+  kAborted,
+};
+
+const char* ClientStageName(ClientStage stage);
+
+struct ClientIdentity {
+  uint32_t id = 0;
+  // Required iff config.signatures; its public half must be in everyone's directory.
+  std::optional<crypto::Ed25519PrivateKey> signing_key;
+};
+
+class ClientSession {
+ public:
+  // Validates the config; `directory` is required iff config.signatures. Generates the two X25519
+  // key pairs.
+  static absl::StatusOr<std::unique_ptr<ClientSession>> Create(
+      const SessionConfig& config, ClientIdentity identity,
+      std::shared_ptr<const SigningKeyDirectory> directory);
+
+  // The AdvertiseKeys message. kFailedPrecondition if called twice.
+  absl::StatusOr<fedmf::v1::secagg::ClientToServer> Start();
+
+  // The input x in Z_{2^b}^d. Allowed until the masked input is computed; kInvalidArgument for a
+  // wrong length or a value >= 2^b, kFailedPrecondition after the masked input was sent.
+  absl::Status SetInput(absl::Span<const uint64_t> input);
+
+  // Consumes one server message and returns the reply to send, if any. A server Abort ends the
+  // session with no reply; an invalid message ends it with an Abort reply. Messages after the
+  // session ended are answered with nothing. kFailedPrecondition (and no state change) only for a
+  // caller error: a MaskedInputRequest before SetInput, or any message before Start().
+  absl::StatusOr<std::optional<fedmf::v1::secagg::ClientToServer>> Handle(
+      const fedmf::v1::secagg::ServerToClient& message);
+
+  ClientStage stage() const { return stage_; }
+  uint32_t id() const { return id_; }
+  // Why the session aborted (empty otherwise).
+  const std::string& abort_reason() const { return abort_reason_; }
+
+ private:
+  // A member of the closed neighborhood, with its advertised keys.
+  struct Neighbor {
+    uint32_t id = 0;
+    std::optional<crypto::X25519PublicKey> c_public;
+    std::optional<crypto::X25519PublicKey> s_public;
+    std::optional<crypto::Aes256Gcm> channel;  // share AEAD (not for itself)
+    bool shared = false;                       // its shares reached us (round 2)
+    crypto::SecretBytes key_share;             // its share of s_SK held by us
+    crypto::SecretBytes self_mask_share;       // its share of b held by us
+  };
+  enum class Revealed { kSelfMaskShare, kKeyShare };
+
+  ClientSession(const SessionConfig& config, const std::array<uint8_t, 32>& digest,
+                ClientIdentity identity, std::shared_ptr<const SigningKeyDirectory> directory,
+                crypto::X25519PrivateKey c_key, crypto::X25519PrivateKey s_key);
+
+  // Stage handlers (client_share_keys.cc, client_masked_input.cc, client_unmasking.cc). Each
+  // returns the reply, or an error Status whose message is the abort reason.
+  absl::StatusOr<fedmf::v1::secagg::ClientToServer> HandleShareKeys(
+      const fedmf::v1::secagg::ShareKeysRequest& request);
+  absl::StatusOr<fedmf::v1::secagg::ClientToServer> HandleMaskedInput(
+      const fedmf::v1::secagg::MaskedInputRequest& request);
+  absl::StatusOr<fedmf::v1::secagg::ClientToServer> HandleConsistencyCheck(
+      const fedmf::v1::secagg::ConsistencyCheckRequest& request);
+  absl::StatusOr<fedmf::v1::secagg::ClientToServer> HandleUnmasking(
+      const fedmf::v1::secagg::UnmaskingRequest& request);
+
+  // Verifies an advertisement signature against the directory.
+  absl::Status VerifyAdvertisement(const fedmf::v1::secagg::ClientKeys& keys) const;
+  // Records that a share of `owner`'s secret of kind `kind` is revealed; kInvalidArgument if the
+  // other kind was revealed before (the one rule an honest client must never break).
+  absl::Status RecordReveal(uint32_t owner, Revealed kind);
+  Neighbor* FindNeighbor(uint32_t id);
+  fedmf::v1::secagg::ClientToServer Abort(std::string reason);
+  void WipeSecrets();
+
+  SessionConfig config_;
+  std::array<uint8_t, 32> config_digest_;
+  uint32_t id_;
+  std::optional<crypto::Ed25519PrivateKey> signing_key_;
+  std::shared_ptr<const SigningKeyDirectory> directory_;
+  std::optional<crypto::X25519PrivateKey> c_key_;
+  std::optional<crypto::X25519PrivateKey> s_key_;
+  std::vector<uint64_t> input_;
+  bool has_input_ = false;
+
+  ClientStage stage_ = ClientStage::kNotStarted;
+  std::string abort_reason_;
+  SessionId session_id_{};
+  std::vector<Neighbor> neighbors_;  // closed neighborhood, ascending id (round 1)
+  size_t self_position_ = 0;
+  crypto::SecretBytes self_mask_secret_;    // b
+  std::vector<uint32_t> signed_survivors_;  // consistency check
+  absl::flat_hash_map<uint32_t, Revealed> revealed_;
+};
+
+}  // namespace fedmf::secagg
+
+#endif  // FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_

@@ -1,0 +1,70 @@
+// Server round 2 (MaskedInputCollection): add each masked input into the running sum on arrival,
+// then fix U3 (the clients whose input counts) and start the consistency check or the unmasking.
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "crypto/secagg/server_session.h"
+#include "crypto/secagg/vector_codec.h"
+
+namespace fedmf::secagg {
+
+using fedmf::v1::secagg::MaskedInput;
+using fedmf::v1::secagg::ServerToClient;
+
+absl::Status ServerSession::AcceptMaskedInput(Client& c, const MaskedInput& m) {
+  if (absl::Status s = sum_.AddPacked(AsBytes(m.packed())); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrFormat("masked input: %s", s.message()));
+  }
+  c.masked = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
+  // A client whose masked input arrived stays in U3 even if it dropped since: its input counts.
+  survivors_.clear();
+  for (const Client& c : clients_) {
+    if (c.masked) survivors_.push_back(c.id);
+  }
+  if (survivors_.size() < static_cast<size_t>(config_.threshold)) {
+    return absl::FailedPreconditionError(absl::StrFormat("too few masked inputs: %d, threshold %d",
+                                                         survivors_.size(), config_.threshold));
+  }
+  if (absl::Status s = CheckReconstructable(&Client::masked, "MaskedInput"); !s.ok()) return s;
+  if (config_.consistency_check) {
+    ServerToClient request;
+    for (uint32_t id : survivors_) request.mutable_consistency_check()->add_survivor_ids(id);
+    std::vector<ServerMessage> out;
+    for (const Client& c : clients_) {
+      if (c.masked && !c.dropped) out.push_back({c.id, request});
+    }
+    stage_ = ServerStage::kConsistencyCheck;
+    return out;
+  }
+  stage_ = ServerStage::kUnmasking;
+  return UnmaskingRequests(&Client::masked);
+}
+
+std::vector<ServerMessage> ServerSession::UnmaskingRequests(bool Client::*flag) {
+  ServerToClient common;  // the signatures, the same for everyone
+  for (const Client& c : clients_) {
+    if (c.signed_survivors) {
+      fedmf::v1::secagg::SurvivorSignature* s = common.mutable_unmasking()->add_signatures();
+      s->set_client_id(c.id);
+      s->set_signature(c.survivor_signature);
+    }
+  }
+  std::vector<ServerMessage> out;
+  for (const Client& v : clients_) {
+    if (!(v.*flag) || v.dropped) continue;
+    ServerToClient request = common;
+    fedmf::v1::secagg::UnmaskingRequest* r = request.mutable_unmasking();
+    for (uint32_t u : Neighborhood(v.id)) {
+      const Client& owner = *Find(u);
+      if (owner.shared && !owner.masked) r->add_dropped_ids(u);
+    }
+    out.push_back({v.id, std::move(request)});
+  }
+  return out;
+}
+
+}  // namespace fedmf::secagg

@@ -1,0 +1,165 @@
+// The server side of SecAgg (Bonawitz et al. 2017; SecAgg+ graphs of Bell et al. 2020) as a
+// sans-IO state machine. The caller delivers client messages (HandleMessage), reports clients it
+// lost (MarkDropped) and decides when a stage's deadline is over (CloseStage, or earlier when
+// ReadyToClose()); CloseStage returns the next round of messages for every remaining client. A
+// malformed or unexpected client message drops that client with a reason; too few clients left
+// for the threshold at any stage aborts the whole session cleanly (Abort messages to all
+// remaining clients, status() says why). After the Unmasking stage closes, result() is the sum
+// mod 2^b of the inputs of every client whose masked input arrived.
+//
+// Cost: O(d) memory for the sum (masked inputs are added on arrival); shares are kept only until
+// t per secret; unmasking is one ShamirReconstructor per distinct holder set (one for the whole
+// complete graph) and one mask expansion per removed mask into a single accumulator.
+#ifndef FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
+#define FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "crypto/secagg/config.h"
+#include "crypto/secagg/derivation.h"
+#include "crypto/secagg/graph.h"
+#include "crypto/secagg/mask_accumulator.h"
+#include "crypto/secagg/signing_directory.h"
+#include "crypto/shamir.h"
+#include "fedmf/v1/secagg.pb.h"
+
+namespace fedmf::secagg {
+
+enum class ServerStage {
+  kAdvertiseKeys,     // collecting AdvertiseKeys
+  kShareKeys,         // collecting ShareKeysResponse
+  kMaskedInput,       // collecting MaskedInput
+  kConsistencyCheck,  // collecting ConsistencyCheckResponse
+  kUnmasking,         // collecting UnmaskingResponse
+  kCompleted,
+  kAborted,
+};
+
+const char* ServerStageName(ServerStage stage);
+
+struct ServerMessage {
+  uint32_t client_id = 0;
+  fedmf::v1::secagg::ServerToClient message;
+};
+
+// A ServerToClient Abort with `reason` (for a client whose message HandleMessage rejected).
+fedmf::v1::secagg::ServerToClient AbortMessage(absl::string_view reason);
+
+class ServerSession {
+ public:
+  // `cohort` lists the num_clients invited client ids (distinct). `directory` is required iff
+  // config.signatures.
+  static absl::StatusOr<std::unique_ptr<ServerSession>> Create(
+      const SessionConfig& config, std::vector<uint32_t> cohort,
+      std::shared_ptr<const SigningKeyDirectory> directory);
+
+  // Consumes a message from `client_id`. OK if accepted (a client Abort is accepted and drops the
+  // client). Otherwise the message is rejected: kNotFound for an id outside the cohort,
+  // kFailedPrecondition when the client was already dropped or the session has ended (no state
+  // change), kInvalidArgument for a malformed, duplicate or out-of-stage message, which also
+  // drops the client (send it AbortMessage(status.message())).
+  absl::Status HandleMessage(uint32_t client_id, const fedmf::v1::secagg::ClientToServer& message);
+
+  // The caller lost `client_id` (disconnect, missed deadline). kNotFound for an unknown id;
+  // idempotent otherwise.
+  absl::Status MarkDropped(uint32_t client_id);
+
+  // True when every client the current stage waits for has answered or dropped.
+  bool ReadyToClose() const;
+
+  // Ends the current stage: the requests of the next stage, or Abort messages for every remaining
+  // client if the session cannot go on (then stage() is kAborted and status() the reason), or
+  // nothing once the Unmasking stage closed (then result() is ready). kFailedPrecondition if the
+  // session has already ended.
+  absl::StatusOr<std::vector<ServerMessage>> CloseStage();
+
+  ServerStage stage() const { return stage_; }
+  // OK unless aborted; then kAborted with the reason.
+  const absl::Status& status() const { return status_; }
+  // The sum, after the session completed.
+  absl::StatusOr<std::vector<uint64_t>> result() const;
+  // Clients whose masked input arrived (their inputs are in the sum), ascending.
+  std::vector<uint32_t> IncludedClients() const;
+  const SessionId& session_id() const { return session_id_; }
+  // The neighbor graph (after AdvertiseKeys closed), else nullptr.
+  const NeighborGraph* graph() const { return graph_ ? &*graph_ : nullptr; }
+  // Why `client_id` was dropped (empty if it was not).
+  std::string DropReason(uint32_t client_id) const;
+
+ private:
+  struct Client {
+    uint32_t id = 0;
+    bool awaiting = false;  // the current stage waits for this client's message
+    bool dropped = false;
+    std::string drop_reason;
+    bool advertised = false, shared = false, masked = false, signed_survivors = false,
+         unmasked = false;
+    PublicKeyBytes c_public{}, s_public{};
+    std::string advertisement_signature;  // forwarded to the neighbors, who verify it
+    std::string ciphertexts;  // round 1: fixed-size ciphertexts to N(u)\{u}, ascending receiver
+    std::string survivor_signature;  // round 3
+  };
+
+  ServerSession(const SessionConfig& config, const std::array<uint8_t, 32>& digest,
+                std::vector<Client> clients, std::shared_ptr<const SigningKeyDirectory> directory,
+                MaskAccumulator sum);
+
+  // Per-stage message handlers and stage closers (server_*.cc). Handlers return the rejection
+  // reason; closers return the next messages, or an error whose message is the abort reason.
+  absl::Status AcceptAdvertiseKeys(Client& c, const fedmf::v1::secagg::AdvertiseKeys& m);
+  absl::StatusOr<std::vector<ServerMessage>> CloseAdvertiseKeys();
+  absl::Status AcceptShareKeys(Client& c, const fedmf::v1::secagg::ShareKeysResponse& m);
+  absl::StatusOr<std::vector<ServerMessage>> CloseShareKeys();
+  absl::Status AcceptMaskedInput(Client& c, const fedmf::v1::secagg::MaskedInput& m);
+  absl::StatusOr<std::vector<ServerMessage>> CloseMaskedInput();
+  absl::Status AcceptConsistencyCheck(Client& c,
+                                      const fedmf::v1::secagg::ConsistencyCheckResponse& m);
+  absl::StatusOr<std::vector<ServerMessage>> CloseConsistencyCheck();
+  absl::Status AcceptUnmasking(Client& c, const fedmf::v1::secagg::UnmaskingResponse& m);
+  absl::Status CloseUnmasking();
+
+  Client* Find(uint32_t id);
+  const Client* Find(uint32_t id) const;
+  void Drop(Client& c, std::string reason);
+  // Checks that every secret still needed can be rebuilt from t live holders: for each client u
+  // that shared keys, |{v in N[u] : v.*holds and not dropped}| >= t (u itself counts only if it
+  // holds, i.e. if its input arrived). The error names the first client that fails.
+  absl::Status CheckReconstructable(bool Client::*holds, absl::string_view stage) const;
+  // Unmasking requests for the live clients with `flag` set (masked, or signed_survivors).
+  std::vector<ServerMessage> UnmaskingRequests(bool Client::*flag);
+  std::vector<ServerMessage> AbortAll(const absl::Status& reason);
+  // N[id] in ascending id (graph must exist and contain id).
+  absl::Span<const uint32_t> Neighborhood(uint32_t id) const;
+
+  SessionConfig config_;
+  std::array<uint8_t, 32> config_digest_;
+  std::vector<Client> clients_;  // ascending id
+  std::shared_ptr<const SigningKeyDirectory> directory_;
+  ServerStage stage_ = ServerStage::kAdvertiseKeys;
+  absl::Status status_;
+  SessionId session_id_{};
+  std::optional<NeighborGraph> graph_;
+  // Harary graphs: N[u] of every node, by rank in graph_->ids() (complete graphs: empty).
+  std::vector<std::vector<uint32_t>> neighborhoods_;
+  absl::flat_hash_set<PublicKeyBytes> seen_keys_;  // every advertised public key
+  MaskAccumulator sum_;
+  std::vector<uint32_t> survivors_;  // U3, ascending (round 3 onwards)
+  // Round 4: per owner, the first t revealed shares of its self-mask secret (owners that sent a
+  // masked input) or key (owners that did not), Shamir index = position in N[owner] + 1.
+  absl::flat_hash_map<uint32_t, std::vector<crypto::ShamirShare>> revealed_;
+  std::vector<uint64_t> result_;
+};
+
+}  // namespace fedmf::secagg
+
+#endif  // FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_

@@ -1,0 +1,121 @@
+// Key derivations of the SecAgg protocol: known answers computed independently (Python hmac and
+// hashlib, from the byte layouts of docs/protocol.md), symmetry of the pairwise derivations and
+// binding of the AEAD to session, sender and receiver.
+#include <vector>
+
+#include "crypto/secagg/derivation.h"
+#include "crypto/x25519.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/crypto/hex.h"
+
+namespace fedmf::secagg {
+namespace {
+
+using crypto::test_util::ToHex;
+using ::testing::HasSubstr;
+
+SessionId Fill(uint8_t v) {
+  SessionId s;
+  s.fill(v);
+  return s;
+}
+
+TEST(SecAggDerivationTest, SessionIdKnownAnswer) {
+  // SHA-256("fedmf/secagg/v1/session-id" || 32 x 03 || u32 2 || u32 5 || 32 x 10 || 32 x 11 ||
+  // u32 9 || 32 x 20 || 32 x 21), computed with Python's hashlib.
+  SessionIdBuilder b(Fill(3), 2);
+  b.Add(5, Fill(0x10), Fill(0x11));
+  b.Add(9, Fill(0x20), Fill(0x21));
+  const absl::StatusOr<SessionId> sid = b.Finish();
+  ASSERT_TRUE(sid.ok());
+  EXPECT_EQ(ToHex(*sid), "a2da514ac1310932940cd04522ac1f41b26b61473f40fb0a759468329dc9129b");
+}
+
+TEST(SecAggDerivationTest, SessionIdNeedsAscendingIdsAndTheAnnouncedCount) {
+  SessionIdBuilder unordered(Fill(3), 2);
+  unordered.Add(9, Fill(0x20), Fill(0x21));
+  unordered.Add(5, Fill(0x10), Fill(0x11));
+  EXPECT_EQ(unordered.Finish().status().code(), absl::StatusCode::kInvalidArgument);
+  SessionIdBuilder short_list(Fill(3), 3);
+  short_list.Add(5, Fill(0x10), Fill(0x11));
+  EXPECT_EQ(short_list.Finish().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SecAggDerivationTest, SelfMaskSeedKnownAnswer) {
+  // HKDF-SHA256(ikm = 32 x 01, salt = 32 x 02, info = "fedmf/secagg/v1/self-mask" || u32 7).
+  const std::vector<uint8_t> b(32, 1);
+  const absl::StatusOr<crypto::SecretBytes> seed = SelfMaskSeed(b, 7, Fill(2));
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(ToHex(seed->span()),
+            "c9e77913c11d8435f68b88098dcce23b1ea0cc566a38626bb8c005309cdc5dbc");
+}
+
+TEST(SecAggDerivationTest, HararySeedKnownAnswer) {
+  // HKDF-SHA256(ikm = 32 x 02, empty salt, info = "fedmf/secagg/v1/harary-permutation").
+  const absl::StatusOr<crypto::SecretBytes> seed = HararySeed(Fill(2));
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(ToHex(seed->span()),
+            "1202e380806c51247c3fa2ea0196d7a10956bdf6e6a0f3c3c155420a8ca507e8");
+}
+
+TEST(SecAggDerivationTest, PairwiseSeedIsSymmetricAndBoundToSession) {
+  const crypto::X25519PrivateKey a = crypto::X25519PrivateKey::Generate().value();
+  const crypto::X25519PrivateKey b = crypto::X25519PrivateKey::Generate().value();
+  const crypto::SecretBytes ab = PairwiseMaskSeed(a, 3, b.public_key(), 8, Fill(1)).value();
+  const crypto::SecretBytes ba = PairwiseMaskSeed(b, 8, a.public_key(), 3, Fill(1)).value();
+  EXPECT_EQ(ab, ba);
+  EXPECT_NE(ab, PairwiseMaskSeed(b, 8, a.public_key(), 3, Fill(2)).value());  // other session
+  EXPECT_NE(ab, PairwiseMaskSeed(b, 9, a.public_key(), 3, Fill(1)).value());  // other ids
+  EXPECT_THAT(PairwiseMaskSeed(a, 3, a.public_key(), 3, Fill(1)).status().message(),
+              HasSubstr("with itself"));
+}
+
+TEST(SecAggDerivationTest, ShareChannelBindsSessionSenderAndReceiver) {
+  const crypto::X25519PrivateKey a = crypto::X25519PrivateKey::Generate().value();
+  const crypto::X25519PrivateKey b = crypto::X25519PrivateKey::Generate().value();
+  const crypto::Aes256Gcm from_a = ShareChannel(a, 3, b.public_key(), 8, Fill(1)).value();
+  const crypto::Aes256Gcm at_b = ShareChannel(b, 8, a.public_key(), 3, Fill(1)).value();
+  const std::vector<uint8_t> plaintext = {1, 2, 3};
+  const std::vector<uint8_t> ct =
+      from_a.Encrypt(plaintext, ShareAssociatedData(Fill(1), 3, 8)).value();
+  EXPECT_EQ(at_b.Decrypt(ct, ShareAssociatedData(Fill(1), 3, 8)).value().span(),
+            absl::MakeConstSpan(plaintext));
+  EXPECT_FALSE(at_b.Decrypt(ct, ShareAssociatedData(Fill(1), 8, 3)).ok());  // direction
+  EXPECT_FALSE(at_b.Decrypt(ct, ShareAssociatedData(Fill(2), 3, 8)).ok());  // session
+  const crypto::Aes256Gcm other_session = ShareChannel(b, 8, a.public_key(), 3, Fill(2)).value();
+  EXPECT_FALSE(other_session.Decrypt(ct, ShareAssociatedData(Fill(1), 3, 8)).ok());
+}
+
+TEST(SecAggDerivationTest, ShareAssociatedDataLayout) {
+  EXPECT_EQ(ToHex(ShareAssociatedData(Fill(0xaa), 0x01020304, 5)),
+            std::string(64, 'a') + "04030201" + "05000000");
+}
+
+TEST(SecAggDerivationTest, SharePayloadRoundTripAndIdCheck) {
+  const crypto::SecretBytes key_share(std::vector<uint8_t>(40, 7));
+  const crypto::SecretBytes b_share(std::vector<uint8_t>(40, 9));
+  const crypto::SecretBytes payload = EncodeSharePayload(2, 6, key_share, b_share);
+  ASSERT_EQ(payload.size(), kSharePayloadSize);
+  EXPECT_EQ(ToHex(payload.span().subspan(0, 8)), "0200000006000000");
+  const absl::StatusOr<SharePayload> decoded = DecodeSharePayload(payload, 2, 6);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->key_share, key_share);
+  EXPECT_EQ(decoded->self_mask_share, b_share);
+  EXPECT_THAT(DecodeSharePayload(payload, 2, 7).status().message(),
+              HasSubstr("from client 2 to 7 names 2 -> 6"));
+  EXPECT_THAT(DecodeSharePayload(crypto::SecretBytes(5), 2, 6).status().message(),
+              HasSubstr("is 5 bytes, need 88"));
+}
+
+TEST(SecAggDerivationTest, SignedMessageLayouts) {
+  const std::vector<uint32_t> survivors = {1, 258};
+  EXPECT_EQ(ToHex(SurvivorListMessage(Fill(0xbb), survivors)),
+            std::string("6665646d662f7365636167672f76312f7375727669766f7273") +
+                std::string(64, 'b') + "02000000" + "01000000" + "02010000");
+  const std::vector<uint8_t> ad = AdvertisementMessage(Fill(1), 7, Fill(2), Fill(3));
+  EXPECT_EQ(ad.size(), std::string("fedmf/secagg/v1/advertise").size() + 32 + 4 + 64);
+}
+
+}  // namespace
+}  // namespace fedmf::secagg
