@@ -22,8 +22,7 @@ double GaussianSensitivity(const DpmfRpConfig& config) {
   return 2 * (ContributionClip(config) + std::sqrt(d) / std::ldexp(1.0, config.fixed_point_bits));
 }
 
-absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config,
-                                                       int64_t max_bucket_items) {
+absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   v1::DpmfRpMechanism out;
   switch (config.mechanism) {
@@ -49,12 +48,6 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
       break;
     }
     case Mechanism::kNone:
-      if (max_bucket_items < 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("max_bucket_items=", max_bucket_items, " must be >= 1"));
-      }
-      out.set_linf_bound(config.error_clip * (1 + config.kappa) * config.user_l1_clip *
-                         static_cast<double>(max_bucket_items));
       break;
   }
   return out;

@@ -7,8 +7,7 @@
 //   gaussian: noise multiplier z for the budget over T rounds (no amplification: the server
 //             knows the sample); sigma = z Delta_2 with the replace-one sensitivity
 //             Delta_2 = 2 (C + sqrt(p k) / gamma) of the clipped, stochastically rounded vector.
-//   none:     no noise; linf_bound L = e (1 + kappa) B1 * (largest number of items in one bucket
-//             of S), a deterministic bound on every entry of X = (S w) u^T (local_update.h).
+//   none:     no noise and no parameters (the codec's fixed point needs none).
 #ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
 #define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
 
@@ -23,9 +22,7 @@
 
 namespace fedmf::algorithms::dpmf_rp {
 
-// `max_bucket_items`: the most items S maps to one row (1 without projection).
-absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config,
-                                                       int64_t max_bucket_items);
+absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config);
 
 // The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
 // mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip) and "secagg-gaussian"

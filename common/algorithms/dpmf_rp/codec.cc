@@ -22,9 +22,26 @@ Eigen::Map<const Eigen::VectorXd> AsVector(const Eigen::MatrixXd& m) {
 
 }  // namespace
 
+Eigen::VectorXd BucketItems(const dp::SparseProjection& projection) {
+  Eigen::VectorXd counts = Eigen::VectorXd::Zero(projection.output_dim());
+  for (int64_t j = 0; j < projection.input_dim(); ++j) counts[projection.bucket(j)] += 1;
+  return counts;
+}
+
+int64_t MaxBucketItems(const std::optional<dp::SparseProjection>& projection) {
+  if (!projection.has_value()) return 1;
+  return static_cast<int64_t>(BucketItems(*projection).maxCoeff());
+}
+
+double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items) {
+  return config.error_clip * (1 + config.kappa) * config.user_l1_clip *
+         static_cast<double>(max_bucket_items);
+}
+
 absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& config,
                                                             const v1::DpmfRpMechanism& params,
-                                                            uint64_t hadamard_seed) {
+                                                            uint64_t hadamard_seed,
+                                                            int64_t max_bucket_items) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   ContributionCodec codec;
   codec.mechanism_ = config.mechanism;
@@ -71,11 +88,11 @@ absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& 
       break;
     }
     case Mechanism::kNone: {
-      const double bound = params.linf_bound();
-      if (!std::isfinite(bound) || !(bound > 0)) {
+      if (max_bucket_items < 1 || max_bucket_items > config.num_items) {
         return absl::InvalidArgumentError(
-            absl::StrCat("dpmf-rp: mechanism none needs linf_bound > 0, got ", bound));
+            absl::StrCat("dpmf-rp codec: max_bucket_items=", max_bucket_items, " not in [1, m]"));
       }
+      const double bound = NoneCoordinateBound(config, max_bucket_items);
       codec.scale_ = scale;
       codec.linf_bound_ = bound;
       codec.range_ = std::ceil(static_cast<double>(codec.max_contributors_) * (scale * bound + 1));

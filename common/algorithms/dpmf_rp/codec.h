@@ -5,8 +5,9 @@
 //             decoded by PbmDecodeSum and RevMat.
 //   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
 //             to the Gaussian clip, fixed point, noise for n_min clients); length p k.
-//   none:     X in fixed point with scale gamma by unbiased stochastic rounding, mod 2^b; the
-//             config bounds every coordinate by L (calibration.h), so a sum of at most n_max
+//   none:     X in fixed point with scale gamma by unbiased stochastic rounding, mod 2^b. Every
+//             entry of X = (S w) u^T obeys |X_lh| <= L = e (1 + kappa) B1 * (most items in one
+//             bucket of S) (|w_j| <= (1 + kappa) e, ||u||_1 <= B1), so a sum of at most n_max
 //             vectors lies in [-R, R], R = n_max (gamma L + 1), and 2^(b-1) > 2R; length p k.
 // Vectors hold the matrix entries in column-major order. Encode and DecodeSum are const and
 // thread-safe; clients and server build the same codec from the same broadcast.
@@ -25,16 +26,25 @@
 #include "common/dp/hadamard.h"
 #include "common/dp/pbm.h"
 #include "common/dp/rng.h"
+#include "common/dp/sparse_projection.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 
+// Items per row of S, diag(S S^T).
+Eigen::VectorXd BucketItems(const dp::SparseProjection& projection);
+// The most items in one row of S; 1 without projection.
+int64_t MaxBucketItems(const std::optional<dp::SparseProjection>& projection);
+// L of mechanism none.
+double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items);
+
 class ContributionCodec {
  public:
-  // Error if `params` lacks what config.mechanism needs or the sum needs more than 62 bits.
+  // `max_bucket_items`: MaxBucketItems of the round's S. Error if `params` lacks what
+  // config.mechanism needs or the sum needs more than 62 bits.
   static absl::StatusOr<ContributionCodec> Create(const DpmfRpConfig& config,
                                                   const v1::DpmfRpMechanism& params,
-                                                  uint64_t hadamard_seed);
+                                                  uint64_t hadamard_seed, int64_t max_bucket_items);
 
   int64_t length() const { return length_; }  // d
   int bits() const { return bits_; }          // b of the sum

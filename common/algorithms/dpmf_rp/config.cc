@@ -48,6 +48,17 @@ absl::StatusOr<Projection> ParseProjection(absl::string_view name) {
       absl::StrCat("unknown projection '", name, "' (expected sparse or none)"));
 }
 
+absl::string_view ItemModelName(ItemModel model) {
+  return model == ItemModel::kCompressed ? "compressed" : "full";
+}
+
+absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name) {
+  if (name == "compressed") return ItemModel::kCompressed;
+  if (name == "full") return ItemModel::kFull;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown item model '", name, "' (expected compressed or full)"));
+}
+
 absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (c.num_items < 1) return Bad("num_items", c.num_items, "must be >= 1");
   if (c.num_users < 1) return Bad("num_users", static_cast<double>(c.num_users), "must be >= 1");
@@ -98,6 +109,14 @@ int64_t ProjectedDim(const DpmfRpConfig& config) {
   return std::clamp<int64_t>(p, 1, config.num_items);
 }
 
+bool KeepsCompressedModel(const DpmfRpConfig& config) {
+  return config.projection == Projection::kSparse && config.item_model == ItemModel::kCompressed;
+}
+
+int64_t ModelRows(const DpmfRpConfig& config) {
+  return KeepsCompressedModel(config) ? ProjectedDim(config) : config.num_items;
+}
+
 int64_t CohortSize(const DpmfRpConfig& config) {
   const double cohort = std::round(config.participation * static_cast<double>(config.num_users));
   return std::max<int64_t>(1, static_cast<int64_t>(cohort));
@@ -142,6 +161,8 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_projection(c.projection == Projection::kSparse ? v1::DpmfRpConfig::PROJECTION_SPARSE
                                                        : v1::DpmfRpConfig::PROJECTION_NONE);
   p.set_compression(c.compression);
+  p.set_item_model(c.item_model == ItemModel::kCompressed ? v1::DpmfRpConfig::ITEM_MODEL_COMPRESSED
+                                                          : v1::DpmfRpConfig::ITEM_MODEL_FULL);
   p.set_secure_aggregation(c.secure_aggregation);
   p.set_participation(c.participation);
   p.set_min_clients(c.min_clients);
@@ -196,6 +217,17 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(context, ": unknown projection value ", p.projection()));
+  }
+  switch (p.item_model()) {
+    case v1::DpmfRpConfig::ITEM_MODEL_COMPRESSED:
+      c.item_model = ItemModel::kCompressed;
+      break;
+    case v1::DpmfRpConfig::ITEM_MODEL_FULL:
+      c.item_model = ItemModel::kFull;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, ": unknown item model value ", p.item_model()));
   }
   c.compression = p.compression();
   c.secure_aggregation = p.secure_aggregation();

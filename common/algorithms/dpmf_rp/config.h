@@ -21,11 +21,21 @@ inline constexpr absl::string_view kAlgorithmName = "dpmf-rp";
 
 enum class Mechanism { kPbm, kGaussian, kNone };
 enum class Projection { kSparse, kNone };
+// What the server keeps when the sparse projection is on (without it both are V itself):
+//   kCompressed: B = S V (p x k) with one S for the whole run; clients use V = S^T B, so items in
+//                one bucket share a factor up to sign (the paper's Algorithm 2; download p x k).
+//   kFull:       V (m x k) with a fresh public S every round, updated with S^T (decoded sum of
+//                S F): an unbiased count-sketch estimate of the gradient (E_S[S^T S] = I), the
+//                reading of the paper's Lemma 5.1 and Theorem 5.7. Upload is still p' x k;
+//                download is m x k. Far more accurate (docs/algorithms.md).
+enum class ItemModel { kCompressed, kFull };
 
 absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none"
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
 absl::string_view ProjectionName(Projection projection);  // "sparse", "none"
 absl::StatusOr<Projection> ParseProjection(absl::string_view name);
+absl::string_view ItemModelName(ItemModel model);  // "compressed", "full"
+absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name);
 
 struct DpmfRpConfig {
   // The data's shape; no default.
@@ -44,6 +54,7 @@ struct DpmfRpConfig {
   Mechanism mechanism = Mechanism::kPbm;
   Projection projection = Projection::kSparse;
   double compression = 3;          // m / p (sparse projection only), >= 1
+  ItemModel item_model = ItemModel::kCompressed;
   bool secure_aggregation = true;  // false: the paper's non-SecAgg case, n_min = 1
   double participation = 0.1;      // beta: fraction of users sampled per round
   int64_t min_clients = 0;         // n_min under SecAgg; 0 means the whole cohort
@@ -67,6 +78,10 @@ absl::Status ValidateConfig(const DpmfRpConfig& config);
 
 // p: ceil(m / compression) with the sparse projection, m without.
 int64_t ProjectedDim(const DpmfRpConfig& config);
+// Rows of the server's model matrix: p for the compressed item model with projection, else m.
+int64_t ModelRows(const DpmfRpConfig& config);
+// Whether the server keeps B = S V (sparse projection and the compressed item model).
+bool KeepsCompressedModel(const DpmfRpConfig& config);
 // Clients per round: max(1, round(beta n)).
 int64_t CohortSize(const DpmfRpConfig& config);
 // The fewest clients whose noise protects a release: 1 without secure aggregation, else

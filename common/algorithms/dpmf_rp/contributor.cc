@@ -28,25 +28,26 @@ absl::StatusOr<std::unique_ptr<DpmfRpContributor>> DpmfRpContributor::Create(
   }
   absl::StatusOr<DpmfRpConfig> config = FromProto(broadcast.config(), "dpmf-rp broadcast");
   if (!config.ok()) return config.status();
-  const int64_t p = ProjectedDim(*config);
-  absl::StatusOr<Eigen::MatrixXd> b =
-      MatrixFromProto(broadcast.b(), p, config->rank, "dpmf-rp broadcast B");
-  if (!b.ok()) return b.status();
+  absl::StatusOr<Eigen::MatrixXd> model = MatrixFromProto(broadcast.model(), ModelRows(*config),
+                                                          config->rank, "dpmf-rp broadcast model");
+  if (!model.ok()) return model.status();
   std::optional<dp::SparseProjection> projection;
-  Eigen::MatrixXd v;
   if (config->projection == Projection::kSparse) {
-    absl::StatusOr<dp::SparseProjection> s =
-        dp::SparseProjection::Create(config->num_items, p, broadcast.projection_seed());
+    absl::StatusOr<dp::SparseProjection> s = dp::SparseProjection::Create(
+        config->num_items, ProjectedDim(*config), broadcast.projection_seed());
     if (!s.ok()) return s.status();
-    absl::StatusOr<Eigen::MatrixXd> lifted = s->ApplyTranspose(*b);
+    projection.emplace(*std::move(s));
+  }
+  Eigen::MatrixXd v;
+  if (KeepsCompressedModel(*config)) {
+    absl::StatusOr<Eigen::MatrixXd> lifted = projection->ApplyTranspose(*model);
     if (!lifted.ok()) return lifted.status();
     v = *std::move(lifted);
-    projection.emplace(*std::move(s));
   } else {
-    v = *std::move(b);
+    v = *std::move(model);
   }
-  absl::StatusOr<ContributionCodec> codec =
-      ContributionCodec::Create(*config, broadcast.mechanism(), broadcast.hadamard_seed());
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(
+      *config, broadcast.mechanism(), broadcast.hadamard_seed(), MaxBucketItems(projection));
   if (!codec.ok()) return codec.status();
   if (plan.round() != broadcast.round())
     return PlanMismatch("round", plan.round(), broadcast.round());

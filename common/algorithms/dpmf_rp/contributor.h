@@ -1,7 +1,8 @@
 // The client side of one DPMF-RP round (Algorithm 2, the loop body for user i): from the round's
-// broadcast, V = S^T B and V^T V once; per user, u_i by eq. 5, clip (eq. 17), the clipped-error
-// gradient rows for all m items (eq. 16; local_update.h), X = S F = (S w) u^T, then the round's
-// privatized encoding (codec.h). Built once per round and shared by every user of a process.
+// broadcast, V (= S^T B for the compressed item model) and V^T V once; per user, u_i by eq. 5, clip
+// (eq. 17), the clipped-error gradient rows for all m items (eq. 16; local_update.h), X = S F = (S
+// w) u^T, then the round's privatized encoding (codec.h). Built once per round and shared by every
+// user of a process.
 #ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONTRIBUTOR_H_
 
@@ -43,8 +44,8 @@ class DpmfRpContributor final : public Contributor {
                     mf::FactorMatrix item_factors, ContributionCodec codec);
 
   DpmfRpConfig config_;
-  std::optional<dp::SparseProjection> projection_;  // S; empty without projection
-  mf::FactorMatrix item_factors_;                   // V = S^T B
+  std::optional<dp::SparseProjection> projection_;  // this round's S; empty without projection
+  mf::FactorMatrix item_factors_;                   // V
   Eigen::MatrixXd gram_;                            // V^T V
   ContributionCodec codec_;
 };

@@ -24,57 +24,44 @@ absl::StatusOr<std::optional<dp::SparseProjection>> MakeProjection(const DpmfRpC
   return std::optional<dp::SparseProjection>(*std::move(s));
 }
 
-Eigen::VectorXd BucketItems(const DpmfRpConfig& config,
-                            const std::optional<dp::SparseProjection>& projection) {
-  if (!projection.has_value()) return Eigen::VectorXd::Ones(config.num_items);
-  Eigen::VectorXd counts = Eigen::VectorXd::Zero(projection->output_dim());
-  for (int64_t j = 0; j < projection->input_dim(); ++j) counts[projection->bucket(j)] += 1;
-  return counts;
+// Output j of the stream `tag` of `seed`.
+uint64_t PublicSeed(uint64_t seed, uint64_t tag, int64_t j) {
+  return dp::SplitMix64At(dp::DeriveStreamKey(seed, tag), static_cast<uint64_t>(j));
 }
 
 }  // namespace
 
 DpmfRpUpdater::DpmfRpUpdater(DpmfRpConfig config, v1::DpmfRpMechanism mechanism,
-                             uint64_t projection_seed,
-                             std::optional<dp::SparseProjection> projection, Eigen::MatrixXd b,
-                             mf::Adam adam, int64_t round)
+                             uint64_t projection_seed, Eigen::MatrixXd model, mf::Adam adam,
+                             int64_t round)
     : config_(std::move(config)),
       mechanism_(std::move(mechanism)),
       projection_seed_(projection_seed),
-      projection_(std::move(projection)),
-      bucket_items_(BucketItems(config_, projection_)),
-      b_(std::move(b)),
+      model_(std::move(model)),
       adam_(std::move(adam)),
       round_(round) {}
 
 absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> DpmfRpUpdater::Create(const DpmfRpConfig& config) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
-  const uint64_t projection_seed =
-      dp::SplitMix64At(dp::DeriveStreamKey(config.seed, kTagProjectionSeed), 0);
-  absl::StatusOr<std::optional<dp::SparseProjection>> projection =
-      MakeProjection(config, projection_seed);
-  if (!projection.ok()) return projection.status();
-  const Eigen::MatrixXd v0 =
+  // Round 0's S for the full model; the run's S for the compressed one.
+  const uint64_t projection_seed = PublicSeed(config.seed, kTagProjectionSeed, 0);
+  Eigen::MatrixXd model =
       mf::RandomFactors(config.num_items, config.rank, config.init_scale, config.seed);
-  Eigen::MatrixXd b = v0;
-  if (projection->has_value()) {
-    absl::StatusOr<Eigen::MatrixXd> sv = (*projection)->Apply(v0);
+  if (KeepsCompressedModel(config)) {
+    absl::StatusOr<std::optional<dp::SparseProjection>> s = MakeProjection(config, projection_seed);
+    if (!s.ok()) return s.status();
+    absl::StatusOr<Eigen::MatrixXd> sv = (*s)->Apply(model);
     if (!sv.ok()) return sv.status();
-    b = *std::move(sv);
+    model = *std::move(sv);
   }
-  const int64_t max_bucket_items =
-      static_cast<int64_t>(BucketItems(config, *projection).maxCoeff());
-  absl::StatusOr<v1::DpmfRpMechanism> mechanism = CalibrateMechanism(config, max_bucket_items);
+  absl::StatusOr<v1::DpmfRpMechanism> mechanism = CalibrateMechanism(config);
   if (!mechanism.ok()) return mechanism.status();
-  absl::StatusOr<mf::Adam> adam = mf::Adam::Create(config.adam, b.rows(), b.cols());
+  absl::StatusOr<mf::Adam> adam = mf::Adam::Create(config.adam, model.rows(), model.cols());
   if (!adam.ok()) return adam.status();
-  std::unique_ptr<DpmfRpUpdater> updater(new DpmfRpUpdater(config, *std::move(mechanism),
-                                                           projection_seed, *std::move(projection),
-                                                           std::move(b), *std::move(adam), 0));
+  std::unique_ptr<DpmfRpUpdater> updater(new DpmfRpUpdater(
+      config, *std::move(mechanism), projection_seed, std::move(model), *std::move(adam), 0));
   // Fails here, not in round 0, if the mechanism cannot be encoded (e.g. > 62-bit sums).
-  if (absl::StatusOr<ContributionCodec> codec = updater->RoundCodec(); !codec.ok()) {
-    return codec.status();
-  }
+  if (absl::Status s = updater->Plan().status(); !s.ok()) return s;
   return updater;
 }
 
@@ -89,47 +76,55 @@ absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> DpmfRpUpdater::Restore(absl::stri
     return absl::DataLossError(absl::StrCat("dpmf-rp state: round=", proto.round(),
                                             " adam_steps=", proto.adam_steps(), " are negative"));
   }
-  const int64_t p = ProjectedDim(*config);
-  absl::StatusOr<Eigen::MatrixXd> b = MatrixFromProto(proto.b(), p, config->rank, "state B");
-  if (!b.ok()) return b.status();
+  const int64_t rows = ModelRows(*config);
+  absl::StatusOr<Eigen::MatrixXd> model =
+      MatrixFromProto(proto.model(), rows, config->rank, "state model");
+  if (!model.ok()) return model.status();
   absl::StatusOr<Eigen::MatrixXd> m =
-      MatrixFromProto(proto.adam_first_moment(), p, config->rank, "state Adam first moment");
+      MatrixFromProto(proto.adam_first_moment(), rows, config->rank, "state Adam first moment");
   if (!m.ok()) return m.status();
   absl::StatusOr<Eigen::MatrixXd> v =
-      MatrixFromProto(proto.adam_second_moment(), p, config->rank, "state Adam second moment");
+      MatrixFromProto(proto.adam_second_moment(), rows, config->rank, "state Adam second moment");
   if (!v.ok()) return v.status();
   absl::StatusOr<mf::Adam> adam =
       mf::Adam::Restore(config->adam, *std::move(m), *std::move(v), proto.adam_steps());
   if (!adam.ok()) return adam.status();
-  absl::StatusOr<std::optional<dp::SparseProjection>> projection =
-      MakeProjection(*config, proto.projection_seed());
-  if (!projection.ok()) return projection.status();
   std::unique_ptr<DpmfRpUpdater> updater(
       new DpmfRpUpdater(*std::move(config), proto.mechanism(), proto.projection_seed(),
-                        *std::move(projection), *std::move(b), *std::move(adam), proto.round()));
-  if (absl::StatusOr<ContributionCodec> codec = updater->RoundCodec(); !codec.ok()) {
-    return codec.status();
-  }
+                        *std::move(model), *std::move(adam), proto.round()));
+  if (absl::Status s = updater->Plan().status(); !s.ok()) return s;
   return updater;
 }
 
-uint64_t DpmfRpUpdater::HadamardSeed(int64_t round) const {
-  return dp::SplitMix64At(dp::DeriveStreamKey(config_.seed, kTagHadamardSeed),
-                          static_cast<uint64_t>(round));
+uint64_t DpmfRpUpdater::ProjectionSeed(int64_t round) const {
+  if (config_.item_model == ItemModel::kCompressed) return projection_seed_;
+  return PublicSeed(config_.seed, kTagProjectionSeed, round);
 }
 
-absl::StatusOr<ContributionCodec> DpmfRpUpdater::RoundCodec() const {
-  return ContributionCodec::Create(config_, mechanism_, HadamardSeed(round_));
+uint64_t DpmfRpUpdater::HadamardSeed(int64_t round) const {
+  return PublicSeed(config_.seed, kTagHadamardSeed, round);
+}
+
+absl::StatusOr<std::optional<dp::SparseProjection>> DpmfRpUpdater::RoundProjection() const {
+  return MakeProjection(config_, ProjectionSeed(round_));
+}
+
+absl::StatusOr<ContributionCodec> DpmfRpUpdater::RoundCodec(
+    const std::optional<dp::SparseProjection>& projection) const {
+  return ContributionCodec::Create(config_, mechanism_, HadamardSeed(round_),
+                                   MaxBucketItems(projection));
 }
 
 absl::StatusOr<v1::RoundPlan> DpmfRpUpdater::Plan() const {
-  absl::StatusOr<ContributionCodec> codec = RoundCodec();
+  absl::StatusOr<std::optional<dp::SparseProjection>> projection = RoundProjection();
+  if (!projection.ok()) return projection.status();
+  absl::StatusOr<ContributionCodec> codec = RoundCodec(*projection);
   if (!codec.ok()) return codec.status();
   v1::DpmfRpBroadcast broadcast;
   *broadcast.mutable_config() = ToProto(config_);
   broadcast.set_round(round_);
-  *broadcast.mutable_b() = MatrixToProto(b_);
-  broadcast.set_projection_seed(projection_seed_);
+  *broadcast.mutable_model() = MatrixToProto(model_);
+  broadcast.set_projection_seed(ProjectionSeed(round_));
   broadcast.set_hadamard_seed(HadamardSeed(round_));
   *broadcast.mutable_mechanism() = mechanism_;
   v1::RoundPlan plan;
@@ -148,19 +143,39 @@ absl::StatusOr<v1::RoundPlan> DpmfRpUpdater::Plan() const {
   return plan;
 }
 
-Eigen::MatrixXd DpmfRpUpdater::Gradient(const Eigen::MatrixXd& decoded_sum,
-                                        int64_t contributors) const {
+absl::StatusOr<Eigen::MatrixXd> DpmfRpUpdater::GradientWith(
+    const std::optional<dp::SparseProjection>& projection, const Eigen::MatrixXd& decoded_sum,
+    int64_t contributors) const {
   const double scale =
       -2 * static_cast<double>(config_.num_users) / static_cast<double>(contributors);
-  return scale * decoded_sum + (2 * config_.mu) * (bucket_items_.asDiagonal() * b_);
+  if (!projection.has_value())
+    return Eigen::MatrixXd(scale * decoded_sum + 2 * config_.mu * model_);
+  if (KeepsCompressedModel(config_)) {
+    return Eigen::MatrixXd(scale * decoded_sum +
+                           (2 * config_.mu) * (BucketItems(*projection).asDiagonal() * model_));
+  }
+  absl::StatusOr<Eigen::MatrixXd> lifted = projection->ApplyTranspose(decoded_sum);
+  if (!lifted.ok()) return lifted.status();
+  return Eigen::MatrixXd(scale * *lifted + 2 * config_.mu * model_);
+}
+
+absl::StatusOr<Eigen::MatrixXd> DpmfRpUpdater::Gradient(const Eigen::MatrixXd& decoded_sum,
+                                                        int64_t contributors) const {
+  absl::StatusOr<std::optional<dp::SparseProjection>> projection = RoundProjection();
+  if (!projection.ok()) return projection.status();
+  return GradientWith(*projection, decoded_sum, contributors);
 }
 
 absl::Status DpmfRpUpdater::ApplySum(absl::Span<const uint64_t> sum, int64_t contributors) {
-  absl::StatusOr<ContributionCodec> codec = RoundCodec();
+  absl::StatusOr<std::optional<dp::SparseProjection>> projection = RoundProjection();
+  if (!projection.ok()) return projection.status();
+  absl::StatusOr<ContributionCodec> codec = RoundCodec(*projection);
   if (!codec.ok()) return codec.status();
   absl::StatusOr<Eigen::MatrixXd> decoded = codec->DecodeSum(sum, contributors);
   if (!decoded.ok()) return decoded.status();
-  if (absl::Status s = adam_.Step(Gradient(*decoded, contributors), b_); !s.ok()) return s;
+  absl::StatusOr<Eigen::MatrixXd> gradient = GradientWith(*projection, *decoded, contributors);
+  if (!gradient.ok()) return gradient.status();
+  if (absl::Status s = adam_.Step(*gradient, model_); !s.ok()) return s;
   ++round_;
   return absl::OkStatus();
 }
@@ -176,8 +191,10 @@ std::optional<dp::PrivacyBudget> DpmfRpUpdater::budget() const {
 }
 
 absl::StatusOr<mf::FactorMatrix> DpmfRpUpdater::ItemFactors() const {
-  if (!projection_.has_value()) return mf::FactorMatrix(b_);
-  absl::StatusOr<Eigen::MatrixXd> v = projection_->ApplyTranspose(b_);
+  if (!KeepsCompressedModel(config_)) return mf::FactorMatrix(model_);
+  absl::StatusOr<std::optional<dp::SparseProjection>> projection = RoundProjection();
+  if (!projection.ok()) return projection.status();
+  absl::StatusOr<Eigen::MatrixXd> v = (*projection)->ApplyTranspose(model_);
   if (!v.ok()) return v.status();
   return mf::FactorMatrix(*std::move(v));
 }
@@ -186,7 +203,7 @@ absl::StatusOr<std::string> DpmfRpUpdater::SerializeState() const {
   v1::DpmfRpState state;
   *state.mutable_config() = ToProto(config_);
   state.set_round(round_);
-  *state.mutable_b() = MatrixToProto(b_);
+  *state.mutable_model() = MatrixToProto(model_);
   *state.mutable_adam_first_moment() = MatrixToProto(adam_.first_moment());
   *state.mutable_adam_second_moment() = MatrixToProto(adam_.second_moment());
   state.set_adam_steps(adam_.steps());

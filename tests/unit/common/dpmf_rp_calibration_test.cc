@@ -20,12 +20,12 @@ TEST(DpmfRpCalibrationTest, PbmMatchesThePublishedTableForMl100k) {
   // over T = 100 rounds, n_min = 94: theta = 0.00202028, q = 1. Table 4 (n_min = 1, no SecAgg):
   // theta = 0.000208798.
   DpmfRpConfig config = Ml100k(Mechanism::kPbm);
-  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config, 1);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
   ASSERT_TRUE(params.ok()) << params.status();
   EXPECT_NEAR(params->pbm_theta(), 0.00202028, 1e-8);
   EXPECT_EQ(params->pbm_q(), 1);
   config.secure_aggregation = false;
-  params = CalibrateMechanism(config, 1);
+  params = CalibrateMechanism(config);
   ASSERT_TRUE(params.ok());
   EXPECT_NEAR(params->pbm_theta(), 0.000208798, 1e-9);
 }
@@ -33,7 +33,7 @@ TEST(DpmfRpCalibrationTest, PbmMatchesThePublishedTableForMl100k) {
 TEST(DpmfRpCalibrationTest, PbmRoundsComposeToTheBudget) {
   DpmfRpConfig config = Ml100k(Mechanism::kPbm);
   config.rounds = 10;
-  const v1::DpmfRpMechanism params = CalibrateMechanism(config, 1).value();
+  const v1::DpmfRpMechanism params = CalibrateMechanism(config).value();
   const std::vector<double> orders = dp::DefaultOrders();
   absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
       RoundLedgerEntry(config, params, 3, 94, orders);
@@ -64,7 +64,7 @@ TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {
   DpmfRpConfig config = Ml100k(Mechanism::kGaussian);
   const double sensitivity = 2 * (0.64 + std::sqrt(561.0 * 14) / 16777216.0);
   EXPECT_NEAR(GaussianSensitivity(config), sensitivity, 1e-15);
-  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config, 1);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
   ASSERT_TRUE(params.ok()) << params.status();
   EXPECT_NEAR(params->gaussian_noise_std(), 10 * sensitivity, 1e-7);
   absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
@@ -77,13 +77,11 @@ TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {
               1e-8);
 }
 
-TEST(DpmfRpCalibrationTest, NoneHasAnEntryBoundAndNoLedgerEntry) {
-  // L = e (1 + kappa) B1 * (most items in one bucket) = 1 * 16 * 0.001 * 3.
+TEST(DpmfRpCalibrationTest, NoneHasNoParametersAndNoLedgerEntry) {
   const DpmfRpConfig config = Ml100k(Mechanism::kNone);
-  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config, 3);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
   ASSERT_TRUE(params.ok());
-  EXPECT_NEAR(params->linf_bound(), 0.048, 1e-15);
-  EXPECT_FALSE(CalibrateMechanism(config, 0).ok());
+  EXPECT_EQ(params->ByteSizeLong(), 0u);
   absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
       RoundLedgerEntry(config, *params, 0, 94, dp::DefaultOrders());
   ASSERT_TRUE(entry.ok());

@@ -39,9 +39,10 @@ std::vector<Eigen::MatrixXd> RandomContributions(int count, int64_t rows, int co
 
 TEST(DpmfRpCodecTest, NoneDecodesTheExactSumUpToTheFixedPointResolution) {
   DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kSparse);  // p = 4, k = 3
-  v1::DpmfRpMechanism params;
-  params.set_linf_bound(0.25);
-  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 7);
+  config.user_l1_clip = 0.25 / 16 / 2;
+  // L = e (1 + kappa) B1 * (most items in a bucket) = 1 * 16 * (0.25 / 32) * 2 = 0.25.
+  EXPECT_EQ(NoneCoordinateBound(config, 2), 0.25);
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, {}, 7, 2);
   ASSERT_TRUE(codec.ok()) << codec.status();
   EXPECT_EQ(codec->length(), 12);
   // R = 20 (2^24 * 0.25 + 1) = 83886100; 2^27 < 2R = 167772200 < 2^28, so 2^(b-1) > 2R at b = 29.
@@ -66,7 +67,7 @@ TEST(DpmfRpCodecTest, PbmSumIsUnbiasedAndClipsToDelta1) {
   v1::DpmfRpMechanism params;
   params.set_pbm_theta(0.25);
   params.set_pbm_q(4);
-  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 99);
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 99, 3);
   ASSERT_TRUE(codec.ok()) << codec.status();
   EXPECT_EQ(codec->length(), 12);
   EXPECT_EQ(codec->client_bits(), 3);                                       // values 0..4
@@ -100,7 +101,7 @@ TEST(DpmfRpCodecTest, GaussianSumIsUnbiased) {
   config.contribution_clip = 1;
   v1::DpmfRpMechanism params;
   params.set_gaussian_noise_std(0.5);  // in a sum of n_min = 20 clients
-  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 0);
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 0, 3);
   ASSERT_TRUE(codec.ok()) << codec.status();
   EXPECT_EQ(codec->length(), 12);
   const std::vector<Eigen::MatrixXd> xs = RandomContributions(20, 4, 3, 0.05, 5);  // L2 < 1
@@ -116,14 +117,13 @@ TEST(DpmfRpCodecTest, GaussianSumIsUnbiased) {
 
 TEST(DpmfRpCodecTest, RejectsBadInputs) {
   DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kNone);  // p = 12, k = 3
-  v1::DpmfRpMechanism params;
-  EXPECT_FALSE(ContributionCodec::Create(config, params, 0).ok());  // no linf_bound
-  params.set_linf_bound(0.1);
-  ContributionCodec codec = ContributionCodec::Create(config, params, 0).value();
+  EXPECT_FALSE(ContributionCodec::Create(config, {}, 0, 0).ok());
+  EXPECT_FALSE(ContributionCodec::Create(config, {}, 0, 13).ok());
+  ContributionCodec codec = ContributionCodec::Create(config, {}, 0, 1).value();  // L = 0.016
   dp::Rng rng(1);
   EXPECT_FALSE(codec.Encode(Eigen::MatrixXd::Zero(12, 2), rng).ok());
   Eigen::MatrixXd x = Eigen::MatrixXd::Zero(12, 3);
-  x(5, 1) = 0.2;  // beyond L
+  x(5, 1) = 0.02;  // beyond L
   EXPECT_FALSE(codec.Encode(x, rng).ok());
   x(5, 1) = std::nan("");
   EXPECT_FALSE(codec.Encode(x, rng).ok());
@@ -139,10 +139,10 @@ TEST(DpmfRpCodecTest, RejectsBadInputs) {
   v1::DpmfRpMechanism pbm;
   pbm.set_pbm_theta(0.3);  // > 1/4
   pbm.set_pbm_q(1);
-  EXPECT_FALSE(ContributionCodec::Create(config, pbm, 0).ok());
+  EXPECT_FALSE(ContributionCodec::Create(config, pbm, 0, 1).ok());
   pbm.set_pbm_theta(0.1);
   pbm.set_pbm_q(0);
-  EXPECT_FALSE(ContributionCodec::Create(config, pbm, 0).ok());
+  EXPECT_FALSE(ContributionCodec::Create(config, pbm, 0, 1).ok());
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ TEST(DpmfRpConfigTest, DefaultsAreThePapersMl100kSettings) {
   EXPECT_EQ(c.mechanism, Mechanism::kPbm);
   EXPECT_EQ(c.projection, Projection::kSparse);
   EXPECT_EQ(c.compression, 3);
+  EXPECT_EQ(c.item_model, ItemModel::kCompressed);
 }
 
 TEST(DpmfRpConfigTest, DerivedQuantities) {
@@ -41,8 +42,14 @@ TEST(DpmfRpConfigTest, DerivedQuantities) {
   EXPECT_EQ(ProjectedDim(c), 841);
   c.compression = 10;
   EXPECT_EQ(ProjectedDim(c), 169);  // ceil(168.2)
+  EXPECT_EQ(ModelRows(c), 169);     // the compressed item model keeps B
+  c.item_model = ItemModel::kFull;
+  EXPECT_EQ(ModelRows(c), 1682);
+  EXPECT_FALSE(KeepsCompressedModel(c));
+  c.item_model = ItemModel::kCompressed;
   c.projection = Projection::kNone;
   EXPECT_EQ(ProjectedDim(c), 1682);
+  EXPECT_EQ(ModelRows(c), 1682);
   EXPECT_EQ(CohortSize(c), 94);  // round(94.3)
   EXPECT_EQ(MinContributors(c), 94);
   c.min_clients = 63;
@@ -69,6 +76,7 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   c.delta = 1e-6;
   c.seed = 0xfeedfacecafebeefULL;
   c.adam.epsilon = 1e-7;
+  c.item_model = ItemModel::kFull;
   const v1::DpmfRpConfig proto = ToProto(c);
   absl::StatusOr<DpmfRpConfig> back = FromProto(proto, "test");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -111,6 +119,9 @@ TEST(DpmfRpConfigTest, FromProtoRejectsUnsetEnumsAndInvalidValues) {
   proto.set_projection(v1::DpmfRpConfig::PROJECTION_UNSPECIFIED);
   EXPECT_FALSE(FromProto(proto, "x").ok());
   proto = ToProto(Ml100k());
+  proto.set_item_model(v1::DpmfRpConfig::ITEM_MODEL_UNSPECIFIED);
+  EXPECT_FALSE(FromProto(proto, "x").ok());
+  proto = ToProto(Ml100k());
   proto.set_rank(-3);
   absl::StatusOr<DpmfRpConfig> bad = FromProto(proto, "broadcast");
   ASSERT_FALSE(bad.ok());
@@ -127,6 +138,10 @@ TEST(DpmfRpConfigTest, NamesParse) {
   EXPECT_FALSE(ParseProjection("gaussian").ok());
   EXPECT_EQ(MechanismName(Mechanism::kGaussian), "gaussian");
   EXPECT_EQ(ProjectionName(Projection::kSparse), "sparse");
+  EXPECT_EQ(ParseItemModel("compressed").value(), ItemModel::kCompressed);
+  EXPECT_EQ(ParseItemModel("full").value(), ItemModel::kFull);
+  EXPECT_FALSE(ParseItemModel("sketch").ok());
+  EXPECT_EQ(ItemModelName(ItemModel::kFull), "full");
 }
 
 }  // namespace

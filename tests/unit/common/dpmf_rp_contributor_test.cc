@@ -76,17 +76,22 @@ TEST(DpmfRpContributorTest, ItemFactorsAndUserFactorFollowTheModel) {
 }
 
 TEST(DpmfRpContributorTest, ProjectedGradientIsSTimesTheGradientRows) {
-  const Round r = Start(SmallConfig(Mechanism::kPbm, Projection::kSparse));
-  const data::RatingsDataset data = SmallData();
-  LocalGradient local;
-  const Eigen::MatrixXd x = r.contributor->ProjectedGradient(data.user(5), &local).value();
-  // S written out densely (p x m) from the public seed, F with rows f(i, j) = w_j u^.
-  const dp::SparseProjection s =
-      dp::SparseProjection::Create(12, 4, r.updater->projection_seed()).value();
-  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(4, 12);
-  for (int j = 0; j < 12; ++j) dense(s.bucket(j), j) = s.sign(j);
-  const Eigen::MatrixXd f = local.weights * local.clipped_factor.transpose();
-  EXPECT_LT((x - dense * f).cwiseAbs().maxCoeff(), 1e-15);
+  for (ItemModel model : {ItemModel::kCompressed, ItemModel::kFull}) {
+    DpmfRpConfig config = SmallConfig(Mechanism::kPbm, Projection::kSparse);
+    config.item_model = model;
+    const Round r = Start(config);
+    EXPECT_EQ(r.contributor->item_factors(), r.updater->ItemFactors().value());
+    const data::RatingsDataset data = SmallData();
+    LocalGradient local;
+    const Eigen::MatrixXd x = r.contributor->ProjectedGradient(data.user(5), &local).value();
+    // S written out densely (p x m) from the round's public seed, F with rows f(i, j) = w_j u^.
+    const dp::SparseProjection s =
+        dp::SparseProjection::Create(12, 4, r.updater->ProjectionSeed(0)).value();
+    Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(4, 12);
+    for (int j = 0; j < 12; ++j) dense(s.bucket(j), j) = s.sign(j);
+    const Eigen::MatrixXd f = local.weights * local.clipped_factor.transpose();
+    EXPECT_LT((x - dense * f).cwiseAbs().maxCoeff(), 1e-15);
+  }
 }
 
 TEST(DpmfRpContributorTest, WithoutNoiseOrProjectionTheSumDecodesToTheSumOfGradients) {
@@ -150,10 +155,10 @@ TEST(DpmfRpContributorTest, RejectsInconsistentPlans) {
     return p;
   };
   v1::DpmfRpBroadcast bad = broadcast;
-  bad.mutable_b()->set_values(5, std::nan(""));
+  bad.mutable_model()->set_values(5, std::nan(""));
   EXPECT_TRUE(rejected(with_broadcast(bad)));
   bad = broadcast;
-  *bad.mutable_b() = MatrixToProto(Eigen::MatrixXd::Zero(5, 3));
+  *bad.mutable_model() = MatrixToProto(Eigen::MatrixXd::Zero(5, 3));
   EXPECT_TRUE(rejected(with_broadcast(bad)));
   bad = broadcast;
   bad.mutable_config()->set_rank(0);

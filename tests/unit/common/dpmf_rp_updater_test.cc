@@ -33,14 +33,14 @@ TEST(DpmfRpUpdaterTest, GradientIsEquationSevenCarriedIntoTheProjectedSpace) {
   DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kSparse);
   config.mu = 0.7;
   std::unique_ptr<DpmfRpUpdater> updater = DpmfRpUpdater::Create(config).value();
-  const Eigen::MatrixXd b = updater->b();
+  const Eigen::MatrixXd b = updater->model();
   const dp::SparseProjection s =
-      dp::SparseProjection::Create(12, 4, updater->projection_seed()).value();
+      dp::SparseProjection::Create(12, 4, updater->ProjectionSeed(0)).value();
   const auto reg = [&](const Eigen::MatrixXd& bb) {
     return config.mu * s.ApplyTranspose(bb).value().squaredNorm();
   };
   const Eigen::MatrixXd zero = Eigen::MatrixXd::Zero(4, 3);
-  const Eigen::MatrixXd reg_gradient = updater->Gradient(zero, 20);
+  const Eigen::MatrixXd reg_gradient = updater->Gradient(zero, 20).value();
   for (int i = 0; i < 4; ++i) {
     for (int f = 0; f < 3; ++f) {
       Eigen::MatrixXd plus = b, minus = b;
@@ -51,32 +51,84 @@ TEST(DpmfRpUpdaterTest, GradientIsEquationSevenCarriedIntoTheProjectedSpace) {
   }
   // Data term: n = 20 users, 5 contributors: -2 * 20 / 5 = -8 times the decoded sum.
   const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(4, 3);
-  EXPECT_LT((updater->Gradient(ones, 5) - reg_gradient - (-8.0 * ones)).norm(), 1e-12);
+  EXPECT_LT((updater->Gradient(ones, 5).value() - reg_gradient - (-8.0 * ones)).norm(), 1e-12);
 }
 
 TEST(DpmfRpUpdaterTest, WithoutProjectionInitialBIsV) {
   const DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kNone);
   std::unique_ptr<DpmfRpUpdater> updater = DpmfRpUpdater::Create(config).value();
-  EXPECT_EQ(updater->b(), mf::RandomFactors(12, 3, 0.1, config.seed));
-  EXPECT_EQ(updater->ItemFactors().value(), updater->b());
+  EXPECT_EQ(updater->model(), mf::RandomFactors(12, 3, 0.1, config.seed));
+  EXPECT_EQ(updater->ItemFactors().value(), updater->model());
   // Regularization without projection is 2 mu B.
-  EXPECT_LT((updater->Gradient(Eigen::MatrixXd::Zero(12, 3), 20) - 2 * 0.9 * updater->b()).norm(),
-            1e-15);
+  EXPECT_LT(
+      (updater->Gradient(Eigen::MatrixXd::Zero(12, 3), 20).value() - 2 * 0.9 * updater->model())
+          .norm(),
+      1e-15);
+}
+
+Eigen::MatrixXd DenseProjection(uint64_t seed) {
+  const dp::SparseProjection s = dp::SparseProjection::Create(12, 4, seed).value();
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(4, 12);
+  for (int j = 0; j < 12; ++j) dense(s.bucket(j), j) = s.sign(j);
+  return dense;
+}
+
+TEST(DpmfRpUpdaterTest, FullItemModelKeepsVAndSketchesTheGradientWithAFreshS) {
+  DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kSparse);
+  config.item_model = ItemModel::kFull;
+  std::unique_ptr<DpmfRpUpdater> updater = DpmfRpUpdater::Create(config).value();
+  const Eigen::MatrixXd v = updater->model();
+  EXPECT_EQ(v, mf::RandomFactors(12, 3, 0.1, config.seed));
+  EXPECT_EQ(updater->ItemFactors().value(), v);
+  EXPECT_NE(updater->ProjectionSeed(0), updater->ProjectionSeed(1));
+  // n = 20, 5 contributors: dJ/dV ~ -8 S_0^T D + 2 mu V.
+  Eigen::MatrixXd d(4, 3);
+  d << 1, 2, 3, 4, 5, 6, -1, -2, -3, 0.5, 0, 0;
+  const Eigen::MatrixXd expected =
+      -8.0 * DenseProjection(updater->ProjectionSeed(0)).transpose() * d + 2 * 0.9 * v;
+  EXPECT_LT((updater->Gradient(d, 5).value() - expected).norm(), 1e-12);
+  v1::DpmfRpBroadcast broadcast;
+  ASSERT_TRUE(broadcast.ParseFromString(updater->Plan()->payload()));
+  EXPECT_EQ(broadcast.projection_seed(), updater->ProjectionSeed(0));
+  EXPECT_EQ(broadcast.model().rows(), 12u);
+  ASSERT_TRUE(updater->ApplySum(ConstantSum(*updater, 0.01, 20), 20).ok());
+  ASSERT_TRUE(broadcast.ParseFromString(updater->Plan()->payload()));
+  EXPECT_EQ(broadcast.projection_seed(), updater->ProjectionSeed(1));
+}
+
+TEST(DpmfRpUpdaterTest, FreshSketchesAreUnbiased) {
+  // E over the round's S of S^T S x = x (diagonal of S^T S is 1, off-diagonal signs average out).
+  // Coordinate j of S^T S x - x is sum_{l != j, h(l) = h(j)} +/- x_l: variance <= 11 / 4 for
+  // |x_l| <= 1 and p = 4, so the mean over 3000 rounds has std <= 0.031; 5.5 std bounds all 12.
+  DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kSparse);
+  config.item_model = ItemModel::kFull;
+  std::unique_ptr<DpmfRpUpdater> updater = DpmfRpUpdater::Create(config).value();
+  Eigen::VectorXd x(12);
+  x << 1, -0.5, 0.25, 0.8, -1, 0.3, 0, 0.6, -0.7, 0.9, -0.2, 0.4;
+  Eigen::VectorXd mean = Eigen::VectorXd::Zero(12);
+  const int kRounds = 3000;
+  for (int t = 0; t < kRounds; ++t) {
+    const Eigen::MatrixXd s = DenseProjection(updater->ProjectionSeed(t));
+    mean += s.transpose() * (s * x) / kRounds;
+  }
+  EXPECT_LT((mean - x).cwiseAbs().maxCoeff(), 5.5 * std::sqrt(11.0 / 4 / kRounds));
 }
 
 TEST(DpmfRpUpdaterTest, ApplySumTakesOneAdamStep) {
   DpmfRpConfig config = SmallConfig(Mechanism::kNone, Projection::kNone);
   std::unique_ptr<DpmfRpUpdater> updater = DpmfRpUpdater::Create(config).value();
-  const Eigen::MatrixXd b0 = updater->b();
+  const Eigen::MatrixXd b0 = updater->model();
   const std::vector<uint64_t> sum = ConstantSum(*updater, 0.01, 20);
-  const Eigen::MatrixXd decoded =
-      ContributionCodec::Create(config, updater->mechanism(), 0).value().DecodeSum(sum, 20).value();
+  const Eigen::MatrixXd decoded = ContributionCodec::Create(config, updater->mechanism(), 0, 1)
+                                      .value()
+                                      .DecodeSum(sum, 20)
+                                      .value();
   mf::Adam adam = mf::Adam::Create(config.adam, 12, 3).value();
   Eigen::MatrixXd expected = b0;
-  ASSERT_TRUE(adam.Step(updater->Gradient(decoded, 20), expected).ok());
+  ASSERT_TRUE(adam.Step(updater->Gradient(decoded, 20).value(), expected).ok());
   ASSERT_TRUE(updater->ApplySum(sum, 20).ok());
   EXPECT_EQ(updater->round(), 1);
-  EXPECT_EQ(updater->b(), expected);
+  EXPECT_EQ(updater->model(), expected);
   EXPECT_EQ(updater->Plan()->round(), 1);
 }
 
@@ -137,7 +189,7 @@ TEST(DpmfRpUpdaterTest, RestoreRejectsCorruptState) {
   bad.set_round(-1);
   EXPECT_TRUE(rejected(bad));
   bad = state;
-  *bad.mutable_b() = MatrixToProto(Eigen::MatrixXd::Zero(11, 3));
+  *bad.mutable_model() = MatrixToProto(Eigen::MatrixXd::Zero(11, 3));
   EXPECT_TRUE(rejected(bad));
   bad = state;
   bad.mutable_adam_second_moment()->set_values(0, -1);
@@ -146,7 +198,7 @@ TEST(DpmfRpUpdaterTest, RestoreRejectsCorruptState) {
   bad.mutable_adam_first_moment()->clear_values();
   EXPECT_TRUE(rejected(bad));
   bad = state;
-  bad.mutable_mechanism()->set_linf_bound(0);
+  bad.mutable_config()->set_item_model(v1::DpmfRpConfig::ITEM_MODEL_UNSPECIFIED);
   EXPECT_TRUE(rejected(bad));
   bad = state;
   bad.mutable_config()->set_num_items(0);
