@@ -53,7 +53,7 @@ struct DpmfRpConfig {
   // Communication and privacy.
   Mechanism mechanism = Mechanism::kPbm;
   Projection projection = Projection::kSparse;
-  double compression = 3;          // m / p (sparse projection only), >= 1
+  double compression = 3;  // m / p (sparse projection only), >= 1
   ItemModel item_model = ItemModel::kCompressed;
   bool secure_aggregation = true;  // false: the paper's non-SecAgg case, n_min = 1
   double participation = 0.1;      // beta: fraction of users sampled per round
