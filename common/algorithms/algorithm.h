@@ -1,0 +1,90 @@
+// The contract every federated algorithm fulfils, independent of transport and of secure
+// aggregation (docs/algorithms.md). A round is:
+//   coordinator: plan = updater.Plan()                 -> broadcast plan (fedmf.v1.RoundPlan)
+//   each client: c = MakeContributor(plan)->Contribute(local ratings, rng)
+//                -> plan.length integers in Z_{2^plan.bits}
+//   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg when
+//                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear and added
+//   coordinator: updater.ApplySum(sum, number of vectors in it) -> next round
+// The runtime never reads plan.payload; privacy parameters reach the ledger through
+// Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
+// mod 2^bits and decoding the sum equals decoding each vector alone and adding the results.
+#ifndef FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
+#define FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "common/data/ratings_dataset.h"
+#include "common/dp/dp_conversion.h"
+#include "common/dp/privacy_ledger.h"
+#include "common/dp/rng.h"
+#include "common/mf/factor_model.h"
+#include "fedmf/v1/algorithm.pb.h"
+
+namespace fedmf::algorithms {
+
+// One user's output for one round.
+struct Contribution {
+  std::vector<uint64_t> vector;  // plan.length values, each < 2^plan.client_bits
+  Eigen::VectorXd user_factor;   // the user's factor this round, for local recommendations
+};
+
+// Client side of one round, built from the round's plan and shared by every local user.
+// Contribute is const and thread-safe: one instance may serve many users concurrently, each with
+// its own Rng (the privacy noise comes from it: use dp::Rng::FromOsEntropy() in production).
+class Contributor {
+ public:
+  virtual ~Contributor() = default;
+
+  // `ratings`: the user's own ratings (item indices in [0, num_items), no repeats).
+  virtual absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
+                                                  dp::Rng& rng) const = 0;
+  // The user's factor under this round's model without contributing (e.g. to recommend).
+  virtual absl::StatusOr<Eigen::VectorXd> UserFactor(const data::RatingRow& ratings) const = 0;
+  // This round's item factors (num_items x rank).
+  virtual const mf::FactorMatrix& item_factors() const = 0;
+};
+
+// Server side: owns the model state across rounds.
+class Updater {
+ public:
+  virtual ~Updater() = default;
+
+  virtual int64_t round() const = 0;  // rounds applied so far = index of the planned round
+  virtual absl::StatusOr<v1::RoundPlan> Plan() const = 0;
+  // Decodes `sum` (plan.length values mod 2^plan.bits of `contributors` vectors, contributors in
+  // [plan.min_contributors, plan.max_contributors]), updates the model and advances the round.
+  // On error the state is unchanged (e.g. a sum that may have wrapped: the round is discarded).
+  virtual absl::Status ApplySum(absl::Span<const uint64_t> sum, int64_t contributors) = 0;
+
+  // The planned round's release for the privacy ledger (mechanism, parameters, n_min and its RDP
+  // on `orders`), with `participants` the clients in its sum; nullopt when it adds no noise.
+  virtual absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
+      int64_t participants, const std::vector<double>& orders) const = 0;
+  // The run's budget, against which the coordinator's ledger decides to stop; nullopt if none.
+  virtual std::optional<dp::PrivacyBudget> budget() const = 0;
+
+  // The current item factors (num_items x rank), for central evaluation in simulation.
+  virtual absl::StatusOr<mf::FactorMatrix> ItemFactors() const = 0;
+  // Everything needed to resume after the last applied round (see registry.h RestoreUpdater).
+  virtual absl::StatusOr<std::string> SerializeState() const = 0;
+};
+
+// The runtime's clear-text (and in-process) combination: sum[j] = (sum[j] + vector[j]) mod
+// 2^bits. Error on a length mismatch, bits outside [1, 62] or a value >= 2^bits.
+absl::Status AddModPow2(absl::Span<const uint64_t> vector, int bits, absl::Span<uint64_t> sum);
+
+// Checks that a vector fits `plan` (length, every value < 2^client_bits): what a server does with
+// a clear upload before adding it.
+absl::Status CheckVector(const v1::RoundPlan& plan, absl::Span<const uint64_t> vector);
+
+}  // namespace fedmf::algorithms
+
+#endif  // FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_

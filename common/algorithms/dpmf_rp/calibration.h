@@ -1,0 +1,40 @@
+// The privacy side of DPMF-RP: choosing the mechanism's parameters for the run's budget once, at
+// the start of the run, and describing each round's release for the privacy ledger.
+//   pbm:      (theta, q) = dp::CalibratePbm for the budget over T rounds of d = p' k coordinates
+//             with n_min = MinContributors (1 without secure aggregation: the paper's case 2).
+//             The accountant charges every coordinate its whole range [-c, c], so the guarantee
+//             does not depend on Delta_1 (docs/privacy-accounting.md, section 4.4).
+//   gaussian: noise multiplier z for the budget over T rounds (no amplification: the server
+//             knows the sample); sigma = z Delta_2 with the replace-one sensitivity
+//             Delta_2 = 2 (C + sqrt(p k) / gamma) of the clipped, stochastically rounded vector.
+//   none:     no noise and no parameters (the codec's fixed point needs none).
+#ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
+#define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/algorithms/dpmf_rp/config.h"
+#include "common/dp/privacy_ledger.h"
+#include "fedmf/v1/dpmf_rp.pb.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+
+absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config);
+
+// The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
+// mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip) and "secagg-gaussian"
+// (noise_std, l2_sensitivity, dimension).
+absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
+                                                                const v1::DpmfRpMechanism& params,
+                                                                int64_t round, int64_t participants,
+                                                                const std::vector<double>& orders);
+
+// Delta_2 of the Gaussian variant: 2 (C + sqrt(p k) / 2^fixed_point_bits).
+double GaussianSensitivity(const DpmfRpConfig& config);
+
+}  // namespace fedmf::algorithms::dpmf_rp
+
+#endif  // FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_

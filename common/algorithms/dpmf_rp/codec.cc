@@ -1,0 +1,180 @@
+#include "common/algorithms/dpmf_rp/codec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/dp/clipping.h"
+#include "common/dp/fixed_point.h"
+#include "common/dp/pbm_calibration.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+namespace {
+
+// Relative rounding slack on the none bound: |x| <= L holds mathematically, but the sums behind x
+// are computed in floating point.
+constexpr double kBoundSlack = 1e-9;
+
+Eigen::Map<const Eigen::VectorXd> AsVector(const Eigen::MatrixXd& m) {
+  return Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
+}
+
+}  // namespace
+
+Eigen::VectorXd BucketItems(const dp::SparseProjection& projection) {
+  Eigen::VectorXd counts = Eigen::VectorXd::Zero(projection.output_dim());
+  for (int64_t j = 0; j < projection.input_dim(); ++j) counts[projection.bucket(j)] += 1;
+  return counts;
+}
+
+int64_t MaxBucketItems(const std::optional<dp::SparseProjection>& projection) {
+  if (!projection.has_value()) return 1;
+  return static_cast<int64_t>(BucketItems(*projection).maxCoeff());
+}
+
+double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items) {
+  return config.error_clip * (1 + config.kappa) * config.user_l1_clip *
+         static_cast<double>(max_bucket_items);
+}
+
+absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& config,
+                                                            const v1::DpmfRpMechanism& params,
+                                                            uint64_t hadamard_seed,
+                                                            int64_t max_bucket_items) {
+  if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
+  ContributionCodec codec;
+  codec.mechanism_ = config.mechanism;
+  codec.rows_ = ProjectedDim(config);
+  codec.rank_ = config.rank;
+  codec.min_contributors_ = MinContributors(config);
+  codec.max_contributors_ = CohortSize(config);
+  const double scale = std::ldexp(1.0, config.fixed_point_bits);
+  const int64_t unflattened_length = codec.rows_ * codec.rank_;
+  switch (config.mechanism) {
+    case Mechanism::kPbm: {
+      absl::StatusOr<dp::RandomizedHadamard> hadamard =
+          dp::RandomizedHadamard::Create(codec.rows_, hadamard_seed);
+      if (!hadamard.ok()) return hadamard.status();
+      codec.l1_clip_ = ContributionClip(config);
+      codec.pbm_ = {.clip = dp::FlattenedLinfBound(codec.l1_clip_, hadamard->padded_rows()),
+                    .theta = params.pbm_theta(),
+                    .trials = params.pbm_q()};
+      if (absl::Status s = dp::ValidatePbmParams(codec.pbm_); !s.ok()) return s;
+      codec.length_ = hadamard->padded_rows() * codec.rank_;
+      codec.client_bits_ = dp::BitsFor(codec.pbm_.trials);
+      // cohort * q must fit the widest SecAgg word (62 bits); checked before multiplying.
+      if (codec.max_contributors_ > (int64_t{1} << 62) / codec.pbm_.trials) {
+        return absl::InvalidArgumentError("dpmf-rp: cohort * q does not fit in 62 bits");
+      }
+      codec.bits_ = dp::BitsFor(codec.max_contributors_ * codec.pbm_.trials);
+      codec.hadamard_.emplace(*std::move(hadamard));
+      break;
+    }
+    case Mechanism::kGaussian: {
+      absl::StatusOr<dp::GaussianSecAgg> gaussian =
+          dp::GaussianSecAgg::Create({.dim = unflattened_length,
+                                      .clip_norm = ContributionClip(config),
+                                      .linf_bound = 0,
+                                      .noise_std = params.gaussian_noise_std(),
+                                      .min_clients = codec.min_contributors_,
+                                      .max_clients = codec.max_contributors_,
+                                      .scale = scale,
+                                      .wrap_probability = config.wrap_probability});
+      if (!gaussian.ok()) return gaussian.status();
+      codec.length_ = unflattened_length;
+      codec.bits_ = codec.client_bits_ = gaussian->modulus_bits();
+      codec.gaussian_.emplace(*std::move(gaussian));
+      break;
+    }
+    case Mechanism::kNone: {
+      if (max_bucket_items < 1 || max_bucket_items > config.num_items) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("dpmf-rp codec: max_bucket_items=", max_bucket_items, " not in [1, m]"));
+      }
+      const double bound = NoneCoordinateBound(config, max_bucket_items);
+      codec.scale_ = scale;
+      codec.linf_bound_ = bound;
+      codec.range_ = std::ceil(static_cast<double>(codec.max_contributors_) * (scale * bound + 1));
+      absl::StatusOr<int> bits = dp::ModulusBitsForRange(codec.range_);
+      if (!bits.ok()) return bits.status();
+      codec.length_ = unflattened_length;
+      codec.bits_ = codec.client_bits_ = *bits;
+      break;
+    }
+  }
+  return codec;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::MatrixXd& x,
+                                                                dp::Rng& rng) const {
+  if (x.rows() != rows_ || x.cols() != rank_) {
+    return absl::InvalidArgumentError(absl::StrCat("dpmf-rp codec: contribution is ", x.rows(),
+                                                   " x ", x.cols(), ", expected ", rows_, " x ",
+                                                   rank_));
+  }
+  if (!x.allFinite()) {
+    return absl::InvalidArgumentError("dpmf-rp codec: contribution has a non-finite entry");
+  }
+  switch (mechanism_) {
+    case Mechanism::kPbm: {
+      absl::StatusOr<Eigen::VectorXd> clipped = dp::ClipL1(AsVector(x), l1_clip_);
+      if (!clipped.ok()) return clipped.status();
+      absl::StatusOr<Eigen::MatrixXd> flat =
+          hadamard_->Flatten(Eigen::Map<const Eigen::MatrixXd>(clipped->data(), rows_, rank_));
+      if (!flat.ok()) return flat.status();
+      return dp::PbmEncode(AsVector(*flat), pbm_, dp::PbmRangePolicy::kReject, rng);
+    }
+    case Mechanism::kGaussian:
+      return gaussian_->Encode(AsVector(x), rng);
+    case Mechanism::kNone: {
+      std::vector<uint64_t> out(static_cast<size_t>(x.size()));
+      for (Eigen::Index j = 0; j < x.size(); ++j) {
+        const double value = x.data()[j];
+        if (std::abs(value) > linf_bound_ * (1 + kBoundSlack)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "dpmf-rp codec: coordinate ", j, " = ", value, " exceeds the bound ", linf_bound_));
+        }
+        const double clamped = std::clamp(value, -linf_bound_, linf_bound_);
+        out[static_cast<size_t>(j)] =
+            dp::ReduceModPow2(dp::StochasticRound(scale_ * clamped, rng), bits_);
+      }
+      return out;
+    }
+  }
+  return absl::InternalError("dpmf-rp codec: unknown mechanism");
+}
+
+absl::StatusOr<Eigen::MatrixXd> ContributionCodec::DecodeSum(absl::Span<const uint64_t> sum,
+                                                             int64_t contributors) const {
+  if (static_cast<int64_t>(sum.size()) != length_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dpmf-rp codec: sum has ", sum.size(), " values, expected ", length_));
+  }
+  if (contributors < min_contributors_ || contributors > max_contributors_) {
+    return absl::InvalidArgumentError(absl::StrCat("dpmf-rp codec: sum of ", contributors,
+                                                   " contributions; the round accepts ",
+                                                   min_contributors_, " to ", max_contributors_));
+  }
+  switch (mechanism_) {
+    case Mechanism::kPbm: {
+      absl::StatusOr<Eigen::VectorXd> flat = dp::PbmDecodeSum(sum, pbm_, contributors);
+      if (!flat.ok()) return flat.status();
+      return hadamard_->Reverse(
+          Eigen::Map<const Eigen::MatrixXd>(flat->data(), hadamard_->padded_rows(), rank_));
+    }
+    case Mechanism::kGaussian: {
+      absl::StatusOr<Eigen::VectorXd> total = gaussian_->Decode(sum, contributors);
+      if (!total.ok()) return total.status();
+      return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(total->data(), rows_, rank_));
+    }
+    case Mechanism::kNone: {
+      absl::StatusOr<Eigen::VectorXd> total = dp::DecodeCheckedSum(sum, bits_, range_, scale_);
+      if (!total.ok()) return total.status();
+      return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(total->data(), rows_, rank_));
+    }
+  }
+  return absl::InternalError("dpmf-rp codec: unknown mechanism");
+}
+
+}  // namespace fedmf::algorithms::dpmf_rp

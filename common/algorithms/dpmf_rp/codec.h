@@ -1,0 +1,86 @@
+// The privatized encoding of one user's projected gradient X = S F (p x k) into a vector in
+// Z_{2^b} and the decoding of a sum of such vectors into an estimate of the sum of the X's:
+//   pbm:      X clipped to L1 norm Delta_1 (dp::ClipL1), flattened (FlatMat: p' x k, every entry
+//             within c = Delta_1 / sqrt(p')), ScalarPBM per entry; length p' k, values in [0, q];
+//             decoded by PbmDecodeSum and RevMat.
+//   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
+//             to the Gaussian clip, fixed point, noise for n_min clients); length p k.
+//   none:     X in fixed point with scale gamma by unbiased stochastic rounding, mod 2^b. Every
+//             entry of X = (S w) u^T obeys |X_lh| <= L = e (1 + kappa) B1 * (most items in one
+//             bucket of S) (|w_j| <= (1 + kappa) e, ||u||_1 <= B1), so a sum of at most n_max
+//             vectors lies in [-R, R], R = n_max (gamma L + 1), and 2^(b-1) > 2R; length p k.
+// Vectors hold the matrix entries in column-major order. Encode and DecodeSum are const and
+// thread-safe; clients and server build the same codec from the same broadcast.
+#ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CODEC_H_
+#define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CODEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "common/algorithms/dpmf_rp/config.h"
+#include "common/dp/gaussian_secagg.h"
+#include "common/dp/hadamard.h"
+#include "common/dp/pbm.h"
+#include "common/dp/rng.h"
+#include "common/dp/sparse_projection.h"
+#include "fedmf/v1/dpmf_rp.pb.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+
+// Items per row of S, diag(S S^T).
+Eigen::VectorXd BucketItems(const dp::SparseProjection& projection);
+// The most items in one row of S; 1 without projection.
+int64_t MaxBucketItems(const std::optional<dp::SparseProjection>& projection);
+// L of mechanism none.
+double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items);
+
+class ContributionCodec {
+ public:
+  // `max_bucket_items`: MaxBucketItems of the round's S. Error if `params` lacks what
+  // config.mechanism needs or the sum needs more than 62 bits.
+  static absl::StatusOr<ContributionCodec> Create(const DpmfRpConfig& config,
+                                                  const v1::DpmfRpMechanism& params,
+                                                  uint64_t hadamard_seed, int64_t max_bucket_items);
+
+  int64_t length() const { return length_; }  // d
+  int bits() const { return bits_; }          // b of the sum
+  int client_bits() const { return client_bits_; }
+  int64_t min_contributors() const { return min_contributors_; }
+  int64_t max_contributors() const { return max_contributors_; }
+
+  // `x` is p x k. Error on a shape mismatch, a non-finite entry, or (none) an entry beyond L.
+  absl::StatusOr<std::vector<uint64_t>> Encode(const Eigen::MatrixXd& x, dp::Rng& rng) const;
+  // The sum mod 2^b of `contributors` encodings -> estimate of the sum of their X (p x k).
+  absl::StatusOr<Eigen::MatrixXd> DecodeSum(absl::Span<const uint64_t> sum,
+                                            int64_t contributors) const;
+
+ private:
+  ContributionCodec() = default;
+
+  Mechanism mechanism_ = Mechanism::kPbm;
+  int64_t rows_ = 0;  // p
+  int rank_ = 0;      // k
+  int64_t length_ = 0;
+  int bits_ = 0;
+  int client_bits_ = 0;
+  int64_t min_contributors_ = 0;
+  int64_t max_contributors_ = 0;
+  // pbm
+  std::optional<dp::RandomizedHadamard> hadamard_;
+  dp::PbmParams pbm_;
+  double l1_clip_ = 0;  // Delta_1
+  // gaussian
+  std::optional<dp::GaussianSecAgg> gaussian_;
+  // none
+  double scale_ = 0;
+  double linf_bound_ = 0;
+  double range_ = 0;
+};
+
+}  // namespace fedmf::algorithms::dpmf_rp
+
+#endif  // FEDMF_COMMON_ALGORITHMS_DPMF_RP_CODEC_H_

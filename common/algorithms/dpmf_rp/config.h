@@ -1,0 +1,100 @@
+// Configuration of a DPMF-RP run (every field a user may tune, with the paper's defaults for
+// MovieLens 100K, Section 6.1.3) and the quantities derived from it: the projected dimension p,
+// the cohort size, n_min, the contribution clip Delta_1 and the privacy budget. Converts to and
+// from fedmf.v1.DpmfRpConfig, the form the coordinator persists and broadcasts.
+#ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONFIG_H_
+#define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/dp/dp_conversion.h"
+#include "common/mf/adam.h"
+#include "fedmf/v1/dpmf_rp.pb.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+
+inline constexpr absl::string_view kAlgorithmName = "dpmf-rp";
+
+enum class Mechanism { kPbm, kGaussian, kNone };
+enum class Projection { kSparse, kNone };
+// What the server keeps when the sparse projection is on (without it both are V itself):
+//   kCompressed: B = S V (p x k) with one S for the whole run; clients use V = S^T B, so items in
+//                one bucket share a factor up to sign (the paper's Algorithm 2; download p x k).
+//   kFull:       V (m x k) with a fresh public S every round, updated with S^T (decoded sum of
+//                S F): an unbiased count-sketch estimate of the gradient (E_S[S^T S] = I), the
+//                reading of the paper's Lemma 5.1 and Theorem 5.7. Upload is still p' x k;
+//                download is m x k. Far more accurate (docs/algorithms.md).
+enum class ItemModel { kCompressed, kFull };
+
+absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none"
+absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
+absl::string_view ProjectionName(Projection projection);  // "sparse", "none"
+absl::StatusOr<Projection> ParseProjection(absl::string_view name);
+absl::string_view ItemModelName(ItemModel model);  // "compressed", "full"
+absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name);
+
+struct DpmfRpConfig {
+  // The data's shape; no default.
+  int32_t num_items = 0;  // m
+  int64_t num_users = 0;  // n: the server scales a round's sum by n / contributors
+
+  // Model and local update (eqs. 3-5, 16, 17).
+  int rank = 14;                // k
+  double lambda = 0.25;         // user regularization
+  double mu = 0.9;              // item regularization
+  double kappa = 15;            // confidence 1 + kappa on observed ratings, 1 elsewhere
+  double user_l1_clip = 0.001;  // B1: u_i is clipped to this L1 norm before the gradient
+  double error_clip = 1;        // e: rating errors are clipped to [-e, e]
+
+  // Communication and privacy.
+  Mechanism mechanism = Mechanism::kPbm;
+  Projection projection = Projection::kSparse;
+  double compression = 3;  // m / p (sparse projection only), >= 1
+  ItemModel item_model = ItemModel::kCompressed;
+  bool secure_aggregation = true;  // false: the paper's non-SecAgg case, n_min = 1
+  double participation = 0.1;      // beta: fraction of users sampled per round
+  int64_t min_clients = 0;         // n_min under SecAgg; 0 means the whole cohort
+  double contribution_clip = 0;    // Delta_1; 0 means 4 e (1 + kappa) B1 / beta (the paper's)
+  double epsilon = 1;              // budget for the whole run ...
+  double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0,
+  double rdp_order = 2;            // ... else as RDP epsilon at this order (the paper's way)
+  int64_t rounds = 100;            // T: the budget is spent evenly over T rounds
+  int64_t max_q = 16;              // PBM: largest number of trials the calibration may pick
+  int fixed_point_bits = 24;       // none / gaussian: scale 2^fixed_point_bits per unit
+  double wrap_probability = 1e-9;  // gaussian: chance a sum leaves its decodable range
+
+  // Server optimizer (Section 6.1.3) and initialization.
+  mf::AdamConfig adam;
+  double init_scale = 0.1;  // V starts uniform in [-init_scale, init_scale), B = S V
+  uint64_t seed = 1;        // initial V and the public seeds of S and of every round's D_xi
+};
+
+// OK, or InvalidArgument naming the first field out of range and its value.
+absl::Status ValidateConfig(const DpmfRpConfig& config);
+
+// p: ceil(m / compression) with the sparse projection, m without.
+int64_t ProjectedDim(const DpmfRpConfig& config);
+// Rows of the server's model matrix: p for the compressed item model with projection, else m.
+int64_t ModelRows(const DpmfRpConfig& config);
+// Whether the server keeps B = S V (sparse projection and the compressed item model).
+bool KeepsCompressedModel(const DpmfRpConfig& config);
+// Clients per round: max(1, round(beta n)).
+int64_t CohortSize(const DpmfRpConfig& config);
+// The fewest clients whose noise protects a release: 1 without secure aggregation, else
+// min_clients (or the cohort when 0).
+int64_t MinContributors(const DpmfRpConfig& config);
+// Delta_1: contribution_clip, or the paper's 4 e (1 + kappa) B1 / beta when it is 0.
+double ContributionClip(const DpmfRpConfig& config);
+dp::PrivacyBudget Budget(const DpmfRpConfig& config);
+
+v1::DpmfRpConfig ToProto(const DpmfRpConfig& config);
+// Validates the result; `context` prefixes error messages (e.g. "broadcast").
+absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& proto, absl::string_view context);
+
+}  // namespace fedmf::algorithms::dpmf_rp
+
+#endif  // FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONFIG_H_

@@ -1,0 +1,117 @@
+#include "common/algorithms/dpmf_rp/contributor.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/matrix_proto.h"
+#include "fedmf/v1/dpmf_rp.pb.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+namespace {
+
+absl::Status PlanMismatch(absl::string_view field, int64_t plan, int64_t expected) {
+  return absl::InvalidArgumentError(absl::StrCat("dpmf-rp round plan: ", field, "=", plan,
+                                                 " but the broadcast implies ", expected));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DpmfRpContributor>> DpmfRpContributor::Create(
+    const v1::RoundPlan& plan) {
+  if (plan.algorithm() != kAlgorithmName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not dpmf-rp"));
+  }
+  v1::DpmfRpBroadcast broadcast;
+  if (!broadcast.ParseFromString(plan.payload())) {
+    return absl::InvalidArgumentError("dpmf-rp round plan: payload is not a DpmfRpBroadcast");
+  }
+  absl::StatusOr<DpmfRpConfig> config = FromProto(broadcast.config(), "dpmf-rp broadcast");
+  if (!config.ok()) return config.status();
+  absl::StatusOr<Eigen::MatrixXd> model = MatrixFromProto(broadcast.model(), ModelRows(*config),
+                                                          config->rank, "dpmf-rp broadcast model");
+  if (!model.ok()) return model.status();
+  std::optional<dp::SparseProjection> projection;
+  if (config->projection == Projection::kSparse) {
+    absl::StatusOr<dp::SparseProjection> s = dp::SparseProjection::Create(
+        config->num_items, ProjectedDim(*config), broadcast.projection_seed());
+    if (!s.ok()) return s.status();
+    projection.emplace(*std::move(s));
+  }
+  Eigen::MatrixXd v;
+  if (KeepsCompressedModel(*config)) {
+    absl::StatusOr<Eigen::MatrixXd> lifted = projection->ApplyTranspose(*model);
+    if (!lifted.ok()) return lifted.status();
+    v = *std::move(lifted);
+  } else {
+    v = *std::move(model);
+  }
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(
+      *config, broadcast.mechanism(), broadcast.hadamard_seed(), MaxBucketItems(projection));
+  if (!codec.ok()) return codec.status();
+  if (plan.round() != broadcast.round())
+    return PlanMismatch("round", plan.round(), broadcast.round());
+  if (static_cast<int64_t>(plan.length()) != codec->length()) {
+    return PlanMismatch("length", static_cast<int64_t>(plan.length()), codec->length());
+  }
+  if (plan.bits() != codec->bits()) return PlanMismatch("bits", plan.bits(), codec->bits());
+  if (plan.client_bits() != codec->client_bits()) {
+    return PlanMismatch("client_bits", plan.client_bits(), codec->client_bits());
+  }
+  const v1::Combination combination =
+      config->secure_aggregation ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR;
+  if (plan.combination() != combination) {
+    return PlanMismatch("combination", plan.combination(), combination);
+  }
+  return std::unique_ptr<DpmfRpContributor>(
+      new DpmfRpContributor(*std::move(config), std::move(projection),
+                            mf::FactorMatrix(std::move(v)), *std::move(codec)));
+}
+
+DpmfRpContributor::DpmfRpContributor(DpmfRpConfig config,
+                                     std::optional<dp::SparseProjection> projection,
+                                     mf::FactorMatrix item_factors, ContributionCodec codec)
+    : config_(std::move(config)),
+      projection_(std::move(projection)),
+      item_factors_(std::move(item_factors)),
+      gram_(item_factors_.transpose() * item_factors_),
+      codec_(std::move(codec)) {}
+
+absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data::RatingRow& ratings,
+                                                                     LocalGradient* local) const {
+  absl::StatusOr<LocalGradient> g = ComputeLocalGradient(item_factors_, gram_, ratings,
+                                                         {.lambda = config_.lambda,
+                                                          .kappa = config_.kappa,
+                                                          .user_l1_clip = config_.user_l1_clip,
+                                                          .error_clip = config_.error_clip});
+  if (!g.ok()) return g.status();
+  // F = w u^T is rank one, so S F = (S w) u^T: project the m-vector w only.
+  Eigen::VectorXd projected;
+  if (projection_.has_value()) {
+    absl::StatusOr<Eigen::MatrixXd> sw = projection_->Apply(g->weights);
+    if (!sw.ok()) return sw.status();
+    projected = sw->col(0);
+  } else {
+    projected = g->weights;
+  }
+  Eigen::MatrixXd x = projected * g->clipped_factor.transpose();
+  if (local != nullptr) *local = *std::move(g);
+  return x;
+}
+
+absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const data::RatingRow& ratings,
+                                                           dp::Rng& rng) const {
+  LocalGradient local;
+  absl::StatusOr<Eigen::MatrixXd> x = ProjectedGradient(ratings, &local);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<std::vector<uint64_t>> vector = codec_.Encode(*x, rng);
+  if (!vector.ok()) return vector.status();
+  return Contribution{.vector = *std::move(vector), .user_factor = std::move(local.user_factor)};
+}
+
+absl::StatusOr<Eigen::VectorXd> DpmfRpContributor::UserFactor(
+    const data::RatingRow& ratings) const {
+  return SolveUserFactor(item_factors_, gram_, ratings, config_.lambda, config_.kappa);
+}
+
+}  // namespace fedmf::algorithms::dpmf_rp

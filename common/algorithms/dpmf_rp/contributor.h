@@ -1,0 +1,55 @@
+// The client side of one DPMF-RP round (Algorithm 2, the loop body for user i): from the round's
+// broadcast, V (= S^T B for the compressed item model) and V^T V once; per user, u_i by eq. 5, clip
+// (eq. 17), the clipped-error gradient rows for all m items (eq. 16; local_update.h), X = S F = (S
+// w) u^T, then the round's privatized encoding (codec.h). Built once per round and shared by every
+// user of a process.
+#ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONTRIBUTOR_H_
+#define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONTRIBUTOR_H_
+
+#include <memory>
+#include <optional>
+
+#include "Eigen/Core"
+#include "absl/status/statusor.h"
+#include "common/algorithms/algorithm.h"
+#include "common/algorithms/dpmf_rp/codec.h"
+#include "common/algorithms/dpmf_rp/config.h"
+#include "common/algorithms/dpmf_rp/local_update.h"
+#include "common/dp/sparse_projection.h"
+#include "fedmf/v1/algorithm.pb.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+
+class DpmfRpContributor final : public Contributor {
+ public:
+  // Validates everything in `plan` (it comes from the network): algorithm name, payload, config,
+  // B's shape and finiteness, and that length, bits and combination agree with the payload.
+  static absl::StatusOr<std::unique_ptr<DpmfRpContributor>> Create(const v1::RoundPlan& plan);
+
+  absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
+                                          dp::Rng& rng) const override;
+  absl::StatusOr<Eigen::VectorXd> UserFactor(const data::RatingRow& ratings) const override;
+  const mf::FactorMatrix& item_factors() const override { return item_factors_; }
+
+  // X = S F (p x k) before privatization, and the local quantities behind it; for tests and
+  // diagnostics (Contribute encodes exactly this X).
+  absl::StatusOr<Eigen::MatrixXd> ProjectedGradient(const data::RatingRow& ratings,
+                                                    LocalGradient* local = nullptr) const;
+
+  const DpmfRpConfig& config() const { return config_; }
+  const ContributionCodec& codec() const { return codec_; }
+
+ private:
+  DpmfRpContributor(DpmfRpConfig config, std::optional<dp::SparseProjection> projection,
+                    mf::FactorMatrix item_factors, ContributionCodec codec);
+
+  DpmfRpConfig config_;
+  std::optional<dp::SparseProjection> projection_;  // this round's S; empty without projection
+  mf::FactorMatrix item_factors_;                   // V
+  Eigen::MatrixXd gram_;                            // V^T V
+  ContributionCodec codec_;
+};
+
+}  // namespace fedmf::algorithms::dpmf_rp
+
+#endif  // FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONTRIBUTOR_H_

@@ -1,0 +1,92 @@
+#include <cmath>
+
+#include "common/algorithms/dpmf_rp/calibration.h"
+#include "common/dp/rdp_curve.h"
+#include "gtest/gtest.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+namespace {
+
+DpmfRpConfig Ml100k(Mechanism mechanism) {
+  DpmfRpConfig config;
+  config.num_users = 943;
+  config.num_items = 1682;
+  config.mechanism = mechanism;
+  return config;
+}
+
+TEST(DpmfRpCalibrationTest, PbmMatchesThePublishedTableForMl100k) {
+  // docs/privacy-accounting.md Table 1: m/p = 3 (p' = 1024, d = 14336), epsilon = 1 at alpha = 2
+  // over T = 100 rounds, n_min = 94: theta = 0.00202028, q = 1. Table 4 (n_min = 1, no SecAgg):
+  // theta = 0.000208798.
+  DpmfRpConfig config = Ml100k(Mechanism::kPbm);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_NEAR(params->pbm_theta(), 0.00202028, 1e-8);
+  EXPECT_EQ(params->pbm_q(), 1);
+  config.secure_aggregation = false;
+  params = CalibrateMechanism(config);
+  ASSERT_TRUE(params.ok());
+  EXPECT_NEAR(params->pbm_theta(), 0.000208798, 1e-9);
+}
+
+TEST(DpmfRpCalibrationTest, PbmRoundsComposeToTheBudget) {
+  DpmfRpConfig config = Ml100k(Mechanism::kPbm);
+  config.rounds = 10;
+  const v1::DpmfRpMechanism params = CalibrateMechanism(config).value();
+  const std::vector<double> orders = dp::DefaultOrders();
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+      RoundLedgerEntry(config, params, 3, 94, orders);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  ASSERT_TRUE(entry->has_value());
+  const dp::LedgerEntry& e = **entry;
+  EXPECT_EQ(e.mechanism, "pbm");
+  EXPECT_EQ(e.round, 3);
+  EXPECT_EQ(e.participants, 94);
+  EXPECT_EQ(e.n_min, 94);
+  ASSERT_EQ(e.params.size(), 4u);
+  EXPECT_EQ(e.params[2].first, "dimension");
+  EXPECT_EQ(e.params[2].second, 1024 * 14);
+  EXPECT_NEAR(e.params[3].second, 0.64 / 32, 1e-15);  // c = Delta_1 / sqrt(p')
+  dp::RdpCurve total = dp::RdpCurve::Zero(orders).value();
+  ASSERT_TRUE(total.Compose(dp::RdpCurve::Create(orders, e.rdp).value(), 10).ok());
+  // The calibration keeps the largest theta within the budget (bisection to 1e-6 relative, and the
+  // RDP is about quadratic in theta).
+  EXPECT_LE(total.At(2).value(), 1.0);
+  EXPECT_GE(total.At(2).value(), 1.0 - 1e-5);
+  // A sum with fewer participants than n_min is not a valid release.
+  EXPECT_FALSE(RoundLedgerEntry(config, params, 3, 93, orders).ok());
+}
+
+TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {
+  // RDP of T rounds at alpha = 2 is T * 2 / (2 z^2) = T / z^2 = epsilon, so z = sqrt(100 / 1) = 10;
+  // Delta_2 = 2 (0.64 + sqrt(561 * 14) / 2^24).
+  DpmfRpConfig config = Ml100k(Mechanism::kGaussian);
+  const double sensitivity = 2 * (0.64 + std::sqrt(561.0 * 14) / 16777216.0);
+  EXPECT_NEAR(GaussianSensitivity(config), sensitivity, 1e-15);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_NEAR(params->gaussian_noise_std(), 10 * sensitivity, 1e-7);
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+      RoundLedgerEntry(config, *params, 0, 94, dp::DefaultOrders());
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  ASSERT_TRUE(entry->has_value());
+  EXPECT_EQ((*entry)->mechanism, "secagg-gaussian");
+  // One round at alpha = 2: 1 / z^2 = 0.01.
+  EXPECT_NEAR(dp::RdpCurve::Create(dp::DefaultOrders(), (*entry)->rdp).value().At(2).value(), 0.01,
+              1e-8);
+}
+
+TEST(DpmfRpCalibrationTest, NoneHasNoParametersAndNoLedgerEntry) {
+  const DpmfRpConfig config = Ml100k(Mechanism::kNone);
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
+  ASSERT_TRUE(params.ok());
+  EXPECT_EQ(params->ByteSizeLong(), 0u);
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+      RoundLedgerEntry(config, *params, 0, 94, dp::DefaultOrders());
+  ASSERT_TRUE(entry.ok());
+  EXPECT_FALSE(entry->has_value());
+}
+
+}  // namespace
+}  // namespace fedmf::algorithms::dpmf_rp
