@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs fedmf's build and test dependencies from Debian 12 packages. Idempotent: installs only the
-# packages that are missing, and needs no privileges when nothing is. Usage: deploy/install-deps.sh [--check]
+# packages that are missing, and needs no privileges when nothing is.
+# Usage: deploy/install-deps.sh [--fuzzing] [--check]   (--fuzzing adds clang for the libFuzzer targets)
 set -euo pipefail
 
 PACKAGES=(
@@ -9,6 +10,17 @@ PACKAGES=(
   libssl-dev libeigen3-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+
+FUZZING_PACKAGES=(clang libclang-rt-14-dev)
+
+check_only=false
+for arg in "$@"; do
+  case "$arg" in
+    --check) check_only=true ;;
+    --fuzzing) PACKAGES+=("${FUZZING_PACKAGES[@]}") ;;
+    *) echo "install-deps: unknown argument '$arg' (use --fuzzing, --check)" >&2; exit 2 ;;
+  esac
+done
 
 die() { echo "install-deps: $*" >&2; exit 1; }
 
@@ -32,7 +44,7 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 echo "install-deps: missing: ${missing[*]}"
-[[ "${1:-}" == --check ]] && exit 1
+$check_only && exit 1
 
 sudo=()
 if [[ $EUID -ne 0 ]]; then

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (build-fuzz/) and runs each for SECONDS (default 60).
+# A finding makes the fuzzer exit non-zero and leaves its crash-* input in build-fuzz/findings/.
+# Usage: tools/run-fuzzers.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+
+deploy/install-deps.sh --fuzzing
+cmake --preset fuzz
+cmake --build --preset fuzz -j "$(nproc)"
+
+mkdir -p build-fuzz/findings
+for fuzzer in secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer; do
+  echo "== $fuzzer: ${seconds}s"
+  corpus="build-fuzz/corpus/$fuzzer"
+  mkdir -p "$corpus"
+  "build-fuzz/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix=build-fuzz/findings/ "$corpus"
+done
