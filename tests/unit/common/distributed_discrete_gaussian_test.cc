@@ -19,17 +19,7 @@ using testing::kSigmas;
 using testing::ModularSum;
 using testing::Moments;
 
-DistributedDiscreteGaussianParams Params(int64_t dim, double clip, double sigma, int64_t n_min,
-                                         int64_t n_max, double scale) {
-  DistributedDiscreteGaussianParams p;
-  p.dim = dim;
-  p.clip_norm = clip;
-  p.noise_std = sigma;
-  p.min_clients = n_min;
-  p.max_clients = n_max;
-  p.scale = scale;
-  return p;
-}
+const auto Params = testing::SecAggParams<DistributedDiscreteGaussianParams>;
 
 // d = 4, c = 1, gamma = 10, beta = e^-1/2 (sqrt(2 ln 1/beta) = 1):
 // Delta_2^2 = min(100 + 1 + (10 + 1), (10 + 2)^2) = 112; with beta = 0 it is 144.

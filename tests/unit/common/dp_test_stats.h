@@ -54,6 +54,21 @@ inline std::vector<uint64_t> ModularSum(const std::vector<std::vector<uint64_t>>
   return sum;
 }
 
+// Parameters of a SecAgg noise mechanism (GaussianSecAggParams or
+// DistributedDiscreteGaussianParams), the fields the tests vary.
+template <typename Params>
+Params SecAggParams(int64_t dim, double clip, double sigma, int64_t n_min, int64_t n_max,
+                    double scale) {
+  Params p;
+  p.dim = dim;
+  p.clip_norm = clip;
+  p.noise_std = sigma;
+  p.min_clients = n_min;
+  p.max_clients = n_max;
+  p.scale = scale;
+  return p;
+}
+
 }  // namespace fedmf::dp::testing
 
 #endif  // FEDMF_TESTS_UNIT_COMMON_DP_TEST_STATS_H_

@@ -19,17 +19,7 @@ using testing::kSigmas;
 using testing::ModularSum;
 using testing::Moments;
 
-GaussianSecAggParams Params(int64_t dim, double clip, double sigma, int64_t n_min, int64_t n_max,
-                            double scale) {
-  GaussianSecAggParams p;
-  p.dim = dim;
-  p.clip_norm = clip;
-  p.noise_std = sigma;
-  p.min_clients = n_min;
-  p.max_clients = n_max;
-  p.scale = scale;
-  return p;
-}
+const auto Params = testing::SecAggParams<GaussianSecAggParams>;
 
 // No noise, d = 1: R = n_max (gamma L + 2) = 102 and 2^(b-1) > 204 gives b = 9.
 // With noise (d = 10, c = 1, sigma = 2, n_min = 4, n_max = 8, gamma = 16, eta = 1e-6):
