@@ -15,6 +15,13 @@ for fuzzer in secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer; do
   echo "== $fuzzer: ${seconds}s"
   corpus="build-fuzz/corpus/$fuzzer"
   mkdir -p "$corpus"
-  "build-fuzz/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix=build-fuzz/findings/ "$corpus"
+  log="build-fuzz/$fuzzer.log"
+  # libFuzzer logs every corpus change; keep that in a file and show the summary (or the failure).
+  if ! "build-fuzz/tests/fuzz/$fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix=build-fuzz/findings/ "$corpus" > "$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "== $fuzzer FAILED: input saved in build-fuzz/findings/, full log in $log" >&2
+    exit 1
+  fi
+  grep -E "^Done|stat::number_of_executed_units|stat::peak_rss_mb" "$log"
 done
