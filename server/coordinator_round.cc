@@ -222,6 +222,11 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
     lock.unlock();  // only this thread touches the updater and ledger
     absl::Status saved =
         options_.state_dir.empty() ? absl::OkStatus() : SaveCheckpoint(options_.state_dir, state_);
+    if (saved.ok() && !options_.state_dir.empty()) {
+      EventLine("checkpoint")
+          .Add("rounds_done", state_.updater->round())
+          .Add("ledger_entries", state_.ledger.entries().size());
+    }
     if (saved.ok() && outcome.applied) LogEvaluation(state_.updater->round());
     lock.lock();
     if (!saved.ok()) return saved;
