@@ -77,6 +77,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       algorithms::MakeContributor(task.plan());
   if (!contributor.ok()) return contributor.status();
   contributor_ = std::move(*contributor);
+  round_ = task.round();
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
@@ -84,6 +85,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     if (!advertise.ok()) return advertise.status();
     v1::ClientMessage& reply = replies.emplace_back();
     reply.mutable_secagg()->set_participant_id(id);
+    reply.mutable_secagg()->set_round(task.round());
     *reply.mutable_secagg()->mutable_message() = std::move(*advertise);
   }
   return replies;
@@ -97,12 +99,17 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                    m.participant_id(),
                                                    " which this process does not host"));
   }
+  if (m.round() != round_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("SecAgg message of round ", m.round(), " during round ", round_));
+  }
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
   if (!reply.ok()) return reply.status();
   std::vector<v1::ClientMessage> replies;
   if (reply->has_value()) {
     v1::ClientMessage& out = replies.emplace_back();
     out.mutable_secagg()->set_participant_id(m.participant_id());
+    out.mutable_secagg()->set_round(round_);
     *out.mutable_secagg()->mutable_message() = std::move(**reply);
   }
   return replies;

@@ -27,8 +27,9 @@ class ParticipantHost {
       std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users);
 
   // The replies to one coordinator message. Errors (a task this host cannot run, a message for a
-  // participant it does not host) are returned as a Status and change nothing else; a participant
-  // whose session rejects a message answers with its Abort reply instead.
+  // participant it does not host or of another round than the last task's) are returned as a Status
+  // and change nothing else; a participant whose session rejects a message answers with its Abort
+  // reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
 
   std::vector<uint32_t> participant_ids() const;
@@ -49,6 +50,7 @@ class ParticipantHost {
   std::shared_ptr<const data::RatingsDataset> data_;
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
+  int64_t round_ = -1;  // of the last task
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
 };

@@ -59,12 +59,15 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (session_ == nullptr) return grpc::Status::OK;  // late message of a finished round
+  if (session_ == nullptr || message.secagg().round() != state_.updater->round()) {
+    return grpc::Status::OK;  // late message of a finished round
+  }
   const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
   if (absl::IsInvalidArgument(handled)) {
     EventLine("participant_rejected").Add("participant", id).Add("reason", handled.message());
     v1::ServerMessage abort;
     abort.mutable_secagg()->set_participant_id(id);
+    abort.mutable_secagg()->set_round(state_.updater->round());
     *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
     Send(*connection, std::move(abort));
   }

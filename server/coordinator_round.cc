@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
+#include "client/wire_limits.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
@@ -14,6 +15,9 @@ namespace fedmf::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Room for the task's SecAgg parameters and participant ids around the plan.
+constexpr size_t kTaskOverheadBytes = 1 << 20;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
@@ -70,6 +74,11 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(
   if (!plan.ok()) return plan.status();
   if (plan->combination() != v1::COMBINATION_SECURE_SUM) {
     return absl::UnimplementedError("the networked runtime supports secure-sum rounds only");
+  }
+  if (plan->ByteSizeLong() + kTaskOverheadBytes > static_cast<size_t>(client::kMaxMessageBytes)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("round plan of ", plan->ByteSizeLong(), " bytes exceeds the ",
+                     client::kMaxMessageBytes, "-byte message limit (federation.proto)"));
   }
   absl::StatusOr<bool> affordable = BudgetAllows(*plan);
   if (!affordable.ok()) return affordable.status();
@@ -184,6 +193,7 @@ void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
     }
     v1::ServerMessage out;
     out.mutable_secagg()->set_participant_id(m.client_id);
+    out.mutable_secagg()->set_round(state_.updater->round());
     *out.mutable_secagg()->mutable_message() = std::move(m.message);
     Send(*c, std::move(out));
   }

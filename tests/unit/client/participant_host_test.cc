@@ -141,6 +141,18 @@ TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {
   EXPECT_EQ(host->Handle(v1::ServerMessage()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
+  Fixture f;
+  auto host = f.Host();
+  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());  // round 0
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_participant_id(1);
+  m.mutable_secagg()->set_round(1);
+  m.mutable_secagg()->mutable_message()->mutable_share_keys();
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(host->Find(1)->session()->stage(), secagg::ClientStage::kAwaitingShareKeys);
+}
+
 TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort) {
   Fixture f;
   auto host = f.Host();
