@@ -10,14 +10,16 @@
 namespace fedmf::server {
 
 absl::StatusOr<std::vector<uint32_t>> SampleCohort(const std::vector<uint32_t>& available,
-                                                   int64_t size, uint64_t seed, int64_t round) {
+                                                   int64_t size, uint64_t seed, int64_t round,
+                                                   int attempt) {
   if (size < 1 || static_cast<size_t>(size) > available.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot sample ", size, " of ", available.size(), " available users"));
   }
   // seed_seq mixes both words, so nearby (seed, round) pairs give unrelated streams.
   std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(round), static_cast<uint32_t>(round >> 32)};
+                    static_cast<uint32_t>(round), static_cast<uint32_t>(round >> 32),
+                    static_cast<uint32_t>(attempt)};
   std::mt19937_64 rng(seq);
   std::vector<uint32_t> pool = available;
   // Partial Fisher-Yates: the first `size` positions are a uniform sample.

@@ -6,6 +6,10 @@ namespace fedmf::server {
 
 size_t Connection::Send(v1::ServerMessage message) {
   const size_t size = message.ByteSizeLong();
+  if (sink_) {
+    sink_(message);
+    return size;
+  }
   FederationReactor* reactor = nullptr;
   const v1::ServerMessage* next = nullptr;
   {

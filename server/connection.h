@@ -1,6 +1,7 @@
 // One client process's Participate stream on the coordinator: a gRPC callback-API reactor (no
 // thread of its own) and the thread-safe Connection handle the round driver sends through. Writes
-// are queued and issued one at a time; after the stream ends, Send is a no-op.
+// are queued and issued one at a time; after the stream ends, Send is a no-op. A Connection may
+// instead deliver to a sink (an in-process transport, e.g. for tests of the orchestrator).
 #ifndef FEDMF_SERVER_CONNECTION_H_
 #define FEDMF_SERVER_CONNECTION_H_
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,7 +24,12 @@ class FederationReactor;
 
 class Connection {
  public:
-  Connection(uint64_t id, std::string peer) : id_(id), peer_(std::move(peer)) {}
+  // For an in-process transport: messages go to `sink` (on the sender's thread, possibly under
+  // the coordinator's lock, so it must only hand them off) instead of a gRPC stream.
+  using Sink = std::function<void(const v1::ServerMessage&)>;
+
+  Connection(uint64_t id, std::string peer, Sink sink = nullptr)
+      : id_(id), peer_(std::move(peer)), sink_(std::move(sink)) {}
 
   // Queues `message` for the client; returns its serialized size (0 once the stream ended).
   size_t Send(v1::ServerMessage message);
@@ -42,6 +49,7 @@ class Connection {
 
   const uint64_t id_;
   const std::string peer_;
+  const Sink sink_;
   std::mutex mu_;
   FederationReactor* reactor_ = nullptr;
   std::deque<v1::ServerMessage> queue_;  // front is being written while writing_

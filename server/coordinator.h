@@ -69,7 +69,8 @@ class Coordinator final : public StreamHandler {
   };
 
   // coordinator_round.cc; called with mu_ held through `lock`.
-  absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock);
+  // `attempt` counts earlier failed attempts at this round (fresh cohort and session context).
+  absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock, int attempt);
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
   void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
                  const std::vector<uint32_t>& cohort);

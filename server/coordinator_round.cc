@@ -31,7 +31,7 @@ absl::Status Coordinator::Run() {
   int failures = 0;
   std::string end = "rounds done";
   while (state_.updater->round() < state_.total_rounds && !stop_) {
-    absl::StatusOr<RoundOutcome> outcome = RunRound(lock);
+    absl::StatusOr<RoundOutcome> outcome = RunRound(lock, failures);
     if (!outcome.ok()) return outcome.status();
     if (outcome->budget_spent) {
       end = "privacy budget spent";
@@ -67,8 +67,8 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
   return state_.ledger.CanAfford(*curve, *budget);
 }
 
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(
-    std::unique_lock<std::mutex>& lock) {
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
+                                                                int attempt) {
   const int64_t round = state_.updater->round();
   absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
   if (!plan.ok()) return plan.status();
@@ -100,13 +100,14 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(
   if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
 
   absl::StatusOr<std::vector<uint32_t>> cohort =
-      SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round);
+      SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
   if (!cohort.ok()) return cohort.status();
   absl::StatusOr<int> threshold =
       Threshold(cohort_size, plan->min_contributors(), options_.dropout_fraction);
   if (!threshold.ok()) return threshold.status();
   secagg::SessionConfig config;
-  config.context = absl::StrCat(options_.run_id, "/round-", round);
+  // Unique per aggregation: a retried round is a new session.
+  config.context = absl::StrCat(options_.run_id, "/round-", round, "/attempt-", attempt);
   config.num_clients = static_cast<int>(cohort_size);
   config.threshold = *threshold;
   config.bits = plan->bits();
@@ -137,6 +138,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(
   if (!outcome.ok()) return outcome;
   EventLine line("round");
   line.Add("round", round)
+      .Add("attempt", attempt)
       .Add("applied", outcome->applied ? "yes" : "no")
       .Add("participants", cohort_size)
       .Add("threshold", config.threshold)

@@ -29,6 +29,9 @@ TEST(CohortTest, IsAFunctionOfSeedAndRound) {
   // Two uniform 100-of-1000 samples coincide with probability 1 / C(1000, 100).
   EXPECT_NE(SampleCohort(all, 100, 7, 3).value(), SampleCohort(all, 100, 7, 4).value());
   EXPECT_NE(SampleCohort(all, 100, 7, 3).value(), SampleCohort(all, 100, 8, 3).value());
+  // A retried round (attempt 1) draws a fresh cohort.
+  EXPECT_NE(SampleCohort(all, 100, 7, 3, 0).value(), SampleCohort(all, 100, 7, 3, 1).value());
+  EXPECT_EQ(SampleCohort(all, 100, 7, 3).value(), SampleCohort(all, 100, 7, 3, 0).value());
 }
 
 TEST(CohortTest, TakingEveryoneReturnsEveryone) {
