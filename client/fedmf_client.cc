@@ -1,0 +1,136 @@
+// fedmf-client: one client process hosting one or many users (each an independent participant
+// with its own keys, noise and data) of a dataset, training with a fedmf-coordinator over gRPC.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/grpc_client.h"
+#include "client/participant_host.h"
+#include "common/data/dataset_source.h"
+#include "common/data/split_spec.h"
+#include "common/util/cli.h"
+#include "common/util/event_log.h"
+
+ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
+ABSL_FLAG(std::string, data, "synthetic",
+          "dataset the users come from (same syntax as every binary's --data)");
+ABSL_FLAG(std::string, split, "holdout:0.2",
+          "train/test split; users train on the train part only (the coordinator's --split must "
+          "match for simulation evaluation); empty = the whole dataset");
+ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
+ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
+ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
+ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
+ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the shard)");
+ABSL_FLAG(double, give_up_after_s, 0,
+          "exit after this many seconds without a working stream (0: never)");
+ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
+
+namespace fedmf::client {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+absl::StatusOr<std::vector<int32_t>> SelectUsers(int32_t num_users) {
+  std::vector<int32_t> users;
+  const std::string list = absl::GetFlag(FLAGS_users);
+  if (!list.empty()) {
+    for (absl::string_view part : absl::StrSplit(list, ',')) {
+      int32_t u = 0;
+      if (!absl::SimpleAtoi(part, &u)) {
+        return absl::InvalidArgumentError(absl::StrCat("--users: '", part, "' is not an index"));
+      }
+      users.push_back(u);
+    }
+    return users;
+  }
+  const std::string shard = absl::GetFlag(FLAGS_shard);
+  std::vector<std::string> parts = absl::StrSplit(shard, '/');
+  int32_t i = 0, n = 0;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &i) || !absl::SimpleAtoi(parts[1], &n) ||
+      n < 1 || i < 0 || i >= n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shard must be i/N with 0 <= i < N, got '", shard, "'"));
+  }
+  for (int32_t u = i; u < num_users; u += n) users.push_back(u);
+  return users;
+}
+
+absl::Status Run() {
+  absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
+  if (!full.ok()) return full.status();
+  auto data = std::make_shared<data::RatingsDataset>();
+  if (absl::GetFlag(FLAGS_split).empty()) {
+    *data = std::move(*full);
+  } else {
+    absl::StatusOr<std::vector<data::TrainTest>> splits =
+        data::MakeSplits(*full, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
+    if (!splits.ok()) return splits.status();
+    *data = std::move((*splits)[0].train);
+  }
+  absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
+  if (!users.ok()) return users.status();
+  absl::StatusOr<std::unique_ptr<ParticipantHost>> host = ParticipantHost::Create(data, *users);
+  if (!host.ok()) return host.status();
+
+  GrpcClientOptions options;
+  options.target = absl::GetFlag(FLAGS_coordinator);
+  options.name = absl::GetFlag(FLAGS_name);
+  if (options.name.empty()) options.name = absl::StrCat("shard-", absl::GetFlag(FLAGS_shard));
+  options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
+  if (const double s = absl::GetFlag(FLAGS_give_up_after_s); s > 0) {
+    options.give_up_after = absl::Seconds(s);
+  }
+  EventLine("client_start")
+      .Add("client", options.name)
+      .Add("coordinator", options.target)
+      .Add("users", users->size())
+      .Add("dataset", data::DescribeDataset(*data));
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  absl::Status status = RunGrpcClient(**host, options, g_stop);
+  EventLine("client_stop")
+      .Add("client", options.name)
+      .Add("rounds", (*host)->rounds_completed())
+      .Add("status", status.ToString());
+  const int top_n = absl::GetFlag(FLAGS_top_n);
+  if (status.ok() && top_n > 0 && !users->empty() && (*host)->contributor() != nullptr) {
+    const Participant* first = (*host)->Find(static_cast<uint32_t>((*users)[0]) + 1);
+    absl::StatusOr<std::vector<mf::Recommendation>> top =
+        first->Recommend(*(*host)->contributor(), top_n);
+    if (top.ok()) {
+      std::string items;
+      for (const mf::Recommendation& r : *top)
+        absl::StrAppend(&items, items.empty() ? "" : ",", r.item);
+      EventLine("local_top_n")
+          .Add("client", options.name)
+          .Add("user", (*users)[0])
+          .Add("items", items);
+    }
+  }
+  if (absl::IsCancelled(status)) return absl::OkStatus();  // SIGTERM/SIGINT: a clean stop
+  return status;
+}
+
+}  // namespace
+}  // namespace fedmf::client
+
+int main(int argc, char** argv) {
+  fedmf::InitCommandLine(argc, argv,
+                         "fedmf-client --coordinator=HOST:PORT [--data=SPEC] [--shard=i/N | "
+                         "--users=LIST]: hosts users of a dataset in federated training");
+  const absl::Status status = fedmf::client::Run();
+  if (!status.ok()) {
+    std::fprintf(stderr, "fedmf-client: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}

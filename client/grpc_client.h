@@ -1,0 +1,35 @@
+// The gRPC transport of a client process: registers its users with the coordinator, then keeps
+// one Participate stream for all of them, feeding every coordinator message to the
+// ParticipantHost and writing back its replies. Reconnects (and re-registers) with exponential
+// backoff when the coordinator is unreachable or the stream breaks.
+#ifndef FEDMF_CLIENT_GRPC_CLIENT_H_
+#define FEDMF_CLIENT_GRPC_CLIENT_H_
+
+#include <atomic>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "client/participant_host.h"
+
+namespace fedmf::client {
+
+struct GrpcClientOptions {
+  std::string target;  // host:port of the coordinator
+  std::string name;    // for the coordinator's logs
+  std::string enrollment_token;
+  absl::Duration initial_backoff = absl::Milliseconds(200);
+  absl::Duration max_backoff = absl::Seconds(5);
+  // Give up after this long without a working stream (infinite: never).
+  absl::Duration give_up_after = absl::InfiniteDuration();
+};
+
+// Runs until the coordinator reports the training done (OK), `stop` becomes true (Cancelled), the
+// coordinator refuses the registration (its status: UNAUTHENTICATED for a wrong token,
+// INVALID_ARGUMENT for bad users) or give_up_after passes (Unavailable).
+absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& options,
+                           const std::atomic<bool>& stop);
+
+}  // namespace fedmf::client
+
+#endif  // FEDMF_CLIENT_GRPC_CLIENT_H_

@@ -1,0 +1,67 @@
+// One user of a client process: their ratings (never sent anywhere), their private noise
+// generator, their SecAgg client session of the current round and their latest user factor, from
+// which they rank items locally. No networking: the host (participant_host.h) routes messages.
+#ifndef FEDMF_CLIENT_PARTICIPANT_H_
+#define FEDMF_CLIENT_PARTICIPANT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/status/statusor.h"
+#include "common/algorithms/algorithm.h"
+#include "common/data/ratings_dataset.h"
+#include "common/dp/rng.h"
+#include "common/mf/recommend.h"
+#include "crypto/secagg/client_session.h"
+#include "crypto/secagg/config.h"
+#include "fedmf/v1/secagg.pb.h"
+
+namespace fedmf::client {
+
+class Participant {
+ public:
+  // `ratings` must outlive the participant (it views the host's dataset). `id` >= 1 is the SecAgg
+  // participant id (dense user index + 1). The noise generator is keyed from the OS CSPRNG.
+  static absl::StatusOr<Participant> Create(uint32_t id, data::RatingRow ratings);
+
+  // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
+  // returns the AdvertiseKeys message. Ends any previous round's session.
+  absl::StatusOr<v1::secagg::ClientToServer> StartRound(const algorithms::Contributor& contributor,
+                                                        const secagg::SessionConfig& config);
+
+  // The reply to one server message of the current session, if any. FailedPrecondition when no
+  // session is open; an inconsistent server message yields the session's Abort reply.
+  absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(
+      const v1::secagg::ServerToClient& message);
+
+  // Forgets the round's session (its secrets are wiped by the session's destructor).
+  void EndRound() { session_.reset(); }
+
+  // Top-n items the user has not rated, under `contributor`'s item factors and the user's factor
+  // for that model.
+  absl::StatusOr<std::vector<mf::Recommendation>> Recommend(
+      const algorithms::Contributor& contributor, int n) const;
+
+  uint32_t id() const { return id_; }
+  const data::RatingRow& ratings() const { return ratings_; }
+  // The factor of the last contribution (empty before the first).
+  const Eigen::VectorXd& user_factor() const { return user_factor_; }
+  const secagg::ClientSession* session() const { return session_.get(); }
+
+ private:
+  Participant(uint32_t id, data::RatingRow ratings, dp::Rng rng)
+      : id_(id), ratings_(ratings), rng_(std::move(rng)) {}
+
+  uint32_t id_;
+  data::RatingRow ratings_;
+  dp::Rng rng_;
+  Eigen::VectorXd user_factor_;
+  std::unique_ptr<secagg::ClientSession> session_;
+};
+
+}  // namespace fedmf::client
+
+#endif  // FEDMF_CLIENT_PARTICIPANT_H_

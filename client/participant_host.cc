@@ -1,0 +1,124 @@
+#include "client/participant_host.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "client/secagg_params.h"
+#include "common/algorithms/registry.h"
+
+namespace fedmf::client {
+
+absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
+    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users) {
+  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data));
+  for (int32_t user : users) {
+    if (user < 0 || user >= data->num_users()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("user ", user, " is outside the dataset (", data->num_users(), " users)"));
+    }
+    const uint32_t id = static_cast<uint32_t>(user) + 1;
+    absl::StatusOr<Participant> p = Participant::Create(id, data->user(user));
+    if (!p.ok()) return p.status();
+    if (!host->participants_.emplace(id, std::move(*p)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("user ", user, " is listed twice"));
+    }
+  }
+  return host;
+}
+
+std::vector<uint32_t> ParticipantHost::participant_ids() const {
+  std::vector<uint32_t> ids;
+  for (const auto& [id, p] : participants_) ids.push_back(id);
+  return ids;
+}
+
+const Participant* ParticipantHost::Find(uint32_t id) const {
+  auto it = participants_.find(id);
+  return it == participants_.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
+    const v1::ServerMessage& message) {
+  switch (message.message_case()) {
+    case v1::ServerMessage::kTask:
+      return HandleTask(message.task());
+    case v1::ServerMessage::kSecagg:
+      return HandleSecAgg(message.secagg());
+    case v1::ServerMessage::kResult:
+      HandleResult(message.result());
+      return std::vector<v1::ClientMessage>{};
+    default:
+      return absl::InvalidArgumentError("coordinator message with no content");
+  }
+}
+
+absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
+    const v1::RoundTask& task) {
+  if (task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
+    return absl::UnimplementedError(absl::StrCat(
+        "round ", task.round(), ": only secure-sum rounds are supported by this client"));
+  }
+  absl::StatusOr<secagg::SessionConfig> config = FromProto(task.secagg());
+  if (!config.ok()) return config.status();
+  if (config->bits != task.plan().bits() || config->length != task.plan().length()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "round ", task.round(), ": SecAgg bits/length (", config->bits, "/", config->length,
+        ") differ from the plan's (", task.plan().bits(), "/", task.plan().length(), ")"));
+  }
+  for (uint32_t id : task.participant_ids()) {
+    if (!participants_.contains(id)) {
+      return absl::InvalidArgumentError(absl::StrCat("round ", task.round(),
+                                                     ": task names participant ", id,
+                                                     " which this process does not host"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
+      algorithms::MakeContributor(task.plan());
+  if (!contributor.ok()) return contributor.status();
+  contributor_ = std::move(*contributor);
+  round_ = task.round();
+  std::vector<v1::ClientMessage> replies;
+  for (uint32_t id : task.participant_ids()) {
+    absl::StatusOr<v1::secagg::ClientToServer> advertise =
+        participants_.at(id).StartRound(*contributor_, *config);
+    if (!advertise.ok()) return advertise.status();
+    v1::ClientMessage& reply = replies.emplace_back();
+    reply.mutable_secagg()->set_participant_id(id);
+    reply.mutable_secagg()->set_round(task.round());
+    *reply.mutable_secagg()->mutable_message() = std::move(*advertise);
+  }
+  return replies;
+}
+
+absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
+    const v1::ServerToParticipant& m) {
+  auto it = participants_.find(m.participant_id());
+  if (it == participants_.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("SecAgg message for participant ",
+                                                   m.participant_id(),
+                                                   " which this process does not host"));
+  }
+  if (m.round() != round_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("SecAgg message of round ", m.round(), " during round ", round_));
+  }
+  absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
+  if (!reply.ok()) return reply.status();
+  std::vector<v1::ClientMessage> replies;
+  if (reply->has_value()) {
+    v1::ClientMessage& out = replies.emplace_back();
+    out.mutable_secagg()->set_participant_id(m.participant_id());
+    out.mutable_secagg()->set_round(round_);
+    *out.mutable_secagg()->mutable_message() = std::move(**reply);
+  }
+  return replies;
+}
+
+void ParticipantHost::HandleResult(const v1::RoundResult& result) {
+  for (auto& [id, p] : participants_) p.EndRound();
+  if (result.applied()) ++rounds_completed_;
+  if (result.training_done()) training_done_ = true;
+}
+
+}  // namespace fedmf::client

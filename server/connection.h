@@ -1,0 +1,90 @@
+// One client process's Participate stream on the coordinator: a gRPC callback-API reactor (no
+// thread of its own) and the thread-safe Connection handle the round driver sends through. Writes
+// are queued and issued one at a time; after the stream ends, Send is a no-op. A Connection may
+// instead deliver to a sink (an in-process transport, e.g. for tests of the orchestrator).
+#ifndef FEDMF_SERVER_CONNECTION_H_
+#define FEDMF_SERVER_CONNECTION_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "fedmf/v1/federation.pb.h"
+
+namespace fedmf::server {
+
+class FederationReactor;
+
+class Connection {
+ public:
+  // For an in-process transport: messages go to `sink` (on the sender's thread, possibly under
+  // the coordinator's lock, so it must only hand them off) instead of a gRPC stream.
+  using Sink = std::function<void(const v1::ServerMessage&)>;
+
+  Connection(uint64_t id, std::string peer, Sink sink = nullptr)
+      : id_(id), peer_(std::move(peer)), sink_(std::move(sink)) {}
+
+  // Queues `message` for the client; returns its serialized size (0 once the stream ended).
+  size_t Send(v1::ServerMessage message);
+
+  uint64_t id() const { return id_; }
+  const std::string& peer() const { return peer_; }
+
+ private:
+  friend class FederationReactor;
+
+  // Reactor side (all under mu_ except the gRPC calls themselves).
+  void Attach(FederationReactor* reactor);
+  void WriteDone();
+  // Finishes the stream with `status` once no write is in flight.
+  void FinishOnce(const grpc::Status& status);
+  void Detach();
+
+  const uint64_t id_;
+  const std::string peer_;
+  const Sink sink_;
+  std::mutex mu_;
+  FederationReactor* reactor_ = nullptr;
+  std::deque<v1::ServerMessage> queue_;  // front is being written while writing_
+  bool writing_ = false;
+  bool finishing_ = false;  // no new writes; finish when the current one completes
+  std::optional<grpc::Status> pending_finish_;
+};
+
+// What the coordinator does with a stream's events (called on gRPC threads).
+class StreamHandler {
+ public:
+  virtual ~StreamHandler() = default;
+  // A non-OK status ends the stream with it.
+  virtual grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+                                       const v1::ClientMessage& message) = 0;
+  virtual void OnStreamClosed(const std::shared_ptr<Connection>& connection) = 0;
+};
+
+class FederationReactor final
+    : public grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage> {
+ public:
+  FederationReactor(StreamHandler* handler, uint64_t id, std::string peer);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnDone() override;
+
+ private:
+  friend class Connection;
+
+  StreamHandler* handler_;
+  std::shared_ptr<Connection> connection_;
+  v1::ClientMessage incoming_;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_CONNECTION_H_

@@ -1,0 +1,147 @@
+#include "server/coordinator.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/util/event_log.h"
+
+namespace fedmf::server {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& s) {
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+}  // namespace
+
+Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
+    : options_(std::move(options)),
+      state_(std::move(state)),
+      registry_(options_.enrollment_token, options_.num_users) {}
+
+grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
+                                   v1::RegisterResponse& response) {
+  bytes_in_ += static_cast<int64_t>(request.ByteSizeLong());
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<std::string> token = registry_.Register(request);
+  EventLine("register")
+      .Add("client", request.client_name().substr(0, 128))
+      .Add("users", request.participant_ids_size())
+      .Add("status", token.ok() ? std::string("OK") : token.status().ToString());
+  if (!token.ok()) return ToGrpc(token.status());
+  response.set_session_token(*token);
+  response.set_current_round(state_.updater->round());
+  return grpc::Status::OK;
+}
+
+grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& connection,
+                                          const v1::ClientMessage& message) {
+  bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!registry_.IsBound(connection.get())) {
+    if (!message.has_session_token()) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "the first message must carry the session token");
+    }
+    absl::Status bound = registry_.Bind(message.session_token(), connection);
+    EventLine("stream_open")
+        .Add("client", registry_.NameOf(connection.get()))
+        .Add("peer", connection->peer())
+        .Add("status", bound.ToString());
+    if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
+    return ToGrpc(bound);
+  }
+  if (!message.has_secagg()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected a SecAgg message");
+  }
+  const uint32_t id = message.secagg().participant_id();
+  if (!registry_.Owns(connection.get(), id)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("participant ", id, " is not hosted by this stream"));
+  }
+  if (session_ == nullptr || message.secagg().round() != state_.updater->round()) {
+    return grpc::Status::OK;  // late message of a finished round
+  }
+  const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
+  if (absl::IsInvalidArgument(handled)) {
+    EventLine("participant_rejected").Add("participant", id).Add("reason", handled.message());
+    v1::ServerMessage abort;
+    abort.mutable_secagg()->set_participant_id(id);
+    abort.mutable_secagg()->set_round(state_.updater->round());
+    *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
+    Send(*connection, std::move(abort));
+  }
+  if (session_->ReadyToClose()) cv_.notify_all();
+  return grpc::Status::OK;
+}
+
+void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string name = registry_.NameOf(connection.get());
+  const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
+  int dropped = 0;
+  if (session_ != nullptr) {
+    for (uint32_t id : ids) {
+      if (std::binary_search(cohort_.begin(), cohort_.end(), id) &&
+          session_->MarkDropped(id).ok()) {
+        ++dropped;
+      }
+    }
+    if (session_->ReadyToClose()) cv_.notify_all();
+  }
+  cv_.notify_all();
+  EventLine("stream_closed")
+      .Add("client", name)
+      .Add("peer", connection->peer())
+      .Add("users", ids.size())
+      .Add("dropped_in_round", dropped);
+}
+
+v1::StatusResponse Coordinator::Status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::StatusResponse r;
+  r.set_round(state_.updater->round());
+  r.set_total_rounds(state_.total_rounds);
+  r.set_stage(stage_);
+  r.set_registered_users(static_cast<int32_t>(registry_.LiveUsers().size()));
+  r.set_connected_clients(static_cast<int32_t>(registry_.Connections().size()));
+  r.set_participants(last_participants_);
+  r.set_dropouts(last_dropouts_);
+  r.set_bytes_in(bytes_in_.load());
+  r.set_bytes_out(bytes_out_.load());
+  r.set_delta(options_.report_delta);
+  if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
+      report.ok() && !state_.ledger.entries().empty()) {
+    r.set_epsilon_rdp2(report->rdp_order2);
+    r.set_epsilon_dp(report->improved.epsilon);
+  }
+  return r;
+}
+
+void Coordinator::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stop_ = true;
+  cv_.notify_all();
+}
+
+void Coordinator::WaitForDisconnects(absl::Duration timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, absl::ToChronoSeconds(timeout),
+               [this] { return registry_.Connections().empty(); });
+}
+
+size_t Coordinator::Send(Connection& connection, v1::ServerMessage message) {
+  const size_t bytes = connection.Send(std::move(message));
+  bytes_out_ += static_cast<int64_t>(bytes);
+  return bytes;
+}
+
+void Coordinator::Broadcast(const v1::RoundResult& result) {
+  for (const std::shared_ptr<Connection>& c : registry_.Connections()) {
+    v1::ServerMessage m;
+    *m.mutable_result() = result;
+    Send(*c, std::move(m));
+  }
+}
+
+}  // namespace fedmf::server

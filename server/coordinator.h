@@ -1,0 +1,99 @@
+// The round orchestrator: accepts registrations and streams (as the StreamHandler of every
+// Participate reactor), and on one driver thread runs rounds - sample a cohort of live users,
+// send the plan, drive the SecAgg ServerSession with a deadline per stage (late = dropped), apply
+// the decoded sum, record the round in the privacy ledger, checkpoint - until the rounds are done
+// or the budget is spent. Network input only ever reaches the ServerSession's validation or the
+// checks here; problems become gRPC statuses and log lines.
+#ifndef FEDMF_SERVER_COORDINATOR_H_
+#define FEDMF_SERVER_COORDINATOR_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "crypto/secagg/server_session.h"
+#include "fedmf/v1/federation.pb.h"
+#include "server/checkpoint.h"
+#include "server/connection.h"
+#include "server/evaluation.h"
+#include "server/registry.h"
+
+namespace fedmf::server {
+
+struct CoordinatorOptions {
+  std::string state_dir;  // checkpoint directory (empty: no persistence)
+  std::string enrollment_token;
+  int64_t num_users = 0;          // participant ids are 1..num_users
+  double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
+  absl::Duration stage_timeout = absl::Seconds(20);
+  int max_failed_rounds = 5;     // consecutive aborted rounds before giving up
+  std::string run_id = "fedmf";  // bound into every SecAgg session context
+  double report_delta = 1e-5;    // delta of the (epsilon, delta) in logs and Status
+  // Simulation only (evaluation.h): scores the model after every round when set.
+  std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
+};
+
+class Coordinator final : public StreamHandler {
+ public:
+  // `state` is the checkpoint to resume from or a fresh run.
+  Coordinator(CoordinatorOptions options, CoordinatorState state);
+
+  grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response);
+  grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+                               const v1::ClientMessage& message) override;
+  void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
+  v1::StatusResponse Status() const;
+
+  // Runs rounds until done, the budget is spent or Stop(); then tells every client. Errors only
+  // for local failures (checkpoint write, updater errors) or too many failed rounds.
+  absl::Status Run();
+  void Stop();
+  // Waits (up to `timeout`) until every client stream has closed.
+  void WaitForDisconnects(absl::Duration timeout);
+  uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
+
+ private:
+  struct RoundOutcome {
+    bool applied = false;
+    bool budget_spent = false;
+    std::string reason;
+  };
+
+  // coordinator_round.cc; called with mu_ held through `lock`.
+  // `attempt` counts earlier failed attempts at this round (fresh cohort and session context).
+  absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock, int attempt);
+  absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
+  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
+                 const std::vector<uint32_t>& cohort);
+  void Route(std::vector<secagg::ServerMessage> messages);
+  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock);
+  void Broadcast(const v1::RoundResult& result);
+  void LogEvaluation(int64_t round);
+  size_t Send(Connection& connection, v1::ServerMessage message);
+
+  const CoordinatorOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  CoordinatorState state_;
+  Registry registry_;
+  bool stop_ = false;
+  std::string stage_ = "starting";
+  std::unique_ptr<secagg::ServerSession> session_;
+  std::vector<uint32_t> cohort_;
+  int32_t last_participants_ = 0, last_dropouts_ = 0;
+  std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
+  std::atomic<uint64_t> next_connection_id_{1};
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_COORDINATOR_H_

@@ -1,0 +1,270 @@
+// The driver side of Coordinator: the round loop and one round's SecAgg stages.
+#include <chrono>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/secagg_params.h"
+#include "client/wire_limits.h"
+#include "common/dp/rdp_curve.h"
+#include "common/util/event_log.h"
+#include "server/cohort.h"
+#include "server/coordinator.h"
+
+namespace fedmf::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Room for the task's SecAgg parameters and participant ids around the plan.
+constexpr size_t kTaskOverheadBytes = 1 << 20;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+}  // namespace
+
+absl::Status Coordinator::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  LogEvaluation(state_.updater->round());
+  int failures = 0;
+  std::string end = "rounds done";
+  while (state_.updater->round() < state_.total_rounds && !stop_) {
+    absl::StatusOr<RoundOutcome> outcome = RunRound(lock, failures);
+    if (!outcome.ok()) return outcome.status();
+    if (outcome->budget_spent) {
+      end = "privacy budget spent";
+      break;
+    }
+    if (outcome->applied) {
+      failures = 0;
+    } else if (!stop_ && ++failures >= options_.max_failed_rounds) {
+      return absl::AbortedError(
+          absl::StrCat(failures, " rounds in a row failed; last: ", outcome->reason));
+    }
+  }
+  if (stop_) end = "stopped";
+  stage_ = "done";
+  v1::RoundResult done;
+  done.set_round(state_.updater->round());
+  done.set_training_done(true);
+  done.set_reason(end);
+  Broadcast(done);
+  EventLine("training_end").Add("rounds", state_.updater->round()).Add("reason", end);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const {
+  const std::optional<dp::PrivacyBudget> budget = state_.updater->budget();
+  if (!budget) return true;
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+      state_.updater->RoundPrivacy(plan.min_contributors(), state_.ledger.orders());
+  if (!entry.ok()) return entry.status();
+  if (!*entry) return true;
+  absl::StatusOr<dp::RdpCurve> curve = dp::RdpCurve::Create(state_.ledger.orders(), (*entry)->rdp);
+  if (!curve.ok()) return curve.status();
+  return state_.ledger.CanAfford(*curve, *budget);
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
+                                                                int attempt) {
+  const int64_t round = state_.updater->round();
+  absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
+  if (!plan.ok()) return plan.status();
+  if (plan->combination() != v1::COMBINATION_SECURE_SUM) {
+    return absl::UnimplementedError("the networked runtime supports secure-sum rounds only");
+  }
+  if (plan->ByteSizeLong() + kTaskOverheadBytes > static_cast<size_t>(client::kMaxMessageBytes)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("round plan of ", plan->ByteSizeLong(), " bytes exceeds the ",
+                     client::kMaxMessageBytes, "-byte message limit (federation.proto)"));
+  }
+  absl::StatusOr<bool> affordable = BudgetAllows(*plan);
+  if (!affordable.ok()) return affordable.status();
+  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+
+  const int64_t cohort_size = plan->max_contributors();
+  stage_ = "waiting";
+  auto last_log = Clock::now() - std::chrono::seconds(10);
+  while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < cohort_size) {
+    if (Seconds(last_log) >= 5) {
+      EventLine("waiting_for_users")
+          .Add("round", round)
+          .Add("live", registry_.LiveUsers().size())
+          .Add("need", cohort_size);
+      last_log = Clock::now();
+    }
+    cv_.wait_for(lock, std::chrono::seconds(1));
+  }
+  if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+
+  absl::StatusOr<std::vector<uint32_t>> cohort =
+      SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
+  if (!cohort.ok()) return cohort.status();
+  absl::StatusOr<int> threshold =
+      Threshold(cohort_size, plan->min_contributors(), options_.dropout_fraction);
+  if (!threshold.ok()) return threshold.status();
+  secagg::SessionConfig config;
+  // Unique per aggregation: a retried round is a new session.
+  config.context = absl::StrCat(options_.run_id, "/round-", round, "/attempt-", attempt);
+  config.num_clients = static_cast<int>(cohort_size);
+  config.threshold = *threshold;
+  config.bits = plan->bits();
+  config.length = static_cast<size_t>(plan->length());
+  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
+      secagg::ServerSession::Create(config, *cohort, nullptr);
+  if (!session.ok()) return session.status();
+  session_ = std::move(*session);
+  cohort_ = std::move(*cohort);
+  last_participants_ = static_cast<int32_t>(cohort_size);
+  last_dropouts_ = 0;
+
+  const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
+  SendTasks(*plan, config, cohort_);
+  std::vector<double> stage_seconds;
+  while (session_->stage() != secagg::ServerStage::kCompleted &&
+         session_->stage() != secagg::ServerStage::kAborted) {
+    stage_ = secagg::ServerStageName(session_->stage());
+    const auto start = Clock::now();
+    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
+                   [this] { return stop_ || session_->ReadyToClose(); });
+    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+    stage_seconds.push_back(Seconds(start));
+    if (!next.ok()) return next.status();
+    Route(std::move(*next));
+  }
+  absl::StatusOr<RoundOutcome> outcome = Finalize(lock);
+  if (!outcome.ok()) return outcome;
+  EventLine line("round");
+  line.Add("round", round)
+      .Add("attempt", attempt)
+      .Add("applied", outcome->applied ? "yes" : "no")
+      .Add("participants", cohort_size)
+      .Add("threshold", config.threshold)
+      .Add("contributors", cohort_size - last_dropouts_)
+      .Add("dropouts", last_dropouts_)
+      .Add("bytes_in", bytes_in_.load() - in0)
+      .Add("bytes_out", bytes_out_.load() - out0);
+  static constexpr const char* kStageKeys[] = {"advertise_s", "share_keys_s", "masked_input_s",
+                                               "unmasking_s"};
+  for (size_t i = 0; i < stage_seconds.size() && i < 4; ++i) {
+    line.Add(kStageKeys[i], stage_seconds[i]);
+  }
+  if (state_.ledger.entries().empty()) {
+    line.Add("privacy", "no-noise-released");
+  } else if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
+             report.ok()) {
+    line.Add("epsilon_rdp2", report->rdp_order2)
+        .Add("epsilon_dp", report->improved.epsilon)
+        .Add("delta", options_.report_delta);
+  }
+  if (!outcome->applied) line.Add("reason", outcome->reason);
+  return outcome;
+}
+
+void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
+                            const std::vector<uint32_t>& cohort) {
+  std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
+  for (uint32_t id : cohort) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
+    if (c == nullptr) {
+      (void)session_->MarkDropped(id);
+      continue;
+    }
+    auto& [connection, message] = tasks[c.get()];
+    if (connection == nullptr) {
+      connection = c;
+      v1::RoundTask* task = message.mutable_task();
+      task->set_round(plan.round());
+      *task->mutable_plan() = plan;
+      *task->mutable_secagg() = client::ToProto(config);
+    }
+    message.mutable_task()->add_participant_ids(id);
+  }
+  for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
+}
+
+void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
+  std::vector<uint32_t> unreachable;
+  for (secagg::ServerMessage& m : messages) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(m.client_id);
+    if (c == nullptr) {
+      unreachable.push_back(m.client_id);
+      continue;
+    }
+    v1::ServerMessage out;
+    out.mutable_secagg()->set_participant_id(m.client_id);
+    out.mutable_secagg()->set_round(state_.updater->round());
+    *out.mutable_secagg()->mutable_message() = std::move(m.message);
+    Send(*c, std::move(out));
+  }
+  for (uint32_t id : unreachable) (void)session_->MarkDropped(id);
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
+    std::unique_lock<std::mutex>& lock) {
+  const int64_t round = state_.updater->round();
+  std::unique_ptr<secagg::ServerSession> session = std::move(session_);
+  const std::vector<uint32_t> included = session->IncludedClients();
+  last_dropouts_ = last_participants_ - static_cast<int32_t>(included.size());
+  RoundOutcome outcome;
+  v1::RoundResult result;
+  result.set_round(round);
+  result.set_contributors(static_cast<int32_t>(included.size()));
+  absl::StatusOr<std::vector<uint64_t>> sum = session->result();
+  if (session->stage() != secagg::ServerStage::kCompleted || !sum.ok()) {
+    outcome.reason = session->status().ok() ? std::string(sum.status().message())
+                                            : std::string(session->status().message());
+  } else {
+    const int64_t n = static_cast<int64_t>(included.size());
+    // The server saw the sum: the release happened, so it is in the ledger whatever follows.
+    absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+        state_.updater->RoundPrivacy(n, state_.ledger.orders());
+    if (!entry.ok()) return entry.status();
+    if (*entry) {
+      if (absl::Status s = state_.ledger.Append(std::move(**entry)); !s.ok()) return s;
+    }
+    if (absl::Status s = state_.updater->ApplySum(*sum, n); !s.ok()) {
+      outcome.reason = absl::StrCat("sum discarded: ", s.message());
+    } else {
+      outcome.applied = true;
+    }
+    stage_ = "checkpoint";
+    lock.unlock();  // only this thread touches the updater and ledger
+    absl::Status saved =
+        options_.state_dir.empty() ? absl::OkStatus() : SaveCheckpoint(options_.state_dir, state_);
+    if (saved.ok() && !options_.state_dir.empty()) {
+      EventLine("checkpoint")
+          .Add("rounds_done", state_.updater->round())
+          .Add("ledger_entries", state_.ledger.entries().size());
+    }
+    if (saved.ok() && outcome.applied) LogEvaluation(state_.updater->round());
+    lock.lock();
+    if (!saved.ok()) return saved;
+  }
+  result.set_applied(outcome.applied);
+  result.set_reason(outcome.reason);
+  Broadcast(result);
+  cohort_.clear();
+  return outcome;
+}
+
+void Coordinator::LogEvaluation(int64_t round) {
+  if (!options_.evaluate) return;
+  absl::StatusOr<Evaluation> e = options_.evaluate(*state_.updater);
+  if (!e.ok()) {
+    EventLine("evaluation").Add("round", round).Add("error", e.status().ToString());
+    return;
+  }
+  EventLine("evaluation")
+      .Add("round", round)
+      .Add("test_rmse", e->errors.rmse)
+      .Add("test_mae", e->errors.mae)
+      .Add("precision10", e->ranking.precision)
+      .Add("recall10", e->ranking.recall)
+      .Add("f1_10", e->ranking.f1)
+      .Add("map10", e->ranking.map);
+}
+
+}  // namespace fedmf::server

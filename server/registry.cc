@@ -1,0 +1,117 @@
+#include "server/registry.h"
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <array>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "client/wire_limits.h"
+#include "crypto/csprng.h"
+
+namespace fedmf::server {
+
+absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& request) {
+  const std::string& token = request.enrollment_token();
+  if (token.size() != token_.size() ||
+      CRYPTO_memcmp(token.data(), token_.data(), token_.size()) != 0) {
+    return absl::UnauthenticatedError("enrollment token refused");
+  }
+  if (request.protocol_version() != client::kProtocolVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("protocol_version ", request.protocol_version(),
+                                                   " is not supported (need ",
+                                                   client::kProtocolVersion, ")"));
+  }
+  if (request.signing_public_key().size() != 32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "signing_public_key has ", request.signing_public_key().size(), " bytes, need 32"));
+  }
+  if (request.participant_ids().empty()) {
+    return absl::InvalidArgumentError("participant_ids is empty");
+  }
+  Registration r;
+  r.name = request.client_name().substr(0, 128);
+  r.signing_key = request.signing_public_key();
+  r.participant_ids.assign(request.participant_ids().begin(), request.participant_ids().end());
+  std::sort(r.participant_ids.begin(), r.participant_ids.end());
+  for (size_t i = 0; i < r.participant_ids.size(); ++i) {
+    const uint32_t id = r.participant_ids[i];
+    if (id < 1 || id > num_users_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("participant id ", id, " is outside [1, ", num_users_, "]"));
+    }
+    if (i > 0 && r.participant_ids[i - 1] == id) {
+      return absl::InvalidArgumentError(absl::StrCat("participant id ", id, " is listed twice"));
+    }
+  }
+  if (pending_.size() >= max_pending_) {
+    return absl::ResourceExhaustedError("too many registrations waiting for their stream");
+  }
+  std::array<uint8_t, 16> bytes{};
+  if (absl::Status s = crypto::RandomBytes(absl::MakeSpan(bytes)); !s.ok()) return s;
+  std::string session(bytes.begin(), bytes.end());
+  pending_[session] = std::move(r);
+  return session;
+}
+
+absl::Status Registry::Bind(absl::string_view session_token,
+                            const std::shared_ptr<Connection>& connection) {
+  if (streams_.contains(connection.get())) {
+    return absl::FailedPreconditionError("stream already presented a session token");
+  }
+  auto it = pending_.find(std::string(session_token));
+  if (it == pending_.end()) {
+    return absl::NotFoundError("unknown session token: register again");
+  }
+  for (uint32_t id : it->second.participant_ids) {
+    if (owner_.contains(id)) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("participant ", id, " is already hosted by another live stream"));
+    }
+  }
+  for (uint32_t id : it->second.participant_ids) owner_[id] = connection.get();
+  streams_[connection.get()] = Stream{connection, std::move(it->second)};
+  pending_.erase(it);
+  return absl::OkStatus();
+}
+
+std::vector<uint32_t> Registry::Unbind(const Connection* connection) {
+  auto it = streams_.find(connection);
+  if (it == streams_.end()) return {};
+  std::vector<uint32_t> ids = std::move(it->second.registration.participant_ids);
+  for (uint32_t id : ids) owner_.erase(id);
+  streams_.erase(it);
+  return ids;
+}
+
+bool Registry::Owns(const Connection* connection, uint32_t participant_id) const {
+  auto it = owner_.find(participant_id);
+  return it != owner_.end() && it->second == connection;
+}
+
+std::shared_ptr<Connection> Registry::ConnectionOf(uint32_t participant_id) const {
+  auto it = owner_.find(participant_id);
+  if (it == owner_.end()) return nullptr;
+  return streams_.at(it->second).connection;
+}
+
+std::string Registry::NameOf(const Connection* connection) const {
+  auto it = streams_.find(connection);
+  return it == streams_.end() ? std::string() : it->second.registration.name;
+}
+
+std::vector<uint32_t> Registry::LiveUsers() const {
+  std::vector<uint32_t> ids;
+  ids.reserve(owner_.size());
+  for (const auto& [id, c] : owner_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::shared_ptr<Connection>> Registry::Connections() const {
+  std::vector<std::shared_ptr<Connection>> out;
+  for (const auto& [c, stream] : streams_) out.push_back(stream.connection);
+  return out;
+}
+
+}  // namespace fedmf::server

@@ -1,0 +1,66 @@
+// Which client processes are enrolled and which users each live stream hosts. Register checks
+// the enrollment token (constant time), the protocol version and the users, and hands out a random
+// session token; the first message of a Participate stream presents it (Bind). Not thread-safe:
+// the coordinator calls it under its lock.
+#ifndef FEDMF_SERVER_REGISTRY_H_
+#define FEDMF_SERVER_REGISTRY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "fedmf/v1/federation.pb.h"
+#include "server/connection.h"
+
+namespace fedmf::server {
+
+class Registry {
+ public:
+  // Participant ids must be in [1, num_users]. At most max_pending registrations wait for a stream.
+  Registry(std::string enrollment_token, int64_t num_users, size_t max_pending = 100000)
+      : token_(std::move(enrollment_token)), num_users_(num_users), max_pending_(max_pending) {}
+
+  // The session token. UNAUTHENTICATED for a wrong token, INVALID_ARGUMENT for a bad version,
+  // signing key or participant id, RESOURCE_EXHAUSTED when too many registrations wait.
+  absl::StatusOr<std::string> Register(const v1::RegisterRequest& request);
+  // NOT_FOUND for an unknown session token (register again), ALREADY_EXISTS when one of its users
+  // is hosted by another live stream, FAILED_PRECONDITION if the stream is already bound.
+  absl::Status Bind(absl::string_view session_token, const std::shared_ptr<Connection>& connection);
+  // Forgets the stream; returns the users it hosted.
+  std::vector<uint32_t> Unbind(const Connection* connection);
+
+  bool IsBound(const Connection* connection) const { return streams_.contains(connection); }
+  bool Owns(const Connection* connection, uint32_t participant_id) const;
+  std::shared_ptr<Connection> ConnectionOf(uint32_t participant_id) const;
+  std::string NameOf(const Connection* connection) const;
+  // Users on live streams, ascending.
+  std::vector<uint32_t> LiveUsers() const;
+  std::vector<std::shared_ptr<Connection>> Connections() const;
+
+ private:
+  struct Registration {
+    std::string name;
+    std::string signing_key;
+    std::vector<uint32_t> participant_ids;  // ascending, distinct
+  };
+  struct Stream {
+    std::shared_ptr<Connection> connection;
+    Registration registration;
+  };
+
+  std::string token_;
+  int64_t num_users_;
+  size_t max_pending_;
+  absl::flat_hash_map<std::string, Registration> pending_;  // by session token
+  absl::flat_hash_map<const Connection*, Stream> streams_;
+  std::map<uint32_t, const Connection*> owner_;  // live users
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_REGISTRY_H_

@@ -1,0 +1,41 @@
+// The coordinator's gRPC services over the callback API: Federation (Register, Participate
+// streams handed to FederationReactor) and Admin (Status). Thin shells over Coordinator.
+#ifndef FEDMF_SERVER_SERVICES_H_
+#define FEDMF_SERVER_SERVICES_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "fedmf/v1/federation.grpc.pb.h"
+#include "server/coordinator.h"
+
+namespace fedmf::server {
+
+class FederationService final : public v1::Federation::CallbackService {
+ public:
+  explicit FederationService(Coordinator* coordinator) : coordinator_(coordinator) {}
+
+  grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
+                                     const v1::RegisterRequest* request,
+                                     v1::RegisterResponse* response) override;
+  grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* Participate(
+      grpc::CallbackServerContext* context) override;
+
+ private:
+  Coordinator* coordinator_;
+};
+
+class AdminService final : public v1::Admin::CallbackService {
+ public:
+  explicit AdminService(const Coordinator* coordinator) : coordinator_(coordinator) {}
+
+  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
+                                   const v1::StatusRequest* request,
+                                   v1::StatusResponse* response) override;
+
+ private:
+  const Coordinator* coordinator_;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_SERVICES_H_

@@ -1,0 +1,170 @@
+#include "client/participant_host.h"
+
+#include <cstdint>
+
+#include "client/secagg_params.h"
+#include "common/algorithms/registry.h"
+#include "crypto/secagg/server_session.h"
+#include "gtest/gtest.h"
+#include "tests/unit/client/test_round.h"
+
+namespace fedmf::client {
+namespace {
+
+constexpr int kCohort = 10;
+
+struct Fixture {
+  std::shared_ptr<const data::RatingsDataset> data = test_util::SmallData();
+  std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> updater = test_util::SmallUpdater();
+  v1::RoundPlan plan = updater->Plan().value();
+  secagg::SessionConfig config{.context = "test/round-0",
+                               .num_clients = kCohort,
+                               .threshold = 6,
+                               .bits = plan.bits(),
+                               .length = plan.length()};
+
+  std::unique_ptr<ParticipantHost> Host() {
+    std::vector<int32_t> users;
+    for (int32_t u = 0; u < data->num_users(); ++u) users.push_back(u);
+    return ParticipantHost::Create(data, users).value();
+  }
+  v1::ServerMessage Task(std::vector<uint32_t> ids) {
+    v1::ServerMessage m;
+    m.mutable_task()->set_round(0);
+    *m.mutable_task()->mutable_plan() = plan;
+    *m.mutable_task()->mutable_secagg() = ToProto(config);
+    for (uint32_t id : ids) m.mutable_task()->add_participant_ids(id);
+    return m;
+  }
+};
+
+std::vector<uint32_t> CohortIds() {
+  std::vector<uint32_t> ids;
+  for (uint32_t id = 1; id <= kCohort; ++id) ids.push_back(id);
+  return ids;
+}
+
+TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {
+  auto data = test_util::SmallData();
+  EXPECT_EQ(ParticipantHost::Create(data, {40}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParticipantHost::Create(data, {-1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParticipantHost::Create(data, {3, 3}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A whole round through the host and a real ServerSession, no network: the decoded sum is the
+// sum of the ten users' contributions. Each contribution rounds stochastically (its own noise
+// generator), so a recomputation may differ by at most 1 per user and coordinate: |diff| <= 10.
+TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
+  Fixture f;
+  auto host = f.Host();
+  auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
+  auto deliver = [&](const std::vector<v1::ClientMessage>& replies) {
+    for (const v1::ClientMessage& r : replies) {
+      ASSERT_TRUE(r.has_secagg());
+      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
+    }
+  };
+  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
+  ASSERT_TRUE(advertise.ok()) << advertise.status();
+  ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
+  deliver(*advertise);
+  while (server->stage() != secagg::ServerStage::kCompleted) {
+    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
+    auto next = server->CloseStage();
+    ASSERT_TRUE(next.ok()) << next.status();
+    for (secagg::ServerMessage& m : *next) {
+      v1::ServerMessage out;
+      out.mutable_secagg()->set_participant_id(m.client_id);
+      *out.mutable_secagg()->mutable_message() = m.message;
+      auto replies = host->Handle(out);
+      ASSERT_TRUE(replies.ok()) << replies.status();
+      deliver(*replies);
+    }
+  }
+  const std::vector<uint64_t> sum = server->result().value();
+  auto contributor = algorithms::MakeContributor(f.plan).value();
+  std::vector<uint64_t> expected(f.plan.length(), 0);
+  for (int32_t u = 0; u < kCohort; ++u) {
+    dp::Rng rng(static_cast<uint64_t>(u));
+    auto c = contributor->Contribute(f.data->user(u), rng).value();
+    ASSERT_TRUE(algorithms::AddModPow2(c.vector, f.plan.bits(), absl::MakeSpan(expected)).ok());
+  }
+  const uint64_t mask = (uint64_t{1} << f.plan.bits()) - 1;
+  for (size_t j = 0; j < sum.size(); ++j) {
+    const uint64_t up = (sum[j] - expected[j]) & mask, down = (expected[j] - sum[j]) & mask;
+    ASSERT_LE(std::min(up, down), static_cast<uint64_t>(kCohort)) << "coordinate " << j;
+  }
+  EXPECT_TRUE(f.updater->ApplySum(sum, kCohort).ok());
+  v1::ServerMessage result;
+  result.mutable_result()->set_applied(true);
+  result.mutable_result()->set_training_done(true);
+  EXPECT_TRUE(host->Handle(result).value().empty());
+  EXPECT_EQ(host->rounds_completed(), 1);
+  EXPECT_TRUE(host->training_done());
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+}
+
+TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {
+  Fixture f;
+  auto host = ParticipantHost::Create(f.data, {0, 1}).value();
+  EXPECT_EQ(host->Handle(f.Task({1, 2, 3})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);  // nothing started
+}
+
+TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
+  Fixture f;
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task(CohortIds());
+  task.mutable_task()->mutable_secagg()->set_length(f.plan.length() + 1);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ParticipantHostTest, RefusesClearCombinationRounds) {
+  Fixture f;
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task(CohortIds());
+  task.mutable_task()->mutable_plan()->set_combination(v1::COMBINATION_CLEAR);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {
+  Fixture f;
+  auto host = f.Host();
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_participant_id(99);
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kInvalidArgument);
+  m.mutable_secagg()->set_participant_id(1);  // hosted, but no round started
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(host->Handle(v1::ServerMessage()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
+  Fixture f;
+  auto host = f.Host();
+  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());  // round 0
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_participant_id(1);
+  m.mutable_secagg()->set_round(1);
+  m.mutable_secagg()->mutable_message()->mutable_share_keys();
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(host->Find(1)->session()->stage(), secagg::ClientStage::kAwaitingShareKeys);
+}
+
+TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort) {
+  Fixture f;
+  auto host = f.Host();
+  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_participant_id(1);
+  m.mutable_secagg()->mutable_message()->mutable_share_keys();  // no session id, no keys
+  auto replies = host->Handle(m);
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  ASSERT_EQ(replies->size(), 1u);
+  EXPECT_TRUE((*replies)[0].secagg().message().has_abort());
+}
+
+}  // namespace
+}  // namespace fedmf::client

@@ -1,0 +1,80 @@
+#include "server/registry.h"
+
+#include "gtest/gtest.h"
+
+namespace fedmf::server {
+namespace {
+
+v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "secret") {
+  v1::RegisterRequest r;
+  r.set_protocol_version(1);
+  r.set_client_name("c");
+  r.set_enrollment_token(token);
+  r.set_signing_public_key(std::string(32, 'k'));
+  for (uint32_t id : ids) r.add_participant_ids(id);
+  return r;
+}
+
+std::shared_ptr<Connection> Conn(uint64_t id) { return std::make_shared<Connection>(id, "test"); }
+
+TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
+  Registry registry("secret", 10);
+  EXPECT_EQ(registry.Register(Request({1}, "wrong")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(registry.Register(Request({1}, "secre")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  v1::RegisterRequest version = Request({1});
+  version.set_protocol_version(2);
+  EXPECT_EQ(registry.Register(version).status().code(), absl::StatusCode::kInvalidArgument);
+  v1::RegisterRequest key = Request({1});
+  key.set_signing_public_key("short");
+  EXPECT_EQ(registry.Register(key).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register(Request({})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register(Request({0})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register(Request({11})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register(Request({4, 4})).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
+  Registry registry("secret", 10);
+  const std::string token = registry.Register(Request({3, 1})).value();
+  EXPECT_EQ(token.size(), 16u);
+  auto a = Conn(1);
+  EXPECT_EQ(registry.Bind("nope", a).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(registry.Bind(token, a).ok());
+  EXPECT_TRUE(registry.IsBound(a.get()));
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 3}));
+  EXPECT_TRUE(registry.Owns(a.get(), 3));
+  EXPECT_FALSE(registry.Owns(a.get(), 2));
+  EXPECT_EQ(registry.ConnectionOf(1), a);
+  EXPECT_EQ(registry.ConnectionOf(2), nullptr);
+  // The session token is single use, and a bound stream cannot bind again.
+  EXPECT_EQ(registry.Bind(token, Conn(2)).code(), absl::StatusCode::kNotFound);
+  const std::string other = registry.Register(Request({5})).value();
+  EXPECT_EQ(registry.Bind(other, a).code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
+  Registry registry("secret", 10);
+  auto a = Conn(1), b = Conn(2);
+  ASSERT_TRUE(registry.Bind(registry.Register(Request({1, 2})).value(), a).ok());
+  const std::string token = registry.Register(Request({2, 3})).value();
+  EXPECT_EQ(registry.Bind(token, b).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2}));
+  // Once the first stream is gone its users may reconnect.
+  EXPECT_EQ(registry.Unbind(a.get()), (std::vector<uint32_t>{1, 2}));
+  EXPECT_TRUE(registry.LiveUsers().empty());
+  EXPECT_TRUE(registry.Bind(token, b).ok());
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3}));
+  EXPECT_TRUE(registry.Unbind(a.get()).empty());
+}
+
+TEST(RegistryTest, BoundsWaitingRegistrations) {
+  Registry registry("secret", 10, 2);
+  ASSERT_TRUE(registry.Register(Request({1})).ok());
+  ASSERT_TRUE(registry.Register(Request({2})).ok());
+  EXPECT_EQ(registry.Register(Request({3})).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace fedmf::server
