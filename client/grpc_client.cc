@@ -91,6 +91,13 @@ class Session {
         return Refusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
       }
     }
+    if (response.training_done()) {  // joined after the end: nothing to do
+      v1::ServerMessage done;
+      done.mutable_result()->set_round(response.current_round());
+      done.mutable_result()->set_training_done(true);
+      (void)host_.Handle(done);
+      return StreamEnd::kDone;
+    }
     EventLine("registered")
         .Add("client", options_.name)
         .Add("users", host_.participant_ids().size())

@@ -30,6 +30,15 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
   return advertise;
 }
 
+absl::StatusOr<std::vector<uint64_t>> Participant::ContributeClear(
+    const algorithms::Contributor& contributor) {
+  session_.reset();
+  absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
+  if (!contribution.ok()) return contribution.status();
+  user_factor_ = std::move(contribution->user_factor);
+  return std::move(contribution->vector);
+}
+
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(
     const v1::secagg::ServerToClient& message) {
   if (session_ == nullptr) {

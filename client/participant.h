@@ -32,6 +32,9 @@ class Participant {
   absl::StatusOr<v1::secagg::ClientToServer> StartRound(const algorithms::Contributor& contributor,
                                                         const secagg::SessionConfig& config);
 
+  // This round's contribution for a clear-upload round (no SecAgg session).
+  absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);
+
   // The reply to one server message of the current session, if any. FailedPrecondition when no
   // session is open; an inconsistent server message yields the session's Abort reply.
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(

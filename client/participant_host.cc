@@ -55,16 +55,21 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     const v1::RoundTask& task) {
-  if (task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
-    return absl::UnimplementedError(absl::StrCat(
-        "round ", task.round(), ": only secure-sum rounds are supported by this client"));
+  const bool clear = task.plan().combination() == v1::COMBINATION_CLEAR;
+  if (!clear && task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round ", task.round(), ": unknown combination ", task.plan().combination()));
   }
-  absl::StatusOr<secagg::SessionConfig> config = FromProto(task.secagg());
-  if (!config.ok()) return config.status();
-  if (config->bits != task.plan().bits() || config->length != task.plan().length()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "round ", task.round(), ": SecAgg bits/length (", config->bits, "/", config->length,
-        ") differ from the plan's (", task.plan().bits(), "/", task.plan().length(), ")"));
+  std::optional<secagg::SessionConfig> config;
+  if (!clear) {
+    absl::StatusOr<secagg::SessionConfig> c = FromProto(task.secagg());
+    if (!c.ok()) return c.status();
+    if (c->bits != task.plan().bits() || c->length != task.plan().length()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "round ", task.round(), ": SecAgg bits/length (", c->bits, "/", c->length,
+          ") differ from the plan's (", task.plan().bits(), "/", task.plan().length(), ")"));
+    }
+    config = *c;
   }
   for (uint32_t id : task.participant_ids()) {
     if (!participants_.contains(id)) {
@@ -80,6 +85,16 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   round_ = task.round();
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
+    if (clear) {
+      absl::StatusOr<std::vector<uint64_t>> vector =
+          participants_.at(id).ContributeClear(*contributor_);
+      if (!vector.ok()) return vector.status();
+      v1::ClearUpload* upload = replies.emplace_back().mutable_clear_upload();
+      upload->set_participant_id(id);
+      upload->set_round(task.round());
+      upload->mutable_values()->Add(vector->begin(), vector->end());
+      continue;
+    }
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
         participants_.at(id).StartRound(*contributor_, *config);
     if (!advertise.ok()) return advertise.status();

@@ -31,6 +31,7 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
   if (!token.ok()) return ToGrpc(token.status());
   response.set_session_token(*token);
   response.set_current_round(state_.updater->round());
+  response.set_training_done(stage_ == "done");
   return grpc::Status::OK;
 }
 
@@ -51,6 +52,7 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
     return ToGrpc(bound);
   }
+  if (message.has_clear_upload()) return HandleClearUpload(*connection, message.clear_upload());
   if (!message.has_secagg()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected a SecAgg message");
   }
@@ -89,12 +91,31 @@ void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) 
     }
     if (session_->ReadyToClose()) cv_.notify_all();
   }
+  if (clear_ != nullptr) {
+    for (uint32_t id : ids) clear_->MarkDropped(id);
+  }
   cv_.notify_all();
   EventLine("stream_closed")
       .Add("client", name)
       .Add("peer", connection->peer())
       .Add("users", ids.size())
       .Add("dropped_in_round", dropped);
+}
+
+grpc::Status Coordinator::HandleClearUpload(const Connection& connection,
+                                            const v1::ClearUpload& upload) {
+  const uint32_t id = upload.participant_id();
+  if (!registry_.Owns(&connection, id)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("participant ", id, " is not hosted by this stream"));
+  }
+  if (clear_ == nullptr || upload.round() != state_.updater->round()) return grpc::Status::OK;
+  const absl::Status accepted = clear_->Accept(id, upload.values());
+  if (!accepted.ok()) {
+    EventLine("participant_rejected").Add("participant", id).Add("reason", accepted.message());
+  }
+  if (clear_->Complete()) cv_.notify_all();
+  return grpc::Status::OK;
 }
 
 v1::StatusResponse Coordinator::Status() const {

@@ -23,6 +23,7 @@
 #include "crypto/secagg/server_session.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/checkpoint.h"
+#include "server/clear_aggregation.h"
 #include "server/connection.h"
 #include "server/evaluation.h"
 #include "server/registry.h"
@@ -35,7 +36,10 @@ struct CoordinatorOptions {
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
-  int max_failed_rounds = 5;     // consecutive aborted rounds before giving up
+  int max_failed_rounds = 5;  // consecutive aborted rounds before giving up
+  // The first round (of this process) waits for this many live users, e.g. every client of a
+  // demo; later rounds wait only for a cohort. 0: a cohort.
+  int64_t wait_for_users = 0;
   std::string run_id = "fedmf";  // bound into every SecAgg session context
   double report_delta = 1e-5;    // delta of the (epsilon, delta) in logs and Status
   // Simulation only (evaluation.h): scores the model after every round when set.
@@ -71,11 +75,26 @@ class Coordinator final : public StreamHandler {
   // coordinator_round.cc; called with mu_ held through `lock`.
   // `attempt` counts earlier failed attempts at this round (fresh cohort and session context).
   absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock, int attempt);
+  // What a round collected: the sum (or why there is none) and how many vectors are in it.
+  struct RoundSum {
+    absl::StatusOr<std::vector<uint64_t>> sum;
+    int64_t contributors = 0;
+    int threshold = 0;
+  };
+
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
-  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
-                 const std::vector<uint32_t>& cohort);
+  // Run the round for cohort_ through SecAgg, or by clear uploads (errors: local failures only).
+  absl::StatusOr<RoundSum> CollectSecAgg(std::unique_lock<std::mutex>& lock,
+                                         const v1::RoundPlan& plan, int attempt,
+                                         std::vector<double>& stage_seconds);
+  absl::StatusOr<RoundSum> CollectClear(std::unique_lock<std::mutex>& lock,
+                                        const v1::RoundPlan& plan,
+                                        std::vector<double>& stage_seconds);
+  // One task per client process with its cohort members; `config` null for clear rounds.
+  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config);
   void Route(std::vector<secagg::ServerMessage> messages);
-  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock);
+  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, RoundSum collected);
+  grpc::Status HandleClearUpload(const Connection& connection, const v1::ClearUpload& upload);
   void Broadcast(const v1::RoundResult& result);
   void LogEvaluation(int64_t round);
   size_t Send(Connection& connection, v1::ServerMessage message);
@@ -86,8 +105,10 @@ class Coordinator final : public StreamHandler {
   CoordinatorState state_;
   Registry registry_;
   bool stop_ = false;
+  bool first_round_ = true;
   std::string stage_ = "starting";
-  std::unique_ptr<secagg::ServerSession> session_;
+  std::unique_ptr<secagg::ServerSession> session_;  // the SecAgg round in progress
+  std::unique_ptr<ClearAggregation> clear_;         // or the clear-upload round
   std::vector<uint32_t> cohort_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};

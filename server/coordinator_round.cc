@@ -1,4 +1,5 @@
 // The driver side of Coordinator: the round loop and one round's SecAgg stages.
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <utility>
@@ -72,9 +73,6 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   const int64_t round = state_.updater->round();
   absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
   if (!plan.ok()) return plan.status();
-  if (plan->combination() != v1::COMBINATION_SECURE_SUM) {
-    return absl::UnimplementedError("the networked runtime supports secure-sum rounds only");
-  }
   if (plan->ByteSizeLong() + kTaskOverheadBytes > static_cast<size_t>(client::kMaxMessageBytes)) {
     return absl::ResourceExhaustedError(
         absl::StrCat("round plan of ", plan->ByteSizeLong(), " bytes exceeds the ",
@@ -87,12 +85,15 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   const int64_t cohort_size = plan->max_contributors();
   stage_ = "waiting";
   auto last_log = Clock::now() - std::chrono::seconds(10);
-  while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < cohort_size) {
+  const int64_t needed =
+      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
+  first_round_ = false;
+  while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < needed) {
     if (Seconds(last_log) >= 5) {
       EventLine("waiting_for_users")
           .Add("round", round)
           .Add("live", registry_.LiveUsers().size())
-          .Add("need", cohort_size);
+          .Add("need", needed);
       last_log = Clock::now();
     }
     cv_.wait_for(lock, std::chrono::seconds(1));
@@ -102,46 +103,24 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   absl::StatusOr<std::vector<uint32_t>> cohort =
       SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
   if (!cohort.ok()) return cohort.status();
-  absl::StatusOr<int> threshold =
-      Threshold(cohort_size, plan->min_contributors(), options_.dropout_fraction);
-  if (!threshold.ok()) return threshold.status();
-  secagg::SessionConfig config;
-  // Unique per aggregation: a retried round is a new session.
-  config.context = absl::StrCat(options_.run_id, "/round-", round, "/attempt-", attempt);
-  config.num_clients = static_cast<int>(cohort_size);
-  config.threshold = *threshold;
-  config.bits = plan->bits();
-  config.length = static_cast<size_t>(plan->length());
-  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
-      secagg::ServerSession::Create(config, *cohort, nullptr);
-  if (!session.ok()) return session.status();
-  session_ = std::move(*session);
   cohort_ = std::move(*cohort);
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
-
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
-  SendTasks(*plan, config, cohort_);
   std::vector<double> stage_seconds;
-  while (session_->stage() != secagg::ServerStage::kCompleted &&
-         session_->stage() != secagg::ServerStage::kAborted) {
-    stage_ = secagg::ServerStageName(session_->stage());
-    const auto start = Clock::now();
-    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
-                   [this] { return stop_ || session_->ReadyToClose(); });
-    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
-    stage_seconds.push_back(Seconds(start));
-    if (!next.ok()) return next.status();
-    Route(std::move(*next));
-  }
-  absl::StatusOr<RoundOutcome> outcome = Finalize(lock);
+  absl::StatusOr<RoundSum> collected = plan->combination() == v1::COMBINATION_CLEAR
+                                           ? CollectClear(lock, *plan, stage_seconds)
+                                           : CollectSecAgg(lock, *plan, attempt, stage_seconds);
+  if (!collected.ok()) return collected.status();
+  const int threshold = collected->threshold;
+  absl::StatusOr<RoundOutcome> outcome = Finalize(lock, std::move(*collected));
   if (!outcome.ok()) return outcome;
   EventLine line("round");
   line.Add("round", round)
       .Add("attempt", attempt)
       .Add("applied", outcome->applied ? "yes" : "no")
       .Add("participants", cohort_size)
-      .Add("threshold", config.threshold)
+      .Add("threshold", threshold)
       .Add("contributors", cohort_size - last_dropouts_)
       .Add("dropouts", last_dropouts_)
       .Add("bytes_in", bytes_in_.load() - in0)
@@ -163,13 +142,78 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   return outcome;
 }
 
-void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
-                            const std::vector<uint32_t>& cohort) {
+absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(
+    std::unique_lock<std::mutex>& lock, const v1::RoundPlan& plan, int attempt,
+    std::vector<double>& stage_seconds) {
+  const int64_t cohort_size = static_cast<int64_t>(cohort_.size());
+  absl::StatusOr<int> threshold =
+      Threshold(cohort_size, plan.min_contributors(), options_.dropout_fraction);
+  if (!threshold.ok()) return threshold.status();
+  secagg::SessionConfig config;
+  // Unique per aggregation: a retried round is a new session.
+  config.context = absl::StrCat(options_.run_id, "/round-", plan.round(), "/attempt-", attempt);
+  config.num_clients = static_cast<int>(cohort_size);
+  config.threshold = *threshold;
+  config.bits = plan.bits();
+  config.length = static_cast<size_t>(plan.length());
+  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
+      secagg::ServerSession::Create(config, cohort_, nullptr);
+  if (!session.ok()) return session.status();
+  session_ = std::move(*session);
+  SendTasks(plan, &config);
+  while (session_->stage() != secagg::ServerStage::kCompleted &&
+         session_->stage() != secagg::ServerStage::kAborted) {
+    stage_ = secagg::ServerStageName(session_->stage());
+    const auto start = Clock::now();
+    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
+                   [this] { return stop_ || session_->ReadyToClose(); });
+    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+    stage_seconds.push_back(Seconds(start));
+    if (!next.ok()) return next.status();
+    Route(std::move(*next));
+  }
+  std::unique_ptr<secagg::ServerSession> done = std::move(session_);
+  RoundSum r;
+  r.threshold = config.threshold;
+  r.contributors = static_cast<int64_t>(done->IncludedClients().size());
+  if (done->stage() == secagg::ServerStage::kCompleted) {
+    r.sum = done->result();
+  } else {
+    r.sum = done->status();
+  }
+  return r;
+}
+
+absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(
+    std::unique_lock<std::mutex>& lock, const v1::RoundPlan& plan,
+    std::vector<double>& stage_seconds) {
+  clear_ = std::make_unique<ClearAggregation>(plan, cohort_);
+  SendTasks(plan, nullptr);
+  stage_ = "ClearUpload";
+  const auto start = Clock::now();
+  cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
+                 [this] { return stop_ || clear_->Complete(); });
+  stage_seconds.push_back(Seconds(start));
+  std::unique_ptr<ClearAggregation> done = std::move(clear_);
+  RoundSum r;
+  r.threshold = static_cast<int>(plan.min_contributors());
+  r.contributors = done->contributors();
+  if (r.contributors < plan.min_contributors()) {
+    r.sum = absl::AbortedError(
+        absl::StrCat(r.contributors, " uploads, fewer than ", plan.min_contributors()));
+  } else {
+    r.sum = done->sum();
+  }
+  return r;
+}
+
+void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config) {
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
-  for (uint32_t id : cohort) {
+  for (uint32_t id : cohort_) {
     std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
     if (c == nullptr) {
-      (void)session_->MarkDropped(id);
+      if (session_ != nullptr) (void)session_->MarkDropped(id);
+      if (clear_ != nullptr) clear_->MarkDropped(id);
       continue;
     }
     auto& [connection, message] = tasks[c.get()];
@@ -178,7 +222,7 @@ void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConf
       v1::RoundTask* task = message.mutable_task();
       task->set_round(plan.round());
       *task->mutable_plan() = plan;
-      *task->mutable_secagg() = client::ToProto(config);
+      if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
     }
     message.mutable_task()->add_participant_ids(id);
   }
@@ -202,22 +246,19 @@ void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
   for (uint32_t id : unreachable) (void)session_->MarkDropped(id);
 }
 
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
-    std::unique_lock<std::mutex>& lock) {
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock<std::mutex>& lock,
+                                                                RoundSum collected) {
   const int64_t round = state_.updater->round();
-  std::unique_ptr<secagg::ServerSession> session = std::move(session_);
-  const std::vector<uint32_t> included = session->IncludedClients();
-  last_dropouts_ = last_participants_ - static_cast<int32_t>(included.size());
+  last_dropouts_ = last_participants_ - static_cast<int32_t>(collected.contributors);
   RoundOutcome outcome;
   v1::RoundResult result;
   result.set_round(round);
-  result.set_contributors(static_cast<int32_t>(included.size()));
-  absl::StatusOr<std::vector<uint64_t>> sum = session->result();
-  if (session->stage() != secagg::ServerStage::kCompleted || !sum.ok()) {
-    outcome.reason = session->status().ok() ? std::string(sum.status().message())
-                                            : std::string(session->status().message());
+  result.set_contributors(static_cast<int32_t>(collected.contributors));
+  if (!collected.sum.ok()) {
+    outcome.reason = std::string(collected.sum.status().message());
   } else {
-    const int64_t n = static_cast<int64_t>(included.size());
+    const std::vector<uint64_t>& sum = *collected.sum;
+    const int64_t n = collected.contributors;
     // The server saw the sum: the release happened, so it is in the ledger whatever follows.
     absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
         state_.updater->RoundPrivacy(n, state_.ledger.orders());
@@ -225,7 +266,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
     if (*entry) {
       if (absl::Status s = state_.ledger.Append(std::move(**entry)); !s.ok()) return s;
     }
-    if (absl::Status s = state_.updater->ApplySum(*sum, n); !s.ok()) {
+    if (absl::Status s = state_.updater->ApplySum(sum, n); !s.ok()) {
       outcome.reason = absl::StrCat("sum discarded: ", s.message());
     } else {
       outcome.applied = true;

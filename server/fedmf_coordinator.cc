@@ -40,11 +40,17 @@ ABSL_FLAG(double, participation, 0.1, "beta: fraction of users sampled per round
 ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: the whole cohort)");
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
+ABSL_FLAG(int64_t, wait_for_users, 0,
+          "the first round waits until this many users are connected (0: one cohort)");
 ABSL_FLAG(double, stage_timeout_s, 20, "deadline of each SecAgg stage; late clients are dropped");
 ABSL_FLAG(std::string, mechanism, "pbm", "pbm, gaussian or none");
 ABSL_FLAG(std::string, projection, "sparse", "sparse or none");
 ABSL_FLAG(double, compression, 3, "m/p of the sparse projection");
 ABSL_FLAG(std::string, item_model, "compressed", "compressed (the paper's B = S V) or full");
+ABSL_FLAG(
+    bool, secure_aggregation, true,
+    "false: clients upload privatized vectors in the clear, each with the noise a lone client "
+    "needs (the paper's non-SecAgg case)");
 ABSL_FLAG(double, epsilon, 1, "privacy budget of the whole run");
 ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (epsilon, delta)-DP");
 ABSL_FLAG(int64_t, max_q, 16, "PBM: largest number of trials");
@@ -77,6 +83,7 @@ absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> ConfigFromFlags(int64_t users,
   c.compression = absl::GetFlag(FLAGS_compression);
   c.participation = absl::GetFlag(FLAGS_participation);
   c.min_clients = absl::GetFlag(FLAGS_min_clients);
+  c.secure_aggregation = absl::GetFlag(FLAGS_secure_aggregation);
   c.epsilon = absl::GetFlag(FLAGS_epsilon);
   c.delta = absl::GetFlag(FLAGS_delta);
   c.rounds = absl::GetFlag(FLAGS_rounds);
@@ -134,6 +141,7 @@ absl::StatusOr<CoordinatorState> InitialState(const std::string& state_dir, int6
   EventLine("new_run")
       .Add("mechanism", absl::GetFlag(FLAGS_mechanism))
       .Add("item_model", absl::GetFlag(FLAGS_item_model))
+      .Add("secure_aggregation", config->secure_aggregation ? "on" : "off")
       .Add("epsilon", config->epsilon)
       .Add("rounds", config->rounds)
       .Add("cohort", algorithms::dpmf_rp::CohortSize(*config))
@@ -149,6 +157,7 @@ absl::Status Serve() {
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   std::shared_ptr<data::TrainTest> split;

@@ -38,7 +38,7 @@ NOTE
 
 # Port 0: the coordinator binds a free port and logs it.
 build/server/fedmf-coordinator --listen=127.0.0.1:0 --eval_data="$DATA" --state_dir="$WORK/state" \
-  --rounds=40 --participation=0.1 --min_clients=66 --dropout_fraction=0.3 \
+  --rounds=40 --participation=0.1 --min_clients=66 --dropout_fraction=0.3 --wait_for_users=943 \
   --mechanism=none --item_model=full --compression=2 "$@" >"$WORK/coordinator.log" 2>&1 &
 PIDS+=($!)
 PORT=""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, client_kill,
-# coordinator_restart, bad_token. Every process started here is killed on exit.
+# coordinator_restart, clear_uploads, bad_token. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -67,7 +67,8 @@ case "$CASE" in
     # 3.87 -> 2.46 after 40 rounds of this configuration and requires a 0.3 drop there; 5 rounds
     # measured 3.87 -> 2.80 on loopback; we require the same 0.3.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
-      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2
+      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=300
     start_clients 3 "$SMALL"
     wait_for "$WORK/coordinator.log" "event=round round=1 " 30
     "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
@@ -89,7 +90,7 @@ case "$CASE" in
     # (--dropout_fraction=0.5, n_min 40); a shard holds ~24 of the cohort, so SecAgg recovers.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
       --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
-      --item_model=full --compression=2 --stage_timeout_s=10
+      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943
     start_clients 4 synthetic
     wait_for "$WORK/coordinator.log" "event=round round=0 " 60
     killed=""
@@ -115,7 +116,7 @@ case "$CASE" in
     # PBM at epsilon = 1 (RDP, order 2) over 6 rounds: each round spends 1/6 and is one ledger
     # entry. kill -9 the coordinator after round 2, restart it on the same port and state_dir.
     flags=(--eval_data="$SMALL" --rounds=6 --participation=0.1 --min_clients=10 --mechanism=pbm
-      --epsilon=1 --state_dir="$WORK/state")
+      --epsilon=1 --state_dir="$WORK/state" --wait_for_users=300)
     start_coordinator "$WORK/coordinator-1.log" --listen=127.0.0.1:0 "${flags[@]}"
     start_clients 3 "$SMALL"
     wait_for "$WORK/coordinator-1.log" "event=round round=2 " 60
@@ -136,6 +137,18 @@ case "$CASE" in
     eps="$(field epsilon_rdp2 "$(grep ' event=round ' "$WORK/coordinator-2.log" | tail -n 1)")"
     awk -v e="$eps" 'BEGIN { exit !(e > 0.999 && e <= 1.000001) }' || fail "epsilon spent $eps"
     echo "resumed at round $done_before; epsilon_rdp2 spent after 6 rounds: $eps"
+    ;;
+
+  clear_uploads)
+    # --secure_aggregation=false: every client uploads its (here noise-free) vector in the clear.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=300 --num_items=200 \
+      --rounds=3 --participation=0.1 --mechanism=none --secure_aggregation=false --wait_for_users=300
+    start_clients 3 "$SMALL"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "not 3 rounds"
+    [[ "$(grep -c ' event=round .*applied=yes .*contributors=30 ' "$WORK/coordinator.log")" == 3 ]] ||
+      fail "rounds without all 30 uploads"
     ;;
 
   bad_token)

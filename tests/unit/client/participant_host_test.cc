@@ -122,12 +122,36 @@ TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(ParticipantHostTest, RefusesClearCombinationRounds) {
+TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
+  Fixture f;
+  f.updater = test_util::SmallUpdater(/*secure_aggregation=*/false);
+  f.plan = f.updater->Plan().value();
+  ASSERT_EQ(f.plan.combination(), v1::COMBINATION_CLEAR);
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task({2, 5});
+  task.mutable_task()->clear_secagg();
+  auto replies = host->Handle(task);
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  ASSERT_EQ(replies->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const v1::ClearUpload& u = (*replies)[i].clear_upload();
+    EXPECT_EQ(u.participant_id(), i == 0 ? 2u : 5u);
+    EXPECT_EQ(u.round(), 0);
+    EXPECT_EQ(static_cast<uint64_t>(u.values_size()), f.plan.length());
+    EXPECT_TRUE(
+        algorithms::CheckVector(
+            f.plan, absl::MakeConstSpan(u.values().data(), static_cast<size_t>(u.values_size())))
+            .ok());
+  }
+  EXPECT_EQ(host->Find(2)->session(), nullptr);
+}
+
+TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
   Fixture f;
   auto host = f.Host();
   v1::ServerMessage task = f.Task(CohortIds());
-  task.mutable_task()->mutable_plan()->set_combination(v1::COMBINATION_CLEAR);
-  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kUnimplemented);
+  task.mutable_task()->mutable_plan()->set_combination(v1::COMBINATION_UNSPECIFIED);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {

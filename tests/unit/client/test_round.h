@@ -20,7 +20,9 @@ inline std::shared_ptr<const data::RatingsDataset> SmallData() {
 }
 
 // Cohort of 10 (participation 0.25 of 40 users), n_min 6, rank 4, no noise, full item model.
-inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater() {
+// Without secure aggregation the plans ask for clear uploads (n_min 1).
+inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
+    bool secure_aggregation = true) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 40;
   c.num_items = 30;
@@ -31,6 +33,7 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater() {
   c.participation = 0.25;
   c.min_clients = 6;
   c.rounds = 3;
+  c.secure_aggregation = secure_aggregation;
   return algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value();
 }
 

@@ -115,7 +115,7 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 }
 
 // Cohort 10 of 40 users, n_min 3; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
-std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds) {
+std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, bool secure_aggregation = true) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 40;
   c.num_items = 30;
@@ -126,6 +126,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds) {
   c.participation = 0.25;
   c.min_clients = 3;
   c.rounds = rounds;
+  c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
   options.enrollment_token = "token";
   options.num_users = 40;
@@ -188,6 +189,14 @@ TEST(CoordinatorRoundTest, GarbageFromOneClientNeverStopsTheOthers) {
   auto coordinator = MakeCoordinator(3);
   EXPECT_TRUE(RunWith(*coordinator, Behavior::kGarbage, nullptr).ok());
   EXPECT_EQ(coordinator->Status().round(), 3);
+}
+
+// The paper's non-SecAgg case: clear uploads, each checked against the plan and added.
+TEST(CoordinatorRoundTest, ClearUploadRoundsComplete) {
+  auto coordinator = MakeCoordinator(3, /*secure_aggregation=*/false);
+  EXPECT_TRUE(RunWith(*coordinator, Behavior::kHonest, nullptr).ok());
+  EXPECT_EQ(coordinator->Status().round(), 3);
+  EXPECT_EQ(coordinator->Status().dropouts(), 0);
 }
 
 }  // namespace

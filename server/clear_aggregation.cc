@@ -1,0 +1,39 @@
+#include "server/clear_aggregation.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/algorithm.h"
+
+namespace fedmf::server {
+
+ClearAggregation::ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_t>& cohort)
+    : plan_(std::move(plan)),
+      cohort_(cohort.begin(), cohort.end()),
+      sum_(static_cast<size_t>(plan_.length()), 0) {}
+
+absl::Status ClearAggregation::Accept(uint32_t participant_id, absl::Span<const uint64_t> vector) {
+  if (!cohort_.contains(participant_id)) {
+    return absl::NotFoundError(
+        absl::StrCat("participant ", participant_id, " is not in the cohort"));
+  }
+  if (received_.contains(participant_id) || dropped_.contains(participant_id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("participant ", participant_id, " already uploaded or was dropped"));
+  }
+  if (absl::Status s = algorithms::CheckVector(plan_, vector); !s.ok()) return s;
+  if (absl::Status s = algorithms::AddModPow2(vector, plan_.bits(), absl::MakeSpan(sum_));
+      !s.ok()) {
+    return s;
+  }
+  received_.insert(participant_id);
+  return absl::OkStatus();
+}
+
+void ClearAggregation::MarkDropped(uint32_t participant_id) {
+  if (cohort_.contains(participant_id) && !received_.contains(participant_id)) {
+    dropped_.insert(participant_id);
+  }
+}
+
+}  // namespace fedmf::server

@@ -1,0 +1,42 @@
+// The sum of a clear-upload round (RoundPlan combination COMBINATION_CLEAR, i.e. DPMF-RP with
+// --secure_aggregation=off): each cohort member uploads its vector in the clear, the coordinator
+// checks it against the plan and adds it mod 2^bits. Not thread-safe (the coordinator's lock).
+#ifndef FEDMF_SERVER_CLEAR_AGGREGATION_H_
+#define FEDMF_SERVER_CLEAR_AGGREGATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "fedmf/v1/algorithm.pb.h"
+
+namespace fedmf::server {
+
+class ClearAggregation {
+ public:
+  // `cohort`: the invited participant ids.
+  ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_t>& cohort);
+
+  // Adds one upload. NotFound for an id outside the cohort, FailedPrecondition for a second
+  // upload or one after the participant was dropped, InvalidArgument (algorithms::CheckVector)
+  // for a vector that does not fit the plan; the sum is unchanged on error.
+  absl::Status Accept(uint32_t participant_id, absl::Span<const uint64_t> vector);
+  // The participant will not upload (disconnected); ignored for ids outside the cohort.
+  void MarkDropped(uint32_t participant_id);
+
+  // Every invited participant uploaded or dropped.
+  bool Complete() const { return received_.size() + dropped_.size() == cohort_.size(); }
+  int64_t contributors() const { return static_cast<int64_t>(received_.size()); }
+  const std::vector<uint64_t>& sum() const { return sum_; }
+
+ private:
+  v1::RoundPlan plan_;
+  absl::flat_hash_set<uint32_t> cohort_, received_, dropped_;
+  std::vector<uint64_t> sum_;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_CLEAR_AGGREGATION_H_
