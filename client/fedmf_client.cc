@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the s
 ABSL_FLAG(double, give_up_after_s, 0,
           "exit after this many seconds without a working stream (0: never)");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
+ABSL_FLAG(std::string, insecure_noise_seed, "",
+          "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
+          "this integer and the participant id instead of the OS CSPRNG, so the noise is "
+          "predictable (a run then matches fedmf-sim --seed=N); empty: OS CSPRNG");
 
 namespace fedmf::client {
 namespace {
@@ -78,7 +83,18 @@ absl::Status Run() {
   }
   absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
-  absl::StatusOr<std::unique_ptr<ParticipantHost>> host = ParticipantHost::Create(data, *users);
+  std::optional<uint64_t> noise_seed;
+  if (const std::string seed = absl::GetFlag(FLAGS_insecure_noise_seed); !seed.empty()) {
+    uint64_t value = 0;
+    if (!absl::SimpleAtoi(seed, &value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--insecure_noise_seed: '", seed, "' is not an unsigned integer"));
+    }
+    noise_seed = value;
+    EventLine("insecure_noise_seed").Add("warning", "noise is predictable: no privacy");
+  }
+  absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+      ParticipantHost::Create(data, *users, noise_seed);
   if (!host.ok()) return host.status();
 
   GrpcClientOptions options;

@@ -7,8 +7,10 @@
 
 namespace fedmf::client {
 
-absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings) {
+absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings,
+                                                std::optional<uint64_t> insecure_noise_seed) {
   if (id == 0) return absl::InvalidArgumentError("participant id must be >= 1, got 0");
+  if (insecure_noise_seed) return Participant(id, ratings, dp::Rng(*insecure_noise_seed, id));
   absl::StatusOr<dp::Rng> rng = dp::Rng::FromOsEntropy();
   if (!rng.ok()) return rng.status();
   return Participant(id, ratings, std::move(*rng));

@@ -24,8 +24,13 @@ namespace fedmf::client {
 class Participant {
  public:
   // `ratings` must outlive the participant (it views the host's dataset). `id` >= 1 is the SecAgg
-  // participant id (dense user index + 1). The noise generator is keyed from the OS CSPRNG.
-  static absl::StatusOr<Participant> Create(uint32_t id, data::RatingRow ratings);
+  // participant id (dense user index + 1). The noise generator is keyed from the OS CSPRNG, or,
+  // when `insecure_noise_seed` is set, is dp::Rng(seed, id): reproducible whatever the process
+  // layout, for tests and experiments ONLY (whoever knows the seed can subtract the noise, so it
+  // voids the privacy guarantee).
+  static absl::StatusOr<Participant> Create(
+      uint32_t id, data::RatingRow ratings,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
   // returns the AdvertiseKeys message. Ends any previous round's session.

@@ -10,7 +10,8 @@
 namespace fedmf::client {
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
-    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users) {
+    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+    std::optional<uint64_t> insecure_noise_seed) {
   std::unique_ptr<ParticipantHost> host(new ParticipantHost(data));
   for (int32_t user : users) {
     if (user < 0 || user >= data->num_users()) {
@@ -18,7 +19,7 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
           absl::StrCat("user ", user, " is outside the dataset (", data->num_users(), " users)"));
     }
     const uint32_t id = static_cast<uint32_t>(user) + 1;
-    absl::StatusOr<Participant> p = Participant::Create(id, data->user(user));
+    absl::StatusOr<Participant> p = Participant::Create(id, data->user(user), insecure_noise_seed);
     if (!p.ok()) return p.status();
     if (!host->participants_.emplace(id, std::move(*p)).second) {
       return absl::InvalidArgumentError(absl::StrCat("user ", user, " is listed twice"));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,9 +23,11 @@ namespace fedmf::client {
 class ParticipantHost {
  public:
   // Hosts dense users `users` of `data` (participant id = user + 1). InvalidArgument for a user
-  // outside the dataset or listed twice.
+  // outside the dataset or listed twice. `insecure_noise_seed`: see Participant::Create (tests
+  // and reproducible experiments only; it voids privacy).
   static absl::StatusOr<std::unique_ptr<ParticipantHost>> Create(
-      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users);
+      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // The replies to one coordinator message. Errors (a task this host cannot run, a message for a
   // participant it does not host or of another round than the last task's) are returned as a Status

@@ -64,6 +64,8 @@ class Coordinator final : public StreamHandler {
   // Waits (up to `timeout`) until every client stream has closed.
   void WaitForDisconnects(absl::Duration timeout);
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
+  // The updater, ledger and seed; only while Run() is not running (e.g. after it returned).
+  const CoordinatorState& state() const { return state_; }
 
  private:
   struct RoundOutcome {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, client_kill,
-# coordinator_restart, clear_uploads, bad_token. Every process started here is killed on exit.
+# coordinator_restart, clear_uploads, bad_token, sim_pbm, sim_none, sim_gaussian_clear. Every
+# process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
+SIM="$BUILD/tools/sim/fedmf-sim"
 WORK="$(mktemp -d /tmp/fedmf-it.XXXXXX)"
 PIDS=()
 cleanup() {
@@ -60,6 +62,35 @@ wait_for() {
 }
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
+
+# sim_equivalence FLAGS...: the same small run (a) in fedmf-sim and (b) through fedmf-coordinator
+# and 2 fedmf-client processes with --insecure_noise_seed = the run's --seed, the coordinator
+# waiting for all 60 users so the cohorts (sampled from the live users) are the same; both must end
+# with byte-identical checkpoints (model, Adam moments, privacy ledger) and the same evaluations.
+sim_equivalence() {
+  local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
+  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds.
+  local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --rank=4
+    --item_model=full --compression=2 --seed="$seed" "$@")
+  "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
+    --save_model="$WORK/sim-model.pb" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
+  grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
+  grep -q ' event=sim_summary .*wall_s=' "$WORK/sim.log" || fail "sim: no summary"
+  [[ -s "$WORK/sim-model.pb" ]] || fail "sim: no model file"
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
+    --wait_for_users=60 --state_dir="$WORK/net"
+  start_clients 2 "$data" --insecure_noise_seed="$seed"
+  wait "$COORD_PID" || fail "coordinator failed"
+  for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+  grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "network: not 3 rounds"
+  [[ "$(grep -c ' event=round .*applied=yes .*dropouts=0 ' "$WORK/coordinator.log")" == 3 ]] ||
+    fail "network: a round had dropouts, the runs cannot match"
+  cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
+  diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
+    <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
+    fail "evaluations differ"
+  echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
+}
 
 case "$CASE" in
   converge)
@@ -161,6 +192,12 @@ case "$CASE" in
     grep -q 'UNAUTHENTICATED: enrollment token refused' "$WORK/client.log" || fail "no refusal"
     grep -q 'event=register .*status="UNAUTHENTICATED' "$WORK/coordinator.log" || fail "not logged"
     kill -0 "$COORD_PID" || fail "coordinator died"
+    ;;
+
+  sim_pbm) sim_equivalence --mechanism=pbm --epsilon=10 ;;
+  sim_none) sim_equivalence --mechanism=none ;;
+  sim_gaussian_clear)
+    sim_equivalence --mechanism=gaussian --epsilon=10 --delta=1e-5 --secure_aggregation=false
     ;;
 
   *)
