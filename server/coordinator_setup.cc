@@ -36,7 +36,9 @@ ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (e
 ABSL_FLAG(int64_t, max_q, 16, "PBM: largest number of trials");
 ABSL_FLAG(int, rank, 14, "k");
 ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
-ABSL_FLAG(uint64_t, seed, 1, "model initialization, public projection seeds and cohort sampling");
+ABSL_FLAG(uint64_t, seed, 1,
+          "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
+          "every user's noise, which is then predictable)");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
 
 namespace fedmf::server {
