@@ -33,6 +33,11 @@ ABSL_FLAG(int32_t, num_items, 0, "items m; 0: from --eval_data");
 ABSL_FLAG(std::string, eval_data, "",
           "SIMULATION ONLY: the clients' dataset, to score the model each round (a real "
           "coordinator has no ratings); also gives the data shape");
+ABSL_FLAG(int64_t, eval_every, 10,
+          "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
+          "after the last (not charged to the privacy ledger: released without noise); 0: off");
+ABSL_FLAG(double, eval_participation, 0,
+          "fraction of the users in each federated evaluation round (0: the training cohort size)");
 ABSL_FLAG(std::string, split, "holdout:0.2", "split of --eval_data (must match the clients')");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split (must match the clients')");
 ABSL_FLAG(int64_t, rounds, 100, "T: training rounds");
@@ -114,6 +119,16 @@ absl::Status PrintStatus() {
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()),
       r.epsilon_rdp2(), r.epsilon_dp(), r.delta());
+  if (r.has_federated_evaluation()) {
+    const v1::FederatedEvaluation& e = r.federated_evaluation();
+    std::printf(
+        "federated_eval round=%lld contributors=%d users_with_test=%d test_ratings=%lld "
+        "test_rmse=%.10g test_mae=%.10g per_user_rmse=%.10g ranking_users=%d precision=%.10g "
+        "recall=%.10g f1=%.10g map=%.10g ndcg=%.10g clamped_users=%d\n",
+        static_cast<long long>(e.round()), e.contributors(), e.error_users(),
+        static_cast<long long>(e.num_ratings()), e.rmse(), e.mae(), e.per_user_rmse(),
+        e.ranking_users(), e.precision(), e.recall(), e.f1(), e.map(), e.ndcg(), e.clamped_users());
+  }
   return absl::OkStatus();
 }
 
@@ -158,6 +173,14 @@ absl::Status Serve() {
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
+  options.eval_every = absl::GetFlag(FLAGS_eval_every);
+  options.eval_participation = absl::GetFlag(FLAGS_eval_participation);
+  if (options.eval_every < 0 ||
+      !(options.eval_participation >= 0 && options.eval_participation <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--eval_every must be >= 0 and --eval_participation in [0, 1], got ",
+                     options.eval_every, " and ", options.eval_participation));
+  }
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   std::shared_ptr<data::TrainTest> split;
