@@ -116,14 +116,18 @@ std::shared_ptr<const data::TrainTest> Split() {
   return std::make_shared<const data::TrainTest>(data::SplitHoldoutPerUser(all, 0.25, 3).value());
 }
 
-CoordinatorOptions EvalOptions(int64_t eval_every, double eval_participation = 0) {
+// Stages end after 300 ms, enough for the training cohort of 10; an evaluation of all 40 users
+// needs more in a sanitizer build (~1 s for its ShareKeys).
+CoordinatorOptions EvalOptions(int64_t eval_every, double eval_participation = 0,
+                               absl::Duration stage_timeout = absl::Milliseconds(300)) {
   CoordinatorOptions options;
   options.eval_every = eval_every;
   options.eval_participation = eval_participation;
+  options.stage_timeout = stage_timeout;
   return options;
 }
 
-// Cohort 10 of 40 users, n_min 3; stages end after 300 ms.
+// Cohort 10 of 40 users, n_min 3.
 std::unique_ptr<Coordinator> MakeCoordinator(
     int64_t rounds, CoordinatorOptions options,
     algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
@@ -141,7 +145,6 @@ std::unique_ptr<Coordinator> MakeCoordinator(
   options.enrollment_token = "token";
   options.num_users = 40;
   options.dropout_fraction = 0.6;
-  options.stage_timeout = absl::Milliseconds(300);
   options.max_failed_rounds = 3;
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
@@ -207,7 +210,7 @@ TEST(CoordinatorEvalTest, FederatedMetricsEqualCentralWhenEveryUserIsSampled) {
   auto split = Split();
   std::mutex mu;
   std::optional<Evaluation> central;  // the last central evaluation: the final model's
-  CoordinatorOptions options = EvalOptions(1, 1);
+  CoordinatorOptions options = EvalOptions(1, 1, absl::Seconds(10));
   options.evaluate = [&](const algorithms::Updater& u) -> absl::StatusOr<Evaluation> {
     absl::StatusOr<Evaluation> e = Evaluate(u, *split);
     std::lock_guard<std::mutex> lock(mu);
@@ -238,18 +241,18 @@ TEST(CoordinatorEvalTest, FederatedMetricsEqualCentralWhenEveryUserIsSampled) {
   EXPECT_NEAR(fed.map(), central->ranking.map, sum_bound / r + 1e-12);
 }
 
-// A process whose ten users never answer evaluation rounds: SecAgg drops them at the deadline
-// (40 users, threshold max(2, 3, 40 - floor(0.6 * 40)) = 16), the sum holds the other 30, and
-// training is unaffected.
+// A process whose ten users never answer evaluation rounds: SecAgg drops them at the 3 s
+// deadline of AdvertiseKeys (40 users, threshold max(2, 3, 40 - floor(0.6 * 40)) = 16), the sum
+// holds the other 30, and training round 3 runs as usual between the two evaluations.
 TEST(CoordinatorEvalTest, SilentUsersAreDroppedAndTrainingGoesOn) {
   auto split = Split();
-  auto coordinator = MakeCoordinator(2, EvalOptions(2, 1));
+  auto coordinator = MakeCoordinator(3, EvalOptions(2, 1, absl::Seconds(3)));
   absl::StatusOr<std::vector<int64_t>> evaluated =
       RunWith(*coordinator, *split, /*last_silent_in_evaluation=*/true);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
-  EXPECT_EQ(*evaluated, (std::vector<int64_t>{2}));
+  EXPECT_EQ(*evaluated, (std::vector<int64_t>{2, 3}));
   const v1::StatusResponse s = coordinator->Status();
-  EXPECT_EQ(s.round(), 2);
+  EXPECT_EQ(s.round(), 3);
   EXPECT_EQ(s.federated_evaluation().contributors(), 30);
   EXPECT_EQ(s.dropouts(), 10);
 }
