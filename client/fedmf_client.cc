@@ -23,8 +23,9 @@ ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-c
 ABSL_FLAG(std::string, data, "synthetic",
           "dataset the users come from (same syntax as every binary's --data)");
 ABSL_FLAG(std::string, split, "holdout:0.2",
-          "train/test split; users train on the train part only (the coordinator's --split must "
-          "match for simulation evaluation); empty = the whole dataset");
+          "train/test split; users train on the train part and score federated evaluation rounds "
+          "on the test part (the coordinator's --split must match for simulation evaluation); "
+          "empty = the whole dataset, no test ratings");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
@@ -73,6 +74,7 @@ absl::Status Run() {
   absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!full.ok()) return full.status();
   auto data = std::make_shared<data::RatingsDataset>();
+  std::shared_ptr<data::RatingsDataset> test;  // held-out ratings, stay on this machine
   if (absl::GetFlag(FLAGS_split).empty()) {
     *data = std::move(*full);
   } else {
@@ -80,6 +82,7 @@ absl::Status Run() {
         data::MakeSplits(*full, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
     if (!splits.ok()) return splits.status();
     *data = std::move((*splits)[0].train);
+    test = std::make_shared<data::RatingsDataset>(std::move((*splits)[0].test));
   }
   absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
@@ -94,7 +97,7 @@ absl::Status Run() {
     EventLine("insecure_noise_seed").Add("warning", "noise is predictable: no privacy");
   }
   absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
-      ParticipantHost::Create(data, *users, noise_seed);
+      ParticipantHost::Create(data, *users, test, noise_seed);
   if (!host.ok()) return host.status();
 
   GrpcClientOptions options;

@@ -61,8 +61,9 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (session_ == nullptr || message.secagg().round() != state_.updater->round()) {
-    return grpc::Status::OK;  // late message of a finished round
+  if (session_ == nullptr || message.secagg().round() != state_.updater->round() ||
+      message.secagg().evaluation() != evaluating_) {
+    return grpc::Status::OK;  // late message of a finished (training or evaluation) round
   }
   const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
   if (absl::IsInvalidArgument(handled)) {
@@ -70,6 +71,7 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     v1::ServerMessage abort;
     abort.mutable_secagg()->set_participant_id(id);
     abort.mutable_secagg()->set_round(state_.updater->round());
+    abort.mutable_secagg()->set_evaluation(evaluating_);
     *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
     Send(*connection, std::move(abort));
   }
@@ -136,6 +138,7 @@ v1::StatusResponse Coordinator::Status() const {
     r.set_epsilon_rdp2(report->rdp_order2);
     r.set_epsilon_dp(report->improved.epsilon);
   }
+  if (last_evaluation_) *r.mutable_federated_evaluation() = *last_evaluation_;
   return r;
 }
 

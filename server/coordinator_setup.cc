@@ -7,6 +7,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -39,6 +40,11 @@ ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
+ABSL_FLAG(int64_t, eval_every, 10,
+          "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
+          "after the last (not charged to the privacy ledger: released without noise); 0: off");
+ABSL_FLAG(double, eval_participation, 0,
+          "fraction of the users in each federated evaluation round (0: the training cohort size)");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
 
 namespace fedmf::server {
@@ -73,12 +79,20 @@ absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t 
   return c;
 }
 
-CoordinatorOptions CoordinatorOptionsFromFlags() {
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   CoordinatorOptions options;
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.eval_every = absl::GetFlag(FLAGS_eval_every);
+  options.eval_participation = absl::GetFlag(FLAGS_eval_participation);
+  if (options.eval_every < 0 ||
+      !(options.eval_participation >= 0 && options.eval_participation <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--eval_every must be >= 0 and --eval_participation in [0, 1], got ",
+                     options.eval_every, " and ", options.eval_participation));
+  }
   return options;
 }
 

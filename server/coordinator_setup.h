@@ -21,9 +21,10 @@ namespace fedmf::server {
 absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t users,
                                                                         int32_t items);
 
-// state_dir, dropout_fraction, stage timeout and run_id from the flags; the caller sets the rest
-// (enrollment token, num_users, wait_for_users, evaluate).
-CoordinatorOptions CoordinatorOptionsFromFlags();
+// state_dir, dropout_fraction, stage timeout, run_id and federated evaluation from the flags
+// (InvalidArgument for a bad value); the caller sets the rest (enrollment token, num_users,
+// wait_for_users, evaluate).
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
 // The checkpoint in --state_dir if there is one (event=resume), else a fresh run from the flags
 // (event=new_run).

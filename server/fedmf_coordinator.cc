@@ -60,11 +60,23 @@ absl::Status PrintStatus() {
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()),
       r.epsilon_rdp2(), r.epsilon_dp(), r.delta());
+  if (r.has_federated_evaluation()) {
+    const v1::FederatedEvaluation& e = r.federated_evaluation();
+    std::printf(
+        "federated_eval round=%lld contributors=%d users_with_test=%d test_ratings=%lld "
+        "test_rmse=%.10g test_mae=%.10g per_user_rmse=%.10g ranking_users=%d precision=%.10g "
+        "recall=%.10g f1=%.10g map=%.10g ndcg=%.10g clamped_users=%d\n",
+        static_cast<long long>(e.round()), e.contributors(), e.error_users(),
+        static_cast<long long>(e.num_ratings()), e.rmse(), e.mae(), e.per_user_rmse(),
+        e.ranking_users(), e.precision(), e.recall(), e.f1(), e.map(), e.ndcg(), e.clamped_users());
+  }
   return absl::OkStatus();
 }
 
 absl::Status Serve() {
-  CoordinatorOptions options = CoordinatorOptionsFromFlags();
+  absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
+  if (!flag_options.ok()) return flag_options.status();
+  CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
   int64_t users = absl::GetFlag(FLAGS_num_users);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, client_kill,
-# coordinator_restart, clear_uploads, bad_token, sim_pbm, sim_none, sim_gaussian_clear. Every
-# process started here is killed on exit.
+# coordinator_restart, clear_uploads, federated_eval, bad_token, sim_pbm, sim_none,
+# sim_gaussian_clear. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -180,6 +180,44 @@ case "$CASE" in
     grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "not 3 rounds"
     [[ "$(grep -c ' event=round .*applied=yes .*contributors=30 ' "$WORK/coordinator.log")" == 3 ]] ||
       fail "rounds without all 30 uploads"
+    ;;
+
+  federated_eval)
+    # Evaluation rounds after rounds 2 and 4 over EVERY user (--eval_participation=1), no dropout:
+    # the federated metrics are the central ones of the same model (--eval_data, logged on the
+    # same line) up to the fixed-point rounding. Each user's squared-error sum is rounded to
+    # 2^-f, so the sum S moves by at most n 2^-(f+1) (n contributors) and RMSE = sqrt(S / N) by at
+    # most n 2^-(f+1) / (N (rmse_fed + rmse_central)); 1e-12 relative covers double summation.
+    data="synthetic:users=100,items=80,per_user=20,min_per_user=8"
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" --rounds=4 \
+      --participation=0.2 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=100 --eval_every=2 --eval_participation=1
+    start_clients 3 "$data"
+    wait_for "$WORK/coordinator.log" "event=federated_eval round=2 " 40
+    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    grep -q "^federated_eval round=2 contributors=100 " "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
+    [[ "$(grep -c ' event=federated_eval .*applied=yes .*contributors=100 ' "$WORK/coordinator.log")" == 2 ]] ||
+      fail "not two complete evaluation rounds"
+    while IFS= read -r line; do
+      fed="$(field test_rmse "$line")"
+      central="$(field central_test_rmse "$line")"
+      n="$(field contributors "$line")"
+      f="$(field fraction_bits "$line")"
+      ratings="$(field test_ratings "$line")"
+      echo "round $(field round "$line"): federated RMSE $fed, central $central"
+      awk -v n="$n" -v f="$f" -v N="$ratings" -v a="$fed" -v b="$central" 'BEGIN {
+        t = n * 2^(-(f + 1)) / (N * (a + b)) + 1e-12 * a
+        d = a - b
+        printf "  |difference| %.3g, tolerance %.3g\n", (d < 0 ? -d : d), t
+        exit !(d <= t && -d <= t) }' ||
+        fail "federated RMSE $fed differs from central $central by more than the rounding bound"
+    done < <(grep ' event=federated_eval ' "$WORK/coordinator.log")
+    grep -q 'event=round_result .*kind=evaluation applied=yes' "$WORK/client-0.log" ||
+      fail "client saw no evaluation result"
     ;;
 
   bad_token)

@@ -53,7 +53,9 @@ absl::Status Simulate() {
   if (!loaded.ok()) return loaded.status();
   auto split = std::make_shared<const data::TrainTest>(std::move(*loaded));
   const std::shared_ptr<const data::RatingsDataset> train(split, &split->train);
-  server::CoordinatorOptions options = server::CoordinatorOptionsFromFlags();
+  absl::StatusOr<server::CoordinatorOptions> flag_options = server::CoordinatorOptionsFromFlags();
+  if (!flag_options.ok()) return flag_options.status();
+  server::CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = kEnrollmentToken;
   options.num_users = train->num_users();
   if (absl::GetFlag(FLAGS_evaluate)) server::EvaluateEveryRound(split, spec, options);
@@ -84,11 +86,12 @@ absl::Status Simulate() {
       .Add("items", train->num_items())
       .Add("client_processes", processes)
       .Add("noise_seed", noise_seed);
-  absl::StatusOr<SimulationReport> report =
-      RunSimulation(coordinator, train,
-                    SimulationOptions{.client_processes = processes,
-                                      .noise_seed = noise_seed,
-                                      .enrollment_token = kEnrollmentToken});
+  absl::StatusOr<SimulationReport> report = RunSimulation(
+      coordinator, train,
+      SimulationOptions{.client_processes = processes,
+                        .noise_seed = noise_seed,
+                        .enrollment_token = kEnrollmentToken,
+                        .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test)});
   finished.store(true);
   watcher.join();
   if (!report.ok()) return report.status();

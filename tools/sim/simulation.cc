@@ -39,7 +39,7 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
     std::vector<int32_t> shard;
     for (int32_t u = i; u < users; u += report.client_processes) shard.push_back(u);
     absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host =
-        client::ParticipantHost::Create(train, shard, options.noise_seed);
+        client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
     if (!host.ok()) return host.status();
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
         coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),

@@ -22,6 +22,9 @@ struct SimulationOptions {
   int client_processes = 8;  // N worker threads (at most one per user)
   uint64_t noise_seed = 1;   // dp::Rng(noise_seed, id) per participant: reproducible, NOT private
   std::string enrollment_token;  // the coordinator's
+  // The test part of the split: users score the model on it in federated evaluation rounds
+  // (null: they have no test ratings).
+  std::shared_ptr<const data::RatingsDataset> test;
 };
 
 struct SimulationReport {

@@ -155,8 +155,8 @@ TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
   f.plan = f.updater->Plan().value();
   std::vector<int32_t> all;
   for (int32_t u = 0; u < f.data->num_users(); ++u) all.push_back(u);
-  auto everyone = ParticipantHost::Create(f.data, all, 7).value();
-  auto alone = ParticipantHost::Create(f.data, {4}, 7).value();
+  auto everyone = ParticipantHost::Create(f.data, all, nullptr, 7).value();
+  auto alone = ParticipantHost::Create(f.data, {4}, nullptr, 7).value();
   auto unseeded = ParticipantHost::Create(f.data, {4}).value();
   v1::ServerMessage task = f.Task({2, 5});
   task.mutable_task()->clear_secagg();

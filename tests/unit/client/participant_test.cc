@@ -72,7 +72,7 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   auto contributor = algorithms::MakeContributor(plan).value();
   const data::RatingRow row = data->user(2);
   auto vector = [&](uint32_t id, std::optional<uint64_t> seed) {
-    Participant p = Participant::Create(id, row, seed).value();
+    Participant p = Participant::Create(id, row, {}, seed).value();
     return p.ContributeClear(*contributor).value();
   };
   const std::vector<uint64_t> reference = vector(3, 42);
@@ -81,7 +81,7 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   EXPECT_NE(vector(3, 43), reference);
   EXPECT_NE(vector(3, std::nullopt), reference);
   // The generator continues: a participant's second contribution is fresh noise.
-  Participant p = Participant::Create(3, row, 42).value();
+  Participant p = Participant::Create(3, row, {}, 42).value();
   EXPECT_EQ(p.ContributeClear(*contributor).value(), reference);
   EXPECT_NE(p.ContributeClear(*contributor).value(), reference);
 }

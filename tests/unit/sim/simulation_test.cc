@@ -62,7 +62,8 @@ Outcome Simulate(int client_processes, uint64_t noise_seed) {
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = client_processes,
                                       .noise_seed = noise_seed,
-                                      .enrollment_token = kToken});
+                                      .enrollment_token = kToken,
+                                      .test = nullptr});
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) {
     EXPECT_EQ(report->status.round(), 3);
@@ -96,7 +97,8 @@ TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
   auto coordinator = MakeCoordinator();
   absl::StatusOr<SimulationReport> report = RunSimulation(
       *coordinator, data,
-      SimulationOptions{.client_processes = 100, .noise_seed = 1, .enrollment_token = kToken});
+      SimulationOptions{
+          .client_processes = 100, .noise_seed = 1, .enrollment_token = kToken, .test = nullptr});
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->client_processes, 60);
   EXPECT_EQ(report->status.round(), 3);
@@ -106,12 +108,14 @@ TEST(SimulationTest, RefusalsAndBadOptionsAreErrors) {
   auto data = Data();
   auto coordinator = MakeCoordinator();
   EXPECT_EQ(RunSimulation(*coordinator, data,
-                          SimulationOptions{.client_processes = 2, .enrollment_token = "wrong"})
+                          SimulationOptions{
+                              .client_processes = 2, .enrollment_token = "wrong", .test = nullptr})
                 .status()
                 .code(),
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(RunSimulation(*coordinator, data,
-                          SimulationOptions{.client_processes = 0, .enrollment_token = kToken})
+                          SimulationOptions{
+                              .client_processes = 0, .enrollment_token = kToken, .test = nullptr})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
