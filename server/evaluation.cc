@@ -17,32 +17,22 @@ absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
   if (!contributor.ok()) return contributor.status();
   const mf::FactorMatrix& items = (*contributor)->item_factors();
   const int32_t num_users = split.train.num_users();
-  double rating_sum = 0;
-  for (int32_t u = 0; u < num_users; ++u) {
-    for (float r : split.train.user(u).ratings) rating_sum += r;
-  }
-  const double global_mean = split.train.num_ratings() > 0
-                                 ? rating_sum / static_cast<double>(split.train.num_ratings())
-                                 : 0;
   std::vector<Eigen::VectorXd> factors(static_cast<size_t>(num_users));
-  std::vector<mf::RatingPredictor> predictors;
-  predictors.reserve(static_cast<size_t>(num_users));
   for (int32_t u = 0; u < num_users; ++u) {
     absl::StatusOr<Eigen::VectorXd> f = (*contributor)->UserFactor(split.train.user(u));
     if (!f.ok()) return f.status();
     factors[static_cast<size_t>(u)] = std::move(*f);
-    absl::StatusOr<mf::RatingPredictor> predictor =
-        mf::RatingPredictor::Fit(items, split.train.user(u), {}, global_mean);
-    if (!predictor.ok()) return predictor.status();
-    predictors.push_back(*std::move(predictor));
   }
+  absl::StatusOr<std::vector<mf::RatingPredictor>> predictors =
+      mf::FitRatingPredictors(items, split.train, {});
+  if (!predictors.ok()) return predictors.status();
   // Ranking: eq. 5's factor (the paper's); ratings: the predictor (rating_predictor.h says why).
   const metrics::UserScorer rank_scorer = [&](int32_t user, absl::Span<double> scores) {
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
         items * factors[static_cast<size_t>(user)];
   };
   const metrics::UserScorer rating_scorer = [&](int32_t user, absl::Span<double> scores) {
-    const mf::RatingPredictor& p = predictors[static_cast<size_t>(user)];
+    const mf::RatingPredictor& p = (*predictors)[static_cast<size_t>(user)];
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
         (items * p.weights()).array() + p.mean();
   };

@@ -52,4 +52,24 @@ double RatingPredictor::Predict(const FactorMatrix& item_factors, int32_t item) 
   return mean_ + item_factors.row(item).dot(weights_);
 }
 
+absl::StatusOr<std::vector<RatingPredictor>> FitRatingPredictors(
+    const FactorMatrix& item_factors, const data::RatingsDataset& train,
+    const RatingPredictorOptions& options) {
+  double sum = 0;
+  for (int32_t u = 0; u < train.num_users(); ++u) {
+    for (float r : train.user(u).ratings) sum += r;
+  }
+  const double global_mean =
+      train.num_ratings() > 0 ? sum / static_cast<double>(train.num_ratings()) : 0;
+  std::vector<RatingPredictor> predictors;
+  predictors.reserve(static_cast<size_t>(train.num_users()));
+  for (int32_t u = 0; u < train.num_users(); ++u) {
+    absl::StatusOr<RatingPredictor> p =
+        RatingPredictor::Fit(item_factors, train.user(u), options, global_mean);
+    if (!p.ok()) return p.status();
+    predictors.push_back(*std::move(p));
+  }
+  return predictors;
+}
+
 }  // namespace fedmf::mf

@@ -12,6 +12,7 @@
 #define FEDMF_COMMON_MF_RATING_PREDICTOR_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
@@ -45,6 +46,11 @@ class RatingPredictor {
   double mean_;
   Eigen::VectorXd weights_;
 };
+
+// One predictor per user of `train`; users without ratings fall back to the mean of all ratings.
+absl::StatusOr<std::vector<RatingPredictor>> FitRatingPredictors(
+    const FactorMatrix& item_factors, const data::RatingsDataset& train,
+    const RatingPredictorOptions& options);
 
 }  // namespace fedmf::mf
 

@@ -25,7 +25,7 @@ TEST(RatingPredictorTest, MeanPlusRidgeOnDeviations) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_DOUBLE_EQ(p->mean(), 4);
   EXPECT_NEAR(p->weights()[0], 1 / 5.5, 1e-12);
-  EXPECT_NEAR(p->Predict(v, 0), 4 - 1 / 5.5, 1e-12);
+  EXPECT_NEAR(p->Predict(v, 0), 4 + 1 / 5.5, 1e-12);  // v_0 = 1 times w
   EXPECT_NEAR(p->Predict(v, 1), 4 + 2 / 5.5, 1e-12);
   EXPECT_NEAR(p->Predict(v, 2), 4, 1e-12);
 }
