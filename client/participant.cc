@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/metrics/user_metrics.h"
+#include "common/mf/rating_predictor.h"
 
 namespace fedmf::client {
 
@@ -52,10 +53,19 @@ absl::StatusOr<metrics::MetricSums> Participant::Evaluate(
   }
   absl::StatusOr<Eigen::VectorXd> u = contributor.UserFactor(ratings_);
   if (!u.ok()) return u.status();
-  const Eigen::VectorXd scores = items * *u;  // as server/evaluation.cc scores centrally
-  const absl::Span<const double> span(scores.data(), static_cast<size_t>(scores.size()));
-  sums.Add(metrics::EvaluateUserErrors(test_, span));
-  sums.Add(metrics::EvaluateUserRanking(ratings_, test_, span, options), /*has_test=*/true);
+  // As server/evaluation.cc scores centrally: ranking by eq. 5's factor, ratings by the
+  // predictor (a user with test ratings has train ratings, so the fallback mean is never used).
+  absl::StatusOr<mf::RatingPredictor> predictor = mf::RatingPredictor::Fit(items, ratings_, {}, 0);
+  if (!predictor.ok()) return predictor.status();
+  const Eigen::VectorXd predicted = (items * predictor->weights()).array() + predictor->mean();
+  sums.Add(metrics::EvaluateUserErrors(
+      test_, absl::Span<const double>(predicted.data(), static_cast<size_t>(predicted.size()))));
+  const Eigen::VectorXd scores = items * *u;
+  sums.Add(
+      metrics::EvaluateUserRanking(
+          ratings_, test_,
+          absl::Span<const double>(scores.data(), static_cast<size_t>(scores.size())), options),
+      /*has_test=*/true);
   return sums;
 }
 

@@ -66,8 +66,14 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     const v1::RoundTask& task) {
-  const bool clear = task.plan().combination() == v1::COMBINATION_CLEAR;
-  if (!clear && task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
+  if (task.simulation_plain_sum() && !allow_simulation_plain_sum_) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "round ", task.round(), ": refusing to upload in the clear (simulation_plain_sum)"));
+  }
+  const bool clear =
+      task.plan().combination() == v1::COMBINATION_CLEAR || task.simulation_plain_sum();
+  if (task.plan().combination() != v1::COMBINATION_CLEAR &&
+      task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
     return absl::InvalidArgumentError(
         absl::StrCat("round ", task.round(), ": unknown combination ", task.plan().combination()));
   }

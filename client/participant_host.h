@@ -46,6 +46,9 @@ class ParticipantHost {
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
   int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
   bool training_done() const { return training_done_; }
+  // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
+  // the clear). Off by default: such a task is then refused.
+  void AllowSimulationPlainSum() { allow_simulation_plain_sum_ = true; }
 
  private:
   ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
@@ -70,6 +73,7 @@ class ParticipantHost {
   bool evaluation_ = false;  // the last task was an evaluation task
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
+  bool allow_simulation_plain_sum_ = false;
 };
 
 }  // namespace fedmf::client

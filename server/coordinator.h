@@ -44,7 +44,10 @@ struct CoordinatorOptions {
   // demo; later rounds wait only for a cohort. 0: a cohort.
   int64_t wait_for_users = 0;
   std::string run_id = "fedmf";  // bound into every SecAgg session context
-  double report_delta = 1e-5;    // delta of the (epsilon, delta) in logs and Status
+  // fedmf-sim --plain_sum only: secure-sum rounds collect clear uploads instead of running SecAgg
+  // (the sum is the same bit for bit; only its cost and its protection are gone).
+  bool simulation_plain_sum = false;
+  double report_delta = 1e-5;  // delta of the (epsilon, delta) in logs and Status
   // Simulation only (evaluation.h): scores the model after every round when set.
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
   // Federated evaluation (coordinator_eval.cc): an evaluation round after every eval_every-th

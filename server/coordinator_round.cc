@@ -122,9 +122,10 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
   std::vector<double> stage_seconds;
-  absl::StatusOr<RoundSum> collected = plan->combination() == v1::COMBINATION_CLEAR
-                                           ? CollectClear(lock, *plan, stage_seconds)
-                                           : CollectSecAgg(lock, *plan, attempt, stage_seconds);
+  // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
+  const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
+  absl::StatusOr<RoundSum> collected = clear ? CollectClear(lock, *plan, stage_seconds)
+                                             : CollectSecAgg(lock, *plan, attempt, stage_seconds);
   if (!collected.ok()) return collected.status();
   const int threshold = collected->threshold;
   absl::StatusOr<RoundOutcome> outcome = Finalize(lock, std::move(*collected));
@@ -244,6 +245,8 @@ void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConf
       task->set_round(plan.round());
       *task->mutable_plan() = plan;
       if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
+      task->set_simulation_plain_sum(config == nullptr &&
+                                     plan.combination() == v1::COMBINATION_SECURE_SUM);
     }
     message.mutable_task()->add_participant_ids(id);
   }

@@ -37,6 +37,26 @@ ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (e
 ABSL_FLAG(int64_t, max_q, 16, "PBM: largest number of trials");
 ABSL_FLAG(int, rank, 14, "k");
 ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
+// Model and clipping hyper-parameters; defaults are DpmfRpConfig's (the paper's, Section 6.1.3).
+ABSL_FLAG(double, lambda, fedmf::algorithms::dpmf_rp::DpmfRpConfig().lambda,
+          "user regularization (eq. 5)");
+ABSL_FLAG(double, mu, fedmf::algorithms::dpmf_rp::DpmfRpConfig().mu,
+          "item regularization applied by the server (eq. 7)");
+ABSL_FLAG(double, kappa, fedmf::algorithms::dpmf_rp::DpmfRpConfig().kappa,
+          "observed ratings weigh 1 + kappa, unobserved 1 (eq. 4)");
+ABSL_FLAG(double, user_l1_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().user_l1_clip,
+          "B1: L1 clip of the user factor in the gradient (eq. 17)");
+ABSL_FLAG(double, error_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().error_clip,
+          "e: rating errors are clipped to [-e, e] (eq. 16)");
+ABSL_FLAG(double, contribution_clip, 0,
+          "clip of one contribution X (PBM column_l1: L1; rotated_l2 and gaussian: L2); 0: the "
+          "geometry's default (docs/algorithms.md)");
+ABSL_FLAG(std::string, pbm_geometry, "column_l1",
+          "column_l1 (the paper's L1 clip + FlatMat per column) or rotated_l2 (L2 clip, one "
+          "rotation of the whole vector; far less noise for the same epsilon)");
+ABSL_FLAG(double, pbm_clip_multiplier,
+          fedmf::algorithms::dpmf_rp::DpmfRpConfig().pbm_clip_multiplier,
+          "gamma of rotated_l2: coordinates are clamped to gamma C / sqrt(D)");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
@@ -74,6 +94,16 @@ absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t 
   c.rounds = absl::GetFlag(FLAGS_rounds);
   c.max_q = absl::GetFlag(FLAGS_max_q);
   c.adam.learning_rate = absl::GetFlag(FLAGS_learning_rate);
+  c.lambda = absl::GetFlag(FLAGS_lambda);
+  c.mu = absl::GetFlag(FLAGS_mu);
+  c.kappa = absl::GetFlag(FLAGS_kappa);
+  c.user_l1_clip = absl::GetFlag(FLAGS_user_l1_clip);
+  c.error_clip = absl::GetFlag(FLAGS_error_clip);
+  c.contribution_clip = absl::GetFlag(FLAGS_contribution_clip);
+  absl::StatusOr<d::PbmGeometry> geometry = d::ParsePbmGeometry(absl::GetFlag(FLAGS_pbm_geometry));
+  if (!geometry.ok()) return geometry.status();
+  c.pbm_geometry = *geometry;
+  c.pbm_clip_multiplier = absl::GetFlag(FLAGS_pbm_clip_multiplier);
   c.seed = absl::GetFlag(FLAGS_seed);
   if (absl::Status s = d::ValidateConfig(c); !s.ok()) return s;
   return c;
@@ -122,7 +152,11 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
       .Add("epsilon", config->epsilon)
       .Add("rounds", config->rounds)
       .Add("cohort", algorithms::dpmf_rp::CohortSize(*config))
-      .Add("n_min", algorithms::dpmf_rp::MinContributors(*config));
+      .Add("n_min", algorithms::dpmf_rp::MinContributors(*config))
+      .Add("pbm_geometry", algorithms::dpmf_rp::PbmGeometryName(config->pbm_geometry))
+      .Add("pbm_theta", (*updater)->mechanism().pbm_theta())
+      .Add("pbm_q", (*updater)->mechanism().pbm_q())
+      .Add("gaussian_noise_std", (*updater)->mechanism().gaussian_noise_std());
   return CoordinatorState{std::string(algorithms::dpmf_rp::kAlgorithmName), std::move(*updater),
                           std::move(*ledger), config->seed, config->rounds};
 }

@@ -41,6 +41,7 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
     absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host =
         client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
     if (!host.ok()) return host.status();
+    if (options.plain_sum) (*host)->AllowSimulationPlainSum();
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
         coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),
         options.enrollment_token);

@@ -25,6 +25,8 @@ struct SimulationOptions {
   // The test part of the split: users score the model on it in federated evaluation rounds
   // (null: they have no test ratings).
   std::shared_ptr<const data::RatingsDataset> test;
+  // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear.
+  bool plain_sum = false;
 };
 
 struct SimulationReport {

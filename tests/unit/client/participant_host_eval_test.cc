@@ -8,6 +8,7 @@
 #include "common/data/splits.h"
 #include "common/metrics/metric_codec.h"
 #include "common/metrics/metrics.h"
+#include "common/mf/rating_predictor.h"
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
@@ -97,7 +98,8 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(decoded->clamped_users, 0);
 
-  // Central: the same users' test ratings, scored with factors solved on their train ratings.
+  // Central: the same users' test ratings; ranked with factors solved on their train ratings,
+  // rated with mf::RatingPredictor fitted on them (as server/evaluation.cc).
   auto contributor = algorithms::MakeContributor(f.plan).value();
   std::vector<int64_t> cohort_ratings;
   for (int64_t k = 0; k < f.test->num_ratings(); ++k) {
@@ -109,7 +111,13 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
         contributor->item_factors() * factor;
   };
-  const metrics::ErrorMetrics errors = metrics::EvaluateErrors(cohort_test, scorer);
+  const metrics::UserScorer rating_scorer = [&](int32_t u, absl::Span<double> scores) {
+    const mf::RatingPredictor p =
+        mf::RatingPredictor::Fit(contributor->item_factors(), f.train->user(u), {}, 0).value();
+    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
+        (contributor->item_factors() * p.weights()).array() + p.mean();
+  };
+  const metrics::ErrorMetrics errors = metrics::EvaluateErrors(cohort_test, rating_scorer);
   const metrics::RankingMetrics ranking =
       metrics::EvaluateRanking(*f.train, cohort_test, scorer, metrics::kDpmfRpRanking);
   const metrics::ErrorMetrics fed_errors = decoded->sums.Errors();

@@ -122,6 +122,23 @@ TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A coordinator asking for a secure-sum plan in the clear is refused unless the host is the
+// simulator's.
+TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
+  Fixture f;
+  v1::ServerMessage task = f.Task(CohortIds());
+  task.mutable_task()->clear_secagg();
+  task.mutable_task()->set_simulation_plain_sum(true);
+  auto host = f.Host();
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kPermissionDenied);
+  auto simulated = f.Host();
+  simulated->AllowSimulationPlainSum();
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = simulated->Handle(task);
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  ASSERT_EQ(replies->size(), CohortIds().size());
+  EXPECT_TRUE((*replies)[0].has_clear_upload());
+}
+
 TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
   Fixture f;
   f.updater = test_util::SmallUpdater(/*secure_aggregation=*/false);

@@ -27,7 +27,7 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
 // aggregation: cohort 15 of 60 users, threshold 11.
-std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1) {
+std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool plain_sum = false) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 60;
   c.num_items = 80;
@@ -43,6 +43,7 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1) {
   server::CoordinatorOptions options;
   options.enrollment_token = kToken;
   options.num_users = 60;
+  options.simulation_plain_sum = plain_sum;
   return std::make_unique<server::Coordinator>(
       options,
       server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
@@ -55,15 +56,16 @@ struct Outcome {
   mf::FactorModel model;
 };
 
-Outcome Simulate(int client_processes, uint64_t noise_seed) {
+Outcome Simulate(int client_processes, uint64_t noise_seed, bool plain_sum = false) {
   auto data = Data();
-  auto coordinator = MakeCoordinator();
+  auto coordinator = MakeCoordinator(1, plain_sum);
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = client_processes,
                                       .noise_seed = noise_seed,
                                       .enrollment_token = kToken,
-                                      .test = nullptr});
+                                      .test = nullptr,
+                                      .plain_sum = plain_sum});
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) {
     EXPECT_EQ(report->status.round(), 3);
@@ -87,6 +89,14 @@ TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
   EXPECT_EQ(one.model.item_factors.cols(), 4);
 }
 
+// --plain_sum adds the same vectors SecAgg would: the model and the ledger are identical.
+TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
+  const Outcome secagg = Simulate(2, 7);
+  const Outcome plain = Simulate(2, 7, /*plain_sum=*/true);
+  EXPECT_EQ(secagg.updater_state, plain.updater_state);
+  EXPECT_EQ(secagg.ledger, plain.ledger);
+}
+
 // The noise is the users' (seeded by the noise seed), not a function of the run's seed alone.
 TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
   EXPECT_NE(Simulate(2, 7).updater_state, Simulate(2, 8).updater_state);
@@ -95,10 +105,13 @@ TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
 TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
   auto data = Data();
   auto coordinator = MakeCoordinator();
-  absl::StatusOr<SimulationReport> report = RunSimulation(
-      *coordinator, data,
-      SimulationOptions{
-          .client_processes = 100, .noise_seed = 1, .enrollment_token = kToken, .test = nullptr});
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(*coordinator, data,
+                    SimulationOptions{.client_processes = 100,
+                                      .noise_seed = 1,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .plain_sum = false});
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->client_processes, 60);
   EXPECT_EQ(report->status.round(), 3);
@@ -108,14 +121,18 @@ TEST(SimulationTest, RefusalsAndBadOptionsAreErrors) {
   auto data = Data();
   auto coordinator = MakeCoordinator();
   EXPECT_EQ(RunSimulation(*coordinator, data,
-                          SimulationOptions{
-                              .client_processes = 2, .enrollment_token = "wrong", .test = nullptr})
+                          SimulationOptions{.client_processes = 2,
+                                            .enrollment_token = "wrong",
+                                            .test = nullptr,
+                                            .plain_sum = false})
                 .status()
                 .code(),
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(RunSimulation(*coordinator, data,
-                          SimulationOptions{
-                              .client_processes = 0, .enrollment_token = kToken, .test = nullptr})
+                          SimulationOptions{.client_processes = 0,
+                                            .enrollment_token = kToken,
+                                            .test = nullptr,
+                                            .plain_sum = false})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
