@@ -50,6 +50,7 @@ struct CoordinatorOptions {
   double report_delta = 1e-5;  // delta of the (epsilon, delta) in logs and Status
   // Simulation only (evaluation.h): scores the model after every round when set.
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
+  int64_t evaluate_every = 1;  // ... after rounds that are multiples of this, and the last
   // Federated evaluation (coordinator_eval.cc): an evaluation round after every eval_every-th
   // training round and after the last one; 0: never. Not charged to the privacy ledger.
   int64_t eval_every = 0;

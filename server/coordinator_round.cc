@@ -318,6 +318,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock
 
 void Coordinator::LogEvaluation(int64_t round) {
   if (!options_.evaluate) return;
+  if (round % options_.evaluate_every != 0 && round != state_.total_rounds) return;
   absl::StatusOr<Evaluation> e = options_.evaluate(*state_.updater);
   if (!e.ok()) {
     EventLine("evaluation").Add("round", round).Add("error", e.status().ToString());
@@ -330,7 +331,8 @@ void Coordinator::LogEvaluation(int64_t round) {
       .Add("precision10", e->ranking.precision)
       .Add("recall10", e->ranking.recall)
       .Add("f1_10", e->ranking.f1)
-      .Add("map10", e->ranking.map);
+      .Add("map10", e->ranking.map)
+      .Add("map_at_n10", e->ranking.map_at_n);
 }
 
 }  // namespace fedmf::server

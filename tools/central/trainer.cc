@@ -92,6 +92,7 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
       .Add("recall", result.ranking.recall)
       .Add("f1", result.ranking.f1)
       .Add("map", result.ranking.map)
+      .Add("map_at_n", result.ranking.map_at_n)
       .Add("recall_long", result.long_ranking.recall)
       .Add("ndcg_long", result.long_ranking.ndcg);
   return result;

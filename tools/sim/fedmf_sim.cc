@@ -28,7 +28,8 @@ ABSL_FLAG(std::string, data, "synthetic",
 ABSL_FLAG(int, client_processes, 0,
           "simulated client processes, one worker thread each, user u in process u % N "
           "(0: the hardware threads, or 8 if unknown)");
-ABSL_FLAG(bool, evaluate, true, "score the model on the test part after every round");
+ABSL_FLAG(int64_t, evaluate_every, 1,
+          "score the model on the test part after every N-th round and after the last (0: never)");
 ABSL_FLAG(bool, plain_sum, false,
           "add the users' vectors in the clear instead of through SecAgg: the same sum bit for "
           "bit (tested), without the key agreements, for large experiments (e.g. every one of "
@@ -63,7 +64,12 @@ absl::Status Simulate() {
   options.simulation_plain_sum = absl::GetFlag(FLAGS_plain_sum);
   options.enrollment_token = kEnrollmentToken;
   options.num_users = train->num_users();
-  if (absl::GetFlag(FLAGS_evaluate)) server::EvaluateEveryRound(split, spec, options);
+  if (const int64_t every = absl::GetFlag(FLAGS_evaluate_every); every > 0) {
+    server::EvaluateEveryRound(split, spec, options);
+    options.evaluate_every = every;
+  } else if (every < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--evaluate_every=", every, " must be >= 0"));
+  }
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateFromFlags(train->num_users(), train->num_items());
   if (!state.ok()) return state.status();
