@@ -2,7 +2,9 @@
 // task builds the round's contributor once and starts every listed local participant; SecAgg
 // messages go to the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
-// stream, an in-process test, a mobile binding) can drive it.
+// stream, an in-process test, a mobile binding) can drive it. It also speaks the wire's chunking
+// (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
+// size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
@@ -16,6 +18,7 @@
 #include "common/algorithms/algorithm.h"
 #include "common/data/ratings_dataset.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/chunking.h"
 
 namespace fedmf::client {
 
@@ -26,11 +29,16 @@ class ParticipantHost {
   static absl::StatusOr<std::unique_ptr<ParticipantHost>> Create(
       std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users);
 
-  // The replies to one coordinator message. Errors (a task this host cannot run, a message for a
-  // participant it does not host or of another round than the last task's) are returned as a Status
-  // and change nothing else; a participant whose session rejects a message answers with its Abort
-  // reply instead.
+  // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
+  // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
+  // run, a message for a participant it does not host or of another round than the last task's, a
+  // malformed chunk sequence, which is then discarded) are returned as a Status and change nothing
+  // else; a participant whose session rejects a message answers with its Abort reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
+
+  // Replies whose serialization exceeds `bytes` go out as chunks (default
+  // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
+  void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
 
   std::vector<uint32_t> participant_ids() const;
   const Participant* Find(uint32_t id) const;
@@ -43,6 +51,7 @@ class ParticipantHost {
   explicit ParticipantHost(std::shared_ptr<const data::RatingsDataset> data)
       : data_(std::move(data)) {}
 
+  absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
   void HandleResult(const v1::RoundResult& result);
@@ -50,6 +59,8 @@ class ParticipantHost {
   std::shared_ptr<const data::RatingsDataset> data_;
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
+  size_t chunk_bytes_ = wire::kDefaultChunkBytes;
+  wire::Reassembler<v1::ServerMessage> inbound_;
   int64_t round_ = -1;  // of the last task
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;

@@ -23,6 +23,8 @@
 #include "common/util/event_log.h"
 #include "server/coordinator.h"
 #include "server/services.h"
+#include "server/traffic_report.h"
+#include "wire/chunking.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status: the coordinator to ask");
@@ -58,6 +60,9 @@ ABSL_FLAG(int, rank, 14, "k");
 ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
 ABSL_FLAG(uint64_t, seed, 1, "model initialization, public projection seeds and cohort sampling");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
+ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
+          "messages to clients larger than this (serialized) travel as chunks of at most this "
+          "many bytes");
 
 namespace fedmf::server {
 namespace {
@@ -109,11 +114,11 @@ absl::Status PrintStatus() {
   std::printf(
       "round=%lld total_rounds=%lld stage=%s registered_users=%d connected_clients=%d "
       "participants=%d dropouts=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g epsilon_dp=%g "
-      "delta=%g\n",
+      "delta=%g %s\n",
       static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()),
-      r.epsilon_rdp2(), r.epsilon_dp(), r.delta());
+      r.epsilon_rdp2(), r.epsilon_dp(), r.delta(), FormatTraffic(r).c_str());
   return absl::OkStatus();
 }
 
@@ -158,6 +163,11 @@ absl::Status Serve() {
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
+  const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
+  if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
+  }
+  options.chunk_bytes = static_cast<size_t>(chunk_bytes);
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   std::shared_ptr<data::TrainTest> split;
