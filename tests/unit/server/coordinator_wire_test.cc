@@ -214,7 +214,7 @@ TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
   EXPECT_EQ(Find(s, "clear_upload"), nullptr);
 }
 
-class BoundStream : public ::testing::Test {
+class CoordinatorWireStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
     coordinator_ = MakeCoordinator(1, 64);
@@ -240,18 +240,18 @@ class BoundStream : public ::testing::Test {
   std::shared_ptr<Connection> connection_ = std::make_shared<Connection>(1, "test");
 };
 
-TEST_F(BoundStream, AcceptsAWholeChunkSequenceOutsideARound) {
+TEST_F(CoordinatorWireStreamTest, AcceptsAWholeChunkSequenceOutsideARound) {
   for (const v1::ClientMessage& c : Chunks(1)) {
     EXPECT_TRUE(coordinator_->OnClientMessage(connection_, c).ok());
   }
 }
 
-TEST_F(BoundStream, RefusesChunksForAnotherStreamsParticipant) {
+TEST_F(CoordinatorWireStreamTest, RefusesChunksForAnotherStreamsParticipant) {
   EXPECT_EQ(coordinator_->OnClientMessage(connection_, Chunks(2)[0]).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
 }
 
-TEST_F(BoundStream, ABrokenChunkSequenceEndsTheStream) {
+TEST_F(CoordinatorWireStreamTest, ABrokenChunkSequenceEndsTheStream) {
   const std::vector<v1::ClientMessage> chunks = Chunks(1);
   ASSERT_TRUE(coordinator_->OnClientMessage(connection_, chunks[0]).ok());
   EXPECT_EQ(coordinator_->OnClientMessage(connection_, chunks[2]).error_code(),
@@ -260,7 +260,7 @@ TEST_F(BoundStream, ABrokenChunkSequenceEndsTheStream) {
   EXPECT_EQ(coordinator_->Status().connected_clients(), 0);
 }
 
-TEST_F(BoundStream, ASequenceOverTheUploadBoundIsRefusedAtItsFirstChunk) {
+TEST_F(CoordinatorWireStreamTest, ASequenceOverTheUploadBoundIsRefusedAtItsFirstChunk) {
   v1::ClientMessage first = Chunks(1)[0];
   first.mutable_chunk()->set_total_bytes(wire::kMaxTransferBytes + 1);
   EXPECT_EQ(coordinator_->OnClientMessage(connection_, first).error_code(),
