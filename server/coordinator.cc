@@ -67,7 +67,7 @@ grpc::Status Coordinator::HandleChunk(const std::shared_ptr<Connection>& connect
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
   }
-  auto it = inbound_.try_emplace(connection->id(), options_.max_upload_bytes).first;
+  auto it = inbound_.try_emplace(connection.get(), options_.max_upload_bytes).first;
   absl::StatusOr<std::optional<wire::Reassembler<v1::ClientMessage>::Complete>> complete =
       it->second.Add(message);
   traffic_.AddChunksUp(1);
@@ -116,7 +116,7 @@ void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) 
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = registry_.NameOf(connection.get());
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
-  inbound_.erase(connection->id());
+  inbound_.erase(connection.get());
   int dropped = 0;
   if (session_ != nullptr) {
     for (uint32_t id : ids) {

@@ -127,8 +127,8 @@ class Coordinator final : public StreamHandler {
   std::vector<uint32_t> cohort_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
-  // Chunked uploads in progress, by connection id.
-  std::map<uint64_t, wire::Reassembler<v1::ClientMessage>> inbound_;
+  // Chunked uploads in progress, by stream (as the registry keys streams).
+  std::map<const Connection*, wire::Reassembler<v1::ClientMessage>> inbound_;
   wire::TrafficCounter traffic_;       // of the current round, by stage
   wire::TrafficCounter last_traffic_;  // of the last finished round
   int64_t last_traffic_round_ = -1;
