@@ -156,8 +156,10 @@ absl::StatusOr<std::optional<typename Reassembler<Message>::Complete>> Reassembl
   }
   if (!in_progress_) {
     in_progress_ = true;
-    header_ = chunk;
-    header_.clear_data();
+    header_.set_round(chunk.round());  // the header without its data
+    header_.set_participant_id(chunk.participant_id());
+    header_.set_count(chunk.count());
+    header_.set_total_bytes(chunk.total_bytes());
   }
   buffer_.append(chunk.data());
   wire_bytes_ += envelope.ByteSizeLong();
