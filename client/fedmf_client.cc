@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-c
 ABSL_FLAG(std::string, data, "synthetic",
           "dataset the users come from (same syntax as every binary's --data)");
 ABSL_FLAG(std::string, split, "holdout:0.2",
-          "train/test split; users train on the train part only (the coordinator's --split must "
-          "match for simulation evaluation); empty = the whole dataset");
+          "train/test split; users train on the train part and score federated evaluation rounds "
+          "on the test part (the coordinator's --split must match for simulation evaluation); "
+          "empty = the whole dataset, no test ratings");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
@@ -36,6 +38,10 @@ ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkB
           "messages to the coordinator larger than this (serialized) travel as chunks of at most "
           "this many bytes");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
+ABSL_FLAG(std::string, insecure_noise_seed, "",
+          "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
+          "this integer and the participant id instead of the OS CSPRNG, so the noise is "
+          "predictable (a run then matches fedmf-sim --seed=N); empty: OS CSPRNG");
 
 namespace fedmf::client {
 namespace {
@@ -72,6 +78,7 @@ absl::Status Run() {
   absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!full.ok()) return full.status();
   auto data = std::make_shared<data::RatingsDataset>();
+  std::shared_ptr<data::RatingsDataset> test;  // held-out ratings, stay on this machine
   if (absl::GetFlag(FLAGS_split).empty()) {
     *data = std::move(*full);
   } else {
@@ -79,6 +86,7 @@ absl::Status Run() {
         data::MakeSplits(*full, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
     if (!splits.ok()) return splits.status();
     *data = std::move((*splits)[0].train);
+    test = std::make_shared<data::RatingsDataset>(std::move((*splits)[0].test));
   }
   absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
@@ -86,7 +94,18 @@ absl::Status Run() {
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
   }
-  absl::StatusOr<std::unique_ptr<ParticipantHost>> host = ParticipantHost::Create(data, *users);
+  std::optional<uint64_t> noise_seed;
+  if (const std::string seed = absl::GetFlag(FLAGS_insecure_noise_seed); !seed.empty()) {
+    uint64_t value = 0;
+    if (!absl::SimpleAtoi(seed, &value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--insecure_noise_seed: '", seed, "' is not an unsigned integer"));
+    }
+    noise_seed = value;
+    EventLine("insecure_noise_seed").Add("warning", "noise is predictable: no privacy");
+  }
+  absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+      ParticipantHost::Create(data, *users, test, noise_seed);
   if (!host.ok()) return host.status();
   (*host)->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
 

@@ -10,15 +10,24 @@
 namespace fedmf::client {
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
-    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users) {
-  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data));
+    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+    std::shared_ptr<const data::RatingsDataset> test, std::optional<uint64_t> insecure_noise_seed) {
+  if (test != nullptr &&
+      (test->num_users() != data->num_users() || test->num_items() != data->num_items())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "test ratings are ", test->num_users(), " x ", test->num_items(), ", train ratings ",
+        data->num_users(), " x ", data->num_items(), ": not one split"));
+  }
+  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, test));
   for (int32_t user : users) {
     if (user < 0 || user >= data->num_users()) {
       return absl::InvalidArgumentError(
           absl::StrCat("user ", user, " is outside the dataset (", data->num_users(), " users)"));
     }
     const uint32_t id = static_cast<uint32_t>(user) + 1;
-    absl::StatusOr<Participant> p = Participant::Create(id, data->user(user));
+    absl::StatusOr<Participant> p = Participant::Create(
+        id, data->user(user), test != nullptr ? test->user(user) : data::RatingRow{},
+        insecure_noise_seed);
     if (!p.ok()) return p.status();
     if (!host->participants_.emplace(id, std::move(*p)).second) {
       return absl::InvalidArgumentError(absl::StrCat("user ", user, " is listed twice"));
@@ -71,6 +80,8 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
       return HandleTask(message.task());
     case v1::ServerMessage::kSecagg:
       return HandleSecAgg(message.secagg());
+    case v1::ServerMessage::kEvaluationTask:
+      return HandleEvaluationTask(message.evaluation_task());
     case v1::ServerMessage::kResult:
       HandleResult(message.result());
       return std::vector<v1::ClientMessage>{};
@@ -97,18 +108,13 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     }
     config = *c;
   }
-  for (uint32_t id : task.participant_ids()) {
-    if (!participants_.contains(id)) {
-      return absl::InvalidArgumentError(absl::StrCat("round ", task.round(),
-                                                     ": task names participant ", id,
-                                                     " which this process does not host"));
-    }
-  }
+  if (absl::Status s = CheckHosted(task.round(), task.participant_ids()); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       algorithms::MakeContributor(task.plan());
   if (!contributor.ok()) return contributor.status();
   contributor_ = std::move(*contributor);
   round_ = task.round();
+  evaluation_ = false;
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
@@ -132,6 +138,17 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   return replies;
 }
 
+absl::Status ParticipantHost::CheckHosted(
+    int64_t round, const google::protobuf::RepeatedField<uint32_t>& ids) const {
+  for (uint32_t id : ids) {
+    if (!participants_.contains(id)) {
+      return absl::InvalidArgumentError(absl::StrCat("round ", round, ": task names participant ",
+                                                     id, " which this process does not host"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
     const v1::ServerToParticipant& m) {
   auto it = participants_.find(m.participant_id());
@@ -140,9 +157,10 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                    m.participant_id(),
                                                    " which this process does not host"));
   }
-  if (m.round() != round_) {
+  if (m.round() != round_ || m.evaluation() != evaluation_) {
     return absl::FailedPreconditionError(
-        absl::StrCat("SecAgg message of round ", m.round(), " during round ", round_));
+        absl::StrCat("SecAgg message of ", m.evaluation() ? "evaluation " : "", "round ", m.round(),
+                     " during ", evaluation_ ? "evaluation " : "", "round ", round_));
   }
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
   if (!reply.ok()) return reply.status();
@@ -151,6 +169,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
     v1::ClientMessage& out = replies.emplace_back();
     out.mutable_secagg()->set_participant_id(m.participant_id());
     out.mutable_secagg()->set_round(round_);
+    out.mutable_secagg()->set_evaluation(evaluation_);
     *out.mutable_secagg()->mutable_message() = std::move(**reply);
   }
   return replies;
@@ -158,7 +177,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
 
 void ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
-  if (result.applied()) ++rounds_completed_;
+  if (result.applied() && !result.evaluation()) ++rounds_completed_;
   if (result.training_done()) training_done_ = true;
 }
 

@@ -1,6 +1,7 @@
 // The users one client process hosts, and the routing of coordinator messages to them: a round
-// task builds the round's contributor once and starts every listed local participant; SecAgg
-// messages go to the participant they name; a round result closes the round. Transport-free: it
+// task builds the round's contributor once and starts every listed local participant (an
+// evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
+// the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
 // stream, an in-process test, a mobile binding) can drive it. It also speaks the wire's chunking
 // (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,16 +26,22 @@ namespace fedmf::client {
 
 class ParticipantHost {
  public:
-  // Hosts dense users `users` of `data` (participant id = user + 1). InvalidArgument for a user
-  // outside the dataset or listed twice.
+  // Hosts dense users `users` of `data` (participant id = user + 1), who train on `data` and
+  // evaluate on `test` (the held-out part of the same split; null: no test ratings, the users
+  // then contribute zero metric sums). InvalidArgument for a user outside the dataset or listed
+  // twice, or a `test` of another shape than `data`. `insecure_noise_seed`: see
+  // Participant::Create (tests and reproducible experiments only; it voids privacy).
   static absl::StatusOr<std::unique_ptr<ParticipantHost>> Create(
-      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users);
+      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+      std::shared_ptr<const data::RatingsDataset> test = nullptr,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
   // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
-  // run, a message for a participant it does not host or of another round than the last task's, a
-  // malformed chunk sequence, which is then discarded) are returned as a Status and change nothing
-  // else; a participant whose session rejects a message answers with its Abort reply instead.
+  // run, a message for a participant it does not host or of another round or kind than the last
+  // task's, a malformed chunk sequence, which is then discarded) are returned as a Status and
+  // change nothing else; a participant whose session rejects a message answers with its Abort
+  // reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
 
   // Replies whose serialization exceeds `bytes` go out as chunks (default
@@ -42,26 +50,36 @@ class ParticipantHost {
 
   std::vector<uint32_t> participant_ids() const;
   const Participant* Find(uint32_t id) const;
-  // The model of the last round task (nullptr before the first), for local recommendations.
+  // The model of the last round or evaluation task (nullptr before the first), for local
+  // recommendations.
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
-  int64_t rounds_completed() const { return rounds_completed_; }
+  int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
   bool training_done() const { return training_done_; }
 
  private:
-  explicit ParticipantHost(std::shared_ptr<const data::RatingsDataset> data)
-      : data_(std::move(data)) {}
+  ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
+                  std::shared_ptr<const data::RatingsDataset> test)
+      : data_(std::move(data)), test_(std::move(test)) {}
 
   absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
+  // participant_host_eval.cc
+  absl::StatusOr<std::vector<v1::ClientMessage>> HandleEvaluationTask(
+      const v1::EvaluationTask& task);
+  // InvalidArgument naming the first of `ids` this host does not host.
+  absl::Status CheckHosted(int64_t round,
+                           const google::protobuf::RepeatedField<uint32_t>& ids) const;
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
   void HandleResult(const v1::RoundResult& result);
 
   std::shared_ptr<const data::RatingsDataset> data_;
+  std::shared_ptr<const data::RatingsDataset> test_;  // may be null
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
-  int64_t round_ = -1;  // of the last task
+  int64_t round_ = -1;       // of the last task
+  bool evaluation_ = false;  // the last task was an evaluation task
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
 };

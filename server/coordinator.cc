@@ -96,8 +96,9 @@ grpc::Status Coordinator::Dispatch(const std::shared_ptr<Connection>& connection
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (session_ == nullptr || message.secagg().round() != state_.updater->round()) {
-    return grpc::Status::OK;  // late message of a finished round
+  if (session_ == nullptr || message.secagg().round() != state_.updater->round() ||
+      message.secagg().evaluation() != evaluating_) {
+    return grpc::Status::OK;  // late message of a finished (training or evaluation) round
   }
   const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
   if (absl::IsInvalidArgument(handled)) {
@@ -105,6 +106,7 @@ grpc::Status Coordinator::Dispatch(const std::shared_ptr<Connection>& connection
     v1::ServerMessage abort;
     abort.mutable_secagg()->set_participant_id(id);
     abort.mutable_secagg()->set_round(state_.updater->round());
+    abort.mutable_secagg()->set_evaluation(evaluating_);
     *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
     Send(*connection, std::move(abort));
   }
@@ -169,12 +171,14 @@ v1::StatusResponse Coordinator::Status() const {
   r.set_delta(options_.report_delta);
   r.set_traffic_round(last_traffic_round_);
   r.set_traffic_cohort(static_cast<int32_t>(last_traffic_cohort_));
+  r.set_traffic_evaluation(last_traffic_evaluation_);
   AddTraffic(last_traffic_, last_traffic_cohort_, r);
   if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
       report.ok() && !state_.ledger.entries().empty()) {
     r.set_epsilon_rdp2(report->rdp_order2);
     r.set_epsilon_dp(report->improved.epsilon);
   }
+  if (last_evaluation_) *r.mutable_federated_evaluation() = *last_evaluation_;
   return r;
 }
 
@@ -203,10 +207,11 @@ size_t Coordinator::Send(Connection& connection, v1::ServerMessage message) {
   return bytes;
 }
 
-void Coordinator::EndRoundTraffic(int64_t round, int64_t cohort_size) {
+void Coordinator::EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation) {
   last_traffic_ = traffic_;
   last_traffic_round_ = round;
   last_traffic_cohort_ = cohort_size;
+  last_traffic_evaluation_ = evaluation;
 }
 
 void Coordinator::Broadcast(const v1::RoundResult& result) {

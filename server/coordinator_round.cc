@@ -40,11 +40,13 @@ absl::Status Coordinator::Run() {
     }
     if (outcome->applied) {
       failures = 0;
+      if (absl::Status s = MaybeEvaluate(lock, /*last=*/false); !s.ok()) return s;
     } else if (!stop_ && ++failures >= options_.max_failed_rounds) {
       return absl::AbortedError(
           absl::StrCat(failures, " rounds in a row failed; last: ", outcome->reason));
     }
   }
+  if (absl::Status s = MaybeEvaluate(lock, /*last=*/true); !s.ok()) return s;
   if (stop_) end = "stopped";
   stage_ = "done";
   v1::RoundResult done;
@@ -68,27 +70,20 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
   return state_.ledger.CanAfford(*curve, *budget);
 }
 
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
-                                                                int attempt) {
-  const int64_t round = state_.updater->round();
-  absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
-  if (!plan.ok()) return plan.status();
+absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
   // Clients reassemble at most kMaxTransferBytes (a larger plan goes in chunks up to that).
-  if (plan->ByteSizeLong() + kTaskOverheadBytes > wire::kMaxTransferBytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("round plan of ", plan->ByteSizeLong(),
+  if (plan.ByteSizeLong() + kTaskOverheadBytes > wire::kMaxTransferBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("round plan of ", plan.ByteSizeLong(),
                                                      " bytes exceeds the ", wire::kMaxTransferBytes,
                                                      "-byte transfer limit (wire/chunking.h)"));
   }
-  absl::StatusOr<bool> affordable = BudgetAllows(*plan);
-  if (!affordable.ok()) return affordable.status();
-  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+  return absl::OkStatus();
+}
 
-  const int64_t cohort_size = plan->max_contributors();
+bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed,
+                                   int64_t round) {
   stage_ = "waiting";
   auto last_log = Clock::now() - std::chrono::seconds(10);
-  const int64_t needed =
-      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
-  first_round_ = false;
   while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < needed) {
     if (Seconds(last_log) >= 5) {
       EventLine("waiting_for_users")
@@ -99,7 +94,26 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
     }
     cv_.wait_for(lock, std::chrono::seconds(1));
   }
-  if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  return !stop_;
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
+                                                                int attempt) {
+  const int64_t round = state_.updater->round();
+  absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
+  if (!plan.ok()) return plan.status();
+  if (absl::Status s = CheckTaskSize(*plan); !s.ok()) return s;
+  absl::StatusOr<bool> affordable = BudgetAllows(*plan);
+  if (!affordable.ok()) return affordable.status();
+  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+
+  const int64_t cohort_size = plan->max_contributors();
+  const int64_t needed =
+      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
+  first_round_ = false;
+  if (!WaitForLiveUsers(lock, needed, round)) {
+    return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  }
 
   absl::StatusOr<std::vector<uint32_t>> cohort =
       SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
@@ -167,17 +181,7 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(
   if (!session.ok()) return session.status();
   session_ = std::move(*session);
   SendTasks(plan, &config);
-  while (session_->stage() != secagg::ServerStage::kCompleted &&
-         session_->stage() != secagg::ServerStage::kAborted) {
-    stage_ = secagg::ServerStageName(session_->stage());
-    const auto start = Clock::now();
-    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
-                   [this] { return stop_ || session_->ReadyToClose(); });
-    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
-    stage_seconds.push_back(Seconds(start));
-    if (!next.ok()) return next.status();
-    Route(std::move(*next));
-  }
+  if (absl::Status s = DriveSecAgg(lock, "", stage_seconds); !s.ok()) return s;
   std::unique_ptr<secagg::ServerSession> done = std::move(session_);
   RoundSum r;
   r.threshold = config.threshold;
@@ -188,6 +192,23 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(
     r.sum = done->status();
   }
   return r;
+}
+
+absl::Status Coordinator::DriveSecAgg(std::unique_lock<std::mutex>& lock,
+                                      absl::string_view stage_prefix,
+                                      std::vector<double>& stage_seconds) {
+  while (session_->stage() != secagg::ServerStage::kCompleted &&
+         session_->stage() != secagg::ServerStage::kAborted) {
+    stage_ = absl::StrCat(stage_prefix, secagg::ServerStageName(session_->stage()));
+    const auto start = Clock::now();
+    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
+                   [this] { return stop_ || session_->ReadyToClose(); });
+    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+    stage_seconds.push_back(Seconds(start));
+    if (!next.ok()) return next.status();
+    Route(std::move(*next));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(
@@ -246,6 +267,7 @@ void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
     v1::ServerMessage out;
     out.mutable_secagg()->set_participant_id(m.client_id);
     out.mutable_secagg()->set_round(state_.updater->round());
+    out.mutable_secagg()->set_evaluation(evaluating_);
     *out.mutable_secagg()->mutable_message() = std::move(m.message);
     Send(*c, std::move(out));
   }

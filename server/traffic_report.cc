@@ -49,6 +49,7 @@ void AddTraffic(const wire::TrafficCounter& traffic, int64_t cohort, v1::StatusR
 std::string FormatTraffic(const v1::StatusResponse& status) {
   std::string out = absl::StrCat("traffic_round=", status.traffic_round(),
                                  " traffic_cohort=", status.traffic_cohort());
+  if (status.traffic_evaluation()) absl::StrAppend(&out, " traffic_evaluation=yes");
   double up = 0, down = 0;
   for (const v1::StageTraffic& t : status.traffic()) {
     up += t.up_bytes_per_user();

@@ -23,7 +23,8 @@ void AddTraffic(const wire::TrafficCounter& traffic, int64_t cohort, EventLine& 
 // One StageTraffic per stage with any traffic, in protocol order.
 void AddTraffic(const wire::TrafficCounter& traffic, int64_t cohort, v1::StatusResponse& status);
 
-// The status fields as "traffic_round=R traffic_cohort=C" followed by the same per-user keys as
+// The status fields as "traffic_round=R traffic_cohort=C" (then " traffic_evaluation=yes" when
+// that round was an evaluation round) followed by the same per-user keys as
 // the event line (from the StageTraffic entries).
 std::string FormatTraffic(const v1::StatusResponse& status);
 

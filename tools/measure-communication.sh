@@ -3,9 +3,10 @@
 # the payload at m/p = 2 and 3 against no projection). For each dataset (the ML-100K-shaped
 # synthetic data, and MovieLens 100K when its u.data is present) and each compression m/p in
 # 1 (--projection=none), 2, 3, 5, 10, runs fedmf-coordinator and 4 fedmf-client processes on
-# loopback with PBM (epsilon 1 over the run) for a few rounds and reads the coordinator's last
-# event=round line: upload per user in the masked-input stage (the payload) and in all stages,
-# download per user (the task carries the model), the plan's length d and bit width b.
+# loopback with PBM (epsilon 1 over the run, federated evaluation off) for a few rounds and reads
+# the coordinator's last event=round line: upload per user in the masked-input stage (the
+# payload) and in all stages, download per user (the task carries the model), the plan's length d
+# and bit width b.
 # Usage: tools/measure-communication.sh [BUILD_DIR] > table.csv   (ROUNDS=2, ML100K=path/u.data)
 set -euo pipefail
 BUILD="${1:-build}"
@@ -40,7 +41,7 @@ for data in "${datasets[@]}"; do
     "$COORD" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 --rounds="$ROUNDS" \
       --participation=0.1 --min_clients=66 --dropout_fraction=0.3 --wait_for_users=943 \
       --mechanism=pbm --epsilon=1 --projection="$projection" --compression="$c" \
-      --stage_timeout_s=60 >"$log" 2>&1 &
+      --stage_timeout_s=60 --eval_every=0 >"$log" 2>&1 &
     coord_pid=$!
     PIDS+=("$coord_pid")
     port=""

@@ -147,6 +147,32 @@ TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
   EXPECT_EQ(host->Find(2)->session(), nullptr);
 }
 
+// The seeded noise of a user does not depend on which process hosts it or who else is there:
+// user 4 (participant 5) uploads the same PBM vector from a host of all 40 users and from a host
+// of only that user.
+TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
+  Fixture f;
+  f.updater = test_util::SmallUpdater(false, algorithms::dpmf_rp::Mechanism::kPbm);
+  f.plan = f.updater->Plan().value();
+  std::vector<int32_t> all;
+  for (int32_t u = 0; u < f.data->num_users(); ++u) all.push_back(u);
+  auto everyone = ParticipantHost::Create(f.data, all, nullptr, 7).value();
+  auto alone = ParticipantHost::Create(f.data, {4}, nullptr, 7).value();
+  auto unseeded = ParticipantHost::Create(f.data, {4}).value();
+  v1::ServerMessage task = f.Task({2, 5});
+  task.mutable_task()->clear_secagg();
+  auto from_everyone = everyone->Handle(task).value();
+  ASSERT_EQ(from_everyone.size(), 2u);
+  task.mutable_task()->clear_participant_ids();
+  task.mutable_task()->add_participant_ids(5);
+  auto from_alone = alone->Handle(task).value();
+  auto from_unseeded = unseeded->Handle(task).value();
+  ASSERT_EQ(from_alone.size(), 1u);
+  ASSERT_EQ(from_unseeded.size(), 1u);
+  EXPECT_EQ(from_everyone[1].SerializeAsString(), from_alone[0].SerializeAsString());
+  EXPECT_NE(from_unseeded[0].SerializeAsString(), from_alone[0].SerializeAsString());
+}
+
 TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
   Fixture f;
   auto host = f.Host();

@@ -72,5 +72,19 @@ TEST(TrafficReportTest, NoRoundYetPrintsOnlyTheRound) {
   EXPECT_EQ(FormatTraffic(s), "traffic_round=-1 traffic_cohort=0");
 }
 
+TEST(TrafficReportTest, AnEvaluationRoundIsMarked) {
+  v1::StatusResponse s;
+  s.set_traffic_round(3);
+  s.set_traffic_cohort(2);
+  s.set_traffic_evaluation(true);
+  v1::StageTraffic* t = s.add_traffic();
+  t->set_stage("task");
+  t->set_down_bytes(300);
+  t->set_down_bytes_per_user(150);
+  EXPECT_EQ(FormatTraffic(s),
+            "traffic_round=3 traffic_cohort=2 traffic_evaluation=yes up_bytes_per_user=0 "
+            "down_bytes_per_user=150 down_bytes_per_user_task=150");
+}
+
 }  // namespace
 }  // namespace fedmf::server

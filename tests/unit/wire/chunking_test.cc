@@ -241,6 +241,11 @@ TEST(ChunkingTest, TagOfNamesRoundAndParticipant) {
   secagg.mutable_secagg()->set_participant_id(6);
   EXPECT_EQ(TagOf(secagg).round, 2);
   EXPECT_EQ(TagOf(secagg).participant_id, 6u);
+  v1::ServerMessage evaluation;
+  evaluation.mutable_evaluation_task()->set_round(5);
+  evaluation.mutable_evaluation_task()->add_participant_ids(9);
+  EXPECT_EQ(TagOf(evaluation).round, 5);
+  EXPECT_EQ(TagOf(evaluation).participant_id, 0u);
   v1::ClientMessage upload;
   upload.mutable_clear_upload()->set_round(3);
   upload.mutable_clear_upload()->set_participant_id(8);
@@ -250,6 +255,43 @@ TEST(ChunkingTest, TagOfNamesRoundAndParticipant) {
   token.set_session_token("t");
   EXPECT_EQ(TagOf(token).round, 0);
   EXPECT_EQ(TagOf(token).participant_id, 0u);
+}
+
+TEST(ChunkingTest, EvaluationTasksAndEvaluationSecAggRoundTrip) {
+  v1::ServerMessage task;
+  task.mutable_evaluation_task()->set_round(10);
+  task.mutable_evaluation_task()->add_participant_ids(4);
+  task.mutable_evaluation_task()->mutable_plan()->set_round(10);
+  task.mutable_evaluation_task()->set_fraction_bits(28);
+  task.mutable_evaluation_task()->mutable_plan()->set_payload(std::string(700, 'm'));
+  const std::vector<v1::ServerMessage> down = Split(task, 100);
+  ASSERT_GT(down.size(), 1u);
+  ServerReassembler r;
+  std::optional<ServerReassembler::Complete> complete;
+  for (const v1::ServerMessage& c : down) {
+    EXPECT_EQ(c.chunk().round(), 10);
+    absl::StatusOr<std::optional<ServerReassembler::Complete>> added = r.Add(c);
+    ASSERT_TRUE(added.ok()) << added.status();
+    if (added->has_value()) complete = std::move(*added);
+  }
+  ASSERT_TRUE(complete.has_value());
+  EXPECT_EQ(complete->message.SerializeAsString(), task.SerializeAsString());
+
+  v1::ClientMessage up;
+  up.mutable_secagg()->set_participant_id(4);
+  up.mutable_secagg()->set_round(10);
+  up.mutable_secagg()->set_evaluation(true);
+  up.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(std::string(300, 'z'));
+  Reassembler<v1::ClientMessage> u;
+  std::optional<Reassembler<v1::ClientMessage>::Complete> whole;
+  for (const v1::ClientMessage& c : Split(up, 64)) {
+    absl::StatusOr<std::optional<Reassembler<v1::ClientMessage>::Complete>> added = u.Add(c);
+    ASSERT_TRUE(added.ok()) << added.status();
+    if (added->has_value()) whole = std::move(*added);
+  }
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_TRUE(whole->message.secagg().evaluation());
+  EXPECT_EQ(whole->message.SerializeAsString(), up.SerializeAsString());
 }
 
 }  // namespace

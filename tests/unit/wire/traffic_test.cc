@@ -22,6 +22,9 @@ TEST(TrafficTest, ServerMessagesOpenTheirStage) {
   v1::ServerMessage task;
   task.mutable_task()->set_round(1);
   EXPECT_EQ(StageOf(task), Stage::kTask);
+  v1::ServerMessage evaluation_task;  // an evaluation round's task
+  evaluation_task.mutable_evaluation_task()->set_round(1);
+  EXPECT_EQ(StageOf(evaluation_task), Stage::kTask);
   v1::ServerMessage result;
   result.mutable_result()->set_round(1);
   EXPECT_EQ(StageOf(result), Stage::kResult);
