@@ -18,6 +18,7 @@
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "wire/chunking.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
 ABSL_FLAG(std::string, data, "synthetic",
@@ -33,6 +34,9 @@ ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token"
 ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the shard)");
 ABSL_FLAG(double, give_up_after_s, 0,
           "exit after this many seconds without a working stream (0: never)");
+ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
+          "messages to the coordinator larger than this (serialized) travel as chunks of at most "
+          "this many bytes");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
 ABSL_FLAG(std::string, insecure_noise_seed, "",
           "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
@@ -86,6 +90,10 @@ absl::Status Run() {
   }
   absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
+  const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
+  if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
+  }
   std::optional<uint64_t> noise_seed;
   if (const std::string seed = absl::GetFlag(FLAGS_insecure_noise_seed); !seed.empty()) {
     uint64_t value = 0;
@@ -99,6 +107,7 @@ absl::Status Run() {
   absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
       ParticipantHost::Create(data, *users, test, noise_seed);
   if (!host.ok()) return host.status();
+  (*host)->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
 
   GrpcClientOptions options;
   options.target = absl::GetFlag(FLAGS_coordinator);

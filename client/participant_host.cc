@@ -49,6 +49,32 @@ const Participant* ParticipantHost::Find(uint32_t id) const {
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
     const v1::ServerMessage& message) {
+  const v1::ServerMessage* whole = &message;
+  std::optional<wire::Reassembler<v1::ServerMessage>::Complete> complete;
+  if (message.has_chunk()) {
+    absl::StatusOr<std::optional<wire::Reassembler<v1::ServerMessage>::Complete>> added =
+        inbound_.Add(message);
+    if (!added.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("coordinator chunk sequence refused: ", added.status().message()));
+    }
+    if (!added->has_value()) return std::vector<v1::ClientMessage>{};
+    complete = std::move(*added);
+    whole = &complete->message;
+  }
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = Dispatch(*whole);
+  if (!replies.ok()) return replies;
+  std::vector<v1::ClientMessage> out;
+  for (v1::ClientMessage& reply : *replies) {
+    for (v1::ClientMessage& piece : wire::Split(std::move(reply), chunk_bytes_)) {
+      out.push_back(std::move(piece));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
+    const v1::ServerMessage& message) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:
       return HandleTask(message.task());

@@ -3,7 +3,9 @@
 // evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
 // the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
-// stream, an in-process test, a mobile binding) can drive it.
+// stream, an in-process test, a mobile binding) can drive it. It also speaks the wire's chunking
+// (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
+// size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
@@ -18,6 +20,7 @@
 #include "common/algorithms/algorithm.h"
 #include "common/data/ratings_dataset.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/chunking.h"
 
 namespace fedmf::client {
 
@@ -33,11 +36,17 @@ class ParticipantHost {
       std::shared_ptr<const data::RatingsDataset> test = nullptr,
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
-  // The replies to one coordinator message. Errors (a task this host cannot run, a message for a
-  // participant it does not host or of another round or kind than the last task's) are returned
-  // as a Status and change nothing else; a participant whose session rejects a message answers with
-  // its Abort reply instead.
+  // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
+  // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
+  // run, a message for a participant it does not host or of another round or kind than the last
+  // task's, a malformed chunk sequence, which is then discarded) are returned as a Status and
+  // change nothing else; a participant whose session rejects a message answers with its Abort
+  // reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
+
+  // Replies whose serialization exceeds `bytes` go out as chunks (default
+  // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
+  void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
 
   std::vector<uint32_t> participant_ids() const;
   const Participant* Find(uint32_t id) const;
@@ -55,6 +64,7 @@ class ParticipantHost {
                   std::shared_ptr<const data::RatingsDataset> test)
       : data_(std::move(data)), test_(std::move(test)) {}
 
+  absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
   // participant_host_eval.cc
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleEvaluationTask(
@@ -69,6 +79,8 @@ class ParticipantHost {
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
+  size_t chunk_bytes_ = wire::kDefaultChunkBytes;
+  wire::Reassembler<v1::ServerMessage> inbound_;
   int64_t round_ = -1;       // of the last task
   bool evaluation_ = false;  // the last task was an evaluation task
   int64_t rounds_completed_ = 0;

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +31,8 @@
 #include "server/connection.h"
 #include "server/evaluation.h"
 #include "server/registry.h"
+#include "wire/chunking.h"
+#include "wire/traffic.h"
 
 namespace fedmf::server {
 
@@ -48,6 +51,10 @@ struct CoordinatorOptions {
   // (the sum is the same bit for bit; only its cost and its protection are gone).
   bool simulation_plain_sum = false;
   double report_delta = 1e-5;  // delta of the (epsilon, delta) in logs and Status
+  // Messages to clients larger than this (serialized) go out as chunks (wire/chunking.h).
+  size_t chunk_bytes = wire::kDefaultChunkBytes;
+  // Largest client message reassembled from chunks; a stream holds at most this much pending.
+  uint64_t max_upload_bytes = wire::kMaxTransferBytes;
   // Simulation only (evaluation.h): scores the model after every round when set.
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
   int64_t evaluate_every = 1;  // ... after rounds that are multiples of this, and the last
@@ -118,6 +125,11 @@ class Coordinator final : public StreamHandler {
   void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config);
   void Route(std::vector<secagg::ServerMessage> messages);
   absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, RoundSum collected);
+  // A whole (unchunked or reassembled) message of a bound stream.
+  grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
+                        const v1::ClientMessage& message);
+  grpc::Status HandleChunk(const std::shared_ptr<Connection>& connection,
+                           const v1::ClientMessage& message);
   grpc::Status HandleClearUpload(const Connection& connection, const v1::ClearUpload& upload);
   void Broadcast(const v1::RoundResult& result);
   void LogEvaluation(int64_t round);
@@ -130,7 +142,11 @@ class Coordinator final : public StreamHandler {
   absl::Status RunEvaluation(std::unique_lock<std::mutex>& lock);
   void SendEvaluationTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
                            int fraction_bits);
+  // Sends `message` (as chunks when large) and counts its bytes; under mu_.
   size_t Send(Connection& connection, v1::ServerMessage message);
+  // Closes the traffic accounting of the round (under mu_); `evaluation`: an evaluation round,
+  // counted on its own, after `round` training rounds.
+  void EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation = false);
 
   const CoordinatorOptions options_;
   mutable std::mutex mu_;
@@ -148,6 +164,13 @@ class Coordinator final : public StreamHandler {
   std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
+  // Chunked uploads in progress, by stream (as the registry keys streams).
+  std::map<const Connection*, wire::Reassembler<v1::ClientMessage>> inbound_;
+  wire::TrafficCounter traffic_;       // of the current round, by stage
+  wire::TrafficCounter last_traffic_;  // of the last finished round
+  int64_t last_traffic_round_ = -1;
+  int64_t last_traffic_cohort_ = 0;
+  bool last_traffic_evaluation_ = false;
   std::atomic<uint64_t> next_connection_id_{1};
 };
 

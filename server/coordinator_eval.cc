@@ -14,6 +14,7 @@
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
+#include "server/traffic_report.h"
 
 namespace fedmf::server {
 namespace {
@@ -73,6 +74,7 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
+  traffic_.Reset();  // an evaluation round's traffic is reported as a round of its own
   std::vector<double> stage_seconds;
   SendEvaluationTasks(*plan, config, codec->fraction_bits());
   const absl::Status driven = DriveSecAgg(lock, "eval:", stage_seconds);
@@ -134,7 +136,10 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
     result.set_reason(std::string(decoded.status().message()));
     line.Add("reason", decoded.status().message());
   }
+  Broadcast(result);  // counted in this round's traffic, as a training round's result is
   line.Add("bytes_in", bytes_in_.load() - in0).Add("bytes_out", bytes_out_.load() - out0);
+  AddTraffic(traffic_, cohort_size, line);
+  EndRoundTraffic(round, cohort_size, /*evaluation=*/true);
   static constexpr const char* kStageKeys[] = {"advertise_s", "share_keys_s", "masked_input_s",
                                                "unmasking_s"};
   for (size_t i = 0; i < stage_seconds.size() && i < 4; ++i) {
@@ -152,7 +157,6 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
           .Add("central_test_mae", Exact(central->errors.mae));
     }
   }
-  Broadcast(result);
   return absl::OkStatus();
 }
 

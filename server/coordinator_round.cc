@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
-#include "client/wire_limits.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
+#include "server/traffic_report.h"
 
 namespace fedmf::server {
 namespace {
@@ -71,10 +71,11 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
 }
 
 absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
-  if (plan.ByteSizeLong() + kTaskOverheadBytes > static_cast<size_t>(client::kMaxMessageBytes)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("round plan of ", plan.ByteSizeLong(), " bytes exceeds the ",
-                     client::kMaxMessageBytes, "-byte message limit (federation.proto)"));
+  // Clients reassemble at most kMaxTransferBytes (a larger plan goes in chunks up to that).
+  if (plan.ByteSizeLong() + kTaskOverheadBytes > wire::kMaxTransferBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("round plan of ", plan.ByteSizeLong(),
+                                                     " bytes exceeds the ", wire::kMaxTransferBytes,
+                                                     "-byte transfer limit (wire/chunking.h)"));
   }
   return absl::OkStatus();
 }
@@ -121,6 +122,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
+  traffic_.Reset();
   std::vector<double> stage_seconds;
   // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
   const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
@@ -139,7 +141,11 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
       .Add("contributors", cohort_size - last_dropouts_)
       .Add("dropouts", last_dropouts_)
       .Add("bytes_in", bytes_in_.load() - in0)
-      .Add("bytes_out", bytes_out_.load() - out0);
+      .Add("bytes_out", bytes_out_.load() - out0)
+      .Add("length", plan->length())
+      .Add("bits", plan->bits());
+  AddTraffic(traffic_, cohort_size, line);
+  EndRoundTraffic(round, cohort_size);
   static constexpr const char* kStageKeys[] = {"advertise_s", "share_keys_s", "masked_input_s",
                                                "unmasking_s"};
   for (size_t i = 0; i < stage_seconds.size() && i < 4; ++i) {

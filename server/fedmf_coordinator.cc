@@ -20,6 +20,8 @@
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
 #include "server/services.h"
+#include "server/traffic_report.h"
+#include "wire/chunking.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status: the coordinator to ask");
@@ -31,8 +33,12 @@ ABSL_FLAG(std::string, eval_data, "",
           "coordinator has no ratings); also gives the data shape");
 ABSL_FLAG(int64_t, wait_for_users, 0,
           "the first round waits until this many users are connected (0: one cohort)");
+ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
+          "messages to clients larger than this (serialized) travel as chunks of at most this "
+          "many bytes");
 // The run's own settings (--rounds, --mechanism, --seed, --state_dir, --split, ...) are shared
-// with fedmf-sim: server/coordinator_setup.cc.
+// with fedmf-sim: server/coordinator_setup.cc. --chunk_bytes is not among them: fedmf-sim's
+// in-process transport keeps the default chunk size.
 
 namespace fedmf::server {
 namespace {
@@ -55,11 +61,11 @@ absl::Status PrintStatus() {
   std::printf(
       "round=%lld total_rounds=%lld stage=%s registered_users=%d connected_clients=%d "
       "participants=%d dropouts=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g epsilon_dp=%g "
-      "delta=%g\n",
+      "delta=%g %s\n",
       static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()),
-      r.epsilon_rdp2(), r.epsilon_dp(), r.delta());
+      r.epsilon_rdp2(), r.epsilon_dp(), r.delta(), FormatTraffic(r).c_str());
   if (r.has_federated_evaluation()) {
     const v1::FederatedEvaluation& e = r.federated_evaluation();
     std::printf(
@@ -79,6 +85,11 @@ absl::Status Serve() {
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
+  const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
+  if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
+  }
+  options.chunk_bytes = static_cast<size_t>(chunk_bytes);
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {

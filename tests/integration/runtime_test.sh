@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
-# on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, client_kill,
+# on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, clear_uploads, federated_eval, bad_token, sim_pbm, sim_none,
 # sim_gaussian_clear. Every process started here is killed on exit.
 set -euo pipefail
@@ -112,6 +112,38 @@ case "$CASE" in
     r0="$(field test_rmse "$first")"
     r1="$(field test_rmse "$last")"
     echo "test RMSE $r0 -> $r1"
+    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
+    ;;
+
+  chunked)
+    # The converge run with 1 KiB chunks both ways: the task (the full item model, 200 x 14
+    # doubles = 22 KiB) and every masked input (2800 values) travel in chunks and are reassembled;
+    # the model must train exactly as well (same margin as converge). The evaluation round after
+    # round 5 sends its EvaluationTasks (the same model) in chunks too and decodes its sum.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
+      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=300 --chunk_bytes=1024 --eval_every=5
+    start_clients 3 "$SMALL" --chunk_bytes=1024
+    wait_for "$WORK/coordinator.log" "event=round round=1 " 30
+    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    grep -q "up_bytes_per_user_masked_input=[1-9]" "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=5 ' "$WORK/coordinator.log" || fail "not 5 rounds"
+    ! grep -q 'event=chunks_rejected' "$WORK/coordinator.log" || fail "chunks rejected"
+    ! grep -q 'event=client_error' "$WORK"/client-*.log || fail "a client reported an error"
+    line="$(grep ' event=round ' "$WORK/coordinator.log" | tail -n 1)"
+    # Every cohort member sent its masked input in chunks; tasks went out in chunks.
+    (($(field chunks_up "$line") >= 30 && $(field chunks_down "$line") >= 3)) || fail "no chunks: $line"
+    eval_line="$(grep ' event=federated_eval ' "$WORK/coordinator.log" | tail -n 1)"
+    grep -q 'applied=yes' <<<"$eval_line" || fail "evaluation round not decoded: $eval_line"
+    (($(field chunks_down "$eval_line") >= 3)) || fail "evaluation tasks not chunked: $eval_line"
+    first="$(grep ' event=evaluation ' "$WORK/coordinator.log" | head -n 1)"
+    last="$(grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1)"
+    r0="$(field test_rmse "$first")"
+    r1="$(field test_rmse "$last")"
+    echo "test RMSE $r0 -> $r1 with chunks; $(grep -o 'chunks_up=[0-9]* chunks_down=[0-9]*' <<<"$line")"
     awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
     ;;
 

@@ -7,6 +7,7 @@
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
+#include "wire/chunking.h"
 
 namespace fedmf::client {
 namespace {
@@ -231,6 +232,57 @@ TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort)
   ASSERT_TRUE(replies.ok()) << replies.status();
   ASSERT_EQ(replies->size(), 1u);
   EXPECT_TRUE((*replies)[0].secagg().message().has_abort());
+}
+
+// Chunking (wire/chunking.h) with a 64-byte chunk size: the task arrives in pieces, and every
+// AdvertiseKeys reply (two 32-byte keys plus envelope, > 64 bytes) leaves in pieces.
+TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
+  Fixture f;
+  auto host = f.Host();
+  host->set_chunk_bytes(64);
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 64);
+  ASSERT_GT(chunks.size(), 2u);
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+    absl::StatusOr<std::vector<v1::ClientMessage>> none = host->Handle(chunks[i]);
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_TRUE(none->empty());
+    if (i == 0) {  // a whole message may come between two chunks
+      v1::ServerMessage result;
+      result.mutable_result()->set_round(0);
+      ASSERT_TRUE(host->Handle(result).ok());
+    }
+  }
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host->Handle(chunks.back());
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  wire::Reassembler<v1::ClientMessage> server;
+  std::vector<uint32_t> advertised;
+  for (const v1::ClientMessage& piece : *replies) {
+    ASSERT_TRUE(piece.has_chunk());
+    EXPECT_LE(piece.chunk().data().size(), 64u);
+    auto complete = server.Add(piece);
+    ASSERT_TRUE(complete.ok()) << complete.status();
+    if (!complete->has_value()) continue;
+    EXPECT_TRUE((*complete)->message.secagg().message().has_advertise_keys());
+    advertised.push_back((*complete)->message.secagg().participant_id());
+  }
+  EXPECT_EQ(advertised, CohortIds());
+}
+
+TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
+  Fixture f;
+  auto host = f.Host();
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 256);
+  ASSERT_GT(chunks.size(), 2u);
+  ASSERT_TRUE(host->Handle(chunks[0]).ok());
+  EXPECT_EQ(host->Handle(chunks[2]).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);  // no task ran
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
+  for (const v1::ServerMessage& c : chunks) {
+    replies = host->Handle(c);
+    ASSERT_TRUE(replies.ok()) << replies.status();
+  }
+  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));  // small replies go out whole
+  EXPECT_NE(host->Find(1)->session(), nullptr);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
 #include "server/evaluation.h"
+#include "wire/chunking.h"
 
 namespace fedmf::server {
 namespace {
@@ -26,14 +28,17 @@ namespace {
 class EvalClient {
  public:
   // `silent_in_evaluation`: ignores evaluation tasks and their SecAgg messages (a dropout).
+  // `chunk_bytes`: the host's chunk size for replies (wire/chunking.h).
   EvalClient(Coordinator& coordinator, const data::TrainTest& split,
-             const std::vector<int32_t>& users, bool silent_in_evaluation, uint64_t id)
+             const std::vector<int32_t>& users, bool silent_in_evaluation, uint64_t id,
+             size_t chunk_bytes)
       : coordinator_(coordinator),
         host_(client::ParticipantHost::Create(
                   std::make_shared<const data::RatingsDataset>(split.train), users,
                   std::make_shared<const data::RatingsDataset>(split.test))
                   .value()),
         silent_in_evaluation_(silent_in_evaluation) {
+    host_->set_chunk_bytes(chunk_bytes);
     connection_ =
         std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
           std::lock_guard<std::mutex> lock(mu_);
@@ -65,6 +70,11 @@ class EvalClient {
     std::lock_guard<std::mutex> lock(mu_);
     return evaluation_results_;
   }
+  // Chunk messages received from the coordinator.
+  int64_t chunks_received() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return chunks_received_;
+  }
 
  private:
   void Pump() {
@@ -76,6 +86,7 @@ class EvalClient {
         if (stop_) return;
         m = std::move(inbox_.front());
         inbox_.pop_front();
+        if (m.has_chunk()) ++chunks_received_;
         if (m.has_result() && m.result().evaluation()) {
           evaluation_results_.push_back(m.result().round());
         }
@@ -102,6 +113,7 @@ class EvalClient {
   std::condition_variable cv_;
   std::deque<v1::ServerMessage> inbox_;
   std::vector<int64_t> evaluation_results_;
+  int64_t chunks_received_ = 0;
   bool stop_ = false;
   std::thread pump_;
 };
@@ -153,15 +165,17 @@ std::unique_ptr<Coordinator> MakeCoordinator(
 
 // Runs the coordinator to the end (at most 30 s) with 4 client processes (user u in process
 // u % 4); the last one is silent in evaluation rounds if asked. Returns the evaluation result
-// rounds the first process saw.
+// rounds the first process saw; `chunks_received` (if set): chunk messages all processes got.
 absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const data::TrainTest& split,
-                                             bool last_silent_in_evaluation = false) {
+                                             bool last_silent_in_evaluation = false,
+                                             size_t chunk_bytes = wire::kDefaultChunkBytes,
+                                             int64_t* chunks_received = nullptr) {
   std::vector<std::unique_ptr<EvalClient>> clients;
   for (int i = 0; i < 4; ++i) {
     std::vector<int32_t> users;
     for (int32_t u = i; u < 40; u += 4) users.push_back(u);
-    clients.push_back(std::make_unique<EvalClient>(coordinator, split, users,
-                                                   i == 3 && last_silent_in_evaluation, i + 1));
+    clients.push_back(std::make_unique<EvalClient>(
+        coordinator, split, users, i == 3 && last_silent_in_evaluation, i + 1, chunk_bytes));
   }
   std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
   if (run.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
@@ -172,6 +186,10 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
   if (absl::Status s = run.get(); !s.ok()) return s;
   // The final results are sent before Run returns; give the pump a moment to read them.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (chunks_received != nullptr) {
+    *chunks_received = 0;
+    for (const auto& c : clients) *chunks_received += c->chunks_received();
+  }
   return clients[0]->evaluation_results();
 }
 
@@ -268,6 +286,38 @@ TEST(CoordinatorEvalTest, EvaluationIsNotChargedToTheLedger) {
   EXPECT_TRUE(with->Status().has_federated_evaluation());
   EXPECT_GT(without->Status().epsilon_rdp2(), 0);
   EXPECT_EQ(with->Status().epsilon_rdp2(), without->Status().epsilon_rdp2());
+}
+
+// Evaluation tasks and evaluation-tagged SecAgg messages go as 64-byte chunks both ways (every
+// message is larger), and an evaluation round's traffic is accounted as a round of its own: the
+// evaluation after training round 2 is the last finished round, with its cohort of 10.
+TEST(CoordinatorEvalTest, EvaluationRoundsChunkBothWaysAndReportTheirOwnTraffic) {
+  auto split = Split();
+  CoordinatorOptions options = EvalOptions(2, 0, absl::Seconds(3));
+  options.chunk_bytes = 64;
+  auto coordinator = MakeCoordinator(2, options);
+  int64_t chunks = 0;
+  absl::StatusOr<std::vector<int64_t>> evaluated =
+      RunWith(*coordinator, *split, /*last_silent_in_evaluation=*/false, 64, &chunks);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(*evaluated, (std::vector<int64_t>{2}));
+  EXPECT_GT(chunks, 0);
+  const v1::StatusResponse s = coordinator->Status();
+  ASSERT_TRUE(s.has_federated_evaluation());
+  EXPECT_EQ(s.federated_evaluation().contributors(), 10);
+  EXPECT_TRUE(s.traffic_evaluation());
+  EXPECT_EQ(s.traffic_round(), 2);
+  EXPECT_EQ(s.traffic_cohort(), 10);
+  std::map<std::string, const v1::StageTraffic*> stages;
+  for (const v1::StageTraffic& t : s.traffic()) stages[t.stage()] = &t;
+  for (const char* stage :
+       {"task", "advertise_keys", "share_keys", "masked_input", "unmasking", "result"}) {
+    ASSERT_TRUE(stages.count(stage)) << stage;
+  }
+  EXPECT_GT(stages["task"]->down_bytes(), 0);        // the EvaluationTasks
+  EXPECT_GT(stages["masked_input"]->up_bytes(), 0);  // the masked metric vectors
+  EXPECT_EQ(stages["result"]->up_bytes(), 0);
+  EXPECT_GT(stages["result"]->down_bytes(), 0);  // the evaluation RoundResult
 }
 
 }  // namespace
