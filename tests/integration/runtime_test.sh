@@ -94,9 +94,9 @@ sim_equivalence() {
 
 case "$CASE" in
   converge)
-    # 5 rounds, no noise, 3 client processes. Margin: dpmf_rp_training_test measures RMSE
-    # 3.87 -> 2.46 after 40 rounds of this configuration and requires a 0.3 drop there; 5 rounds
-    # measured 3.87 -> 2.80 on loopback; we require the same 0.3.
+    # 5 rounds, no noise, 3 client processes. Margin: test RMSE (the rating predictor's: user
+    # mean + ridge on the item factors) measured 1.303 -> 1.215 over these 5 rounds on loopback; we
+    # require a drop of 0.04, under half of that.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
       --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
       --wait_for_users=300
@@ -112,13 +112,13 @@ case "$CASE" in
     r0="$(field test_rmse "$first")"
     r1="$(field test_rmse "$last")"
     echo "test RMSE $r0 -> $r1"
-    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
+    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
     ;;
 
   chunked)
     # The converge run with 1 KiB chunks both ways: the task (the full item model, 200 x 14
     # doubles = 22 KiB) and every masked input (2800 values) travel in chunks and are reassembled;
-    # the model must train exactly as well (same margin as converge). The evaluation round after
+    # the model must train as well (same margin as converge). The evaluation round after
     # round 5 sends its EvaluationTasks (the same model) in chunks too and decodes its sum.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
       --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
@@ -144,7 +144,7 @@ case "$CASE" in
     r0="$(field test_rmse "$first")"
     r1="$(field test_rmse "$last")"
     echo "test RMSE $r0 -> $r1 with chunks; $(grep -o 'chunks_up=[0-9]* chunks_down=[0-9]*' <<<"$line")"
-    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
+    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
     ;;
 
   client_kill)

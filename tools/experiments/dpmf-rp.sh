@@ -3,10 +3,11 @@
 # CentralMF row): every run appends one CSV line to OUT/runs.csv; summarize.py turns the CSV into
 # the tables, plot.gp into the PNGs.
 #
-#   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--seeds=N] [GROUP...]
+#   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N] [GROUP...]
 #
 # GROUPs (default: all): table2 ablation epsilon compression paper. --seeds (default 4) applies to
-# table2 and ablation; the sweeps use seed 1. Needs build/ (tools/run-tests.sh builds it). The data
+# table2 and ablation; the sweeps use seed 1. Needs the binaries of --build (default build/, made by
+# tools/run-tests.sh). The data
 # file defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says
 # so and exits 0 (nothing to reproduce).
 set -euo pipefail
@@ -15,13 +16,15 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA="${ROOT}/../shared/data/ml-100k/u.data"
 OUT="${ROOT}/docs/results/dpmf-rp"
 SEEDS=4
+BUILD="${ROOT}/build"
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
     --data=*) DATA="${arg#--data=}" ;;
     --out=*) OUT="${arg#--out=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
-    --help|-h) sed -n '2,11p' "$0"; exit 0 ;;
+    --build=*) BUILD="${arg#--build=}" ;;
+    --help|-h) sed -n '2,12p' "$0"; exit 0 ;;
     -*) echo "dpmf-rp.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -31,8 +34,8 @@ if [[ ! -f "${DATA}" ]]; then
   echo "dpmf-rp.sh: ${DATA} not found: MovieLens 100K is needed (pass --data=PATH/u.data); skipping"
   exit 0
 fi
-SIM="${ROOT}/build/tools/sim/fedmf-sim"
-CENTRAL="${ROOT}/build/tools/fedmf-central"
+SIM="${BUILD}/tools/sim/fedmf-sim"
+CENTRAL="${BUILD}/tools/fedmf-central"
 for bin in "${SIM}" "${CENTRAL}"; do
   [[ -x "${bin}" ]] || { echo "dpmf-rp.sh: ${bin} missing: build first (tools/run-tests.sh)" >&2; exit 1; }
 done
