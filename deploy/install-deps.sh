@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs fedmf's build and test dependencies from Debian 12 packages. Idempotent: installs only the
 # packages that are missing, and needs no privileges when nothing is.
-# Usage: deploy/install-deps.sh [--fuzzing] [--check]   (--fuzzing adds clang for the libFuzzer targets)
+# Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--check]
+#   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp
 set -euo pipefail
 
 PACKAGES=(
@@ -12,13 +13,15 @@ PACKAGES=(
 )
 
 FUZZING_PACKAGES=(clang libclang-rt-14-dev)
+PLOT_PACKAGES=(gnuplot-nox)
 
 check_only=false
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=true ;;
     --fuzzing) PACKAGES+=("${FUZZING_PACKAGES[@]}") ;;
-    *) echo "install-deps: unknown argument '$arg' (use --fuzzing, --check)" >&2; exit 2 ;;
+    --plots) PACKAGES+=("${PLOT_PACKAGES[@]}") ;;
+    *) echo "install-deps: unknown argument '$arg' (use --fuzzing, --plots, --check)" >&2; exit 2 ;;
   esac
 done
 

@@ -7,11 +7,14 @@
 # the coordinator's last event=round line: upload per user in the masked-input stage (the
 # payload) and in all stages, download per user (the task carries the model), the plan's length d
 # and bit width b.
-# Usage: tools/measure-communication.sh [BUILD_DIR] > table.csv   (ROUNDS=2, ML100K=path/u.data)
+# Usage: tools/measure-communication.sh [BUILD_DIR] > table.csv
+#        (environment: ROUNDS=2, ML100K=path/u.data, COORD_FLAGS="extra coordinator flags", e.g.
+#        COORD_FLAGS=--pbm_geometry=rotated_l2)
 set -euo pipefail
 BUILD="${1:-build}"
 ROUNDS="${ROUNDS:-2}"
-ML100K="${ML100K:-/work/shared/data/ml-100k/u.data}"
+ML100K="${ML100K:-$(dirname "$0")/../../shared/data/ml-100k/u.data}"
+read -r -a EXTRA <<<"${COORD_FLAGS:-}"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 [[ -x "$COORD" && -x "$CLIENT" ]] || {
@@ -41,7 +44,7 @@ for data in "${datasets[@]}"; do
     "$COORD" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 --rounds="$ROUNDS" \
       --participation=0.1 --min_clients=66 --dropout_fraction=0.3 --wait_for_users=943 \
       --mechanism=pbm --epsilon=1 --projection="$projection" --compression="$c" \
-      --stage_timeout_s=60 --eval_every=0 >"$log" 2>&1 &
+      --stage_timeout_s=60 --eval_every=0 "${EXTRA[@]}" >"$log" 2>&1 &
     coord_pid=$!
     PIDS+=("$coord_pid")
     port=""

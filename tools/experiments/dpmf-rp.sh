@@ -3,7 +3,9 @@
 # CentralMF row): every run appends one CSV line to OUT/runs.csv; summarize.py turns the CSV into
 # the tables, plot.gp into the PNGs.
 #
-#   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N] [GROUP...]
+#   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
+#                                [--epsilons="0.1 1 10"] [--compressions="2 5 10"] [--cases="1 2 3 4"]
+#                                [GROUP...]
 #
 # GROUPs (default: all): table2 ablation epsilon compression paper. --seeds (default 4) applies to
 # table2 and ablation; the sweeps use seed 1. Needs the binaries of --build (default build/, made by
@@ -16,6 +18,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA="${ROOT}/../shared/data/ml-100k/u.data"
 OUT="${ROOT}/docs/results/dpmf-rp"
 SEEDS=4
+EPSILONS="0.1 1 10"
+COMPRESSIONS="2 5 10"
+CASES="1 2 3 4"
 BUILD="${ROOT}/build"
 SELECTED=()
 for arg in "$@"; do
@@ -24,7 +29,10 @@ for arg in "$@"; do
     --out=*) OUT="${arg#--out=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --build=*) BUILD="${arg#--build=}" ;;
-    --help|-h) sed -n '2,12p' "$0"; exit 0 ;;
+    --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
+    --compressions=*) COMPRESSIONS="${arg#--compressions=}" ;;
+    --cases=*) CASES="${arg#--cases=}" ;;
+    --help|-h) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "dpmf-rp.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -96,15 +104,20 @@ for group in "${SELECTED[@]}"; do
       done ;;
     ablation)  # the paper's Table 6 cases on fedmf's settings
       for seed in $(seq 1 "${SEEDS}"); do
-        run ablation case1-non-private "${seed}" "${TUNED[@]}" --mechanism=none --projection=none
-        run ablation case2-non-secagg "${seed}" "${TUNED[@]}" --secure_aggregation=false
-        run ablation case3-non-projected "${seed}" "${TUNED[@]}" --projection=none
-        run ablation case4-non-dp "${seed}" "${TUNED[@]}" --mechanism=none
+        for case in ${CASES}; do
+          case "${case}" in
+            1) run ablation case1-non-private "${seed}" "${TUNED[@]}" --mechanism=none --projection=none ;;
+            2) run ablation case2-non-secagg "${seed}" "${TUNED[@]}" --secure_aggregation=false ;;
+            3) run ablation case3-non-projected "${seed}" "${TUNED[@]}" --projection=none ;;
+            4) run ablation case4-non-dp "${seed}" "${TUNED[@]}" --mechanism=none ;;
+            *) echo "dpmf-rp.sh: unknown case ${case}" >&2; exit 2 ;;
+          esac
+        done
       done ;;
     epsilon)
-      for eps in 0.1 1 10; do run epsilon "eps${eps}" 1 "${TUNED[@]}" --epsilon="${eps}"; done ;;
+      for eps in ${EPSILONS}; do run epsilon "eps${eps}" 1 "${TUNED[@]}" --epsilon="${eps}"; done ;;
     compression)
-      for mp in 2 5 10; do run compression "mp${mp}" 1 "${TUNED[@]}" --compression="${mp}"; done ;;
+      for mp in ${COMPRESSIONS}; do run compression "mp${mp}" 1 "${TUNED[@]}" --compression="${mp}"; done ;;
     paper)
       run paper paper-settings 1 "${PAPER[@]}" ;;
     *) echo "dpmf-rp.sh: unknown group ${group}" >&2; exit 2 ;;

@@ -33,11 +33,12 @@ PAPER_TABLE7 = {
 
 
 def load(path):
-    runs = defaultdict(list)
+    """Rows by (group, name); a rerun of the same seed replaces the earlier row."""
+    by_seed = defaultdict(dict)
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            runs[(row["group"], row["name"])].append(row)
-    return runs
+            by_seed[(row["group"], row["name"])][row["seed"]] = row
+    return {key: list(seeds.values()) for key, seeds in by_seed.items()}
 
 
 def stat(rows, key):
@@ -76,7 +77,8 @@ def table(runs, group, names, paper=None):
     for n in present:
         cells.append(epsilon(runs[(group, n)]))
         if paper and n in paper:
-            cells.append("paper: ε = 1" if n != "centralmf" else "-")
+            private = n not in ("centralmf", "case1-non-private", "case4-non-dp")
+            cells.append("paper: ε = 1" if private else "-")
     lines.append("| privacy (whole run) | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
