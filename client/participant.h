@@ -15,8 +15,10 @@
 #include "common/data/ratings_dataset.h"
 #include "common/dp/rng.h"
 #include "common/mf/recommend.h"
+#include "crypto/ed25519.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/config.h"
+#include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/secagg.pb.h"
 
 namespace fedmf::client {
@@ -28,9 +30,13 @@ class Participant {
   static absl::StatusOr<Participant> Create(uint32_t id, data::RatingRow ratings);
 
   // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
-  // returns the AdvertiseKeys message. Ends any previous round's session.
-  absl::StatusOr<v1::secagg::ClientToServer> StartRound(const algorithms::Contributor& contributor,
-                                                        const secagg::SessionConfig& config);
+  // returns the AdvertiseKeys message. Ends any previous round's session. With
+  // config.signatures the session signs with `signing_key` (the host's) and verifies its peers
+  // against `directory` (both required then).
+  absl::StatusOr<v1::secagg::ClientToServer> StartRound(
+      const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
+      const crypto::Ed25519PrivateKey* signing_key = nullptr,
+      std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
   // This round's contribution for a clear-upload round (no SecAgg session).
   absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);

@@ -21,6 +21,7 @@
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "common/util/fd_limit.h"
 #include "server/coordinator.h"
 #include "server/services.h"
 
@@ -58,6 +59,20 @@ ABSL_FLAG(int, rank, 14, "k");
 ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
 ABSL_FLAG(uint64_t, seed, 1, "model initialization, public projection seeds and cohort sampling");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
+ABSL_FLAG(std::string, secagg_graph, "auto",
+          "auto (SecAgg+ Harary graph with k, t from the parameter finder once a neighborhood is "
+          "at most half the cohort, else complete), complete or harary");
+ABSL_FLAG(double, corrupt_fraction, 0.05,
+          "fraction of a cohort assumed corrupt (colluding with the server), for the finder");
+ABSL_FLAG(int32_t, secagg_degree, 0,
+          "with --secagg_graph=harary: this even degree k instead of the finder's (tests, "
+          "experiments: no statistical guarantee computed)");
+ABSL_FLAG(bool, secagg_signatures, true,
+          "clients sign SecAgg advertisements with their registered Ed25519 keys (the "
+          "coordinator relays the cohort's keys)");
+ABSL_FLAG(bool, secagg_consistency_check, true,
+          "with signatures and the complete graph: Bonawitz's consistency round (clients sign "
+          "the survivor list before unmasking)");
 
 namespace fedmf::server {
 namespace {
@@ -158,6 +173,17 @@ absl::Status Serve() {
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
+  absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));
+  if (!graph.ok()) return graph.status();
+  options.secagg_graph = *graph;
+  options.corrupt_fraction = absl::GetFlag(FLAGS_corrupt_fraction);
+  options.harary_degree = absl::GetFlag(FLAGS_secagg_degree);
+  options.signatures = absl::GetFlag(FLAGS_secagg_signatures);
+  options.consistency_check = absl::GetFlag(FLAGS_secagg_consistency_check);
+  if (!(options.corrupt_fraction >= 0 && options.corrupt_fraction < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--corrupt_fraction must be in [0, 1), got ", options.corrupt_fraction));
+  }
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   std::shared_ptr<data::TrainTest> split;
@@ -178,6 +204,14 @@ absl::Status Serve() {
   }
   options.num_users = users;
 
+  // One descriptor per client connection: take all the hard limit allows.
+  absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
+  if (!open_files.ok()) return open_files.status();
+  if (*open_files < 1024) {
+    EventLine("warning")
+        .Add("open_file_limit", *open_files)
+        .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
+  }
   absl::StatusOr<CoordinatorState> state = InitialState(options.state_dir, users, items);
   if (!state.ok()) return state.status();
   Coordinator coordinator(options, std::move(*state));
@@ -196,7 +230,10 @@ absl::Status Serve() {
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
   }
-  EventLine("listening").Add("address", absl::GetFlag(FLAGS_listen)).Add("port", port);
+  EventLine("listening")
+      .Add("address", absl::GetFlag(FLAGS_listen))
+      .Add("port", port)
+      .Add("open_file_limit", *open_files);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   std::thread watcher([&coordinator] {
