@@ -289,7 +289,9 @@ void Pool::Retry(size_t i, const absl::Status& why, std::optional<absl::Status>&
 
 void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
   Member& m = members_[i];
-  if (m.state == State::kRegistering) {
+  const State ended = m.state;
+  m.state = State::kWaiting;  // the call is over; the branches below decide what follows
+  if (ended == State::kRegistering) {
     std::unique_ptr<RegisterCall> call = std::move(m.registering);
     if (!call->status.ok()) {
       if (Refusal(call->status.error_code())) {
@@ -299,10 +301,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
       Retry(i, FromGrpc(call->status), failure);
       return;
     }
-    if (cancelling_) {
-      m.state = State::kWaiting;
-      return;
-    }
+    if (cancelling_) return;
     if (call->response.training_done()) {  // joined after the end: nothing to do
       v1::ServerMessage done;
       done.mutable_result()->set_round(call->response.current_round());
