@@ -337,7 +337,6 @@ absl::Status Pool::Run(const std::atomic<bool>& stop) {
   std::vector<std::thread> workers;
   for (int w = 0; w < options_.workers; ++w) workers.emplace_back([this] { Work(); });
   std::optional<absl::Status> failure;
-  bool& cancelling = cancelling_;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     std::vector<size_t> ended = std::exchange(ended_, {});
@@ -349,14 +348,14 @@ absl::Status Pool::Run(const std::atomic<bool>& stop) {
       Member& m = members_[i];
       if (m.state == State::kDone) ++done;
       if (m.state == State::kRegistering || m.state == State::kStreaming) ++active;
-      if (!cancelling && !failure && !stop.load() && m.state == State::kWaiting &&
+      if (!cancelling_ && !failure && !stop.load() && m.state == State::kWaiting &&
           m.retry_at <= now) {
         StartRegister(i);
         ++active;
       }
     }
-    if ((failure || stop.load()) && !cancelling) {
-      cancelling = true;
+    if ((failure || stop.load()) && !cancelling_) {
+      cancelling_ = true;
       for (Member& m : members_) {
         if (m.registering) m.registering->context.TryCancel();
         if (m.stream) m.stream->Cancel();
@@ -364,8 +363,8 @@ absl::Status Pool::Run(const std::atomic<bool>& stop) {
     }
     lock.lock();
     if (ended_.empty()) {
-      if (cancelling && active == 0) break;
-      if (!cancelling && done == members_.size()) break;
+      if (cancelling_ && active == 0) break;
+      if (!cancelling_ && done == members_.size()) break;
       cv_.wait_for(lock, std::chrono::milliseconds(50));
     }
   }
@@ -377,7 +376,7 @@ absl::Status Pool::Run(const std::atomic<bool>& stop) {
   }
   for (std::thread& t : workers) t.join();
   if (failure) return *failure;
-  if (cancelling) return absl::CancelledError("stopped by a signal");
+  if (cancelling_) return absl::CancelledError("stopped by a signal");
   return absl::OkStatus();
 }
 
