@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,13 +21,15 @@
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
+#include "wire/chunking.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
 ABSL_FLAG(std::string, data, "synthetic",
           "dataset the users come from (same syntax as every binary's --data)");
 ABSL_FLAG(std::string, split, "holdout:0.2",
-          "train/test split; users train on the train part only (the coordinator's --split must "
-          "match for simulation evaluation); empty = the whole dataset");
+          "train/test split; users train on the train part and score federated evaluation rounds "
+          "on the test part (the coordinator's --split must match for simulation evaluation); "
+          "empty = the whole dataset, no test ratings");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
@@ -34,6 +37,9 @@ ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token"
 ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the shard)");
 ABSL_FLAG(double, give_up_after_s, 0,
           "exit after this many seconds without a working stream (0: never)");
+ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
+          "messages to the coordinator larger than this (serialized) travel as chunks of at most "
+          "this many bytes");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
 ABSL_FLAG(bool, one_stream_per_user, false,
           "register every user as its own client (own signing key, own stream) on gRPC's "
@@ -42,6 +48,10 @@ ABSL_FLAG(bool, one_stream_per_user, false,
 ABSL_FLAG(int, channels, 1,
           "--one_stream_per_user: spread the streams over this many channels (TCP connections)");
 ABSL_FLAG(int, workers, 2, "--one_stream_per_user: threads running the users' work");
+ABSL_FLAG(std::string, insecure_noise_seed, "",
+          "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
+          "this integer and the participant id instead of the OS CSPRNG, so the noise is "
+          "predictable (a run then matches fedmf-sim --seed=N); empty: OS CSPRNG");
 
 namespace fedmf::client {
 namespace {
@@ -78,6 +88,7 @@ absl::Status Run() {
   absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!full.ok()) return full.status();
   auto data = std::make_shared<data::RatingsDataset>();
+  std::shared_ptr<data::RatingsDataset> test;  // held-out ratings, stay on this machine
   if (absl::GetFlag(FLAGS_split).empty()) {
     *data = std::move(*full);
   } else {
@@ -85,23 +96,41 @@ absl::Status Run() {
         data::MakeSplits(*full, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
     if (!splits.ok()) return splits.status();
     *data = std::move((*splits)[0].train);
+    test = std::make_shared<data::RatingsDataset>(std::move((*splits)[0].test));
   }
   absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
+  const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
+  if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
+  }
+  std::optional<uint64_t> noise_seed;
+  if (const std::string seed = absl::GetFlag(FLAGS_insecure_noise_seed); !seed.empty()) {
+    uint64_t value = 0;
+    if (!absl::SimpleAtoi(seed, &value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--insecure_noise_seed: '", seed, "' is not an unsigned integer"));
+    }
+    noise_seed = value;
+    EventLine("insecure_noise_seed").Add("warning", "noise is predictable: no privacy");
+  }
   const bool per_user = absl::GetFlag(FLAGS_one_stream_per_user);
   std::vector<std::unique_ptr<ParticipantHost>> hosts;
   if (per_user) {
     for (int32_t user : *users) {
-      absl::StatusOr<std::unique_ptr<ParticipantHost>> host = ParticipantHost::Create(data, {user});
+      absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+          ParticipantHost::Create(data, {user}, test, noise_seed);
       if (!host.ok()) return host.status();
       hosts.push_back(std::move(*host));
     }
     if (hosts.empty()) return absl::InvalidArgumentError("no users selected");
   } else {
-    absl::StatusOr<std::unique_ptr<ParticipantHost>> host = ParticipantHost::Create(data, *users);
+    absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+        ParticipantHost::Create(data, *users, test, noise_seed);
     if (!host.ok()) return host.status();
     hosts.push_back(std::move(*host));
   }
+  for (const auto& host : hosts) host->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
 
   GrpcClientOptions options;
   options.target = absl::GetFlag(FLAGS_coordinator);

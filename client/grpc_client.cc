@@ -139,6 +139,7 @@ class Session {
     EventLine("round_result")
         .Add("client", options_.name)
         .Add("round", r.round())
+        .Add("kind", r.evaluation() ? "evaluation" : "training")
         .Add("applied", r.applied() ? "yes" : "no")
         .Add("contributors", r.contributors())
         .Add("reason", r.reason());

@@ -4,14 +4,19 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/metrics/user_metrics.h"
+#include "common/mf/rating_predictor.h"
 
 namespace fedmf::client {
 
-absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings) {
+absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings,
+                                                data::RatingRow test,
+                                                std::optional<uint64_t> insecure_noise_seed) {
   if (id == 0) return absl::InvalidArgumentError("participant id must be >= 1, got 0");
+  if (insecure_noise_seed) return Participant(id, ratings, test, dp::Rng(*insecure_noise_seed, id));
   absl::StatusOr<dp::Rng> rng = dp::Rng::FromOsEntropy();
   if (!rng.ok()) return rng.status();
-  return Participant(id, ratings, std::move(*rng));
+  return Participant(id, ratings, test, std::move(*rng));
 }
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
@@ -22,6 +27,13 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
   absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
   if (!contribution.ok()) return contribution.status();
   user_factor_ = std::move(contribution->user_factor);
+  return OpenSession(config, contribution->vector, signing_key, std::move(directory));
+}
+
+absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
+    const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+    const crypto::Ed25519PrivateKey* signing_key,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
   secagg::ClientIdentity identity{id_, std::nullopt};
   if (config.signatures && signing_key != nullptr) {
     // The session owns its copy of the key (wiped with it).
@@ -33,11 +45,49 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
   absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
       secagg::ClientSession::Create(config, std::move(identity), std::move(directory));
   if (!session.ok()) return session.status();
-  if (absl::Status s = (*session)->SetInput(contribution->vector); !s.ok()) return s;
+  if (absl::Status s = (*session)->SetInput(input); !s.ok()) return s;
   absl::StatusOr<v1::secagg::ClientToServer> advertise = (*session)->Start();
   if (!advertise.ok()) return advertise.status();
   session_ = std::move(*session);
   return advertise;
+}
+
+absl::StatusOr<metrics::MetricSums> Participant::Evaluate(
+    const algorithms::Contributor& contributor, const metrics::RankingOptions& options) const {
+  if (absl::Status s = options.Validate(); !s.ok()) return s;
+  metrics::MetricSums sums;
+  if (test_.size() == 0) return sums;
+  const mf::FactorMatrix& items = contributor.item_factors();
+  if (test_.indices.back() >= items.rows()) {  // indices are sorted
+    return absl::InvalidArgumentError(absl::StrCat("participant ", id_, ": test item ",
+                                                   test_.indices.back(), " outside the model's ",
+                                                   items.rows(), " items"));
+  }
+  absl::StatusOr<Eigen::VectorXd> u = contributor.UserFactor(ratings_);
+  if (!u.ok()) return u.status();
+  // As server/evaluation.cc scores centrally: ranking by eq. 5's factor, ratings by the
+  // predictor (a user with test ratings has train ratings, so the fallback mean is never used).
+  absl::StatusOr<mf::RatingPredictor> predictor = mf::RatingPredictor::Fit(items, ratings_, {}, 0);
+  if (!predictor.ok()) return predictor.status();
+  const Eigen::VectorXd predicted = (items * predictor->weights()).array() + predictor->mean();
+  sums.Add(metrics::EvaluateUserErrors(
+      test_, absl::Span<const double>(predicted.data(), static_cast<size_t>(predicted.size()))));
+  const Eigen::VectorXd scores = items * *u;
+  sums.Add(
+      metrics::EvaluateUserRanking(
+          ratings_, test_,
+          absl::Span<const double>(scores.data(), static_cast<size_t>(scores.size())), options),
+      /*has_test=*/true);
+  return sums;
+}
+
+absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
+    const algorithms::Contributor& contributor, const metrics::RankingOptions& options,
+    const metrics::MetricCodec& codec, const secagg::SessionConfig& config) {
+  session_.reset();
+  absl::StatusOr<metrics::MetricSums> sums = Evaluate(contributor, options);
+  if (!sums.ok()) return sums.status();
+  return OpenSession(config, codec.Encode(*sums), nullptr, nullptr);
 }
 
 absl::StatusOr<std::vector<uint64_t>> Participant::ContributeClear(

@@ -1,6 +1,7 @@
-// One user of a client process: their ratings (never sent anywhere), their private noise
-// generator, their SecAgg client session of the current round and their latest user factor, from
-// which they rank items locally. No networking: the host (participant_host.h) routes messages.
+// One user of a client process: their ratings (never sent anywhere; train ratings for training,
+// test ratings for federated evaluation), their private noise generator, their SecAgg client
+// session of the current round and their latest user factor, from which they rank items locally.
+// No networking: the host (participant_host.h) routes messages.
 #ifndef FEDMF_CLIENT_PARTICIPANT_H_
 #define FEDMF_CLIENT_PARTICIPANT_H_
 
@@ -14,6 +15,8 @@
 #include "common/algorithms/algorithm.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/rng.h"
+#include "common/metrics/metric_codec.h"
+#include "common/metrics/metrics.h"
 #include "common/mf/recommend.h"
 #include "crypto/ed25519.h"
 #include "crypto/secagg/client_session.h"
@@ -25,9 +28,14 @@ namespace fedmf::client {
 
 class Participant {
  public:
-  // `ratings` must outlive the participant (it views the host's dataset). `id` >= 1 is the SecAgg
-  // participant id (dense user index + 1). The noise generator is keyed from the OS CSPRNG.
-  static absl::StatusOr<Participant> Create(uint32_t id, data::RatingRow ratings);
+  // `ratings` (train) and `test` must outlive the participant (they view the host's datasets).
+  // `id` >= 1 is the SecAgg participant id (dense user index + 1). The noise generator is keyed
+  // from the OS CSPRNG, or, when `insecure_noise_seed` is set, is dp::Rng(seed, id): reproducible
+  // whatever the process layout, for tests and experiments ONLY (whoever knows the seed can
+  // subtract the noise, so it voids the privacy guarantee).
+  static absl::StatusOr<Participant> Create(
+      uint32_t id, data::RatingRow ratings, data::RatingRow test = {},
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
   // returns the AdvertiseKeys message. Ends any previous round's session. With
@@ -40,6 +48,19 @@ class Participant {
 
   // This round's contribution for a clear-upload round (no SecAgg session).
   absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);
+
+  // This user's metric sums (user_metrics.h) under `contributor`'s model: the user factor from
+  // the train ratings, scored on the test ratings. Zero for a user without test ratings.
+  // InvalidArgument for a test item outside the model or invalid options.
+  absl::StatusOr<metrics::MetricSums> Evaluate(const algorithms::Contributor& contributor,
+                                               const metrics::RankingOptions& options) const;
+
+  // Evaluates (Evaluate), encodes the sums with `codec` and opens a SecAgg session for them (an
+  // evaluation round, always unsigned: docs/runtime.md); returns the AdvertiseKeys message. Ends
+  // any previous session.
+  absl::StatusOr<v1::secagg::ClientToServer> StartEvaluation(
+      const algorithms::Contributor& contributor, const metrics::RankingOptions& options,
+      const metrics::MetricCodec& codec, const secagg::SessionConfig& config);
 
   // The reply to one server message of the current session, if any. FailedPrecondition when no
   // session is open; an inconsistent server message yields the session's Abort reply.
@@ -56,16 +77,25 @@ class Participant {
 
   uint32_t id() const { return id_; }
   const data::RatingRow& ratings() const { return ratings_; }
+  const data::RatingRow& test_ratings() const { return test_; }
   // The factor of the last contribution (empty before the first).
   const Eigen::VectorXd& user_factor() const { return user_factor_; }
   const secagg::ClientSession* session() const { return session_.get(); }
 
  private:
-  Participant(uint32_t id, data::RatingRow ratings, dp::Rng rng)
-      : id_(id), ratings_(ratings), rng_(std::move(rng)) {}
+  Participant(uint32_t id, data::RatingRow ratings, data::RatingRow test, dp::Rng rng)
+      : id_(id), ratings_(ratings), test_(test), rng_(std::move(rng)) {}
+
+  // Opens this round's SecAgg session with `input` and returns its AdvertiseKeys message
+  // (signing and directory as in StartRound).
+  absl::StatusOr<v1::secagg::ClientToServer> OpenSession(
+      const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+      const crypto::Ed25519PrivateKey* signing_key,
+      std::shared_ptr<const secagg::SigningKeyDirectory> directory);
 
   uint32_t id_;
   data::RatingRow ratings_;
+  data::RatingRow test_;
   dp::Rng rng_;
   Eigen::VectorXd user_factor_;
   std::unique_ptr<secagg::ClientSession> session_;

@@ -10,17 +10,26 @@
 namespace fedmf::client {
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
-    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users) {
+    std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+    std::shared_ptr<const data::RatingsDataset> test, std::optional<uint64_t> insecure_noise_seed) {
+  if (test != nullptr &&
+      (test->num_users() != data->num_users() || test->num_items() != data->num_items())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "test ratings are ", test->num_users(), " x ", test->num_items(), ", train ratings ",
+        data->num_users(), " x ", data->num_items(), ": not one split"));
+  }
   absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
   if (!key.ok()) return key.status();
-  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, std::move(*key)));
+  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, test, std::move(*key)));
   for (int32_t user : users) {
     if (user < 0 || user >= data->num_users()) {
       return absl::InvalidArgumentError(
           absl::StrCat("user ", user, " is outside the dataset (", data->num_users(), " users)"));
     }
     const uint32_t id = static_cast<uint32_t>(user) + 1;
-    absl::StatusOr<Participant> p = Participant::Create(id, data->user(user));
+    absl::StatusOr<Participant> p = Participant::Create(
+        id, data->user(user), test != nullptr ? test->user(user) : data::RatingRow{},
+        insecure_noise_seed);
     if (!p.ok()) return p.status();
     if (!host->participants_.emplace(id, std::move(*p)).second) {
       return absl::InvalidArgumentError(absl::StrCat("user ", user, " is listed twice"));
@@ -70,11 +79,39 @@ const Participant* ParticipantHost::Find(uint32_t id) const {
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
     const v1::ServerMessage& message) {
+  const v1::ServerMessage* whole = &message;
+  std::optional<wire::Reassembler<v1::ServerMessage>::Complete> complete;
+  if (message.has_chunk()) {
+    absl::StatusOr<std::optional<wire::Reassembler<v1::ServerMessage>::Complete>> added =
+        inbound_.Add(message);
+    if (!added.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("coordinator chunk sequence refused: ", added.status().message()));
+    }
+    if (!added->has_value()) return std::vector<v1::ClientMessage>{};
+    complete = std::move(*added);
+    whole = &complete->message;
+  }
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = Dispatch(*whole);
+  if (!replies.ok()) return replies;
+  std::vector<v1::ClientMessage> out;
+  for (v1::ClientMessage& reply : *replies) {
+    for (v1::ClientMessage& piece : wire::Split(std::move(reply), chunk_bytes_)) {
+      out.push_back(std::move(piece));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
+    const v1::ServerMessage& message) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:
       return HandleTask(message.task());
     case v1::ServerMessage::kSecagg:
       return HandleSecAgg(message.secagg());
+    case v1::ServerMessage::kEvaluationTask:
+      return HandleEvaluationTask(message.evaluation_task());
     case v1::ServerMessage::kResult:
       HandleResult(message.result());
       return std::vector<v1::ClientMessage>{};
@@ -85,8 +122,14 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     const v1::RoundTask& task) {
-  const bool clear = task.plan().combination() == v1::COMBINATION_CLEAR;
-  if (!clear && task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
+  if (task.simulation_plain_sum() && !allow_simulation_plain_sum_) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "round ", task.round(), ": refusing to upload in the clear (simulation_plain_sum)"));
+  }
+  const bool clear =
+      task.plan().combination() == v1::COMBINATION_CLEAR || task.simulation_plain_sum();
+  if (task.plan().combination() != v1::COMBINATION_CLEAR &&
+      task.plan().combination() != v1::COMBINATION_SECURE_SUM) {
     return absl::InvalidArgumentError(
         absl::StrCat("round ", task.round(), ": unknown combination ", task.plan().combination()));
   }
@@ -107,18 +150,13 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
-  for (uint32_t id : task.participant_ids()) {
-    if (!participants_.contains(id)) {
-      return absl::InvalidArgumentError(absl::StrCat("round ", task.round(),
-                                                     ": task names participant ", id,
-                                                     " which this process does not host"));
-    }
-  }
+  if (absl::Status s = CheckHosted(task.round(), task.participant_ids()); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       algorithms::MakeContributor(task.plan());
   if (!contributor.ok()) return contributor.status();
   contributor_ = std::move(*contributor);
   round_ = task.round();
+  evaluation_ = false;
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
@@ -142,6 +180,17 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   return replies;
 }
 
+absl::Status ParticipantHost::CheckHosted(
+    int64_t round, const google::protobuf::RepeatedField<uint32_t>& ids) const {
+  for (uint32_t id : ids) {
+    if (!participants_.contains(id)) {
+      return absl::InvalidArgumentError(absl::StrCat("round ", round, ": task names participant ",
+                                                     id, " which this process does not host"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
     const v1::ServerToParticipant& m) {
   auto it = participants_.find(m.participant_id());
@@ -150,9 +199,10 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                    m.participant_id(),
                                                    " which this process does not host"));
   }
-  if (m.round() != round_) {
+  if (m.round() != round_ || m.evaluation() != evaluation_) {
     return absl::FailedPreconditionError(
-        absl::StrCat("SecAgg message of round ", m.round(), " during round ", round_));
+        absl::StrCat("SecAgg message of ", m.evaluation() ? "evaluation " : "", "round ", m.round(),
+                     " during ", evaluation_ ? "evaluation " : "", "round ", round_));
   }
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
   if (!reply.ok()) return reply.status();
@@ -161,6 +211,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
     v1::ClientMessage& out = replies.emplace_back();
     out.mutable_secagg()->set_participant_id(m.participant_id());
     out.mutable_secagg()->set_round(round_);
+    out.mutable_secagg()->set_evaluation(evaluation_);
     *out.mutable_secagg()->mutable_message() = std::move(**reply);
   }
   return replies;
@@ -168,7 +219,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
 
 void ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
-  if (result.applied()) ++rounds_completed_;
+  if (result.applied() && !result.evaluation()) ++rounds_completed_;
   if (result.training_done()) training_done_ = true;
 }
 

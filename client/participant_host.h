@@ -1,16 +1,20 @@
 // The users one client process hosts, and the routing of coordinator messages to them: a round
-// task builds the round's contributor once and starts every listed local participant; SecAgg
-// messages go to the participant they name; a round result closes the round. Transport-free: it
+// task builds the round's contributor once and starts every listed local participant (an
+// evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
+// the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
 // stream, an in-process test, a mobile binding) can drive it. A host is one trust domain: it holds
 // every hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one
-// Ed25519 key (registered as RegisterRequest.signing_public_key).
+// Ed25519 key (registered as RegisterRequest.signing_public_key). It also speaks the wire's
+// chunking (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than
+// the chunk size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,52 +25,81 @@
 #include "crypto/ed25519.h"
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/chunking.h"
 
 namespace fedmf::client {
 
 class ParticipantHost {
  public:
-  // Hosts dense users `users` of `data` (participant id = user + 1). InvalidArgument for a user
-  // outside the dataset or listed twice.
+  // Hosts dense users `users` of `data` (participant id = user + 1), who train on `data` and
+  // evaluate on `test` (the held-out part of the same split; null: no test ratings, the users
+  // then contribute zero metric sums). InvalidArgument for a user outside the dataset or listed
+  // twice, or a `test` of another shape than `data`. `insecure_noise_seed`: see
+  // Participant::Create (tests and reproducible experiments only; it voids privacy).
   static absl::StatusOr<std::unique_ptr<ParticipantHost>> Create(
-      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users);
+      std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
+      std::shared_ptr<const data::RatingsDataset> test = nullptr,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
-  // The replies to one coordinator message. Errors (a task this host cannot run, a message for a
-  // participant it does not host or of another round than the last task's) are returned as a Status
-  // and change nothing else; a participant whose session rejects a message answers with its Abort
+  // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
+  // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
+  // run, a message for a participant it does not host or of another round or kind than the last
+  // task's, a malformed chunk sequence, which is then discarded) are returned as a Status and
+  // change nothing else; a participant whose session rejects a message answers with its Abort
   // reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
+
+  // Replies whose serialization exceeds `bytes` go out as chunks (default
+  // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
+  void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
 
   std::vector<uint32_t> participant_ids() const;
   // The 32-byte Ed25519 public key the host's users sign with (fresh per host, from the CSPRNG).
   std::string signing_public_key() const;
   const Participant* Find(uint32_t id) const;
-  // The model of the last round task (nullptr before the first), for local recommendations.
+  // The model of the last round or evaluation task (nullptr before the first), for local
+  // recommendations.
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
-  int64_t rounds_completed() const { return rounds_completed_; }
+  int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
   bool training_done() const { return training_done_; }
+  // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
+  // the clear). Off by default: such a task is then refused.
+  void AllowSimulationPlainSum() { allow_simulation_plain_sum_ = true; }
 
  private:
   ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
+                  std::shared_ptr<const data::RatingsDataset> test,
                   crypto::Ed25519PrivateKey signing_key)
-      : data_(std::move(data)), signing_key_(std::move(signing_key)) {}
+      : data_(std::move(data)), test_(std::move(test)), signing_key_(std::move(signing_key)) {}
 
   // The cohort's directory of a task with signatures; InvalidArgument if it is malformed or does
   // not list this host's own key for the users the task names.
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> TaskDirectory(
       const v1::RoundTask& task) const;
 
+  absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
+  // participant_host_eval.cc
+  absl::StatusOr<std::vector<v1::ClientMessage>> HandleEvaluationTask(
+      const v1::EvaluationTask& task);
+  // InvalidArgument naming the first of `ids` this host does not host.
+  absl::Status CheckHosted(int64_t round,
+                           const google::protobuf::RepeatedField<uint32_t>& ids) const;
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
   void HandleResult(const v1::RoundResult& result);
 
   std::shared_ptr<const data::RatingsDataset> data_;
+  std::shared_ptr<const data::RatingsDataset> test_;  // may be null
   crypto::Ed25519PrivateKey signing_key_;
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
-  int64_t round_ = -1;  // of the last task
+  size_t chunk_bytes_ = wire::kDefaultChunkBytes;
+  wire::Reassembler<v1::ServerMessage> inbound_;
+  int64_t round_ = -1;       // of the last task
+  bool evaluation_ = false;  // the last task was an evaluation task
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
+  bool allow_simulation_plain_sum_ = false;
 };
 
 }  // namespace fedmf::client

@@ -1,5 +1,5 @@
-// Transport limits both ends of the federation stream set explicitly (federation.proto explains
-// why the model broadcast needs no chunking below this size).
+// Transport limits both ends of the federation stream set explicitly. Larger messages travel in
+// chunks well below this limit (wire/chunking.h).
 #ifndef FEDMF_CLIENT_WIRE_LIMITS_H_
 #define FEDMF_CLIENT_WIRE_LIMITS_H_
 

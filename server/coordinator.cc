@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
+#include "server/traffic_report.h"
 
 namespace fedmf::server {
 namespace {
@@ -37,7 +38,8 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
 
 grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& connection,
                                           const v1::ClientMessage& message) {
-  bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
+  const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
+  bytes_in_ += size;
   std::lock_guard<std::mutex> lock(mu_);
   if (!registry_.IsBound(connection.get())) {
     if (!message.has_session_token()) {
@@ -52,6 +54,39 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
     return ToGrpc(bound);
   }
+  if (message.has_chunk()) return HandleChunk(connection, message);
+  traffic_.AddUp(wire::StageOf(message), size);
+  return Dispatch(connection, message);
+}
+
+grpc::Status Coordinator::HandleChunk(const std::shared_ptr<Connection>& connection,
+                                      const v1::ClientMessage& message) {
+  // Checked before any memory is spent on the sequence.
+  const uint32_t id = message.chunk().participant_id();
+  if (!registry_.Owns(connection.get(), id)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
+  }
+  auto it = inbound_.try_emplace(connection.get(), options_.max_upload_bytes).first;
+  absl::StatusOr<std::optional<wire::Reassembler<v1::ClientMessage>::Complete>> complete =
+      it->second.Add(message);
+  traffic_.AddChunksUp(1);
+  if (!complete.ok()) {
+    EventLine("chunks_rejected")
+        .Add("client", registry_.NameOf(connection.get()))
+        .Add("participant", id)
+        .Add("reason", complete.status().message());
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("chunk sequence refused: ", complete.status().message()));
+  }
+  if (!complete->has_value()) return grpc::Status::OK;
+  const v1::ClientMessage& whole = (*complete)->message;
+  traffic_.AddUp(wire::StageOf(whole), static_cast<int64_t>((*complete)->wire_bytes));
+  return Dispatch(connection, whole);
+}
+
+grpc::Status Coordinator::Dispatch(const std::shared_ptr<Connection>& connection,
+                                   const v1::ClientMessage& message) {
   if (message.has_clear_upload()) return HandleClearUpload(*connection, message.clear_upload());
   if (!message.has_secagg()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected a SecAgg message");
@@ -61,8 +96,9 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (session_ == nullptr || message.secagg().round() != state_.updater->round()) {
-    return grpc::Status::OK;  // late message of a finished round
+  if (session_ == nullptr || message.secagg().round() != state_.updater->round() ||
+      message.secagg().evaluation() != evaluating_) {
+    return grpc::Status::OK;  // late message of a finished (training or evaluation) round
   }
   const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
   if (absl::IsInvalidArgument(handled)) {
@@ -70,6 +106,7 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     v1::ServerMessage abort;
     abort.mutable_secagg()->set_participant_id(id);
     abort.mutable_secagg()->set_round(state_.updater->round());
+    abort.mutable_secagg()->set_evaluation(evaluating_);
     *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
     Send(*connection, std::move(abort));
   }
@@ -81,6 +118,7 @@ void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) 
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = registry_.NameOf(connection.get());
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
+  inbound_.erase(connection.get());
   int dropped = 0;
   if (session_ != nullptr) {
     for (uint32_t id : ids) {
@@ -131,11 +169,16 @@ v1::StatusResponse Coordinator::Status() const {
   r.set_bytes_in(bytes_in_.load());
   r.set_bytes_out(bytes_out_.load());
   r.set_delta(options_.report_delta);
+  r.set_traffic_round(last_traffic_round_);
+  r.set_traffic_cohort(static_cast<int32_t>(last_traffic_cohort_));
+  r.set_traffic_evaluation(last_traffic_evaluation_);
+  AddTraffic(last_traffic_, last_traffic_cohort_, r);
   if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
       report.ok() && !state_.ledger.entries().empty()) {
     r.set_epsilon_rdp2(report->rdp_order2);
     r.set_epsilon_dp(report->improved.epsilon);
   }
+  if (last_evaluation_) *r.mutable_federated_evaluation() = *last_evaluation_;
   return r;
 }
 
@@ -152,9 +195,23 @@ void Coordinator::WaitForDisconnects(absl::Duration timeout) {
 }
 
 size_t Coordinator::Send(Connection& connection, v1::ServerMessage message) {
-  const size_t bytes = connection.Send(std::move(message));
+  const wire::Stage stage = wire::StageOf(message);
+  size_t bytes = 0;
+  std::vector<v1::ServerMessage> pieces = wire::Split(std::move(message), options_.chunk_bytes);
+  if (pieces.size() > 1) {
+    traffic_.AddChunksDown(static_cast<int64_t>(pieces.size()));
+  }
+  for (v1::ServerMessage& piece : pieces) bytes += connection.Send(std::move(piece));
   bytes_out_ += static_cast<int64_t>(bytes);
+  traffic_.AddDown(stage, static_cast<int64_t>(bytes));
   return bytes;
+}
+
+void Coordinator::EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation) {
+  last_traffic_ = traffic_;
+  last_traffic_round_ = round;
+  last_traffic_cohort_ = cohort_size;
+  last_traffic_evaluation_ = evaluation;
 }
 
 void Coordinator::Broadcast(const v1::RoundResult& result) {

@@ -2,8 +2,9 @@
 // Participate reactor), and on one driver thread runs rounds - sample a cohort of live users,
 // send the plan, drive the SecAgg ServerSession with a deadline per stage (late = dropped), apply
 // the decoded sum, record the round in the privacy ledger, checkpoint - until the rounds are done
-// or the budget is spent. Network input only ever reaches the ServerSession's validation or the
-// checks here; problems become gRPC statuses and log lines.
+// or the budget is spent; every few rounds and at the end, a federated evaluation round secure-sums
+// the cohort's metric sums (coordinator_eval.cc). Network input only ever reaches the
+// ServerSession's validation or the checks here; problems become gRPC statuses and log lines.
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
@@ -11,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,7 +22,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/metrics/metrics.h"
 #include "crypto/secagg/server_session.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/checkpoint.h"
@@ -29,6 +33,8 @@
 #include "server/connection.h"
 #include "server/evaluation.h"
 #include "server/registry.h"
+#include "wire/chunking.h"
+#include "wire/traffic.h"
 
 namespace fedmf::server {
 
@@ -52,9 +58,24 @@ struct CoordinatorOptions {
   // directory in the RoundTask); with the complete graph also Bonawitz's consistency check.
   bool signatures = true;
   bool consistency_check = true;
+  // fedmf-sim --plain_sum only: secure-sum rounds collect clear uploads instead of running SecAgg
+  // (the sum is the same bit for bit; only its cost and its protection are gone).
+  bool simulation_plain_sum = false;
   double report_delta = 1e-5;  // delta of the (epsilon, delta) in logs and Status
+  // Messages to clients larger than this (serialized) go out as chunks (wire/chunking.h).
+  size_t chunk_bytes = wire::kDefaultChunkBytes;
+  // Largest client message reassembled from chunks; a stream holds at most this much pending.
+  uint64_t max_upload_bytes = wire::kMaxTransferBytes;
   // Simulation only (evaluation.h): scores the model after every round when set.
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
+  int64_t evaluate_every = 1;  // ... after rounds that are multiples of this, and the last
+  // Federated evaluation (coordinator_eval.cc): an evaluation round after every eval_every-th
+  // training round and after the last one; 0: never. Not charged to the privacy ledger.
+  int64_t eval_every = 0;
+  // Users per evaluation round: round(eval_participation * num_users), at least 2; 0: the
+  // training cohort size.
+  double eval_participation = 0;
+  metrics::RankingOptions eval_ranking = metrics::kDpmfRpRanking;
 };
 
 class Coordinator final : public StreamHandler {
@@ -75,6 +96,8 @@ class Coordinator final : public StreamHandler {
   // Waits (up to `timeout`) until every client stream has closed.
   void WaitForDisconnects(absl::Duration timeout);
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
+  // The updater, ledger and seed; only while Run() is not running (e.g. after it returned).
+  const CoordinatorState& state() const { return state_; }
 
  private:
   struct RoundOutcome {
@@ -97,6 +120,16 @@ class Coordinator final : public StreamHandler {
   using StageSeconds = std::vector<std::pair<const char*, double>>;
 
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
+  // OK iff a task carrying `plan` fits the message limit (RESOURCE_EXHAUSTED otherwise).
+  static absl::Status CheckTaskSize(const v1::RoundPlan& plan);
+  // Waits until `needed` users are live; false if stopped first.
+  bool WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed, int64_t round);
+  // Drives session_ through its stages (deadline each) until it completes or aborts; stage_ is
+  // `stage_prefix` + the stage name, each stage's duration is appended to `stage_seconds`. When
+  // fewer than `min_inputs` masked inputs would be unmasked, aborts the session and sets
+  // `refused` to why. Errors: local failures only.
+  absl::Status DriveSecAgg(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
+                           int64_t min_inputs, StageSeconds& stage_seconds, std::string& refused);
   // Run the round for cohort_ through SecAgg, or by clear uploads (errors: local failures only).
   absl::StatusOr<RoundSum> CollectSecAgg(std::unique_lock<std::mutex>& lock,
                                          const v1::RoundPlan& plan, int attempt,
@@ -114,10 +147,28 @@ class Coordinator final : public StreamHandler {
   void AbortSession(const std::string& reason);
   void Route(std::vector<secagg::ServerMessage> messages);
   absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, RoundSum collected);
+  // A whole (unchunked or reassembled) message of a bound stream.
+  grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
+                        const v1::ClientMessage& message);
+  grpc::Status HandleChunk(const std::shared_ptr<Connection>& connection,
+                           const v1::ClientMessage& message);
   grpc::Status HandleClearUpload(const Connection& connection, const v1::ClearUpload& upload);
   void Broadcast(const v1::RoundResult& result);
   void LogEvaluation(int64_t round);
+
+  // coordinator_eval.cc: an evaluation round if one is due after the rounds applied so far
+  // (`last`: training ended, evaluate unless this model was evaluated).
+  absl::Status MaybeEvaluate(std::unique_lock<std::mutex>& lock, bool last);
+  // One evaluation round of the current model; a failed round (dropouts, a bad sum) is logged,
+  // not retried. Errors: local failures only.
+  absl::Status RunEvaluation(std::unique_lock<std::mutex>& lock);
+  void SendEvaluationTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
+                           int fraction_bits);
+  // Sends `message` (as chunks when large) and counts its bytes; under mu_.
   size_t Send(Connection& connection, v1::ServerMessage message);
+  // Closes the traffic accounting of the round (under mu_); `evaluation`: an evaluation round,
+  // counted on its own, after `round` training rounds.
+  void EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation = false);
 
   const CoordinatorOptions options_;
   mutable std::mutex mu_;
@@ -130,8 +181,18 @@ class Coordinator final : public StreamHandler {
   std::unique_ptr<secagg::ServerSession> session_;  // the SecAgg round in progress
   std::unique_ptr<ClearAggregation> clear_;         // or the clear-upload round
   std::vector<uint32_t> cohort_;
+  bool evaluating_ = false;            // session_ is an evaluation round's
+  int64_t last_evaluated_round_ = -1;  // rounds applied when last evaluated
+  std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
+  // Chunked uploads in progress, by stream (as the registry keys streams).
+  std::map<const Connection*, wire::Reassembler<v1::ClientMessage>> inbound_;
+  wire::TrafficCounter traffic_;       // of the current round, by stage
+  wire::TrafficCounter last_traffic_;  // of the last finished round
+  int64_t last_traffic_round_ = -1;
+  int64_t last_traffic_cohort_ = 0;
+  bool last_traffic_evaluation_ = false;
   std::atomic<uint64_t> next_connection_id_{1};
 };
 

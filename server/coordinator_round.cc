@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
-#include "client/wire_limits.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
+#include "server/traffic_report.h"
 
 namespace fedmf::server {
 namespace {
@@ -56,11 +56,13 @@ absl::Status Coordinator::Run() {
     }
     if (outcome->applied) {
       failures = 0;
+      if (absl::Status s = MaybeEvaluate(lock, /*last=*/false); !s.ok()) return s;
     } else if (!stop_ && ++failures >= options_.max_failed_rounds) {
       return absl::AbortedError(
           absl::StrCat(failures, " rounds in a row failed; last: ", outcome->reason));
     }
   }
+  if (absl::Status s = MaybeEvaluate(lock, /*last=*/true); !s.ok()) return s;
   if (stop_) end = "stopped";
   stage_ = "done";
   v1::RoundResult done;
@@ -84,26 +86,20 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
   return state_.ledger.CanAfford(*curve, *budget);
 }
 
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
-                                                                int attempt) {
-  const int64_t round = state_.updater->round();
-  absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
-  if (!plan.ok()) return plan.status();
-  if (plan->ByteSizeLong() + kTaskOverheadBytes > static_cast<size_t>(client::kMaxMessageBytes)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("round plan of ", plan->ByteSizeLong(), " bytes exceeds the ",
-                     client::kMaxMessageBytes, "-byte message limit (federation.proto)"));
+absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
+  // Clients reassemble at most kMaxTransferBytes (a larger plan goes in chunks up to that).
+  if (plan.ByteSizeLong() + kTaskOverheadBytes > wire::kMaxTransferBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("round plan of ", plan.ByteSizeLong(),
+                                                     " bytes exceeds the ", wire::kMaxTransferBytes,
+                                                     "-byte transfer limit (wire/chunking.h)"));
   }
-  absl::StatusOr<bool> affordable = BudgetAllows(*plan);
-  if (!affordable.ok()) return affordable.status();
-  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+  return absl::OkStatus();
+}
 
-  const int64_t cohort_size = plan->max_contributors();
+bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed,
+                                   int64_t round) {
   stage_ = "waiting";
   auto last_log = Clock::now() - std::chrono::seconds(10);
-  const int64_t needed =
-      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
-  first_round_ = false;
   while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < needed) {
     if (Seconds(last_log) >= 5) {
       EventLine("waiting_for_users")
@@ -114,7 +110,26 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
     }
     cv_.wait_for(lock, std::chrono::seconds(1));
   }
-  if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  return !stop_;
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
+                                                                int attempt) {
+  const int64_t round = state_.updater->round();
+  absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
+  if (!plan.ok()) return plan.status();
+  if (absl::Status s = CheckTaskSize(*plan); !s.ok()) return s;
+  absl::StatusOr<bool> affordable = BudgetAllows(*plan);
+  if (!affordable.ok()) return affordable.status();
+  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+
+  const int64_t cohort_size = plan->max_contributors();
+  const int64_t needed =
+      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
+  first_round_ = false;
+  if (!WaitForLiveUsers(lock, needed, round)) {
+    return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  }
 
   absl::StatusOr<std::vector<uint32_t>> cohort =
       SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
@@ -123,11 +138,13 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
+  traffic_.Reset();
   const auto round_start = Clock::now();
   StageSeconds stage_seconds;
-  absl::StatusOr<RoundSum> collected = plan->combination() == v1::COMBINATION_CLEAR
-                                           ? CollectClear(lock, *plan, stage_seconds)
-                                           : CollectSecAgg(lock, *plan, attempt, stage_seconds);
+  // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
+  const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
+  absl::StatusOr<RoundSum> collected = clear ? CollectClear(lock, *plan, stage_seconds)
+                                             : CollectSecAgg(lock, *plan, attempt, stage_seconds);
   if (!collected.ok()) return collected.status();
   const int threshold = collected->threshold;
   absl::StatusOr<RoundOutcome> outcome = Finalize(lock, std::move(*collected));
@@ -142,8 +159,12 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
       .Add("dropouts", last_dropouts_)
       .Add("bytes_in", bytes_in_.load() - in0)
       .Add("bytes_out", bytes_out_.load() - out0)
+      .Add("length", plan->length())
+      .Add("bits", plan->bits())
       .Add("round_s", Seconds(round_start));
   for (const auto& [key, seconds] : stage_seconds) line.Add(key, seconds);
+  AddTraffic(traffic_, cohort_size, line);
+  EndRoundTraffic(round, cohort_size);
   if (state_.ledger.entries().empty()) {
     line.Add("privacy", "no-noise-released");
   } else if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
@@ -206,28 +227,9 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(std::unique_loc
       .Add("consistency_check", config.consistency_check ? "on" : "off");
   SendTasks(plan, &config, config.signatures ? &keys : nullptr);
   std::string refused;
-  while (session_->stage() != secagg::ServerStage::kCompleted &&
-         session_->stage() != secagg::ServerStage::kAborted) {
-    stage_ = secagg::ServerStageName(session_->stage());
-    const auto start = Clock::now();
-    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
-                   [this] { return stop_ || session_->ReadyToClose(); });
-    const char* key = StageKey(session_->stage());
-    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
-    stage_seconds.emplace_back(key, Seconds(start));
-    if (!next.ok()) return next.status();
-    const secagg::ServerStage stage = session_->stage();
-    const int64_t inputs = static_cast<int64_t>(session_->IncludedClients().size());
-    // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
-    // fewer inputs than the privacy calibration assumed: stop before any unmasking share is asked.
-    if ((stage == secagg::ServerStage::kConsistencyCheck ||
-         stage == secagg::ServerStage::kUnmasking) &&
-        inputs < plan.min_contributors()) {
-      refused = absl::StrCat(inputs, " masked inputs, fewer than n_min ", plan.min_contributors());
-      AbortSession(refused);
-      break;
-    }
-    Route(std::move(*next));
+  if (absl::Status s = DriveSecAgg(lock, "", plan.min_contributors(), stage_seconds, refused);
+      !s.ok()) {
+    return s;
   }
   std::unique_ptr<secagg::ServerSession> done = std::move(session_);
   RoundSum r;
@@ -276,6 +278,35 @@ void Coordinator::AbortSession(const std::string& reason) {
   }
 }
 
+absl::Status Coordinator::DriveSecAgg(std::unique_lock<std::mutex>& lock,
+                                      absl::string_view stage_prefix, int64_t min_inputs,
+                                      StageSeconds& stage_seconds, std::string& refused) {
+  while (session_->stage() != secagg::ServerStage::kCompleted &&
+         session_->stage() != secagg::ServerStage::kAborted) {
+    stage_ = absl::StrCat(stage_prefix, secagg::ServerStageName(session_->stage()));
+    const auto start = Clock::now();
+    cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
+                   [this] { return stop_ || session_->ReadyToClose(); });
+    const char* key = StageKey(session_->stage());
+    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+    stage_seconds.emplace_back(key, Seconds(start));
+    if (!next.ok()) return next.status();
+    const secagg::ServerStage stage = session_->stage();
+    const int64_t inputs = static_cast<int64_t>(session_->IncludedClients().size());
+    // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
+    // fewer inputs than the privacy calibration assumed: stop before any unmasking share is asked.
+    if ((stage == secagg::ServerStage::kConsistencyCheck ||
+         stage == secagg::ServerStage::kUnmasking) &&
+        inputs < min_inputs) {
+      refused = absl::StrCat(inputs, " masked inputs, fewer than n_min ", min_inputs);
+      AbortSession(refused);
+      break;
+    }
+    Route(std::move(*next));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(std::unique_lock<std::mutex>& lock,
                                                                 const v1::RoundPlan& plan,
                                                                 StageSeconds& stage_seconds) {
@@ -317,6 +348,8 @@ void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConf
       *task->mutable_plan() = plan;
       if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
       if (keys != nullptr) *task->mutable_signing_keys() = *keys;
+      task->set_simulation_plain_sum(config == nullptr &&
+                                     plan.combination() == v1::COMBINATION_SECURE_SUM);
     }
     message.mutable_task()->add_participant_ids(id);
   }
@@ -334,6 +367,7 @@ void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
     v1::ServerMessage out;
     out.mutable_secagg()->set_participant_id(m.client_id);
     out.mutable_secagg()->set_round(state_.updater->round());
+    out.mutable_secagg()->set_evaluation(evaluating_);
     *out.mutable_secagg()->mutable_message() = std::move(m.message);
     Send(*c, std::move(out));
   }
@@ -387,6 +421,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock
 
 void Coordinator::LogEvaluation(int64_t round) {
   if (!options_.evaluate) return;
+  if (round % options_.evaluate_every != 0 && round != state_.total_rounds) return;
   absl::StatusOr<Evaluation> e = options_.evaluate(*state_.updater);
   if (!e.ok()) {
     EventLine("evaluation").Add("round", round).Add("error", e.status().ToString());
@@ -399,7 +434,8 @@ void Coordinator::LogEvaluation(int64_t round) {
       .Add("precision10", e->ranking.precision)
       .Add("recall10", e->ranking.recall)
       .Add("f1_10", e->ranking.f1)
-      .Add("map10", e->ranking.map);
+      .Add("map10", e->ranking.map)
+      .Add("map_at_n10", e->ranking.map_at_n);
 }
 
 }  // namespace fedmf::server

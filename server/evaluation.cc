@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/algorithms/registry.h"
+#include "common/mf/rating_predictor.h"
 
 namespace fedmf::server {
 
@@ -14,20 +15,30 @@ absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       algorithms::MakeContributor(*plan);
   if (!contributor.ok()) return contributor.status();
-  std::vector<Eigen::VectorXd> factors(static_cast<size_t>(split.train.num_users()));
-  for (int32_t u = 0; u < split.train.num_users(); ++u) {
+  const mf::FactorMatrix& items = (*contributor)->item_factors();
+  const int32_t num_users = split.train.num_users();
+  std::vector<Eigen::VectorXd> factors(static_cast<size_t>(num_users));
+  for (int32_t u = 0; u < num_users; ++u) {
     absl::StatusOr<Eigen::VectorXd> f = (*contributor)->UserFactor(split.train.user(u));
     if (!f.ok()) return f.status();
     factors[static_cast<size_t>(u)] = std::move(*f);
   }
-  const mf::FactorMatrix& items = (*contributor)->item_factors();
-  const metrics::UserScorer scorer = [&](int32_t user, absl::Span<double> scores) {
+  absl::StatusOr<std::vector<mf::RatingPredictor>> predictors =
+      mf::FitRatingPredictors(items, split.train, {});
+  if (!predictors.ok()) return predictors.status();
+  // Ranking: eq. 5's factor (the paper's); ratings: the predictor (rating_predictor.h says why).
+  const metrics::UserScorer rank_scorer = [&](int32_t user, absl::Span<double> scores) {
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
         items * factors[static_cast<size_t>(user)];
   };
+  const metrics::UserScorer rating_scorer = [&](int32_t user, absl::Span<double> scores) {
+    const mf::RatingPredictor& p = (*predictors)[static_cast<size_t>(user)];
+    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
+        (items * p.weights()).array() + p.mean();
+  };
   return Evaluation{
-      metrics::EvaluateErrors(split.test, scorer),
-      metrics::EvaluateRanking(split.train, split.test, scorer, metrics::kDpmfRpRanking)};
+      metrics::EvaluateErrors(split.test, rating_scorer),
+      metrics::EvaluateRanking(split.train, split.test, rank_scorer, metrics::kDpmfRpRanking)};
 }
 
 }  // namespace fedmf::server

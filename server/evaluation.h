@@ -16,8 +16,9 @@ struct Evaluation {
   metrics::RankingMetrics ranking;  // DPMF-RP Appendix H: @10, relevance >= 4
 };
 
-// Every user's factor is the closed-form solve on their train ratings under the planned round's
-// model (what the clients would compute), scored on `split.test`.
+// Ranking uses every user's factor from the closed-form solve on their train ratings under the
+// planned round's model (what the clients would compute); RMSE/MAE use mf::RatingPredictor fitted
+// on the same train ratings. Both are scored on `split.test`.
 absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
                                     const data::TrainTest& split);
 

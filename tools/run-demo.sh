@@ -64,6 +64,10 @@ tail -n +1 -f "$WORK/coordinator.log" | while IFS= read -r line; do
       printf '    model after %3s rounds: test RMSE %-8s precision@10 %-9s recall@10 %s\n' \
         "$(field round "$line")" "$(field test_rmse "$line")" "$(field precision10 "$line")" \
         "$(field recall10 "$line")" ;;
+    *" event=federated_eval "*)
+      printf '    federated evaluation after %3s rounds (%s users, SecAgg): test RMSE %.6s precision@10 %.6s\n' \
+        "$(field round "$line")" "$(field contributors "$line")" "$(field test_rmse "$line")" \
+        "$(field precision10 "$line")" ;;
     *" event=round "*)
       printf 'round %3s applied=%s contributors=%s/%s dropouts=%s secagg=%ss+%ss+%ss+%ss up=%sB down=%sB %s\n' \
         "$(field round "$line")" "$(field applied "$line")" "$(field contributors "$line")" \

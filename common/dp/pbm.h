@@ -11,7 +11,7 @@
 // while its clients use c = Delta_1 / sqrt(p). The unbiased form is the mean estimate above with
 // the c the clients used, i.e. Delta_1 / (sqrt(p') q theta |A|) when c = Delta_1 / sqrt(p'); the
 // paper's square root over q theta |A| is a typo (it is dimensionally inconsistent and its own
-// Appendix D uses 1 / (q theta |A|)). Use c = FlattenedLinfBound of hadamard.h: Delta_1 / sqrt(p').
+// Appendix D uses 1 / (q theta |A|)). DPMF-RP's c: dpmf_rp/config.h PbmCoordinateClip.
 //
 // Privacy accounting (not here) needs exactly PbmParams, the number of coordinates, and the fewest
 // clients whose sum is decoded.

@@ -38,10 +38,15 @@ Rng::Rng(const std::array<uint8_t, 32>& key) : cipher_(std::make_unique<Cipher>(
   }
 }
 
-Rng::Rng(uint64_t seed)
-    : Rng([seed] {
+Rng::Rng(uint64_t seed) : Rng(seed, 0) {}
+
+Rng::Rng(uint64_t seed, uint64_t stream)
+    : Rng([seed, stream] {
         std::array<uint8_t, 32> key{};
-        for (int i = 0; i < 8; ++i) key[i] = static_cast<uint8_t>(seed >> (8 * i));
+        for (int i = 0; i < 8; ++i) {
+          key[i] = static_cast<uint8_t>(seed >> (8 * i));
+          key[8 + i] = static_cast<uint8_t>(stream >> (8 * i));
+        }
         return key;
       }()) {}
 

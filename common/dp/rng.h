@@ -24,6 +24,10 @@ class Rng {
   // Key = the 8 little-endian bytes of `seed` followed by 24 zero bytes. For tests and public seeds
   // only: 64 bits of key are not a secret.
   explicit Rng(uint64_t seed);
+  // Key = `seed` then `stream` (8 little-endian bytes each) then 16 zero bytes: distinct
+  // (seed, stream) pairs give distinct keys, and Rng(seed, 0) is Rng(seed). For tests and
+  // reproducible experiments only (e.g. one stream per participant id): not a secret either.
+  Rng(uint64_t seed, uint64_t stream);
   static absl::StatusOr<Rng> FromOsEntropy();
 
   Rng(Rng&&) noexcept;

@@ -1,7 +1,9 @@
 // Accuracy metrics of a rating predictor on held-out ratings: rating errors (RMSE, MAE, the
 // per-user-averaged RMSE of DPMF-RP eq. 52) and top-N ranking quality (precision, recall, F1, mAP
 // as DPMF-RP Appendix H; Recall@N and NDCG@N as PriviRec Section 4.2). Ranking is over every item
-// the user did not rate in training. Results do not depend on the number of OpenMP threads.
+// the user did not rate in training. Results do not depend on the number of OpenMP threads. The
+// per-user values and their sums are public in user_metrics.h (federated evaluation computes them
+// on the clients).
 #ifndef FEDMF_COMMON_METRICS_METRICS_H_
 #define FEDMF_COMMON_METRICS_METRICS_H_
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
-# on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, client_kill,
-# coordinator_restart, clear_uploads, bad_token, harary, signatures, harary_kill, streams_500.
-# Every process started here is killed on exit.
+# on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
+# coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
+# streams_500, sim_pbm, sim_none, sim_gaussian_clear. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
+SIM="$BUILD/tools/sim/fedmf-sim"
 WORK="$(mktemp -d /tmp/fedmf-it.XXXXXX)"
 PIDS=()
 cleanup() {
@@ -88,6 +89,35 @@ wait_for() {
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
 
+# sim_equivalence FLAGS...: the same small run (a) in fedmf-sim and (b) through fedmf-coordinator
+# and 2 fedmf-client processes with --insecure_noise_seed = the run's --seed, the coordinator
+# waiting for all 60 users so the cohorts (sampled from the live users) are the same; both must end
+# with byte-identical checkpoints (model, Adam moments, privacy ledger) and the same evaluations.
+sim_equivalence() {
+  local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
+  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds.
+  local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --rank=4
+    --item_model=full --compression=2 --seed="$seed" "$@")
+  "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
+    --save_model="$WORK/sim-model.pb" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
+  grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
+  grep -q ' event=sim_summary .*wall_s=' "$WORK/sim.log" || fail "sim: no summary"
+  [[ -s "$WORK/sim-model.pb" ]] || fail "sim: no model file"
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
+    --wait_for_users=60 --state_dir="$WORK/net"
+  start_clients 2 "$data" --insecure_noise_seed="$seed"
+  wait "$COORD_PID" || fail "coordinator failed"
+  for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+  grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "network: not 3 rounds"
+  [[ "$(grep -c ' event=round .*applied=yes .*dropouts=0 ' "$WORK/coordinator.log")" == 3 ]] ||
+    fail "network: a round had dropouts, the runs cannot match"
+  cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
+  diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
+    <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
+    fail "evaluations differ"
+  echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
+}
+
 case "$CASE" in
   converge)
     # 5 rounds, no noise, 3 client processes. Margin: dpmf_rp_training_test measures RMSE
@@ -103,6 +133,38 @@ case "$CASE" in
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
     converge_check "$WORK/coordinator.log"
+    ;;
+
+  chunked)
+    # The converge run with 1 KiB chunks both ways: the task (the full item model, 200 x 14
+    # doubles = 22 KiB) and every masked input (2800 values) travel in chunks and are reassembled;
+    # the model must train exactly as well (same margin as converge). The evaluation round after
+    # round 5 sends its EvaluationTasks (the same model) in chunks too and decodes its sum.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
+      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=300 --chunk_bytes=1024 --eval_every=5
+    start_clients 3 "$SMALL" --chunk_bytes=1024
+    wait_for "$WORK/coordinator.log" "event=round round=1 " 30
+    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    grep -q "up_bytes_per_user_masked_input=[1-9]" "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=5 ' "$WORK/coordinator.log" || fail "not 5 rounds"
+    ! grep -q 'event=chunks_rejected' "$WORK/coordinator.log" || fail "chunks rejected"
+    ! grep -q 'event=client_error' "$WORK"/client-*.log || fail "a client reported an error"
+    line="$(grep ' event=round ' "$WORK/coordinator.log" | tail -n 1)"
+    # Every cohort member sent its masked input in chunks; tasks went out in chunks.
+    (($(field chunks_up "$line") >= 30 && $(field chunks_down "$line") >= 3)) || fail "no chunks: $line"
+    eval_line="$(grep ' event=federated_eval ' "$WORK/coordinator.log" | tail -n 1)"
+    grep -q 'applied=yes' <<<"$eval_line" || fail "evaluation round not decoded: $eval_line"
+    (($(field chunks_down "$eval_line") >= 3)) || fail "evaluation tasks not chunked: $eval_line"
+    first="$(grep ' event=evaluation ' "$WORK/coordinator.log" | head -n 1)"
+    last="$(grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1)"
+    r0="$(field test_rmse "$first")"
+    r1="$(field test_rmse "$last")"
+    echo "test RMSE $r0 -> $r1 with chunks; $(grep -o 'chunks_up=[0-9]* chunks_down=[0-9]*' <<<"$line")"
+    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
     ;;
 
   client_kill)
@@ -163,6 +225,44 @@ case "$CASE" in
     grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "not 3 rounds"
     [[ "$(grep -c ' event=round .*applied=yes .*contributors=30 ' "$WORK/coordinator.log")" == 3 ]] ||
       fail "rounds without all 30 uploads"
+    ;;
+
+  federated_eval)
+    # Evaluation rounds after rounds 2 and 4 over EVERY user (--eval_participation=1), no dropout:
+    # the federated metrics are the central ones of the same model (--eval_data, logged on the
+    # same line) up to the fixed-point rounding. Each user's squared-error sum is rounded to
+    # 2^-f, so the sum S moves by at most n 2^-(f+1) (n contributors) and RMSE = sqrt(S / N) by at
+    # most n 2^-(f+1) / (N (rmse_fed + rmse_central)); 1e-12 relative covers double summation.
+    data="synthetic:users=100,items=80,per_user=20,min_per_user=8"
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" --rounds=4 \
+      --participation=0.2 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=100 --eval_every=2 --eval_participation=1
+    start_clients 3 "$data"
+    wait_for "$WORK/coordinator.log" "event=federated_eval round=2 " 40
+    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    grep -q "^federated_eval round=2 contributors=100 " "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
+    [[ "$(grep -c ' event=federated_eval .*applied=yes .*contributors=100 ' "$WORK/coordinator.log")" == 2 ]] ||
+      fail "not two complete evaluation rounds"
+    while IFS= read -r line; do
+      fed="$(field test_rmse "$line")"
+      central="$(field central_test_rmse "$line")"
+      n="$(field contributors "$line")"
+      f="$(field fraction_bits "$line")"
+      ratings="$(field test_ratings "$line")"
+      echo "round $(field round "$line"): federated RMSE $fed, central $central"
+      awk -v n="$n" -v f="$f" -v N="$ratings" -v a="$fed" -v b="$central" 'BEGIN {
+        t = n * 2^(-(f + 1)) / (N * (a + b)) + 1e-12 * a
+        d = a - b
+        printf "  |difference| %.3g, tolerance %.3g\n", (d < 0 ? -d : d), t
+        exit !(d <= t && -d <= t) }' ||
+        fail "federated RMSE $fed differs from central $central by more than the rounding bound"
+    done < <(grep ' event=federated_eval ' "$WORK/coordinator.log")
+    grep -q 'event=round_result .*kind=evaluation applied=yes' "$WORK/client-0.log" ||
+      fail "client saw no evaluation result"
     ;;
 
   bad_token)
@@ -246,6 +346,12 @@ case "$CASE" in
       fail "not 2 full rounds"
     [[ "$(grep -c ' event=register .*status=OK' "$WORK/coordinator.log")" -ge 500 ]] ||
       fail "fewer than 500 registrations"
+    ;;
+
+  sim_pbm) sim_equivalence --mechanism=pbm --epsilon=10 ;;
+  sim_none) sim_equivalence --mechanism=none ;;
+  sim_gaussian_clear)
+    sim_equivalence --mechanism=gaussian --epsilon=10 --delta=1e-5 --secure_aggregation=false
     ;;
 
   *)

@@ -36,6 +36,9 @@ ABSL_FLAG(double, kappa, 15, "central-mf confidence: observed ratings weigh 1 + 
 ABSL_FLAG(int, iterations, 15, "ALS sweeps (users then items)");
 ABSL_FLAG(bool, clip_predictions, true,
           "clip predicted ratings to the training data's rating range for RMSE/MAE");
+ABSL_FLAG(bool, rating_predictor, true,
+          "central-mf: RMSE/MAE from the user's mean plus a ridge fit on the item factors "
+          "(common/mf/rating_predictor.h), as fedmf's federated evaluation; false: u_i v_j");
 ABSL_FLAG(int, top_n, 10, "recommendation list length for precision/recall/F1/mAP (DPMF-RP)");
 ABSL_FLAG(double, relevance_threshold, 4, "a test rating >= this is a relevant item");
 ABSL_FLAG(int, long_top_n, 20, "list length for Recall@N / NDCG@N (PriviRec)");
@@ -62,6 +65,7 @@ absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   c.central.mu = absl::GetFlag(FLAGS_mu);
   c.central.kappa = absl::GetFlag(FLAGS_kappa);
   c.clip_predictions = absl::GetFlag(FLAGS_clip_predictions);
+  c.rating_predictor = absl::GetFlag(FLAGS_rating_predictor);
   c.ranking.top_n = absl::GetFlag(FLAGS_top_n);
   c.ranking.relevance_threshold = absl::GetFlag(FLAGS_relevance_threshold);
   c.long_ranking.top_n = absl::GetFlag(FLAGS_long_top_n);

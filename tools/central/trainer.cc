@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "absl/time/clock.h"
+#include "common/mf/rating_predictor.h"
 #include "common/util/event_log.h"
 
 namespace fedmf::central {
@@ -22,9 +25,23 @@ std::pair<double, double> RatingRange(const data::RatingsDataset& ds) {
   return {lo, hi};
 }
 
-metrics::UserScorer ClippedScorer(const mf::FactorModel& model, double lo, double hi) {
-  return [&model, lo, hi](int32_t user, absl::Span<double> scores) {
-    model.ScoreUser(user, scores);
+// Scores from mf::RatingPredictor fitted on each user's train ratings and the model's items.
+absl::StatusOr<metrics::UserScorer> PredictorScorer(const mf::FactorModel& model,
+                                                    const data::RatingsDataset& train) {
+  absl::StatusOr<std::vector<mf::RatingPredictor>> fitted =
+      mf::FitRatingPredictors(model.item_factors, train, {});
+  if (!fitted.ok()) return fitted.status();
+  auto predictors = std::make_shared<std::vector<mf::RatingPredictor>>(*std::move(fitted));
+  return [&model, predictors](int32_t user, absl::Span<double> scores) {
+    const mf::RatingPredictor& p = (*predictors)[static_cast<size_t>(user)];
+    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
+        (model.item_factors * p.weights()).array() + p.mean();
+  };
+}
+
+metrics::UserScorer Clipped(metrics::UserScorer scorer, double lo, double hi) {
+  return [scorer = std::move(scorer), lo, hi](int32_t user, absl::Span<double> scores) {
+    scorer(user, scores);
     for (double& s : scores) s = std::clamp(s, lo, hi);
   };
 }
@@ -53,9 +70,15 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
   const metrics::UserScorer raw = [&](int32_t user, absl::Span<double> scores) {
     model->ScoreUser(user, scores);
   };
+  metrics::UserScorer rating_scorer = raw;
+  if (config.model == "central-mf" && config.rating_predictor) {
+    absl::StatusOr<metrics::UserScorer> predictor = PredictorScorer(*model, split.train);
+    if (!predictor.ok()) return predictor.status();
+    rating_scorer = *std::move(predictor);
+  }
   // Clipping only helps error metrics; for ranking it would create ties at the top of the scale.
-  result.errors = metrics::EvaluateErrors(
-      split.test, config.clip_predictions ? ClippedScorer(*model, lo, hi) : raw);
+  if (config.clip_predictions) rating_scorer = Clipped(std::move(rating_scorer), lo, hi);
+  result.errors = metrics::EvaluateErrors(split.test, rating_scorer);
   result.ranking = metrics::EvaluateRanking(split.train, split.test, raw, config.ranking);
   result.long_ranking = metrics::EvaluateRanking(split.train, split.test, raw, config.long_ranking);
 
@@ -69,6 +92,7 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
       .Add("recall", result.ranking.recall)
       .Add("f1", result.ranking.f1)
       .Add("map", result.ranking.map)
+      .Add("map_at_n", result.ranking.map_at_n)
       .Add("recall_long", result.long_ranking.recall)
       .Add("ndcg_long", result.long_ranking.ndcg);
   return result;

@@ -19,6 +19,9 @@ struct TrainerConfig {
   mf::ExplicitAlsConfig als{.rank = 20, .lambda = 0.12};
   mf::CentralMfConfig central;
   bool clip_predictions = true;  // clip to the training rating range for RMSE/MAE
+  // central-mf: RMSE/MAE from mf::RatingPredictor on the item factors (eq. 4's u_i v_j shrinks
+  // ratings toward 0; rating_predictor.h), as the federated evaluation does; false: u_i v_j.
+  bool rating_predictor = true;
   metrics::RankingOptions ranking;
   metrics::RankingOptions long_ranking{.top_n = 20};
 };

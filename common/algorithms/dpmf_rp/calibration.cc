@@ -3,20 +3,11 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/dp/hadamard.h"
 #include "common/dp/pbm_calibration.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rdp_pbm.h"
 
 namespace fedmf::algorithms::dpmf_rp {
-namespace {
-
-int64_t PbmDimension(const DpmfRpConfig& config) {
-  return dp::NextPowerOfTwo(ProjectedDim(config)) * config.rank;
-}
-
-}  // namespace
-
 double GaussianSensitivity(const DpmfRpConfig& config) {
   const double d = static_cast<double>(ProjectedDim(config) * config.rank);
   return 2 * (ContributionClip(config) + std::sqrt(d) / std::ldexp(1.0, config.fixed_point_bits));
@@ -69,8 +60,7 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConf
     entry.params = {{"theta", params.pbm_theta()},
                     {"q", static_cast<double>(params.pbm_q())},
                     {"dimension", static_cast<double>(d)},
-                    {"clip", dp::FlattenedLinfBound(ContributionClip(config),
-                                                    dp::NextPowerOfTwo(ProjectedDim(config)))}};
+                    {"clip", PbmCoordinateClip(config)}};
     curve = dp::PbmRoundCurve(
         {.theta = params.pbm_theta(), .q = params.pbm_q(), .n_min = entry.n_min}, d, orders);
   } else {

@@ -53,15 +53,17 @@ absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& 
   const int64_t unflattened_length = codec.rows_ * codec.rank_;
   switch (config.mechanism) {
     case Mechanism::kPbm: {
-      absl::StatusOr<dp::RandomizedHadamard> hadamard =
-          dp::RandomizedHadamard::Create(codec.rows_, hadamard_seed);
+      codec.geometry_ = config.pbm_geometry;
+      // column_l1 rotates each of the k columns; rotated_l2 the whole flattened X at once.
+      absl::StatusOr<dp::RandomizedHadamard> hadamard = dp::RandomizedHadamard::Create(
+          codec.geometry_ == PbmGeometry::kColumnL1 ? codec.rows_ : unflattened_length,
+          hadamard_seed);
       if (!hadamard.ok()) return hadamard.status();
-      codec.l1_clip_ = ContributionClip(config);
-      codec.pbm_ = {.clip = dp::FlattenedLinfBound(codec.l1_clip_, hadamard->padded_rows()),
-                    .theta = params.pbm_theta(),
-                    .trials = params.pbm_q()};
+      codec.clip_ = ContributionClip(config);
+      codec.pbm_ = {
+          .clip = PbmCoordinateClip(config), .theta = params.pbm_theta(), .trials = params.pbm_q()};
       if (absl::Status s = dp::ValidatePbmParams(codec.pbm_); !s.ok()) return s;
-      codec.length_ = hadamard->padded_rows() * codec.rank_;
+      codec.length_ = PbmDimension(config);
       codec.client_bits_ = dp::BitsFor(codec.pbm_.trials);
       // cohort * q must fit the widest SecAgg word (62 bits); checked before multiplying.
       if (codec.max_contributors_ > (int64_t{1} << 62) / codec.pbm_.trials) {
@@ -118,12 +120,18 @@ absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::Mat
   }
   switch (mechanism_) {
     case Mechanism::kPbm: {
-      absl::StatusOr<Eigen::VectorXd> clipped = dp::ClipL1(AsVector(x), l1_clip_);
+      const bool column_l1 = geometry_ == PbmGeometry::kColumnL1;
+      absl::StatusOr<Eigen::VectorXd> clipped =
+          column_l1 ? dp::ClipL1(AsVector(x), clip_) : dp::ClipL2(AsVector(x), clip_);
       if (!clipped.ok()) return clipped.status();
-      absl::StatusOr<Eigen::MatrixXd> flat =
-          hadamard_->Flatten(Eigen::Map<const Eigen::MatrixXd>(clipped->data(), rows_, rank_));
+      absl::StatusOr<Eigen::MatrixXd> flat = hadamard_->Flatten(Eigen::Map<const Eigen::MatrixXd>(
+          clipped->data(), column_l1 ? rows_ : x.size(), column_l1 ? rank_ : 1));
       if (!flat.ok()) return flat.status();
-      return dp::PbmEncode(AsVector(*flat), pbm_, dp::PbmRangePolicy::kReject, rng);
+      // column_l1's bound is deterministic, so an entry beyond c is a bug (rejected); rotated_l2
+      // clamps the rare large rotated entry.
+      return dp::PbmEncode(AsVector(*flat), pbm_,
+                           column_l1 ? dp::PbmRangePolicy::kReject : dp::PbmRangePolicy::kClamp,
+                           rng);
     }
     case Mechanism::kGaussian:
       return gaussian_->Encode(AsVector(x), rng);
@@ -160,8 +168,11 @@ absl::StatusOr<Eigen::MatrixXd> ContributionCodec::DecodeSum(absl::Span<const ui
     case Mechanism::kPbm: {
       absl::StatusOr<Eigen::VectorXd> flat = dp::PbmDecodeSum(sum, pbm_, contributors);
       if (!flat.ok()) return flat.status();
-      return hadamard_->Reverse(
-          Eigen::Map<const Eigen::MatrixXd>(flat->data(), hadamard_->padded_rows(), rank_));
+      const int64_t columns = geometry_ == PbmGeometry::kColumnL1 ? rank_ : 1;
+      absl::StatusOr<Eigen::MatrixXd> total = hadamard_->Reverse(
+          Eigen::Map<const Eigen::MatrixXd>(flat->data(), hadamard_->padded_rows(), columns));
+      if (!total.ok()) return total.status();
+      return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(total->data(), rows_, rank_));
     }
     case Mechanism::kGaussian: {
       absl::StatusOr<Eigen::VectorXd> total = gaussian_->Decode(sum, contributors);

@@ -1,8 +1,10 @@
 // The privatized encoding of one user's projected gradient X = S F (p x k) into a vector in
 // Z_{2^b} and the decoding of a sum of such vectors into an estimate of the sum of the X's:
-//   pbm:      X clipped to L1 norm Delta_1 (dp::ClipL1), flattened (FlatMat: p' x k, every entry
-//             within c = Delta_1 / sqrt(p')), ScalarPBM per entry; length p' k, values in [0, q];
-//             decoded by PbmDecodeSum and RevMat.
+//   pbm:      X clipped and rotated as config.h PbmGeometry says (column_l1: L1 clip Delta_1 and
+//             FlatMat, p' x k entries within c = Delta_1 / sqrt(p'); rotated_l2: L2 clip C, one
+//             rotation of the flattened X, D entries clamped to c = gamma C / sqrt(D)), ScalarPBM
+//             per entry; length D = PbmDimension, values in [0, q]; decoded by PbmDecodeSum and
+//             the inverse rotation.
 //   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
 //             to the Gaussian clip, fixed point, noise for n_min clients); length p k.
 //   none:     X in fixed point with scale gamma by unbiased stochastic rounding, mod 2^b. Every
@@ -70,9 +72,10 @@ class ContributionCodec {
   int64_t min_contributors_ = 0;
   int64_t max_contributors_ = 0;
   // pbm
+  PbmGeometry geometry_ = PbmGeometry::kColumnL1;
   std::optional<dp::RandomizedHadamard> hadamard_;
   dp::PbmParams pbm_;
-  double l1_clip_ = 0;  // Delta_1
+  double clip_ = 0;  // Delta_1 (L1) or C (L2), config.h PbmGeometry
   // gaussian
   std::optional<dp::GaussianSecAgg> gaussian_;
   // none

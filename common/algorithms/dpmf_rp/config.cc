@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/dp/hadamard.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -59,6 +60,17 @@ absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name) {
       absl::StrCat("unknown item model '", name, "' (expected compressed or full)"));
 }
 
+absl::string_view PbmGeometryName(PbmGeometry geometry) {
+  return geometry == PbmGeometry::kColumnL1 ? "column_l1" : "rotated_l2";
+}
+
+absl::StatusOr<PbmGeometry> ParsePbmGeometry(absl::string_view name) {
+  if (name == "column_l1") return PbmGeometry::kColumnL1;
+  if (name == "rotated_l2") return PbmGeometry::kRotatedL2;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown PBM geometry '", name, "' (expected column_l1 or rotated_l2)"));
+}
+
 absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (c.num_items < 1) return Bad("num_items", c.num_items, "must be >= 1");
   if (c.num_users < 1) return Bad("num_users", static_cast<double>(c.num_users), "must be >= 1");
@@ -79,7 +91,10 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
                absl::StrCat("must be in [0, cohort size ", CohortSize(c), "]"));
   }
   if (!std::isfinite(c.contribution_clip) || c.contribution_clip < 0) {
-    return Bad("contribution_clip", c.contribution_clip, "must be >= 0 (0: the paper's)");
+    return Bad("contribution_clip", c.contribution_clip, "must be >= 0 (0: the default)");
+  }
+  if (!PositiveFinite(c.pbm_clip_multiplier)) {
+    return Bad("pbm_clip_multiplier", c.pbm_clip_multiplier, "must be > 0");
   }
   if (!PositiveFinite(c.epsilon)) return Bad("epsilon", c.epsilon, "must be > 0");
   if (!(c.delta >= 0 && c.delta < 1)) return Bad("delta", c.delta, "must be in [0, 1)");
@@ -129,7 +144,26 @@ int64_t MinContributors(const DpmfRpConfig& config) {
 
 double ContributionClip(const DpmfRpConfig& config) {
   if (config.contribution_clip > 0) return config.contribution_clip;
-  return 4 * config.error_clip * (1 + config.kappa) * config.user_l1_clip / config.participation;
+  const double one_item = config.error_clip * (1 + config.kappa) * config.user_l1_clip;
+  if (config.mechanism == Mechanism::kPbm && config.pbm_geometry == PbmGeometry::kRotatedL2) {
+    return one_item;
+  }
+  return 4 * one_item / config.participation;
+}
+
+int64_t PbmDimension(const DpmfRpConfig& config) {
+  if (config.pbm_geometry == PbmGeometry::kRotatedL2) {
+    return dp::NextPowerOfTwo(ProjectedDim(config) * config.rank);
+  }
+  return dp::NextPowerOfTwo(ProjectedDim(config)) * config.rank;
+}
+
+double PbmCoordinateClip(const DpmfRpConfig& config) {
+  if (config.pbm_geometry == PbmGeometry::kRotatedL2) {
+    return config.pbm_clip_multiplier * ContributionClip(config) /
+           std::sqrt(static_cast<double>(PbmDimension(config)));
+  }
+  return dp::FlattenedLinfBound(ContributionClip(config), dp::NextPowerOfTwo(ProjectedDim(config)));
 }
 
 dp::PrivacyBudget Budget(const DpmfRpConfig& config) {
@@ -180,6 +214,10 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_adam_epsilon(c.adam.epsilon);
   p.set_init_scale(c.init_scale);
   p.set_seed(c.seed);
+  p.set_pbm_geometry(c.pbm_geometry == PbmGeometry::kColumnL1
+                         ? v1::DpmfRpConfig::PBM_GEOMETRY_COLUMN_L1
+                         : v1::DpmfRpConfig::PBM_GEOMETRY_ROTATED_L2);
+  p.set_pbm_clip_multiplier(c.pbm_clip_multiplier);
   return p;
 }
 
@@ -229,6 +267,18 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
       return absl::InvalidArgumentError(
           absl::StrCat(context, ": unknown item model value ", p.item_model()));
   }
+  switch (p.pbm_geometry()) {
+    case v1::DpmfRpConfig::PBM_GEOMETRY_COLUMN_L1:
+      c.pbm_geometry = PbmGeometry::kColumnL1;
+      break;
+    case v1::DpmfRpConfig::PBM_GEOMETRY_ROTATED_L2:
+      c.pbm_geometry = PbmGeometry::kRotatedL2;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, ": unknown PBM geometry value ", p.pbm_geometry()));
+  }
+  c.pbm_clip_multiplier = p.pbm_clip_multiplier();
   c.compression = p.compression();
   c.secure_aggregation = p.secure_aggregation();
   c.participation = p.participation();

@@ -29,6 +29,19 @@ enum class Projection { kSparse, kNone };
 //                reading of the paper's Lemma 5.1 and Theorem 5.7. Upload is still p' x k;
 //                download is m x k. Far more accurate (docs/algorithms.md).
 enum class ItemModel { kCompressed, kFull };
+// How PBM bounds every coordinate it privatizes to [-c, c] (the accountant charges each of the D
+// coordinates its whole range, so the noise is set by c and D alone; the signal is what fills c):
+//   kColumnL1:  X clipped to L1 norm Delta_1, FlatMat per column (p' x k): c = Delta_1 / sqrt(p'),
+//               a deterministic bound (the paper's Algorithm 2). A typical X has
+//               ||X||_2 << ||X||_1, so its entries use a small part of [-c, c].
+//   kRotatedL2: X clipped to L2 norm C, flattened to one vector, zero-padded to D = 2^ceil(log2
+//               pk) and rotated by one randomized Hadamard transform, entries clamped to
+//               c = gamma C / sqrt(D). A rotated entry is about N(0, ||X||^2 / D), so with
+//               gamma ~ 3 almost none is clamped and the signal fills a third of the range
+//               (Chen et al. 2022, Section 4; Kairouz et al. 2021 do the same for DDG). The
+//               clamp keeps every coordinate in [-c, c], so the guarantee never depends on the
+//               rotation behaving; a clamped entry only biases that coordinate.
+enum class PbmGeometry { kColumnL1, kRotatedL2 };
 
 absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none"
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
@@ -36,6 +49,8 @@ absl::string_view ProjectionName(Projection projection);  // "sparse", "none"
 absl::StatusOr<Projection> ParseProjection(absl::string_view name);
 absl::string_view ItemModelName(ItemModel model);  // "compressed", "full"
 absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name);
+absl::string_view PbmGeometryName(PbmGeometry geometry);  // "column_l1", "rotated_l2"
+absl::StatusOr<PbmGeometry> ParsePbmGeometry(absl::string_view name);
 
 struct DpmfRpConfig {
   // The data's shape; no default.
@@ -58,7 +73,9 @@ struct DpmfRpConfig {
   bool secure_aggregation = true;  // false: the paper's non-SecAgg case, n_min = 1
   double participation = 0.1;      // beta: fraction of users sampled per round
   int64_t min_clients = 0;         // n_min under SecAgg; 0 means the whole cohort
-  double contribution_clip = 0;    // Delta_1; 0 means 4 e (1 + kappa) B1 / beta (the paper's)
+  double contribution_clip = 0;    // Delta_1 / C; 0: ContributionClip's default
+  PbmGeometry pbm_geometry = PbmGeometry::kColumnL1;
+  double pbm_clip_multiplier = 3;  // gamma of kRotatedL2
   double epsilon = 1;              // budget for the whole run ...
   double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0,
   double rdp_order = 2;            // ... else as RDP epsilon at this order (the paper's way)
@@ -87,8 +104,16 @@ int64_t CohortSize(const DpmfRpConfig& config);
 // The fewest clients whose noise protects a release: 1 without secure aggregation, else
 // min_clients (or the cohort when 0).
 int64_t MinContributors(const DpmfRpConfig& config);
-// Delta_1: contribution_clip, or the paper's 4 e (1 + kappa) B1 / beta when it is 0.
+// The clip on one contribution X: contribution_clip when set, else the default of its geometry:
+// PBM column_l1 and Gaussian: the paper's Delta_1 = 4 e (1 + kappa) B1 / beta (an L1 bound used
+// as the Gaussian's L2 bound too, as before); PBM rotated_l2: e (1 + kappa) B1, the L2 norm of
+// one observed item's term w_j u^T at its largest, below which almost every user's X lies, so
+// nearly every contribution is scaled to the same norm (Adam's step does not depend on it).
 double ContributionClip(const DpmfRpConfig& config);
+// D, the number of PBM coordinates: p' k (column_l1) or NextPowerOfTwo(p k) (rotated_l2).
+int64_t PbmDimension(const DpmfRpConfig& config);
+// c, the range [-c, c] of every PBM coordinate.
+double PbmCoordinateClip(const DpmfRpConfig& config);
 dp::PrivacyBudget Budget(const DpmfRpConfig& config);
 
 v1::DpmfRpConfig ToProto(const DpmfRpConfig& config);

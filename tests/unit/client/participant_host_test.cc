@@ -7,6 +7,7 @@
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
+#include "wire/chunking.h"
 
 namespace fedmf::client {
 namespace {
@@ -176,6 +177,23 @@ TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A coordinator asking for a secure-sum plan in the clear is refused unless the host is the
+// simulator's.
+TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
+  Fixture f;
+  v1::ServerMessage task = f.Task(CohortIds());
+  task.mutable_task()->clear_secagg();
+  task.mutable_task()->set_simulation_plain_sum(true);
+  auto host = f.Host();
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kPermissionDenied);
+  auto simulated = f.Host();
+  simulated->AllowSimulationPlainSum();
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = simulated->Handle(task);
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  ASSERT_EQ(replies->size(), CohortIds().size());
+  EXPECT_TRUE((*replies)[0].has_clear_upload());
+}
+
 TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
   Fixture f;
   f.updater = test_util::SmallUpdater(/*secure_aggregation=*/false);
@@ -198,6 +216,32 @@ TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
             .ok());
   }
   EXPECT_EQ(host->Find(2)->session(), nullptr);
+}
+
+// The seeded noise of a user does not depend on which process hosts it or who else is there:
+// user 4 (participant 5) uploads the same PBM vector from a host of all 40 users and from a host
+// of only that user.
+TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
+  Fixture f;
+  f.updater = test_util::SmallUpdater(false, algorithms::dpmf_rp::Mechanism::kPbm);
+  f.plan = f.updater->Plan().value();
+  std::vector<int32_t> all;
+  for (int32_t u = 0; u < f.data->num_users(); ++u) all.push_back(u);
+  auto everyone = ParticipantHost::Create(f.data, all, nullptr, 7).value();
+  auto alone = ParticipantHost::Create(f.data, {4}, nullptr, 7).value();
+  auto unseeded = ParticipantHost::Create(f.data, {4}).value();
+  v1::ServerMessage task = f.Task({2, 5});
+  task.mutable_task()->clear_secagg();
+  auto from_everyone = everyone->Handle(task).value();
+  ASSERT_EQ(from_everyone.size(), 2u);
+  task.mutable_task()->clear_participant_ids();
+  task.mutable_task()->add_participant_ids(5);
+  auto from_alone = alone->Handle(task).value();
+  auto from_unseeded = unseeded->Handle(task).value();
+  ASSERT_EQ(from_alone.size(), 1u);
+  ASSERT_EQ(from_unseeded.size(), 1u);
+  EXPECT_EQ(from_everyone[1].SerializeAsString(), from_alone[0].SerializeAsString());
+  EXPECT_NE(from_unseeded[0].SerializeAsString(), from_alone[0].SerializeAsString());
 }
 
 TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
@@ -242,6 +286,57 @@ TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort)
   ASSERT_TRUE(replies.ok()) << replies.status();
   ASSERT_EQ(replies->size(), 1u);
   EXPECT_TRUE((*replies)[0].secagg().message().has_abort());
+}
+
+// Chunking (wire/chunking.h) with a 64-byte chunk size: the task arrives in pieces, and every
+// AdvertiseKeys reply (two 32-byte keys plus envelope, > 64 bytes) leaves in pieces.
+TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
+  Fixture f;
+  auto host = f.Host();
+  host->set_chunk_bytes(64);
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 64);
+  ASSERT_GT(chunks.size(), 2u);
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+    absl::StatusOr<std::vector<v1::ClientMessage>> none = host->Handle(chunks[i]);
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_TRUE(none->empty());
+    if (i == 0) {  // a whole message may come between two chunks
+      v1::ServerMessage result;
+      result.mutable_result()->set_round(0);
+      ASSERT_TRUE(host->Handle(result).ok());
+    }
+  }
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host->Handle(chunks.back());
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  wire::Reassembler<v1::ClientMessage> server;
+  std::vector<uint32_t> advertised;
+  for (const v1::ClientMessage& piece : *replies) {
+    ASSERT_TRUE(piece.has_chunk());
+    EXPECT_LE(piece.chunk().data().size(), 64u);
+    auto complete = server.Add(piece);
+    ASSERT_TRUE(complete.ok()) << complete.status();
+    if (!complete->has_value()) continue;
+    EXPECT_TRUE((*complete)->message.secagg().message().has_advertise_keys());
+    advertised.push_back((*complete)->message.secagg().participant_id());
+  }
+  EXPECT_EQ(advertised, CohortIds());
+}
+
+TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
+  Fixture f;
+  auto host = f.Host();
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 256);
+  ASSERT_GT(chunks.size(), 2u);
+  ASSERT_TRUE(host->Handle(chunks[0]).ok());
+  EXPECT_EQ(host->Handle(chunks[2]).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);  // no task ran
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
+  for (const v1::ServerMessage& c : chunks) {
+    replies = host->Handle(c);
+    ASSERT_TRUE(replies.ok()) << replies.status();
+  }
+  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));  // small replies go out whole
+  EXPECT_NE(host->Find(1)->session(), nullptr);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "client/participant.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "common/algorithms/registry.h"
 #include "gtest/gtest.h"
@@ -56,6 +58,32 @@ TEST(ParticipantTest, StartRoundRejectsASessionOfTheWrongLength) {
   Participant p = Participant::Create(1, data->user(0)).value();
   EXPECT_EQ(p.StartRound(*contributor, config).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p.session(), nullptr);
+}
+
+// With a seed the noise generator is dp::Rng(seed, id): the same (seed, id) gives the same PBM
+// vector; another id, another seed or the OS-keyed generator give other noise. (Each of the d
+// coordinates is a Binomial(q, ~1/2) draw, so two independent vectors agree everywhere with
+// probability below (1/2)^d, d = plan.length() >= 30 here.)
+TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
+  auto data = test_util::SmallData();
+  auto updater = test_util::SmallUpdater(true, algorithms::dpmf_rp::Mechanism::kPbm);
+  const v1::RoundPlan plan = updater->Plan().value();
+  ASSERT_GE(plan.length(), 30u);
+  auto contributor = algorithms::MakeContributor(plan).value();
+  const data::RatingRow row = data->user(2);
+  auto vector = [&](uint32_t id, std::optional<uint64_t> seed) {
+    Participant p = Participant::Create(id, row, {}, seed).value();
+    return p.ContributeClear(*contributor).value();
+  };
+  const std::vector<uint64_t> reference = vector(3, 42);
+  EXPECT_EQ(vector(3, 42), reference);
+  EXPECT_NE(vector(4, 42), reference);
+  EXPECT_NE(vector(3, 43), reference);
+  EXPECT_NE(vector(3, std::nullopt), reference);
+  // The generator continues: a participant's second contribution is fresh noise.
+  Participant p = Participant::Create(3, row, {}, 42).value();
+  EXPECT_EQ(p.ContributeClear(*contributor).value(), reference);
+  EXPECT_NE(p.ContributeClear(*contributor).value(), reference);
 }
 
 TEST(ParticipantTest, RecommendsOnlyUnratedItems) {

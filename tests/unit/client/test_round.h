@@ -19,15 +19,17 @@ inline std::shared_ptr<const data::RatingsDataset> SmallData() {
   return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
 }
 
-// Cohort of 10 (participation 0.25 of 40 users), n_min 6, rank 4, no noise, full item model.
-// Without secure aggregation the plans ask for clear uploads (n_min 1).
+// Cohort of 10 (participation 0.25 of 40 users), n_min 6, rank 4, no noise (unless `mechanism`
+// says otherwise, at epsilon 1), full item model. Without secure aggregation the plans ask for
+// clear uploads (n_min 1).
 inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
-    bool secure_aggregation = true) {
+    bool secure_aggregation = true,
+    algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 40;
   c.num_items = 30;
   c.rank = 4;
-  c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
+  c.mechanism = mechanism;
   c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
   c.compression = 2;
   c.participation = 0.25;

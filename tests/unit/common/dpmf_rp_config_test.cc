@@ -1,3 +1,4 @@
+#include <cmath>
 #include <string>
 
 #include "common/algorithms/dpmf_rp/config.h"
@@ -58,6 +59,18 @@ TEST(DpmfRpConfigTest, DerivedQuantities) {
   EXPECT_EQ(MinContributors(c), 1);
   // 4 e (1 + kappa) B1 / beta = 4 * 1 * 16 * 0.001 / 0.1.
   EXPECT_NEAR(ContributionClip(c), 0.64, 1e-15);
+  c.projection = Projection::kSparse;
+  c.compression = 3;
+  // column_l1: D = p' k = 1024 * 14 (p = 561), c = Delta_1 / sqrt(1024).
+  EXPECT_EQ(PbmDimension(c), 1024 * 14);
+  EXPECT_NEAR(PbmCoordinateClip(c), 0.64 / 32, 1e-15);
+  // rotated_l2: C = e (1 + kappa) B1 = 0.016, D = NextPowerOfTwo(561 * 14 = 7854) = 8192,
+  // c = gamma C / sqrt(D) = 3 * 0.016 / sqrt(8192).
+  c.pbm_geometry = PbmGeometry::kRotatedL2;
+  EXPECT_NEAR(ContributionClip(c), 0.016, 1e-15);
+  EXPECT_EQ(PbmDimension(c), 8192);
+  EXPECT_NEAR(PbmCoordinateClip(c), 3 * 0.016 / std::sqrt(8192.0), 1e-15);
+  c.pbm_geometry = PbmGeometry::kColumnL1;
   c.contribution_clip = 2.5;
   EXPECT_EQ(ContributionClip(c), 2.5);
   EXPECT_EQ(Budget(c).kind, dp::PrivacyBudget::Kind::kRdp);
@@ -76,6 +89,8 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   c.delta = 1e-6;
   c.seed = 0xfeedfacecafebeefULL;
   c.adam.epsilon = 1e-7;
+  c.pbm_geometry = PbmGeometry::kRotatedL2;
+  c.pbm_clip_multiplier = 2.5;
   c.item_model = ItemModel::kFull;
   const v1::DpmfRpConfig proto = ToProto(c);
   absl::StatusOr<DpmfRpConfig> back = FromProto(proto, "test");
@@ -94,6 +109,8 @@ TEST(DpmfRpConfigTest, ErrorsNameTheField) {
   using testing::HasSubstr;
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.num_items = 0; }), HasSubstr("num_items=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.rank = 0; }), HasSubstr("rank=0"));
+  EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.pbm_clip_multiplier = 0; }),
+              HasSubstr("pbm_clip_multiplier=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.lambda = 0; }), HasSubstr("lambda=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.user_l1_clip = -1; }), HasSubstr("user_l1_clip"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.error_clip = 0; }), HasSubstr("error_clip"));
@@ -141,6 +158,10 @@ TEST(DpmfRpConfigTest, NamesParse) {
   EXPECT_EQ(ParseItemModel("compressed").value(), ItemModel::kCompressed);
   EXPECT_EQ(ParseItemModel("full").value(), ItemModel::kFull);
   EXPECT_FALSE(ParseItemModel("sketch").ok());
+  EXPECT_EQ(ParsePbmGeometry("column_l1").value(), PbmGeometry::kColumnL1);
+  EXPECT_EQ(ParsePbmGeometry("rotated_l2").value(), PbmGeometry::kRotatedL2);
+  EXPECT_FALSE(ParsePbmGeometry("l2").ok());
+  EXPECT_EQ(PbmGeometryName(PbmGeometry::kRotatedL2), "rotated_l2");
   EXPECT_EQ(ItemModelName(ItemModel::kFull), "full");
 }
 

@@ -1,0 +1,20 @@
+# cmake -DCORE=a,b,... -DTRANSPORT=c,d,... -P check_no_grpc.cmake: fails when a library of the
+# client core's link closure (CORE) is gRPC, or when the transport's closure (TRANSPORT) is not,
+# which would mean the closure walk misses gRPC.
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "," ";" core "${CORE}")
+string(REPLACE "," ";" transport "${TRANSPORT}")
+set(found "")
+foreach(lib IN LISTS core)
+  if(lib MATCHES "[Gg][Rr][Pp][Cc]")
+    list(APPEND found ${lib})
+  endif()
+endforeach()
+if(found)
+  message(FATAL_ERROR "fedmf_client links gRPC: ${found}")
+endif()
+if(NOT "gRPC::grpc++" IN_LIST transport)
+  message(FATAL_ERROR "the walk does not see gRPC::grpc++ in fedmf_client_grpc: ${transport}")
+endif()
+list(LENGTH core n)
+message(STATUS "fedmf_client links ${n} libraries, none of them gRPC")

@@ -1,0 +1,222 @@
+// ParticipantHost's evaluation rounds (participant_host_eval.cc) and Participant::Evaluate.
+#include <cmath>
+#include <cstdint>
+
+#include "client/participant_host.h"
+#include "client/secagg_params.h"
+#include "common/algorithms/registry.h"
+#include "common/data/splits.h"
+#include "common/metrics/metric_codec.h"
+#include "common/metrics/metrics.h"
+#include "common/mf/rating_predictor.h"
+#include "crypto/secagg/server_session.h"
+#include "gtest/gtest.h"
+#include "tests/unit/client/test_round.h"
+
+namespace fedmf::client {
+namespace {
+
+constexpr int kCohort = 10;
+
+struct Fixture {
+  std::shared_ptr<const data::RatingsDataset> all = test_util::SmallData();
+  data::TrainTest split = data::SplitHoldoutPerUser(*all, 0.25, 7).value();
+  std::shared_ptr<const data::RatingsDataset> train =
+      std::make_shared<const data::RatingsDataset>(split.train);
+  std::shared_ptr<const data::RatingsDataset> test =
+      std::make_shared<const data::RatingsDataset>(split.test);
+  std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> updater = test_util::SmallUpdater();
+  v1::RoundPlan plan = updater->Plan().value();
+  metrics::MetricCodec codec = metrics::MetricCodec::ForContributors(kCohort).value();
+  secagg::SessionConfig config{.context = "test/eval-0",
+                               .num_clients = kCohort,
+                               .threshold = 6,
+                               .bits = codec.bits(),
+                               .length = codec.length()};
+
+  std::unique_ptr<ParticipantHost> Host(bool with_test = true) {
+    std::vector<int32_t> users;
+    for (int32_t u = 0; u < train->num_users(); ++u) users.push_back(u);
+    return ParticipantHost::Create(train, users, with_test ? test : nullptr).value();
+  }
+  v1::ServerMessage Task(std::vector<uint32_t> ids) {
+    v1::ServerMessage m;
+    v1::EvaluationTask* t = m.mutable_evaluation_task();
+    t->set_round(0);
+    *t->mutable_plan() = plan;
+    *t->mutable_secagg() = ToProto(config);
+    t->set_fraction_bits(codec.fraction_bits());
+    t->set_top_n(10);
+    t->set_relevance_threshold(4);
+    for (uint32_t id : ids) t->add_participant_ids(id);
+    return m;
+  }
+};
+
+std::vector<uint32_t> CohortIds() {
+  std::vector<uint32_t> ids;
+  for (uint32_t id = 1; id <= kCohort; ++id) ids.push_back(id);
+  return ids;
+}
+
+// A whole evaluation round through the host and a real ServerSession: the decoded metrics are
+// the central metrics of the ten users (users 0-9) under the same model. Each user's values are
+// rounded to 2^-f with f = 61 - 24 - ceil(log2 10) = 33, so every sum is within 10 * 2^-34 =
+// 5.8e-10 of the exact one; RMSE = sqrt(S / N) moves by at most that / (2 N RMSE) (N >= 10 test
+// ratings, RMSE > 0.1 here), so 1e-9 bounds both.
+TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
+  Fixture f;
+  ASSERT_EQ(f.codec.fraction_bits(), 33);
+  auto host = f.Host();
+  auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
+  auto deliver = [&](const std::vector<v1::ClientMessage>& replies) {
+    for (const v1::ClientMessage& r : replies) {
+      ASSERT_TRUE(r.has_secagg());
+      EXPECT_TRUE(r.secagg().evaluation());
+      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
+    }
+  };
+  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
+  ASSERT_TRUE(advertise.ok()) << advertise.status();
+  ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
+  deliver(*advertise);
+  while (server->stage() != secagg::ServerStage::kCompleted) {
+    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
+    auto next = server->CloseStage();
+    ASSERT_TRUE(next.ok()) << next.status();
+    for (secagg::ServerMessage& m : *next) {
+      v1::ServerMessage out;
+      out.mutable_secagg()->set_participant_id(m.client_id);
+      out.mutable_secagg()->set_evaluation(true);
+      *out.mutable_secagg()->mutable_message() = m.message;
+      auto replies = host->Handle(out);
+      ASSERT_TRUE(replies.ok()) << replies.status();
+      deliver(*replies);
+    }
+  }
+  const auto decoded = f.codec.Decode(server->result().value(), kCohort);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->clamped_users, 0);
+
+  // Central: the same users' test ratings; ranked with factors solved on their train ratings,
+  // rated with mf::RatingPredictor fitted on them (as server/evaluation.cc).
+  auto contributor = algorithms::MakeContributor(f.plan).value();
+  std::vector<int64_t> cohort_ratings;
+  for (int64_t k = 0; k < f.test->num_ratings(); ++k) {
+    if (f.test->rating(k).user < kCohort) cohort_ratings.push_back(k);
+  }
+  const data::RatingsDataset cohort_test = f.test->Subset(cohort_ratings);
+  const metrics::UserScorer scorer = [&](int32_t u, absl::Span<double> scores) {
+    const Eigen::VectorXd factor = contributor->UserFactor(f.train->user(u)).value();
+    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
+        contributor->item_factors() * factor;
+  };
+  const metrics::UserScorer rating_scorer = [&](int32_t u, absl::Span<double> scores) {
+    const mf::RatingPredictor p =
+        mf::RatingPredictor::Fit(contributor->item_factors(), f.train->user(u), {}, 0).value();
+    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
+        (contributor->item_factors() * p.weights()).array() + p.mean();
+  };
+  const metrics::ErrorMetrics errors = metrics::EvaluateErrors(cohort_test, rating_scorer);
+  const metrics::RankingMetrics ranking =
+      metrics::EvaluateRanking(*f.train, cohort_test, scorer, metrics::kDpmfRpRanking);
+  const metrics::ErrorMetrics fed_errors = decoded->sums.Errors();
+  const metrics::RankingMetrics fed_ranking = decoded->sums.Ranking();
+  EXPECT_EQ(fed_errors.num_ratings, errors.num_ratings);
+  EXPECT_EQ(fed_errors.num_users, kCohort);
+  EXPECT_GT(errors.rmse, 0.1);
+  EXPECT_NEAR(fed_errors.rmse, errors.rmse, 1e-9);
+  EXPECT_NEAR(fed_errors.mae, errors.mae, 1e-9);
+  EXPECT_NEAR(fed_errors.per_user_rmse, errors.per_user_rmse, 1e-9);
+  EXPECT_EQ(fed_ranking.num_users, ranking.num_users);
+  EXPECT_EQ(fed_ranking.num_skipped_users, ranking.num_skipped_users);
+  EXPECT_NEAR(fed_ranking.precision, ranking.precision, 1e-9);
+  EXPECT_NEAR(fed_ranking.recall, ranking.recall, 1e-9);
+  EXPECT_NEAR(fed_ranking.map, ranking.map, 1e-9);
+
+  // The result closes the sessions; an evaluation is not a training round.
+  v1::ServerMessage result;
+  result.mutable_result()->set_applied(true);
+  result.mutable_result()->set_evaluation(true);
+  EXPECT_TRUE(host->Handle(result).value().empty());
+  EXPECT_EQ(host->rounds_completed(), 0);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+}
+
+TEST(ParticipantHostEvalTest, RefusesATaskWithAnotherMetricFormat) {
+  Fixture f;
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task(CohortIds());
+  task.mutable_evaluation_task()->set_fraction_bits(f.codec.fraction_bits() + 1);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
+  task = f.Task(CohortIds());
+  task.mutable_evaluation_task()->mutable_secagg()->set_bits(61);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
+  task = f.Task(CohortIds());
+  task.mutable_evaluation_task()->mutable_secagg()->set_length(12);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
+  task = f.Task(CohortIds());
+  task.mutable_evaluation_task()->set_top_n(0);
+  EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);  // nothing started
+}
+
+TEST(ParticipantHostEvalTest, RefusesATaskForAUserItDoesNotHost) {
+  Fixture f;
+  auto host = ParticipantHost::Create(f.train, {0, 1}, f.test).value();
+  EXPECT_EQ(host->Handle(f.Task({1, 2, 3})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+}
+
+TEST(ParticipantHostEvalTest, RefusesTestRatingsOfAnotherShape) {
+  Fixture f;
+  data::SyntheticConfig c;
+  c.num_users = 41;
+  c.num_items = 30;
+  c.ratings_per_user = 8;
+  c.min_ratings_per_user = 4;
+  auto other = std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+  EXPECT_EQ(ParticipantHost::Create(f.train, {0}, other).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Training traffic (or another round's) during an evaluation round is refused and changes nothing.
+TEST(ParticipantHostEvalTest, TrainingMessagesAreRefusedDuringAnEvaluationRound) {
+  Fixture f;
+  auto host = f.Host();
+  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_participant_id(1);
+  m.mutable_secagg()->set_round(0);
+  m.mutable_secagg()->mutable_message()->mutable_share_keys();
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(host->Find(1)->session()->stage(), secagg::ClientStage::kAwaitingShareKeys);
+}
+
+TEST(ParticipantHostEvalTest, UsersWithoutTestRatingsContributeZeros) {
+  Fixture f;
+  auto host = f.Host(/*with_test=*/false);
+  auto contributor = algorithms::MakeContributor(f.plan).value();
+  const metrics::MetricSums sums =
+      host->Find(1)->Evaluate(*contributor, metrics::kDpmfRpRanking).value();
+  EXPECT_EQ(sums.num_ratings, 0);
+  EXPECT_EQ(sums.error_users, 0);
+  EXPECT_EQ(sums.ranking_users, 0);
+  EXPECT_EQ(f.codec.Encode(sums), std::vector<uint64_t>(13, 0));
+  EXPECT_TRUE(host->Handle(f.Task(CohortIds())).ok());  // they still take part
+}
+
+TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
+  Fixture f;
+  auto contributor = algorithms::MakeContributor(f.plan).value();  // 30 items
+  const std::vector<int32_t> items = {3, 30};
+  const std::vector<float> ratings = {4, 5};
+  auto p = Participant::Create(1, f.train->user(0), data::RatingRow{items, ratings, {}}).value();
+  EXPECT_EQ(p.Evaluate(*contributor, metrics::kDpmfRpRanking).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.Evaluate(*contributor, {.top_n = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace fedmf::client

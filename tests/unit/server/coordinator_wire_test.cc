@@ -1,0 +1,271 @@
+// The coordinator's wire hooks without sockets: chunked messages both ways (whole rounds with a
+// 64-byte chunk size on both ends), refused chunk sequences, and the per-stage traffic accounting
+// reported in Admin.Status.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <thread>
+
+#include "client/participant_host.h"
+#include "common/algorithms/dpmf_rp/updater.h"
+#include "common/data/synthetic.h"
+#include "gtest/gtest.h"
+#include "server/coordinator.h"
+#include "wire/chunking.h"
+
+namespace fedmf::server {
+namespace {
+
+// A client process behind an in-process connection: a sink queue and a pump thread feeding its
+// ParticipantHost and sending the replies back.
+class InProcessClient {
+ public:
+  InProcessClient(Coordinator& coordinator, std::shared_ptr<const data::RatingsDataset> data,
+                  const std::vector<int32_t>& users, uint64_t id, size_t chunk_bytes)
+      : coordinator_(coordinator), host_(client::ParticipantHost::Create(data, users).value()) {
+    host_->set_chunk_bytes(chunk_bytes);
+    connection_ =
+        std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (m.has_chunk()) ++chunks_received_;
+          inbox_.push_back(m);
+          cv_.notify_one();
+        });
+    v1::RegisterRequest request;
+    request.set_protocol_version(1);
+    request.set_enrollment_token("token");
+    request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
+    for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
+    v1::RegisterResponse response;
+    EXPECT_TRUE(coordinator_.Register(request, response).ok());
+    v1::ClientMessage hello;
+    hello.set_session_token(response.session_token());
+    EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
+    pump_ = std::thread([this] { Pump(); });
+  }
+  ~InProcessClient() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      cv_.notify_one();
+    }
+    pump_.join();
+  }
+  int chunks_received() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return chunks_received_;
+  }
+  int chunks_sent() const { return chunks_sent_.load(); }
+
+ private:
+  void Pump() {
+    while (true) {
+      v1::ServerMessage m;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || !inbox_.empty(); });
+        if (stop_) return;
+        m = std::move(inbox_.front());
+        inbox_.pop_front();
+      }
+      absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
+      ASSERT_TRUE(replies.ok()) << replies.status();
+      for (const v1::ClientMessage& reply : *replies) {
+        if (reply.has_chunk()) ++chunks_sent_;
+        ASSERT_TRUE(coordinator_.OnClientMessage(connection_, reply).ok());
+      }
+    }
+  }
+
+  Coordinator& coordinator_;
+  std::unique_ptr<client::ParticipantHost> host_;
+  std::shared_ptr<Connection> connection_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<v1::ServerMessage> inbox_;
+  bool stop_ = false;
+  int chunks_received_ = 0;
+  std::atomic<int> chunks_sent_{0};
+  std::thread pump_;
+};
+
+std::shared_ptr<const data::RatingsDataset> Data() {
+  data::SyntheticConfig c;
+  c.num_users = 40;
+  c.num_items = 30;
+  c.ratings_per_user = 8;
+  c.min_ratings_per_user = 4;
+  return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+}
+
+// 40 users, cohort 10, n_min 3, rank 4, no noise, full item model.
+std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
+                                             bool secure_aggregation = true) {
+  algorithms::dpmf_rp::DpmfRpConfig c;
+  c.num_users = 40;
+  c.num_items = 30;
+  c.rank = 4;
+  c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
+  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+  c.compression = 2;
+  c.participation = 0.25;
+  c.min_clients = 3;
+  c.rounds = rounds;
+  c.secure_aggregation = secure_aggregation;
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 40;
+  options.dropout_fraction = 0.6;
+  options.stage_timeout = absl::Seconds(5);
+  options.chunk_bytes = chunk_bytes;
+  return std::make_unique<Coordinator>(
+      options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                                dp::PrivacyLedger::Create().value(), 1, rounds});
+}
+
+// Runs to the end (at most 30 s) with 4 client processes of 10 users each.
+absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
+                     int* chunks_sent) {
+  auto data = Data();
+  std::vector<std::unique_ptr<InProcessClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<int32_t> users;
+    for (int32_t u = i; u < 40; u += 4) users.push_back(u);
+    clients.push_back(
+        std::make_unique<InProcessClient>(coordinator, data, users, i + 1, chunk_bytes));
+  }
+  std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
+  if (run.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    coordinator.Stop();
+    run.wait();
+    return absl::DeadlineExceededError("coordinator did not finish in 30 s");
+  }
+  *chunks_received = *chunks_sent = 0;
+  for (auto& c : clients) {
+    *chunks_received += c->chunks_received();
+    *chunks_sent += c->chunks_sent();
+  }
+  return run.get();
+}
+
+const v1::StageTraffic* Find(const v1::StatusResponse& s, const std::string& stage) {
+  for (const v1::StageTraffic& t : s.traffic()) {
+    if (t.stage() == stage) return &t;
+  }
+  return nullptr;
+}
+
+TEST(CoordinatorWireTest, RoundsCompleteWithTinyChunksBothWays) {
+  auto coordinator = MakeCoordinator(2, 64);
+  int received = 0, sent = 0;
+  ASSERT_TRUE(RunWith(*coordinator, 64, &received, &sent).ok());
+  const v1::StatusResponse s = coordinator->Status();
+  EXPECT_EQ(s.round(), 2);
+  EXPECT_EQ(s.dropouts(), 0);
+  EXPECT_GT(received, 0);  // tasks (the plan holds 30 x 4 doubles) went out in chunks
+  EXPECT_GT(sent, 0);      // and so did the participants' messages
+}
+
+// Stage accounting on the real serialized messages of the last round (round 1 of 0..1, cohort 10).
+// The masked input of one participant is its packed vector, ceil(length * bits / 8) bytes, plus
+// the envelope: ClientMessage{secagg{participant_id, message{masked_input{packed}}, round}} adds
+// at most 2 tag/length pairs of <= 4 bytes each around `packed`, 2 more around the SecAgg message,
+// and participant id (<= 3 bytes) and round (2 bytes): <= 24 bytes.
+TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
+  auto coordinator = MakeCoordinator(2, wire::kDefaultChunkBytes);
+  int received = 0, sent = 0;
+  ASSERT_TRUE(RunWith(*coordinator, wire::kDefaultChunkBytes, &received, &sent).ok());
+  EXPECT_EQ(received, 0);
+  EXPECT_EQ(sent, 0);
+  const v1::StatusResponse s = coordinator->Status();
+  EXPECT_EQ(s.traffic_round(), 1);
+  EXPECT_EQ(s.traffic_cohort(), 10);
+  auto plan = algorithms::dpmf_rp::DpmfRpUpdater::Create([] {
+                algorithms::dpmf_rp::DpmfRpConfig c;
+                c.num_users = 40;
+                c.num_items = 30;
+                c.rank = 4;
+                c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
+                c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+                c.compression = 2;
+                c.participation = 0.25;
+                c.min_clients = 3;
+                c.rounds = 2;
+                return c;
+              }())
+                  .value()
+                  ->Plan()
+                  .value();
+  const double packed = static_cast<double>((plan.length() * plan.bits() + 7) / 8);
+  const v1::StageTraffic* masked = Find(s, "masked_input");
+  ASSERT_NE(masked, nullptr);
+  EXPECT_GE(masked->up_bytes_per_user(), packed);
+  EXPECT_LE(masked->up_bytes_per_user(), packed + 24);
+  EXPECT_DOUBLE_EQ(masked->up_bytes_per_user() * 10, static_cast<double>(masked->up_bytes()));
+  // The task carries the plan (the model) to each of the 4 processes.
+  const v1::StageTraffic* task = Find(s, "task");
+  ASSERT_NE(task, nullptr);
+  EXPECT_EQ(task->up_bytes(), 0);
+  EXPECT_GE(task->down_bytes(), 4 * static_cast<int64_t>(plan.ByteSizeLong()));
+  for (const char* stage : {"advertise_keys", "share_keys", "unmasking", "result"}) {
+    EXPECT_NE(Find(s, stage), nullptr) << stage;
+  }
+  EXPECT_EQ(Find(s, "clear_upload"), nullptr);
+}
+
+class CoordinatorWireStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    coordinator_ = MakeCoordinator(1, 64);
+    v1::RegisterRequest request;
+    request.set_protocol_version(1);
+    request.set_enrollment_token("token");
+    request.set_signing_public_key(std::string(32, 'k'));
+    request.add_participant_ids(1);
+    v1::RegisterResponse response;
+    ASSERT_TRUE(coordinator_->Register(request, response).ok());
+    v1::ClientMessage hello;
+    hello.set_session_token(response.session_token());
+    ASSERT_TRUE(coordinator_->OnClientMessage(connection_, hello).ok());
+  }
+  std::vector<v1::ClientMessage> Chunks(uint32_t participant) {
+    v1::ClientMessage m;
+    m.mutable_secagg()->set_participant_id(participant);
+    m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
+        std::string(300, 'p'));
+    return wire::Split(m, 64);
+  }
+  std::unique_ptr<Coordinator> coordinator_;
+  std::shared_ptr<Connection> connection_ = std::make_shared<Connection>(1, "test");
+};
+
+TEST_F(CoordinatorWireStreamTest, AcceptsAWholeChunkSequenceOutsideARound) {
+  for (const v1::ClientMessage& c : Chunks(1)) {
+    EXPECT_TRUE(coordinator_->OnClientMessage(connection_, c).ok());
+  }
+}
+
+TEST_F(CoordinatorWireStreamTest, RefusesChunksForAnotherStreamsParticipant) {
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, Chunks(2)[0]).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST_F(CoordinatorWireStreamTest, ABrokenChunkSequenceEndsTheStream) {
+  const std::vector<v1::ClientMessage> chunks = Chunks(1);
+  ASSERT_TRUE(coordinator_->OnClientMessage(connection_, chunks[0]).ok());
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, chunks[2]).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  coordinator_->OnStreamClosed(connection_);  // what the reactor does on an error status
+  EXPECT_EQ(coordinator_->Status().connected_clients(), 0);
+}
+
+TEST_F(CoordinatorWireStreamTest, ASequenceOverTheUploadBoundIsRefusedAtItsFirstChunk) {
+  v1::ClientMessage first = Chunks(1)[0];
+  first.mutable_chunk()->set_total_bytes(wire::kMaxTransferBytes + 1);
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, first).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace fedmf::server

@@ -1,0 +1,143 @@
+// fedmf-sim's core: a whole run in process is a function of the seeds, not of the number of
+// client processes (threads) or their timing; the noise seed matters; refusals are errors.
+#include "tools/sim/simulation.h"
+
+#include <memory>
+#include <string>
+
+#include "common/algorithms/dpmf_rp/updater.h"
+#include "common/data/synthetic.h"
+#include "common/dp/ledger_text_format.h"
+#include "gtest/gtest.h"
+
+namespace fedmf::sim {
+namespace {
+
+constexpr char kToken[] = "token";
+
+std::shared_ptr<const data::RatingsDataset> Data() {
+  data::SyntheticConfig c;
+  c.num_users = 60;
+  c.num_items = 80;
+  c.ratings_per_user = 12;
+  c.min_ratings_per_user = 5;
+  c.seed = 3;
+  return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+}
+
+// 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
+// aggregation: cohort 15 of 60 users, threshold 11.
+std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool plain_sum = false) {
+  algorithms::dpmf_rp::DpmfRpConfig c;
+  c.num_users = 60;
+  c.num_items = 80;
+  c.rank = 4;
+  c.mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
+  c.epsilon = 10;
+  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+  c.compression = 2;
+  c.participation = 0.25;
+  c.min_clients = 10;
+  c.rounds = 3;
+  c.seed = seed;
+  server::CoordinatorOptions options;
+  options.enrollment_token = kToken;
+  options.num_users = 60;
+  options.simulation_plain_sum = plain_sum;
+  return std::make_unique<server::Coordinator>(
+      options,
+      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                               dp::PrivacyLedger::Create().value(), seed, c.rounds});
+}
+
+struct Outcome {
+  std::string updater_state;
+  std::string ledger;
+  mf::FactorModel model;
+};
+
+Outcome Simulate(int client_processes, uint64_t noise_seed, bool plain_sum = false) {
+  auto data = Data();
+  auto coordinator = MakeCoordinator(1, plain_sum);
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(*coordinator, data,
+                    SimulationOptions{.client_processes = client_processes,
+                                      .noise_seed = noise_seed,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .plain_sum = plain_sum});
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (report.ok()) {
+    EXPECT_EQ(report->status.round(), 3);
+    EXPECT_EQ(report->client_processes, client_processes);
+    EXPECT_EQ(report->status.dropouts(), 0);
+  }
+  const server::CoordinatorState& state = coordinator->state();
+  return Outcome{state.updater->SerializeState().value(), dp::SerializeLedger(state.ledger),
+                 FinalModel(*state.updater, *data).value()};
+}
+
+TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
+  const Outcome one = Simulate(1, 7);
+  const Outcome four = Simulate(4, 7);
+  EXPECT_EQ(one.updater_state, four.updater_state);
+  EXPECT_EQ(one.ledger, four.ledger);
+  EXPECT_TRUE(one.model.item_factors == four.model.item_factors);
+  EXPECT_TRUE(one.model.user_factors == four.model.user_factors);
+  EXPECT_EQ(one.model.user_factors.rows(), 60);
+  EXPECT_EQ(one.model.item_factors.rows(), 80);
+  EXPECT_EQ(one.model.item_factors.cols(), 4);
+}
+
+// --plain_sum adds the same vectors SecAgg would: the model and the ledger are identical.
+TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
+  const Outcome secagg = Simulate(2, 7);
+  const Outcome plain = Simulate(2, 7, /*plain_sum=*/true);
+  EXPECT_EQ(secagg.updater_state, plain.updater_state);
+  EXPECT_EQ(secagg.ledger, plain.ledger);
+}
+
+// The noise is the users' (seeded by the noise seed), not a function of the run's seed alone.
+TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
+  EXPECT_NE(Simulate(2, 7).updater_state, Simulate(2, 8).updater_state);
+}
+
+TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
+  auto data = Data();
+  auto coordinator = MakeCoordinator();
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(*coordinator, data,
+                    SimulationOptions{.client_processes = 100,
+                                      .noise_seed = 1,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .plain_sum = false});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->client_processes, 60);
+  EXPECT_EQ(report->status.round(), 3);
+}
+
+TEST(SimulationTest, RefusalsAndBadOptionsAreErrors) {
+  auto data = Data();
+  auto coordinator = MakeCoordinator();
+  EXPECT_EQ(RunSimulation(*coordinator, data,
+                          SimulationOptions{.client_processes = 2,
+                                            .enrollment_token = "wrong",
+                                            .test = nullptr,
+                                            .plain_sum = false})
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(RunSimulation(*coordinator, data,
+                          SimulationOptions{.client_processes = 0,
+                                            .enrollment_token = kToken,
+                                            .test = nullptr,
+                                            .plain_sum = false})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(coordinator->state().updater->round(), 0);  // nothing ran
+}
+
+}  // namespace
+}  // namespace fedmf::sim

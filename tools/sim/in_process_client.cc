@@ -1,0 +1,103 @@
+#include "tools/sim/in_process_client.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/wire_limits.h"
+#include "common/util/event_log.h"
+
+namespace fedmf::sim {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+}
+
+}  // namespace
+
+InProcessClient::InProcessClient(server::Coordinator& coordinator,
+                                 std::unique_ptr<client::ParticipantHost> host, std::string name)
+    : coordinator_(coordinator),
+      host_(std::move(host)),
+      name_(std::move(name)),
+      inbox_(std::make_shared<Inbox>()) {
+  connection_ =
+      std::make_shared<server::Connection>(coordinator_.NextConnectionId(), "in-process:" + name_,
+                                           [inbox = inbox_](const v1::ServerMessage& m) {
+                                             std::lock_guard<std::mutex> lock(inbox->mu);
+                                             inbox->messages.push_back(m);
+                                             inbox->cv.notify_one();
+                                           });
+}
+
+absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
+    server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+    const std::string& name, const std::string& enrollment_token) {
+  v1::RegisterRequest request;
+  request.set_protocol_version(client::kProtocolVersion);
+  request.set_client_name(name);
+  request.set_enrollment_token(enrollment_token);
+  // The host's own key, as fedmf-client registers it: SecAgg with signatures checks it.
+  request.set_signing_public_key(host->signing_public_key());
+  for (uint32_t id : host->participant_ids()) request.add_participant_ids(id);
+  v1::RegisterResponse response;
+  if (grpc::Status s = coordinator.Register(request, response); !s.ok()) return FromGrpc(s);
+
+  std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name));
+  v1::ClientMessage hello;
+  hello.set_session_token(response.session_token());
+  if (grpc::Status s = coordinator.OnClientMessage(c->connection_, hello); !s.ok()) {
+    return FromGrpc(s);
+  }
+  c->stream_open_ = true;
+  c->worker_ = std::thread([client = c.get()] { client->Work(); });
+  return c;
+}
+
+InProcessClient::~InProcessClient() {
+  {
+    std::lock_guard<std::mutex> lock(inbox_->mu);
+    inbox_->stop = true;
+    inbox_->cv.notify_all();
+  }
+  if (worker_.joinable()) worker_.join();
+  CloseStream();
+}
+
+void InProcessClient::Work() {
+  while (true) {
+    v1::ServerMessage message;
+    {
+      std::unique_lock<std::mutex> lock(inbox_->mu);
+      inbox_->cv.wait(lock, [this] { return inbox_->stop || !inbox_->messages.empty(); });
+      if (inbox_->stop) break;
+      message = std::move(inbox_->messages.front());
+      inbox_->messages.pop_front();
+    }
+    absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(message);
+    if (!replies.ok()) {
+      EventLine("client_error").Add("client", name_).Add("error", replies.status().ToString());
+      continue;
+    }
+    bool refused = false;
+    for (const v1::ClientMessage& reply : *replies) {
+      if (grpc::Status s = coordinator_.OnClientMessage(connection_, reply); !s.ok()) {
+        // What the gRPC reactor does with an error status: the stream ends.
+        EventLine("client_error").Add("client", name_).Add("error", FromGrpc(s).ToString());
+        refused = true;
+        break;
+      }
+    }
+    if (refused || host_->training_done()) break;
+  }
+  CloseStream();
+}
+
+void InProcessClient::CloseStream() {
+  if (!stream_open_) return;
+  stream_open_ = false;
+  coordinator_.OnStreamClosed(connection_);
+}
+
+}  // namespace fedmf::sim

@@ -1,0 +1,63 @@
+// One simulated client process of fedmf-sim: a ParticipantHost on its own worker thread, joined
+// to a Coordinator the way fedmf-client joins over gRPC (Coordinator::Register, then a stream
+// whose first message is the session token), through an in-process Connection instead of a
+// socket. The connection's sink only queues (the coordinator calls it under its lock); the worker
+// answers the messages in order and hands the replies to Coordinator::OnClientMessage, so the
+// client processes compute in parallel while the coordinator stays the single round driver.
+#ifndef FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_
+#define FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "client/participant_host.h"
+#include "server/coordinator.h"
+
+namespace fedmf::sim {
+
+class InProcessClient {
+ public:
+  // Registers `host`'s users with `enrollment_token`, opens the stream and starts the worker.
+  // Errors are the coordinator's refusals (e.g. UNAUTHENTICATED, ALREADY_EXISTS).
+  static absl::StatusOr<std::unique_ptr<InProcessClient>> Connect(
+      server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+      const std::string& name, const std::string& enrollment_token);
+
+  // Stops the worker (pending messages are dropped) and closes the stream if still open. The
+  // worker ends by itself, closing its stream, once the coordinator says training is done or
+  // refuses a reply (as a gRPC status would end the stream).
+  ~InProcessClient();
+  InProcessClient(const InProcessClient&) = delete;
+  InProcessClient& operator=(const InProcessClient&) = delete;
+
+ private:
+  // What the sink and the worker share; the sink keeps it alive on its own.
+  struct Inbox {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<v1::ServerMessage> messages;
+    bool stop = false;
+  };
+
+  InProcessClient(server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+                  std::string name);
+  void Work();
+  void CloseStream();
+
+  server::Coordinator& coordinator_;
+  std::unique_ptr<client::ParticipantHost> host_;
+  const std::string name_;
+  std::shared_ptr<Inbox> inbox_;
+  std::shared_ptr<server::Connection> connection_;
+  bool stream_open_ = false;  // touched by Connect, then the worker, then the destructor
+  std::thread worker_;
+};
+
+}  // namespace fedmf::sim
+
+#endif  // FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_

@@ -1,0 +1,80 @@
+#include "tools/sim/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "client/participant_host.h"
+#include "common/algorithms/registry.h"
+#include "tools/sim/in_process_client.h"
+
+namespace fedmf::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
+                                               std::shared_ptr<const data::RatingsDataset> train,
+                                               const SimulationOptions& options) {
+  if (options.client_processes < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("client processes must be >= 1, got ", options.client_processes));
+  }
+  const int32_t users = train->num_users();
+  if (users < 1) return absl::InvalidArgumentError("the dataset has no users");
+  SimulationReport report;
+  report.client_processes = std::min(options.client_processes, users);
+  const auto setup = Clock::now();
+  std::vector<std::unique_ptr<InProcessClient>> clients;
+  for (int i = 0; i < report.client_processes; ++i) {
+    std::vector<int32_t> shard;
+    for (int32_t u = i; u < users; u += report.client_processes) shard.push_back(u);
+    absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host =
+        client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
+    if (!host.ok()) return host.status();
+    if (options.plain_sum) (*host)->AllowSimulationPlainSum();
+    absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
+        coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),
+        options.enrollment_token);
+    if (!c.ok()) return c.status();
+    clients.push_back(std::move(*c));
+  }
+  report.setup_seconds = Seconds(setup);
+  const auto run = Clock::now();
+  const absl::Status status = coordinator.Run();
+  report.run_seconds = Seconds(run);
+  clients.clear();  // every stream closes before the coordinator's final status
+  if (!status.ok()) return status;
+  report.status = coordinator.Status();
+  return report;
+}
+
+absl::StatusOr<mf::FactorModel> FinalModel(const algorithms::Updater& updater,
+                                           const data::RatingsDataset& train) {
+  absl::StatusOr<v1::RoundPlan> plan = updater.Plan();
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
+      algorithms::MakeContributor(*plan);
+  if (!contributor.ok()) return contributor.status();
+  mf::FactorModel model;
+  model.algorithm = plan->algorithm();
+  model.item_factors = (*contributor)->item_factors();
+  model.user_factors.resize(train.num_users(), model.item_factors.cols());
+  for (int32_t u = 0; u < train.num_users(); ++u) {
+    absl::StatusOr<Eigen::VectorXd> f = (*contributor)->UserFactor(train.user(u));
+    if (!f.ok()) return f.status();
+    model.user_factors.row(u) = f->transpose();
+  }
+  return model;
+}
+
+}  // namespace fedmf::sim

@@ -1,0 +1,53 @@
+// fedmf-sim's core: runs a Coordinator to the end with every user of a dataset hosted by
+// in-process client processes (in_process_client.h), user u in process u % N as fedmf-client
+// --shard=u%N/N would host it, each user's noise keyed from (noise_seed, participant id). The
+// result is the networked run's for the same seeds and cohorts (tests/integration/runtime_test.sh
+// sim_*), whatever N or the thread timing.
+#ifndef FEDMF_TOOLS_SIM_SIMULATION_H_
+#define FEDMF_TOOLS_SIM_SIMULATION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/algorithms/algorithm.h"
+#include "common/data/ratings_dataset.h"
+#include "common/mf/factor_model.h"
+#include "server/coordinator.h"
+
+namespace fedmf::sim {
+
+struct SimulationOptions {
+  int client_processes = 8;  // N worker threads (at most one per user)
+  uint64_t noise_seed = 1;   // dp::Rng(noise_seed, id) per participant: reproducible, NOT private
+  std::string enrollment_token;  // the coordinator's
+  // The test part of the split: users score the model on it in federated evaluation rounds
+  // (null: they have no test ratings).
+  std::shared_ptr<const data::RatingsDataset> test;
+  // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear.
+  bool plain_sum = false;
+};
+
+struct SimulationReport {
+  int client_processes = 0;   // after capping at the number of users
+  double setup_seconds = 0;   // participants, registration, streams
+  double run_seconds = 0;     // Coordinator::Run
+  v1::StatusResponse status;  // the coordinator's Status() at the end
+};
+
+// Registers every user of `train` with `coordinator` and runs it (Coordinator::Run) to the end;
+// `coordinator.Stop()` from another thread ends it early. InvalidArgument for fewer than one
+// client process or an empty dataset; the coordinator's refusals and Run's errors otherwise.
+absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
+                                               std::shared_ptr<const data::RatingsDataset> train,
+                                               const SimulationOptions& options);
+
+// The model a run ends with: the updater's item factors of the next round's plan and every
+// user's factor from their `train` ratings under it (what each client computes locally).
+absl::StatusOr<mf::FactorModel> FinalModel(const algorithms::Updater& updater,
+                                           const data::RatingsDataset& train);
+
+}  // namespace fedmf::sim
+
+#endif  // FEDMF_TOOLS_SIM_SIMULATION_H_

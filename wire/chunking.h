@@ -1,0 +1,89 @@
+// Chunking of large federation messages (federation.proto, Chunk): a sender splits a ServerMessage
+// or ClientMessage whose serialization exceeds its chunk size into Chunk messages, the receiver's
+// Reassembler checks the sequence strictly and returns the whole message. Transport-free: the gRPC
+// stream, an in-process transport and tests use the same code.
+#ifndef FEDMF_WIRE_CHUNKING_H_
+#define FEDMF_WIRE_CHUNKING_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "fedmf/v1/federation.pb.h"
+
+namespace fedmf::wire {
+
+inline constexpr size_t kDefaultChunkBytes = size_t{4} << 20;
+inline constexpr size_t kMinChunkBytes = 64;
+// A chunk's header and envelope take < 64 bytes, so a chunk of this much data fits the 64 MiB
+// gRPC message limit (client/wire_limits.h) with room to spare.
+inline constexpr size_t kMaxChunkBytes = (size_t{64} << 20) - 1024;
+// The largest message a receiver reassembles by default (and the coordinator's bound on a plan).
+inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
+
+// InvalidArgument unless kMinChunkBytes <= chunk_bytes <= kMaxChunkBytes (for flag checks).
+absl::Status ValidateChunkBytes(int64_t chunk_bytes);
+
+// What a message is about: the round and participant id its chunks repeat in their header
+// (participant 0 for a task, a result or a session token).
+struct Tag {
+  int64_t round = 0;
+  uint32_t participant_id = 0;
+};
+Tag TagOf(const v1::ServerMessage& message);
+Tag TagOf(const v1::ClientMessage& message);
+
+// `message` itself if its serialization is at most `chunk_bytes`, else its chunks in order, each
+// carrying at most `chunk_bytes` bytes of it. `chunk_bytes` is clamped to [kMinChunkBytes,
+// kMaxChunkBytes]; `message` must not be a chunk itself.
+std::vector<v1::ServerMessage> Split(v1::ServerMessage message, size_t chunk_bytes);
+std::vector<v1::ClientMessage> Split(v1::ClientMessage message, size_t chunk_bytes);
+
+// Reassembles the chunk sequences of one stream direction (Message = v1::ServerMessage or
+// v1::ClientMessage), one message at a time.
+template <typename Message>
+class Reassembler {
+ public:
+  struct Complete {
+    Message message;
+    uint64_t wire_bytes = 0;  // serialized size of all its chunk envelopes
+  };
+
+  // Messages above `max_bytes` (serialized) are refused at their first chunk.
+  explicit Reassembler(uint64_t max_bytes = kMaxTransferBytes) : max_bytes_(max_bytes) {}
+
+  // Takes the next envelope holding a chunk. Returns nullopt while the message is incomplete and
+  // the message after its last chunk. InvalidArgument, naming the field and value, for an envelope
+  // without a chunk, a chunk that does not continue the sequence (index, header fields that differ
+  // from the first chunk's), empty data, more or fewer bytes than total_bytes, a total above the
+  // bound, a reassembly that does not parse, is itself a chunk or has another round or participant
+  // than the header. After an error the partial message is discarded and the next sequence starts
+  // afresh.
+  absl::StatusOr<std::optional<Complete>> Add(const Message& envelope);
+
+  bool in_progress() const { return in_progress_; }
+  // Data bytes held for the incomplete message.
+  size_t pending_bytes() const { return buffer_.size(); }
+  void Reset();
+
+ private:
+  absl::Status Check(const v1::Chunk& chunk) const;
+
+  const uint64_t max_bytes_;
+  bool in_progress_ = false;
+  v1::Chunk header_;  // the first chunk's fields (data cleared)
+  uint32_t next_index_ = 0;
+  uint64_t wire_bytes_ = 0;
+  std::string buffer_;
+};
+
+extern template class Reassembler<v1::ServerMessage>;
+extern template class Reassembler<v1::ClientMessage>;
+
+}  // namespace fedmf::wire
+
+#endif  // FEDMF_WIRE_CHUNKING_H_

@@ -1,0 +1,86 @@
+#include "wire/traffic.h"
+
+#include <numeric>
+
+namespace fedmf::wire {
+namespace {
+
+Stage StageOf(const v1::secagg::ServerToClient& m) {
+  switch (m.message_case()) {
+    case v1::secagg::ServerToClient::kShareKeys:
+      return Stage::kShareKeys;
+    case v1::secagg::ServerToClient::kMaskedInput:
+      return Stage::kMaskedInput;
+    case v1::secagg::ServerToClient::kConsistencyCheck:
+      return Stage::kConsistencyCheck;
+    case v1::secagg::ServerToClient::kUnmasking:
+      return Stage::kUnmasking;
+    case v1::secagg::ServerToClient::kAbort:
+      return Stage::kAbort;
+    default:
+      return Stage::kOther;
+  }
+}
+
+Stage StageOf(const v1::secagg::ClientToServer& m) {
+  switch (m.message_case()) {
+    case v1::secagg::ClientToServer::kAdvertiseKeys:
+      return Stage::kAdvertiseKeys;
+    case v1::secagg::ClientToServer::kShareKeys:
+      return Stage::kShareKeys;
+    case v1::secagg::ClientToServer::kMaskedInput:
+      return Stage::kMaskedInput;
+    case v1::secagg::ClientToServer::kConsistencyCheck:
+      return Stage::kConsistencyCheck;
+    case v1::secagg::ClientToServer::kUnmasking:
+      return Stage::kUnmasking;
+    case v1::secagg::ClientToServer::kAbort:
+      return Stage::kAbort;
+    default:
+      return Stage::kOther;
+  }
+}
+
+}  // namespace
+
+absl::string_view StageName(Stage stage) {
+  static constexpr absl::string_view kNames[kNumStages] = {
+      "task",      "advertise_keys", "share_keys", "masked_input", "consistency_check",
+      "unmasking", "clear_upload",   "result",     "abort",        "other"};
+  return kNames[static_cast<int>(stage)];
+}
+
+Stage StageOf(const v1::ServerMessage& message) {
+  switch (message.message_case()) {
+    case v1::ServerMessage::kTask:
+    case v1::ServerMessage::kEvaluationTask:
+      return Stage::kTask;
+    case v1::ServerMessage::kSecagg:
+      return StageOf(message.secagg().message());
+    case v1::ServerMessage::kResult:
+      return Stage::kResult;
+    default:
+      return Stage::kOther;
+  }
+}
+
+Stage StageOf(const v1::ClientMessage& message) {
+  switch (message.message_case()) {
+    case v1::ClientMessage::kSecagg:
+      return StageOf(message.secagg().message());
+    case v1::ClientMessage::kClearUpload:
+      return Stage::kClearUpload;
+    default:
+      return Stage::kOther;
+  }
+}
+
+int64_t TrafficCounter::total_up() const {
+  return std::accumulate(up_.begin(), up_.end(), int64_t{0});
+}
+
+int64_t TrafficCounter::total_down() const {
+  return std::accumulate(down_.begin(), down_.end(), int64_t{0});
+}
+
+}  // namespace fedmf::wire
