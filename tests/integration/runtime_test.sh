@@ -52,7 +52,7 @@ start_clients() {
     PIDS+=($!)
   done
 }
-# converge_check LOG: 5 rounds ran and the test RMSE dropped by 0.3 (see case converge).
+# converge_check LOG: 5 rounds ran and the test RMSE dropped by 0.04 (see case converge).
 converge_check() {
   grep -q 'event=training_end rounds=5 ' "$1" || fail "not 5 rounds"
   local first last r0 r1
@@ -61,7 +61,7 @@ converge_check() {
   r0="$(field test_rmse "$first")"
   r1="$(field test_rmse "$last")"
   echo "test RMSE $r0 -> $r1"
-  awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
+  awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
 }
 # kill_during_secagg: kill -9 client process 3 while a round is in ShareKeys or MaskedInput.
 kill_during_secagg() {
@@ -120,9 +120,9 @@ sim_equivalence() {
 
 case "$CASE" in
   converge)
-    # 5 rounds, no noise, 3 client processes. Margin: dpmf_rp_training_test measures RMSE
-    # 3.87 -> 2.46 after 40 rounds of this configuration and requires a 0.3 drop there; 5 rounds
-    # measured 3.87 -> 2.80 on loopback; we require the same 0.3.
+    # 5 rounds, no noise, 3 client processes. Margin: test RMSE (the rating predictor's: user
+    # mean + ridge on the item factors) measured 1.303 -> 1.215 over these 5 rounds on loopback; we
+    # require a drop of 0.04, under half of that.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
       --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
       --wait_for_users=300
@@ -164,7 +164,7 @@ case "$CASE" in
     r0="$(field test_rmse "$first")"
     r1="$(field test_rmse "$last")"
     echo "test RMSE $r0 -> $r1 with chunks; $(grep -o 'chunks_up=[0-9]* chunks_down=[0-9]*' <<<"$line")"
-    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.3) }' || fail "RMSE $r0 -> $r1"
+    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
     ;;
 
   client_kill)
