@@ -1,5 +1,6 @@
 // fedmf-client: one client process hosting one or many users (each an independent participant
 // with its own keys, noise and data) of a dataset, training with a fedmf-coordinator over gRPC.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -14,10 +15,12 @@
 #include "absl/strings/str_split.h"
 #include "client/grpc_client.h"
 #include "client/participant_host.h"
+#include "client/stream_pool.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "common/util/fd_limit.h"
 #include "wire/chunking.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
@@ -38,6 +41,13 @@ ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkB
           "messages to the coordinator larger than this (serialized) travel as chunks of at most "
           "this many bytes");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
+ABSL_FLAG(bool, one_stream_per_user, false,
+          "register every user as its own client (own signing key, own stream) on gRPC's "
+          "callback API, no thread per stream: e.g. thousands of connected clients for a load "
+          "test");
+ABSL_FLAG(int, channels, 1,
+          "--one_stream_per_user: spread the streams over this many channels (TCP connections)");
+ABSL_FLAG(int, workers, 2, "--one_stream_per_user: threads running the users' work");
 ABSL_FLAG(std::string, insecure_noise_seed, "",
           "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
           "this integer and the participant id instead of the OS CSPRNG, so the noise is "
@@ -104,10 +114,23 @@ absl::Status Run() {
     noise_seed = value;
     EventLine("insecure_noise_seed").Add("warning", "noise is predictable: no privacy");
   }
-  absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
-      ParticipantHost::Create(data, *users, test, noise_seed);
-  if (!host.ok()) return host.status();
-  (*host)->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
+  const bool per_user = absl::GetFlag(FLAGS_one_stream_per_user);
+  std::vector<std::unique_ptr<ParticipantHost>> hosts;
+  if (per_user) {
+    for (int32_t user : *users) {
+      absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+          ParticipantHost::Create(data, {user}, test, noise_seed);
+      if (!host.ok()) return host.status();
+      hosts.push_back(std::move(*host));
+    }
+    if (hosts.empty()) return absl::InvalidArgumentError("no users selected");
+  } else {
+    absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+        ParticipantHost::Create(data, *users, test, noise_seed);
+    if (!host.ok()) return host.status();
+    hosts.push_back(std::move(*host));
+  }
+  for (const auto& host : hosts) host->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
 
   GrpcClientOptions options;
   options.target = absl::GetFlag(FLAGS_coordinator);
@@ -121,19 +144,39 @@ absl::Status Run() {
       .Add("client", options.name)
       .Add("coordinator", options.target)
       .Add("users", users->size())
+      .Add("streams", hosts.size())
       .Add("dataset", data::DescribeDataset(*data));
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  absl::Status status = RunGrpcClient(**host, options, g_stop);
+  absl::Status status;
+  if (per_user) {
+    StreamPoolOptions pool;
+    pool.client = options;
+    pool.channels = absl::GetFlag(FLAGS_channels);
+    pool.workers = absl::GetFlag(FLAGS_workers);
+    // A socket per channel plus gRPC's own descriptors (pipes, epoll, the listener-free client).
+    const uint64_t needed =
+        static_cast<uint64_t>(std::min<size_t>(std::max(pool.channels, 1), hosts.size())) + 64;
+    if (absl::Status s = RequireOpenFiles(needed, absl::StrCat(pool.channels, " channels"));
+        !s.ok()) {
+      return s;
+    }
+    status = RunStreamPool(hosts, pool, g_stop);
+  } else {
+    status = RunGrpcClient(*hosts.front(), options, g_stop);
+  }
+  int64_t rounds = 0;
+  for (const auto& host : hosts) rounds = std::max(rounds, host->rounds_completed());
   EventLine("client_stop")
       .Add("client", options.name)
-      .Add("rounds", (*host)->rounds_completed())
+      .Add("rounds", rounds)
       .Add("status", status.ToString());
+  ParticipantHost* first_host = hosts.front().get();
   const int top_n = absl::GetFlag(FLAGS_top_n);
-  if (status.ok() && top_n > 0 && !users->empty() && (*host)->contributor() != nullptr) {
-    const Participant* first = (*host)->Find(static_cast<uint32_t>((*users)[0]) + 1);
+  if (status.ok() && top_n > 0 && !users->empty() && first_host->contributor() != nullptr) {
+    const Participant* first = first_host->Find(static_cast<uint32_t>((*users)[0]) + 1);
     absl::StatusOr<std::vector<mf::Recommendation>> top =
-        first->Recommend(*(*host)->contributor(), top_n);
+        first->Recommend(*first_host->contributor(), top_n);
     if (top.ok()) {
       std::string items;
       for (const mf::Recommendation& r : *top)

@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
-#include "crypto/ed25519.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 
 namespace fedmf::client {
@@ -157,10 +156,7 @@ class Session {
 
 absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& options,
                            const std::atomic<bool>& stop) {
-  absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
-  if (!key.ok()) return key.status();
-  const auto& pub = key->public_key().bytes();
-  const std::string public_key(pub.begin(), pub.end());
+  const std::string public_key = host.signing_public_key();
   StopWatcher watcher(stop);
   absl::BitGen jitter;  // spreads reconnects of many processes; not security relevant
   absl::Duration backoff = options.initial_backoff;

@@ -20,18 +20,30 @@ absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow rat
 }
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
-    const algorithms::Contributor& contributor, const secagg::SessionConfig& config) {
+    const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
+    const crypto::Ed25519PrivateKey* signing_key,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
   session_.reset();
   absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
   if (!contribution.ok()) return contribution.status();
   user_factor_ = std::move(contribution->user_factor);
-  return OpenSession(config, contribution->vector);
+  return OpenSession(config, contribution->vector, signing_key, std::move(directory));
 }
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
-    const secagg::SessionConfig& config, const std::vector<uint64_t>& input) {
+    const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+    const crypto::Ed25519PrivateKey* signing_key,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+  secagg::ClientIdentity identity{id_, std::nullopt};
+  if (config.signatures && signing_key != nullptr) {
+    // The session owns its copy of the key (wiped with it).
+    absl::StatusOr<crypto::Ed25519PrivateKey> copy =
+        crypto::Ed25519PrivateKey::FromSeed(signing_key->seed().span());
+    if (!copy.ok()) return copy.status();
+    identity.signing_key = std::move(*copy);
+  }
   absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
-      secagg::ClientSession::Create(config, secagg::ClientIdentity{id_, std::nullopt}, nullptr);
+      secagg::ClientSession::Create(config, std::move(identity), std::move(directory));
   if (!session.ok()) return session.status();
   if (absl::Status s = (*session)->SetInput(input); !s.ok()) return s;
   absl::StatusOr<v1::secagg::ClientToServer> advertise = (*session)->Start();
@@ -75,7 +87,7 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
   session_.reset();
   absl::StatusOr<metrics::MetricSums> sums = Evaluate(contributor, options);
   if (!sums.ok()) return sums.status();
-  return OpenSession(config, codec.Encode(*sums));
+  return OpenSession(config, codec.Encode(*sums), nullptr, nullptr);
 }
 
 absl::StatusOr<std::vector<uint64_t>> Participant::ContributeClear(

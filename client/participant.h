@@ -18,8 +18,10 @@
 #include "common/metrics/metric_codec.h"
 #include "common/metrics/metrics.h"
 #include "common/mf/recommend.h"
+#include "crypto/ed25519.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/config.h"
+#include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/secagg.pb.h"
 
 namespace fedmf::client {
@@ -36,9 +38,13 @@ class Participant {
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
-  // returns the AdvertiseKeys message. Ends any previous round's session.
-  absl::StatusOr<v1::secagg::ClientToServer> StartRound(const algorithms::Contributor& contributor,
-                                                        const secagg::SessionConfig& config);
+  // returns the AdvertiseKeys message. Ends any previous round's session. With
+  // config.signatures the session signs with `signing_key` (the host's) and verifies its peers
+  // against `directory` (both required then).
+  absl::StatusOr<v1::secagg::ClientToServer> StartRound(
+      const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
+      const crypto::Ed25519PrivateKey* signing_key = nullptr,
+      std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
   // This round's contribution for a clear-upload round (no SecAgg session).
   absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);
@@ -50,7 +56,8 @@ class Participant {
                                                const metrics::RankingOptions& options) const;
 
   // Evaluates (Evaluate), encodes the sums with `codec` and opens a SecAgg session for them (an
-  // evaluation round); returns the AdvertiseKeys message. Ends any previous session.
+  // evaluation round, always unsigned: docs/runtime.md); returns the AdvertiseKeys message. Ends
+  // any previous session.
   absl::StatusOr<v1::secagg::ClientToServer> StartEvaluation(
       const algorithms::Contributor& contributor, const metrics::RankingOptions& options,
       const metrics::MetricCodec& codec, const secagg::SessionConfig& config);
@@ -79,9 +86,12 @@ class Participant {
   Participant(uint32_t id, data::RatingRow ratings, data::RatingRow test, dp::Rng rng)
       : id_(id), ratings_(ratings), test_(test), rng_(std::move(rng)) {}
 
-  // Opens this round's SecAgg session with `input` and returns its AdvertiseKeys message.
-  absl::StatusOr<v1::secagg::ClientToServer> OpenSession(const secagg::SessionConfig& config,
-                                                         const std::vector<uint64_t>& input);
+  // Opens this round's SecAgg session with `input` and returns its AdvertiseKeys message
+  // (signing and directory as in StartRound).
+  absl::StatusOr<v1::secagg::ClientToServer> OpenSession(
+      const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+      const crypto::Ed25519PrivateKey* signing_key,
+      std::shared_ptr<const secagg::SigningKeyDirectory> directory);
 
   uint32_t id_;
   data::RatingRow ratings_;

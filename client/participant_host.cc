@@ -18,7 +18,9 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
         "test ratings are ", test->num_users(), " x ", test->num_items(), ", train ratings ",
         data->num_users(), " x ", data->num_items(), ": not one split"));
   }
-  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, test));
+  absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
+  if (!key.ok()) return key.status();
+  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, test, std::move(*key)));
   for (int32_t user : users) {
     if (user < 0 || user >= data->num_users()) {
       return absl::InvalidArgumentError(
@@ -40,6 +42,34 @@ std::vector<uint32_t> ParticipantHost::participant_ids() const {
   std::vector<uint32_t> ids;
   for (const auto& [id, p] : participants_) ids.push_back(id);
   return ids;
+}
+
+std::string ParticipantHost::signing_public_key() const {
+  const auto& bytes = signing_key_.public_key().bytes();
+  return std::string(bytes.begin(), bytes.end());
+}
+
+absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> ParticipantHost::TaskDirectory(
+    const v1::RoundTask& task) const {
+  absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> directory =
+      DirectoryFromProto(task.signing_keys());
+  if (!directory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round ", task.round(), ": ", directory.status().message()));
+  }
+  // A coordinator that substituted our own key would show it here (it could still substitute
+  // other processes' keys: docs/runtime.md, "Signatures").
+  for (uint32_t id : task.participant_ids()) {
+    const std::optional<crypto::Ed25519PublicKey> key = (*directory)->Find(id);
+    if (!key.has_value() || !(*key == signing_key_.public_key())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("round ", task.round(),
+                       ": the signing key directory does not list this process's key "
+                       "for participant ",
+                       id));
+    }
+  }
+  return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(*directory));
 }
 
 const Participant* ParticipantHost::Find(uint32_t id) const {
@@ -114,6 +144,12 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     }
     config = *c;
   }
+  std::shared_ptr<const secagg::SigningKeyDirectory> directory;
+  if (config && config->signatures) {
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = TaskDirectory(task);
+    if (!d.ok()) return d.status();
+    directory = std::move(*d);
+  }
   if (absl::Status s = CheckHosted(task.round(), task.participant_ids()); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       algorithms::MakeContributor(task.plan());
@@ -134,7 +170,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       continue;
     }
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
-        participants_.at(id).StartRound(*contributor_, *config);
+        participants_.at(id).StartRound(*contributor_, *config, &signing_key_, directory);
     if (!advertise.ok()) return advertise.status();
     v1::ClientMessage& reply = replies.emplace_back();
     reply.mutable_secagg()->set_participant_id(id);

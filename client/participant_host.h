@@ -3,9 +3,11 @@
 // evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
 // the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
-// stream, an in-process test, a mobile binding) can drive it. It also speaks the wire's chunking
-// (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
-// size are returned as chunks.
+// stream, an in-process test, a mobile binding) can drive it. A host is one trust domain: it holds
+// every hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one
+// Ed25519 key (registered as RegisterRequest.signing_public_key). It also speaks the wire's
+// chunking (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than
+// the chunk size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
@@ -13,12 +15,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "client/participant.h"
 #include "common/algorithms/algorithm.h"
 #include "common/data/ratings_dataset.h"
+#include "crypto/ed25519.h"
+#include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
 #include "wire/chunking.h"
 
@@ -49,6 +54,8 @@ class ParticipantHost {
   void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
 
   std::vector<uint32_t> participant_ids() const;
+  // The 32-byte Ed25519 public key the host's users sign with (fresh per host, from the CSPRNG).
+  std::string signing_public_key() const;
   const Participant* Find(uint32_t id) const;
   // The model of the last round or evaluation task (nullptr before the first), for local
   // recommendations.
@@ -61,8 +68,14 @@ class ParticipantHost {
 
  private:
   ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
-                  std::shared_ptr<const data::RatingsDataset> test)
-      : data_(std::move(data)), test_(std::move(test)) {}
+                  std::shared_ptr<const data::RatingsDataset> test,
+                  crypto::Ed25519PrivateKey signing_key)
+      : data_(std::move(data)), test_(std::move(test)), signing_key_(std::move(signing_key)) {}
+
+  // The cohort's directory of a task with signatures; InvalidArgument if it is malformed or does
+  // not list this host's own key for the users the task names.
+  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> TaskDirectory(
+      const v1::RoundTask& task) const;
 
   absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
@@ -77,6 +90,7 @@ class ParticipantHost {
 
   std::shared_ptr<const data::RatingsDataset> data_;
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
+  crypto::Ed25519PrivateKey signing_key_;
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;

@@ -1,6 +1,8 @@
 #include "client/secagg_params.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace fedmf::client {
 
@@ -31,6 +33,29 @@ absl::StatusOr<secagg::SessionConfig> FromProto(const v1::SecAggParams& params) 
   config.consistency_check = params.consistency_check();
   if (absl::Status s = secagg::ValidateConfig(config); !s.ok()) return s;
   return config;
+}
+
+absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> DirectoryFromProto(
+    const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) {
+  auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
+  absl::flat_hash_set<uint32_t> seen;
+  for (int i = 0; i < keys.size(); ++i) {
+    const std::string& bytes = keys[i].public_key();
+    absl::StatusOr<crypto::Ed25519PublicKey> key = crypto::Ed25519PublicKey::FromBytes(
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    if (!key.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("signing_keys[", i, "]: ", key.status().message()));
+    }
+    for (uint32_t id : keys[i].participant_ids()) {
+      if (!seen.insert(id).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("signing_keys[", i, "]: participant ", id, " is listed twice"));
+      }
+      directory->Add(id, *key);
+    }
+  }
+  return directory;
 }
 
 }  // namespace fedmf::client

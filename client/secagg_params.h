@@ -1,11 +1,15 @@
 // Conversion between the wire form of a SecAgg session's parameters (fedmf.v1.SecAggParams) and
-// crypto/secagg's SessionConfig, shared by the coordinator and the client core. The result is
-// validated, so a malformed task from the network is an error, never a crash.
+// crypto/secagg's SessionConfig, and of a cohort's signing key directory (RoundTask.signing_keys),
+// shared by the coordinator and the client core. Results are validated, so a malformed task from
+// the network is an error, never a crash.
 #ifndef FEDMF_CLIENT_SECAGG_PARAMS_H_
 #define FEDMF_CLIENT_SECAGG_PARAMS_H_
 
+#include <memory>
+
 #include "absl/status/statusor.h"
 #include "crypto/secagg/config.h"
+#include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
 
 namespace fedmf::client {
@@ -14,6 +18,12 @@ v1::SecAggParams ToProto(const secagg::SessionConfig& config);
 
 // InvalidArgument (from secagg::ValidateConfig) for out-of-range parameters.
 absl::StatusOr<secagg::SessionConfig> FromProto(const v1::SecAggParams& params);
+
+// The directory of `keys` (one entry per key, listing the participants it signs for).
+// InvalidArgument for a key that is not 32 bytes or a participant listed twice (an invalid
+// point fails every verification later).
+absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> DirectoryFromProto(
+    const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys);
 
 }  // namespace fedmf::client
 

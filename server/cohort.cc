@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "crypto/secagg/parameter_finder.h"
 
 namespace fedmf::server {
 
@@ -45,6 +46,54 @@ absl::StatusOr<int> Threshold(int64_t cohort, int64_t min_contributors, double d
                                                    ")"));
   }
   return static_cast<int>(t);
+}
+
+absl::StatusOr<GraphMode> ParseGraphMode(absl::string_view name) {
+  if (name == "auto") return GraphMode::kAuto;
+  if (name == "complete") return GraphMode::kComplete;
+  if (name == "harary") return GraphMode::kHarary;
+  return absl::InvalidArgumentError(
+      absl::StrCat("secagg graph '", name, "' is not one of auto, complete, harary"));
+}
+
+absl::StatusOr<GraphChoice> ChooseGraph(const GraphRequest& r) {
+  absl::StatusOr<int> complete_t = Threshold(r.cohort, r.min_contributors, r.dropout_fraction);
+  if (!complete_t.ok()) return complete_t.status();
+  const GraphChoice complete{secagg::GraphKind::kComplete, 0, *complete_t};
+  if (r.mode == GraphMode::kComplete) return complete;
+  if (r.mode == GraphMode::kHarary && r.degree != 0) {
+    if (r.degree < 2 || r.degree % 2 != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Harary degree must be even and >= 2, got ", r.degree));
+    }
+    const int holders = r.degree + 1;
+    const int t = std::max(2, holders - static_cast<int>(std::floor(r.dropout_fraction * holders)));
+    return GraphChoice{secagg::GraphKind::kHarary, r.degree, t};
+  }
+  secagg::ParameterRequirements req;
+  req.num_clients = static_cast<int>(r.cohort);
+  req.corrupt_fraction = r.corrupt_fraction;
+  req.dropout_fraction = r.dropout_fraction;
+  req.threat =
+      r.lying_server ? secagg::ThreatModel::kMaliciousServer : secagg::ThreatModel::kSemiHonest;
+  absl::StatusOr<secagg::GraphParameters> found = secagg::FindGraphParameters(req);
+  if (!found.ok()) {
+    if (r.mode == GraphMode::kAuto) return complete;  // the complete graph's own t still applies
+    return found.status();
+  }
+  const bool sparse = found->graph == secagg::GraphKind::kHarary;
+  if (r.mode == GraphMode::kHarary && !sparse) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no Harary graph meets the 2^-40 targets for a cohort of ", r.cohort,
+                     " (corrupt ", r.corrupt_fraction, ", dropout ", r.dropout_fraction,
+                     "): use the complete graph or set "
+                     "a degree"));
+  }
+  // Auto: a sparse graph pays once a client's neighborhood is at most half the cohort.
+  if (r.mode == GraphMode::kAuto && (!sparse || 2 * (found->degree + 1) > r.cohort)) {
+    return complete;
+  }
+  return GraphChoice{secagg::GraphKind::kHarary, found->degree, std::max(2, found->threshold)};
 }
 
 }  // namespace fedmf::server

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -28,6 +29,7 @@
 #include "fedmf/v1/federation.pb.h"
 #include "server/checkpoint.h"
 #include "server/clear_aggregation.h"
+#include "server/cohort.h"
 #include "server/connection.h"
 #include "server/evaluation.h"
 #include "server/registry.h"
@@ -47,6 +49,15 @@ struct CoordinatorOptions {
   // demo; later rounds wait only for a cohort. 0: a cohort.
   int64_t wait_for_users = 0;
   std::string run_id = "fedmf";  // bound into every SecAgg session context
+  // SecAgg neighbor graph (cohort.h ChooseGraph): mode, the finder's corrupt fraction, and a fixed
+  // Harary degree (0: the finder's).
+  GraphMode secagg_graph = GraphMode::kAuto;
+  double corrupt_fraction = 0.05;
+  int harary_degree = 0;
+  // Advertisements signed with the registered keys (the coordinator relays the cohort's
+  // directory in the RoundTask); with the complete graph also Bonawitz's consistency check.
+  bool signatures = true;
+  bool consistency_check = true;
   // fedmf-sim --plain_sum only: secure-sum rounds collect clear uploads instead of running SecAgg
   // (the sum is the same bit for bit; only its cost and its protection are gone).
   bool simulation_plain_sum = false;
@@ -105,24 +116,35 @@ class Coordinator final : public StreamHandler {
     int threshold = 0;
   };
 
+  // (event=round key, seconds) of each stage of a round.
+  using StageSeconds = std::vector<std::pair<const char*, double>>;
+
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
   // OK iff a task carrying `plan` fits the message limit (RESOURCE_EXHAUSTED otherwise).
   static absl::Status CheckTaskSize(const v1::RoundPlan& plan);
   // Waits until `needed` users are live; false if stopped first.
   bool WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed, int64_t round);
   // Drives session_ through its stages (deadline each) until it completes or aborts; stage_ is
-  // `stage_prefix` + the stage name. Errors: local failures only.
+  // `stage_prefix` + the stage name, each stage's duration is appended to `stage_seconds`. When
+  // fewer than `min_inputs` masked inputs would be unmasked, aborts the session and sets
+  // `refused` to why. Errors: local failures only.
   absl::Status DriveSecAgg(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
-                           std::vector<double>& stage_seconds);
+                           int64_t min_inputs, StageSeconds& stage_seconds, std::string& refused);
   // Run the round for cohort_ through SecAgg, or by clear uploads (errors: local failures only).
   absl::StatusOr<RoundSum> CollectSecAgg(std::unique_lock<std::mutex>& lock,
                                          const v1::RoundPlan& plan, int attempt,
-                                         std::vector<double>& stage_seconds);
+                                         StageSeconds& stage_seconds);
   absl::StatusOr<RoundSum> CollectClear(std::unique_lock<std::mutex>& lock,
-                                        const v1::RoundPlan& plan,
-                                        std::vector<double>& stage_seconds);
-  // One task per client process with its cohort members; `config` null for clear rounds.
-  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config);
+                                        const v1::RoundPlan& plan, StageSeconds& stage_seconds);
+  // One task per client process with its cohort members; `config` null for clear rounds;
+  // `keys` the cohort's signing key directory (with signatures).
+  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config,
+                 const google::protobuf::RepeatedPtrField<v1::SigningKeys>* keys = nullptr);
+  // The registered keys of the live cohort members, grouped by key, and as a directory.
+  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> CohortDirectory(
+      google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
+  // Aborts the session (Abort to every live member) instead of unmasking fewer than n_min inputs.
+  void AbortSession(const std::string& reason);
   void Route(std::vector<secagg::ServerMessage> messages);
   absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, RoundSum collected);
   // A whole (unchunked or reassembled) message of a bound stream.

@@ -75,9 +75,10 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
   traffic_.Reset();  // an evaluation round's traffic is reported as a round of its own
-  std::vector<double> stage_seconds;
+  StageSeconds stage_seconds;
+  std::string refused;  // stays empty: the complete graph's threshold already bounds the inputs
   SendEvaluationTasks(*plan, config, codec->fraction_bits());
-  const absl::Status driven = DriveSecAgg(lock, "eval:", stage_seconds);
+  const absl::Status driven = DriveSecAgg(lock, "eval:", 0, stage_seconds, refused);
   const std::unique_ptr<secagg::ServerSession> done = std::move(session_);
   evaluating_ = false;
   cohort_.clear();
@@ -140,11 +141,7 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   line.Add("bytes_in", bytes_in_.load() - in0).Add("bytes_out", bytes_out_.load() - out0);
   AddTraffic(traffic_, cohort_size, line);
   EndRoundTraffic(round, cohort_size, /*evaluation=*/true);
-  static constexpr const char* kStageKeys[] = {"advertise_s", "share_keys_s", "masked_input_s",
-                                               "unmasking_s"};
-  for (size_t i = 0; i < stage_seconds.size() && i < 4; ++i) {
-    line.Add(kStageKeys[i], stage_seconds[i]);
-  }
+  for (const auto& [key, seconds] : stage_seconds) line.Add(key, seconds);
   line.Add("privacy", "not-charged");
   if (options_.evaluate && decoded.ok()) {
     // Simulation only: the exact central metrics of the same model, for comparison. Only this

@@ -24,6 +24,22 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+// The key of a stage's duration in the event=round line.
+const char* StageKey(secagg::ServerStage stage) {
+  switch (stage) {
+    case secagg::ServerStage::kAdvertiseKeys:
+      return "advertise_s";
+    case secagg::ServerStage::kShareKeys:
+      return "share_keys_s";
+    case secagg::ServerStage::kMaskedInput:
+      return "masked_input_s";
+    case secagg::ServerStage::kConsistencyCheck:
+      return "consistency_s";
+    default:
+      return "unmasking_s";
+  }
+}
+
 }  // namespace
 
 absl::Status Coordinator::Run() {
@@ -123,7 +139,8 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
   traffic_.Reset();
-  std::vector<double> stage_seconds;
+  const auto round_start = Clock::now();
+  StageSeconds stage_seconds;
   // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
   const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
   absl::StatusOr<RoundSum> collected = clear ? CollectClear(lock, *plan, stage_seconds)
@@ -143,14 +160,11 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
       .Add("bytes_in", bytes_in_.load() - in0)
       .Add("bytes_out", bytes_out_.load() - out0)
       .Add("length", plan->length())
-      .Add("bits", plan->bits());
+      .Add("bits", plan->bits())
+      .Add("round_s", Seconds(round_start));
+  for (const auto& [key, seconds] : stage_seconds) line.Add(key, seconds);
   AddTraffic(traffic_, cohort_size, line);
   EndRoundTraffic(round, cohort_size);
-  static constexpr const char* kStageKeys[] = {"advertise_s", "share_keys_s", "masked_input_s",
-                                               "unmasking_s"};
-  for (size_t i = 0; i < stage_seconds.size() && i < 4; ++i) {
-    line.Add(kStageKeys[i], stage_seconds[i]);
-  }
   if (state_.ledger.entries().empty()) {
     line.Add("privacy", "no-noise-released");
   } else if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
@@ -163,31 +177,67 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   return outcome;
 }
 
-absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(
-    std::unique_lock<std::mutex>& lock, const v1::RoundPlan& plan, int attempt,
-    std::vector<double>& stage_seconds) {
+absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(std::unique_lock<std::mutex>& lock,
+                                                                 const v1::RoundPlan& plan,
+                                                                 int attempt,
+                                                                 StageSeconds& stage_seconds) {
   const int64_t cohort_size = static_cast<int64_t>(cohort_.size());
-  absl::StatusOr<int> threshold =
-      Threshold(cohort_size, plan.min_contributors(), options_.dropout_fraction);
-  if (!threshold.ok()) return threshold.status();
+  GraphRequest request;
+  request.mode = options_.secagg_graph;
+  request.cohort = cohort_size;
+  request.min_contributors = plan.min_contributors();
+  request.dropout_fraction = options_.dropout_fraction;
+  request.corrupt_fraction = options_.corrupt_fraction;
+  request.degree = options_.harary_degree;
+  // A Harary graph has no consistency check: when one is asked for, its parameters must resist a
+  // server that lies about dropouts on their own.
+  request.lying_server = options_.signatures && options_.consistency_check;
+  absl::StatusOr<GraphChoice> graph = ChooseGraph(request);
+  if (!graph.ok()) return graph.status();
   secagg::SessionConfig config;
   // Unique per aggregation: a retried round is a new session.
   config.context = absl::StrCat(options_.run_id, "/round-", plan.round(), "/attempt-", attempt);
   config.num_clients = static_cast<int>(cohort_size);
-  config.threshold = *threshold;
+  config.threshold = graph->threshold;
   config.bits = plan.bits();
   config.length = static_cast<size_t>(plan.length());
+  config.graph = graph->graph;
+  config.degree = graph->degree;
+  config.signatures = options_.signatures;
+  // Only defined on the complete graph (docs/protocol.md, "Signatures").
+  config.consistency_check = options_.signatures && options_.consistency_check &&
+                             graph->graph == secagg::GraphKind::kComplete;
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  std::shared_ptr<const secagg::SigningKeyDirectory> directory;
+  if (config.signatures) {
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = CohortDirectory(keys);
+    if (!d.ok()) return d.status();
+    directory = std::move(*d);
+  }
   absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
-      secagg::ServerSession::Create(config, cohort_, nullptr);
+      secagg::ServerSession::Create(config, cohort_, directory);
   if (!session.ok()) return session.status();
   session_ = std::move(*session);
-  SendTasks(plan, &config);
-  if (absl::Status s = DriveSecAgg(lock, "", stage_seconds); !s.ok()) return s;
+  EventLine("secagg_session")
+      .Add("round", plan.round())
+      .Add("graph", config.graph == secagg::GraphKind::kHarary ? "harary" : "complete")
+      .Add("degree", config.degree)
+      .Add("threshold", config.threshold)
+      .Add("signatures", config.signatures ? "on" : "off")
+      .Add("consistency_check", config.consistency_check ? "on" : "off");
+  SendTasks(plan, &config, config.signatures ? &keys : nullptr);
+  std::string refused;
+  if (absl::Status s = DriveSecAgg(lock, "", plan.min_contributors(), stage_seconds, refused);
+      !s.ok()) {
+    return s;
+  }
   std::unique_ptr<secagg::ServerSession> done = std::move(session_);
   RoundSum r;
   r.threshold = config.threshold;
   r.contributors = static_cast<int64_t>(done->IncludedClients().size());
-  if (done->stage() == secagg::ServerStage::kCompleted) {
+  if (!refused.empty()) {
+    r.sum = absl::AbortedError(refused);
+  } else if (done->stage() == secagg::ServerStage::kCompleted) {
     r.sum = done->result();
   } else {
     r.sum = done->status();
@@ -195,33 +245,78 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(
   return r;
 }
 
+absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::CohortDirectory(
+    google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const {
+  auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
+  std::map<std::string, v1::SigningKeys*> by_key;
+  for (uint32_t id : cohort_) {
+    const std::string key = registry_.SigningKeyOf(id);
+    if (key.empty()) continue;  // gone: SendTasks drops it
+    absl::StatusOr<crypto::Ed25519PublicKey> parsed = crypto::Ed25519PublicKey::FromBytes(
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    if (!parsed.ok()) return parsed.status();  // the registry checked the size
+    directory->Add(id, *parsed);
+    v1::SigningKeys*& entry = by_key[key];
+    if (entry == nullptr) {
+      entry = keys.Add();
+      entry->set_public_key(key);
+    }
+    entry->add_participant_ids(id);  // cohort_ is ascending
+  }
+  return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
+}
+
+void Coordinator::AbortSession(const std::string& reason) {
+  for (uint32_t id : cohort_) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
+    if (c == nullptr) continue;
+    v1::ServerMessage abort;
+    abort.mutable_secagg()->set_participant_id(id);
+    abort.mutable_secagg()->set_round(state_.updater->round());
+    *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(reason);
+    Send(*c, std::move(abort));
+  }
+}
+
 absl::Status Coordinator::DriveSecAgg(std::unique_lock<std::mutex>& lock,
-                                      absl::string_view stage_prefix,
-                                      std::vector<double>& stage_seconds) {
+                                      absl::string_view stage_prefix, int64_t min_inputs,
+                                      StageSeconds& stage_seconds, std::string& refused) {
   while (session_->stage() != secagg::ServerStage::kCompleted &&
          session_->stage() != secagg::ServerStage::kAborted) {
     stage_ = absl::StrCat(stage_prefix, secagg::ServerStageName(session_->stage()));
     const auto start = Clock::now();
     cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
                    [this] { return stop_ || session_->ReadyToClose(); });
+    const char* key = StageKey(session_->stage());
     absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
-    stage_seconds.push_back(Seconds(start));
+    stage_seconds.emplace_back(key, Seconds(start));
     if (!next.ok()) return next.status();
+    const secagg::ServerStage stage = session_->stage();
+    const int64_t inputs = static_cast<int64_t>(session_->IncludedClients().size());
+    // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
+    // fewer inputs than the privacy calibration assumed: stop before any unmasking share is asked.
+    if ((stage == secagg::ServerStage::kConsistencyCheck ||
+         stage == secagg::ServerStage::kUnmasking) &&
+        inputs < min_inputs) {
+      refused = absl::StrCat(inputs, " masked inputs, fewer than n_min ", min_inputs);
+      AbortSession(refused);
+      break;
+    }
     Route(std::move(*next));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(
-    std::unique_lock<std::mutex>& lock, const v1::RoundPlan& plan,
-    std::vector<double>& stage_seconds) {
+absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(std::unique_lock<std::mutex>& lock,
+                                                                const v1::RoundPlan& plan,
+                                                                StageSeconds& stage_seconds) {
   clear_ = std::make_unique<ClearAggregation>(plan, cohort_);
   SendTasks(plan, nullptr);
   stage_ = "ClearUpload";
   const auto start = Clock::now();
   cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
                  [this] { return stop_ || clear_->Complete(); });
-  stage_seconds.push_back(Seconds(start));
+  stage_seconds.emplace_back("clear_upload_s", Seconds(start));
   std::unique_ptr<ClearAggregation> done = std::move(clear_);
   RoundSum r;
   r.threshold = static_cast<int>(plan.min_contributors());
@@ -235,7 +330,8 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(
   return r;
 }
 
-void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config) {
+void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config,
+                            const google::protobuf::RepeatedPtrField<v1::SigningKeys>* keys) {
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
   for (uint32_t id : cohort_) {
     std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
@@ -251,6 +347,7 @@ void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConf
       task->set_round(plan.round());
       *task->mutable_plan() = plan;
       if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
+      if (keys != nullptr) *task->mutable_signing_keys() = *keys;
       task->set_simulation_plain_sum(config == nullptr &&
                                      plan.combination() == v1::COMBINATION_SECURE_SUM);
     }

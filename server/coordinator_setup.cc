@@ -12,6 +12,7 @@
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/event_log.h"
+#include "server/cohort.h"
 #include "server/evaluation.h"
 
 ABSL_FLAG(std::string, state_dir, "", "checkpoint directory; resumes from it when it holds one");
@@ -66,6 +67,20 @@ ABSL_FLAG(int64_t, eval_every, 10,
 ABSL_FLAG(double, eval_participation, 0,
           "fraction of the users in each federated evaluation round (0: the training cohort size)");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
+ABSL_FLAG(std::string, secagg_graph, "auto",
+          "auto (SecAgg+ Harary graph with k, t from the parameter finder once a neighborhood is "
+          "at most half the cohort, else complete), complete or harary");
+ABSL_FLAG(double, corrupt_fraction, 0.05,
+          "fraction of a cohort assumed corrupt (colluding with the server), for the finder");
+ABSL_FLAG(int32_t, secagg_degree, 0,
+          "with --secagg_graph=harary: this even degree k instead of the finder's (tests, "
+          "experiments: no statistical guarantee computed)");
+ABSL_FLAG(bool, secagg_signatures, true,
+          "clients sign SecAgg advertisements of training rounds with their registered Ed25519 "
+          "keys (the coordinator relays the cohort's keys); evaluation rounds stay unsigned");
+ABSL_FLAG(bool, secagg_consistency_check, true,
+          "with signatures and the complete graph: Bonawitz's consistency round (clients sign "
+          "the survivor list before unmasking)");
 
 namespace fedmf::server {
 
@@ -115,6 +130,17 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));
+  if (!graph.ok()) return graph.status();
+  options.secagg_graph = *graph;
+  options.corrupt_fraction = absl::GetFlag(FLAGS_corrupt_fraction);
+  options.harary_degree = absl::GetFlag(FLAGS_secagg_degree);
+  options.signatures = absl::GetFlag(FLAGS_secagg_signatures);
+  options.consistency_check = absl::GetFlag(FLAGS_secagg_consistency_check);
+  if (!(options.corrupt_fraction >= 0 && options.corrupt_fraction < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--corrupt_fraction must be in [0, 1), got ", options.corrupt_fraction));
+  }
   options.eval_every = absl::GetFlag(FLAGS_eval_every);
   options.eval_participation = absl::GetFlag(FLAGS_eval_participation);
   if (options.eval_every < 0 ||

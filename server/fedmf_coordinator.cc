@@ -17,6 +17,7 @@
 #include "client/wire_limits.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "common/util/fd_limit.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
 #include "server/services.h"
@@ -104,6 +105,14 @@ absl::Status Serve() {
   }
   options.num_users = users;
 
+  // One descriptor per client connection: take all the hard limit allows.
+  absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
+  if (!open_files.ok()) return open_files.status();
+  if (*open_files < 1024) {
+    EventLine("warning")
+        .Add("open_file_limit", *open_files)
+        .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
+  }
   absl::StatusOr<CoordinatorState> state = InitialStateFromFlags(users, items);
   if (!state.ok()) return state.status();
   Coordinator coordinator(options, std::move(*state));
@@ -122,7 +131,10 @@ absl::Status Serve() {
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
   }
-  EventLine("listening").Add("address", absl::GetFlag(FLAGS_listen)).Add("port", port);
+  EventLine("listening")
+      .Add("address", absl::GetFlag(FLAGS_listen))
+      .Add("port", port)
+      .Add("open_file_limit", *open_files);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   std::thread watcher([&coordinator] {

@@ -101,6 +101,12 @@ std::string Registry::NameOf(const Connection* connection) const {
   return it == streams_.end() ? std::string() : it->second.registration.name;
 }
 
+std::string Registry::SigningKeyOf(uint32_t participant_id) const {
+  auto it = owner_.find(participant_id);
+  if (it == owner_.end()) return std::string();
+  return streams_.at(it->second).registration.signing_key;
+}
+
 std::vector<uint32_t> Registry::LiveUsers() const {
   std::vector<uint32_t> ids;
   ids.reserve(owner_.size());

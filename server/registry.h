@@ -38,6 +38,8 @@ class Registry {
   bool Owns(const Connection* connection, uint32_t participant_id) const;
   std::shared_ptr<Connection> ConnectionOf(uint32_t participant_id) const;
   std::string NameOf(const Connection* connection) const;
+  // The registered Ed25519 signing key of the stream hosting `participant_id` (empty if none).
+  std::string SigningKeyOf(uint32_t participant_id) const;
   // Users on live streams, ascending.
   std::vector<uint32_t> LiveUsers() const;
   std::vector<std::shared_ptr<Connection>> Connections() const;

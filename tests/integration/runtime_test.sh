@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
-# coordinator_restart, clear_uploads, federated_eval, bad_token, sim_pbm, sim_none,
-# sim_gaussian_clear. Every process started here is killed on exit.
+# coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
+# streams_500, sim_pbm, sim_none, sim_gaussian_clear. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -51,6 +51,32 @@ start_clients() {
     CLIENT_PIDS+=($!)
     PIDS+=($!)
   done
+}
+# converge_check LOG: 5 rounds ran and the test RMSE dropped by 0.04 (see case converge).
+converge_check() {
+  grep -q 'event=training_end rounds=5 ' "$1" || fail "not 5 rounds"
+  local first last r0 r1
+  first="$(grep ' event=evaluation ' "$1" | head -n 1)"
+  last="$(grep ' event=evaluation ' "$1" | tail -n 1)"
+  r0="$(field test_rmse "$first")"
+  r1="$(field test_rmse "$last")"
+  echo "test RMSE $r0 -> $r1"
+  awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
+}
+# kill_during_secagg: kill -9 client process 3 while a round is in ShareKeys or MaskedInput.
+kill_during_secagg() {
+  local killed="" stage
+  for _ in $(seq 1 400); do
+    stage="$("$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null | sed -n 's/.*stage=\([^ ]*\).*/\1/p')"
+    if [[ "$stage" == ShareKeys || "$stage" == MaskedInput ]]; then
+      kill -9 "${CLIENT_PIDS[3]}"
+      killed="$stage"
+      break
+    fi
+    sleep 0.01
+  done
+  [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput"
+  echo "killed client 3 during $killed"
 }
 # wait_for LOG REGEX SECONDS
 wait_for() {
@@ -106,13 +132,7 @@ case "$CASE" in
     grep -q "connected_clients=3" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
-    grep -q 'event=training_end rounds=5 ' "$WORK/coordinator.log" || fail "not 5 rounds"
-    first="$(grep ' event=evaluation ' "$WORK/coordinator.log" | head -n 1)"
-    last="$(grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1)"
-    r0="$(field test_rmse "$first")"
-    r1="$(field test_rmse "$last")"
-    echo "test RMSE $r0 -> $r1"
-    awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
+    converge_check "$WORK/coordinator.log"
     ;;
 
   chunked)
@@ -151,23 +171,16 @@ case "$CASE" in
     # ML-100K-sized synthetic data so a round lasts ~1 s; kill -9 one of 4 client processes while
     # a round is in ShareKeys or MaskedInput. The cohort (94) tolerates 47 dropouts
     # (--dropout_fraction=0.5, n_min 40); a shard holds ~24 of the cohort, so SecAgg recovers.
+    # Complete graph without signatures: 94 users in 4 processes verifying 94 signatures each
+    # triple the round time on a loaded machine (signed rounds: case signatures; Harary:
+    # harary_kill).
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
       --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
-      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943
+      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 \
+      --secagg_graph=complete --secagg_signatures=false
     start_clients 4 synthetic
     wait_for "$WORK/coordinator.log" "event=round round=0 " 60
-    killed=""
-    for _ in $(seq 1 400); do
-      stage="$("$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null | sed -n 's/.*stage=\([^ ]*\).*/\1/p')"
-      if [[ "$stage" == ShareKeys || "$stage" == MaskedInput ]]; then
-        kill -9 "${CLIENT_PIDS[3]}"
-        killed="$stage"
-        break
-      fi
-      sleep 0.01
-    done
-    [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput"
-    echo "killed client 3 during $killed"
+    kill_during_secagg
     wait "$COORD_PID" || fail "coordinator failed"
     grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
     line="$(grep -E ' event=round .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" | head -n 1)"
@@ -262,6 +275,77 @@ case "$CASE" in
     grep -q 'UNAUTHENTICATED: enrollment token refused' "$WORK/client.log" || fail "no refusal"
     grep -q 'event=register .*status="UNAUTHENTICATED' "$WORK/coordinator.log" || fail "not logged"
     kill -0 "$COORD_PID" || fail "coordinator died"
+    ;;
+
+  harary)
+    # The converge setup on SecAgg+'s Harary graph, forced on a cohort of 30 (the finder would pick
+    # the complete graph there): degree 8, t = 9 - floor(0.3 * 9) = 7 per neighborhood.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
+      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=300 --secagg_graph=harary --secagg_degree=8
+    start_clients 3 "$SMALL"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    [[ "$(grep -c 'event=secagg_session .*graph=harary degree=8 threshold=7 ' \
+      "$WORK/coordinator.log")" == 5 ]] || fail "not 5 Harary sessions"
+    converge_check "$WORK/coordinator.log"
+    ;;
+
+  signatures)
+    # The converge setup with signed advertisements and the consistency round (5 SecAgg stages).
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
+      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --wait_for_users=300 --secagg_graph=complete --secagg_signatures=true \
+      --secagg_consistency_check=true
+    start_clients 3 "$SMALL"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    [[ "$(grep -c 'event=secagg_session .*signatures=on consistency_check=on' \
+      "$WORK/coordinator.log")" == 5 ]] || fail "not 5 signed sessions"
+    [[ "$(grep -c ' event=round .*applied=yes .*consistency_s=' "$WORK/coordinator.log")" == 5 ]] ||
+      fail "not 5 rounds through the consistency check"
+    converge_check "$WORK/coordinator.log"
+    ;;
+
+  harary_kill)
+    # client_kill on a Harary graph of degree 40 (41 holders, t = 41 - floor(0.5 * 41) = 21): the
+    # killed process holds ~24 of the cohort of 94, about 10 of each neighborhood.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
+      --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
+      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 \
+      --secagg_graph=harary --secagg_degree=40
+    start_clients 4 synthetic
+    wait_for "$WORK/coordinator.log" "event=round round=0 " 60
+    kill_during_secagg
+    wait "$COORD_PID" || fail "coordinator failed"
+    grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
+    line="$(grep -E ' event=round .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" | head -n 1)"
+    [[ -n "$line" ]] || fail "no applied round with dropouts"
+    grep -q 'event=secagg_session .*graph=harary degree=40 ' "$WORK/coordinator.log" ||
+      fail "not a Harary session"
+    echo "recovered: $line"
+    ;;
+
+  streams_500)
+    # 500 single-user clients, each registered with its own key on its own stream, from one
+    # process over 50 channels (TCP connections); 2 rounds with a cohort of 50.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=500 --num_items=100 \
+      --rounds=2 --participation=0.1 --min_clients=20 --mechanism=none --item_model=full \
+      --compression=2 --rank=4 --wait_for_users=500
+    data="synthetic:users=500,items=100,per_user=20,min_per_user=5"
+    "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --one_stream_per_user --channels=50 \
+      --give_up_after_s=40 >"$WORK/client-0.log" 2>&1 &
+    CLIENT_PIDS=($!)
+    PIDS+=($!)
+    wait_for "$WORK/coordinator.log" "event=round round=0 " 40
+    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    grep -q "connected_clients=500 " "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    wait "${CLIENT_PIDS[0]}" || fail "the client failed"
+    [[ "$(grep -c ' event=round .*applied=yes .*contributors=50 ' "$WORK/coordinator.log")" == 2 ]] ||
+      fail "not 2 full rounds"
+    [[ "$(grep -c ' event=register .*status=OK' "$WORK/coordinator.log")" -ge 500 ]] ||
+      fail "fewer than 500 registrations"
     ;;
 
   sim_pbm) sim_equivalence --mechanism=pbm --epsilon=10 ;;

@@ -6,7 +6,6 @@
 #include "absl/status/status.h"
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
-#include "crypto/ed25519.h"
 
 namespace fedmf::sim {
 namespace {
@@ -35,15 +34,12 @@ InProcessClient::InProcessClient(server::Coordinator& coordinator,
 absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
     const std::string& name, const std::string& enrollment_token) {
-  // A real signing key, as fedmf-client registers one (the registry checks its size).
-  absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
-  if (!key.ok()) return key.status();
-  const auto& public_key = key->public_key().bytes();
   v1::RegisterRequest request;
   request.set_protocol_version(client::kProtocolVersion);
   request.set_client_name(name);
   request.set_enrollment_token(enrollment_token);
-  request.set_signing_public_key(std::string(public_key.begin(), public_key.end()));
+  // The host's own key, as fedmf-client registers it: SecAgg with signatures checks it.
+  request.set_signing_public_key(host->signing_public_key());
   for (uint32_t id : host->participant_ids()) request.add_participant_ids(id);
   v1::RegisterResponse response;
   if (grpc::Status s = coordinator.Register(request, response); !s.ok()) return FromGrpc(s);

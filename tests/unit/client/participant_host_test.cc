@@ -108,6 +108,60 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_EQ(host->Find(1)->session(), nullptr);
 }
 
+// With signatures and the consistency check: the host signs with its one key, which the task's
+// directory lists for its users; the server verifies against the same directory.
+TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
+  Fixture f;
+  f.config.signatures = true;
+  f.config.consistency_check = true;
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task(CohortIds());
+  v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
+  keys->set_public_key(host->signing_public_key());
+  for (uint32_t id : CohortIds()) keys->add_participant_ids(id);
+  auto directory = DirectoryFromProto(task.task().signing_keys()).value();
+  auto server = secagg::ServerSession::Create(f.config, CohortIds(), directory).value();
+  std::vector<v1::ClientMessage> replies = host->Handle(task).value();
+  int consistency_requests = 0;
+  while (true) {
+    for (const v1::ClientMessage& r : replies) {
+      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
+    }
+    if (server->stage() == secagg::ServerStage::kCompleted) break;
+    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
+    auto next = server->CloseStage();
+    ASSERT_TRUE(next.ok()) << next.status();
+    replies.clear();
+    for (secagg::ServerMessage& m : *next) {
+      if (m.message.has_consistency_check()) ++consistency_requests;
+      v1::ServerMessage out;
+      out.mutable_secagg()->set_participant_id(m.client_id);
+      *out.mutable_secagg()->mutable_message() = m.message;
+      absl::StatusOr<std::vector<v1::ClientMessage>> answer = host->Handle(out);
+      ASSERT_TRUE(answer.ok()) << answer.status();
+      for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));
+    }
+  }
+  EXPECT_EQ(consistency_requests, kCohort);
+  EXPECT_EQ(server->IncludedClients().size(), static_cast<size_t>(kCohort));
+}
+
+TEST(ParticipantHostTest, RefusesASignedTaskWhoseDirectoryMissesItsKey) {
+  Fixture f;
+  f.config.signatures = true;
+  auto host = f.Host();
+  v1::ServerMessage task = f.Task(CohortIds());
+  v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
+  keys->set_public_key(std::string(32, 'x'));  // a substituted key
+  for (uint32_t id : CohortIds()) keys->add_participant_ids(id);
+  const absl::Status s = host->Handle(task).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("does not list this process's key for participant 1"),
+            absl::string_view::npos)
+      << s;
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+}
+
 TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {
   Fixture f;
   auto host = ParticipantHost::Create(f.data, {0, 1}).value();

@@ -1,5 +1,8 @@
 #include "client/secagg_params.h"
 
+#include <array>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace fedmf::client {
@@ -39,6 +42,45 @@ TEST(SecAggParamsTest, RejectsAThresholdAboveTheCohort) {
 
 TEST(SecAggParamsTest, RejectsAnEmptyMessage) {
   EXPECT_EQ(FromProto(v1::SecAggParams()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SecAggParamsTest, BuildsTheSigningKeyDirectory) {
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  v1::SigningKeys* a = keys.Add();
+  a->set_public_key(std::string(32, 'a'));
+  a->add_participant_ids(1);
+  a->add_participant_ids(4);
+  v1::SigningKeys* b = keys.Add();
+  b->set_public_key(std::string(32, 'b'));
+  b->add_participant_ids(2);
+  auto directory = DirectoryFromProto(keys).value();
+  const std::array<uint8_t, 32> key_a = [] {
+    std::array<uint8_t, 32> k;
+    k.fill('a');
+    return k;
+  }();
+  ASSERT_TRUE(directory->Find(4).has_value());
+  EXPECT_EQ(directory->Find(4)->bytes(), key_a);
+  EXPECT_EQ(directory->Find(2)->bytes()[0], 'b');
+  EXPECT_FALSE(directory->Find(3).has_value());
+}
+
+TEST(SecAggParamsTest, RejectsAShortKeyAndAParticipantListedTwice) {
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  v1::SigningKeys* a = keys.Add();
+  a->set_public_key(std::string(32, 'a'));
+  a->add_participant_ids(3);
+  v1::SigningKeys* b = keys.Add();
+  b->set_public_key(std::string(31, 'b'));
+  b->add_participant_ids(5);
+  absl::Status s = DirectoryFromProto(keys).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("signing_keys[1]"), absl::string_view::npos) << s;
+  b->set_public_key(std::string(32, 'b'));
+  b->add_participant_ids(3);
+  s = DirectoryFromProto(keys).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("participant 3 is listed twice"), absl::string_view::npos) << s;
 }
 
 }  // namespace

@@ -76,5 +76,78 @@ TEST(CohortTest, ThresholdRejectsImpossibleSettings) {
   EXPECT_EQ(Threshold(1, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+GraphRequest Graph(GraphMode mode, int64_t cohort, int64_t n_min, double dropout, bool lying_server,
+                   int degree = 0) {
+  GraphRequest r;
+  r.mode = mode;
+  r.cohort = cohort;
+  r.min_contributors = n_min;
+  r.dropout_fraction = dropout;
+  r.corrupt_fraction = 0.05;
+  r.lying_server = lying_server;
+  r.degree = degree;
+  return r;
+}
+
+TEST(CohortTest, ParsesGraphModes) {
+  EXPECT_EQ(ParseGraphMode("auto").value(), GraphMode::kAuto);
+  EXPECT_EQ(ParseGraphMode("complete").value(), GraphMode::kComplete);
+  EXPECT_EQ(ParseGraphMode("harary").value(), GraphMode::kHarary);
+  EXPECT_EQ(ParseGraphMode("sparse").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CohortTest, CompleteGraphUsesTheCohortThreshold) {
+  // t = max(2, 20, 66 - floor(0.3 * 66) = 47) = 47.
+  const GraphChoice c = ChooseGraph(Graph(GraphMode::kComplete, 66, 20, 0.3, true)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kComplete);
+  EXPECT_EQ(c.degree, 0);
+  EXPECT_EQ(c.threshold, 47);
+}
+
+TEST(CohortTest, AutoPicksTheFindersHararyGraphForALargeCohort) {
+  // docs/protocol.md's table, gamma = 0.05: n = 1000, delta = 0.10, semi-honest -> k = 46, t =
+  // 20; n = 10000, delta = 0.10, lying server -> k = 136, t = 87. Both neighborhoods are far
+  // below half the cohort.
+  GraphChoice c = ChooseGraph(Graph(GraphMode::kAuto, 1000, 20, 0.10, false)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kHarary);
+  EXPECT_EQ(c.degree, 46);
+  EXPECT_EQ(c.threshold, 20);
+  c = ChooseGraph(Graph(GraphMode::kAuto, 10000, 20, 0.10, true)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kHarary);
+  EXPECT_EQ(c.degree, 136);
+  EXPECT_EQ(c.threshold, 87);
+}
+
+TEST(CohortTest, AutoKeepsTheCompleteGraphWhenTheNeighborhoodIsOverHalfTheCohort) {
+  // Against a lying server with 30% dropouts a cohort of 300 needs k = 184 (docs/runtime.md's
+  // cut-over table): 185 > 150, so the complete graph, t = 300 - floor(90) = 210.
+  const GraphChoice c = ChooseGraph(Graph(GraphMode::kAuto, 300, 5, 0.3, true)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kComplete);
+  EXPECT_EQ(c.threshold, 210);
+  // Forcing Harary takes the finder's graph anyway.
+  const GraphChoice h = ChooseGraph(Graph(GraphMode::kHarary, 300, 5, 0.3, true)).value();
+  EXPECT_EQ(h.graph, secagg::GraphKind::kHarary);
+  EXPECT_GE(h.degree, 150);
+}
+
+TEST(CohortTest, ForcedHararyWithADegreeDerivesTheNeighborhoodThreshold) {
+  // k = 8: 9 holders, t = 9 - floor(0.3 * 9) = 7.
+  const GraphChoice c = ChooseGraph(Graph(GraphMode::kHarary, 30, 5, 0.3, true, 8)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kHarary);
+  EXPECT_EQ(c.degree, 8);
+  EXPECT_EQ(c.threshold, 7);
+  EXPECT_EQ(ChooseGraph(Graph(GraphMode::kHarary, 30, 5, 0.3, true, 7)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CohortTest, WhenNothingMeetsTheTargetsHararyFailsAndAutoFallsBack) {
+  // Lying server, n = 30, 15 dropouts: even the complete graph's t = 15 is not above (30 + 1) / 2.
+  EXPECT_EQ(ChooseGraph(Graph(GraphMode::kHarary, 30, 5, 0.5, true)).status().code(),
+            absl::StatusCode::kNotFound);
+  const GraphChoice c = ChooseGraph(Graph(GraphMode::kAuto, 30, 5, 0.5, true)).value();
+  EXPECT_EQ(c.graph, secagg::GraphKind::kComplete);
+  EXPECT_EQ(c.threshold, 15);
+}
+
 }  // namespace
 }  // namespace fedmf::server

@@ -48,7 +48,7 @@ class EvalClient {
     v1::RegisterRequest request;
     request.set_protocol_version(1);
     request.set_enrollment_token("token");
-    request.set_signing_public_key(std::string(32, 'k'));
+    request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
     for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
     v1::RegisterResponse response;
     EXPECT_TRUE(coordinator_.Register(request, response).ok());

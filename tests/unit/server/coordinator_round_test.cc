@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <random>
 #include <thread>
@@ -37,7 +38,7 @@ class FakeClient {
     v1::RegisterRequest request;
     request.set_protocol_version(1);
     request.set_enrollment_token("token");
-    request.set_signing_public_key(std::string(32, 'k'));
+    request.set_signing_public_key(host_->signing_public_key());
     for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
     v1::RegisterResponse response;
     EXPECT_TRUE(coordinator_.Register(request, response).ok());
@@ -115,7 +116,10 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 }
 
 // Cohort 10 of 40 users, n_min 3; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
-std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, bool secure_aggregation = true) {
+// `tune` adjusts the options (graph, signatures) before the coordinator is built.
+std::unique_ptr<Coordinator> MakeCoordinator(
+    int64_t rounds, bool secure_aggregation = true,
+    const std::function<void(CoordinatorOptions&)>& tune = nullptr, int64_t min_clients = 3) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 40;
   c.num_items = 30;
@@ -124,7 +128,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, bool secure_aggrega
   c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
   c.compression = 2;
   c.participation = 0.25;
-  c.min_clients = 3;
+  c.min_clients = min_clients;
   c.rounds = rounds;
   c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
@@ -133,6 +137,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, bool secure_aggrega
   options.dropout_fraction = 0.6;
   options.stage_timeout = absl::Milliseconds(300);
   options.max_failed_rounds = 3;
+  if (tune) tune(options);
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
                                 dp::PrivacyLedger::Create().value(), 1, rounds});
@@ -197,6 +202,45 @@ TEST(CoordinatorRoundTest, ClearUploadRoundsComplete) {
   EXPECT_TRUE(RunWith(*coordinator, Behavior::kHonest, nullptr).ok());
   EXPECT_EQ(coordinator->Status().round(), 3);
   EXPECT_EQ(coordinator->Status().dropouts(), 0);
+}
+
+// The defaults: the complete graph with signed advertisements and the consistency check (the
+// tests above run with them too); here without signatures, the pre-signature protocol.
+TEST(CoordinatorRoundTest, RoundsWithoutSignaturesComplete) {
+  auto coordinator = MakeCoordinator(2, true, [](CoordinatorOptions& o) { o.signatures = false; });
+  EXPECT_TRUE(RunWith(*coordinator, Behavior::kHonest, nullptr).ok());
+  EXPECT_EQ(coordinator->Status().round(), 2);
+}
+
+// SecAgg+ on a Harary graph of degree 4 (each client masks with 4 of the 9 others; t = 5 -
+// floor(0.6 * 5) = 2), signatures on, with a client that goes silent after advertising.
+TEST(CoordinatorRoundTest, HararyRoundsSurviveASilentClient) {
+  auto coordinator = MakeCoordinator(3, true, [](CoordinatorOptions& o) {
+    o.secagg_graph = GraphMode::kHarary;
+    o.harary_degree = 4;
+  });
+  int silent_in_cohorts = 0;
+  EXPECT_TRUE(RunWith(*coordinator, Behavior::kSilentAfterAdvertise, &silent_in_cohorts).ok());
+  EXPECT_EQ(coordinator->Status().round(), 3);
+  EXPECT_GT(silent_in_cohorts, 0);
+}
+
+// A Harary session only needs t = 4 live holders per neighborhood (k = 8), but n_min is the whole
+// cohort of 10: with a silent client in the cohort the coordinator must refuse to unmask. With
+// seed 1 every attempt's cohort holds some of the silent client's 10 users, so the run stops
+// after max_failed_rounds = 3 attempts.
+TEST(CoordinatorRoundTest, HararyNeverUnmasksFewerThanNMinInputs) {
+  auto coordinator = MakeCoordinator(
+      1, true,
+      [](CoordinatorOptions& o) {
+        o.secagg_graph = GraphMode::kHarary;
+        o.harary_degree = 8;
+      },
+      /*min_clients=*/10);
+  const absl::Status s = RunWith(*coordinator, Behavior::kSilentAfterAdvertise, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
+  EXPECT_NE(s.message().find("fewer than n_min 10"), absl::string_view::npos) << s;
+  EXPECT_EQ(coordinator->Status().round(), 0);
 }
 
 }  // namespace

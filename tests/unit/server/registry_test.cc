@@ -76,5 +76,25 @@ TEST(RegistryTest, BoundsWaitingRegistrations) {
   EXPECT_EQ(registry.Register(Request({3})).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+// The directory the coordinator relays: each live user maps to its stream's registered key.
+TEST(RegistryTest, SigningKeyOfIsTheLiveStreamsRegisteredKey) {
+  Registry registry("secret", 10);
+  v1::RegisterRequest a = Request({1, 2});
+  a.set_signing_public_key(std::string(32, 'a'));
+  v1::RegisterRequest b = Request({5});
+  b.set_signing_public_key(std::string(32, 'b'));
+  auto ca = Conn(1), cb = Conn(2);
+  ASSERT_TRUE(registry.Bind(registry.Register(a).value(), ca).ok());
+  const std::string token_b = registry.Register(b).value();
+  EXPECT_EQ(registry.SigningKeyOf(5), "");  // registered, not yet on a stream
+  ASSERT_TRUE(registry.Bind(token_b, cb).ok());
+  EXPECT_EQ(registry.SigningKeyOf(1), std::string(32, 'a'));
+  EXPECT_EQ(registry.SigningKeyOf(2), std::string(32, 'a'));
+  EXPECT_EQ(registry.SigningKeyOf(5), std::string(32, 'b'));
+  EXPECT_EQ(registry.SigningKeyOf(3), "");
+  registry.Unbind(ca.get());
+  EXPECT_EQ(registry.SigningKeyOf(1), "");
+}
+
 }  // namespace
 }  // namespace fedmf::server

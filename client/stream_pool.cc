@@ -1,0 +1,396 @@
+#include "client/stream_pool.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "client/wire_limits.h"
+#include "common/util/event_log.h"
+#include "fedmf/v1/federation.grpc.pb.h"
+
+namespace fedmf::client {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+}
+
+bool Refusal(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
+         code == grpc::StatusCode::INVALID_ARGUMENT ||
+         code == grpc::StatusCode::FAILED_PRECONDITION;
+}
+
+class Pool;
+
+// One attempt at a Participate stream of one host. Lifetime: created and destroyed by the pool's
+// main thread only (after OnDone has posted its end), so the main thread may cancel it safely.
+// A hold keeps the call alive while a message is with a worker; reads are issued only when no
+// message is pending, writes one at a time.
+class StreamCall final : public grpc::ClientBidiReactor<v1::ClientMessage, v1::ServerMessage> {
+ public:
+  StreamCall(Pool* pool, size_t member, ParticipantHost* host)
+      : pool_(pool), member_(member), host_(host) {}
+
+  void Start(v1::Federation::Stub& stub, const std::string& session_token) {
+    stub.async()->Participate(&context_, this);
+    v1::ClientMessage hello;
+    hello.set_session_token(session_token);
+    Write(std::move(hello));
+    AddHold();  // released when the read side ends
+    StartRead(&incoming_);
+    StartCall();
+  }
+
+  // On a worker thread: the host's replies to `incoming_`, then the next read. Nothing touches the
+  // call after StartRead (it may end at once).
+  void Process();
+
+  void Cancel() { context_.TryCancel(); }
+  const grpc::Status& status() const { return status_; }
+  absl::Time started() const { return started_; }
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override {
+    const v1::ClientMessage* next = nullptr;
+    bool writes_done = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      writes_.pop_front();
+      if (!ok || closed_) {
+        writes_.clear();
+        writing_ = false;
+      } else if (!writes_.empty()) {
+        next = &writes_.front();
+      } else {
+        writing_ = false;
+        writes_done = std::exchange(writes_done_pending_, false);
+      }
+    }
+    if (next != nullptr) StartWrite(next);
+    if (writes_done) StartWritesDone();
+  }
+  void OnDone(const grpc::Status& status) override;
+
+ private:
+  void Write(v1::ClientMessage message) {
+    const v1::ClientMessage* next = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_) return;
+      writes_.push_back(std::move(message));
+      if (writing_) return;
+      writing_ = true;
+      next = &writes_.front();  // deque elements stay put while others are appended
+    }
+    StartWrite(next);
+  }
+  // Half-closes once the queued writes are out.
+  void FinishWrites() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (writing_) {
+        writes_done_pending_ = true;
+        return;
+      }
+    }
+    StartWritesDone();
+  }
+
+  Pool* pool_;
+  size_t member_;
+  ParticipantHost* host_;
+  grpc::ClientContext context_;
+  v1::ServerMessage incoming_;
+  grpc::Status status_;
+  const absl::Time started_ = absl::Now();
+  std::mutex mu_;
+  std::deque<v1::ClientMessage> writes_;  // front is being written while writing_
+  bool writing_ = false;
+  bool writes_done_pending_ = false;
+  bool closed_ = false;  // the read side ended: no more writes
+};
+
+// A registration in flight (owned like StreamCall).
+struct RegisterCall {
+  grpc::ClientContext context;
+  v1::RegisterRequest request;
+  v1::RegisterResponse response;
+  grpc::Status status;
+};
+
+class Pool {
+ public:
+  Pool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts, const StreamPoolOptions& options)
+      : options_(options), members_(hosts.size()) {
+    const size_t channels = std::min<size_t>(static_cast<size_t>(options.channels), hosts.size());
+    for (size_t c = 0; c < channels; ++c) {
+      grpc::ChannelArguments args;
+      args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+      args.SetMaxSendMessageSize(kMaxMessageBytes);
+      // Its own subchannel pool: a separate TCP connection per channel.
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      stubs_.push_back(v1::Federation::NewStub(grpc::CreateCustomChannel(
+          options.client.target, grpc::InsecureChannelCredentials(), args)));
+    }
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      Member& m = members_[i];
+      m.host = hosts[i].get();
+      m.stub = stubs_[i % channels].get();
+      const std::vector<uint32_t> ids = m.host->participant_ids();
+      m.name = absl::StrCat(options.client.name, "-p", ids.empty() ? 0 : ids.front());
+      m.backoff = options.client.initial_backoff;
+    }
+  }
+
+  absl::Status Run(const std::atomic<bool>& stop);
+
+  // From gRPC threads: a call ended; the main thread takes it from here.
+  void Post(size_t member) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ended_.push_back(member);
+    cv_.notify_all();
+  }
+  void Enqueue(StreamCall* call) {
+    std::lock_guard<std::mutex> lock(work_mu_);
+    work_.push_back(call);
+    work_cv_.notify_one();
+  }
+  void LogResult(size_t member, const v1::RoundResult& r) {
+    if (member != 0) return;  // one line per round is enough for thousands of streams
+    EventLine("round_result")
+        .Add("client", members_[member].name)
+        .Add("round", r.round())
+        .Add("applied", r.applied() ? "yes" : "no")
+        .Add("contributors", r.contributors())
+        .Add("reason", r.reason());
+  }
+
+ private:
+  enum class State { kWaiting, kRegistering, kStreaming, kDone };
+  struct Member {
+    ParticipantHost* host = nullptr;
+    v1::Federation::Stub* stub = nullptr;
+    std::string name;
+    State state = State::kWaiting;
+    absl::Time retry_at = absl::InfinitePast();
+    absl::Duration backoff;
+    absl::Time last_ok = absl::Now();
+    std::unique_ptr<RegisterCall> registering;
+    std::unique_ptr<StreamCall> stream;
+  };
+
+  void Work() {
+    while (true) {
+      StreamCall* call = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(work_mu_);
+        work_cv_.wait(lock, [this] { return quit_ || !work_.empty(); });
+        if (work_.empty()) return;
+        call = work_.front();
+        work_.pop_front();
+      }
+      call->Process();
+    }
+  }
+
+  void StartRegister(size_t i);
+  // The main thread's handling of an ended call; sets `failure` for a refusal or giving up.
+  void HandleEnd(size_t i, std::optional<absl::Status>& failure);
+  void Retry(size_t i, const absl::Status& why, std::optional<absl::Status>& failure);
+
+  const StreamPoolOptions& options_;
+  std::vector<std::unique_ptr<v1::Federation::Stub>> stubs_;
+  std::vector<Member> members_;
+  absl::BitGen jitter_;  // spreads reconnects; not security relevant
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<size_t> ended_;
+  std::mutex work_mu_;
+  std::condition_variable work_cv_;
+  std::deque<StreamCall*> work_;
+  bool quit_ = false;
+  bool cancelling_ = false;  // main thread only
+};
+
+void StreamCall::OnReadDone(bool ok) {
+  if (ok) {
+    pool_->Enqueue(this);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  RemoveHold();
+}
+
+void StreamCall::Process() {
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(incoming_);
+  if (!replies.ok()) {
+    EventLine("client_error").Add("error", replies.status().ToString());
+  } else {
+    for (v1::ClientMessage& reply : *replies) Write(std::move(reply));
+  }
+  if (incoming_.has_result()) pool_->LogResult(member_, incoming_.result());
+  if (host_->training_done()) FinishWrites();
+  StartRead(&incoming_);
+}
+
+void StreamCall::OnDone(const grpc::Status& status) {
+  status_ = status;
+  pool_->Post(member_);  // last: the main thread may destroy this call from now on
+}
+
+void Pool::StartRegister(size_t i) {
+  Member& m = members_[i];
+  m.state = State::kRegistering;
+  m.registering = std::make_unique<RegisterCall>();
+  RegisterCall* call = m.registering.get();
+  call->request.set_protocol_version(kProtocolVersion);
+  call->request.set_client_name(m.name);
+  call->request.set_enrollment_token(options_.client.enrollment_token);
+  call->request.set_signing_public_key(m.host->signing_public_key());
+  for (uint32_t id : m.host->participant_ids()) call->request.add_participant_ids(id);
+  call->context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  m.stub->async()->Register(&call->context, &call->request, &call->response,
+                            [this, i, call](grpc::Status s) {
+                              call->status = std::move(s);
+                              Post(i);
+                            });
+}
+
+void Pool::Retry(size_t i, const absl::Status& why, std::optional<absl::Status>& failure) {
+  Member& m = members_[i];
+  if (absl::Now() - m.last_ok > options_.client.give_up_after) {
+    failure = absl::UnavailableError(
+        absl::StrCat(m.name, ": giving up on ", options_.client.target, ": ", why.ToString()));
+    return;
+  }
+  const absl::Duration wait = m.backoff * absl::Uniform(jitter_, 0.8, 1.2);
+  if (i == 0 || m.backoff >= options_.client.max_backoff) {
+    EventLine("reconnect")
+        .Add("client", m.name)
+        .Add("error", why.ToString())
+        .Add("wait_s", absl::ToDoubleSeconds(wait));
+  }
+  m.state = State::kWaiting;
+  m.retry_at = absl::Now() + wait;
+  m.backoff = std::min(m.backoff * 2, options_.client.max_backoff);
+}
+
+void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
+  Member& m = members_[i];
+  const State ended = m.state;
+  m.state = State::kWaiting;  // the call is over; the branches below decide what follows
+  if (ended == State::kRegistering) {
+    std::unique_ptr<RegisterCall> call = std::move(m.registering);
+    if (!call->status.ok()) {
+      if (Refusal(call->status.error_code())) {
+        failure = FromGrpc(call->status);
+        return;
+      }
+      Retry(i, FromGrpc(call->status), failure);
+      return;
+    }
+    if (cancelling_) return;
+    if (call->response.training_done()) {  // joined after the end: nothing to do
+      v1::ServerMessage done;
+      done.mutable_result()->set_round(call->response.current_round());
+      done.mutable_result()->set_training_done(true);
+      (void)m.host->Handle(done);
+      m.state = State::kDone;
+      return;
+    }
+    m.state = State::kStreaming;
+    m.stream = std::make_unique<StreamCall>(this, i, m.host);
+    m.stream->Start(*m.stub, call->response.session_token());
+    return;
+  }
+  std::unique_ptr<StreamCall> call = std::move(m.stream);
+  if (m.host->training_done()) {
+    m.state = State::kDone;
+    return;
+  }
+  if (Refusal(call->status().error_code())) {
+    failure = FromGrpc(call->status());
+    return;
+  }
+  if (absl::Now() - call->started() > absl::Seconds(5)) {  // the stream worked for a while
+    m.backoff = options_.client.initial_backoff;
+    m.last_ok = absl::Now();
+  }
+  absl::Status why = FromGrpc(call->status());
+  if (why.ok()) why = absl::UnavailableError("stream closed by the coordinator");
+  Retry(i, why, failure);
+}
+
+absl::Status Pool::Run(const std::atomic<bool>& stop) {
+  std::vector<std::thread> workers;
+  for (int w = 0; w < options_.workers; ++w) workers.emplace_back([this] { Work(); });
+  std::optional<absl::Status> failure;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    std::vector<size_t> ended = std::exchange(ended_, {});
+    lock.unlock();
+    for (size_t i : ended) HandleEnd(i, failure);
+    size_t done = 0, active = 0;
+    const absl::Time now = absl::Now();
+    for (size_t i = 0; i < members_.size(); ++i) {
+      Member& m = members_[i];
+      if (m.state == State::kDone) ++done;
+      if (m.state == State::kRegistering || m.state == State::kStreaming) ++active;
+      if (!cancelling_ && !failure && !stop.load() && m.state == State::kWaiting &&
+          m.retry_at <= now) {
+        StartRegister(i);
+        ++active;
+      }
+    }
+    if ((failure || stop.load()) && !cancelling_) {
+      cancelling_ = true;
+      for (Member& m : members_) {
+        if (m.registering) m.registering->context.TryCancel();
+        if (m.stream) m.stream->Cancel();
+      }
+    }
+    lock.lock();
+    if (ended_.empty()) {
+      if (cancelling_ && active == 0) break;
+      if (!cancelling_ && done == members_.size()) break;
+      cv_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+  lock.unlock();
+  {
+    std::lock_guard<std::mutex> work_lock(work_mu_);
+    quit_ = true;
+    work_cv_.notify_all();
+  }
+  for (std::thread& t : workers) t.join();
+  if (failure) return *failure;
+  if (cancelling_) return absl::CancelledError("stopped by a signal");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts,
+                           const StreamPoolOptions& options, const std::atomic<bool>& stop) {
+  if (hosts.empty()) return absl::InvalidArgumentError("no hosts to run");
+  if (options.channels < 1 || options.workers < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "channels (", options.channels, ") and workers (", options.workers, ") must be >= 1"));
+  }
+  Pool pool(hosts, options);
+  return pool.Run(stop);
+}
+
+}  // namespace fedmf::client

@@ -1,0 +1,35 @@
+// Many client identities in one process, each with its own registration (signing key, session
+// token) and its own Participate stream, on gRPC's callback client API: no thread per stream.
+// Streams are spread round-robin over `channels` channels, each its own TCP connection. A few
+// worker threads run the participants' work (local training, SecAgg); one message per stream is
+// in flight at a time, so a stream's messages are handled in order. For load tests and for hosts
+// that want one identity (one trust domain) per user; RunGrpcClient is the one-stream form.
+#ifndef FEDMF_CLIENT_STREAM_POOL_H_
+#define FEDMF_CLIENT_STREAM_POOL_H_
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "client/grpc_client.h"
+#include "client/participant_host.h"
+
+namespace fedmf::client {
+
+struct StreamPoolOptions {
+  GrpcClientOptions client;  // target, token, backoff, give-up; `name` prefixes each stream's name
+  int channels = 1;          // >= 1; capped at the number of hosts
+  int workers = 2;           // threads running the hosts' work, >= 1
+};
+
+// Runs every host on its own stream until all hosts report the training done (OK), `stop`
+// becomes true (Cancelled), the coordinator refuses a registration or stream (its status), or one
+// host has had no working stream for give_up_after (Unavailable). Broken streams re-register with
+// exponential backoff, each host on its own schedule. InvalidArgument for bad options.
+absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts,
+                           const StreamPoolOptions& options, const std::atomic<bool>& stop);
+
+}  // namespace fedmf::client
+
+#endif  // FEDMF_CLIENT_STREAM_POOL_H_

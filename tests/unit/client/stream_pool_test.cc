@@ -1,0 +1,123 @@
+// RunStreamPool against a real coordinator on a loopback port: every host registers on its own
+// stream (spread over several channels) and trains to the end; a refused registration ends the
+// pool with the coordinator's status; a stop request cancels it.
+#include "client/stream_pool.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <future>
+#include <thread>
+
+#include "common/algorithms/dpmf_rp/updater.h"
+#include "gtest/gtest.h"
+#include "server/coordinator.h"
+#include "server/services.h"
+#include "tests/unit/client/test_round.h"
+
+namespace fedmf::client {
+namespace {
+
+// A coordinator over test_round.h's 40 users (cohort 10, n_min 6) serving on a free port.
+struct Server {
+  explicit Server(int64_t rounds) {
+    server::CoordinatorOptions options;
+    options.enrollment_token = "token";
+    options.num_users = 40;
+    options.stage_timeout = absl::Seconds(10);
+    options.wait_for_users = 40;
+    auto updater = test_util::SmallUpdater();
+    coordinator = std::make_unique<server::Coordinator>(
+        options, server::CoordinatorState{"dpmf-rp", std::move(updater),
+                                          dp::PrivacyLedger::Create().value(), 1, rounds});
+    federation = std::make_unique<server::FederationService>(coordinator.get());
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(federation.get());
+    server = builder.BuildAndStart();
+  }
+  ~Server() {
+    coordinator->Stop();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
+
+  std::unique_ptr<server::Coordinator> coordinator;
+  std::unique_ptr<server::FederationService> federation;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+std::vector<std::unique_ptr<ParticipantHost>> SingleUserHosts() {
+  auto data = test_util::SmallData();
+  std::vector<std::unique_ptr<ParticipantHost>> hosts;
+  for (int32_t u = 0; u < data->num_users(); ++u) {
+    hosts.push_back(ParticipantHost::Create(data, {u}).value());
+  }
+  return hosts;
+}
+
+StreamPoolOptions Options(const std::string& target, const std::string& token) {
+  StreamPoolOptions o;
+  o.client.target = target;
+  o.client.name = "pool";
+  o.client.enrollment_token = token;
+  o.client.give_up_after = absl::Seconds(20);
+  o.channels = 3;
+  o.workers = 2;
+  return o;
+}
+
+TEST(StreamPoolTest, FortySingleUserStreamsTrainToTheEnd) {
+  Server s(2);
+  ASSERT_NE(s.server, nullptr);
+  auto hosts = SingleUserHosts();
+  std::atomic<bool> stop{false};
+  std::future<absl::Status> run =
+      std::async(std::launch::async, [&] { return s.coordinator->Run(); });
+  const absl::Status pool = RunStreamPool(hosts, Options(s.target(), "token"), stop);
+  EXPECT_TRUE(pool.ok()) << pool;
+  EXPECT_TRUE(run.get().ok());
+  EXPECT_EQ(s.coordinator->Status().round(), 2);
+  int64_t completed = 0;
+  for (const auto& h : hosts) {
+    EXPECT_TRUE(h->training_done());
+    completed += h->rounds_completed();
+  }
+  // Every host sees both RoundResults (they are broadcast to every stream).
+  EXPECT_EQ(completed, 2 * 40);
+}
+
+TEST(StreamPoolTest, ARefusedRegistrationEndsThePoolWithItsStatus) {
+  Server s(1);
+  auto hosts = SingleUserHosts();
+  std::atomic<bool> stop{false};
+  const absl::Status pool = RunStreamPool(hosts, Options(s.target(), "wrong"), stop);
+  EXPECT_EQ(pool.code(), absl::StatusCode::kUnauthenticated) << pool;
+}
+
+TEST(StreamPoolTest, StopCancelsEveryStream) {
+  Server s(1);  // never runs a round: the streams stay open until stopped
+  auto hosts = SingleUserHosts();
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    while (s.coordinator->Status().connected_clients() < 40) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    stop.store(true);
+  });
+  const absl::Status pool = RunStreamPool(hosts, Options(s.target(), "token"), stop);
+  stopper.join();
+  EXPECT_EQ(pool.code(), absl::StatusCode::kCancelled) << pool;
+}
+
+TEST(StreamPoolTest, RejectsBadOptions) {
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(RunStreamPool({}, Options("x", "t"), stop).code(), absl::StatusCode::kInvalidArgument);
+  auto hosts = SingleUserHosts();
+  StreamPoolOptions o = Options("x", "t");
+  o.workers = 0;
+  EXPECT_EQ(RunStreamPool(hosts, o, stop).code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace fedmf::client
