@@ -26,6 +26,7 @@ plot dir.'/epsilon.dat' using 1:5 with linespoints title "F1", \
      '' using 1:6 with linespoints title "mAP (AP@N)"
 
 set output dir.'/payload-vs-compression.png'
+set key inside top right
 set title "Upload per user and round, cohort 94 (tools/measure-communication.sh)"
 set xlabel "m/p (1: no projection)"
 set ylabel "bytes"

@@ -2,7 +2,8 @@
 """Turns the runs.csv of tools/experiments/dpmf-rp.sh into the Markdown tables of
 docs/results/dpmf-rp.md (mean +/- sample std over seeds) and the .dat files plot.gp draws.
 
-    tools/experiments/summarize.py DIR     # reads DIR/runs.csv, writes DIR/tables.md, DIR/*.dat
+    tools/experiments/summarize.py DIR     # reads DIR/runs.csv (and DIR/communication-*.csv),
+                                           # writes DIR/tables.md and DIR/*.dat
 """
 import csv
 import statistics
@@ -100,6 +101,24 @@ def sweep(runs, group, names, x_of, out):
     return "\n".join(lines) + "\n"
 
 
+def payload(out):
+    """payload.dat for plot.gp from the two tools/measure-communication.sh tables, if present."""
+    tables = {}
+    for geometry in ["rotated_l2", "column_l1"]:
+        path = out / f"communication-{geometry}.csv"
+        if not path.exists():
+            return
+        with open(path, newline="") as f:
+            tables[geometry] = {r["compression"]: r for r in csv.DictReader(f)
+                                if r["dataset"] == "synthetic"}
+    with open(out / "payload.dat", "w") as f:
+        f.write("# m/p rotated_l2_masked rotated_l2_total column_l1_masked column_l1_total\n")
+        for c in sorted(tables["rotated_l2"], key=float):
+            a, b = tables["rotated_l2"][c], tables["column_l1"][c]
+            f.write(f"{c} {a['up_masked_input_per_user']} {a['up_total_per_user']} "
+                    f"{b['up_masked_input_per_user']} {b['up_total_per_user']}\n")
+
+
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/results/dpmf-rp")
     runs = load(out / "runs.csv")
@@ -122,6 +141,7 @@ def main():
     for r in runs.get(("ablation", "case3-non-projected"), [])[:1]:
         runs_mp[("compression", "mp1")] = [r]
     parts.append(sweep(runs_mp, "compression", list(mp), lambda n: mp[n], out / "compression.dat"))
+    payload(out)
     (out / "tables.md").write_text("\n".join(parts))
     print((out / "tables.md").read_text())
 
