@@ -28,9 +28,9 @@ cat <<'NOTE'
 ==> Federated DPMF-RP over gRPC on loopback: 1 coordinator + 4 client processes, 943 users.
     Privacy setting of this demo: mechanism=none (NO differential-privacy noise) with the full
     item model. Secure aggregation still hides each user's vector from the coordinator, but the
-    released sums carry no DP guarantee. Why: at the paper's epsilon = 1 (and with PBM at any
-    epsilon on this data) the model does not visibly learn in a short run (docs/algorithms.md);
-    pass --mechanism=pbm --epsilon=1 to this script to run the private setting instead.
+    released sums carry no DP guarantee. Why: a short run with a cohort of 94 learns too little
+    under DP noise to show here; docs/results/dpmf-rp.md measures the private settings on
+    MovieLens 100K (e.g. pass --mechanism=pbm --pbm_geometry=rotated_l2 --epsilon=100 to try).
     The coordinator scores the model on a held-out 20% of the synthetic ratings after every round
     (simulation only: a real coordinator has no ratings).
 
