@@ -45,6 +45,9 @@ ABSL_FLAG(double, mu, fedmf::algorithms::dpmf_rp::DpmfRpConfig().mu,
           "item regularization applied by the server (eq. 7)");
 ABSL_FLAG(double, kappa, fedmf::algorithms::dpmf_rp::DpmfRpConfig().kappa,
           "observed ratings weigh 1 + kappa, unobserved 1 (eq. 4)");
+ABSL_FLAG(double, ranking_kappa, -1,
+          "kappa of the user factor that ranks items for recommendations and ranking metrics "
+          "(client-local, no privacy cost); negative: --kappa");
 ABSL_FLAG(double, user_l1_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().user_l1_clip,
           "B1: L1 clip of the user factor in the gradient (eq. 17)");
 ABSL_FLAG(double, error_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().error_clip,
@@ -112,6 +115,7 @@ absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t 
   c.lambda = absl::GetFlag(FLAGS_lambda);
   c.mu = absl::GetFlag(FLAGS_mu);
   c.kappa = absl::GetFlag(FLAGS_kappa);
+  if (const double k = absl::GetFlag(FLAGS_ranking_kappa); k >= 0) c.ranking_kappa = k;
   c.user_l1_clip = absl::GetFlag(FLAGS_user_l1_clip);
   c.error_clip = absl::GetFlag(FLAGS_error_clip);
   c.contribution_clip = absl::GetFlag(FLAGS_contribution_clip);

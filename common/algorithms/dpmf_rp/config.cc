@@ -78,6 +78,9 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (!PositiveFinite(c.lambda)) return Bad("lambda", c.lambda, "must be > 0");
   if (!std::isfinite(c.mu) || c.mu < 0) return Bad("mu", c.mu, "must be >= 0");
   if (!std::isfinite(c.kappa) || c.kappa < 0) return Bad("kappa", c.kappa, "must be >= 0");
+  if (c.ranking_kappa && (!std::isfinite(*c.ranking_kappa) || *c.ranking_kappa < 0)) {
+    return Bad("ranking_kappa", *c.ranking_kappa, "must be >= 0");
+  }
   if (!PositiveFinite(c.user_l1_clip)) return Bad("user_l1_clip", c.user_l1_clip, "must be > 0");
   if (!PositiveFinite(c.error_clip)) return Bad("error_clip", c.error_clip, "must be > 0");
   if (!std::isfinite(c.compression) || c.compression < 1) {
@@ -179,6 +182,7 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_lambda(c.lambda);
   p.set_mu(c.mu);
   p.set_kappa(c.kappa);
+  if (c.ranking_kappa) p.set_ranking_kappa(*c.ranking_kappa);
   p.set_user_l1_clip(c.user_l1_clip);
   p.set_error_clip(c.error_clip);
   switch (c.mechanism) {
@@ -229,6 +233,7 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
   c.lambda = p.lambda();
   c.mu = p.mu();
   c.kappa = p.kappa();
+  if (p.has_ranking_kappa()) c.ranking_kappa = p.ranking_kappa();
   c.user_l1_clip = p.user_l1_clip();
   c.error_clip = p.error_clip();
   switch (p.mechanism()) {

@@ -6,6 +6,7 @@
 #define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -58,10 +59,13 @@ struct DpmfRpConfig {
   int64_t num_users = 0;  // n: the server scales a round's sum by n / contributors
 
   // Model and local update (eqs. 3-5, 16, 17).
-  int rank = 14;                // k
-  double lambda = 0.25;         // user regularization
-  double mu = 0.9;              // item regularization
-  double kappa = 15;            // confidence 1 + kappa on observed ratings, 1 elsewhere
+  int rank = 14;         // k
+  double lambda = 0.25;  // user regularization
+  double mu = 0.9;       // item regularization
+  double kappa = 15;     // confidence 1 + kappa on observed ratings, 1 elsewhere
+  // The confidence of the user factor that ranks items for recommendations (eq. 5 again, local
+  // to the client, no privacy cost); unset: kappa.
+  std::optional<double> ranking_kappa;
   double user_l1_clip = 0.001;  // B1: u_i is clipped to this L1 norm before the gradient
   double error_clip = 1;        // e: rating errors are clipped to [-e, e]
 

@@ -111,7 +111,8 @@ absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const data::RatingRow
 
 absl::StatusOr<Eigen::VectorXd> DpmfRpContributor::UserFactor(
     const data::RatingRow& ratings) const {
-  return SolveUserFactor(item_factors_, gram_, ratings, config_.lambda, config_.kappa);
+  return SolveUserFactor(item_factors_, gram_, ratings, config_.lambda,
+                         config_.ranking_kappa.value_or(config_.kappa));
 }
 
 }  // namespace fedmf::algorithms::dpmf_rp

@@ -92,12 +92,15 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   c.pbm_geometry = PbmGeometry::kRotatedL2;
   c.pbm_clip_multiplier = 2.5;
   c.item_model = ItemModel::kFull;
+  c.ranking_kappa = 4;
   const v1::DpmfRpConfig proto = ToProto(c);
   absl::StatusOr<DpmfRpConfig> back = FromProto(proto, "test");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(ToProto(*back).SerializeAsString(), proto.SerializeAsString());
   EXPECT_EQ(back->mechanism, Mechanism::kGaussian);
   EXPECT_EQ(back->seed, c.seed);
+  EXPECT_EQ(back->ranking_kappa, 4);
+  EXPECT_FALSE(FromProto(ToProto(Ml100k()), "test")->ranking_kappa.has_value());
 }
 
 TEST(DpmfRpConfigTest, ErrorsNameTheField) {
@@ -112,6 +115,8 @@ TEST(DpmfRpConfigTest, ErrorsNameTheField) {
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.pbm_clip_multiplier = 0; }),
               HasSubstr("pbm_clip_multiplier=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.lambda = 0; }), HasSubstr("lambda=0"));
+  EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.ranking_kappa = -2; }),
+              HasSubstr("ranking_kappa=-2"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.user_l1_clip = -1; }), HasSubstr("user_l1_clip"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.error_clip = 0; }), HasSubstr("error_clip"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.compression = 0.5; }), HasSubstr("compression"));

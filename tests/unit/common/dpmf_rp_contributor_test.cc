@@ -75,6 +75,24 @@ TEST(DpmfRpContributorTest, ItemFactorsAndUserFactorFollowTheModel) {
   EXPECT_LT((r.contributor->Contribute(data.user(3), rng)->user_factor - expected).norm(), 1e-12);
 }
 
+TEST(DpmfRpContributorTest, RankingKappaChangesOnlyTheRankingFactor) {
+  DpmfRpConfig config = SmallConfig(Mechanism::kPbm, Projection::kSparse);
+  config.ranking_kappa = 2;
+  const Round r = Start(config);
+  const data::RatingsDataset data = SmallData();
+  const mf::FactorMatrix& v = r.contributor->item_factors();
+  const Eigen::MatrixXd gram = v.transpose() * v;
+  EXPECT_LT((r.contributor->UserFactor(data.user(3)).value() -
+             mf::SolveWeightedRow(gram, v, data.user(3), 2, 0.25))
+                .norm(),
+            1e-12);
+  dp::Rng rng(2);
+  EXPECT_LT((r.contributor->Contribute(data.user(3), rng)->user_factor -
+             mf::SolveWeightedRow(gram, v, data.user(3), 15, 0.25))
+                .norm(),
+            1e-12);
+}
+
 TEST(DpmfRpContributorTest, ProjectedGradientIsSTimesTheGradientRows) {
   for (ItemModel model : {ItemModel::kCompressed, ItemModel::kFull}) {
     DpmfRpConfig config = SmallConfig(Mechanism::kPbm, Projection::kSparse);
