@@ -43,6 +43,11 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
   std::lock_guard<std::mutex> lock(mu_);
   if (!registry_.IsBound(connection.get())) {
     if (!message.has_session_token()) {
+      EventLine("message_refused")
+          .Add("client", "unbound")
+          .Add("peer", connection->peer())
+          .Add("code", static_cast<int>(grpc::StatusCode::UNAUTHENTICATED))
+          .Add("reason", "no session token");
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                           "the first message must carry the session token");
     }
@@ -54,9 +59,22 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
     return ToGrpc(bound);
   }
-  if (message.has_chunk()) return HandleChunk(connection, message);
-  traffic_.AddUp(wire::StageOf(message), size);
-  return Dispatch(connection, message);
+  grpc::Status status;
+  if (message.has_chunk()) {
+    status = HandleChunk(connection, message);
+  } else {
+    traffic_.AddUp(wire::StageOf(message), size);
+    status = Dispatch(connection, message);
+  }
+  // A refusal ends the stream (the reactor finishes it with this status): one line per stream.
+  if (!status.ok()) {
+    EventLine("message_refused")
+        .Add("client", registry_.NameOf(connection.get()))
+        .Add("peer", connection->peer())
+        .Add("code", static_cast<int>(status.error_code()))
+        .Add("reason", status.error_message());
+  }
+  return status;
 }
 
 grpc::Status Coordinator::HandleChunk(const std::shared_ptr<Connection>& connection,

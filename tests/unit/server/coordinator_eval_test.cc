@@ -1,13 +1,10 @@
 // Federated evaluation rounds of the Coordinator (coordinator_eval.cc) without sockets: client
 // processes are ParticipantHosts (train and test parts of one split) behind in-process
-// connections, each with a pump thread.
+// connections (testing::FakeClient).
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -20,111 +17,14 @@
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
 #include "server/evaluation.h"
+#include "tests/unit/server/fake_client.h"
 #include "wire/chunking.h"
 
 namespace fedmf::server {
 namespace {
 
-class EvalClient {
- public:
-  // `silent_in_evaluation`: ignores evaluation tasks and their SecAgg messages (a dropout).
-  // `chunk_bytes`: the host's chunk size for replies (wire/chunking.h).
-  EvalClient(Coordinator& coordinator, const data::TrainTest& split,
-             const std::vector<int32_t>& users, bool silent_in_evaluation, uint64_t id,
-             size_t chunk_bytes)
-      : coordinator_(coordinator),
-        host_(client::ParticipantHost::Create(
-                  std::make_shared<const data::RatingsDataset>(split.train), users,
-                  std::make_shared<const data::RatingsDataset>(split.test))
-                  .value()),
-        silent_in_evaluation_(silent_in_evaluation) {
-    host_->set_chunk_bytes(chunk_bytes);
-    connection_ =
-        std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
-          std::lock_guard<std::mutex> lock(mu_);
-          inbox_.push_back(m);
-          cv_.notify_one();
-        });
-    v1::RegisterRequest request;
-    request.set_protocol_version(1);
-    request.set_enrollment_token("token");
-    request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
-    for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
-    v1::RegisterResponse response;
-    EXPECT_TRUE(coordinator_.Register(request, response).ok());
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
-    pump_ = std::thread([this] { Pump(); });
-  }
-  ~EvalClient() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      cv_.notify_one();
-    }
-    pump_.join();
-  }
-  // Rounds of the evaluation results received.
-  std::vector<int64_t> evaluation_results() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return evaluation_results_;
-  }
-  // Chunk messages received from the coordinator.
-  int64_t chunks_received() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return chunks_received_;
-  }
-
- private:
-  void Pump() {
-    while (true) {
-      v1::ServerMessage m;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || !inbox_.empty(); });
-        if (stop_) return;
-        m = std::move(inbox_.front());
-        inbox_.pop_front();
-        if (m.has_chunk()) ++chunks_received_;
-        if (m.has_result() && m.result().evaluation()) {
-          evaluation_results_.push_back(m.result().round());
-        }
-      }
-      const bool evaluation =
-          m.has_evaluation_task() || (m.has_secagg() && m.secagg().evaluation());
-      if (silent_in_evaluation_ && evaluation) continue;
-      absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
-      if (!replies.ok()) continue;
-      for (v1::ClientMessage& reply : *replies) {
-        if (!coordinator_.OnClientMessage(connection_, reply).ok()) {
-          coordinator_.OnStreamClosed(connection_);
-          return;
-        }
-      }
-    }
-  }
-
-  Coordinator& coordinator_;
-  std::unique_ptr<client::ParticipantHost> host_;
-  const bool silent_in_evaluation_;
-  std::shared_ptr<Connection> connection_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<v1::ServerMessage> inbox_;
-  std::vector<int64_t> evaluation_results_;
-  int64_t chunks_received_ = 0;
-  bool stop_ = false;
-  std::thread pump_;
-};
-
 std::shared_ptr<const data::TrainTest> Split() {
-  data::SyntheticConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.ratings_per_user = 8;
-  c.min_ratings_per_user = 4;
-  const data::RatingsDataset all = data::GenerateSynthetic(c).value();
+  const data::RatingsDataset all = data::GenerateSynthetic(testing::SmallData()).value();
   return std::make_shared<const data::TrainTest>(data::SplitHoldoutPerUser(all, 0.25, 3).value());
 }
 
@@ -143,16 +43,8 @@ CoordinatorOptions EvalOptions(int64_t eval_every, double eval_participation = 0
 std::unique_ptr<Coordinator> MakeCoordinator(
     int64_t rounds, CoordinatorOptions options,
     algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
-  algorithms::dpmf_rp::DpmfRpConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.rank = 4;
+  algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.mechanism = mechanism;
-  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
-  c.compression = 2;
-  c.participation = 0.25;
-  c.min_clients = 3;
-  c.rounds = rounds;
   c.epsilon = 1;
   options.enrollment_token = "token";
   options.num_users = 40;
@@ -170,12 +62,23 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
                                              bool last_silent_in_evaluation = false,
                                              size_t chunk_bytes = wire::kDefaultChunkBytes,
                                              int64_t* chunks_received = nullptr) {
-  std::vector<std::unique_ptr<EvalClient>> clients;
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
-    std::vector<int32_t> users;
-    for (int32_t u = i; u < 40; u += 4) users.push_back(u);
-    clients.push_back(std::make_unique<EvalClient>(
-        coordinator, split, users, i == 3 && last_silent_in_evaluation, i + 1, chunk_bytes));
+    auto host =
+        client::ParticipantHost::Create(std::make_shared<const data::RatingsDataset>(split.train),
+                                        testing::Shard(i, 4, 40),
+                                        std::make_shared<const data::RatingsDataset>(split.test))
+            .value();
+    host->set_chunk_bytes(chunk_bytes);
+    testing::FakeClientOptions hooks;
+    if (i == 3 && last_silent_in_evaluation) {
+      // Ignores evaluation tasks and their SecAgg messages (a dropout).
+      hooks.ignore = [](const v1::ServerMessage& m) {
+        return m.has_evaluation_task() || (m.has_secagg() && m.secagg().evaluation());
+      };
+    }
+    clients.push_back(
+        std::make_unique<testing::FakeClient>(coordinator, std::move(host), i + 1, hooks));
   }
   std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
   if (run.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {

@@ -1,118 +1,51 @@
 // Whole rounds of the Coordinator without sockets: client processes are ParticipantHosts behind
-// in-process connections (a sink queue and a pump thread each). Covers honest runs, clients that
+// in-process connections (testing::FakeClient). Covers honest runs, clients that
 // go silent mid-round (dropped at the stage deadline, recovered by SecAgg) and clients that send
 // garbage (rejected, never a crash).
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <random>
-#include <thread>
 
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
+#include "tests/unit/server/fake_client.h"
 
 namespace fedmf::server {
 namespace {
 
 enum class Behavior { kHonest, kSilentAfterAdvertise, kGarbage };
 
-class FakeClient {
- public:
-  FakeClient(Coordinator& coordinator, std::shared_ptr<const data::RatingsDataset> data,
-             const std::vector<int32_t>& users, Behavior behavior, uint64_t id)
-      : coordinator_(coordinator),
-        host_(client::ParticipantHost::Create(data, users).value()),
-        behavior_(behavior),
-        garbage_(id) {
-    connection_ =
-        std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
-          std::lock_guard<std::mutex> lock(mu_);
-          inbox_.push_back(m);
-          cv_.notify_one();
-        });
-    v1::RegisterRequest request;
-    request.set_protocol_version(1);
-    request.set_enrollment_token("token");
-    request.set_signing_public_key(host_->signing_public_key());
-    for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
-    v1::RegisterResponse response;
-    EXPECT_TRUE(coordinator_.Register(request, response).ok());
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
-    pump_ = std::thread([this] { Pump(); });
+// The fake client's hooks for `behavior`; `garbage` seeds the scrambled payloads.
+testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
+  testing::FakeClientOptions o;
+  if (behavior == Behavior::kSilentAfterAdvertise) {
+    o.ignore = [](const v1::ServerMessage& m) { return m.has_secagg(); };
   }
-  ~FakeClient() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      cv_.notify_one();
-    }
-    pump_.join();
-  }
-  int share_key_requests() const { return share_key_requests_.load(); }
-
- private:
-  void Pump() {
-    while (true) {
-      v1::ServerMessage m;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || !inbox_.empty(); });
-        if (stop_) return;
-        m = std::move(inbox_.front());
-        inbox_.pop_front();
+  if (behavior == Behavior::kGarbage) {
+    // Replaces the SecAgg payload with random bytes read as a ClientToServer, or a random-length
+    // advertisement when they do not parse.
+    auto garbage = std::make_shared<std::mt19937_64>(garbage_seed);
+    o.tamper = [garbage](v1::ClientMessage& reply) {
+      std::string bytes(std::uniform_int_distribution<int>(0, 80)(*garbage), '\0');
+      for (char& c : bytes) c = static_cast<char>((*garbage)());
+      v1::secagg::ClientToServer junk;
+      if (!junk.ParseFromString(bytes)) {
+        junk.mutable_advertise_keys()->set_c_public_key(bytes);
       }
-      if (m.has_secagg() && m.secagg().message().has_share_keys()) ++share_key_requests_;
-      if (behavior_ == Behavior::kSilentAfterAdvertise && m.has_secagg()) continue;
-      absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
-      if (!replies.ok()) continue;
-      for (v1::ClientMessage& reply : *replies) {
-        if (behavior_ == Behavior::kGarbage) Scramble(reply);
-        if (!coordinator_.OnClientMessage(connection_, reply).ok()) {
-          coordinator_.OnStreamClosed(connection_);  // what the reactor does on an error status
-          return;
-        }
-      }
-    }
+      *reply.mutable_secagg()->mutable_message() = junk;
+    };
   }
-  // Replaces the SecAgg payload with random bytes read as a ClientToServer, or a random-length
-  // advertisement when they do not parse.
-  void Scramble(v1::ClientMessage& reply) {
-    std::string bytes(std::uniform_int_distribution<int>(0, 80)(garbage_), '\0');
-    for (char& c : bytes) c = static_cast<char>(garbage_());
-    v1::secagg::ClientToServer junk;
-    if (!junk.ParseFromString(bytes)) {
-      junk.mutable_advertise_keys()->set_c_public_key(bytes);
-    }
-    *reply.mutable_secagg()->mutable_message() = junk;
-  }
-
-  Coordinator& coordinator_;
-  std::unique_ptr<client::ParticipantHost> host_;
-  const Behavior behavior_;
-  std::mt19937_64 garbage_;
-  std::shared_ptr<Connection> connection_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<v1::ServerMessage> inbox_;
-  bool stop_ = false;
-  std::atomic<int> share_key_requests_{0};
-  std::thread pump_;
-};
+  return o;
+}
 
 std::shared_ptr<const data::RatingsDataset> Data() {
-  data::SyntheticConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.ratings_per_user = 8;
-  c.min_ratings_per_user = 4;
-  return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+  return std::make_shared<const data::RatingsDataset>(
+      data::GenerateSynthetic(testing::SmallData()).value());
 }
 
 // Cohort 10 of 40 users, n_min 3; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
@@ -120,16 +53,8 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 std::unique_ptr<Coordinator> MakeCoordinator(
     int64_t rounds, bool secure_aggregation = true,
     const std::function<void(CoordinatorOptions&)>& tune = nullptr, int64_t min_clients = 3) {
-  algorithms::dpmf_rp::DpmfRpConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.rank = 4;
-  c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
-  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
-  c.compression = 2;
-  c.participation = 0.25;
+  algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.min_clients = min_clients;
-  c.rounds = rounds;
   c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
   options.enrollment_token = "token";
@@ -143,19 +68,14 @@ std::unique_ptr<Coordinator> MakeCoordinator(
                                 dp::PrivacyLedger::Create().value(), 1, rounds});
 }
 
-std::vector<int32_t> Shard(int i, int n) {
-  std::vector<int32_t> users;
-  for (int32_t u = i; u < 40; u += n) users.push_back(u);
-  return users;
-}
-
 // Runs the coordinator to the end (at most 30 s) with 4 clients, the last one `last`.
 absl::Status RunWith(Coordinator& coordinator, Behavior last, int* last_share_key_requests) {
   auto data = Data();
-  std::vector<std::unique_ptr<FakeClient>> clients;
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
-    clients.push_back(std::make_unique<FakeClient>(coordinator, data, Shard(i, 4),
-                                                   i == 3 ? last : Behavior::kHonest, i + 1));
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(), i + 1,
+        Hooks(i == 3 ? last : Behavior::kHonest, i + 1)));
   }
   std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
   if (run.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {

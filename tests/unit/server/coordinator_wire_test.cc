@@ -2,116 +2,29 @@
 // 64-byte chunk size on both ends), refused chunk sequences, and the per-stage traffic accounting
 // reported in Admin.Status.
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <future>
-#include <thread>
+#include <memory>
 
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
+#include "tests/unit/server/fake_client.h"
 #include "wire/chunking.h"
 
 namespace fedmf::server {
 namespace {
 
-// A client process behind an in-process connection: a sink queue and a pump thread feeding its
-// ParticipantHost and sending the replies back.
-class InProcessClient {
- public:
-  InProcessClient(Coordinator& coordinator, std::shared_ptr<const data::RatingsDataset> data,
-                  const std::vector<int32_t>& users, uint64_t id, size_t chunk_bytes)
-      : coordinator_(coordinator), host_(client::ParticipantHost::Create(data, users).value()) {
-    host_->set_chunk_bytes(chunk_bytes);
-    connection_ =
-        std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
-          std::lock_guard<std::mutex> lock(mu_);
-          if (m.has_chunk()) ++chunks_received_;
-          inbox_.push_back(m);
-          cv_.notify_one();
-        });
-    v1::RegisterRequest request;
-    request.set_protocol_version(1);
-    request.set_enrollment_token("token");
-    request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
-    for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
-    v1::RegisterResponse response;
-    EXPECT_TRUE(coordinator_.Register(request, response).ok());
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
-    pump_ = std::thread([this] { Pump(); });
-  }
-  ~InProcessClient() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-      cv_.notify_one();
-    }
-    pump_.join();
-  }
-  int chunks_received() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return chunks_received_;
-  }
-  int chunks_sent() const { return chunks_sent_.load(); }
-
- private:
-  void Pump() {
-    while (true) {
-      v1::ServerMessage m;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || !inbox_.empty(); });
-        if (stop_) return;
-        m = std::move(inbox_.front());
-        inbox_.pop_front();
-      }
-      absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
-      ASSERT_TRUE(replies.ok()) << replies.status();
-      for (const v1::ClientMessage& reply : *replies) {
-        if (reply.has_chunk()) ++chunks_sent_;
-        ASSERT_TRUE(coordinator_.OnClientMessage(connection_, reply).ok());
-      }
-    }
-  }
-
-  Coordinator& coordinator_;
-  std::unique_ptr<client::ParticipantHost> host_;
-  std::shared_ptr<Connection> connection_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<v1::ServerMessage> inbox_;
-  bool stop_ = false;
-  int chunks_received_ = 0;
-  std::atomic<int> chunks_sent_{0};
-  std::thread pump_;
-};
-
 std::shared_ptr<const data::RatingsDataset> Data() {
-  data::SyntheticConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.ratings_per_user = 8;
-  c.min_ratings_per_user = 4;
-  return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+  return std::make_shared<const data::RatingsDataset>(
+      data::GenerateSynthetic(testing::SmallData()).value());
 }
 
 // 40 users, cohort 10, n_min 3, rank 4, no noise, full item model.
 std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
                                              bool secure_aggregation = true) {
-  algorithms::dpmf_rp::DpmfRpConfig c;
-  c.num_users = 40;
-  c.num_items = 30;
-  c.rank = 4;
-  c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
-  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
-  c.compression = 2;
-  c.participation = 0.25;
-  c.min_clients = 3;
-  c.rounds = rounds;
+  algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
   options.enrollment_token = "token";
@@ -128,12 +41,11 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
 absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
                      int* chunks_sent) {
   auto data = Data();
-  std::vector<std::unique_ptr<InProcessClient>> clients;
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
-    std::vector<int32_t> users;
-    for (int32_t u = i; u < 40; u += 4) users.push_back(u);
-    clients.push_back(
-        std::make_unique<InProcessClient>(coordinator, data, users, i + 1, chunk_bytes));
+    auto host = client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value();
+    host->set_chunk_bytes(chunk_bytes);
+    clients.push_back(std::make_unique<testing::FakeClient>(coordinator, std::move(host), i + 1));
   }
   std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
   if (run.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
@@ -143,8 +55,11 @@ absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_r
   }
   *chunks_received = *chunks_sent = 0;
   for (auto& c : clients) {
-    *chunks_received += c->chunks_received();
-    *chunks_sent += c->chunks_sent();
+    *chunks_received += static_cast<int>(c->chunks_received());
+    *chunks_sent += static_cast<int>(c->chunks_sent());
+    // Honest clients: every message handled, every reply accepted.
+    EXPECT_EQ(c->handle_errors(), 0);
+    EXPECT_EQ(c->refused_replies(), 0);
   }
   return run.get();
 }
@@ -181,22 +96,8 @@ TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
   const v1::StatusResponse s = coordinator->Status();
   EXPECT_EQ(s.traffic_round(), 1);
   EXPECT_EQ(s.traffic_cohort(), 10);
-  auto plan = algorithms::dpmf_rp::DpmfRpUpdater::Create([] {
-                algorithms::dpmf_rp::DpmfRpConfig c;
-                c.num_users = 40;
-                c.num_items = 30;
-                c.rank = 4;
-                c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
-                c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
-                c.compression = 2;
-                c.participation = 0.25;
-                c.min_clients = 3;
-                c.rounds = 2;
-                return c;
-              }())
-                  .value()
-                  ->Plan()
-                  .value();
+  auto plan =
+      algorithms::dpmf_rp::DpmfRpUpdater::Create(testing::SmallRun(2)).value()->Plan().value();
   const double packed = static_cast<double>((plan.length() * plan.bits() + 7) / 8);
   const v1::StageTraffic* masked = Find(s, "masked_input");
   ASSERT_NE(masked, nullptr);

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Protocol-abuse tests: a real fedmf-coordinator on 127.0.0.1, two honest fedmf-client processes
+# (users 0-59) and one fedmf-attacker (users 60-63) that attacks in round 1 of 2.
+# Usage: abuse_test.sh BUILD_DIR ATTACK (an --attack of fedmf-attacker other than silent).
+# The run is seeded (cohorts from --seed, no noise, clients' --insecure_noise_seed), so it is
+# compared byte for byte with the same run in which the attacker is silent: then its users in a
+# cohort simply drop out. An attack may only cost the attacker its own users: the final checkpoint
+# (model, Adam moments, ledger) must be identical, every round applied, the coordinator alive,
+# and the attack refused with a status (attacker side) and a log line (coordinator side).
+set -euo pipefail
+BUILD="$1"
+ATTACK="$2"
+COORD="$BUILD/server/fedmf-coordinator"
+CLIENT="$BUILD/client/fedmf-client"
+ATTACKER="$BUILD/tests/abuse/fedmf-attacker"
+WORK="$(mktemp -d /tmp/fedmf-abuse.XXXXXX)"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  for f in "$WORK"/*/*.log; do echo "--- $f"; tail -n 25 "$f"; done
+  exit 1
+}
+
+DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
+SEED=5
+# Cohort 16 of 64 (participation 0.25), n_min 8, t = 16 - floor(0.5 * 16) = 8; with seed 5 the
+# attacker's users are in the cohorts of both rounds. Signatures and the consistency check on.
+RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --rank=4
+  --item_model=full --compression=2 --mechanism=none --seed="$SEED" --wait_for_users=64
+  --dropout_fraction=0.5 --stage_timeout_s=3 --secagg_graph=complete)
+EVEN="$(seq -s, 0 2 59)"
+ODD="$(seq -s, 1 2 59)"
+
+# run NAME ATTACK: one whole run in $WORK/NAME; fails unless it ends normally with 2 rounds.
+run() {
+  local dir="$WORK/$1" attack="$2" port="" pid
+  mkdir -p "$dir"
+  "$COORD" --listen=127.0.0.1:0 "${RUN[@]}" --state_dir="$dir/state" >"$dir/coordinator.log" 2>&1 &
+  local coord=$!
+  PIDS+=("$coord")
+  for _ in $(seq 1 200); do
+    port="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$dir/coordinator.log")"
+    [[ -n "$port" ]] && break
+    sleep 0.05
+  done
+  [[ -n "$port" ]] || fail "$1: coordinator did not listen"
+  local clients=()
+  for users in "$EVEN" "$ODD"; do
+    "$CLIENT" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" \
+      --insecure_noise_seed="$SEED" --give_up_after_s=40 >"$dir/client-${#clients[@]}.log" 2>&1 &
+    clients+=($!)
+    PIDS+=($!)
+  done
+  "$ATTACKER" --coordinator="127.0.0.1:$port" --data="$DATA" --users=60,61,62,63 \
+    --attack="$attack" --attack_round=1 >"$dir/attacker.log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  wait "$coord" || fail "$1: coordinator failed"
+  for c in "${clients[@]}"; do wait "$c" || fail "$1: an honest client failed"; done
+  wait "$pid" || fail "$1: attacker failed to run"
+  grep -q 'event=training_end rounds=2 ' "$dir/coordinator.log" || fail "$1: not 2 rounds"
+  [[ "$(grep -c ' event=round .*applied=yes ' "$dir/coordinator.log")" == 2 ]] ||
+    fail "$1: not every round applied"
+  [[ "$(grep -c ' event=round .*attempt=0 ' "$dir/coordinator.log")" == 2 ]] ||
+    fail "$1: a round was retried"
+}
+
+run baseline silent
+run attack "$ATTACK"
+A="$WORK/attack"
+grep -q "event=attack attack=$ATTACK round=1 " "$A/attacker.log" || fail "the attacker never struck"
+stop="$(grep ' event=attacker_stop ' "$A/attacker.log")" || fail "no attacker_stop line"
+case "$ATTACK" in
+  garbage)
+    # gRPC cannot parse the message and fails the server's read, which its callback API does not
+    # tell from a half-close: the coordinator ends the stream (status OK) and logs that the
+    # attacker's users dropped out of the round.
+    grep -q 'event=stream_closed client=attacker-garbage .*dropped_in_round=[1-9]' \
+      "$A/coordinator.log" || fail "no stream_closed line with the attacker's users dropped"
+    ;;
+  impersonate)
+    grep -q 'code=7 ' <<<"$stop" || fail "not PERMISSION_DENIED: $stop"
+    grep -q 'event=message_refused client=attacker-impersonate .*code=7 ' "$A/coordinator.log" ||
+      fail "no message_refused line"
+    ;;
+  *)
+    # Refused by the SecAgg session: the participant is dropped, told so by an Abort and logged.
+    grep -q 'event=participant_rejected participant=6[1-4] ' "$A/coordinator.log" ||
+      fail "no participant_rejected line for the attacker's users"
+    ;;
+esac
+cmp "$WORK/baseline/state/checkpoint.pb" "$A/state/checkpoint.pb" ||
+  fail "the attack changed the honest result"
+rmse="$(grep ' event=evaluation round=2 ' "$A/coordinator.log" | sed -n 's/.* test_rmse=\([^ ]*\).*/\1/p')"
+awk -v r="$rmse" 'BEGIN { exit !(r > 0 && r < 10) }' || fail "model not finite: RMSE $rmse"
+echo "$(grep ' event=participant_rejected \| event=message_refused ' "$A/coordinator.log" | head -n 1)"
+echo "checkpoints identical; attacker: $stop; test RMSE $rmse"
+echo "PASS $ATTACK"

@@ -1,0 +1,243 @@
+// fedmf-attacker: a malicious client process for the protocol-abuse tests (abuse_test.sh). It
+// hosts users like fedmf-client (an honest ParticipantHost computes every reply) but speaks the
+// Federation service over a byte-level stream, so it can send what no honest client sends. It is
+// silent (never answers) in every round but --attack_round; there --attack decides:
+//   silent        never answers (the baseline the others are compared with)
+//   garbage       bytes that are not a ClientMessage, in place of its advertisement
+//   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
+//   replay        an advertisement of an earlier round, relabelled with this round (and user)
+//   impersonate   its advertisement under another client's participant id (--victim)
+//   wrong_length  honest until MaskedInput, then a masked vector one byte short
+//   wrong_width   honest until MaskedInput, then a vector packed with one bit too many
+//   flood         its advertisement --flood_copies times
+// It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/client_callback.h>
+#include <grpcpp/support/byte_buffer.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/participant_host.h"
+#include "client/wire_limits.h"
+#include "common/data/dataset_source.h"
+#include "common/data/split_spec.h"
+#include "common/util/cli.h"
+#include "common/util/event_log.h"
+#include "fedmf/v1/federation.grpc.pb.h"
+
+ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
+ABSL_FLAG(std::string, data, "synthetic", "dataset spec (as fedmf-client)");
+ABSL_FLAG(std::string, split, "holdout:0.2", "split spec (as fedmf-client)");
+ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
+ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
+ABSL_FLAG(std::string, attack, "silent",
+          "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood");
+ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
+ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
+ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
+
+namespace fedmf::abuse {
+namespace {
+
+using Stream = grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
+
+grpc::ByteBuffer Bytes(const std::string& bytes) {
+  grpc::Slice slice(bytes);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+bool Write(Stream& stream, const v1::ClientMessage& m) {
+  return stream.Write(Bytes(m.SerializeAsString()));
+}
+
+int64_t RoundOf(const v1::ServerMessage& m) {
+  if (m.has_task()) return m.task().round();
+  if (m.has_secagg()) return m.secagg().round();
+  if (m.has_chunk()) return m.chunk().round();
+  if (m.has_result()) return m.result().round();
+  return -1;
+}
+
+bool IsAdvertisement(const v1::ClientMessage& m) {
+  return m.has_secagg() && m.secagg().message().has_advertise_keys();
+}
+
+class Attacker {
+ public:
+  Attacker(std::string attack, int64_t round) : attack_(std::move(attack)), round_(round) {}
+
+  // What to send for `replies` (the honest host's answers to a message of `round`).
+  std::vector<std::string> Respond(int64_t round, std::vector<v1::ClientMessage> replies) {
+    std::vector<std::string> out;
+    if (round < round_ && attack_ == "replay") {
+      for (const auto& r : replies)
+        if (IsAdvertisement(r)) recorded_.push_back(r);
+    }
+    if (round != round_ || attack_ == "silent" || replies.empty()) return out;
+    const bool advertisement = IsAdvertisement(replies.front());
+    const bool masked =
+        replies.front().has_secagg() && replies.front().secagg().message().has_masked_input();
+    if (attack_ == "wrong_length" || attack_ == "wrong_width") {
+      if (!masked) {  // honest before MaskedInput (and after: it is dropped by then)
+        for (const auto& r : replies) out.push_back(r.SerializeAsString());
+        return out;
+      }
+      for (auto& r : replies) {
+        std::string* packed =
+            r.mutable_secagg()->mutable_message()->mutable_masked_input()->mutable_packed();
+        if (attack_ == "wrong_length") {
+          packed->pop_back();
+        } else {  // length * (bits + 1) bits: one more bit per value
+          const size_t values = static_cast<size_t>(length_);
+          packed->resize((values * static_cast<size_t>(bits_ + 1) + 7) / 8, '\x5a');
+        }
+        out.push_back(r.SerializeAsString());
+      }
+      Strike(absl::StrCat(replies.size(), " masked inputs"));
+      return out;
+    }
+    if (!advertisement || struck_) return out;
+    if (attack_ == "garbage") {
+      // A field tag with wire type 7 (invalid): no protobuf parser accepts it.
+      out.push_back(std::string("\x0f\xff\xff\xff\xff\x07garbage", 12));
+    } else if (attack_ == "wrong_stage") {
+      for (auto& r : replies) {
+        r.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed("wrong stage");
+        out.push_back(r.SerializeAsString());
+      }
+    } else if (attack_ == "replay") {
+      // An earlier round's signed advertisement, relabelled for each user of this cohort.
+      if (recorded_.empty()) return out;  // nothing recorded: never strikes, the test fails
+      for (size_t i = 0; i < replies.size(); ++i) {
+        v1::ClientMessage old = recorded_[i % recorded_.size()];
+        old.mutable_secagg()->set_participant_id(replies[i].secagg().participant_id());
+        old.mutable_secagg()->set_round(round);
+        out.push_back(old.SerializeAsString());
+      }
+    } else if (attack_ == "impersonate") {
+      replies.front().mutable_secagg()->set_participant_id(absl::GetFlag(FLAGS_victim));
+      out.push_back(replies.front().SerializeAsString());
+    } else if (attack_ == "flood") {
+      const std::string copy = replies.front().SerializeAsString();
+      out.assign(static_cast<size_t>(absl::GetFlag(FLAGS_flood_copies)), copy);
+    }
+    Strike(absl::StrCat(out.size(), " messages"));
+    return out;
+  }
+  void SetPlan(const v1::RoundPlan& plan) {
+    length_ = plan.length();
+    bits_ = plan.bits();
+  }
+
+ private:
+  void Strike(const std::string& what) {
+    struck_ = true;
+    EventLine("attack").Add("attack", attack_).Add("round", round_).Add("sent", what);
+  }
+
+  const std::string attack_;
+  const int64_t round_;
+  bool struck_ = false;
+  int64_t length_ = 0;
+  int bits_ = 0;
+  std::vector<v1::ClientMessage> recorded_;
+};
+
+absl::Status Run() {
+  absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
+  if (!full.ok()) return full.status();
+  absl::StatusOr<std::vector<data::TrainTest>> splits =
+      data::MakeSplits(*full, absl::GetFlag(FLAGS_split), 1);
+  if (!splits.ok()) return splits.status();
+  std::vector<int32_t> users;
+  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_users), ',')) {
+    int32_t u = 0;
+    if (!absl::SimpleAtoi(part, &u)) return absl::InvalidArgumentError("--users");
+    users.push_back(u);
+  }
+  absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host = client::ParticipantHost::Create(
+      std::make_shared<data::RatingsDataset>(std::move((*splits)[0].train)), users,
+      std::make_shared<data::RatingsDataset>(std::move((*splits)[0].test)));
+  if (!host.ok()) return host.status();
+
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(client::kMaxMessageBytes);
+  args.SetMaxSendMessageSize(client::kMaxMessageBytes);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      absl::GetFlag(FLAGS_coordinator), grpc::InsecureChannelCredentials(), args);
+  auto stub = v1::Federation::NewStub(channel);
+  v1::RegisterRequest request;
+  request.set_protocol_version(client::kProtocolVersion);
+  request.set_enrollment_token(absl::GetFlag(FLAGS_enrollment_token));
+  request.set_client_name(absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)));
+  request.set_signing_public_key((*host)->signing_public_key());
+  for (uint32_t p : (*host)->participant_ids()) request.add_participant_ids(p);
+  v1::RegisterResponse response;
+  grpc::ClientContext register_context;
+  register_context.set_wait_for_ready(true);
+  if (grpc::Status s = stub->Register(&register_context, request, &response); !s.ok()) {
+    return absl::UnavailableError(absl::StrCat("register: ", s.error_message()));
+  }
+
+  // The Participate method at the byte level (what the generated stub does with typed messages).
+  const grpc::internal::RpcMethod method("/fedmf.v1.Federation/Participate",
+                                         grpc::internal::RpcMethod::BIDI_STREAMING);
+  grpc::ClientContext context;
+  std::unique_ptr<Stream> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+          channel.get(), method, &context));
+  v1::ClientMessage hello;
+  hello.set_session_token(response.session_token());
+  Write(*stream, hello);
+  Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round));
+  grpc::ByteBuffer buffer;
+  while (stream->Read(&buffer)) {
+    std::vector<grpc::Slice> slices;
+    if (!buffer.Dump(&slices).ok()) break;
+    std::string bytes;
+    for (const grpc::Slice& s : slices)
+      bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    v1::ServerMessage m;
+    if (!m.ParseFromString(bytes)) break;
+    if (m.has_result() && m.result().training_done()) break;
+    if (m.has_task()) attacker.SetPlan(m.task().plan());
+    absl::StatusOr<std::vector<v1::ClientMessage>> replies = (*host)->Handle(m);
+    if (!replies.ok()) continue;  // e.g. the Abort after a rejected message
+    for (const std::string& out : attacker.Respond(RoundOf(m), std::move(*replies))) {
+      if (!stream->Write(Bytes(out))) break;
+    }
+  }
+  stream->WritesDone();
+  const grpc::Status status = stream->Finish();
+  EventLine("attacker_stop")
+      .Add("attack", absl::GetFlag(FLAGS_attack))
+      .Add("code", static_cast<int>(status.error_code()))
+      .Add("status", status.error_message());
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace fedmf::abuse
+
+int main(int argc, char** argv) {
+  fedmf::InitCommandLine(argc, argv,
+                         "fedmf-attacker --coordinator=HOST:PORT --users=LIST --attack=NAME: a "
+                         "malicious client for the protocol-abuse tests");
+  const absl::Status s = fedmf::abuse::Run();
+  if (!s.ok()) {
+    std::fprintf(stderr, "fedmf-attacker: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,35 @@
+// libFuzzer: a RegisterRequest (byte 0 bit 0: with the right enrollment token and protocol
+// version, so the fuzzer gets past them) through Coordinator::Register, the entry point of
+// Federation.Register; when accepted, its session token is presented on a stream, then the same
+// request is registered and presented again on a second stream (its users are taken), and
+// Admin.Status is answered. Every outcome must be a status, never a crash.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "tests/fuzz/coordinator_fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace fedmf;
+  if (size < 1) return 0;
+  v1::RegisterRequest request;
+  if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
+  if (data[0] & 1) {
+    request.set_enrollment_token("token");
+    request.set_protocol_version(1);
+  }
+  auto coordinator = server::fuzzing::MakeCoordinator(true, true);
+  for (uint64_t stream = 1; stream <= 2; ++stream) {
+    v1::RegisterResponse response;
+    if (!coordinator->Register(request, response).ok()) break;
+    auto connection = std::make_shared<server::Connection>(stream, "fuzz");
+    v1::ClientMessage hello;
+    hello.set_session_token(response.session_token());
+    if (coordinator->OnClientMessage(connection, hello).ok()) {
+      // A second token on a bound stream is not a SecAgg message: refused.
+      if (coordinator->OnClientMessage(connection, hello).ok()) __builtin_trap();
+    }
+  }
+  (void)coordinator->Status();
+  return 0;
+}

@@ -1,0 +1,110 @@
+#include "tests/unit/server/fake_client.h"
+
+#include <utility>
+
+#include "gtest/gtest.h"
+
+namespace fedmf::server::testing {
+
+FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+                       uint64_t id, FakeClientOptions options)
+    : coordinator_(coordinator), host_(std::move(host)), options_(std::move(options)) {
+  connection_ = std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (m.has_chunk()) ++chunks_received_;
+    if (m.has_result() && m.result().evaluation())
+      evaluation_results_.push_back(m.result().round());
+    inbox_.push_back(m);
+    cv_.notify_one();
+  });
+  v1::RegisterRequest request;
+  request.set_protocol_version(1);
+  request.set_enrollment_token("token");
+  request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
+  for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
+  v1::RegisterResponse response;
+  EXPECT_TRUE(coordinator_.Register(request, response).ok());
+  v1::ClientMessage hello;
+  hello.set_session_token(response.session_token());
+  EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
+  pump_ = std::thread([this] { Pump(); });
+}
+
+FakeClient::~FakeClient() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_one();
+  }
+  pump_.join();
+}
+
+int64_t FakeClient::chunks_received() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return chunks_received_;
+}
+
+std::vector<int64_t> FakeClient::evaluation_results() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return evaluation_results_;
+}
+
+void FakeClient::Pump() {
+  while (true) {
+    v1::ServerMessage m;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !inbox_.empty(); });
+      if (stop_) return;
+      m = std::move(inbox_.front());
+      inbox_.pop_front();
+    }
+    if (m.has_secagg() && m.secagg().message().has_share_keys()) ++share_key_requests_;
+    if (options_.ignore && options_.ignore(m)) continue;
+    absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
+    if (!replies.ok()) {
+      ++handle_errors_;
+      continue;
+    }
+    for (v1::ClientMessage& reply : *replies) {
+      if (options_.tamper) options_.tamper(reply);
+      if (reply.has_chunk()) ++chunks_sent_;
+      if (!coordinator_.OnClientMessage(connection_, reply).ok()) {
+        ++refused_replies_;
+        coordinator_.OnStreamClosed(connection_);  // what the reactor does on an error status
+        return;
+      }
+    }
+  }
+}
+
+data::SyntheticConfig SmallData() {
+  data::SyntheticConfig c;
+  c.num_users = 40;
+  c.num_items = 30;
+  c.ratings_per_user = 8;
+  c.min_ratings_per_user = 4;
+  return c;
+}
+
+algorithms::dpmf_rp::DpmfRpConfig SmallRun(int64_t rounds) {
+  algorithms::dpmf_rp::DpmfRpConfig c;
+  c.num_users = 40;
+  c.num_items = 30;
+  c.rank = 4;
+  c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
+  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+  c.compression = 2;
+  c.participation = 0.25;
+  c.min_clients = 3;
+  c.rounds = rounds;
+  return c;
+}
+
+std::vector<int32_t> Shard(int i, int n, int32_t num_users) {
+  std::vector<int32_t> users;
+  for (int32_t u = i; u < num_users; u += n) users.push_back(u);
+  return users;
+}
+
+}  // namespace fedmf::server::testing
