@@ -11,7 +11,7 @@ cmake --preset fuzz
 cmake --build --preset fuzz -j "$(nproc)"
 
 mkdir -p build-fuzz/findings
-for fuzzer in secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer; do
+for fuzzer in secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer capi_fuzzer; do
   echo "== $fuzzer: ${seconds}s"
   corpus="build-fuzz/corpus/$fuzzer"
   mkdir -p "$corpus"
