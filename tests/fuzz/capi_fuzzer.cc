@@ -7,6 +7,7 @@
 //      genuine message addressed to it;
 //   3: a program of API calls (ratings, queries, save/restore, registration) on one participant.
 // Errors are expected; crashes, leaks, UB and out-of-bounds accesses are not.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -45,6 +45,42 @@ std::vector<uint32_t> CohortIds() {
   return ids;
 }
 
+// A host without a dataset (the mobile binding's): participants start with no ratings, get them
+// through SetRatings, and restore a model without a round in progress.
+TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
+  Fixture f;
+  auto key = crypto::Ed25519PrivateKey::Generate().value();
+  const std::string public_key(key.public_key().bytes().begin(), key.public_key().bytes().end());
+  EXPECT_EQ(
+      ParticipantHost::CreateWithoutData({3, 3}, crypto::Ed25519PrivateKey::Generate().value())
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParticipantHost::CreateWithoutData({0}, crypto::Ed25519PrivateKey::Generate().value())
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  auto host = ParticipantHost::CreateWithoutData({5}, std::move(key)).value();
+  EXPECT_EQ(host->signing_public_key(), public_key);  // the key it was given
+  EXPECT_EQ(host->Find(5)->ratings().size(), 0);
+  ASSERT_TRUE(host->SetRatings(5, f.data->user(4)).ok());
+  EXPECT_EQ(host->Find(5)->ratings().size(), f.data->user(4).size());
+  EXPECT_EQ(host->SetRatings(6, f.data->user(5)).code(), absl::StatusCode::kNotFound);
+
+  v1::RoundPlan broken = f.plan;
+  broken.set_algorithm("no-such-algorithm");
+  EXPECT_EQ(host->RestoreProgress(broken, 2, false).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->contributor(), nullptr);
+  ASSERT_TRUE(host->RestoreProgress(f.plan, 2, true).ok());
+  EXPECT_NE(host->contributor(), nullptr);
+  EXPECT_EQ(host->model().SerializeAsString(), f.plan.SerializeAsString());
+  EXPECT_EQ(host->rounds_completed(), 2);
+  EXPECT_TRUE(host->training_done());
+  v1::ServerMessage m;  // a SecAgg message of round 0: no round is in progress after a restore
+  m.mutable_secagg()->set_participant_id(5);
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {
   auto data = test_util::SmallData();
   EXPECT_EQ(ParticipantHost::Create(data, {40}).status().code(),
