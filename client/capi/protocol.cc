@@ -28,6 +28,37 @@ fedmf_status Model(const fedmf_participant* p, const fedmf::algorithms::Contribu
   return FEDMF_OK;
 }
 
+// Well-formed UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+bool IsUtf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0, min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      n = 1, cp = c & 0x1f, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2, cp = c & 0x0f, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;  // truncated sequence
+    for (size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -40,18 +71,22 @@ uint32_t fedmf_participant_id(const fedmf_participant* participant) {
 
 fedmf_status fedmf_participant_register_request(const fedmf_participant* participant,
                                                 const char* client_name,
-                                                const uint8_t* enrollment_token, size_t token_len,
-                                                uint8_t** out, size_t* out_len) {
+                                                const char* enrollment_token, uint8_t** out,
+                                                size_t* out_len) {
   return Guard([&] {
-    if (participant == nullptr || out == nullptr || out_len == nullptr ||
-        (enrollment_token == nullptr && token_len != 0)) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  "participant, out, out_len or a non-empty enrollment token is NULL");
+    if (participant == nullptr || out == nullptr || out_len == nullptr) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, "participant, out or out_len is NULL");
+    }
+    const std::string name = client_name == nullptr ? "" : client_name;
+    const std::string token = enrollment_token == nullptr ? "" : enrollment_token;
+    // Both are protobuf strings: the coordinator would fail to parse invalid UTF-8.
+    if (!IsUtf8(name) || !IsUtf8(token)) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, "client name or enrollment token is not UTF-8");
     }
     fedmf::v1::RegisterRequest request;
     request.set_protocol_version(fedmf::client::kProtocolVersion);
-    if (client_name != nullptr) request.set_client_name(client_name);
-    request.set_enrollment_token(reinterpret_cast<const char*>(enrollment_token), token_len);
+    request.set_client_name(name);
+    request.set_enrollment_token(token);
     request.set_signing_public_key(participant->host->signing_public_key());
     request.add_participant_ids(participant->config.participant_id());
     return fedmf::capi::ReturnBytes(request.SerializeAsString(), out, out_len);

@@ -149,8 +149,8 @@ static int Session(fedmf_participant* p, const Options* o) {
   uint8_t *request = NULL, *response = NULL, *hello = NULL;
   size_t request_len = 0, response_len = 0, hello_len = 0;
   int done = 0, code = 0;
-  if (fedmf_participant_register_request(p, "fedmf-c-example", (const uint8_t*)o->token,
-                                         strlen(o->token), &request, &request_len) != FEDMF_OK) {
+  if (fedmf_participant_register_request(p, "fedmf-c-example", o->token, &request, &request_len) !=
+      FEDMF_OK) {
     Fail("register request");
   } else if ((code = fedmf_transport_register(t, request, request_len, 5000, &response,
                                               &response_len)) != 0) {

@@ -122,7 +122,7 @@ void FuzzRound(const uint8_t* data, size_t size) {
   for (fedmf_participant* u : users) {
     uint8_t* request = nullptr;
     size_t len = 0;
-    if (fedmf_participant_register_request(u, "fuzz", nullptr, 0, &request, &len) == FEDMF_OK) {
+    if (fedmf_participant_register_request(u, "fuzz", nullptr, &request, &len) == FEDMF_OK) {
       capi_server_register(server, request, len);
       fedmf_free(request);
     }
@@ -195,7 +195,9 @@ void FuzzCalls(const uint8_t* data, size_t size) {
         uint8_t* out = nullptr;
         size_t len = 0;
         const size_t token = std::min<size_t>(data[i + 2], size - i);
-        if (fedmf_participant_register_request(p, "f", data + i, token, &out, &len) == FEDMF_OK) {
+        const std::string text(reinterpret_cast<const char*>(data + i), token);
+        if (fedmf_participant_register_request(p, text.c_str(), text.c_str(), &out, &len) ==
+            FEDMF_OK) {
           fedmf_free(out);
         }
         if (fedmf_participant_open_stream(p, data + i, token, &out, &len) == FEDMF_OK) {

@@ -114,13 +114,13 @@ FEDMF_API size_t fedmf_participant_rating_count(const fedmf_participant* partici
 FEDMF_API uint32_t fedmf_participant_id(const fedmf_participant* participant);
 
 /* A serialized fedmf.v1.RegisterRequest for Federation.Register: protocol version, `client_name`
- * (for logs; may be NULL), the enrollment token (bytes), the signing public key and this
+ * (for logs) and `enrollment_token`, both NUL-terminated UTF-8 (protobuf strings; NULL is
+ * empty; FEDMF_ERR_INVALID_ARGUMENT for invalid UTF-8), the signing public key and this
  * participant's id. Buffer in *out, *out_len; free with fedmf_free. */
 FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participant* participant,
                                                           const char* client_name,
-                                                          const uint8_t* enrollment_token,
-                                                          size_t token_len, uint8_t** out,
-                                                          size_t* out_len);
+                                                          const char* enrollment_token,
+                                                          uint8_t** out, size_t* out_len);
 
 /* Reads a serialized fedmf.v1.RegisterResponse and returns the first message to write on the
  * Participate stream (a ClientMessage with the session token) in *out, *out_len (free with

@@ -92,8 +92,7 @@ static void RegisterRequestBytes(void) {
   fedmf_participant* p = New(7);
   uint8_t* out = NULL;
   size_t len = 0;
-  const uint8_t token = 't';
-  CHECK(fedmf_participant_register_request(p, "x", &token, 1, &out, &len) == FEDMF_OK);
+  CHECK(fedmf_participant_register_request(p, "x", "t", &out, &len) == FEDMF_OK);
   CHECK(len == 45);
   if (len == 45) {
     const uint8_t head[] = {0x08, 0x01, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
@@ -102,7 +101,18 @@ static void RegisterRequestBytes(void) {
     CHECK(memcmp(out + 42, tail, sizeof tail) == 0);
   }
   fedmf_free(out);
-  CHECK(fedmf_participant_register_request(p, NULL, NULL, 1, &out, &len) ==
+  /* Protobuf strings must be UTF-8: a lone continuation byte, a truncated 2-byte sequence, an
+   * overlong '/' (c0 af) and a surrogate (ed a0 80) are refused; "é" (c3 a9) is fine. */
+  const char* bad[] = {"\x80", "a\xc3", "\xc0\xaf", "\xed\xa0\x80"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    CHECK(fedmf_participant_register_request(p, "x", bad[i], &out, &len) ==
+          FEDMF_ERR_INVALID_ARGUMENT);
+    CHECK(fedmf_participant_register_request(p, bad[i], "t", &out, &len) ==
+          FEDMF_ERR_INVALID_ARGUMENT);
+  }
+  CHECK(fedmf_participant_register_request(p, "\xc3\xa9", NULL, &out, &len) == FEDMF_OK);
+  fedmf_free(out);
+  CHECK(fedmf_participant_register_request(NULL, "x", "t", &out, &len) ==
         FEDMF_ERR_INVALID_ARGUMENT);
   fedmf_participant_destroy(p);
 }
@@ -142,8 +152,8 @@ static void SaveAndRestoreRoundTrip(void) {
   CHECK(fedmf_participant_set_rating(q, 11, 5.0f) == FEDMF_OK);
   CHECK(fedmf_participant_save(q, &again, &again_len) == FEDMF_OK);
   CHECK(again_len == state_len && memcmp(state, again, state_len) == 0);
-  CHECK(fedmf_participant_register_request(p, "a", NULL, 0, &reg_a, &reg_a_len) == FEDMF_OK);
-  CHECK(fedmf_participant_register_request(q, "a", NULL, 0, &reg_b, &reg_b_len) == FEDMF_OK);
+  CHECK(fedmf_participant_register_request(p, "a", NULL, &reg_a, &reg_a_len) == FEDMF_OK);
+  CHECK(fedmf_participant_register_request(q, "a", NULL, &reg_b, &reg_b_len) == FEDMF_OK);
   CHECK(reg_a_len == reg_b_len && memcmp(reg_a, reg_b, reg_a_len) == 0);
   fedmf_free(state);
   fedmf_free(again);

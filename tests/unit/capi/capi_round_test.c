@@ -127,7 +127,7 @@ static void ASignedRoundWithTheConsistencyCheck(void) {
   for (int i = 0; i < COHORT; ++i) {
     uint8_t* request = NULL;
     size_t len = 0;
-    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, 0, &request, &len) ==
+    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
           FEDMF_OK);
     CHECK(capi_server_register(server, request, len) == 0);
     fedmf_free(request);
