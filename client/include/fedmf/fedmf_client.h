@@ -132,8 +132,10 @@ FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* particip
 
 /* Feeds one serialized fedmf.v1.ServerMessage received on the Participate stream. On success
  * *replies is a new list (possibly empty) of serialized fedmf.v1.ClientMessages to write on the
- * stream in order; free it with fedmf_messages_free. On failure *replies is NULL and the
- * participant is unchanged: the app logs fedmf_last_error() and keeps the stream open. */
+ * stream in order; free it with fedmf_messages_free. On failure *replies is NULL, nothing is to
+ * be sent and the participant stays usable (its ratings, key and progress are unchanged; a task
+ * it could not answer may have replaced the model): the app logs fedmf_last_error() and keeps
+ * the stream open. */
 FEDMF_API fedmf_status fedmf_participant_handle(fedmf_participant* participant,
                                                 const uint8_t* message, size_t message_len,
                                                 fedmf_messages** replies);
