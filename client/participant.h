@@ -67,6 +67,16 @@ class Participant {
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(
       const v1::secagg::ServerToClient& message);
 
+  // Points the participant at new train and test ratings (same lifetime rule as Create): the
+  // next contribution, evaluation and recommendation use them; a session in progress keeps the
+  // input it was given.
+  void set_ratings(data::RatingRow ratings, data::RatingRow test) {
+    ratings_ = ratings;
+    test_ = test;
+  }
+  // Restores the factor of a contribution made before a restart (mobile state).
+  void set_user_factor(Eigen::VectorXd factor) { user_factor_ = std::move(factor); }
+
   // Forgets the round's session (its secrets are wiped by the session's destructor).
   void EndRound() { session_.reset(); }
 

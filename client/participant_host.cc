@@ -38,6 +38,45 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
   return host;
 }
 
+absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::CreateWithoutData(
+    const std::vector<uint32_t>& ids, crypto::Ed25519PrivateKey signing_key,
+    std::optional<uint64_t> insecure_noise_seed) {
+  std::unique_ptr<ParticipantHost> host(
+      new ParticipantHost(nullptr, nullptr, std::move(signing_key)));
+  for (uint32_t id : ids) {
+    absl::StatusOr<Participant> p = Participant::Create(id, {}, {}, insecure_noise_seed);
+    if (!p.ok()) return p.status();
+    if (!host->participants_.emplace(id, std::move(*p)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("participant ", id, " is listed twice"));
+    }
+  }
+  return host;
+}
+
+absl::Status ParticipantHost::SetRatings(uint32_t id, data::RatingRow train, data::RatingRow test) {
+  auto it = participants_.find(id);
+  if (it == participants_.end()) {
+    return absl::NotFoundError(absl::StrCat("participant ", id, " is not hosted here"));
+  }
+  it->second.set_ratings(train, test);
+  return absl::OkStatus();
+}
+
+absl::Status ParticipantHost::RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
+                                              bool training_done) {
+  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
+      algorithms::MakeContributor(model);
+  if (!contributor.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("restored model: ", contributor.status().message()));
+  }
+  contributor_ = std::move(*contributor);
+  model_ = model;
+  rounds_completed_ = rounds_completed;
+  training_done_ = training_done;
+  return absl::OkStatus();
+}
+
 std::vector<uint32_t> ParticipantHost::participant_ids() const {
   std::vector<uint32_t> ids;
   for (const auto& [id, p] : participants_) ids.push_back(id);
@@ -73,6 +112,11 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> ParticipantHo
 }
 
 const Participant* ParticipantHost::Find(uint32_t id) const {
+  auto it = participants_.find(id);
+  return it == participants_.end() ? nullptr : &it->second;
+}
+
+Participant* ParticipantHost::FindMutable(uint32_t id) {
   auto it = participants_.find(id);
   return it == participants_.end() ? nullptr : &it->second;
 }
@@ -150,13 +194,11 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
-  if (absl::Status s = CheckHosted(task.round(), task.participant_ids()); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
-      algorithms::MakeContributor(task.plan());
-  if (!contributor.ok()) return contributor.status();
-  contributor_ = std::move(*contributor);
-  round_ = task.round();
-  evaluation_ = false;
+  if (absl::Status s =
+          BeginTask(task.round(), /*evaluation=*/false, task.participant_ids(), task.plan());
+      !s.ok()) {
+    return s;
+  }
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
@@ -180,14 +222,22 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   return replies;
 }
 
-absl::Status ParticipantHost::CheckHosted(
-    int64_t round, const google::protobuf::RepeatedField<uint32_t>& ids) const {
+absl::Status ParticipantHost::BeginTask(int64_t round, bool evaluation,
+                                        const google::protobuf::RepeatedField<uint32_t>& ids,
+                                        const v1::RoundPlan& plan) {
   for (uint32_t id : ids) {
     if (!participants_.contains(id)) {
       return absl::InvalidArgumentError(absl::StrCat("round ", round, ": task names participant ",
                                                      id, " which this process does not host"));
     }
   }
+  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
+      algorithms::MakeContributor(plan);
+  if (!contributor.ok()) return contributor.status();
+  contributor_ = std::move(*contributor);
+  model_ = plan;
+  round_ = round;
+  evaluation_ = evaluation;
   return absl::OkStatus();
 }
 

@@ -41,6 +41,24 @@ class ParticipantHost {
       std::shared_ptr<const data::RatingsDataset> test = nullptr,
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
+  // Hosts participants `ids` (each >= 1, no repeats) with no ratings until SetRatings gives
+  // them, signing with `signing_key` (a restored host keeps its registered key): for a binding
+  // that owns its users' ratings, e.g. the mobile C API (client/include/fedmf/fedmf_client.h).
+  static absl::StatusOr<std::unique_ptr<ParticipantHost>> CreateWithoutData(
+      const std::vector<uint32_t>& ids, crypto::Ed25519PrivateKey signing_key,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
+
+  // Points participant `id` at new train and test rows, which must outlive the host or the next
+  // call (Participant::set_ratings). NotFound if the host does not host `id`.
+  absl::Status SetRatings(uint32_t id, data::RatingRow train, data::RatingRow test = {});
+
+  // Restores what a host persisted (mobile state): the model of the last task (no round is in
+  // progress after it: SecAgg messages of that task's round are refused, so the participants
+  // drop out of it), the training rounds completed and whether training is done.
+  // InvalidArgument if `model` builds no contributor.
+  absl::Status RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
+                               bool training_done);
+
   // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
   // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
   // run, a message for a participant it does not host or of another round or kind than the last
@@ -57,9 +75,14 @@ class ParticipantHost {
   // The 32-byte Ed25519 public key the host's users sign with (fresh per host, from the CSPRNG).
   std::string signing_public_key() const;
   const Participant* Find(uint32_t id) const;
+  Participant* FindMutable(uint32_t id);
   // The model of the last round or evaluation task (nullptr before the first), for local
   // recommendations.
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
+  // The plan `contributor()` was built from (empty before the first task), e.g. to persist it.
+  const v1::RoundPlan& model() const { return model_; }
+  // The host's signing key, e.g. to persist it (the seed is a secret: store it as one).
+  const crypto::Ed25519PrivateKey& signing_key() const { return signing_key_; }
   int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
   bool training_done() const { return training_done_; }
   // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
@@ -82,9 +105,12 @@ class ParticipantHost {
   // participant_host_eval.cc
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleEvaluationTask(
       const v1::EvaluationTask& task);
-  // InvalidArgument naming the first of `ids` this host does not host.
-  absl::Status CheckHosted(int64_t round,
-                           const google::protobuf::RepeatedField<uint32_t>& ids) const;
+  // What every task does before its participants start: InvalidArgument naming the first of
+  // `ids` this host does not host; else builds the round's contributor from `plan` and makes
+  // (`round`, `evaluation`) the current task.
+  absl::Status BeginTask(int64_t round, bool evaluation,
+                         const google::protobuf::RepeatedField<uint32_t>& ids,
+                         const v1::RoundPlan& plan);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
   void HandleResult(const v1::RoundResult& result);
 
@@ -93,6 +119,7 @@ class ParticipantHost {
   crypto::Ed25519PrivateKey signing_key_;
   std::map<uint32_t, Participant> participants_;
   std::unique_ptr<algorithms::Contributor> contributor_;
+  v1::RoundPlan model_;  // contributor_'s plan
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
   int64_t round_ = -1;       // of the last task

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
 #include "client/secagg_params.h"
-#include "common/algorithms/registry.h"
 
 namespace fedmf::client {
 
@@ -29,13 +28,11 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleEvaluation
   const metrics::RankingOptions options{.top_n = task.top_n(),
                                         .relevance_threshold = task.relevance_threshold()};
   if (absl::Status s = options.Validate(); !s.ok()) return s;
-  if (absl::Status s = CheckHosted(task.round(), task.participant_ids()); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
-      algorithms::MakeContributor(task.plan());
-  if (!contributor.ok()) return contributor.status();
-  contributor_ = std::move(*contributor);
-  round_ = task.round();
-  evaluation_ = true;
+  if (absl::Status s =
+          BeginTask(task.round(), /*evaluation=*/true, task.participant_ids(), task.plan());
+      !s.ok()) {
+    return s;
+  }
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     absl::StatusOr<v1::secagg::ClientToServer> advertise =

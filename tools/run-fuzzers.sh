@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (build-fuzz/) and runs each for SECONDS (default 60; 5
-# targets, so 5 minutes in all). The coordinator fuzzers' event lines go to a closed stderr
+# Builds the libFuzzer targets with clang (build-fuzz/) and runs each for SECONDS (default 60; 6
+# targets, so 6 minutes in all). The coordinator fuzzers' event lines go to a closed stderr
 # (-close_fd_mask=2; libFuzzer still reports findings).
 # A finding makes the fuzzer exit non-zero and leaves its crash-* input in build-fuzz/findings/.
 # Usage: tools/run-fuzzers.sh [SECONDS]
@@ -14,7 +14,7 @@ cmake --build --preset fuzz -j "$(nproc)"
 
 mkdir -p build-fuzz/findings
 for fuzzer in secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer \
-    coordinator_register_fuzzer coordinator_stream_fuzzer; do
+    coordinator_register_fuzzer coordinator_stream_fuzzer capi_fuzzer; do
   extra=()
   [[ $fuzzer == coordinator_* ]] && extra=(-close_fd_mask=2)
   echo "== $fuzzer: ${seconds}s"

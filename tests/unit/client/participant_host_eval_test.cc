@@ -35,9 +35,8 @@ struct Fixture {
                                .length = codec.length()};
 
   std::unique_ptr<ParticipantHost> Host(bool with_test = true) {
-    std::vector<int32_t> users;
-    for (int32_t u = 0; u < train->num_users(); ++u) users.push_back(u);
-    return ParticipantHost::Create(train, users, with_test ? test : nullptr).value();
+    return ParticipantHost::Create(train, test_util::AllUsers(*train), with_test ? test : nullptr)
+        .value();
   }
   v1::ServerMessage Task(std::vector<uint32_t> ids) {
     v1::ServerMessage m;
@@ -53,11 +52,7 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> CohortIds() {
-  std::vector<uint32_t> ids;
-  for (uint32_t id = 1; id <= kCohort; ++id) ids.push_back(id);
-  return ids;
-}
+std::vector<uint32_t> CohortIds() { return test_util::CohortIds(kCohort); }
 
 // A whole evaluation round through the host and a real ServerSession: the decoded metrics are
 // the central metrics of the ten users (users 0-9) under the same model. Each user's values are
@@ -69,31 +64,12 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
   ASSERT_EQ(f.codec.fraction_bits(), 33);
   auto host = f.Host();
   auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
-  auto deliver = [&](const std::vector<v1::ClientMessage>& replies) {
-    for (const v1::ClientMessage& r : replies) {
-      ASSERT_TRUE(r.has_secagg());
-      EXPECT_TRUE(r.secagg().evaluation());
-      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
-    }
-  };
   absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
-  deliver(*advertise);
-  while (server->stage() != secagg::ServerStage::kCompleted) {
-    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
-    auto next = server->CloseStage();
-    ASSERT_TRUE(next.ok()) << next.status();
-    for (secagg::ServerMessage& m : *next) {
-      v1::ServerMessage out;
-      out.mutable_secagg()->set_participant_id(m.client_id);
-      out.mutable_secagg()->set_evaluation(true);
-      *out.mutable_secagg()->mutable_message() = m.message;
-      auto replies = host->Handle(out);
-      ASSERT_TRUE(replies.ok()) << replies.status();
-      deliver(*replies);
-    }
-  }
+  // Every reply must be tagged as evaluation traffic (RunSecAggRound checks).
+  absl::StatusOr<int> run = test_util::RunSecAggRound(*host, *server, *advertise, true);
+  ASSERT_TRUE(run.ok()) << run.status();
   const auto decoded = f.codec.Decode(server->result().value(), kCohort);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(decoded->clamped_users, 0);

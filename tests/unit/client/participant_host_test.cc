@@ -25,9 +25,7 @@ struct Fixture {
                                .length = plan.length()};
 
   std::unique_ptr<ParticipantHost> Host() {
-    std::vector<int32_t> users;
-    for (int32_t u = 0; u < data->num_users(); ++u) users.push_back(u);
-    return ParticipantHost::Create(data, users).value();
+    return ParticipantHost::Create(data, test_util::AllUsers(*data)).value();
   }
   v1::ServerMessage Task(std::vector<uint32_t> ids) {
     v1::ServerMessage m;
@@ -39,10 +37,42 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> CohortIds() {
-  std::vector<uint32_t> ids;
-  for (uint32_t id = 1; id <= kCohort; ++id) ids.push_back(id);
-  return ids;
+std::vector<uint32_t> CohortIds() { return test_util::CohortIds(kCohort); }
+
+// A host without a dataset (the mobile binding's): participants start with no ratings, get them
+// through SetRatings, and restore a model without a round in progress.
+TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
+  Fixture f;
+  auto key = crypto::Ed25519PrivateKey::Generate().value();
+  const std::string public_key(key.public_key().bytes().begin(), key.public_key().bytes().end());
+  EXPECT_EQ(
+      ParticipantHost::CreateWithoutData({3, 3}, crypto::Ed25519PrivateKey::Generate().value())
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParticipantHost::CreateWithoutData({0}, crypto::Ed25519PrivateKey::Generate().value())
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  auto host = ParticipantHost::CreateWithoutData({5}, std::move(key)).value();
+  EXPECT_EQ(host->signing_public_key(), public_key);  // the key it was given
+  EXPECT_EQ(host->Find(5)->ratings().size(), 0);
+  ASSERT_TRUE(host->SetRatings(5, f.data->user(4)).ok());
+  EXPECT_EQ(host->Find(5)->ratings().size(), f.data->user(4).size());
+  EXPECT_EQ(host->SetRatings(6, f.data->user(5)).code(), absl::StatusCode::kNotFound);
+
+  v1::RoundPlan broken = f.plan;
+  broken.set_algorithm("no-such-algorithm");
+  EXPECT_EQ(host->RestoreProgress(broken, 2, false).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->contributor(), nullptr);
+  ASSERT_TRUE(host->RestoreProgress(f.plan, 2, true).ok());
+  EXPECT_NE(host->contributor(), nullptr);
+  EXPECT_EQ(host->model().SerializeAsString(), f.plan.SerializeAsString());
+  EXPECT_EQ(host->rounds_completed(), 2);
+  EXPECT_TRUE(host->training_done());
+  v1::ServerMessage m;  // a SecAgg message of round 0: no round is in progress after a restore
+  m.mutable_secagg()->set_participant_id(5);
+  EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {
@@ -62,29 +92,12 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   Fixture f;
   auto host = f.Host();
   auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
-  auto deliver = [&](const std::vector<v1::ClientMessage>& replies) {
-    for (const v1::ClientMessage& r : replies) {
-      ASSERT_TRUE(r.has_secagg());
-      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
-    }
-  };
   absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
-  deliver(*advertise);
-  while (server->stage() != secagg::ServerStage::kCompleted) {
-    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
-    auto next = server->CloseStage();
-    ASSERT_TRUE(next.ok()) << next.status();
-    for (secagg::ServerMessage& m : *next) {
-      v1::ServerMessage out;
-      out.mutable_secagg()->set_participant_id(m.client_id);
-      *out.mutable_secagg()->mutable_message() = m.message;
-      auto replies = host->Handle(out);
-      ASSERT_TRUE(replies.ok()) << replies.status();
-      deliver(*replies);
-    }
-  }
+  absl::StatusOr<int> run = test_util::RunSecAggRound(*host, *server, *advertise, false);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(*run, 0);  // no consistency check without signatures
   const std::vector<uint64_t> sum = server->result().value();
   auto contributor = algorithms::MakeContributor(f.plan).value();
   std::vector<uint64_t> expected(f.plan.length(), 0);
@@ -121,28 +134,10 @@ TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
   for (uint32_t id : CohortIds()) keys->add_participant_ids(id);
   auto directory = DirectoryFromProto(task.task().signing_keys()).value();
   auto server = secagg::ServerSession::Create(f.config, CohortIds(), directory).value();
-  std::vector<v1::ClientMessage> replies = host->Handle(task).value();
-  int consistency_requests = 0;
-  while (true) {
-    for (const v1::ClientMessage& r : replies) {
-      ASSERT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
-    }
-    if (server->stage() == secagg::ServerStage::kCompleted) break;
-    ASSERT_NE(server->stage(), secagg::ServerStage::kAborted) << server->status();
-    auto next = server->CloseStage();
-    ASSERT_TRUE(next.ok()) << next.status();
-    replies.clear();
-    for (secagg::ServerMessage& m : *next) {
-      if (m.message.has_consistency_check()) ++consistency_requests;
-      v1::ServerMessage out;
-      out.mutable_secagg()->set_participant_id(m.client_id);
-      *out.mutable_secagg()->mutable_message() = m.message;
-      absl::StatusOr<std::vector<v1::ClientMessage>> answer = host->Handle(out);
-      ASSERT_TRUE(answer.ok()) << answer.status();
-      for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));
-    }
-  }
-  EXPECT_EQ(consistency_requests, kCohort);
+  absl::StatusOr<int> consistency_requests =
+      test_util::RunSecAggRound(*host, *server, host->Handle(task).value(), false);
+  ASSERT_TRUE(consistency_requests.ok()) << consistency_requests.status();
+  EXPECT_EQ(*consistency_requests, kCohort);
   EXPECT_EQ(server->IncludedClients().size(), static_cast<size_t>(kCohort));
 }
 

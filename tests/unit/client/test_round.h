@@ -1,11 +1,18 @@
-// Test helper: a tiny DPMF-RP setup (no noise) whose round plans the client tests answer.
+// Test helpers: a tiny DPMF-RP setup (no noise) whose round plans the client tests answer, and
+// the server side of a whole SecAgg round against a ParticipantHost.
 #ifndef FEDMF_TESTS_UNIT_CLIENT_TEST_ROUND_H_
 #define FEDMF_TESTS_UNIT_CLIENT_TEST_ROUND_H_
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
+#include "crypto/secagg/server_session.h"
 
 namespace fedmf::client::test_util {
 
@@ -37,6 +44,55 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
   c.rounds = 3;
   c.secure_aggregation = secure_aggregation;
   return algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value();
+}
+
+// Participant ids 1..n.
+inline std::vector<uint32_t> CohortIds(uint32_t n) {
+  std::vector<uint32_t> ids;
+  for (uint32_t id = 1; id <= n; ++id) ids.push_back(id);
+  return ids;
+}
+
+// Every dense user of `data`.
+inline std::vector<int32_t> AllUsers(const data::RatingsDataset& data) {
+  std::vector<int32_t> users;
+  for (int32_t u = 0; u < data.num_users(); ++u) users.push_back(u);
+  return users;
+}
+
+// Plays `server` against `host` from the host's answers to the task (`replies`) until the
+// session completes: every reply goes to the server, every server message of the next stage to
+// the host (tagged `evaluation`). Returns how many of those asked for a consistency check; an
+// error if the session aborts, a message is refused, or a reply is not SecAgg of the round's kind.
+inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerSession& server,
+                                          std::vector<v1::ClientMessage> replies, bool evaluation) {
+  int consistency_requests = 0;
+  while (true) {
+    for (const v1::ClientMessage& r : replies) {
+      if (!r.has_secagg() || r.secagg().evaluation() != evaluation) {
+        return absl::InternalError(absl::StrCat("unexpected reply ", r.ShortDebugString()));
+      }
+      if (absl::Status s = server.HandleMessage(r.secagg().participant_id(), r.secagg().message());
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (server.stage() == secagg::ServerStage::kCompleted) return consistency_requests;
+    if (server.stage() == secagg::ServerStage::kAborted) return server.status();
+    absl::StatusOr<std::vector<secagg::ServerMessage>> next = server.CloseStage();
+    if (!next.ok()) return next.status();
+    replies.clear();
+    for (secagg::ServerMessage& m : *next) {
+      if (m.message.has_consistency_check()) ++consistency_requests;
+      v1::ServerMessage out;
+      out.mutable_secagg()->set_participant_id(m.client_id);
+      out.mutable_secagg()->set_evaluation(evaluation);
+      *out.mutable_secagg()->mutable_message() = std::move(m.message);
+      absl::StatusOr<std::vector<v1::ClientMessage>> answer = host.Handle(out);
+      if (!answer.ok()) return answer.status();
+      for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));
+    }
+  }
 }
 
 }  // namespace fedmf::client::test_util

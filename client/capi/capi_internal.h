@@ -1,0 +1,64 @@
+// What stands behind the C API's opaque handles (client/include/fedmf/fedmf_client.h) and the
+// helpers every entry point uses to turn Status values and C++ exceptions into fedmf_status
+// codes plus the calling thread's error message. Internal: not installed, not exported.
+#ifndef FEDMF_CLIENT_CAPI_CAPI_INTERNAL_H_
+#define FEDMF_CLIENT_CAPI_CAPI_INTERNAL_H_
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "client/include/fedmf/fedmf_client.h"
+#include "client/participant_host.h"
+#include "fedmf/v1/mobile.pb.h"
+
+// One on-device user: a one-participant host over ratings this handle owns.
+struct fedmf_participant {
+  fedmf::v1::ParticipantConfig config;
+  std::unique_ptr<fedmf::client::ParticipantHost> host;
+  std::vector<int32_t> items;    // ascending
+  std::vector<float> ratings;    // ratings[k] rates items[k]
+  bool registered_done = false;  // a RegisterResponse said training_done
+
+  // Points the host's participant at `items` and `ratings` (after every change of them).
+  absl::Status SyncRatings();
+};
+
+struct fedmf_messages {
+  std::vector<std::string> serialized;
+};
+
+namespace fedmf::capi {
+
+// Records `message` as the thread's last error and returns `code`.
+fedmf_status Fail(fedmf_status code, absl::string_view message);
+// FEDMF_OK for an OK status, else the matching code with the status message recorded.
+fedmf_status FromStatus(const absl::Status& status);
+
+// Runs an entry point's body; an escaping C++ exception (e.g. std::bad_alloc) becomes
+// FEDMF_ERR_INTERNAL instead of crossing the C boundary.
+template <typename F>
+fedmf_status Guard(F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Fail(FEDMF_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return Fail(FEDMF_ERR_INTERNAL, "unknown C++ exception");
+  }
+}
+
+// Copies `bytes` into a new malloc'ed buffer for the app (freed with fedmf_free).
+fedmf_status ReturnBytes(const std::string& bytes, uint8_t** out, size_t* out_len);
+
+// A new handle for `config` (validated) signing with `signing_key`.
+fedmf_status NewParticipant(const v1::ParticipantConfig& config,
+                            crypto::Ed25519PrivateKey signing_key, fedmf_participant** out);
+
+}  // namespace fedmf::capi
+
+#endif  // FEDMF_CLIENT_CAPI_CAPI_INTERNAL_H_

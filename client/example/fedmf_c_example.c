@@ -1,0 +1,244 @@
+/* fedmf-c-example: one on-device user in pure C, as a mobile app would run it. The mobile library
+ * (fedmf/fedmf_client.h) owns the protocol, privacy and model; the networking is the app's, here
+ * the minimal gRPC wrapper fedmf_transport.h. Flow: create (or restore from --state) a
+ * participant, set its ratings, register, open the Participate stream, feed every server message
+ * to the library and write back its replies until training is done, then print a local top-5
+ * and save the state. Reconnects (and re-registers) when the stream breaks.
+ *
+ * Usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M
+ *            [--ratings=ITEM:RATING,...] [--token=ENROLLMENT_TOKEN] [--state=PATH]
+ *            [--give_up_after_s=S] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/transport/fedmf_transport.h"
+#include "fedmf/fedmf_client.h"
+
+typedef struct {
+  const char* coordinator;
+  unsigned long id;
+  long num_items;
+  const char* ratings;
+  const char* token;
+  const char* state;
+  long give_up_after_s;
+} Options;
+
+static const char* Flag(const char* arg, const char* name) {
+  const size_t n = strlen(name);
+  return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+static int ParseOptions(int argc, char** argv, Options* o) {
+  memset(o, 0, sizeof *o);
+  o->token = "fedmf-demo"; /* fedmf-coordinator's default */
+  o->ratings = "";
+  o->give_up_after_s = 60;
+  for (int i = 1; i < argc; ++i) {
+    const char* v;
+    if ((v = Flag(argv[i], "--coordinator")))
+      o->coordinator = v;
+    else if ((v = Flag(argv[i], "--id")))
+      o->id = strtoul(v, NULL, 10);
+    else if ((v = Flag(argv[i], "--num_items")))
+      o->num_items = strtol(v, NULL, 10);
+    else if ((v = Flag(argv[i], "--ratings")))
+      o->ratings = v;
+    else if ((v = Flag(argv[i], "--token")))
+      o->token = v;
+    else if ((v = Flag(argv[i], "--state")))
+      o->state = v;
+    else if ((v = Flag(argv[i], "--give_up_after_s")))
+      o->give_up_after_s = strtol(v, NULL, 10);
+    else {
+      fprintf(stderr, "fedmf-c-example: unknown argument %s\n", argv[i]);
+      return 0;
+    }
+  }
+  if (o->coordinator == NULL || o->id == 0 || o->id > 0xffffffffUL || o->num_items < 1) {
+    fprintf(stderr,
+            "usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M "
+            "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S]\n");
+    return 0;
+  }
+  return 1;
+}
+
+/* The ParticipantConfig (proto/fedmf/v1/mobile.proto) by hand: fields 1 and 2, varints. An app
+ * would use its protobuf runtime (protobuf-lite, SwiftProtobuf). */
+static size_t EncodeConfig(uint8_t* out, uint32_t id, uint32_t num_items) {
+  size_t n = 0;
+  out[n++] = 0x08;
+  for (uint64_t v = id;; v >>= 7) {
+    out[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+    if (v < 0x80) break;
+  }
+  out[n++] = 0x10;
+  for (uint64_t v = num_items;; v >>= 7) {
+    out[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+    if (v < 0x80) break;
+  }
+  return n;
+}
+
+static uint8_t* ReadFile(const char* path, size_t* len) {
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  uint8_t* data = NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    const long size = ftell(f);
+    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)size + 1)) != NULL) {
+      *len = fread(data, 1, (size_t)size, f);
+    }
+  }
+  fclose(f);
+  return data;
+}
+
+static int Fail(const char* what) {
+  fprintf(stderr, "fedmf-c-example: %s: %s\n", what, fedmf_last_error());
+  return 1;
+}
+
+static fedmf_participant* CreateOrRestore(const Options* o) {
+  fedmf_participant* p = NULL;
+  size_t len = 0;
+  uint8_t* state = o->state != NULL ? ReadFile(o->state, &len) : NULL;
+  if (state != NULL) {
+    const fedmf_status s = fedmf_participant_restore(state, len, &p);
+    free(state);
+    if (s == FEDMF_OK) {
+      printf("event=c_example_restored participant=%u ratings=%zu\n", fedmf_participant_id(p),
+             fedmf_participant_rating_count(p));
+      return p;
+    }
+    Fail("restore (starting afresh)");
+  }
+  uint8_t config[16];
+  if (fedmf_participant_create(
+          config, EncodeConfig(config, (uint32_t)o->id, (uint32_t)o->num_items), &p) != FEDMF_OK) {
+    Fail("create");
+    return NULL;
+  }
+  return p;
+}
+
+static int SetRatings(fedmf_participant* p, const char* list) {
+  while (*list != '\0') {
+    char* end = NULL;
+    const long item = strtol(list, &end, 10);
+    if (end == list || *end != ':') return 0;
+    const char* value = end + 1;
+    const float rating = strtof(value, &end);
+    if (end == value || fedmf_participant_set_rating(p, (int32_t)item, rating) != FEDMF_OK) {
+      return 0;
+    }
+    list = *end == ',' ? end + 1 : end;
+  }
+  return 1;
+}
+
+/* One registration and stream. Returns 1 when training is done, 0 when the stream broke, -1 when
+ * the coordinator refused the registration (wrong token, bad participant id: retrying is
+ * pointless). */
+static int Session(fedmf_participant* p, const Options* o) {
+  fedmf_transport* t = fedmf_transport_connect(o->coordinator);
+  if (t == NULL) return 0;
+  uint8_t *request = NULL, *response = NULL, *hello = NULL;
+  size_t request_len = 0, response_len = 0, hello_len = 0;
+  int done = 0, code = 0;
+  if (fedmf_participant_register_request(p, "fedmf-c-example", o->token, &request, &request_len) !=
+      FEDMF_OK) {
+    Fail("register request");
+  } else if ((code = fedmf_transport_register(t, request, request_len, 5000, &response,
+                                              &response_len)) != 0) {
+    fprintf(stderr, "fedmf-c-example: register: gRPC status %d: %s\n", code,
+            fedmf_transport_error(t));
+    /* UNAUTHENTICATED, INVALID_ARGUMENT, PERMISSION_DENIED */
+    if (code == 16 || code == 3 || code == 7) done = -1;
+  } else if (fedmf_participant_open_stream(p, response, response_len, &hello, &hello_len) !=
+             FEDMF_OK) {
+    Fail("register response");
+  } else if (fedmf_participant_training_done(p)) {
+    done = 1;
+  } else if (fedmf_transport_open(t) == 0 && fedmf_transport_write(t, hello, hello_len) == 0) {
+    printf("event=c_example_registered participant=%u\n", fedmf_participant_id(p));
+    fflush(stdout);
+    uint8_t* message = NULL;
+    size_t len = 0;
+    while (!done && fedmf_transport_read(t, &message, &len) == 0) {
+      fedmf_messages* replies = NULL;
+      if (fedmf_participant_handle(p, message, len, &replies) != FEDMF_OK) {
+        /* Not fatal: e.g. a late message of a round this user left. */
+        fprintf(stderr, "event=c_example_error error=\"%s\"\n", fedmf_last_error());
+      }
+      for (size_t i = 0; i < fedmf_messages_count(replies); ++i) {
+        const uint8_t* reply = NULL;
+        size_t reply_len = 0;
+        fedmf_messages_get(replies, i, &reply, &reply_len);
+        if (fedmf_transport_write(t, reply, reply_len) != 0) break;
+      }
+      fedmf_messages_free(replies);
+      fedmf_transport_free(message);
+      done = fedmf_participant_training_done(p);
+    }
+    fedmf_transport_finish(t);
+  }
+  fedmf_free(request);
+  fedmf_transport_free(response);
+  fedmf_free(hello);
+  fedmf_transport_destroy(t);
+  return done;
+}
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) return 2;
+  if (fedmf_abi_version() != FEDMF_ABI_VERSION) {
+    fprintf(stderr, "fedmf-c-example: library ABI %u, header %d\n", fedmf_abi_version(),
+            FEDMF_ABI_VERSION);
+    return 1;
+  }
+  fedmf_participant* p = CreateOrRestore(&o);
+  if (p == NULL) return 1;
+  if (!SetRatings(p, o.ratings)) {
+    fedmf_participant_destroy(p);
+    return Fail("--ratings");
+  }
+  const time_t start = time(NULL);
+  /* A state saved after the end of training needs no connection. */
+  int done = fedmf_participant_training_done(p);
+  while (!done && !(done = Session(p, &o)) && time(NULL) - start < o.give_up_after_s) {
+    struct timespec wait = {0, 200 * 1000 * 1000};
+    nanosleep(&wait, NULL);
+  }
+  int32_t items[5];
+  double scores[5];
+  size_t count = 0;
+  printf("event=c_example_end participant=%u done=%s rounds_completed=%lld top5=",
+         fedmf_participant_id(p), done == 1 ? "yes" : "no",
+         (long long)fedmf_participant_rounds_completed(p));
+  if (fedmf_participant_recommend(p, 5, items, scores, 5, &count) == FEDMF_OK) {
+    for (size_t i = 0; i < count; ++i) printf("%s%d:%.3f", i ? "," : "", items[i], scores[i]);
+  }
+  printf("\n");
+  int rc = done == 1 ? 0 : 1;
+  if (o.state != NULL) {
+    uint8_t* state = NULL;
+    size_t len = 0;
+    FILE* f = NULL;
+    if (fedmf_participant_save(p, &state, &len) != FEDMF_OK || (f = fopen(o.state, "wb")) == NULL ||
+        fwrite(state, 1, len, f) != len) {
+      rc = Fail("save state");
+    } else {
+      printf("event=c_example_saved participant=%u state_bytes=%zu\n", fedmf_participant_id(p),
+             len);
+    }
+    if (f != NULL) fclose(f);
+    fedmf_free(state);
+  }
+  fedmf_participant_destroy(p);
+  return rc;
+}

@@ -1,0 +1,184 @@
+/* fedmf mobile client library: a stable C ABI over the client core for Android (JNI) and iOS
+ * (Swift) apps. The app owns networking: it sends the bytes this library produces (serialized
+ * fedmf.v1 protobuf messages, proto/fedmf/v1/federation.proto) over its own gRPC stack and feeds
+ * back what the coordinator sends. The library owns the protocol (SecAgg, chunking), the privacy
+ * noise and the model. No C++ type or exception crosses this boundary; every byte the app or the
+ * server hands in is validated, malformed input yields an error code, never a crash.
+ *
+ * Conventions:
+ *  - Functions return fedmf_status; FEDMF_OK is 0. After a failure, fedmf_last_error() names the
+ *    cause (per thread).
+ *  - Handles are opaque. Bytes are (pointer, length) pairs; a NULL pointer is allowed with length
+ * 0.
+ *  - Byte buffers returned to the app are freed with fedmf_free, message lists with
+ *    fedmf_messages_free.
+ *  - Thread safety: calls on DIFFERENT handles may run concurrently on any threads. Calls on the
+ *    SAME participant handle must not overlap (serialize them, e.g. on one dispatch queue or one
+ *    Java thread); a handle may move between threads between calls. Functions marked
+ *    "thread-safe" may be called from anywhere at any time. A fedmf_messages list is immutable:
+ *    any number of threads may read it until it is freed. */
+#ifndef FEDMF_FEDMF_CLIENT_H_
+#define FEDMF_FEDMF_CLIENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define FEDMF_API
+#else
+#define FEDMF_API __attribute__((visibility("default")))
+#endif
+
+/* Bumped on any incompatible change of this header. */
+#define FEDMF_ABI_VERSION 1
+
+typedef enum fedmf_status {
+  FEDMF_OK = 0,
+  /* A NULL handle or pointer, a value out of range, or bytes that do not parse or do not fit
+   * the protocol (a malformed config, state or server message). */
+  FEDMF_ERR_INVALID_ARGUMENT = 1,
+  /* The call does not fit the participant's state: e.g. a SecAgg message of a round this
+   * participant is not in (late, or begun before a restore), or a recommendation before any
+   * model arrived. Nothing changed; the app sends nothing and goes on. */
+  FEDMF_ERR_FAILED_PRECONDITION = 2,
+  /* The server asked for something the library refuses to do (e.g. to upload in the clear a
+   * vector meant for secure aggregation). */
+  FEDMF_ERR_PERMISSION_DENIED = 3,
+  /* The item has no rating to remove. */
+  FEDMF_ERR_NOT_FOUND = 4,
+  /* Anything else (e.g. the OS random generator failed). */
+  FEDMF_ERR_INTERNAL = 5
+} fedmf_status;
+
+typedef struct fedmf_participant fedmf_participant;
+typedef struct fedmf_messages fedmf_messages;
+
+/* Library version "MAJOR.MINOR.PATCH", a static string. Thread-safe. */
+FEDMF_API const char* fedmf_version(void);
+/* FEDMF_ABI_VERSION of the compiled library: check it against the header's. Thread-safe. */
+FEDMF_API uint32_t fedmf_abi_version(void);
+/* The wire protocol version the library speaks (RegisterRequest.protocol_version). Thread-safe. */
+FEDMF_API uint32_t fedmf_protocol_version(void);
+
+/* The message of the last failed call on the calling thread ("" if none), valid until the next
+ * call of this library on that thread. Thread-safe. */
+FEDMF_API const char* fedmf_last_error(void);
+
+/* Frees a buffer returned by this library (NULL is a no-op). Thread-safe. */
+FEDMF_API void fedmf_free(void* buffer);
+
+/* ---- Lifecycle ---------------------------------------------------------------------------- */
+
+/* Creates a participant from a serialized fedmf.v1.ParticipantConfig (proto/fedmf/v1/mobile.proto:
+ * participant id >= 1, num_items >= 1, optional chunk size), with no ratings, no model and a
+ * fresh Ed25519 signing key. On success *out is a new handle. Thread-safe. */
+FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t config_len,
+                                                fedmf_participant** out);
+
+/* Destroys a participant and wipes its secrets (NULL is a no-op). */
+FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
+
+/* Serializes everything the participant needs after an app restart into a new buffer (*out,
+ * *out_len; free with fedmf_free): config, signing key, ratings, last model, user factor and
+ * progress, as a fedmf.v1.ParticipantState. It holds secrets: store it encrypted (Keystore /
+ * Keychain, docs/mobile.md). A SecAgg session in progress is NOT saved. */
+FEDMF_API fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_t** out,
+                                              size_t* out_len);
+
+/* Creates a participant from bytes fedmf_participant_save produced. A participant restored while
+ * a round was in progress drops out of that round: its SecAgg messages are refused with
+ * FEDMF_ERR_FAILED_PRECONDITION (the coordinator counts it as a dropout) and it takes part again
+ * from the next task. Thread-safe. */
+FEDMF_API fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
+                                                 fedmf_participant** out);
+
+/* ---- Local ratings (never leave the device) ----------------------------------------------- */
+
+/* Adds or replaces the rating of dense item `item` in [0, num_items); `rating` must be finite.
+ * Takes effect from the next task (a round in progress keeps the contribution it made). */
+FEDMF_API fedmf_status fedmf_participant_set_rating(fedmf_participant* participant, int32_t item,
+                                                    float rating);
+/* Removes the rating of `item`; FEDMF_ERR_NOT_FOUND if there is none. */
+FEDMF_API fedmf_status fedmf_participant_remove_rating(fedmf_participant* participant,
+                                                       int32_t item);
+/* Number of local ratings (0 for a NULL handle). */
+FEDMF_API size_t fedmf_participant_rating_count(const fedmf_participant* participant);
+
+/* ---- Protocol ----------------------------------------------------------------------------- */
+
+/* The participant id of the config (0 for a NULL handle). */
+FEDMF_API uint32_t fedmf_participant_id(const fedmf_participant* participant);
+
+/* A serialized fedmf.v1.RegisterRequest for Federation.Register: protocol version, `client_name`
+ * (for logs) and `enrollment_token`, both NUL-terminated UTF-8 (protobuf strings; NULL is
+ * empty; FEDMF_ERR_INVALID_ARGUMENT for invalid UTF-8), the signing public key and this
+ * participant's id. Buffer in *out, *out_len; free with fedmf_free. */
+FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participant* participant,
+                                                          const char* client_name,
+                                                          const char* enrollment_token,
+                                                          uint8_t** out, size_t* out_len);
+
+/* Reads a serialized fedmf.v1.RegisterResponse and returns the first message to write on the
+ * Participate stream (a ClientMessage with the session token) in *out, *out_len (free with
+ * fedmf_free). If the response says training is done, the participant records it (see
+ * fedmf_participant_training_done) and the app need not open the stream. */
+FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* participant,
+                                                     const uint8_t* response, size_t response_len,
+                                                     uint8_t** out, size_t* out_len);
+
+/* Feeds one serialized fedmf.v1.ServerMessage received on the Participate stream. On success
+ * *replies is a new list (possibly empty) of serialized fedmf.v1.ClientMessages to write on the
+ * stream in order; free it with fedmf_messages_free. On failure *replies is NULL, nothing is to
+ * be sent and the participant stays usable (its ratings, key and progress are unchanged; a task
+ * it could not answer may have replaced the model): the app logs fedmf_last_error() and keeps
+ * the stream open. */
+FEDMF_API fedmf_status fedmf_participant_handle(fedmf_participant* participant,
+                                                const uint8_t* message, size_t message_len,
+                                                fedmf_messages** replies);
+
+/* Messages in a list (0 for NULL). */
+FEDMF_API size_t fedmf_messages_count(const fedmf_messages* messages);
+/* Message `index` of a list: *data points into the list (valid until it is freed). */
+FEDMF_API fedmf_status fedmf_messages_get(const fedmf_messages* messages, size_t index,
+                                          const uint8_t** data, size_t* len);
+FEDMF_API void fedmf_messages_free(fedmf_messages* messages);
+
+/* Training rounds whose result said the model was updated while this participant was connected
+ * (0 for NULL). */
+FEDMF_API int64_t fedmf_participant_rounds_completed(const fedmf_participant* participant);
+/* 1 once the coordinator said training is over, else 0. */
+FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participant);
+
+/* ---- Local model queries ------------------------------------------------------------------ */
+
+/* 1 if a model arrived (a task, or a restored state with one), else 0. */
+FEDMF_API int fedmf_participant_has_model(const fedmf_participant* participant);
+
+/* The top-`n` (n >= 1) unrated items under the last model, best first: writes up to `capacity`
+ * item indices and scores (either array may be NULL when capacity is 0) and the number written
+ * in *count (at most min(n, capacity, unrated items)). FEDMF_ERR_FAILED_PRECONDITION without a
+ * model. */
+FEDMF_API fedmf_status fedmf_participant_recommend(const fedmf_participant* participant, int32_t n,
+                                                   int32_t* items, double* scores, size_t capacity,
+                                                   size_t* count);
+
+/* The predicted rating of `item` under the last model (the ridge rating predictor the federated
+ * evaluation scores, fitted on the local ratings; with no ratings, 0).
+ * FEDMF_ERR_FAILED_PRECONDITION without a model. */
+FEDMF_API fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int32_t item,
+                                                 double* rating);
+
+/* The user factor of the last contribution (empty before the first): writes up to `capacity`
+ * values and the factor's length in *len (call with capacity 0 to learn it). */
+FEDMF_API fedmf_status fedmf_participant_user_factor(const fedmf_participant* participant,
+                                                     double* out, size_t capacity, size_t* len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEDMF_FEDMF_CLIENT_H_ */

@@ -1,0 +1,228 @@
+/* Whole training rounds through the C API against an in-process coordinator side
+ * (test_server.h: a real SecAgg ServerSession and the DPMF-RP updater): ten participants, ids
+ * 1..10, each a fedmf_participant fed the serialized server messages and answering with the
+ * serialized replies, as an app would over its own gRPC stream. Pure C. */
+#include <math.h>
+#include <string.h>
+
+#include "capi_check.h"
+#include "test_server.h"
+
+#define COHORT 10
+#define ITEMS 30
+
+static fedmf_participant* users[COHORT]; /* participant id = index + 1 */
+static int refused[COHORT];              /* FEDMF_ERR_FAILED_PRECONDITION answers per user */
+
+/* Participant i rates 8 items (i * 7 + 4 k) mod 30, k = 0..7 (distinct: 4 k mod 30 is), with
+ * rating 1 + (i + k) mod 5. Noise keyed from seed 11 (mechanism none: only the rounding). */
+static void CreateUsers(void) {
+  for (uint32_t i = 0; i < COHORT; ++i) {
+    uint8_t config[48];
+    const size_t n = capi_config(config, i + 1, ITEMS, 0, 11);
+    users[i] = NULL;
+    CHECK(fedmf_participant_create(config, n, &users[i]) == FEDMF_OK);
+    for (int k = 0; k < 8; ++k) {
+      CHECK(fedmf_participant_set_rating(users[i], (int32_t)((i * 7 + 4 * k) % ITEMS),
+                                         (float)(1 + (i + k) % 5)) == FEDMF_OK);
+    }
+    refused[i] = 0;
+  }
+}
+
+static void DestroyUsers(void) {
+  for (int i = 0; i < COHORT; ++i) fedmf_participant_destroy(users[i]);
+}
+
+/* Delivers every queued server message to its participant and every reply to the server. */
+static void Pump(capi_server* server) {
+  uint32_t to = 0;
+  const uint8_t* data = NULL;
+  size_t len = 0;
+  while (capi_server_next(server, &to, &data, &len)) {
+    CHECK(to >= 1 && to <= COHORT);
+    if (to < 1 || to > COHORT) continue;
+    fedmf_messages* replies = NULL;
+    const fedmf_status s = fedmf_participant_handle(users[to - 1], data, len, &replies);
+    if (s == FEDMF_ERR_FAILED_PRECONDITION) {
+      ++refused[to - 1];
+      continue;
+    }
+    CHECK(s == FEDMF_OK);
+    for (size_t r = 0; r < fedmf_messages_count(replies); ++r) {
+      const uint8_t* reply = NULL;
+      size_t reply_len = 0;
+      CHECK(fedmf_messages_get(replies, r, &reply, &reply_len) == FEDMF_OK);
+      CHECK(capi_server_deliver(server, reply, reply_len) == 0);
+    }
+    fedmf_messages_free(replies);
+  }
+}
+
+/* Closes stages until the round ends; returns its capi_round_state. */
+static int FinishRound(capi_server* server) {
+  int state = CAPI_ROUND_RUNNING;
+  for (int stages = 0; state == CAPI_ROUND_RUNNING && stages < 10; ++stages) {
+    Pump(server);
+    state = capi_server_close_stage(server);
+  }
+  Pump(server); /* the RoundResult */
+  return state;
+}
+
+static capi_server* NewServer(int signatures) {
+  uint32_t ids[COHORT];
+  for (uint32_t i = 0; i < COHORT; ++i) ids[i] = i + 1;
+  capi_server* server = capi_server_create(ids, COHORT, 6, signatures);
+  CHECK(server != NULL);
+  return server;
+}
+
+/* After a round every user has the model, a rank-4 user factor, and a top-5 list of items they
+ * did not rate, best first. */
+static void CheckModelQueries(fedmf_participant* p) {
+  CHECK(fedmf_participant_has_model(p) == 1);
+  double factor[8];
+  size_t len = 0;
+  CHECK(fedmf_participant_user_factor(p, factor, 8, &len) == FEDMF_OK);
+  CHECK(len == 4);
+  int32_t items[5];
+  double scores[5];
+  size_t count = 0;
+  CHECK(fedmf_participant_recommend(p, 5, items, scores, 5, &count) == FEDMF_OK);
+  CHECK(count == 5);
+  for (size_t k = 0; k < count; ++k) {
+    CHECK(items[k] >= 0 && items[k] < ITEMS);
+    CHECK(fedmf_participant_remove_rating(p, items[k]) == FEDMF_ERR_NOT_FOUND); /* unrated */
+    if (k > 0) CHECK(scores[k] <= scores[k - 1]);
+  }
+  double rating = NAN;
+  CHECK(fedmf_participant_predict(p, items[0], &rating) == FEDMF_OK);
+  CHECK(isfinite(rating));
+  CHECK(fedmf_participant_predict(p, ITEMS, &rating) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(fedmf_participant_recommend(p, 0, items, scores, 5, &count) == FEDMF_ERR_INVALID_ARGUMENT);
+}
+
+static void AWholeRoundUpdatesTheModel(void) {
+  CreateUsers();
+  capi_server* server = NewServer(0);
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT);
+  CHECK(capi_server_rounds(server) == 1);
+  for (int i = 0; i < COHORT; ++i) {
+    CHECK(refused[i] == 0);
+    CHECK(fedmf_participant_rounds_completed(users[i]) == 1);
+    CheckModelQueries(users[i]);
+  }
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
+/* Signed advertisements and the consistency check: every user registers its key through the
+ * RegisterRequest bytes the library makes, and the round completes. */
+static void ASignedRoundWithTheConsistencyCheck(void) {
+  CreateUsers();
+  capi_server* server = NewServer(1);
+  for (int i = 0; i < COHORT; ++i) {
+    uint8_t* request = NULL;
+    size_t len = 0;
+    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
+          FEDMF_OK);
+    CHECK(capi_server_register(server, request, len) == 0);
+    fedmf_free(request);
+  }
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT);
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
+/* Participant 3 is saved and restored after its AdvertiseKeys: the restored one refuses the rest
+ * of that round's SecAgg messages (it has no session), so the round completes with 9
+ * contributors; it keeps the model and takes part in the next round, which has all 10. */
+static void ARestoredParticipantDropsOutOfTheRoundInProgress(void) {
+  CreateUsers();
+  capi_server* server = NewServer(0);
+  CHECK(capi_server_start_round(server) == 0);
+  Pump(server); /* tasks out, AdvertiseKeys in */
+  uint8_t* state = NULL;
+  size_t len = 0;
+  CHECK(fedmf_participant_save(users[2], &state, &len) == FEDMF_OK);
+  fedmf_participant_destroy(users[2]);
+  users[2] = NULL;
+  CHECK(fedmf_participant_restore(state, len, &users[2]) == FEDMF_OK);
+  fedmf_free(state);
+  CHECK(fedmf_participant_has_model(users[2]) == 1);
+  CHECK(capi_server_close_stage(server) == CAPI_ROUND_RUNNING);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT - 1);
+  CHECK(refused[2] == 1); /* its ShareKeys request; the server asks it nothing after that */
+  for (int i = 0; i < COHORT; ++i) {
+    if (i != 2) CHECK(refused[i] == 0);
+  }
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT);
+  CHECK(capi_server_rounds(server) == 2);
+  CHECK(fedmf_participant_rounds_completed(users[2]) == 2); /* both results reached it */
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
+/* The model survives a restart: a restored participant recommends exactly what it did. */
+static void ARestoredParticipantKeepsItsModel(void) {
+  CreateUsers();
+  capi_server* server = NewServer(0);
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  int32_t before[6], after[6];
+  double before_scores[6], after_scores[6], f_before[4], f_after[4];
+  size_t n_before = 0, n_after = 0, len = 0;
+  CHECK(fedmf_participant_recommend(users[0], 6, before, before_scores, 6, &n_before) == FEDMF_OK);
+  CHECK(fedmf_participant_user_factor(users[0], f_before, 4, &len) == FEDMF_OK);
+  uint8_t* state = NULL;
+  size_t state_len = 0;
+  CHECK(fedmf_participant_save(users[0], &state, &state_len) == FEDMF_OK);
+  fedmf_participant* restored = NULL;
+  CHECK(fedmf_participant_restore(state, state_len, &restored) == FEDMF_OK);
+  fedmf_free(state);
+  CHECK(fedmf_participant_recommend(restored, 6, after, after_scores, 6, &n_after) == FEDMF_OK);
+  CHECK(n_before == 6 && n_after == 6);
+  CHECK(memcmp(before, after, sizeof before) == 0);
+  CHECK(memcmp(before_scores, after_scores, sizeof before_scores) == 0);
+  CHECK(fedmf_participant_user_factor(restored, f_after, 4, &len) == FEDMF_OK);
+  CHECK(len == 4 && memcmp(f_before, f_after, sizeof f_before) == 0);
+  CHECK(fedmf_participant_rounds_completed(restored) == 1);
+  fedmf_participant_destroy(restored);
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
+/* Chunked replies: a participant with 64-byte chunks answers with pieces the server
+ * reassembles; the round completes. */
+static void ChunkedRepliesAreReassembled(void) {
+  CreateUsers();
+  fedmf_participant_destroy(users[0]);
+  uint8_t config[48];
+  users[0] = NULL;
+  CHECK(fedmf_participant_create(config, capi_config(config, 1, ITEMS, 64, 11), &users[0]) ==
+        FEDMF_OK);
+  CHECK(fedmf_participant_set_rating(users[0], 3, 4.0f) == FEDMF_OK);
+  capi_server* server = NewServer(0);
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT);
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
+int main(void) {
+  RUN_TEST(AWholeRoundUpdatesTheModel);
+  RUN_TEST(ASignedRoundWithTheConsistencyCheck);
+  RUN_TEST(ARestoredParticipantDropsOutOfTheRoundInProgress);
+  RUN_TEST(ARestoredParticipantKeepsItsModel);
+  RUN_TEST(ChunkedRepliesAreReassembled);
+  return capi_failures != 0;
+}

@@ -1,0 +1,160 @@
+// The in-process coordinator side of tests/unit/capi/test_server.h.
+#include "tests/unit/capi/test_server.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/secagg_params.h"
+#include "crypto/secagg/server_session.h"
+#include "tests/unit/client/test_round.h"
+#include "wire/chunking.h"
+
+struct capi_server {
+  std::vector<uint32_t> ids;
+  int threshold = 0;
+  bool signatures = false;
+  std::unique_ptr<fedmf::algorithms::dpmf_rp::DpmfRpUpdater> updater =
+      fedmf::client::test_util::SmallUpdater();
+  google::protobuf::RepeatedPtrField<fedmf::v1::SigningKeys> keys;
+  fedmf::v1::RoundPlan plan;
+  std::unique_ptr<fedmf::secagg::ServerSession> session;
+  fedmf::wire::Reassembler<fedmf::v1::ClientMessage> inbound;
+  std::deque<std::pair<uint32_t, std::string>> outbox;
+  std::string current;  // the message capi_server_next returned last
+  int contributors = 0;
+
+  void Queue(uint32_t to, const fedmf::v1::ServerMessage& m) {
+    outbox.emplace_back(to, m.SerializeAsString());
+  }
+  void Result(bool applied) {
+    fedmf::v1::ServerMessage m;
+    m.mutable_result()->set_round(plan.round());
+    m.mutable_result()->set_applied(applied);
+    m.mutable_result()->set_contributors(contributors);
+    for (uint32_t id : ids) Queue(id, m);
+    session.reset();
+  }
+};
+
+extern "C" {
+
+capi_server* capi_server_create(const uint32_t* ids, size_t n, int threshold, int signatures) {
+  if (ids == nullptr || n < 2 || n > 10 || threshold < 2 || threshold > static_cast<int>(n)) {
+    return nullptr;
+  }
+  auto server = std::make_unique<capi_server>();
+  server->ids.assign(ids, ids + n);
+  server->threshold = threshold;
+  server->signatures = signatures != 0;
+  return server.release();
+}
+
+void capi_server_destroy(capi_server* server) { delete server; }
+
+int capi_server_register(capi_server* server, const uint8_t* request, size_t len) {
+  fedmf::v1::RegisterRequest parsed;
+  if (!parsed.ParseFromArray(request, static_cast<int>(len)) || parsed.protocol_version() != 1 ||
+      parsed.signing_public_key().size() != 32) {
+    return 1;
+  }
+  fedmf::v1::SigningKeys* entry = server->keys.Add();
+  entry->set_public_key(parsed.signing_public_key());
+  *entry->mutable_participant_ids() = parsed.participant_ids();
+  return 0;
+}
+
+int capi_server_start_round(capi_server* server) {
+  absl::StatusOr<fedmf::v1::RoundPlan> plan = server->updater->Plan();
+  if (!plan.ok()) return 1;
+  server->plan = *plan;
+  const int64_t round = server->updater->round();
+  const fedmf::secagg::SessionConfig config{.context = "capi-test/round-" + std::to_string(round),
+                                            .num_clients = static_cast<int>(server->ids.size()),
+                                            .threshold = server->threshold,
+                                            .bits = plan->bits(),
+                                            .length = plan->length(),
+                                            .signatures = server->signatures,
+                                            .consistency_check = server->signatures};
+  std::shared_ptr<fedmf::secagg::SigningKeyDirectory> directory;
+  if (server->signatures) {
+    auto d = fedmf::client::DirectoryFromProto(server->keys);
+    if (!d.ok()) return 1;
+    directory = *d;
+  }
+  auto session = fedmf::secagg::ServerSession::Create(config, server->ids, directory);
+  if (!session.ok()) return 1;
+  server->session = std::move(*session);
+  server->contributors = 0;
+  for (uint32_t id : server->ids) {
+    fedmf::v1::ServerMessage m;
+    fedmf::v1::RoundTask* task = m.mutable_task();
+    task->set_round(round);
+    *task->mutable_plan() = *plan;
+    *task->mutable_secagg() = fedmf::client::ToProto(config);
+    task->add_participant_ids(id);
+    if (server->signatures) *task->mutable_signing_keys() = server->keys;
+    server->Queue(id, m);
+  }
+  return 0;
+}
+
+int capi_server_next(capi_server* server, uint32_t* to, const uint8_t** data, size_t* len) {
+  if (server->outbox.empty()) return 0;
+  *to = server->outbox.front().first;
+  server->current = std::move(server->outbox.front().second);
+  server->outbox.pop_front();
+  *data = reinterpret_cast<const uint8_t*>(server->current.data());
+  *len = server->current.size();
+  return 1;
+}
+
+int capi_server_deliver(capi_server* server, const uint8_t* data, size_t len) {
+  fedmf::v1::ClientMessage m;
+  if (server->session == nullptr || !m.ParseFromArray(data, static_cast<int>(len))) return 1;
+  if (m.has_chunk()) {
+    auto complete = server->inbound.Add(m);
+    if (!complete.ok()) return 1;
+    if (!complete->has_value()) return 0;
+    m = std::move((*complete)->message);
+  }
+  if (!m.has_secagg() || m.secagg().round() != server->updater->round()) return 1;
+  return server->session->HandleMessage(m.secagg().participant_id(), m.secagg().message()).ok() ? 0
+                                                                                                : 1;
+}
+
+int capi_server_close_stage(capi_server* server) {
+  if (server->session == nullptr) return CAPI_ROUND_FAILED;
+  absl::StatusOr<std::vector<fedmf::secagg::ServerMessage>> next = server->session->CloseStage();
+  if (!next.ok()) return CAPI_ROUND_FAILED;
+  const int64_t round = server->updater->round();
+  for (fedmf::secagg::ServerMessage& sm : *next) {
+    fedmf::v1::ServerMessage m;
+    m.mutable_secagg()->set_participant_id(sm.client_id);
+    m.mutable_secagg()->set_round(round);
+    *m.mutable_secagg()->mutable_message() = std::move(sm.message);
+    server->Queue(sm.client_id, m);
+  }
+  if (server->session->stage() == fedmf::secagg::ServerStage::kAborted) {
+    server->Result(false);
+    return CAPI_ROUND_FAILED;
+  }
+  if (server->session->stage() != fedmf::secagg::ServerStage::kCompleted) {
+    return CAPI_ROUND_RUNNING;
+  }
+  absl::StatusOr<std::vector<uint64_t>> sum = server->session->result();
+  const int included = static_cast<int>(server->session->IncludedClients().size());
+  if (!sum.ok() || !server->updater->ApplySum(*sum, included).ok()) {
+    server->Result(false);
+    return CAPI_ROUND_FAILED;
+  }
+  server->contributors = included;
+  server->Result(true);
+  return CAPI_ROUND_APPLIED;
+}
+
+int capi_server_contributors(const capi_server* server) { return server->contributors; }
+int64_t capi_server_rounds(const capi_server* server) { return server->updater->round(); }
+
+}  // extern "C"
