@@ -61,14 +61,12 @@ class StopWatcher {
 class Session {
  public:
   Session(ParticipantHost& host, const GrpcClientOptions& options, StopWatcher& watcher,
-          const std::string& public_key)
-      : host_(host), options_(options), watcher_(watcher), public_key_(public_key) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-    args.SetMaxSendMessageSize(kMaxMessageBytes);
-    stub_ = v1::Federation::NewStub(
-        grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args));
-  }
+          const std::string& public_key, const std::shared_ptr<grpc::Channel>& channel)
+      : host_(host),
+        options_(options),
+        watcher_(watcher),
+        public_key_(public_key),
+        stub_(v1::Federation::NewStub(channel)) {}
 
   // One registration and stream; `status` is set for kRefused and kBroken.
   StreamEnd Run(absl::Status& status) {
@@ -162,7 +160,11 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
   absl::Duration backoff = options.initial_backoff;
   absl::Time last_ok = absl::Now();
   while (!stop.load()) {
-    Session session(host, options, watcher, public_key);
+    // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply).
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+        MakeChannel({.target = options.target, .tls = options.tls});
+    if (!channel.ok()) return channel.status();
+    Session session(host, options, watcher, public_key, *channel);
     absl::Status status;
     const absl::Time started = absl::Now();
     const StreamEnd end = session.Run(status);
