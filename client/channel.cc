@@ -56,6 +56,16 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   return grpc::CreateCustomChannel(options.target, *credentials, args);
 }
 
+absl::Status FromGrpc(const grpc::Status& status) {
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+bool IsRefusal(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
+         code == grpc::StatusCode::INVALID_ARGUMENT ||
+         code == grpc::StatusCode::FAILED_PRECONDITION;
+}
+
 bool IsLoopbackAddress(absl::string_view address) {
   if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:"))
     return true;

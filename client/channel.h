@@ -1,6 +1,7 @@
 // The one place a fedmf gRPC client (fedmf-client's stream and stream pool, `fedmf-coordinator
 // status`) builds its channel to the coordinator: message limits and transport credentials, TLS
-// (server verified against a CA, optionally a client certificate for mutual TLS) or plaintext.
+// (server verified against a CA, optionally a client certificate for mutual TLS) or plaintext;
+// and how the clients read the coordinator's statuses.
 #ifndef FEDMF_CLIENT_CHANNEL_H_
 #define FEDMF_CLIENT_CHANNEL_H_
 
@@ -39,6 +40,12 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
 
 // A channel with fedmf's message limits (wire_limits.h) and the credentials of `options.tls`.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions& options);
+
+absl::Status FromGrpc(const grpc::Status& status);
+
+// A status after which reconnecting cannot help (wrong token, revoked identity, bad users, ...),
+// as opposed to the network or the coordinator being down.
+bool IsRefusal(grpc::StatusCode code);
 
 // True for an address (host:port, [v6]:port, host, unix:path) that stays on this machine:
 // 127.0.0.0/8, ::1, localhost, a unix socket.

@@ -10,6 +10,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "client/channel.h"
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
@@ -18,16 +19,6 @@ namespace fedmf::client {
 namespace {
 
 enum class StreamEnd { kDone, kBroken, kRefused };
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-bool Refusal(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT ||
-         code == grpc::StatusCode::FAILED_PRECONDITION;
-}
 
 // Cancels the context it watches once `stop` is set, so a blocked Read returns.
 class StopWatcher {
@@ -85,7 +76,7 @@ class Session {
       watcher_.Watch(nullptr);
       if (!s.ok()) {
         status = FromGrpc(s);
-        return Refusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+        return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
       }
     }
     if (response.training_done()) {  // joined after the end: nothing to do
@@ -129,7 +120,7 @@ class Session {
     if (host_.training_done()) return StreamEnd::kDone;
     status = FromGrpc(s);
     if (status.ok()) status = absl::UnavailableError("stream closed by the coordinator");
-    return Refusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+    return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
   }
 
  private:

@@ -20,16 +20,6 @@
 namespace fedmf::client {
 namespace {
 
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-bool Refusal(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT ||
-         code == grpc::StatusCode::FAILED_PRECONDITION;
-}
-
 class Pool;
 
 // One attempt at a Participate stream of one host. Lifetime: created and destroyed by the pool's
@@ -292,7 +282,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
   if (ended == State::kRegistering) {
     std::unique_ptr<RegisterCall> call = std::move(m.registering);
     if (!call->status.ok()) {
-      if (Refusal(call->status.error_code())) {
+      if (IsRefusal(call->status.error_code())) {
         failure = FromGrpc(call->status);
         return;
       }
@@ -318,7 +308,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
     m.state = State::kDone;
     return;
   }
-  if (Refusal(call->status().error_code())) {
+  if (IsRefusal(call->status().error_code())) {
     failure = FromGrpc(call->status());
     return;
   }

@@ -58,5 +58,18 @@ TEST(ChannelTest, NamesAnUnreadableFile) {
   EXPECT_NE(s.message().find("/nonexistent/ca.pem"), absl::string_view::npos);
 }
 
+TEST(ChannelTest, RefusalsEndTheClientOthersAreRetried) {
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::UNAUTHENTICATED));      // wrong token
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::PERMISSION_DENIED));    // revoked identity
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::INVALID_ARGUMENT));     // bad users
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::FAILED_PRECONDITION));  // protocol misuse
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::UNAVAILABLE));         // down, or TLS handshake failed
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::ALREADY_EXISTS));      // the old stream still lives
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::DEADLINE_EXCEEDED));
+  const absl::Status s = FromGrpc(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "revoked"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(s.message(), "revoked");
+}
+
 }  // namespace
 }  // namespace fedmf::client
