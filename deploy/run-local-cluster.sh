@@ -64,8 +64,8 @@ netns_usable() {
     echo "cannot create a network namespace (${err:-no reason given}; needs root)"
     return 1
   fi
-  NAMESPACES+=("$probe")
   if ! err="$(ip -n "$probe" link add vprobe type veth peer name vprobe1 2>&1)"; then
+    ip netns del "$probe" 2>/dev/null || true  # (this runs in a subshell: no trap cleans it up)
     echo "cannot create a veth pair (${err:-no reason given})"
     return 1
   fi
