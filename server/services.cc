@@ -10,7 +10,8 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
                                                       const v1::RegisterRequest* request,
                                                       v1::RegisterResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const std::string identity = PeerIdentity(*context->auth_context());
+  const std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
+  const std::string identity = auth != nullptr ? PeerIdentity(*auth) : std::string();
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
       EventLine("register")
