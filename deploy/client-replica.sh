@@ -11,7 +11,8 @@
 #                            host name) finds its claim again. `docker-compose down -v` clears it.
 # Environment: FEDMF_REPLICAS (N, required), FEDMF_COORDINATOR (host:port), FEDMF_DATA,
 # FEDMF_ENROLLMENT_TOKEN, FEDMF_CERTS (directory from deploy/gen-certs.sh: TLS when it holds
-# ca.pem; mutual TLS with clients/client-i.pem when FEDMF_MTLS=1), FEDMF_TLS_SERVER_NAME.
+# ca.pem; mutual TLS with client-i.pem/.key from FEDMF_CLIENT_CERTS, default FEDMF_CERTS/clients,
+# when FEDMF_MTLS=1), FEDMF_TLS_SERVER_NAME.
 # Extra arguments go to fedmf-client. FEDMF_DRY_RUN=1 prints the command instead of running it.
 set -euo pipefail
 N="${FEDMF_REPLICAS:?set FEDMF_REPLICAS to the number of client replicas}"
@@ -57,9 +58,10 @@ if [[ -f "$certs/ca.pem" ]]; then
   args+=(--tls_ca="$certs/ca.pem")
   [[ -n "${FEDMF_TLS_SERVER_NAME:-}" ]] && args+=(--tls_server_name="$FEDMF_TLS_SERVER_NAME")
   if [[ "${FEDMF_MTLS:-0}" == 1 ]]; then
-    [[ -f "$certs/clients/client-$shard.pem" ]] ||
-      { echo "client-replica: no certificate $certs/clients/client-$shard.pem" >&2; exit 2; }
-    args+=(--tls_cert="$certs/clients/client-$shard.pem" --tls_key="$certs/clients/client-$shard.key")
+    ids="${FEDMF_CLIENT_CERTS:-$certs/clients}"
+    [[ -f "$ids/client-$shard.pem" ]] ||
+      { echo "client-replica: no certificate $ids/client-$shard.pem" >&2; exit 2; }
+    args+=(--tls_cert="$ids/client-$shard.pem" --tls_key="$ids/client-$shard.key")
   fi
 fi
 if [[ "${FEDMF_DRY_RUN:-0}" == 1 ]]; then
