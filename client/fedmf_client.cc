@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/channel.h"
 #include "client/grpc_client.h"
 #include "client/participant_host.h"
 #include "client/stream_pool.h"
@@ -34,6 +35,15 @@ ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA bundle that signed the coordinator's certificate: TLS on (empty: plaintext, "
+          "for loopback demos)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate of this client (mutual TLS: the coordinator takes the identity from "
+          "its CN); needs --tls_ca and --tls_key");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "name to verify in the coordinator's certificate (default: the host of --coordinator)");
 ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the shard)");
 ABSL_FLAG(double, give_up_after_s, 0,
           "exit after this many seconds without a working stream (0: never)");
@@ -137,12 +147,26 @@ absl::Status Run() {
   options.name = absl::GetFlag(FLAGS_name);
   if (options.name.empty()) options.name = absl::StrCat("shard-", absl::GetFlag(FLAGS_shard));
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
+  options.tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                 .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                 .key_file = absl::GetFlag(FLAGS_tls_key),
+                 .server_name = absl::GetFlag(FLAGS_tls_server_name)};
+  // Bad TLS settings or unreadable files fail here, before any connection attempt.
+  if (absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c =
+          MakeClientCredentials(options.tls);
+      !c.ok()) {
+    return c.status();
+  }
+  WarnIfPlaintextOffLoopback("fedmf-client", options.target, options.tls.enabled());
   if (const double s = absl::GetFlag(FLAGS_give_up_after_s); s > 0) {
     options.give_up_after = absl::Seconds(s);
   }
   EventLine("client_start")
       .Add("client", options.name)
       .Add("coordinator", options.target)
+      .Add("tls", !options.tls.enabled()          ? "off"
+                  : options.tls.cert_file.empty() ? "server"
+                                                  : "mutual")
       .Add("users", users->size())
       .Add("streams", hosts.size())
       .Add("dataset", data::DescribeDataset(*data));

@@ -10,6 +10,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "client/channel.h"
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
@@ -18,16 +19,6 @@ namespace fedmf::client {
 namespace {
 
 enum class StreamEnd { kDone, kBroken, kRefused };
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-bool Refusal(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT ||
-         code == grpc::StatusCode::FAILED_PRECONDITION;
-}
 
 // Cancels the context it watches once `stop` is set, so a blocked Read returns.
 class StopWatcher {
@@ -61,14 +52,12 @@ class StopWatcher {
 class Session {
  public:
   Session(ParticipantHost& host, const GrpcClientOptions& options, StopWatcher& watcher,
-          const std::string& public_key)
-      : host_(host), options_(options), watcher_(watcher), public_key_(public_key) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-    args.SetMaxSendMessageSize(kMaxMessageBytes);
-    stub_ = v1::Federation::NewStub(
-        grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args));
-  }
+          const std::string& public_key, const std::shared_ptr<grpc::Channel>& channel)
+      : host_(host),
+        options_(options),
+        watcher_(watcher),
+        public_key_(public_key),
+        stub_(v1::Federation::NewStub(channel)) {}
 
   // One registration and stream; `status` is set for kRefused and kBroken.
   StreamEnd Run(absl::Status& status) {
@@ -87,7 +76,7 @@ class Session {
       watcher_.Watch(nullptr);
       if (!s.ok()) {
         status = FromGrpc(s);
-        return Refusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+        return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
       }
     }
     if (response.training_done()) {  // joined after the end: nothing to do
@@ -131,7 +120,7 @@ class Session {
     if (host_.training_done()) return StreamEnd::kDone;
     status = FromGrpc(s);
     if (status.ok()) status = absl::UnavailableError("stream closed by the coordinator");
-    return Refusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+    return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
   }
 
  private:
@@ -162,7 +151,11 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
   absl::Duration backoff = options.initial_backoff;
   absl::Time last_ok = absl::Now();
   while (!stop.load()) {
-    Session session(host, options, watcher, public_key);
+    // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply).
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+        MakeChannel({.target = options.target, .tls = options.tls});
+    if (!channel.ok()) return channel.status();
+    Session session(host, options, watcher, public_key, *channel);
     absl::Status status;
     const absl::Time started = absl::Now();
     const StreamEnd end = session.Run(status);

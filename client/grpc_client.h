@@ -10,12 +10,14 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "client/channel.h"
 #include "client/participant_host.h"
 
 namespace fedmf::client {
 
 struct GrpcClientOptions {
   std::string target;  // host:port of the coordinator
+  ClientTls tls;       // plaintext unless tls.ca_file is set
   std::string name;    // for the coordinator's logs
   std::string enrollment_token;
   absl::Duration initial_backoff = absl::Milliseconds(200);
@@ -26,7 +28,8 @@ struct GrpcClientOptions {
 
 // Runs until the coordinator reports the training done (OK), `stop` becomes true (Cancelled), the
 // coordinator refuses the registration (its status: UNAUTHENTICATED for a wrong token,
-// INVALID_ARGUMENT for bad users) or give_up_after passes (Unavailable).
+// INVALID_ARGUMENT for bad users, PERMISSION_DENIED for a revoked or duplicate TLS identity),
+// give_up_after passes (Unavailable) or a TLS file cannot be read (its status).
 absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& options,
                            const std::atomic<bool>& stop);
 

@@ -12,22 +12,13 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "client/channel.h"
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 
 namespace fedmf::client {
 namespace {
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-bool Refusal(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
-         code == grpc::StatusCode::INVALID_ARGUMENT ||
-         code == grpc::StatusCode::FAILED_PRECONDITION;
-}
 
 class Pool;
 
@@ -129,22 +120,18 @@ struct RegisterCall {
 
 class Pool {
  public:
-  Pool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts, const StreamPoolOptions& options)
-      : options_(options), members_(hosts.size()) {
-    const size_t channels = std::min<size_t>(static_cast<size_t>(options.channels), hosts.size());
-    for (size_t c = 0; c < channels; ++c) {
-      grpc::ChannelArguments args;
-      args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-      args.SetMaxSendMessageSize(kMaxMessageBytes);
-      // Its own subchannel pool: a separate TCP connection per channel.
-      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-      stubs_.push_back(v1::Federation::NewStub(grpc::CreateCustomChannel(
-          options.client.target, grpc::InsecureChannelCredentials(), args)));
+  // `channels`: at least one, each its own TCP connection (MakeChannel, own_connection).
+  Pool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts, const StreamPoolOptions& options,
+       std::vector<std::shared_ptr<grpc::Channel>> channels)
+      : options_(options), channels_(std::move(channels)), members_(hosts.size()) {
+    const size_t count = channels_.size();
+    for (const std::shared_ptr<grpc::Channel>& channel : channels_) {
+      stubs_.push_back(v1::Federation::NewStub(channel));
     }
     for (size_t i = 0; i < hosts.size(); ++i) {
       Member& m = members_[i];
       m.host = hosts[i].get();
-      m.stub = stubs_[i % channels].get();
+      m.stub = stubs_[i % count].get();
       const std::vector<uint32_t> ids = m.host->participant_ids();
       m.name = absl::StrCat(options.client.name, "-p", ids.empty() ? 0 : ids.front());
       m.backoff = options.client.initial_backoff;
@@ -208,6 +195,7 @@ class Pool {
   void Retry(size_t i, const absl::Status& why, std::optional<absl::Status>& failure);
 
   const StreamPoolOptions& options_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<v1::Federation::Stub>> stubs_;
   std::vector<Member> members_;
   absl::BitGen jitter_;  // spreads reconnects; not security relevant
@@ -294,7 +282,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
   if (ended == State::kRegistering) {
     std::unique_ptr<RegisterCall> call = std::move(m.registering);
     if (!call->status.ok()) {
-      if (Refusal(call->status.error_code())) {
+      if (IsRefusal(call->status.error_code())) {
         failure = FromGrpc(call->status);
         return;
       }
@@ -320,7 +308,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
     m.state = State::kDone;
     return;
   }
-  if (Refusal(call->status().error_code())) {
+  if (IsRefusal(call->status().error_code())) {
     failure = FromGrpc(call->status());
     return;
   }
@@ -389,7 +377,15 @@ absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& 
     return absl::InvalidArgumentError(absl::StrCat(
         "channels (", options.channels, ") and workers (", options.workers, ") must be >= 1"));
   }
-  Pool pool(hosts, options);
+  const size_t count = std::min<size_t>(static_cast<size_t>(options.channels), hosts.size());
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (size_t c = 0; c < count; ++c) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = MakeChannel(
+        {.target = options.client.target, .tls = options.client.tls, .own_connection = true});
+    if (!channel.ok()) return channel.status();
+    channels.push_back(*std::move(channel));
+  }
+  Pool pool(hosts, options, std::move(channels));
   return pool.Run(stop);
 }
 

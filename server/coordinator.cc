@@ -18,16 +18,19 @@ grpc::Status ToGrpc(const absl::Status& s) {
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
     : options_(std::move(options)),
       state_(std::move(state)),
-      registry_(options_.enrollment_token, options_.num_users) {}
+      registry_(options_.enrollment_token, options_.num_users) {
+  registry_.set_max_streams_per_identity(options_.max_streams_per_identity);
+}
 
 grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
-                                   v1::RegisterResponse& response) {
+                                   v1::RegisterResponse& response, absl::string_view identity) {
   bytes_in_ += static_cast<int64_t>(request.ByteSizeLong());
   std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<std::string> token = registry_.Register(request);
-  EventLine("register")
-      .Add("client", request.client_name().substr(0, 128))
-      .Add("users", request.participant_ids_size())
+  absl::StatusOr<std::string> token = registry_.Register(request, identity);
+  EventLine line("register");
+  line.Add("client", request.client_name().substr(0, 128));
+  if (!identity.empty()) line.Add("identity", identity);
+  line.Add("users", request.participant_ids_size())
       .Add("status", token.ok() ? std::string("OK") : token.status().ToString());
   if (!token.ok()) return ToGrpc(token.status());
   response.set_session_token(*token);
@@ -52,10 +55,12 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
                           "the first message must carry the session token");
     }
     absl::Status bound = registry_.Bind(message.session_token(), connection);
-    EventLine("stream_open")
-        .Add("client", registry_.NameOf(connection.get()))
-        .Add("peer", connection->peer())
-        .Add("status", bound.ToString());
+    EventLine line("stream_open");
+    line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
+    if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
+      line.Add("identity", identity);
+    }
+    line.Add("status", bound.ToString());
     if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
     return ToGrpc(bound);
   }

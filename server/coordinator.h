@@ -41,6 +41,8 @@ namespace fedmf::server {
 struct CoordinatorOptions {
   std::string state_dir;  // checkpoint directory (empty: no persistence)
   std::string enrollment_token;
+  // Live streams one TLS identity may hold (Registry); 0: no limit.
+  int64_t max_streams_per_identity = 1;
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
@@ -83,7 +85,9 @@ class Coordinator final : public StreamHandler {
   // `state` is the checkpoint to resume from or a fresh run.
   Coordinator(CoordinatorOptions options, CoordinatorState state);
 
-  grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response);
+  // `identity`: the client's verified TLS identity (empty: none), see Registry.
+  grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
+                        absl::string_view identity = "");
   grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override;
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;

@@ -1,6 +1,8 @@
 // fedmf-coordinator: runs federated DPMF-RP training over gRPC with fedmf-client processes
 // (secure aggregation, per-stage deadlines, privacy ledger, checkpoint/resume), or, as
 // `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status.
+// One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
+// with client identities checked against a revocation file): docs/deployment.md.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -14,12 +16,15 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "client/channel.h"
 #include "client/wire_limits.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "server/peer_policy.h"
+#include "server/server_tls.h"
 #include "server/services.h"
 #include "server/traffic_report.h"
 #include "wire/chunking.h"
@@ -27,6 +32,24 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status: the coordinator to ask");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared token clients must present");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
+          "demos). status: this client's certificate when the coordinator requires one");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA bundle: mutual TLS, every client needs a certificate it signed; the "
+          "certificate's CN is the client's identity");
+ABSL_FLAG(std::string, revoked_identities, "",
+          "file of revoked client identities (certificate CNs), one a line, '#' comments; "
+          "re-read when it changes; needs --tls_client_ca");
+ABSL_FLAG(int64_t, max_streams_per_identity, 1,
+          "live streams one client identity may hold (a --one_stream_per_user client with one "
+          "certificate opens one per user); 0: no limit");
+ABSL_FLAG(std::string, tls_ca, "",
+          "status: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "status: name to verify in the coordinator's certificate (default: the host of "
+          "--target)");
 ABSL_FLAG(int64_t, num_users, 0, "user population (participant ids 1..n); 0: from --eval_data");
 ABSL_FLAG(int32_t, num_items, 0, "items m; 0: from --eval_data");
 ABSL_FLAG(std::string, eval_data, "",
@@ -48,9 +71,14 @@ std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
 absl::Status PrintStatus() {
-  grpc::ChannelArguments args;
-  auto stub = v1::Admin::NewStub(grpc::CreateCustomChannel(
-      absl::GetFlag(FLAGS_target), grpc::InsecureChannelCredentials(), args));
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      client::MakeChannel({.target = absl::GetFlag(FLAGS_target),
+                           .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                   .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                                   .key_file = absl::GetFlag(FLAGS_tls_key),
+                                   .server_name = absl::GetFlag(FLAGS_tls_server_name)}});
+  if (!channel.ok()) return channel.status();
+  auto stub = v1::Admin::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
   v1::StatusResponse r;
@@ -85,6 +113,27 @@ absl::Status Serve() {
   if (!flag_options.ok()) return flag_options.status();
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
+  options.max_streams_per_identity = absl::GetFlag(FLAGS_max_streams_per_identity);
+  if (options.max_streams_per_identity < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_streams_per_identity must be >= 0, got ",
+                                                   options.max_streams_per_identity));
+  }
+  const ServerTls tls{.cert_file = absl::GetFlag(FLAGS_tls_cert),
+                      .key_file = absl::GetFlag(FLAGS_tls_key),
+                      .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(tls);
+  if (!credentials.ok()) return credentials.status();
+  std::unique_ptr<RevocationList> revoked;
+  if (const std::string file = absl::GetFlag(FLAGS_revoked_identities); !file.empty()) {
+    if (!tls.mutual()) {
+      return absl::InvalidArgumentError(
+          "--revoked_identities needs --tls_client_ca (identities come from client certificates)");
+    }
+    absl::StatusOr<std::unique_ptr<RevocationList>> list = RevocationList::Load(file);
+    if (!list.ok()) return list.status();
+    revoked = *std::move(list);
+  }
+  PeerPolicy policy(tls.mutual(), std::move(revoked));
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
   const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
@@ -116,13 +165,13 @@ absl::Status Serve() {
   absl::StatusOr<CoordinatorState> state = InitialStateFromFlags(users, items);
   if (!state.ok()) return state.status();
   Coordinator coordinator(options, std::move(*state));
-  FederationService federation(&coordinator);
+  FederationService federation(&coordinator, &policy);
   AdminService admin(&coordinator);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, &port);
   builder.SetMaxReceiveMessageSize(client::kMaxMessageBytes);
   builder.SetMaxSendMessageSize(client::kMaxMessageBytes);
   builder.RegisterService(&federation);
@@ -131,9 +180,14 @@ absl::Status Serve() {
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
   }
+  client::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen),
+                                     tls.enabled());
   EventLine("listening")
       .Add("address", absl::GetFlag(FLAGS_listen))
       .Add("port", port)
+      .Add("tls", !tls.enabled() ? "off"
+                  : tls.mutual() ? "mutual"
+                                 : "server")
       .Add("open_file_limit", *open_files);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);

@@ -12,7 +12,8 @@
 
 namespace fedmf::server {
 
-absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& request) {
+absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& request,
+                                               absl::string_view identity) {
   const std::string& token = request.enrollment_token();
   if (token.size() != token_.size() ||
       CRYPTO_memcmp(token.data(), token_.data(), token_.size()) != 0) {
@@ -32,6 +33,7 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
   }
   Registration r;
   r.name = request.client_name().substr(0, 128);
+  r.identity = std::string(identity);
   r.signing_key = request.signing_public_key();
   r.participant_ids.assign(request.participant_ids().begin(), request.participant_ids().end());
   std::sort(r.participant_ids.begin(), r.participant_ids.end());
@@ -70,6 +72,15 @@ absl::Status Registry::Bind(absl::string_view session_token,
           absl::StrCat("participant ", id, " is already hosted by another live stream"));
     }
   }
+  const std::string& identity = it->second.identity;
+  if (!identity.empty() && max_streams_per_identity_ > 0) {
+    auto live = identity_streams_.find(identity);
+    if (live != identity_streams_.end() && live->second >= max_streams_per_identity_) {
+      return absl::AlreadyExistsError(absl::StrCat("identity '", identity, "' already has ",
+                                                   live->second, " live stream(s), the limit"));
+    }
+  }
+  if (!identity.empty()) ++identity_streams_[identity];
   for (uint32_t id : it->second.participant_ids) owner_[id] = connection.get();
   streams_[connection.get()] = Stream{connection, std::move(it->second)};
   pending_.erase(it);
@@ -81,6 +92,10 @@ std::vector<uint32_t> Registry::Unbind(const Connection* connection) {
   if (it == streams_.end()) return {};
   std::vector<uint32_t> ids = std::move(it->second.registration.participant_ids);
   for (uint32_t id : ids) owner_.erase(id);
+  if (const std::string& identity = it->second.registration.identity; !identity.empty()) {
+    auto live = identity_streams_.find(identity);
+    if (--live->second == 0) identity_streams_.erase(live);
+  }
   streams_.erase(it);
   return ids;
 }
@@ -99,6 +114,11 @@ std::shared_ptr<Connection> Registry::ConnectionOf(uint32_t participant_id) cons
 std::string Registry::NameOf(const Connection* connection) const {
   auto it = streams_.find(connection);
   return it == streams_.end() ? std::string() : it->second.registration.name;
+}
+
+std::string Registry::IdentityOf(const Connection* connection) const {
+  auto it = streams_.find(connection);
+  return it == streams_.end() ? std::string() : it->second.registration.identity;
 }
 
 std::string Registry::SigningKeyOf(uint32_t participant_id) const {

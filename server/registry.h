@@ -1,7 +1,8 @@
 // Which client processes are enrolled and which users each live stream hosts. Register checks
 // the enrollment token (constant time), the protocol version and the users, and hands out a random
-// session token; the first message of a Participate stream presents it (Bind). Not thread-safe:
-// the coordinator calls it under its lock.
+// session token; the first message of a Participate stream presents it (Bind). A registration may
+// carry the client's TLS identity (server_tls.h); one identity holds at most
+// max_streams_per_identity live streams. Not thread-safe: the coordinator calls it under its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 
@@ -27,10 +28,16 @@ class Registry {
 
   // The session token. UNAUTHENTICATED for a wrong token, INVALID_ARGUMENT for a bad version,
   // signing key or participant id, RESOURCE_EXHAUSTED when too many registrations wait.
-  absl::StatusOr<std::string> Register(const v1::RegisterRequest& request);
+  // `identity`: the client's verified TLS identity (empty: none).
+  absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
+                                       absl::string_view identity = "");
   // NOT_FOUND for an unknown session token (register again), ALREADY_EXISTS when one of its users
-  // is hosted by another live stream, FAILED_PRECONDITION if the stream is already bound.
+  // is hosted by another live stream or its identity already has max_streams_per_identity live
+  // streams, FAILED_PRECONDITION if the stream is already bound.
   absl::Status Bind(absl::string_view session_token, const std::shared_ptr<Connection>& connection);
+  // 0: no limit. Default 1: one identity, one live stream (a copied certificate cannot join a
+  // second time); a --one_stream_per_user client with one certificate needs its user count.
+  void set_max_streams_per_identity(int64_t n) { max_streams_per_identity_ = n; }
   // Forgets the stream; returns the users it hosted.
   std::vector<uint32_t> Unbind(const Connection* connection);
 
@@ -38,6 +45,7 @@ class Registry {
   bool Owns(const Connection* connection, uint32_t participant_id) const;
   std::shared_ptr<Connection> ConnectionOf(uint32_t participant_id) const;
   std::string NameOf(const Connection* connection) const;
+  std::string IdentityOf(const Connection* connection) const;
   // The registered Ed25519 signing key of the stream hosting `participant_id` (empty if none).
   std::string SigningKeyOf(uint32_t participant_id) const;
   // Users on live streams, ascending.
@@ -47,6 +55,7 @@ class Registry {
  private:
   struct Registration {
     std::string name;
+    std::string identity;  // verified TLS identity, empty without mutual TLS
     std::string signing_key;
     std::vector<uint32_t> participant_ids;  // ascending, distinct
   };
@@ -58,9 +67,11 @@ class Registry {
   std::string token_;
   int64_t num_users_;
   size_t max_pending_;
+  int64_t max_streams_per_identity_ = 1;
   absl::flat_hash_map<std::string, Registration> pending_;  // by session token
   absl::flat_hash_map<const Connection*, Stream> streams_;
-  std::map<uint32_t, const Connection*> owner_;  // live users
+  std::map<uint32_t, const Connection*> owner_;                 // live users
+  absl::flat_hash_map<std::string, int64_t> identity_streams_;  // live streams per identity
 };
 
 }  // namespace fedmf::server

@@ -1,5 +1,6 @@
 // The coordinator's gRPC services over the callback API: Federation (Register, Participate
-// streams handed to FederationReactor) and Admin (Status). Thin shells over Coordinator.
+// streams handed to FederationReactor) and Admin (Status). Thin shells over Coordinator; Register
+// first checks the peer's TLS identity against the PeerPolicy, if there is one.
 #ifndef FEDMF_SERVER_SERVICES_H_
 #define FEDMF_SERVER_SERVICES_H_
 
@@ -7,12 +8,15 @@
 
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "server/coordinator.h"
+#include "server/peer_policy.h"
 
 namespace fedmf::server {
 
 class FederationService final : public v1::Federation::CallbackService {
  public:
-  explicit FederationService(Coordinator* coordinator) : coordinator_(coordinator) {}
+  // `policy` may be null (no identity checks); both outlive the service.
+  explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr)
+      : coordinator_(coordinator), policy_(policy) {}
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                      const v1::RegisterRequest* request,
@@ -22,6 +26,7 @@ class FederationService final : public v1::Federation::CallbackService {
 
  private:
   Coordinator* coordinator_;
+  PeerPolicy* policy_;
 };
 
 class AdminService final : public v1::Admin::CallbackService {

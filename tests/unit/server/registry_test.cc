@@ -96,5 +96,46 @@ TEST(RegistryTest, SigningKeyOfIsTheLiveStreamsRegisteredKey) {
   EXPECT_EQ(registry.SigningKeyOf(1), "");
 }
 
+// With mutual TLS: one certificate identity holds one live stream by default, so a copied
+// certificate cannot join a second time while the first holder is connected.
+TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
+  Registry registry("secret", 10);
+  auto a = Conn(1), b = Conn(2), c = Conn(3);
+  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "alice").value(), a).ok());
+  EXPECT_EQ(registry.IdentityOf(a.get()), "alice");
+  // Other users, same identity: refused while alice's first stream lives.
+  const std::string again = registry.Register(Request({2}), "alice").value();
+  const absl::Status twice = registry.Bind(again, b);
+  EXPECT_EQ(twice.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(twice.message(), "identity 'alice' already has 1 live stream(s), the limit");
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1}));
+  // Another identity, and registrations without identity, are not affected.
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "bob").value(), c).ok());
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({4})).value(), Conn(4)).ok());
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({5})).value(), Conn(5)).ok());
+  // Once alice's stream is gone she may join again (a reconnect).
+  registry.Unbind(a.get());
+  EXPECT_TRUE(registry.Bind(again, b).ok());
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3, 4, 5}));
+}
+
+TEST(RegistryTest, StreamsPerIdentityLimitIsSettable) {
+  Registry registry("secret", 10);
+  registry.set_max_streams_per_identity(2);
+  auto a = Conn(1), b = Conn(2);
+  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "pool").value(), a).ok());
+  ASSERT_TRUE(registry.Bind(registry.Register(Request({2}), "pool").value(), b).ok());
+  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3)).code(),
+            absl::StatusCode::kAlreadyExists);
+  registry.Unbind(b.get());
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4)).ok());
+  // 0: no limit.
+  Registry unlimited("secret", 10);
+  unlimited.set_max_streams_per_identity(0);
+  for (uint32_t id = 1; id <= 10; ++id) {
+    EXPECT_TRUE(unlimited.Bind(unlimited.Register(Request({id}), "pool").value(), Conn(id)).ok());
+  }
+}
+
 }  // namespace
 }  // namespace fedmf::server

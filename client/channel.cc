@@ -1,0 +1,99 @@
+#include "client/channel.h"
+
+#include <cstdio>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "client/wire_limits.h"
+#include "common/util/event_log.h"
+#include "crypto/pem_file.h"
+
+namespace fedmf::client {
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
+    const ClientTls& tls) {
+  const bool has_cert = !tls.cert_file.empty(), has_key = !tls.key_file.empty();
+  if (has_cert != has_key) {
+    return absl::InvalidArgumentError("--tls_cert and --tls_key go together (mutual TLS)");
+  }
+  if (!tls.enabled()) {
+    if (has_cert || !tls.server_name.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_cert, --tls_key and --tls_server_name need --tls_ca (the CA of the "
+          "coordinator's certificate)");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  grpc::SslCredentialsOptions ssl;
+  absl::StatusOr<std::string> ca = crypto::ReadPemFile(tls.ca_file, crypto::PemKind::kCertificates);
+  if (!ca.ok()) return ca.status();
+  ssl.pem_root_certs = *std::move(ca);
+  if (has_cert) {
+    absl::StatusOr<std::string> cert =
+        crypto::ReadPemFile(tls.cert_file, crypto::PemKind::kCertificates);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key =
+        crypto::ReadPemFile(tls.key_file, crypto::PemKind::kPrivateKey);
+    if (!key.ok()) return key.status();
+    ssl.pem_cert_chain = *std::move(cert);
+    ssl.pem_private_key = *std::move(key);
+  }
+  return grpc::SslCredentials(ssl);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeClientCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Its own subchannel pool: a separate TCP connection per channel.
+  if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (!options.tls.server_name.empty()) args.SetSslTargetNameOverride(options.tls.server_name);
+  return grpc::CreateCustomChannel(options.target, *credentials, args);
+}
+
+absl::Status FromGrpc(const grpc::Status& status) {
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+bool IsRefusal(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
+         code == grpc::StatusCode::INVALID_ARGUMENT ||
+         code == grpc::StatusCode::FAILED_PRECONDITION;
+}
+
+bool IsLoopbackAddress(absl::string_view address) {
+  if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:"))
+    return true;
+  absl::ConsumePrefix(&address, "dns:///");
+  absl::ConsumePrefix(&address, "ipv4:");
+  absl::ConsumePrefix(&address, "ipv6:");
+  absl::string_view host = address;
+  if (absl::ConsumePrefix(&host, "[")) {  // [v6]:port
+    host = host.substr(0, host.find(']'));
+  } else if (const size_t colon = host.rfind(':');
+             colon != absl::string_view::npos && host.find(':') == colon) {  // host:port
+    host = host.substr(0, colon);
+  }
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+void WarnIfPlaintextOffLoopback(absl::string_view role, absl::string_view address, bool tls) {
+  if (tls || IsLoopbackAddress(address)) return;
+  EventLine("warning")
+      .Add("tls", "off")
+      .Add("address", address)
+      .Add("effect", "plaintext gRPC on a network address: tokens and updates are readable");
+  std::fprintf(stderr,
+               "%.*s: WARNING: NO TLS on %.*s, which is not a loopback address: enrollment "
+               "tokens, keys and model updates cross the network in plaintext. Use --tls_* "
+               "(docs/deployment.md).\n",
+               static_cast<int>(role.size()), role.data(), static_cast<int>(address.size()),
+               address.data());
+}
+
+}  // namespace fedmf::client

@@ -1,0 +1,60 @@
+// The one place a fedmf gRPC client (fedmf-client's stream and stream pool, `fedmf-coordinator
+// status`) builds its channel to the coordinator: message limits and transport credentials, TLS
+// (server verified against a CA, optionally a client certificate for mutual TLS) or plaintext;
+// and how the clients read the coordinator's statuses.
+#ifndef FEDMF_CLIENT_CHANNEL_H_
+#define FEDMF_CLIENT_CHANNEL_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace fedmf::client {
+
+// PEM file paths. An empty ca_file means plaintext (no TLS); cert_file and key_file go together
+// (mutual TLS) and need ca_file.
+struct ClientTls {
+  std::string ca_file;      // CA that signed the coordinator's certificate
+  std::string cert_file;    // this client's certificate (its identity for mTLS)
+  std::string key_file;     // ... and its private key
+  std::string server_name;  // name to verify in the coordinator's certificate (default: the host)
+
+  bool enabled() const { return !ca_file.empty(); }
+};
+
+struct ChannelOptions {
+  std::string target;  // host:port
+  ClientTls tls;
+  // A TCP connection of its own instead of sharing one with other channels to the same target.
+  bool own_connection = false;
+};
+
+// Reads the PEM files; InvalidArgument for an inconsistent set of paths, NotFound (naming the
+// file) for a file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
+    const ClientTls& tls);
+
+// A channel with fedmf's message limits (wire_limits.h) and the credentials of `options.tls`.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions& options);
+
+absl::Status FromGrpc(const grpc::Status& status);
+
+// A status after which reconnecting cannot help (wrong token, revoked identity, bad users, ...),
+// as opposed to the network or the coordinator being down.
+bool IsRefusal(grpc::StatusCode code);
+
+// True for an address (host:port, [v6]:port, host, unix:path) that stays on this machine:
+// 127.0.0.0/8, ::1, localhost, a unix socket.
+bool IsLoopbackAddress(absl::string_view address);
+
+// Plaintext on a non-loopback address: logs event=warning and a loud line on stderr (rings and
+// credentials then cross the network unencrypted). `role` names the side, e.g. "fedmf-client".
+void WarnIfPlaintextOffLoopback(absl::string_view role, absl::string_view address, bool tls);
+
+}  // namespace fedmf::client
+
+#endif  // FEDMF_CLIENT_CHANNEL_H_

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Offline checks of the deployment descriptions (no Docker daemon, no Kubernetes cluster).
+# Usage: deploy/validate-config.sh compose|k8s|replica-shards
+#   compose         docker-compose config parses docker-compose.yml (with FEDMF_REPLICAS=50) and
+#                   the services, volumes and health check are there
+#   k8s             kubectl kustomize renders deploy/k8s; the expected objects are there; the
+#                   Secrets of make-secrets.sh render from gen-certs.sh output (kubectl create
+#                   --dry-run=client, offline)
+#   replica-shards  40 client replicas started at once claim 40 distinct shards (client-replica.sh)
+# Exit 77 (skip) with a message when docker-compose / kubectl is not installed.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="$(mktemp -d /tmp/fedmf-validate.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+need() {
+  command -v "$1" >/dev/null && return 0
+  echo "SKIP: $1 not installed (deploy/install-deps.sh installs docker-compose)"
+  exit 77
+}
+
+case "${1:-}" in
+  compose)
+    need docker-compose
+    (cd "$ROOT" && FEDMF_REPLICAS=50 docker-compose -f docker-compose.yml config) >"$WORK/config.yml" ||
+      fail "docker-compose config refused docker-compose.yml"
+    for want in '^  certs:' '^  coordinator:' '^  client:' '^  coordinator-state:' '^  claims:' \
+      "FEDMF_REPLICAS: '50'" 'condition: service_healthy' 'condition: service_completed_successfully' \
+      '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica'; do
+      grep -qe "$want" "$WORK/config.yml" || fail "docker-compose config: no '$want'"
+    done
+    echo "docker-compose config: OK ($(docker-compose version --short 2>/dev/null || echo '?'))"
+    ;;
+  k8s)
+    need kubectl
+    kubectl kustomize "$ROOT/deploy/k8s" >"$WORK/k8s.yml" || fail "kubectl kustomize failed"
+    for want in 'kind: Deployment' 'kind: StatefulSet' 'kind: PersistentVolumeClaim' \
+      'kind: ConfigMap' 'name: fedmf-coordinator' 'claimName: fedmf-state' \
+      'value: hostname' 'secretName: fedmf-clients'; do
+      grep -q "$want" "$WORK/k8s.yml" || fail "kustomize output: no '$want'"
+    done
+    [[ "$(grep -c '^kind: Service$' "$WORK/k8s.yml")" == 2 ]] || fail "expected 2 Services"
+    "$ROOT/deploy/gen-certs.sh" "$WORK/certs" --host fedmf-coordinator --clients client-:4 \
+      --client admin >/dev/null || fail "gen-certs.sh failed"
+    "$ROOT/deploy/k8s/make-secrets.sh" "$WORK/certs" token >"$WORK/secrets.yml" ||
+      fail "make-secrets.sh failed"
+    [[ "$(grep -c '^kind: Secret$' "$WORK/secrets.yml")" == 4 ]] || fail "expected 4 Secrets"
+    grep -q '  client-3.pem: ' "$WORK/secrets.yml" || fail "no client-3.pem in fedmf-clients"
+    ! grep -q 'ca.key' "$WORK/secrets.yml" || fail "the CA key leaked into a Secret"
+    echo "kubectl kustomize + Secrets (client dry run): OK ($(kubectl version --client 2>/dev/null | head -n 1))"
+    ;;
+  replica-shards)
+    n=40
+    for ((r = 0; r < n; r++)); do
+      FEDMF_REPLICAS=$n FEDMF_CLAIM_DIR="$WORK/claims" FEDMF_HOSTNAME="replica-$r" FEDMF_DRY_RUN=1 \
+        FEDMF_CERTS="$WORK/none" "$ROOT/deploy/client-replica.sh" >"$WORK/replica-$r.out" 2>&1 &
+    done
+    wait
+    shards="$(sed -n 's/.*--shard=\([0-9]*\)\/.*/\1/p' "$WORK"/replica-*.out | sort -n | uniq | wc -l)"
+    [[ "$shards" == "$n" ]] || fail "$n replicas claimed $shards distinct shards"
+    # A restarted replica (same host name) gets its shard back; one replica too many is refused.
+    again="$(FEDMF_REPLICAS=$n FEDMF_CLAIM_DIR="$WORK/claims" FEDMF_HOSTNAME=replica-7 \
+      FEDMF_DRY_RUN=1 FEDMF_CERTS="$WORK/none" "$ROOT/deploy/client-replica.sh")"
+    grep -q -- "--name=$(sed -n 's/.*--name=\([^ ]*\).*/\1/p' "$WORK/replica-7.out") " <<<"$again " ||
+      fail "replica-7 did not get its shard back: $again"
+    if FEDMF_REPLICAS=$n FEDMF_CLAIM_DIR="$WORK/claims" FEDMF_HOSTNAME=extra FEDMF_DRY_RUN=1 \
+      "$ROOT/deploy/client-replica.sh" >/dev/null 2>&1; then
+      fail "replica $((n + 1)) of $n got a shard"
+    fi
+    echo "client-replica.sh: $n concurrent replicas, $n distinct shards: OK"
+    ;;
+  *) echo "usage: $0 compose|k8s|replica-shards" >&2; exit 2 ;;
+esac
+echo "PASS ${1}"

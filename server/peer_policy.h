@@ -1,0 +1,79 @@
+// Who may register, by TLS identity: with mutual TLS every client must present one (the CN of its
+// certificate, server_tls.h), and identities listed in the revocation file are refused. The file
+// is read at start and re-read when it changes (checked at most once per check interval, at a
+// registration), so revoking needs no restart; a revoked client's live stream is not cut, its
+// next registration (a reconnect, a restart) is refused. Thread-safe.
+#ifndef FEDMF_SERVER_PEER_POLICY_H_
+#define FEDMF_SERVER_PEER_POLICY_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace fedmf::server {
+
+// One identity per line; surrounding white space is ignored, so are empty lines and lines whose
+// first non-blank character is '#'.
+absl::flat_hash_set<std::string> ParseRevokedIdentities(absl::string_view text);
+
+class RevocationList {
+ public:
+  // Reads `path` (NotFound / PermissionDenied naming it if it cannot be read).
+  static absl::StatusOr<std::unique_ptr<RevocationList>> Load(
+      std::string path, absl::Duration check_interval = absl::Seconds(1));
+
+  // Re-reads the file first if it changed (modification time, size or inode) and the last check
+  // is check_interval old. If the re-read fails (e.g. the file is being replaced), the previous
+  // list stays in force and event=warning says why.
+  bool IsRevoked(absl::string_view identity);
+  size_t size();
+
+ private:
+  struct Version {
+    timespec mtime{};
+    off_t size = 0;
+    ino_t inode = 0;
+    bool operator==(const Version& o) const {
+      return mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec && size == o.size &&
+             inode == o.inode;
+    }
+  };
+  RevocationList(std::string path, absl::Duration check_interval)
+      : path_(std::move(path)), check_interval_(check_interval) {}
+  absl::Status Reload();  // under mu_
+  void RefreshIfChanged();
+
+  const std::string path_;
+  const absl::Duration check_interval_;
+  std::mutex mu_;
+  absl::flat_hash_set<std::string> revoked_;
+  Version version_;
+  absl::Time last_check_ = absl::InfinitePast();
+};
+
+class PeerPolicy {
+ public:
+  // `require_identity`: mutual TLS is on; `revoked` may be null (nothing revoked).
+  PeerPolicy(bool require_identity, std::unique_ptr<RevocationList> revoked)
+      : require_identity_(require_identity), revoked_(std::move(revoked)) {}
+
+  // OK if `identity` (empty: the peer presented none) may register; UNAUTHENTICATED when an
+  // identity is required and missing, PERMISSION_DENIED when it is revoked.
+  absl::Status Admit(absl::string_view identity);
+
+ private:
+  const bool require_identity_;
+  const std::unique_ptr<RevocationList> revoked_;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_PEER_POLICY_H_

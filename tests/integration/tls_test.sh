@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Integration tests of transport security: a real fedmf-coordinator and fedmf-client processes on
+# 127.0.0.1 with certificates made by deploy/gen-certs.sh in a temporary directory.
+# Usage: tls_test.sh BUILD_DIR CASE, CASE one of
+#   tls            server TLS: a stream client and a --one_stream_per_user client train 2 rounds;
+#                  `status` works over TLS, plaintext clients and status are refused
+#   mtls           mutual TLS: three client identities train 2 rounds, identities in the log
+#   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
+#                  CA, a revoked identity (listed at start and added while running), one identity
+#                  joining twice: each refused, the coordinator unharmed
+# Every process started here is killed on exit.
+set -euo pipefail
+BUILD="$1"
+CASE="$2"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+COORD="$BUILD/server/fedmf-coordinator"
+CLIENT="$BUILD/client/fedmf-client"
+WORK="$(mktemp -d /tmp/fedmf-tls.XXXXXX)"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  for f in "$WORK"/*.log; do echo "--- $f"; tail -n 20 "$f"; done
+  exit 1
+}
+command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
+SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
+CERTS="$WORK/certs"
+"$ROOT/deploy/gen-certs.sh" "$CERTS" --host localhost --ip 127.0.0.1 --clients client-:3 \
+  --client admin --client mallory >"$WORK/gen-certs.out" || fail "gen-certs.sh failed"
+"$ROOT/deploy/gen-certs.sh" "$WORK/other-ca" --ip 127.0.0.1 --client client-0 >/dev/null ||
+  fail "gen-certs.sh (second CA) failed"
+SERVER_TLS=(--tls_cert="$CERTS/server.pem" --tls_key="$CERTS/server.key")
+CA=(--tls_ca="$CERTS/ca.pem")
+# identity ID: the client flags of a gen-certs.sh identity
+identity() { echo "--tls_cert=$CERTS/clients/$1.pem --tls_key=$CERTS/clients/$1.key"; }
+
+start_coordinator() {
+  local log="$1"
+  shift
+  "$COORD" "$@" >"$log" 2>&1 &
+  COORD_PID=$!
+  PIDS+=("$COORD_PID")
+  PORT=""
+  for _ in $(seq 1 200); do
+    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
+    [[ -n "$PORT" ]] && return 0
+    kill -0 "$COORD_PID" 2>/dev/null || fail "coordinator exited"
+    sleep 0.05
+  done
+  fail "coordinator did not listen"
+}
+# client NAME FLAGS...: a client in the background, log $WORK/NAME.log, pid in LAST_PID.
+client() {
+  local name="$1"
+  shift
+  "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$SMALL" "$@" >"$WORK/$name.log" 2>&1 &
+  LAST_PID=$!
+  PIDS+=("$LAST_PID")
+}
+wait_for() {
+  for _ in $(seq 1 $(($3 * 20))); do
+    grep -qE "$2" "$1" && return 0
+    sleep 0.05
+  done
+  fail "no line matching '$2' in $1 within $3 s"
+}
+# refused NAME PATTERN: client NAME exited non-zero and its log matches PATTERN.
+refused() {
+  if wait "$2"; then fail "$1 was accepted"; fi
+  grep -qE "$3" "$WORK/$1.log" || fail "$1: no '$3' in its log"
+  echo "refused as expected: $1: $(grep -oE "$3" "$WORK/$1.log" | head -n 1)"
+}
+ROUNDS=(--eval_data="$SMALL" --rounds=2 --participation=0.1 --min_clients=20 --mechanism=none
+  --item_model=full --compression=2 --eval_every=0 --wait_for_users=300)
+
+case "$CASE" in
+  tls)
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${SERVER_TLS[@]}" "${ROUNDS[@]}"
+    grep -q 'event=listening .*tls=server' "$WORK/coordinator.log" || fail "not listening with TLS"
+    # A plaintext client cannot talk to a TLS port (it gives up after 3 s of failed connects).
+    client plaintext --shard=0/2 --give_up_after_s=3
+    refused plaintext "$LAST_PID" "UNAVAILABLE: giving up"
+    client stream --shard=0/2 --give_up_after_s=40 "${CA[@]}" --tls_server_name=localhost
+    stream_pid=$LAST_PID
+    client pool --shard=1/2 --one_stream_per_user --channels=2 --give_up_after_s=40 "${CA[@]}"
+    pool_pid=$LAST_PID
+    wait_for "$WORK/coordinator.log" "event=round round=0 " 30
+    "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" >"$WORK/status.out" ||
+      fail "status over TLS failed"
+    grep -q "connected_clients=151" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
+    if "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/plain-status.out" 2>&1; then
+      fail "plaintext status was answered"
+    fi
+    wait "$COORD_PID" || fail "coordinator failed"
+    wait "$stream_pid" || fail "the stream client failed"
+    wait "$pool_pid" || fail "the pool client failed"
+    grep -q 'event=training_end rounds=2 ' "$WORK/coordinator.log" || fail "not 2 rounds"
+    grep -q 'event=client_start .*tls=server' "$WORK/stream.log" || fail "client not on TLS"
+    echo "2 rounds over TLS: $(grep -c 'event=stream_open .*status=OK' "$WORK/coordinator.log") streams"
+    ;;
+
+  mtls)
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${SERVER_TLS[@]}" \
+      --tls_client_ca="$CERTS/ca.pem" --max_streams_per_identity=150 "${ROUNDS[@]}"
+    grep -q 'event=listening .*tls=mutual' "$WORK/coordinator.log" || fail "not mutual TLS"
+    pids=()
+    # client-2 hosts its users on one stream each (one certificate, up to 150 streams).
+    for i in 0 1 2; do
+      extra=()
+      [[ $i == 2 ]] && extra=(--one_stream_per_user)
+      # shellcheck disable=SC2046
+      client "client-$i" --shard="$i/3" --give_up_after_s=40 "${CA[@]}" $(identity "client-$i") \
+        "${extra[@]}"
+      pids+=("$LAST_PID")
+    done
+    wait_for "$WORK/coordinator.log" "event=round round=0 " 30
+    # shellcheck disable=SC2046
+    "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) >"$WORK/status.out" ||
+      fail "status with a client certificate failed"
+    grep -q "connected_clients=102" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
+    wait "$COORD_PID" || fail "coordinator failed"
+    for pid in "${pids[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=2 ' "$WORK/coordinator.log" || fail "not 2 rounds"
+    for i in 0 1 2; do
+      grep -q "event=stream_open .*identity=client-$i status=OK" "$WORK/coordinator.log" ||
+        fail "no stream of identity client-$i"
+    done
+    echo "2 rounds over mutual TLS, identities: $(grep -o 'identity=[^ ]*' "$WORK/coordinator.log" | sort -u | tr '\n' ' ')"
+    ;;
+
+  mtls_refusals)
+    echo "mallory" >"$WORK/revoked.txt"
+    # The coordinator waits for users that never come: it only has to refuse the clients below.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${SERVER_TLS[@]}" \
+      --tls_client_ca="$CERTS/ca.pem" --revoked_identities="$WORK/revoked.txt" \
+      --num_users=300 --num_items=200 --rounds=1 --wait_for_users=300
+    # No client certificate: the handshake fails, the client gives up.
+    client no_cert --shard=0/3 --give_up_after_s=3 "${CA[@]}"
+    refused no_cert "$LAST_PID" "UNAVAILABLE: giving up"
+    # A certificate signed by another CA (same identity name as a real one).
+    client other_ca_cert --shard=0/3 --give_up_after_s=3 "${CA[@]}" \
+      --tls_cert="$WORK/other-ca/clients/client-0.pem" --tls_key="$WORK/other-ca/clients/client-0.key"
+    refused other_ca_cert "$LAST_PID" "UNAVAILABLE: giving up"
+    # A client that trusts another CA does not accept the coordinator's certificate.
+    # shellcheck disable=SC2046
+    client other_ca_server --shard=0/3 --give_up_after_s=3 --tls_ca="$WORK/other-ca/ca.pem" \
+      $(identity client-0)
+    refused other_ca_server "$LAST_PID" "UNAVAILABLE: giving up"
+    # A revoked identity is refused at registration, at once (no retries).
+    # shellcheck disable=SC2046
+    client revoked --shard=0/3 --give_up_after_s=30 "${CA[@]}" $(identity mallory)
+    refused revoked "$LAST_PID" "PERMISSION_DENIED: identity 'mallory' is revoked"
+    grep -q "event=register .*identity=mallory .*PERMISSION_DENIED" "$WORK/coordinator.log" ||
+      fail "revocation not logged"
+    # One identity joining twice: the second stream is refused while the first lives.
+    # shellcheck disable=SC2046
+    client first --shard=0/3 --give_up_after_s=30 "${CA[@]}" $(identity client-0)
+    wait_for "$WORK/coordinator.log" "event=stream_open .*identity=client-0 status=OK" 10
+    # shellcheck disable=SC2046
+    client twice --shard=1/3 --give_up_after_s=4 "${CA[@]}" $(identity client-0)
+    twice_pid=$LAST_PID
+    wait_for "$WORK/coordinator.log" \
+      "event=stream_open .*status=\"ALREADY_EXISTS: identity 'client-0' already has 1 live" 10
+    refused twice "$twice_pid" "UNAVAILABLE: giving up .*ALREADY_EXISTS"
+    # Revoking while running: the file is re-read; client-1's next registration is refused.
+    sleep 1.1  # the list is checked for changes at most once a second
+    echo "client-1" >>"$WORK/revoked.txt"
+    # shellcheck disable=SC2046
+    client revoked_later --shard=1/3 --give_up_after_s=30 "${CA[@]}" $(identity client-1)
+    refused revoked_later "$LAST_PID" "PERMISSION_DENIED: identity 'client-1' is revoked"
+    grep -q 'event=revocation_list .*revoked_identities=2' "$WORK/coordinator.log" ||
+      fail "the revocation file was not re-read"
+    kill -0 "$COORD_PID" || fail "coordinator died"
+    grep -q 'event=round ' "$WORK/coordinator.log" && fail "a round ran without its users"
+    ;;
+
+  *) echo "unknown case $CASE"; exit 2 ;;
+esac
+echo "PASS $CASE"

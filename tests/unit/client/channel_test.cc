@@ -1,0 +1,75 @@
+#include "client/channel.h"
+
+#include "gtest/gtest.h"
+
+namespace fedmf::client {
+namespace {
+
+TEST(ChannelTest, LoopbackAddresses) {
+  EXPECT_TRUE(IsLoopbackAddress("127.0.0.1:50051"));
+  EXPECT_TRUE(IsLoopbackAddress("127.3.4.5:1"));
+  EXPECT_TRUE(IsLoopbackAddress("localhost:50051"));
+  EXPECT_TRUE(IsLoopbackAddress("localhost"));
+  EXPECT_TRUE(IsLoopbackAddress("[::1]:50051"));
+  EXPECT_TRUE(IsLoopbackAddress("ipv4:127.0.0.1:9"));
+  EXPECT_TRUE(IsLoopbackAddress("dns:///localhost:9"));
+  EXPECT_TRUE(IsLoopbackAddress("unix:/tmp/fedmf.sock"));
+  EXPECT_FALSE(IsLoopbackAddress("0.0.0.0:50051"));
+  EXPECT_FALSE(IsLoopbackAddress("[::]:50051"));
+  EXPECT_FALSE(IsLoopbackAddress("10.77.0.1:50051"));
+  EXPECT_FALSE(IsLoopbackAddress("coordinator:50051"));
+  EXPECT_FALSE(IsLoopbackAddress("128.0.0.1:50051"));
+  EXPECT_FALSE(IsLoopbackAddress("localhost.example.org:50051"));
+}
+
+ClientTls Tls(std::string ca, std::string cert, std::string key, std::string server_name = "") {
+  ClientTls tls;
+  tls.ca_file = std::move(ca);
+  tls.cert_file = std::move(cert);
+  tls.key_file = std::move(key);
+  tls.server_name = std::move(server_name);
+  return tls;
+}
+
+TEST(ChannelTest, PlaintextWithoutCa) {
+  EXPECT_TRUE(MakeClientCredentials(ClientTls()).ok());
+  ChannelOptions options;
+  options.target = "127.0.0.1:1";
+  EXPECT_TRUE(MakeChannel(options).ok());
+}
+
+TEST(ChannelTest, RefusesInconsistentTlsSettings) {
+  // A client certificate without the CA to check the coordinator with.
+  EXPECT_EQ(MakeClientCredentials(Tls("", "c.pem", "k.pem")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeClientCredentials(Tls("", "", "", "coordinator")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A certificate without its key.
+  EXPECT_EQ(MakeClientCredentials(Tls("ca.pem", "c.pem", "")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ChannelTest, NamesAnUnreadableFile) {
+  ChannelOptions options;
+  options.target = "127.0.0.1:1";
+  options.tls = Tls("/nonexistent/ca.pem", "", "");
+  const absl::Status s = MakeChannel(options).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("/nonexistent/ca.pem"), absl::string_view::npos);
+}
+
+TEST(ChannelTest, RefusalsEndTheClientOthersAreRetried) {
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::UNAUTHENTICATED));      // wrong token
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::PERMISSION_DENIED));    // revoked identity
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::INVALID_ARGUMENT));     // bad users
+  EXPECT_TRUE(IsRefusal(grpc::StatusCode::FAILED_PRECONDITION));  // protocol misuse
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::UNAVAILABLE));         // down, or TLS handshake failed
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::ALREADY_EXISTS));      // the old stream still lives
+  EXPECT_FALSE(IsRefusal(grpc::StatusCode::DEADLINE_EXCEEDED));
+  const absl::Status s = FromGrpc(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "revoked"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(s.message(), "revoked");
+}
+
+}  // namespace
+}  // namespace fedmf::client
