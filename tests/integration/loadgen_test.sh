@@ -2,7 +2,7 @@
 # fedmf-loadgen against a real fedmf-coordinator (tools/load/run-load.sh): 200 simulated users
 # over 8 channels, cohort 100 on the complete graph, 3 rounds, d = 16384, 10% of the cohort
 # dropping (5% at AdvertiseKeys, 5% at MaskedInput; dropping users cut their stream, so no stage
-# waits for its deadline). Checks: no round aborted, the 3 rounds applied as the coordinator's
+# waits for its deadline), every message 0-20 ms late, 2% slow users (+300 ms). Checks: no round aborted, the 3 rounds applied as the coordinator's
 # Admin.Status and event log report, and the coordinator's dropouts are exactly the injected ones.
 #   tests/integration/loadgen_test.sh BUILD_DIR
 set -euo pipefail
@@ -10,7 +10,8 @@ BUILD="${1:?BUILD_DIR}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$(CHANNELS=8 STAGE_TIMEOUT=30 COORD_FLAGS="--secagg_signatures=false" \
   "$ROOT/tools/load/run-load.sh" "$BUILD" 200 0.5 3 complete --drop_advertise=0.05 \
-  --drop_masked=0.05 --drop_mode=disconnect --seed=3 --give_up_after_s=60)"
+  --drop_masked=0.05 --drop_mode=disconnect --extra_latency_ms=0:20 --slow_fraction=0.02 \
+  --slow_latency_ms=300 --seed=3 --give_up_after_s=60)"
 echo "$out"
 line="$(grep '^loadgen_result ' <<<"$out")" || { echo "FAIL: no loadgen_result line"; exit 1; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }

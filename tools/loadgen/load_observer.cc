@@ -111,7 +111,7 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
     last_result_ = std::max(last_result_, now);
     if (message.result().applied()) {
       applied_rounds_.insert(round);
-    } else {
+    } else if (!final_result) {  // the closing message of the run is not a round
       ++h.failed_results;
     }
     return action;

@@ -135,11 +135,12 @@ TEST(LoadObserverTest, FinalResultNeverDisconnectsAndLatencyApplies) {
   const LoadSchedule schedule(options);
   LatencyRecorder latencies;
   LoadObserver o(&schedule, {3}, &latencies);
-  const client::StreamAction a = o.OnReceive(0, Result(0, true, /*done=*/true));
+  const client::StreamAction a = o.OnReceive(0, Result(0, false, /*done=*/true));
   EXPECT_FALSE(a.disconnect);
   EXPECT_TRUE(a.deliver);
   EXPECT_EQ(a.delay, absl::Milliseconds(40));
   EXPECT_EQ(o.Counters().reconnects, 0);
+  EXPECT_EQ(o.Counters().failed_attempts, 0);  // the run's closing result is not a round
 }
 
 }  // namespace
