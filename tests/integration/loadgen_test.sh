@@ -25,6 +25,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 [[ "$(field tasks)" == 300 ]] || fail "tasks=$(field tasks) (3 cohorts of 100)"
 drops="$(field drops_total)"
 ((drops > 0)) || fail "no dropout injected"
+[[ "$(field drops_before_unmask)" == "$drops" ]] || fail "no drop may be at Unmasking here"
 [[ "$(field log_dropouts)" == "$drops" ]] ||
   fail "coordinator dropouts $(field log_dropouts) != injected $drops"
 [[ "$(field log_contributors)" == $((300 - drops)) ]] || fail "contributors"

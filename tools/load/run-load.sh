@@ -41,6 +41,7 @@ cleanup() {
   [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
 }
 trap cleanup EXIT
+: >"$WORK/coordinator.log"
 COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 0.5 }')"
 "$COORD" --listen=127.0.0.1:0 --num_users="$USERS" --num_items=2048 --rank=16 \
   --item_model=compressed --compression=2 --mechanism=none --rounds="$ROUNDS" \

@@ -280,7 +280,10 @@ absl::Status Run() {
     absl::StrAppend(&line, " drops_", DropStageName(static_cast<DropStage>(s)), "=", c.drops[s]);
   }
   absl::StrAppend(
-      &line, " drops_total=", c.DropsTotal(), " reconnects=", c.reconnects,
+      &line, " drops_total=", c.DropsTotal(),
+      // Users that drop at Unmasking already sent their masked input: the sum holds them, so
+      // the coordinator does not count them as dropouts.
+      " drops_before_unmask=", c.DropsTotal() - c.drops[3], " reconnects=", c.reconnects,
       " reconnects_in_round=", c.reconnects_in_round,
       absl::StrFormat(" wall_s=%.2f rounds_s=%.2f", absl::ToDoubleSeconds(end - start), active_s));
   if (active_s > 0) {
