@@ -66,6 +66,9 @@ ABSL_FLAG(std::string, coordinator_log, "",
           "the coordinator's event log (stderr): dropouts and aborted rounds from it");
 ABSL_FLAG(double, status_interval_s, 0.5, "how often to poll Admin.Status and /proc");
 ABSL_FLAG(double, give_up_after_s, 120, "exit after this long without a working stream");
+ABSL_FLAG(double, end_grace_s, 10,
+          "after the coordinator announced the end of training, stop the users still "
+          "reconnecting (they dropped in the last round) after this long");
 
 namespace fedmf::loadgen {
 namespace {
@@ -252,9 +255,32 @@ absl::Status Run() {
   std::signal(SIGINT, OnSignal);
   Sampler sampler(pool.client.target, absl::GetFlag(FLAGS_coordinator_pid),
                   absl::Seconds(absl::GetFlag(FLAGS_status_interval_s)));
-  observer.set_on_training_done([&sampler] { sampler.Poke(); });
+  // Users that cut their stream in the last round may find the coordinator gone: once the end
+  // was announced, they are stopped after --end_grace_s.
+  std::atomic<bool> stop{false};
+  std::atomic<bool> ended{false};
+  std::atomic<bool> pool_done{false};
+  const absl::Duration grace = absl::Seconds(absl::GetFlag(FLAGS_end_grace_s));
+  observer.set_on_training_done([&sampler, &ended] {
+    ended.store(true);
+    sampler.Poke();
+  });
+  std::thread watcher([&] {
+    absl::Time ended_at = absl::InfiniteFuture();
+    while (!pool_done.load()) {
+      if (g_stop.load()) stop.store(true);
+      if (ended.load() && ended_at == absl::InfiniteFuture()) ended_at = absl::Now();
+      if (absl::Now() - ended_at > grace) stop.store(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
   const absl::Time start = absl::Now();
-  const absl::Status run = client::RunStreamPool(hosts, pool, g_stop);
+  absl::Status run = client::RunStreamPool(hosts, pool, stop);
+  pool_done.store(true);
+  watcher.join();
+  int64_t unfinished = 0;
+  for (const auto& host : hosts) unfinished += host->training_done() ? 0 : 1;
+  if (absl::IsCancelled(run) && ended.load() && !g_stop.load()) run = absl::OkStatus();
   const absl::Time end = absl::Now();
   sampler.Stop();
   const Sampled sampled = sampler.Last();
@@ -268,9 +294,9 @@ absl::Status Run() {
   }
 
   // Machine-readable line: key=value, seconds and bytes.
-  std::string line =
-      absl::StrCat("loadgen_result users=", count, " channels=", pool.channels,
-                   " workers=", pool.workers, " status=", absl::StatusCodeToString(run.code()));
+  std::string line = absl::StrCat("loadgen_result users=", count, " unfinished=", unfinished,
+                                  " channels=", pool.channels, " workers=", pool.workers,
+                                  " status=", absl::StatusCodeToString(run.code()));
   const double active_s =
       c.last_result > c.first_task ? absl::ToDoubleSeconds(c.last_result - c.first_task) : 0;
   const int64_t contributions = log ? log->contributors : c.tasks - c.DropsTotal();
