@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
 
 namespace fedmf::server {
