@@ -1,5 +1,7 @@
 #include "server/services.h"
 
+#include <string>
+
 #include "common/util/event_log.h"
 #include "server/connection.h"
 
