@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +47,8 @@ class StreamCall final : public grpc::ClientBidiReactor<v1::ClientMessage, v1::S
   void Process();
 
   void Cancel() { context_.TryCancel(); }
+  // The next message (after one the observer withheld or cut the stream at).
+  void ReadNext() { StartRead(&incoming_); }
   const grpc::Status& status() const { return status_; }
   absl::Time started() const { return started_; }
 
@@ -151,6 +154,12 @@ class Pool {
     work_.push_back(call);
     work_cv_.notify_one();
   }
+  void EnqueueAt(StreamCall* call, absl::Time at) {
+    std::lock_guard<std::mutex> lock(work_mu_);
+    delayed_.emplace(at, call);
+    work_cv_.notify_one();
+  }
+  StreamObserver* observer() const { return options_.observer; }
   void LogResult(size_t member, const v1::RoundResult& r) {
     if (member != 0) return;  // one line per round is enough for thousands of streams
     EventLine("round_result")
@@ -175,13 +184,26 @@ class Pool {
     std::unique_ptr<StreamCall> stream;
   };
 
+  // Delayed messages (observer) keep their call alive, so quit_ comes only after they ran.
   void Work() {
     while (true) {
       StreamCall* call = nullptr;
       {
         std::unique_lock<std::mutex> lock(work_mu_);
-        work_cv_.wait(lock, [this] { return quit_ || !work_.empty(); });
-        if (work_.empty()) return;
+        while (true) {
+          const absl::Time now = absl::Now();
+          while (!delayed_.empty() && delayed_.begin()->first <= now) {
+            work_.push_back(delayed_.begin()->second);
+            delayed_.erase(delayed_.begin());
+          }
+          if (!work_.empty()) break;
+          if (quit_) return;
+          if (delayed_.empty()) {
+            work_cv_.wait(lock);
+          } else {
+            work_cv_.wait_for(lock, absl::ToChronoNanoseconds(delayed_.begin()->first - now));
+          }
+        }
         call = work_.front();
         work_.pop_front();
       }
@@ -205,13 +227,25 @@ class Pool {
   std::mutex work_mu_;
   std::condition_variable work_cv_;
   std::deque<StreamCall*> work_;
+  std::multimap<absl::Time, StreamCall*> delayed_;
   bool quit_ = false;
   bool cancelling_ = false;  // main thread only
 };
 
 void StreamCall::OnReadDone(bool ok) {
   if (ok) {
-    pool_->Enqueue(this);
+    StreamAction action;
+    if (pool_->observer() != nullptr) action = pool_->observer()->OnReceive(member_, incoming_);
+    if (action.disconnect) {
+      Cancel();
+      ReadNext();  // fails at once and ends the read side
+    } else if (!action.deliver) {
+      ReadNext();
+    } else if (action.delay > absl::ZeroDuration()) {
+      pool_->EnqueueAt(this, absl::Now() + action.delay);
+    } else {
+      pool_->Enqueue(this);
+    }
     return;
   }
   {

@@ -12,15 +12,33 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "client/grpc_client.h"
 #include "client/participant_host.h"
 
 namespace fedmf::client {
 
+// What a stream does with a message it received (StreamObserver).
+struct StreamAction {
+  bool deliver = true;                          // false: the host never sees it (no reply)
+  absl::Duration delay = absl::ZeroDuration();  // before a worker hands it to the host
+  bool disconnect = false;  // cancel the stream instead; the host re-registers with backoff
+};
+
+// Load generation hook (tools/loadgen): called for every whole message a host's stream receives,
+// on a gRPC thread as it arrives, so it must be cheap and thread-safe. `host` indexes the hosts
+// given to RunStreamPool.
+class StreamObserver {
+ public:
+  virtual ~StreamObserver() = default;
+  virtual StreamAction OnReceive(size_t host, const v1::ServerMessage& message) = 0;
+};
+
 struct StreamPoolOptions {
   GrpcClientOptions client;  // target, token, backoff, give-up; `name` prefixes each stream's name
   int channels = 1;          // >= 1; capped at the number of hosts
   int workers = 2;           // threads running the hosts' work, >= 1
+  StreamObserver* observer = nullptr;  // optional, not owned; outlives RunStreamPool
 };
 
 // Runs every host on its own stream until all hosts report the training done (OK), `stop`

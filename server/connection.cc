@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/util/event_log.h"
+
 namespace fedmf::server {
 
 size_t Connection::Send(v1::ServerMessage message) {
@@ -14,8 +16,19 @@ size_t Connection::Send(v1::ServerMessage message) {
   const v1::ServerMessage* next = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (reactor_ == nullptr || finishing_) return 0;
+    if (reactor_ == nullptr || finishing_ || overflowed_) return 0;
+    if (QueueWouldOverflow(queue_.size(), queued_bytes_, size, max_queued_bytes_)) {
+      overflowed_ = true;  // keep only the message in flight
+      while (queue_.size() > 1) {
+        queued_bytes_ -= sizes_.back();
+        queue_.pop_back();
+        sizes_.pop_back();
+      }
+      return 0;
+    }
     queue_.push_back(std::move(message));
+    sizes_.push_back(size);
+    queued_bytes_ += size;
     if (writing_) return size;
     writing_ = true;
     reactor = reactor_;
@@ -23,6 +36,23 @@ size_t Connection::Send(v1::ServerMessage message) {
   }
   reactor->StartWrite(next);
   return size;
+}
+
+bool Connection::TakeOverflow() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!overflowed_ || overflow_reported_) return false;
+  overflow_reported_ = true;
+  return true;
+}
+
+bool Connection::overflowed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return overflowed_;
+}
+
+uint64_t Connection::queued_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_bytes_;
 }
 
 void Connection::Attach(FederationReactor* reactor) {
@@ -37,9 +67,18 @@ void Connection::WriteDone() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.pop_front();
+    queued_bytes_ -= sizes_.front();
+    sizes_.pop_front();
+    if (overflowed_ && !finishing_) {
+      finishing_ = true;
+      pending_finish_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                     "outbound queue full: the client does not read its stream");
+    }
     if (finishing_) {
       writing_ = false;
       queue_.clear();
+      sizes_.clear();
+      queued_bytes_ = 0;
       finish = std::exchange(pending_finish_, std::nullopt);
     } else if (!queue_.empty()) {
       next = &queue_.front();
@@ -64,6 +103,8 @@ void Connection::FinishOnce(const grpc::Status& status) {
       return;
     }
     queue_.clear();
+    sizes_.clear();
+    queued_bytes_ = 0;
     reactor = reactor_;
   }
   if (reactor != nullptr) reactor->Finish(status);
@@ -74,10 +115,17 @@ void Connection::Detach() {
   reactor_ = nullptr;
   finishing_ = true;
   queue_.clear();
+  sizes_.clear();
+  queued_bytes_ = 0;
 }
 
-FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::string peer)
-    : handler_(handler), connection_(std::make_shared<Connection>(id, std::move(peer))) {
+FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
+                                     const StreamLimits& limits, StreamCounter* counter)
+    : handler_(handler),
+      connection_(
+          std::make_shared<Connection>(id, std::move(peer), nullptr, limits.max_queued_bytes)),
+      bucket_(limits.messages_per_second, limits.message_burst, absl::Now()),
+      counter_(counter) {
   connection_->Attach(this);
   StartRead(&incoming_);
 }
@@ -85,6 +133,19 @@ FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::s
 void FederationReactor::OnReadDone(bool ok) {
   if (!ok) {  // the client closed its side or the connection broke
     connection_->FinishOnce(grpc::Status::OK);
+    return;
+  }
+  if (!bucket_.Take(absl::Now())) {
+    EventLine("stream_rate_limited")
+        .Add("connection", connection_->id())
+        .Add("peer", connection_->peer());
+    connection_->FinishOnce(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "message rate limit exceeded"));
+    return;
+  }
+  if (connection_->overflowed()) {
+    connection_->FinishOnce(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                         "outbound queue full: the client does not read"));
     return;
   }
   const grpc::Status status = handler_->OnClientMessage(connection_, incoming_);
@@ -103,6 +164,7 @@ void FederationReactor::OnWriteDone(bool ok) {
 void FederationReactor::OnDone() {
   connection_->Detach();
   handler_->OnStreamClosed(connection_);
+  if (counter_ != nullptr) counter_->Release();
   delete this;
 }
 

@@ -2,6 +2,9 @@
 // thread of its own) and the thread-safe Connection handle the round driver sends through. Writes
 // are queued and issued one at a time; after the stream ends, Send is a no-op. A Connection may
 // instead deliver to a sink (an in-process transport, e.g. for tests of the orchestrator).
+// The queue is bounded (StreamLimits::max_queued_bytes beyond the message being written): a
+// client that does not read overflows it; the rest is then discarded and the stream ends with
+// RESOURCE_EXHAUSTED once the write in flight completes or the client sends anything.
 #ifndef FEDMF_SERVER_CONNECTION_H_
 #define FEDMF_SERVER_CONNECTION_H_
 
@@ -16,7 +19,9 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
+#include "server/stream_limits.h"
 
 namespace fedmf::server {
 
@@ -28,11 +33,20 @@ class Connection {
   // the coordinator's lock, so it must only hand them off) instead of a gRPC stream.
   using Sink = std::function<void(const v1::ServerMessage&)>;
 
-  Connection(uint64_t id, std::string peer, Sink sink = nullptr)
-      : id_(id), peer_(std::move(peer)), sink_(std::move(sink)) {}
+  Connection(uint64_t id, std::string peer, Sink sink = nullptr,
+             uint64_t max_queued_bytes = StreamLimits().max_queued_bytes)
+      : id_(id),
+        peer_(std::move(peer)),
+        sink_(std::move(sink)),
+        max_queued_bytes_(max_queued_bytes) {}
 
-  // Queues `message` for the client; returns its serialized size (0 once the stream ended).
+  // Queues `message` for the client; returns its serialized size (0 once the stream ended or its
+  // queue overflowed).
   size_t Send(v1::ServerMessage message);
+  // True once, after the queue first overflowed (the coordinator then drops the stream's users).
+  bool TakeOverflow();
+  bool overflowed();
+  uint64_t queued_bytes();
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
@@ -50,9 +64,14 @@ class Connection {
   const uint64_t id_;
   const std::string peer_;
   const Sink sink_;
+  const uint64_t max_queued_bytes_;
   std::mutex mu_;
   FederationReactor* reactor_ = nullptr;
   std::deque<v1::ServerMessage> queue_;  // front is being written while writing_
+  std::deque<uint64_t> sizes_;           // serialized size of each queued message
+  uint64_t queued_bytes_ = 0;
+  bool overflowed_ = false;
+  bool overflow_reported_ = false;
   bool writing_ = false;
   bool finishing_ = false;  // no new writes; finish when the current one completes
   std::optional<grpc::Status> pending_finish_;
@@ -71,7 +90,9 @@ class StreamHandler {
 class FederationReactor final
     : public grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage> {
  public:
-  FederationReactor(StreamHandler* handler, uint64_t id, std::string peer);
+  // `counter` (may be null) is released when the stream ends.
+  FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
+                    const StreamLimits& limits = StreamLimits(), StreamCounter* counter = nullptr);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -83,6 +104,8 @@ class FederationReactor final
   StreamHandler* handler_;
   std::shared_ptr<Connection> connection_;
   v1::ClientMessage incoming_;
+  TokenBucket bucket_;
+  StreamCounter* counter_;
 };
 
 }  // namespace fedmf::server

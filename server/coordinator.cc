@@ -225,9 +225,24 @@ size_t Coordinator::Send(Connection& connection, v1::ServerMessage message) {
     traffic_.AddChunksDown(static_cast<int64_t>(pieces.size()));
   }
   for (v1::ServerMessage& piece : pieces) bytes += connection.Send(std::move(piece));
+  if (connection.TakeOverflow()) DropOverflowed(connection);
   bytes_out_ += static_cast<int64_t>(bytes);
   traffic_.AddDown(stage, static_cast<int64_t>(bytes));
   return bytes;
+}
+
+void Coordinator::DropOverflowed(const Connection& connection) {
+  int dropped = 0;
+  for (uint32_t id : cohort_) {
+    if (!registry_.Owns(&connection, id)) continue;
+    if (session_ != nullptr && session_->MarkDropped(id).ok()) ++dropped;
+    if (clear_ != nullptr) clear_->MarkDropped(id);
+  }
+  cv_.notify_all();
+  EventLine("stream_overflow")
+      .Add("client", registry_.NameOf(&connection))
+      .Add("peer", connection.peer())
+      .Add("dropped_in_round", dropped);
 }
 
 void Coordinator::EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation) {

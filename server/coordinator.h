@@ -170,6 +170,9 @@ class Coordinator final : public StreamHandler {
                            int fraction_bits);
   // Sends `message` (as chunks when large) and counts its bytes; under mu_.
   size_t Send(Connection& connection, v1::ServerMessage message);
+  // The stream's outbound queue overflowed (a client that does not read): its users leave the
+  // round; the stream itself ends as Connection says. Under mu_.
+  void DropOverflowed(const Connection& connection);
   // Closes the traffic accounting of the round (under mu_); `evaluation`: an evaluation round,
   // counted on its own, after `round` training rounds.
   void EndRoundTraffic(int64_t round, int64_t cohort_size, bool evaluation = false);

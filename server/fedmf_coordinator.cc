@@ -26,6 +26,7 @@
 #include "server/peer_policy.h"
 #include "server/server_tls.h"
 #include "server/services.h"
+#include "server/stream_limits.h"
 #include "server/traffic_report.h"
 #include "wire/chunking.h"
 
@@ -60,6 +61,18 @@ ABSL_FLAG(int64_t, wait_for_users, 0,
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
           "messages to clients larger than this (serialized) travel as chunks of at most this "
           "many bytes");
+ABSL_FLAG(int64_t, max_streams, fedmf::server::StreamLimits().max_streams,
+          "concurrent Participate streams; more are refused with RESOURCE_EXHAUSTED");
+ABSL_FLAG(double, max_stream_messages_per_s, fedmf::server::StreamLimits().messages_per_second,
+          "messages per second per stream (token bucket refill; 0: no limit); a stream over it "
+          "is ended with RESOURCE_EXHAUSTED");
+ABSL_FLAG(double, max_stream_burst, fedmf::server::StreamLimits().message_burst,
+          "token bucket size: messages a stream may send at once (a process hosting many users "
+          "sends one per user and stage)");
+ABSL_FLAG(int64_t, max_stream_queue_mib,
+          static_cast<int64_t>(fedmf::server::StreamLimits().max_queued_bytes >> 20),
+          "MiB queued for one client beyond the message being written; a client that does not "
+          "read past it leaves the round and its stream is ended");
 // The run's own settings (--rounds, --mechanism, --seed, --state_dir, --split, ...) are shared
 // with fedmf-sim: server/coordinator_setup.cc. --chunk_bytes is not among them: fedmf-sim's
 // in-process transport keeps the default chunk size.
@@ -164,8 +177,21 @@ absl::Status Serve() {
   }
   absl::StatusOr<CoordinatorState> state = InitialStateFromFlags(users, items);
   if (!state.ok()) return state.status();
+  StreamLimits limits;
+  limits.max_streams = absl::GetFlag(FLAGS_max_streams);
+  limits.messages_per_second = absl::GetFlag(FLAGS_max_stream_messages_per_s);
+  limits.message_burst = absl::GetFlag(FLAGS_max_stream_burst);
+  const int64_t queue_mib = absl::GetFlag(FLAGS_max_stream_queue_mib);
+  if (limits.max_streams < 1 || limits.messages_per_second < 0 ||
+      (limits.messages_per_second > 0 && limits.message_burst < 1) || queue_mib < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_streams (", limits.max_streams, ") and --max_stream_queue_mib (", queue_mib,
+        ") must be >= 1, --max_stream_messages_per_s (", limits.messages_per_second,
+        ") >= 0 and, when it is > 0, --max_stream_burst (", limits.message_burst, ") >= 1"));
+  }
+  limits.max_queued_bytes = static_cast<uint64_t>(queue_mib) << 20;
   Coordinator coordinator(options, std::move(*state));
-  FederationService federation(&coordinator, &policy);
+  FederationService federation(&coordinator, &policy, limits);
   AdminService admin(&coordinator);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -188,7 +214,11 @@ absl::Status Serve() {
       .Add("tls", !tls.enabled() ? "off"
                   : tls.mutual() ? "mutual"
                                  : "server")
-      .Add("open_file_limit", *open_files);
+      .Add("open_file_limit", *open_files)
+      .Add("max_streams", limits.max_streams)
+      .Add("max_stream_messages_per_s", limits.messages_per_second)
+      .Add("max_stream_burst", limits.message_burst)
+      .Add("max_stream_queue_mib", queue_mib);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   std::thread watcher([&coordinator] {

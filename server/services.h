@@ -1,6 +1,7 @@
 // The coordinator's gRPC services over the callback API: Federation (Register, Participate
-// streams handed to FederationReactor) and Admin (Status). Thin shells over Coordinator; Register
-// first checks the peer's TLS identity against the PeerPolicy, if there is one.
+// streams handed to FederationReactor, at most limits.max_streams at a time: the extra ones end at
+// once with RESOURCE_EXHAUSTED) and Admin (Status). Thin shells over Coordinator; Register first
+// checks the peer's TLS identity against the PeerPolicy, if there is one.
 #ifndef FEDMF_SERVER_SERVICES_H_
 #define FEDMF_SERVER_SERVICES_H_
 
@@ -9,24 +10,30 @@
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "server/coordinator.h"
 #include "server/peer_policy.h"
+#include "server/stream_limits.h"
 
 namespace fedmf::server {
 
 class FederationService final : public v1::Federation::CallbackService {
  public:
   // `policy` may be null (no identity checks); both outlive the service.
-  explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr)
-      : coordinator_(coordinator), policy_(policy) {}
+  explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr,
+                             StreamLimits limits = StreamLimits())
+      : coordinator_(coordinator), policy_(policy), limits_(limits), streams_(limits.max_streams) {}
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                      const v1::RegisterRequest* request,
                                      v1::RegisterResponse* response) override;
   grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* Participate(
       grpc::CallbackServerContext* context) override;
+  int64_t live_streams() const { return streams_.live(); }
 
  private:
   Coordinator* coordinator_;
+  Coordinator* coordinator_;
   PeerPolicy* policy_;
+  const StreamLimits limits_;
+  StreamCounter streams_;
 };
 
 class AdminService final : public v1::Admin::CallbackService {

@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "common/algorithms/dpmf_rp/updater.h"
@@ -108,6 +109,61 @@ TEST(StreamPoolTest, StopCancelsEveryStream) {
   const absl::Status pool = RunStreamPool(hosts, Options(s.target(), "token"), stop);
   stopper.join();
   EXPECT_EQ(pool.code(), absl::StatusCode::kCancelled) << pool;
+}
+
+// Cuts the stream of the first host that gets a RoundTask (once), withholds the first RoundResult
+// of another host, delays every other message by 20 ms.
+class TestObserver final : public StreamObserver {
+ public:
+  StreamAction OnReceive(size_t host, const v1::ServerMessage& m) override {
+    StreamAction a;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (m.has_task() && cut_host_ < 0) {
+      cut_host_ = static_cast<int>(host);
+      a.disconnect = true;
+      return a;
+    }
+    if (m.has_result() && !m.result().training_done() && withheld_host_ < 0 &&
+        static_cast<int>(host) != cut_host_) {
+      withheld_host_ = static_cast<int>(host);
+      a.deliver = false;
+      return a;
+    }
+    a.delay = absl::Milliseconds(20);
+    ++delayed_;
+    return a;
+  }
+  std::mutex mu_;
+  int cut_host_ = -1;
+  int withheld_host_ = -1;
+  int delayed_ = 0;
+};
+
+TEST(StreamPoolTest, ObserverCutsWithholdsAndDelays) {
+  Server s(2);
+  auto hosts = SingleUserHosts();
+  std::atomic<bool> stop{false};
+  TestObserver observer;
+  StreamPoolOptions options = Options(s.target(), "token");
+  options.observer = &observer;
+  std::future<absl::Status> run =
+      std::async(std::launch::async, [&] { return s.coordinator->Run(); });
+  const absl::Status pool = RunStreamPool(hosts, options, stop);
+  EXPECT_TRUE(pool.ok()) << pool;
+  EXPECT_TRUE(run.get().ok());
+  EXPECT_EQ(s.coordinator->Status().round(), 2);
+  ASSERT_GE(observer.cut_host_, 0);
+  ASSERT_GE(observer.withheld_host_, 0);
+  EXPECT_GT(observer.delayed_, 40);  // at least every host's final result
+  int64_t completed = 0;
+  for (const auto& h : hosts) {
+    EXPECT_TRUE(h->training_done());  // the cut host re-registered and saw the end
+    completed += h->rounds_completed();
+  }
+  // Every host sees both results except the withheld one, and the cut host misses the result of
+  // the round it left only if it had not re-registered by then: 78 or 79.
+  EXPECT_GE(completed, 2 * 40 - 2);
+  EXPECT_LE(completed, 2 * 40 - 1);
 }
 
 TEST(StreamPoolTest, RejectsBadOptions) {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# fedmf-loadgen against a real fedmf-coordinator (tools/load/run-load.sh): 200 simulated users
+# over 8 channels, cohort 100 on the complete graph, 3 rounds, d = 16384, 10% of the cohort
+# dropping (5% at AdvertiseKeys, 5% at MaskedInput; dropping users cut their stream, so no stage
+# waits for its deadline), every message 0-20 ms late, 2% slow users (+300 ms). Checks: no round aborted, the 3 rounds applied as the coordinator's
+# Admin.Status and event log report, and the coordinator's dropouts are exactly the injected ones.
+#   tests/integration/loadgen_test.sh BUILD_DIR
+set -euo pipefail
+BUILD="${1:?BUILD_DIR}"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+out="$(CHANNELS=8 STAGE_TIMEOUT=30 COORD_FLAGS="--secagg_signatures=false" \
+  "$ROOT/tools/load/run-load.sh" "$BUILD" 200 0.5 3 complete --drop_advertise=0.05 \
+  --drop_masked=0.05 --drop_mode=disconnect --extra_latency_ms=0:20 --slow_fraction=0.02 \
+  --slow_latency_ms=300 --seed=3 --give_up_after_s=60)"
+echo "$out"
+line="$(grep '^loadgen_result ' <<<"$out")" || { echo "FAIL: no loadgen_result line"; exit 1; }
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+fail() { echo "FAIL: $*"; exit 1; }
+[[ "$(field status)" == OK ]] || fail "loadgen status $(field status)"
+[[ "$(field rounds_applied)" == 3 ]] || fail "rounds_applied=$(field rounds_applied)"
+[[ "$(field coord_rounds)" == 3 ]] || fail "Admin.Status rounds=$(field coord_rounds)"
+[[ "$(field log_applied)" == 3 ]] || fail "log_applied=$(field log_applied)"
+[[ "$(field log_aborted)" == 0 ]] || fail "log_aborted=$(field log_aborted)"
+[[ "$(field failed_attempts)" == 0 ]] || fail "failed_attempts=$(field failed_attempts)"
+[[ "$(field tasks)" == 300 ]] || fail "tasks=$(field tasks) (3 cohorts of 100)"
+drops="$(field drops_total)"
+((drops > 0)) || fail "no dropout injected"
+[[ "$(field drops_before_unmask)" == "$drops" ]] || fail "no drop may be at Unmasking here"
+[[ "$(field log_dropouts)" == "$drops" ]] ||
+  fail "coordinator dropouts $(field log_dropouts) != injected $drops"
+[[ "$(field log_contributors)" == $((300 - drops)) ]] || fail "contributors"
+[[ -n "$(field round_p99_s)" && -n "$(field coord_peak_rss_mib)" ]] || fail "missing figures"
+echo "PASS loadgen_200"

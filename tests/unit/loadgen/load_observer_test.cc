@@ -1,0 +1,147 @@
+#include "tools/loadgen/load_observer.h"
+
+#include "gtest/gtest.h"
+
+namespace fedmf::loadgen {
+namespace {
+
+v1::ServerMessage Task(int64_t round) {
+  v1::ServerMessage m;
+  m.mutable_task()->set_round(round);
+  return m;
+}
+v1::ServerMessage Stage(int64_t round, int which) {
+  v1::ServerMessage m;
+  m.mutable_secagg()->set_round(round);
+  v1::secagg::ServerToClient* s = m.mutable_secagg()->mutable_message();
+  if (which == 1) s->mutable_share_keys();
+  if (which == 2) s->mutable_masked_input();
+  if (which == 3) s->mutable_consistency_check();
+  if (which == 4) s->mutable_unmasking();
+  if (which == 5) s->mutable_abort();
+  return m;
+}
+v1::ServerMessage Result(int64_t round, bool applied, bool done = false) {
+  v1::ServerMessage m;
+  m.mutable_result()->set_round(round);
+  m.mutable_result()->set_applied(applied);
+  m.mutable_result()->set_training_done(done);
+  return m;
+}
+
+TEST(ClassifyTest, Kinds) {
+  EXPECT_EQ(Classify(Task(0)), MessageKind::kTask);
+  EXPECT_EQ(Classify(Stage(0, 1)), MessageKind::kShareKeys);
+  EXPECT_EQ(Classify(Stage(0, 2)), MessageKind::kMaskedInput);
+  EXPECT_EQ(Classify(Stage(0, 3)), MessageKind::kConsistencyCheck);
+  EXPECT_EQ(Classify(Stage(0, 4)), MessageKind::kUnmasking);
+  EXPECT_EQ(Classify(Stage(0, 5)), MessageKind::kAbort);
+  EXPECT_EQ(Classify(Result(0, true)), MessageKind::kResult);
+  v1::ServerMessage eval = Stage(0, 1);
+  eval.mutable_secagg()->set_evaluation(true);
+  EXPECT_EQ(Classify(eval), MessageKind::kOther);
+  v1::ServerMessage chunk;
+  chunk.mutable_chunk()->set_round(0);
+  EXPECT_EQ(Classify(chunk), MessageKind::kOther);
+  EXPECT_STREQ(StageSeries(MessageKind::kTask), "advertise");
+  EXPECT_STREQ(StageSeries(MessageKind::kUnmasking), "unmasking");
+}
+
+// Drives one host through a full round: every stage is delivered, each opens a latency sample.
+TEST(LoadObserverTest, FullRoundRecordsEveryStageAndTheRound) {
+  const LoadSchedule schedule{ScheduleOptions()};
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {1}, &latencies);
+  for (const v1::ServerMessage& m :
+       {Task(0), Stage(0, 1), Stage(0, 2), Stage(0, 3), Stage(0, 4), Result(0, true)}) {
+    const client::StreamAction a = o.OnReceive(0, m);
+    EXPECT_TRUE(a.deliver);
+    EXPECT_FALSE(a.disconnect);
+    EXPECT_EQ(a.delay, absl::ZeroDuration());
+  }
+  const auto s = latencies.Summaries();
+  for (const char* series :
+       {"advertise", "share_keys", "masked_input", "consistency", "unmasking", "round"}) {
+    ASSERT_TRUE(s.count(series)) << series;
+    EXPECT_EQ(s.at(series).count, 1u) << series;
+  }
+  const LoadCounters c = o.Counters();
+  EXPECT_EQ(c.tasks, 1);
+  EXPECT_EQ(c.DropsTotal(), 0);
+  EXPECT_EQ(c.rounds_applied, 1);
+  EXPECT_EQ(c.failed_attempts, 0);
+}
+
+// drop_masked = 1: the MaskedInput request and the rest of the round are withheld, the result
+// is delivered, the next round's task is delivered again (and its MaskedInput withheld again).
+TEST(LoadObserverTest, DroppingUserWithholdsTheRestOfItsRound) {
+  ScheduleOptions options;
+  options.drop[static_cast<int>(DropStage::kMaskedInput)] = 1;
+  const LoadSchedule schedule(options);
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {7}, &latencies);
+  EXPECT_TRUE(o.OnReceive(0, Task(0)).deliver);
+  EXPECT_TRUE(o.OnReceive(0, Stage(0, 1)).deliver);
+  EXPECT_FALSE(o.OnReceive(0, Stage(0, 2)).deliver);
+  EXPECT_FALSE(o.OnReceive(0, Stage(0, 4)).deliver);
+  EXPECT_TRUE(o.OnReceive(0, Result(0, true)).deliver);
+  EXPECT_TRUE(o.OnReceive(0, Task(1)).deliver);
+  EXPECT_FALSE(o.OnReceive(0, Stage(1, 2)).deliver);
+  EXPECT_TRUE(o.OnReceive(0, Result(1, false)).deliver);
+  const LoadCounters c = o.Counters();
+  EXPECT_EQ(c.tasks, 2);
+  EXPECT_EQ(c.drops[static_cast<int>(DropStage::kMaskedInput)], 2);
+  EXPECT_EQ(c.DropsTotal(), 2);
+  EXPECT_EQ(c.rounds_applied, 1);
+  EXPECT_EQ(c.failed_attempts, 1);
+  // A dropped user's round is not a round sample.
+  EXPECT_EQ(latencies.Summaries().count("round"), 0u);
+}
+
+TEST(LoadObserverTest, DisconnectModeCutsTheStreamAtTheDrop) {
+  ScheduleOptions options;
+  options.drop[static_cast<int>(DropStage::kAdvertise)] = 1;
+  options.disconnect_on_drop = true;
+  const LoadSchedule schedule(options);
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {9}, &latencies);
+  const client::StreamAction a = o.OnReceive(0, Task(4));
+  EXPECT_FALSE(a.deliver);
+  EXPECT_TRUE(a.disconnect);
+  EXPECT_EQ(o.Counters().drops[static_cast<int>(DropStage::kAdvertise)], 1);
+  EXPECT_EQ(o.Counters().reconnects, 0);  // counted as a drop, not as a scheduled reconnect
+}
+
+TEST(LoadObserverTest, ReconnectingUserCutsItsStreamOnceFromItsRound) {
+  ScheduleOptions options;
+  options.reconnect_fraction = 1;
+  options.reconnect_after = 2;
+  const LoadSchedule schedule(options);
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {3}, &latencies);
+  EXPECT_FALSE(o.OnReceive(0, Result(1, true)).disconnect);  // before round 2
+  EXPECT_TRUE(o.OnReceive(0, Task(2)).disconnect);           // mid-round
+  EXPECT_FALSE(o.OnReceive(0, Task(3)).disconnect);          // only once
+  const LoadCounters c = o.Counters();
+  EXPECT_EQ(c.reconnects, 1);
+  EXPECT_EQ(c.reconnects_in_round, 1);
+}
+
+TEST(LoadObserverTest, FinalResultNeverDisconnectsAndLatencyApplies) {
+  ScheduleOptions options;
+  options.reconnect_fraction = 1;
+  options.reconnect_after = 0;
+  options.extra_latency = {absl::Milliseconds(40), absl::Milliseconds(40)};
+  const LoadSchedule schedule(options);
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {3}, &latencies);
+  const client::StreamAction a = o.OnReceive(0, Result(0, false, /*done=*/true));
+  EXPECT_FALSE(a.disconnect);
+  EXPECT_TRUE(a.deliver);
+  EXPECT_EQ(a.delay, absl::Milliseconds(40));
+  EXPECT_EQ(o.Counters().reconnects, 0);
+  EXPECT_EQ(o.Counters().failed_attempts, 0);  // the run's closing result is not a round
+}
+
+}  // namespace
+}  // namespace fedmf::loadgen

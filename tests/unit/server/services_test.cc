@@ -1,0 +1,190 @@
+// The Federation service's stream limits over real gRPC on a loopback port: streams beyond
+// max_streams are refused, a stream over the message rate is ended, and a stream whose client
+// does not read has a bounded outbound queue and is ended; the coordinator keeps serving.
+#include "server/services.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "server/connection.h"
+#include "tests/unit/client/test_round.h"
+
+namespace fedmf::server {
+namespace {
+
+std::unique_ptr<Coordinator> MakeCoordinator() {
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 40;
+  return std::make_unique<Coordinator>(
+      options, CoordinatorState{"dpmf-rp", client::test_util::SmallUpdater(),
+                                dp::PrivacyLedger::Create().value(), 1, 1});
+}
+
+struct Server {
+  template <typename Service>
+  explicit Server(Service* service) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(service);
+    server = builder.BuildAndStart();
+    stub = v1::Federation::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                       grpc::InsecureChannelCredentials()));
+  }
+  ~Server() { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }
+  std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<v1::Federation::Stub> stub;
+  int port = 0;
+};
+
+std::string RegisterUser(v1::Federation::Stub& stub, uint32_t id) {
+  grpc::ClientContext context;
+  v1::RegisterRequest request;
+  request.set_protocol_version(1);
+  request.set_enrollment_token("token");
+  request.set_signing_public_key(std::string(32, 'k'));
+  request.add_participant_ids(id);
+  v1::RegisterResponse response;
+  EXPECT_TRUE(stub.Register(&context, request, &response).ok());
+  return response.session_token();
+}
+
+v1::ClientMessage Token(const std::string& token) {
+  v1::ClientMessage m;
+  m.set_session_token(token);
+  return m;
+}
+
+TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  StreamLimits limits;
+  limits.max_streams = 2;
+  FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
+  Server server(&service);
+  grpc::ClientContext c1, c2, c3;
+  auto s1 = server.stub->Participate(&c1);
+  auto s2 = server.stub->Participate(&c2);
+  ASSERT_TRUE(s1->Write(Token(RegisterUser(*server.stub, 1))));
+  ASSERT_TRUE(s2->Write(Token(RegisterUser(*server.stub, 2))));
+  // Both streams are open on the server before the third arrives.
+  for (int i = 0; i < 200 && service.live_streams() < 2; ++i)
+    absl::SleepFor(absl::Milliseconds(10));
+  ASSERT_EQ(service.live_streams(), 2);
+  auto s3 = server.stub->Participate(&c3);
+  v1::ServerMessage ignored;
+  EXPECT_FALSE(s3->Read(&ignored));
+  const grpc::Status refused = s3->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("at most 2"), std::string::npos);
+  // Ending one stream frees a place.
+  s1->WritesDone();
+  EXPECT_FALSE(s1->Read(&ignored));
+  EXPECT_TRUE(s1->Finish().ok());
+  for (int i = 0; i < 200 && service.live_streams() > 1; ++i)
+    absl::SleepFor(absl::Milliseconds(10));
+  grpc::ClientContext c4;
+  auto s4 = server.stub->Participate(&c4);
+  EXPECT_TRUE(s4->Write(Token(RegisterUser(*server.stub, 3))));
+  for (int i = 0; i < 200 && service.live_streams() < 2; ++i)
+    absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_EQ(service.live_streams(), 2);
+  c2.TryCancel();
+  c4.TryCancel();
+}
+
+TEST(FederationServiceTest, StreamOverTheMessageRateIsEnded) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  StreamLimits limits;
+  limits.messages_per_second = 1;
+  limits.message_burst = 5;
+  FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
+  Server server(&service);
+  grpc::ClientContext context;
+  auto stream = server.stub->Participate(&context);
+  ASSERT_TRUE(stream->Write(Token(RegisterUser(*server.stub, 1))));
+  // Late SecAgg messages (no round is running) are accepted and ignored: only the rate ends it.
+  v1::ClientMessage late;
+  late.mutable_secagg()->set_participant_id(1);
+  late.mutable_secagg()->set_round(7);
+  for (int i = 0; i < 20; ++i) {
+    if (!stream->Write(late)) break;
+  }
+  v1::ServerMessage ignored;
+  while (stream->Read(&ignored)) {
+  }
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_NE(status.error_message().find("rate"), std::string::npos);
+  // The coordinator keeps serving: a new stream is accepted.
+  grpc::ClientContext again;
+  auto next = server.stub->Participate(&again);
+  EXPECT_TRUE(next->Write(Token(RegisterUser(*server.stub, 2))));
+  again.TryCancel();
+}
+
+// A handler that answers the first message with `count` messages of ~1 MiB.
+class Flooder final : public StreamHandler {
+ public:
+  explicit Flooder(int count) : count_(count) {}
+  grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+                               const v1::ClientMessage&) override {
+    for (int i = 0; i < count_; ++i) {
+      v1::ServerMessage m;
+      m.mutable_result()->set_reason(std::string(1 << 20, 'x'));
+      if (connection->Send(std::move(m)) == 0) ++refused;
+      max_queued = std::max(max_queued, connection->queued_bytes());
+    }
+    overflowed = connection->TakeOverflow();
+    return grpc::Status::OK;
+  }
+  void OnStreamClosed(const std::shared_ptr<Connection>&) override { closed = true; }
+
+  const int count_;
+  int refused = 0;
+  uint64_t max_queued = 0;
+  bool overflowed = false;
+  std::atomic<bool> closed{false};
+};
+
+class FloodService final : public v1::Federation::CallbackService {
+ public:
+  FloodService(Flooder* handler, StreamLimits limits) : handler_(handler), limits_(limits) {}
+  grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* Participate(
+      grpc::CallbackServerContext* context) override {
+    return new FederationReactor(handler_, 1, context->peer(), limits_);
+  }
+
+ private:
+  Flooder* handler_;
+  StreamLimits limits_;
+};
+
+TEST(FederationReactorTest, ClientThatDoesNotReadHasABoundedQueueAndIsEnded) {
+  Flooder flooder(100);  // 100 MiB if nothing were bounded
+  StreamLimits limits;
+  limits.max_queued_bytes = 8 << 20;
+  FloodService service(&flooder, limits);
+  Server server(&service);
+  grpc::ClientContext context;
+  auto stream = server.stub->Participate(&context);
+  ASSERT_TRUE(stream->Write(Token("x")));
+  for (int i = 0; i < 500 && !flooder.overflowed; ++i) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_TRUE(flooder.overflowed);
+  EXPECT_LE(flooder.max_queued, (8u << 20) + (1u << 20) + 64);
+  EXPECT_GT(flooder.refused, 80);  // at most ~9 of 100 messages were queued
+  // Once the client reads, it gets what was in flight, then RESOURCE_EXHAUSTED.
+  v1::ServerMessage m;
+  int received = 0;
+  while (stream->Read(&m)) ++received;
+  EXPECT_LT(received, 20);
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  for (int i = 0; i < 200 && !flooder.closed; ++i) absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_TRUE(flooder.closed);
+}
+
+}  // namespace
+}  // namespace fedmf::server

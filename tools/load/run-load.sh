@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Starts a fedmf-coordinator on a free loopback port and one fedmf-loadgen process simulating
+# USERS users (one registered client and one Participate stream each, over CHANNELS TCP
+# connections), runs ROUNDS training rounds with a cohort of PARTICIPATION * USERS, and prints the
+# loadgen's summary (client-side stage/round latency percentiles, throughput, the coordinator's
+# bytes, CPU time, peak RSS, dropouts and aborted rounds) ending with one key=value line.
+#
+#   tools/load/run-load.sh BUILD_DIR USERS PARTICIPATION ROUNDS GRAPH [fedmf-loadgen flags...]
+#   e.g. tools/load/run-load.sh build 1000 0.1 3 complete --drop_advertise=0.025 --drop_share=0.025 \
+#          --drop_masked=0.025 --drop_unmask=0.025
+#
+# The model: 2048 items, --item_model=compressed --compression=2 (p' = 1024), rank 16, so
+# d = p'k = 16384 = 2^14; --mechanism=none (load, not privacy). GRAPH: complete, harary or auto.
+# Environment: CHANNELS (default 32), WORKERS (2), STAGE_TIMEOUT (30 s), COORD_FLAGS (extra
+# coordinator flags, e.g. "--secagg_signatures=false --dropout_fraction=0.4"), KEEP=DIR (keep the
+# logs there). Exits 77 when the open-file hard limit is below CHANNELS + 100. Every process
+# started here is killed on exit.
+set -euo pipefail
+BUILD="${1:?BUILD_DIR}"
+USERS="${2:?USERS}"
+PARTICIPATION="${3:?PARTICIPATION}"
+ROUNDS="${4:?ROUNDS}"
+GRAPH="${5:?GRAPH}"
+shift 5
+CHANNELS="${CHANNELS:-32}"
+WORKERS="${WORKERS:-2}"
+STAGE_TIMEOUT="${STAGE_TIMEOUT:-30}"
+read -r -a EXTRA <<<"${COORD_FLAGS:-}"
+if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < CHANNELS + 100)); then
+  echo "SKIP: open-file hard limit $(ulimit -Hn) is below $((CHANNELS + 100))"
+  exit 77
+fi
+COORD="$BUILD/server/fedmf-coordinator"
+LOADGEN="$BUILD/tools/loadgen/fedmf-loadgen"
+WORK="${KEEP:-$(mktemp -d /tmp/fedmf-runload.XXXXXX)}"
+mkdir -p "$WORK"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+: >"$WORK/coordinator.log"
+COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 0.5 }')"
+"$COORD" --listen=127.0.0.1:0 --num_users="$USERS" --num_items=2048 --rank=16 \
+  --item_model=compressed --compression=2 --mechanism=none --rounds="$ROUNDS" \
+  --participation="$PARTICIPATION" --min_clients=$((COHORT / 2)) --wait_for_users="$USERS" \
+  --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 --secagg_graph="$GRAPH" "${EXTRA[@]}" \
+  2>"$WORK/coordinator.log" >&2 &
+COORD_PID=$!
+PIDS+=("$COORD_PID")
+PORT=""
+for _ in $(seq 1 200); do
+  PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORK/coordinator.log")"
+  [[ -n "$PORT" ]] && break
+  sleep 0.05
+done
+if [[ -z "$PORT" ]]; then
+  echo "FAIL: coordinator did not listen"
+  cat "$WORK/coordinator.log"
+  exit 1
+fi
+echo "== $USERS users, cohort $COHORT ($PARTICIPATION), $ROUNDS rounds, graph $GRAPH," \
+  "channels $CHANNELS, workers $WORKERS, stage timeout ${STAGE_TIMEOUT}s," \
+  "coordinator extra: ${EXTRA[*]:-none}; loadgen: $*"
+status=0
+"$LOADGEN" --coordinator="127.0.0.1:$PORT" --channels="$CHANNELS" --workers="$WORKERS" \
+  --data="synthetic:users=$USERS,items=2048,per_user=20,min_per_user=5" \
+  --coordinator_pid="$COORD_PID" --coordinator_log="$WORK/coordinator.log" "$@" \
+  2>"$WORK/loadgen.log" || status=$?
+grep -m 1 ' event=secagg_session ' "$WORK/coordinator.log" || true
+grep ' event=round ' "$WORK/coordinator.log" | sed 's/ up_bytes_per_user.*//' || true
+if ((status != 0)); then
+  echo "FAIL: fedmf-loadgen exited with $status"
+  tail -n 20 "$WORK/loadgen.log" "$WORK/coordinator.log"
+  exit "$status"
+fi
