@@ -30,7 +30,6 @@ class FederationService final : public v1::Federation::CallbackService {
 
  private:
   Coordinator* coordinator_;
-  Coordinator* coordinator_;
   PeerPolicy* policy_;
   const StreamLimits limits_;
   StreamCounter streams_;
