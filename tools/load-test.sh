@@ -28,34 +28,12 @@ if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < CHANNELS + 100)); the
 fi
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
-WORK="$(mktemp -d /tmp/fedmf-load.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  tail -n 20 "$WORK"/*.log
-  exit 1
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+source "$(dirname "$0")/lib/processes.sh"
+processes_init load
 
-"$COORD" --listen=127.0.0.1:0 --num_users="$N" --num_items=100 --rank=4 --rounds="$ROUNDS" \
-  --participation="$PARTICIPATION" --min_clients=10 --mechanism=none --item_model=full \
-  --compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}" \
-  >"$WORK/coordinator.log" 2>&1 &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-PORT=""
-for _ in $(seq 1 200); do
-  PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORK/coordinator.log")"
-  [[ -n "$PORT" ]] && break
-  sleep 0.05
-done
-[[ -n "$PORT" ]] || fail "coordinator did not listen"
+start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$N" --num_items=100 \
+  --rank=4 --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=10 --mechanism=none \
+  --item_model=full --compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}"
 start=$(date +%s.%N)
 "$CLIENT" --coordinator="127.0.0.1:$PORT" --one_stream_per_user --channels="$CHANNELS" \
   --data="synthetic:users=$N,items=100,per_user=20,min_per_user=5" --give_up_after_s=120 \

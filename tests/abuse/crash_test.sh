@@ -14,20 +14,8 @@ set -euo pipefail
 BUILD="$1"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
-WORK="$(mktemp -d /tmp/fedmf-crash.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in $(ls -t "$WORK"/*/*.log | head -n 4); do echo "--- $f"; tail -n 20 "$f"; done
-  exit 1
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+source "$(dirname "$0")/../../tools/lib/processes.sh"
+processes_init crash
 RANDOM=7  # the kill schedule is reproducible
 
 DATA="synthetic:users=90,items=60,per_user=12,min_per_user=5,seed=3"
@@ -35,18 +23,7 @@ DATA="synthetic:users=90,items=60,per_user=12,min_per_user=5,seed=3"
 start() {
   local out="$1"
   shift
-  "$COORD" --listen="127.0.0.1:${PORT:-0}" "$@" >"$out" 2>&1 &
-  COORD_PID=$!
-  PIDS+=("$COORD_PID")
-  for _ in $(seq 1 200); do
-    if grep -q 'event=listening' "$out"; then
-      PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$out")"
-      return 0
-    fi
-    kill -0 "$COORD_PID" 2>/dev/null || fail "coordinator exited: $(tail -n 3 "$out")"
-    sleep 0.05
-  done
-  fail "coordinator did not listen"
+  start_coordinator "$out" --listen="127.0.0.1:${PORT:-0}" "$@"
 }
 clients() {
   CLIENT_PIDS=()

@@ -10,34 +10,13 @@ BUILD="$1"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 EXAMPLE="$BUILD/client/fedmf-c-example"
-WORK="$(mktemp -d /tmp/fedmf-capi.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$WORK"/*.log; do echo "--- $f"; tail -n 30 "$f"; done
-  exit 1
-}
+source "$(dirname "$0")/../../tools/lib/processes.sh"
+processes_init capi
 
 DATA="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=4"
-"$COORD" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=3 --participation=1 --min_clients=10 \
-  --mechanism=none --item_model=full --compression=2 --wait_for_users=40 --eval_every=0 \
-  --stage_timeout_s=20 >"$WORK/coordinator.log" 2>&1 &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-PORT=""
-for _ in $(seq 1 200); do
-  PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORK/coordinator.log")"
-  [[ -n "$PORT" ]] && break
-  kill -0 "$COORD_PID" 2>/dev/null || fail "coordinator exited"
-  sleep 0.05
-done
-[[ -n "$PORT" ]] || fail "coordinator did not listen"
+start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=3 \
+  --participation=1 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
+  --wait_for_users=40 --eval_every=0 --stage_timeout_s=20
 
 users="$(seq -s, 2 39)"
 "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$users" --give_up_after_s=40 \

@@ -9,37 +9,9 @@ CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 SIM="$BUILD/tools/sim/fedmf-sim"
-WORK="$(mktemp -d /tmp/fedmf-it.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/../../tools/lib/processes.sh"
+processes_init it
 
-fail() {
-  echo "FAIL: $*"
-  for f in "$WORK"/*.log; do echo "--- $f"; tail -n 30 "$f"; done
-  exit 1
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-# Starts a coordinator (log $1, then flags); sets COORD_PID and PORT (from its log).
-start_coordinator() {
-  local log="$1"
-  shift
-  "$COORD" "$@" >"$log" 2>&1 &
-  COORD_PID=$!
-  PIDS+=("$COORD_PID")
-  PORT=""
-  for _ in $(seq 1 200); do
-    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
-    [[ -n "$PORT" ]] && return 0
-    kill -0 "$COORD_PID" 2>/dev/null || fail "coordinator exited"
-    sleep 0.05
-  done
-  fail "coordinator did not listen"
-}
 # start_clients N DATA [flags]: N client processes, shard i/N each; pids in CLIENT_PIDS.
 start_clients() {
   local n="$1" data="$2"

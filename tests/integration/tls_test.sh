@@ -15,20 +15,8 @@ CASE="$2"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
-WORK="$(mktemp -d /tmp/fedmf-tls.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  for f in "$WORK"/*.log; do echo "--- $f"; tail -n 20 "$f"; done
-  exit 1
-}
+source "$ROOT/tools/lib/processes.sh"
+processes_init tls
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
 CERTS="$WORK/certs"
@@ -41,21 +29,6 @@ CA=(--tls_ca="$CERTS/ca.pem")
 # identity ID: the client flags of a gen-certs.sh identity
 identity() { echo "--tls_cert=$CERTS/clients/$1.pem --tls_key=$CERTS/clients/$1.key"; }
 
-start_coordinator() {
-  local log="$1"
-  shift
-  "$COORD" "$@" >"$log" 2>&1 &
-  COORD_PID=$!
-  PIDS+=("$COORD_PID")
-  PORT=""
-  for _ in $(seq 1 200); do
-    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
-    [[ -n "$PORT" ]] && return 0
-    kill -0 "$COORD_PID" 2>/dev/null || fail "coordinator exited"
-    sleep 0.05
-  done
-  fail "coordinator did not listen"
-}
 # client NAME FLAGS...: a client in the background, log $WORK/NAME.log, pid in LAST_PID.
 client() {
   local name="$1"

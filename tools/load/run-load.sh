@@ -32,35 +32,14 @@ if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < CHANNELS + 100)); the
 fi
 COORD="$BUILD/server/fedmf-coordinator"
 LOADGEN="$BUILD/tools/loadgen/fedmf-loadgen"
-WORK="${KEEP:-$(mktemp -d /tmp/fedmf-runload.XXXXXX)}"
-mkdir -p "$WORK"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-: >"$WORK/coordinator.log"
+source "$(dirname "$0")/../lib/processes.sh"
+processes_init runload
 COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 0.5 }')"
-"$COORD" --listen=127.0.0.1:0 --num_users="$USERS" --num_items=2048 --rank=16 \
-  --item_model=compressed --compression=2 --mechanism=none --rounds="$ROUNDS" \
-  --participation="$PARTICIPATION" --min_clients=$((COHORT / 2)) --wait_for_users="$USERS" \
-  --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 --secagg_graph="$GRAPH" "${EXTRA[@]}" \
-  2>"$WORK/coordinator.log" >&2 &
-COORD_PID=$!
-PIDS+=("$COORD_PID")
-PORT=""
-for _ in $(seq 1 200); do
-  PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORK/coordinator.log")"
-  [[ -n "$PORT" ]] && break
-  sleep 0.05
-done
-if [[ -z "$PORT" ]]; then
-  echo "FAIL: coordinator did not listen"
-  cat "$WORK/coordinator.log"
-  exit 1
-fi
+start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$USERS" \
+  --num_items=2048 --rank=16 --item_model=compressed --compression=2 --mechanism=none \
+  --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=$((COHORT / 2)) \
+  --wait_for_users="$USERS" --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 \
+  --secagg_graph="$GRAPH" "${EXTRA[@]}"
 echo "== $USERS users, cohort $COHORT ($PARTICIPATION), $ROUNDS rounds, graph $GRAPH," \
   "channels $CHANNELS, workers $WORKERS, stage timeout ${STAGE_TIMEOUT}s," \
   "coordinator extra: ${EXTRA[*]:-none}; loadgen: $*"

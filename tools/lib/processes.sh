@@ -1,0 +1,62 @@
+# Shared by the scripts that start fedmf processes (integration tests, load tests): a work
+# directory removed on exit, every started pid killed on exit, failure reports with the newest
+# logs, and a coordinator's port read off its log. Source it after `set -euo pipefail`, set COORD
+# (the fedmf-coordinator binary) and call `processes_init NAME`. KEEP=DIR: work in DIR and keep it.
+
+# processes_init NAME: WORK (a fresh /tmp/fedmf-NAME.* directory, or $KEEP), PIDS, the exit trap.
+processes_init() {
+  if [[ -n "${KEEP:-}" ]]; then
+    WORK="$KEEP"
+    mkdir -p "$WORK"
+  else
+    WORK="$(mktemp -d "/tmp/fedmf-$1.XXXXXX")"
+  fi
+  PIDS=()
+  trap processes_cleanup EXIT
+}
+
+processes_cleanup() {
+  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
+}
+
+# fail MESSAGE...: prints it and the tails of the 12 newest logs under WORK, exits 1.
+fail() {
+  echo "FAIL: $*"
+  local f
+  while read -r f; do
+    echo "--- $f"
+    tail -n 25 "$f"
+  done < <(find "$WORK" -name '*.log' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 12 |
+    cut -d' ' -f2-)
+  exit 1
+}
+
+# field KEY LINE: the value of KEY in an event line.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+# wait_listening LOG PID: sets PORT from the coordinator's event=listening line in LOG; fails if
+# PID exits first or nothing is logged within 10 s.
+wait_listening() {
+  local log="$1" pid="$2"
+  PORT=""
+  for _ in $(seq 1 200); do
+    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
+    [[ -n "$PORT" ]] && return 0
+    kill -0 "$pid" 2>/dev/null || fail "coordinator exited: $(tail -n 3 "$log")"
+    sleep 0.05
+  done
+  fail "coordinator did not listen"
+}
+
+# start_coordinator LOG FLAGS...: $COORD FLAGS in the background (output to LOG); sets COORD_PID
+# and PORT.
+start_coordinator() {
+  local log="$1"
+  shift
+  "$COORD" "$@" >"$log" 2>&1 &
+  COORD_PID=$!
+  PIDS+=("$COORD_PID")
+  wait_listening "$log" "$COORD_PID"
+}
