@@ -88,7 +88,7 @@ class StreamHandler {
   virtual grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) = 0;
   virtual void OnStreamClosed(const std::shared_ptr<Connection>& connection) = 0;
-  // A message the reactor refused before parsing it; the stream ends with `status` (for the log).
+  // A message the reactor refused (it did not parse); the stream ends with `status` (for the log).
   virtual void OnMessageRefused(const std::shared_ptr<Connection>& connection,
                                 const grpc::Status& status) = 0;
 };
