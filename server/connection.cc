@@ -34,7 +34,7 @@ size_t Connection::Send(v1::ServerMessage message) {
     reactor = reactor_;
     next = &queue_.front();  // deque elements stay put while others are appended
   }
-  reactor->StartWrite(next);
+  reactor->Write(*next);
   return size;
 }
 
@@ -89,7 +89,7 @@ void Connection::WriteDone() {
   }
   if (reactor == nullptr) return;
   if (finish) reactor->Finish(*finish);
-  if (next != nullptr) reactor->StartWrite(next);
+  if (next != nullptr) reactor->Write(*next);
 }
 
 void Connection::FinishOnce(const grpc::Status& status) {
@@ -130,6 +130,21 @@ FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::s
   StartRead(&incoming_);
 }
 
+void FederationReactor::Write(const v1::ServerMessage& message) {
+  bool own_buffer = false;
+  outgoing_.Clear();  // the previous write completed
+  const grpc::Status serialized =
+      grpc::SerializationTraits<v1::ServerMessage>::Serialize(message, &outgoing_, &own_buffer);
+  if (!serialized.ok()) {  // as if the write failed: nothing is sent
+    connection_->FinishOnce(
+        grpc::Status(grpc::StatusCode::INTERNAL,
+                     "cannot serialize a ServerMessage: " + serialized.error_message()));
+    connection_->WriteDone();
+    return;
+  }
+  StartWrite(&outgoing_);
+}
+
 void FederationReactor::OnReadDone(bool ok) {
   if (!ok) {  // the client closed its side or the connection broke
     connection_->FinishOnce(grpc::Status::OK);
@@ -148,7 +163,15 @@ void FederationReactor::OnReadDone(bool ok) {
                                          "outbound queue full: the client does not read"));
     return;
   }
-  const grpc::Status status = handler_->OnClientMessage(connection_, incoming_);
+  // After the cheap checks: parsing is what costs.
+  message_.Clear();
+  if (!grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&incoming_, &message_).ok()) {
+    const grpc::Status refused(grpc::StatusCode::INVALID_ARGUMENT, "unparseable ClientMessage");
+    handler_->OnMessageRefused(connection_, refused);
+    connection_->FinishOnce(refused);
+    return;
+  }
+  const grpc::Status status = handler_->OnClientMessage(connection_, message_);
   if (!status.ok()) {
     connection_->FinishOnce(status);
     return;

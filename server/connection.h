@@ -1,6 +1,8 @@
 // One client process's Participate stream on the coordinator: a gRPC callback-API reactor (no
-// thread of its own) and the thread-safe Connection handle the round driver sends through. Writes
-// are queued and issued one at a time; after the stream ends, Send is a no-op. A Connection may
+// thread of its own) over raw bytes, which parses each ClientMessage itself so that bytes that are
+// not one end the stream with INVALID_ARGUMENT (the typed API reports them like a half-close), and
+// the thread-safe Connection handle the round driver sends through. Writes are queued and issued
+// one at a time; after the stream ends, Send is a no-op. A Connection may
 // instead deliver to a sink (an in-process transport, e.g. for tests of the orchestrator).
 // The queue is bounded (StreamLimits::max_queued_bytes beyond the message being written): a
 // client that does not read overflows it; the rest is then discarded and the stream ends with
@@ -9,6 +11,7 @@
 #define FEDMF_SERVER_CONNECTION_H_
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
 
 #include <atomic>
 #include <cstdint>
@@ -85,10 +88,12 @@ class StreamHandler {
   virtual grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) = 0;
   virtual void OnStreamClosed(const std::shared_ptr<Connection>& connection) = 0;
+  // A message the reactor refused (it did not parse); the stream ends with `status` (for the log).
+  virtual void OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                                const grpc::Status& status) = 0;
 };
 
-class FederationReactor final
-    : public grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage> {
+class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // `counter` (may be null) is released when the stream ends.
   FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
@@ -101,9 +106,14 @@ class FederationReactor final
  private:
   friend class Connection;
 
+  // Serializes `message` and starts writing it (one write in flight, see Connection).
+  void Write(const v1::ServerMessage& message);
+
   StreamHandler* handler_;
   std::shared_ptr<Connection> connection_;
-  v1::ClientMessage incoming_;
+  grpc::ByteBuffer incoming_;
+  v1::ClientMessage message_;
+  grpc::ByteBuffer outgoing_;  // the write in flight
   TokenBucket bucket_;
   StreamCounter* counter_;
 };

@@ -72,14 +72,23 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
     status = Dispatch(connection, message);
   }
   // A refusal ends the stream (the reactor finishes it with this status): one line per stream.
-  if (!status.ok()) {
-    EventLine("message_refused")
-        .Add("client", registry_.NameOf(connection.get()))
-        .Add("peer", connection->peer())
-        .Add("code", static_cast<int>(status.error_code()))
-        .Add("reason", status.error_message());
-  }
+  if (!status.ok()) LogRefused(*connection, status);
   return status;
+}
+
+void Coordinator::OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                                   const grpc::Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  LogRefused(*connection, status);
+}
+
+void Coordinator::LogRefused(const Connection& connection, const grpc::Status& status) const {
+  EventLine("message_refused")
+      .Add("client",
+           registry_.IsBound(&connection) ? registry_.NameOf(&connection) : std::string("unbound"))
+      .Add("peer", connection.peer())
+      .Add("code", static_cast<int>(status.error_code()))
+      .Add("reason", status.error_message());
 }
 
 grpc::Status Coordinator::HandleChunk(const std::shared_ptr<Connection>& connection,

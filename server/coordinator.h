@@ -91,6 +91,8 @@ class Coordinator final : public StreamHandler {
   grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override;
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
+  void OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                        const grpc::Status& status) override;
   v1::StatusResponse Status() const;
 
   // Runs rounds until done, the budget is spent or Stop(); then tells every client. Errors only
@@ -154,6 +156,8 @@ class Coordinator final : public StreamHandler {
   // A whole (unchunked or reassembled) message of a bound stream.
   grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
+  // The event=message_refused line for a stream ended with `status` (mu_ held).
+  void LogRefused(const Connection& connection, const grpc::Status& status) const;
   grpc::Status HandleChunk(const std::shared_ptr<Connection>& connection,
                            const v1::ClientMessage& message);
   grpc::Status HandleClearUpload(const Connection& connection, const v1::ClearUpload& upload);

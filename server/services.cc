@@ -10,7 +10,7 @@ namespace fedmf::server {
 namespace {
 
 // A Participate stream over the limit: ended at once, nothing read.
-class RefusedStream final : public grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage> {
+class RefusedStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit RefusedStream(int64_t max) {
     Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -43,7 +43,7 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
   return reactor;
 }
 
-grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* FederationService::Participate(
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::Participate(
     grpc::CallbackServerContext* context) {
   if (!streams_.TryAcquire()) {
     EventLine("stream_refused")

@@ -14,7 +14,10 @@
 
 namespace fedmf::server {
 
-class FederationService final : public v1::Federation::CallbackService {
+// Participate is a raw method: FederationReactor parses each message itself (see connection.h).
+class FederationService final
+    : public v1::Federation::WithCallbackMethod_Register<
+          v1::Federation::WithRawCallbackMethod_Participate<v1::Federation::Service>> {
  public:
   // `policy` may be null (no identity checks); both outlive the service.
   explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr,
@@ -24,7 +27,7 @@ class FederationService final : public v1::Federation::CallbackService {
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                      const v1::RegisterRequest* request,
                                      v1::RegisterResponse* response) override;
-  grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* Participate(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Participate(
       grpc::CallbackServerContext* context) override;
   int64_t live_streams() const { return streams_.live(); }
 

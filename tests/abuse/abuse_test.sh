@@ -78,9 +78,11 @@ grep -q "event=attack attack=$ATTACK round=1 " "$A/attacker.log" || fail "the at
 stop="$(grep ' event=attacker_stop ' "$A/attacker.log")" || fail "no attacker_stop line"
 case "$ATTACK" in
   garbage)
-    # gRPC cannot parse the message and fails the server's read, which its callback API does not
-    # tell from a half-close: the coordinator ends the stream (status OK) and logs that the
-    # attacker's users dropped out of the round.
+    # The coordinator parses each message itself: bytes that are not a ClientMessage end the
+    # stream with INVALID_ARGUMENT, are logged, and the attacker's users drop out of the round.
+    grep -q 'code=3 ' <<<"$stop" || fail "not INVALID_ARGUMENT: $stop"
+    grep -q 'event=message_refused client=attacker-garbage .*code=3 ' "$A/coordinator.log" ||
+      fail "no message_refused line"
     grep -q 'event=stream_closed client=attacker-garbage .*dropped_in_round=[1-9]' \
       "$A/coordinator.log" || fail "no stream_closed line with the attacker's users dropped"
     ;;

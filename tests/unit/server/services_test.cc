@@ -1,12 +1,15 @@
 // The Federation service's stream limits over real gRPC on a loopback port: streams beyond
-// max_streams are refused, a stream over the message rate is ended, and a stream whose client
-// does not read has a bounded outbound queue and is ended; the coordinator keeps serving.
+// max_streams are refused, a stream over the message rate is ended, a stream whose client does
+// not read has a bounded outbound queue and is ended, and bytes that are not a ClientMessage end
+// their stream with INVALID_ARGUMENT; the coordinator keeps serving.
 #include "server/services.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "server/connection.h"
@@ -35,6 +38,10 @@ struct Server {
                                                        grpc::InsecureChannelCredentials()));
   }
   ~Server() { server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1)); }
+  std::shared_ptr<grpc::Channel> Channel() const {
+    return grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                               grpc::InsecureChannelCredentials());
+  }
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<v1::Federation::Stub> stub;
   int port = 0;
@@ -56,6 +63,49 @@ v1::ClientMessage Token(const std::string& token) {
   v1::ClientMessage m;
   m.set_session_token(token);
   return m;
+}
+
+// A field tag with wire type 7, which no protobuf parser accepts.
+const std::string kGarbage("\x0f\xff\xff\xff\xff\x07garbage", 12);
+
+// Opens a Participate stream at the byte level (grpc::GenericStub), writes each of `messages`,
+// reads until the server ends the stream and returns its status.
+grpc::Status RawParticipate(const std::shared_ptr<grpc::Channel>& channel,
+                            const std::vector<std::string>& messages) {
+  grpc::GenericStub stub(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+      stub.PrepareCall(&context, "/fedmf.v1.Federation/Participate", &cq);
+  // One operation at a time: returns its ok flag.
+  auto await = [&cq](intptr_t want) {
+    void* tag = nullptr;
+    bool ok = false;
+    EXPECT_TRUE(cq.Next(&tag, &ok));
+    EXPECT_EQ(reinterpret_cast<intptr_t>(tag), want);
+    return ok;
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  EXPECT_TRUE(await(1));
+  for (const std::string& bytes : messages) {
+    grpc::Slice slice(bytes);
+    call->Write(grpc::ByteBuffer(&slice, 1), reinterpret_cast<void*>(2));
+    if (!await(2)) break;
+  }
+  grpc::ByteBuffer reply;
+  for (bool more = true; more;) {
+    call->Read(&reply, reinterpret_cast<void*>(3));
+    more = await(3);
+  }
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(4));
+  EXPECT_TRUE(await(4));
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return status;
 }
 
 TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
@@ -125,6 +175,36 @@ TEST(FederationServiceTest, StreamOverTheMessageRateIsEnded) {
   again.TryCancel();
 }
 
+TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FederationService service(coordinator.get());
+  Server server(&service);
+  // Garbage as the first message, and after the stream was bound by a valid one.
+  testing::internal::CaptureStderr();
+  const grpc::Status first = RawParticipate(server.Channel(), {kGarbage});
+  const grpc::Status bound = RawParticipate(
+      server.Channel(), {Token(RegisterUser(*server.stub, 1)).SerializeAsString(), kGarbage});
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(first.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << first.error_message();
+  EXPECT_EQ(first.error_message(), "unparseable ClientMessage");
+  EXPECT_EQ(bound.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bound.error_message();
+  EXPECT_NE(log.find("event=message_refused client=unbound peer="), std::string::npos) << log;
+  EXPECT_NE(log.find("event=message_refused client=\"\" peer="), std::string::npos)
+      << log;  // RegisterUser names no client
+  EXPECT_NE(log.find("code=3 reason=\"unparseable ClientMessage\""), std::string::npos) << log;
+  // The coordinator keeps serving: a valid stream is parsed and bound.
+  grpc::ClientContext context;
+  auto stream = server.stub->Participate(&context);
+  ASSERT_TRUE(stream->Write(Token(RegisterUser(*server.stub, 2))));
+  for (int i = 0; i < 200 && coordinator->Status().connected_clients() < 1; ++i)
+    absl::SleepFor(absl::Milliseconds(10));
+  EXPECT_EQ(coordinator->Status().connected_clients(), 1);
+  stream->WritesDone();
+  v1::ServerMessage ignored;
+  EXPECT_FALSE(stream->Read(&ignored));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
 // A handler that answers the first message with `count` messages of ~1 MiB.
 class Flooder final : public StreamHandler {
  public:
@@ -141,6 +221,7 @@ class Flooder final : public StreamHandler {
     return grpc::Status::OK;
   }
   void OnStreamClosed(const std::shared_ptr<Connection>&) override { closed = true; }
+  void OnMessageRefused(const std::shared_ptr<Connection>&, const grpc::Status&) override {}
 
   const int count_;
   int refused = 0;
@@ -149,10 +230,11 @@ class Flooder final : public StreamHandler {
   std::atomic<bool> closed{false};
 };
 
-class FloodService final : public v1::Federation::CallbackService {
+class FloodService final
+    : public v1::Federation::WithRawCallbackMethod_Participate<v1::Federation::Service> {
  public:
   FloodService(Flooder* handler, StreamLimits limits) : handler_(handler), limits_(limits) {}
-  grpc::ServerBidiReactor<v1::ClientMessage, v1::ServerMessage>* Participate(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Participate(
       grpc::CallbackServerContext* context) override {
     return new FederationReactor(handler_, 1, context->peer(), limits_);
   }
