@@ -13,19 +13,8 @@ ATTACK="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 ATTACKER="$BUILD/tests/abuse/fedmf-attacker"
-WORK="$(mktemp -d /tmp/fedmf-abuse.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$WORK"/*/*.log; do echo "--- $f"; tail -n 25 "$f"; done
-  exit 1
-}
+source "$(dirname "$0")/../../tools/lib/processes.sh"
+processes_init abuse
 
 DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
 SEED=5
@@ -39,17 +28,10 @@ ODD="$(seq -s, 1 2 59)"
 
 # run NAME ATTACK: one whole run in $WORK/NAME; fails unless it ends normally with 2 rounds.
 run() {
-  local dir="$WORK/$1" attack="$2" port="" pid
+  local dir="$WORK/$1" attack="$2" pid
   mkdir -p "$dir"
-  "$COORD" --listen=127.0.0.1:0 "${RUN[@]}" --state_dir="$dir/state" >"$dir/coordinator.log" 2>&1 &
-  local coord=$!
-  PIDS+=("$coord")
-  for _ in $(seq 1 200); do
-    port="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$dir/coordinator.log")"
-    [[ -n "$port" ]] && break
-    sleep 0.05
-  done
-  [[ -n "$port" ]] || fail "$1: coordinator did not listen"
+  start_coordinator "$dir/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --state_dir="$dir/state"
+  local coord="$COORD_PID" port="$PORT"
   local clients=()
   for users in "$EVEN" "$ODD"; do
     "$CLIENT" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" \

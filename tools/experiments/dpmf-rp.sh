@@ -53,8 +53,9 @@ CSV="${OUT}/runs.csv"
 
 # fedmf's settings (docs/algorithms.md "Making DPMF-RP learn"): rotated_l2 PBM, every user every
 # round, mu = 0.01, Adam step 0.2, the full item model, m/p = 3, items ranked with kappa 5;
-# whole-run RDP epsilon 100 at alpha = 2. Secure sums are added in the clear (--plain_sum: the same sum, tested) to keep 943-user
-# cohorts fast; the privacy accounting is that of the secure run.
+# whole-run RDP epsilon 100 at alpha = 2. Secure sums are added in the clear (--plain_sum: the
+# same sum, tested) to keep 943-user cohorts fast; the privacy accounting is that of the secure
+# run.
 TUNED=(--mechanism=pbm --pbm_geometry=rotated_l2 --pbm_clip_multiplier=2 --participation=1
        --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100 --epsilon=100
        --ranking_kappa=5
