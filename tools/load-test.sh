@@ -22,14 +22,11 @@ CHANNELS="${3:-$N}"
 ROUNDS="${4:-3}"
 PARTICIPATION="${5:-0.05}"
 read -r -a SECAGG_FLAGS <<<"${COORD_FLAGS:---secagg_graph=harary --secagg_consistency_check=false}"
-if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < CHANNELS + 100)); then
-  echo "SKIP: open-file hard limit $(ulimit -Hn) is below $((CHANNELS + 100)); raise ulimit -Hn"
-  exit 77
-fi
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 source "$(dirname "$0")/lib/processes.sh"
 processes_init load
+require_open_files $((CHANNELS + 100))
 
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$N" --num_items=100 \
   --rank=4 --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=10 --mechanism=none \

@@ -33,6 +33,15 @@ fail() {
   exit 1
 }
 
+# require_open_files N: exits 77 (CTest: skipped) when the open-file hard limit is below N (the
+# binaries raise their soft limit themselves).
+require_open_files() {
+  if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < $1)); then
+    echo "SKIP: open-file hard limit $(ulimit -Hn) is below $1; raise ulimit -Hn"
+    exit 77
+  fi
+}
+
 # field KEY LINE: the value of KEY in an event line.
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 

@@ -26,14 +26,11 @@ CHANNELS="${CHANNELS:-32}"
 WORKERS="${WORKERS:-2}"
 STAGE_TIMEOUT="${STAGE_TIMEOUT:-30}"
 read -r -a EXTRA <<<"${COORD_FLAGS:-}"
-if [[ "$(ulimit -Hn)" != unlimited ]] && (($(ulimit -Hn) < CHANNELS + 100)); then
-  echo "SKIP: open-file hard limit $(ulimit -Hn) is below $((CHANNELS + 100))"
-  exit 77
-fi
 COORD="$BUILD/server/fedmf-coordinator"
 LOADGEN="$BUILD/tools/loadgen/fedmf-loadgen"
 source "$(dirname "$0")/../lib/processes.sh"
 processes_init runload
+require_open_files $((CHANNELS + 100))
 COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 0.5 }')"
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$USERS" \
   --num_items=2048 --rank=16 --item_model=compressed --compression=2 --mechanism=none \
