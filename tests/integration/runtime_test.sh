@@ -90,6 +90,23 @@ sim_equivalence() {
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
 }
 
+# recover_from_a_killed_client SECAGG_FLAGS...: ML-100K-sized synthetic data, 4 client processes,
+# one killed -9 during a round's SecAgg; every round must still be applied, one with dropouts.
+recover_from_a_killed_client() {
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
+    --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
+    --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 "$@"
+  start_clients 4 synthetic
+  wait_for "$WORK/coordinator.log" "event=round round=0 " 60
+  kill_during_secagg
+  wait "$COORD_PID" || fail "coordinator failed"
+  grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
+  local line
+  line="$(grep -E ' event=round .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" | head -n 1)"
+  [[ -n "$line" ]] || fail "no applied round with dropouts"
+  echo "recovered: $line"
+}
+
 case "$CASE" in
   converge)
     # 5 rounds, no noise, 3 client processes. Margin: test RMSE (the rating predictor's: user
@@ -146,18 +163,7 @@ case "$CASE" in
     # Complete graph without signatures: 94 users in 4 processes verifying 94 signatures each
     # triple the round time on a loaded machine (signed rounds: case signatures; Harary:
     # harary_kill).
-    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
-      --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
-      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 \
-      --secagg_graph=complete --secagg_signatures=false
-    start_clients 4 synthetic
-    wait_for "$WORK/coordinator.log" "event=round round=0 " 60
-    kill_during_secagg
-    wait "$COORD_PID" || fail "coordinator failed"
-    grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
-    line="$(grep -E ' event=round .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" | head -n 1)"
-    [[ -n "$line" ]] || fail "no applied round with dropouts"
-    echo "recovered: $line"
+    recover_from_a_killed_client --secagg_graph=complete --secagg_signatures=false
     ;;
 
   coordinator_restart)
@@ -282,20 +288,9 @@ case "$CASE" in
   harary_kill)
     # client_kill on a Harary graph of degree 40 (41 holders, t = 41 - floor(0.5 * 41) = 21): the
     # killed process holds ~24 of the cohort of 94, about 10 of each neighborhood.
-    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
-      --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
-      --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 \
-      --secagg_graph=harary --secagg_degree=40
-    start_clients 4 synthetic
-    wait_for "$WORK/coordinator.log" "event=round round=0 " 60
-    kill_during_secagg
-    wait "$COORD_PID" || fail "coordinator failed"
-    grep -q 'event=training_end rounds=4 ' "$WORK/coordinator.log" || fail "not 4 rounds"
-    line="$(grep -E ' event=round .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" | head -n 1)"
-    [[ -n "$line" ]] || fail "no applied round with dropouts"
+    recover_from_a_killed_client --secagg_graph=harary --secagg_degree=40
     grep -q 'event=secagg_session .*graph=harary degree=40 ' "$WORK/coordinator.log" ||
       fail "not a Harary session"
-    echo "recovered: $line"
     ;;
 
   streams_500)
