@@ -9,7 +9,9 @@
 #  * none: 8 kills during a noise-free seeded 60-round run; its model must score like the same
 #    run's without kills (not the same bytes: see the comparison below).
 # Kill points: a random delay of 0.1-1.5 s after the restart (before the users are back, mid-
-# round, ...) or, every third kill, the moment Admin.Status shows stage=checkpoint (persisting).
+# round, ...) or, every third kill, the moment Admin.Status shows stage=checkpoint (persisting);
+# at the latest when the run has checkpointed its share of the remaining rounds, so that no run
+# ends before its last kill however fast the machine is.
 set -euo pipefail
 BUILD="$1"
 COORD="$BUILD/server/fedmf-coordinator"
@@ -34,22 +36,28 @@ clients() {
     PIDS+=($!)
   done
 }
-# kill_at_checkpoint: kill -9 when Admin.Status says stage=checkpoint (false if never seen).
-kill_at_checkpoint() {
-  for _ in $(seq 1 300); do
-    if "$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null | grep -q 'stage=checkpoint'; then
-      kill -9 "$COORD_PID" 2>/dev/null
-      return 0
+# kill_coordinator KIND CAP LOG: kill -9 the coordinator after a random delay (KIND delay) or when
+# Admin.Status says stage=checkpoint (KIND checkpoint), and at the latest once LOG shows CAP
+# checkpoints.
+kill_coordinator() {
+  local kind="$1" cap="$2" log="$3"
+  local deadline_us=$((${EPOCHREALTIME/./} + 100000 + 1400000 * RANDOM / 32767))
+  while kill -0 "$COORD_PID" 2>/dev/null; do
+    (($(grep -c ' event=checkpoint ' "$log" || true) >= cap)) && break
+    if [[ "$kind" == checkpoint ]]; then
+      "$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null | grep -q 'stage=checkpoint' && break
+    else
+      ((${EPOCHREALTIME/./} >= deadline_us)) && break
+      sleep 0.01
     fi
-    kill -0 "$COORD_PID" 2>/dev/null || return 1
   done
-  return 1
+  kill -9 "$COORD_PID" 2>/dev/null || true
 }
 
 # crash_loop NAME KILLS ROUNDS FLAGS...: the run in $WORK/NAME with KILLS kills and restarts;
 # LOG is the last coordinator log.
 crash_loop() {
-  local name="$1" kills="$2" rounds="$3" dir="$WORK/$1" killed=0 saved=0 resume done_now
+  local name="$1" kills="$2" rounds="$3" dir="$WORK/$1" killed=0 saved=0 resume done_now cap last
   shift 3
   mkdir -p "$dir"
   local flags=(--eval_data="$DATA" --rounds="$rounds" --participation=0.2 --min_clients=8
@@ -76,18 +84,19 @@ crash_loop() {
       saved="$done_now"
     fi
     ((killed == kills)) && break
+    # This run's share of the rounds left, less a margin for the rounds done while polling.
+    cap=$(((rounds - saved - 5) / (kills - killed)))
+    ((cap >= 1)) || fail "$name: $rounds rounds are too few for $kills kills"
     if ((killed % 3 == 2)); then
-      kill_at_checkpoint || true
+      kill_coordinator checkpoint "$cap" "$LOG"
     else
-      sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.1 + 1.4 * r / 32767 }')"
-      kill -9 "$COORD_PID" 2>/dev/null || true
+      kill_coordinator delay "$cap" "$LOG"
     fi
     wait "$COORD_PID" 2>/dev/null || true
     if grep -q 'event=training_end' "$LOG"; then
       fail "$name: training ended after $killed kills; make the run longer"
     fi
     killed=$((killed + 1))
-    local last
     last="$(grep ' event=checkpoint ' "$LOG" | tail -n 1 || true)"
     [[ -n "$last" ]] && saved="$(field rounds_done "$last")"
     echo "$name: kill $killed after $(grep -c ' event=round .*applied=yes' "$LOG" || true) rounds" \
