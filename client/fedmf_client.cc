@@ -2,7 +2,6 @@
 // with its own keys, noise and data) of a dataset, training with a fedmf-coordinator over gRPC.
 #include <algorithm>
 #include <csignal>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -219,13 +218,9 @@ absl::Status Run() {
 }  // namespace fedmf::client
 
 int main(int argc, char** argv) {
-  fedmf::InitCommandLine(argc, argv,
-                         "fedmf-client --coordinator=HOST:PORT [--data=SPEC] [--shard=i/N | "
-                         "--users=LIST]: hosts users of a dataset in federated training");
-  const absl::Status status = fedmf::client::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-client: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  fedmf::InitFlagsOnlyCommandLine(
+      argc, argv,
+      "fedmf-client --coordinator=HOST:PORT [--data=SPEC] [--shard=i/N | "
+      "--users=LIST]: hosts users of a dataset in federated training");
+  return fedmf::ExitCode(fedmf::client::Run());
 }

@@ -249,9 +249,5 @@ int main(int argc, char** argv) {
   } else {
     status = absl::InvalidArgumentError(absl::StrCat("unknown command '", args[0], "'"));
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-coordinator: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return fedmf::ExitCode(status);
 }

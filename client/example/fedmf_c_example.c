@@ -31,6 +31,15 @@ static const char* Flag(const char* arg, const char* name) {
   return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
 }
 
+static void PrintUsage(FILE* to) {
+  fprintf(to,
+          "usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M "
+          "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S]\n"
+          "One participant of a federated training, driven through the C API "
+          "(libfedmf_mobile).\n");
+}
+
+/* 1: run; 0: exit 0 (--help); -1: exit 2 (bad usage, already reported). */
 static int ParseOptions(int argc, char** argv, Options* o) {
   memset(o, 0, sizeof *o);
   o->token = "fedmf-demo"; /* fedmf-coordinator's default */
@@ -52,16 +61,17 @@ static int ParseOptions(int argc, char** argv, Options* o) {
       o->state = v;
     else if ((v = Flag(argv[i], "--give_up_after_s")))
       o->give_up_after_s = strtol(v, NULL, 10);
-    else {
-      fprintf(stderr, "fedmf-c-example: unknown argument %s\n", argv[i]);
+    else if (strcmp(argv[i], "--help") == 0) {
+      PrintUsage(stdout);
       return 0;
+    } else {
+      fprintf(stderr, "fedmf-c-example: unknown argument %s (see --help)\n", argv[i]);
+      return -1;
     }
   }
   if (o->coordinator == NULL || o->id == 0 || o->id > 0xffffffffUL || o->num_items < 1) {
-    fprintf(stderr,
-            "usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M "
-            "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S]\n");
-    return 0;
+    PrintUsage(stderr);
+    return -1;
   }
   return 1;
 }
@@ -195,7 +205,8 @@ static int Session(fedmf_participant* p, const Options* o) {
 
 int main(int argc, char** argv) {
   Options o;
-  if (!ParseOptions(argc, argv, &o)) return 2;
+  const int parsed = ParseOptions(argc, argv, &o);
+  if (parsed <= 0) return parsed == 0 ? 0 : 2;
   if (fedmf_abi_version() != FEDMF_ABI_VERSION) {
     fprintf(stderr, "fedmf-c-example: library ABI %u, header %d\n", fedmf_abi_version(),
             FEDMF_ABI_VERSION);

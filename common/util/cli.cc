@@ -1,5 +1,7 @@
 #include "common/util/cli.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "absl/flags/parse.h"
@@ -15,9 +17,19 @@ bool IsProjectFlagFile(absl::string_view file) { return !absl::StrContains(file,
 
 std::string Version() { return "fedmf " FEDMF_VERSION "\n"; }
 
+// The name errors are reported under; set once by InitCommandLine.
+std::string& ProgramName() {
+  static std::string* name = new std::string("fedmf");
+  return *name;
+}
+
 }  // namespace
 
 std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usage) {
+  if (argc > 0) {
+    const absl::string_view path = argv[0];
+    ProgramName() = std::string(path.substr(path.find_last_of('/') + 1));
+  }
   absl::FlagsUsageConfig config;
   config.contains_help_flags = IsProjectFlagFile;
   config.contains_helpshort_flags = IsProjectFlagFile;
@@ -27,6 +39,21 @@ std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usag
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   args.erase(args.begin());
   return args;
+}
+
+void InitFlagsOnlyCommandLine(int argc, char** argv, absl::string_view usage) {
+  const std::vector<char*> args = InitCommandLine(argc, argv, usage);
+  if (!args.empty()) {
+    std::fprintf(stderr, "%s: unexpected argument '%s' (flags only; see --help)\n",
+                 ProgramName().c_str(), args[0]);
+    std::exit(2);
+  }
+}
+
+int ExitCode(const absl::Status& status) {
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "%s: %s\n", ProgramName().c_str(), status.ToString().c_str());
+  return 1;
 }
 
 }  // namespace fedmf

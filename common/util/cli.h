@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace fedmf {
@@ -12,6 +13,15 @@ namespace fedmf {
 // Parses the command line (exits on --help or a bad flag, as Abseil does) and returns the
 // positional arguments after the program name.
 std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usage);
+
+// InitCommandLine for binaries that take flags only: a positional argument (a stray word, or a
+// flag's value after a space where the flag was mistyped) exits 2 naming it, instead of being
+// silently ignored.
+void InitFlagsOnlyCommandLine(int argc, char** argv, absl::string_view usage);
+
+// main's result for the status of the binary's work: 0 when OK, else 1 after printing
+// "PROGRAM: STATUS" to stderr (PROGRAM = the file name the binary was started as).
+int ExitCode(const absl::Status& status);
 
 }  // namespace fedmf
 

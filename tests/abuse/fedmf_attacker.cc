@@ -231,13 +231,9 @@ absl::Status Run() {
 }  // namespace fedmf::abuse
 
 int main(int argc, char** argv) {
-  fedmf::InitCommandLine(argc, argv,
-                         "fedmf-attacker --coordinator=HOST:PORT --users=LIST --attack=NAME: a "
-                         "malicious client for the protocol-abuse tests");
-  const absl::Status s = fedmf::abuse::Run();
-  if (!s.ok()) {
-    std::fprintf(stderr, "fedmf-attacker: %s\n", s.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  fedmf::InitFlagsOnlyCommandLine(
+      argc, argv,
+      "fedmf-attacker --coordinator=HOST:PORT --users=LIST --attack=NAME: "
+      "a malicious client for the protocol-abuse tests");
+  return fedmf::ExitCode(fedmf::abuse::Run());
 }

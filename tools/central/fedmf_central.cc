@@ -112,20 +112,11 @@ absl::Status Run() {
 }  // namespace fedmf::central
 
 int main(int argc, char** argv) {
-  const std::vector<char*> args = fedmf::InitCommandLine(
+  fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       "Trains a centralized matrix-factorization baseline and reports RMSE, MAE, per-user RMSE, "
       "precision/recall/F1/mAP@N and Recall/NDCG@N under cross-validation.\n"
       "Example: fedmf-central --data=ml-100k:../shared/data/ml-100k/u.data --model=als\n"
       "Settings may also come from a file: --flagfile=PATH (one --flag=value per line).");
-  if (!args.empty()) {
-    std::fprintf(stderr, "fedmf-central: unexpected argument '%s' (see --help)\n", args[0]);
-    return 2;
-  }
-  const absl::Status status = fedmf::central::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-central: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return fedmf::ExitCode(fedmf::central::Run());
 }

@@ -392,13 +392,9 @@ absl::Status Run() {
 }  // namespace fedmf::loadgen
 
 int main(int argc, char** argv) {
-  fedmf::InitCommandLine(argc, argv,
-                         "fedmf-loadgen --coordinator=HOST:PORT --data=SPEC [--users=N] "
-                         "[--drop_*=P ...]: simulated users against a running coordinator");
-  const absl::Status status = fedmf::loadgen::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-loadgen: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  fedmf::InitFlagsOnlyCommandLine(
+      argc, argv,
+      "fedmf-loadgen --coordinator=HOST:PORT --data=SPEC [--users=N] "
+      "[--drop_*=P ...]: simulated users against a running coordinator");
+  return fedmf::ExitCode(fedmf::loadgen::Run());
 }

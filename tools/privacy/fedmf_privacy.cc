@@ -179,14 +179,10 @@ int Main() {
 }  // namespace fedmf::dp
 
 int main(int argc, char** argv) {
-  const std::vector<char*> args = fedmf::InitCommandLine(
+  fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       "Prints the PBM parameters (theta, q, bits per coordinate) meeting privacy budgets for "
       "DPMF-RP, computed with fedmf's numeric RDP accountant.\nExample: fedmf-privacy --rounds=100 "
       "--epsilons=0.1,1,10");
-  if (!args.empty()) {
-    std::cerr << "fedmf-privacy: unexpected argument '" << args[0] << "' (see --help)\n";
-    return 2;
-  }
   return fedmf::dp::Main();
 }

@@ -6,11 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
@@ -135,19 +133,11 @@ absl::Status Simulate() {
 }  // namespace fedmf::sim
 
 int main(int argc, char** argv) {
-  const std::vector<char*> args = fedmf::InitCommandLine(
+  fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       "fedmf-sim [--data=SPEC --client_processes=N --rounds=T --mechanism=... --seed=S ...]: "
       "federated DPMF-RP training (coordinator, clients, SecAgg) in one process, no network;\n"
       "every user's noise is keyed from --seed (reproducible experiments, not a private "
       "deployment)");
-  const absl::Status status =
-      args.empty()
-          ? fedmf::sim::Simulate()
-          : absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args[0], "'"));
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-sim: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return fedmf::ExitCode(fedmf::sim::Simulate());
 }
