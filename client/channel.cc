@@ -96,4 +96,18 @@ void WarnIfPlaintextOffLoopback(absl::string_view role, absl::string_view addres
                address.data());
 }
 
+void WarnIfDemoTokenOffLoopback(absl::string_view address, absl::string_view token,
+                                bool mutual_tls) {
+  if (mutual_tls || token != kDemoEnrollmentToken || IsLoopbackAddress(address)) return;
+  EventLine("warning")
+      .Add("enrollment_token", "demo-default")
+      .Add("address", address)
+      .Add("effect", "the public default token admits anyone who can reach the address");
+  std::fprintf(stderr,
+               "fedmf-coordinator: WARNING: the enrollment token is the public default '%s' on "
+               "%.*s: anyone who reaches it can register users. Set --enrollment_token or use "
+               "mutual TLS (docs/deployment.md).\n",
+               kDemoEnrollmentToken, static_cast<int>(address.size()), address.data());
+}
+
 }  // namespace fedmf::client

@@ -55,6 +55,14 @@ bool IsLoopbackAddress(absl::string_view address);
 // credentials then cross the network unencrypted). `role` names the side, e.g. "fedmf-client".
 void WarnIfPlaintextOffLoopback(absl::string_view role, absl::string_view address, bool tls);
 
+// The enrollment token both binaries default to, for loopback demos: it is public.
+inline constexpr char kDemoEnrollmentToken[] = "fedmf-demo";
+
+// A coordinator on a non-loopback address that admits clients by the public demo token (no mutual
+// TLS identities): logs event=warning and a loud line on stderr, since anyone can then register.
+void WarnIfDemoTokenOffLoopback(absl::string_view address, absl::string_view token,
+                                bool mutual_tls);
+
 }  // namespace fedmf::client
 
 #endif  // FEDMF_CLIENT_CHANNEL_H_

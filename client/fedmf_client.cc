@@ -33,7 +33,8 @@ ABSL_FLAG(std::string, split, "holdout:0.2",
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
-ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
+ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
+          "shared enrollment token (the coordinator's)");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM CA bundle that signed the coordinator's certificate: TLS on (empty: plaintext, "
           "for loopback demos)");

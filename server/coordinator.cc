@@ -1,5 +1,6 @@
 #include "server/coordinator.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,10 +14,31 @@ grpc::Status ToGrpc(const absl::Status& s) {
   return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
 }
 
+// kEvalEveryAuto becomes kDefaultEvalEvery for a run without DP noise and 0 for a private run;
+// evaluation asked for in a private run is allowed with a warning where it is seen.
+CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
+                                    const algorithms::Updater& updater) {
+  const bool private_run = updater.budget().has_value();
+  if (options.eval_every == CoordinatorOptions::kEvalEveryAuto) {
+    options.eval_every = private_run ? 0 : CoordinatorOptions::kDefaultEvalEvery;
+  } else if (options.eval_every > 0 && private_run) {
+    EventLine("warning")
+        .Add("eval_every", options.eval_every)
+        .Add("effect",
+             "federated evaluation releases metric sums without DP noise; the run's privacy "
+             "guarantee does not cover them (docs/runtime.md)");
+    std::fprintf(stderr,
+                 "WARNING: federated evaluation every %lld rounds releases the cohort's metric "
+                 "sums without DP noise: the run's privacy guarantee does not cover them\n",
+                 static_cast<long long>(options.eval_every));
+  }
+  return options;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
-    : options_(std::move(options)),
+    : options_(ResolveEvalEvery(std::move(options), *state.updater)),
       state_(std::move(state)),
       registry_(options_.enrollment_token, options_.num_users) {
   registry_.set_max_streams_per_identity(options_.max_streams_per_identity);

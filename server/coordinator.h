@@ -72,7 +72,10 @@ struct CoordinatorOptions {
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
   int64_t evaluate_every = 1;  // ... after rounds that are multiples of this, and the last
   // Federated evaluation (coordinator_eval.cc): an evaluation round after every eval_every-th
-  // training round and after the last one; 0: never. Not charged to the privacy ledger.
+  // training round and after the last one; 0: never. Not charged to the privacy ledger, so
+  // kEvalEveryAuto turns it on only for a run without DP noise (kDefaultEvalEvery).
+  static constexpr int64_t kEvalEveryAuto = -1;
+  static constexpr int64_t kDefaultEvalEvery = 10;
   int64_t eval_every = 0;
   // Users per evaluation round: round(eval_participation * num_users), at least 2; 0: the
   // training cohort size.

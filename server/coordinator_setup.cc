@@ -7,6 +7,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/dataset_source.h"
@@ -64,9 +65,11 @@ ABSL_FLAG(double, pbm_clip_multiplier,
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
-ABSL_FLAG(int64_t, eval_every, 10,
+ABSL_FLAG(std::string, eval_every, "auto",
           "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
-          "after the last (not charged to the privacy ledger: released without noise); 0: off");
+          "after the last; 0: off. The sums are released without DP noise (not charged to the "
+          "privacy ledger), so auto is 10 for a run without noise (--mechanism=none) and off "
+          "for a private run");
 ABSL_FLAG(double, eval_participation, 0,
           "fraction of the users in each federated evaluation round (0: the training cohort size)");
 ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
@@ -145,13 +148,17 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("--corrupt_fraction must be in [0, 1), got ", options.corrupt_fraction));
   }
-  options.eval_every = absl::GetFlag(FLAGS_eval_every);
-  options.eval_participation = absl::GetFlag(FLAGS_eval_participation);
-  if (options.eval_every < 0 ||
-      !(options.eval_participation >= 0 && options.eval_participation <= 1)) {
+  const std::string eval_every = absl::GetFlag(FLAGS_eval_every);
+  if (eval_every == "auto") {
+    options.eval_every = CoordinatorOptions::kEvalEveryAuto;
+  } else if (!absl::SimpleAtoi(eval_every, &options.eval_every) || options.eval_every < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--eval_every must be >= 0 and --eval_participation in [0, 1], got ",
-                     options.eval_every, " and ", options.eval_participation));
+        absl::StrCat("--eval_every must be auto or a whole number >= 0, got '", eval_every, "'"));
+  }
+  options.eval_participation = absl::GetFlag(FLAGS_eval_participation);
+  if (!(options.eval_participation >= 0 && options.eval_participation <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--eval_participation must be in [0, 1], got ", options.eval_participation));
   }
   return options;
 }

@@ -32,7 +32,8 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status: the coordinator to ask");
-ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared token clients must present");
+ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
+          "shared token clients must present (set your own off loopback)");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
           "demos). status: this client's certificate when the coordinator requires one");
@@ -208,6 +209,8 @@ absl::Status Serve() {
   }
   client::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen),
                                      tls.enabled());
+  client::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
+                                     absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
   EventLine("listening")
       .Add("address", absl::GetFlag(FLAGS_listen))
       .Add("port", port)

@@ -22,6 +22,20 @@ TEST(ChannelTest, LoopbackAddresses) {
   EXPECT_FALSE(IsLoopbackAddress("localhost.example.org:50051"));
 }
 
+// Only the public demo token on a network address without mutual TLS is worth a warning.
+TEST(ChannelTest, WarnsOfTheDemoTokenOnlyOffLoopbackWithoutIdentities) {
+  const auto warning = [](absl::string_view address, absl::string_view token, bool mutual) {
+    ::testing::internal::CaptureStderr();
+    WarnIfDemoTokenOffLoopback(address, token, mutual);
+    return ::testing::internal::GetCapturedStderr();
+  };
+  EXPECT_NE(warning("0.0.0.0:50051", kDemoEnrollmentToken, false).find("WARNING"),
+            std::string::npos);
+  EXPECT_EQ(warning("127.0.0.1:50051", kDemoEnrollmentToken, false), "");
+  EXPECT_EQ(warning("0.0.0.0:50051", "a-secret", false), "");
+  EXPECT_EQ(warning("0.0.0.0:50051", kDemoEnrollmentToken, true), "");
+}
+
 ClientTls Tls(std::string ca, std::string cert, std::string key, std::string server_name = "") {
   ClientTls tls;
   tls.ca_file = std::move(ca);

@@ -122,6 +122,23 @@ TEST(CoordinatorEvalTest, OffByDefault) {
   EXPECT_FALSE(coordinator->Status().has_federated_evaluation());
 }
 
+// --eval_every=auto: a run without noise evaluates (here only after its last round, before the
+// 10th); a private run does not, since the sums would be released without noise.
+TEST(CoordinatorEvalTest, AutoEvaluatesOnlyARunWithoutNoise) {
+  auto split = Split();
+  const CoordinatorOptions automatic = EvalOptions(CoordinatorOptions::kEvalEveryAuto);
+  auto plain = MakeCoordinator(2, automatic);
+  absl::StatusOr<std::vector<int64_t>> evaluated = RunWith(*plain, *split);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(*evaluated, (std::vector<int64_t>{2}));
+  auto private_run = MakeCoordinator(2, automatic, algorithms::dpmf_rp::Mechanism::kPbm);
+  evaluated = RunWith(*private_run, *split);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_TRUE(evaluated->empty());
+  EXPECT_EQ(private_run->Status().round(), 2);
+  EXPECT_FALSE(private_run->Status().has_federated_evaluation());
+}
+
 // With every user sampled and no dropout, the federated metrics are the central ones of the
 // same model (server/evaluation.h) up to the fixed-point rounding: each of the 40 users' values
 // is rounded to 2^-f (f = 61 - 24 - ceil(log2 40) = 31), so a sum moves by at most
