@@ -4,8 +4,8 @@
 # Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--check]
 #   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp
 # The deployment checks need docker-compose, openssl and iproute2 (deploy/validate-config.sh,
-# tls_test.sh, run-local-cluster.sh --netns); kubectl is no Debian 12 package, so the k8s check
-# skips where it is not installed.
+# tls_test.sh, run-local-cluster.sh --netns), python3-yaml and mmdebstrap (emulate-image.sh);
+# kubectl is no Debian 12 package, so the k8s check skips where it is not installed.
 set -euo pipefail
 
 PACKAGES=(
@@ -13,7 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libssl-dev libeigen3-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  docker-compose openssl iproute2
+  docker-compose python3-yaml mmdebstrap openssl iproute2
 )
 
 FUZZING_PACKAGES=(clang libclang-rt-14-dev)
