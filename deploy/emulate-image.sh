@@ -17,8 +17,8 @@
 #     loopback port instead of 0.0.0.0:50051, and the clients dial localhost (in the server
 #     certificate's SAN) instead of the service name `coordinator`.
 # Passes when every service exits 0 and the coordinator applied both rounds. Exit 77 (skip) with the
-# reason without root, mmdebstrap, docker-compose or python3-yaml, or when the Debian mirror is
-# unreachable.
+# reason without root (and the privilege to mount), mmdebstrap, docker-compose or python3-yaml, or
+# when the Debian mirror is unreachable.
 set -euo pipefail
 ROOT_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="$ROOT_DIR/build"
@@ -32,6 +32,7 @@ while (($#)); do
 done
 skip() { echo "SKIP: $*"; exit 77; }
 ((EUID == 0)) || skip "needs root (chroot, mount)"
+unshare --mount --fork true 2>/dev/null || skip "root without the privilege to mount (a restricted container?)"
 for tool in mmdebstrap docker-compose python3; do
   command -v "$tool" >/dev/null || skip "$tool not installed (deploy/install-deps.sh installs it)"
 done
@@ -70,8 +71,7 @@ if ! mmdebstrap --variant=minbase --quiet bookworm "$RFS" >"$WORK/mmdebstrap.log
     "$WORK/mmdebstrap.log" && skip "the Debian mirror is unreachable: $(tail -n 1 "$WORK/mmdebstrap.log")"
   fail "mmdebstrap failed"
 fi
-mount --bind /proc "$RFS/proc"
-mount --bind /dev "$RFS/dev"
+mount --bind /proc "$RFS/proc" && mount --bind /dev "$RFS/dev" || skip "cannot bind-mount /proc and /dev"
 # What the engine puts into every container: /etc/resolv.conf and an /etc/hosts naming localhost
 # (gRPC's resolver needs it for the clients' localhost:PORT).
 cp /etc/resolv.conf "$RFS/etc/resolv.conf"
