@@ -61,6 +61,23 @@ absl::Status MaskAccumulator::AddMask(absl::Span<const uint8_t> seed, crypto::Ma
   return prg_.AddMask(seed, bits_, op, absl::MakeSpan(words64_));
 }
 
+absl::Status MaskAccumulator::Add(const MaskAccumulator& other) {
+  if (other.bits_ != bits_ || other.length_ != length_) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cannot add a %d-bit vector of %d values to a %d-bit one of %d",
+                        other.bits_, other.length_, bits_, length_));
+  }
+  const uint64_t limit = crypto::internal::LowBitsMask(bits_);
+  if (bits_ <= 32) {
+    for (size_t i = 0; i < length_; ++i) {
+      words32_[i] = static_cast<uint32_t>((uint64_t{words32_[i]} + other.words32_[i]) & limit);
+    }
+  } else {
+    for (size_t i = 0; i < length_; ++i) words64_[i] = (words64_[i] + other.words64_[i]) & limit;
+  }
+  return absl::OkStatus();
+}
+
 std::vector<uint64_t> MaskAccumulator::Values() const {
   if (bits_ <= 32) return std::vector<uint64_t>(words32_.begin(), words32_.end());
   return words64_;

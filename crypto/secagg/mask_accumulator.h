@@ -32,6 +32,8 @@ class MaskAccumulator {
   absl::Status AddPacked(absl::Span<const uint8_t> packed);
   // +=/-= PRG(seed) (crypto/prg.h, b-bit values).
   absl::Status AddMask(absl::Span<const uint8_t> seed, crypto::MaskOp op);
+  // += another accumulator of the same bits and length (kInvalidArgument otherwise).
+  absl::Status Add(const MaskAccumulator& other);
 
   std::vector<uint64_t> Values() const;
   absl::StatusOr<std::string> Pack() const;

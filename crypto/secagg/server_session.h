@@ -13,10 +13,12 @@
 #ifndef FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 #define FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -95,6 +97,9 @@ class ServerSession {
   const NeighborGraph* graph() const { return graph_ ? &*graph_ : nullptr; }
   // Why `client_id` was dropped (empty if it was not).
   std::string DropReason(uint32_t client_id) const;
+  // Threads that remove the masks of dropped clients at Unmasking (default: the hardware's); the
+  // sum does not depend on it.
+  void set_unmasking_threads(int threads) { unmasking_threads_ = std::max(1, threads); }
 
  private:
   struct Client {
@@ -127,6 +132,17 @@ class ServerSession {
   absl::StatusOr<std::vector<ServerMessage>> CloseConsistencyCheck();
   absl::Status AcceptUnmasking(Client& c, const fedmf::v1::secagg::UnmaskingResponse& m);
   absl::Status CloseUnmasking();
+  // A client of U2 \ U3 with its rebuilt masking key.
+  struct DroppedKey {
+    uint32_t id;
+    crypto::X25519PrivateKey key;
+  };
+  // Removes the pairwise masks between `dropped` and their surviving neighbours, the bulk of
+  // unmasking's work when clients drop (an X25519 agreement and a mask expansion per pair), on
+  // up to unmasking_threads_ threads.
+  absl::Status RemovePairwiseMasks(const std::vector<DroppedKey>& dropped);
+  // Fewer pairs than this per thread are not worth a thread's start-up.
+  static constexpr size_t kPairsPerWorker = 64;
 
   Client* Find(uint32_t id);
   const Client* Find(uint32_t id) const;
@@ -158,6 +174,7 @@ class ServerSession {
   // masked input) or key (owners that did not), Shamir index = position in N[owner] + 1.
   absl::flat_hash_map<uint32_t, std::vector<crypto::ShamirShare>> revealed_;
   std::vector<uint64_t> result_;
+  int unmasking_threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
 }  // namespace fedmf::secagg

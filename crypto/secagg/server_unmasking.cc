@@ -2,6 +2,7 @@
 // the self-mask secret b of every client in U3 and the masking key s_SK of every client in
 // U2 \ U3, and remove from the sum the self masks and the pairwise masks that did not cancel.
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -121,6 +122,7 @@ absl::Status ServerSession::CloseUnmasking() {
     if (!seed.ok()) return seed.status();
     if (absl::Status s = sum_.AddMask(seed->span(), crypto::MaskOp::kSubtract); !s.ok()) return s;
   }
+  std::vector<DroppedKey> dropped;
   for (const Client& w : clients_) {
     if (!w.shared || w.masked) continue;
     absl::StatusOr<crypto::SecretBytes> scalar = rebuild(w.id);
@@ -132,22 +134,62 @@ absl::Status ServerSession::CloseUnmasking() {
       return absl::DataLossError(absl::StrFormat(
           "the reconstructed key of client %d does not match its advertised key", w.id));
     }
-    for (uint32_t v : Neighborhood(w.id)) {
-      const Client& survivor = *Find(v);
-      if (!survivor.masked) continue;
-      absl::StatusOr<crypto::X25519PublicKey> peer =
-          crypto::X25519PublicKey::FromBytes(survivor.s_public);
-      if (!peer.ok()) return peer.status();
-      absl::StatusOr<crypto::SecretBytes> seed =
-          PairwiseMaskSeed(*key, w.id, *peer, v, session_id_);
-      if (!seed.ok()) return seed.status();
-      // v added +PRG(s_vw) if v < w, -PRG(s_vw) if v > w: undo it.
-      const crypto::MaskOp op = v < w.id ? crypto::MaskOp::kSubtract : crypto::MaskOp::kAdd;
-      if (absl::Status s = sum_.AddMask(seed->span(), op); !s.ok()) return s;
-    }
+    dropped.push_back({w.id, std::move(*key)});
   }
+  if (absl::Status s = RemovePairwiseMasks(dropped); !s.ok()) return s;
   revealed_.clear();
   result_ = sum_.Values();
+  return absl::OkStatus();
+}
+
+absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& dropped) {
+  struct Pair {
+    const DroppedKey* dropped;
+    uint32_t survivor;
+  };
+  std::vector<Pair> pairs;
+  for (const DroppedKey& w : dropped) {
+    for (uint32_t v : Neighborhood(w.id)) {
+      if (Find(v)->masked) pairs.push_back({&w, v});
+    }
+  }
+  // Worker 0 adds into the sum itself, the others into accumulators of their own (each owns its
+  // AES-CTR expander); addition mod 2^b commutes, so the result does not depend on the split.
+  const size_t workers =
+      std::clamp<size_t>(pairs.size() / kPairsPerWorker, 1, std::max(1, unmasking_threads_));
+  std::vector<MaskAccumulator> partial;
+  for (size_t i = 1; i < workers; ++i) {
+    absl::StatusOr<MaskAccumulator> acc = MaskAccumulator::Create(sum_.bits(), sum_.length());
+    if (!acc.ok()) return acc.status();
+    partial.push_back(std::move(*acc));
+  }
+  std::vector<absl::Status> status(workers);
+  auto work = [&](size_t worker) {
+    MaskAccumulator& into = worker == 0 ? sum_ : partial[worker - 1];
+    for (size_t i = worker; i < pairs.size(); i += workers) {
+      const DroppedKey& w = *pairs[i].dropped;
+      const uint32_t v = pairs[i].survivor;
+      absl::StatusOr<crypto::X25519PublicKey> peer =
+          crypto::X25519PublicKey::FromBytes(Find(v)->s_public);
+      absl::StatusOr<crypto::SecretBytes> seed =
+          peer.ok() ? PairwiseMaskSeed(w.key, w.id, *peer, v, session_id_) : peer.status();
+      // v added +PRG(s_vw) if v < w, -PRG(s_vw) if v > w: undo it.
+      status[worker] = seed.ok() ? into.AddMask(seed->span(), v < w.id ? crypto::MaskOp::kSubtract
+                                                                       : crypto::MaskOp::kAdd)
+                                 : seed.status();
+      if (!status[worker].ok()) return;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t worker = 1; worker < workers; ++worker) threads.emplace_back(work, worker);
+  work(0);
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : status) {
+    if (!s.ok()) return s;
+  }
+  for (const MaskAccumulator& acc : partial) {
+    if (absl::Status s = sum_.Add(acc); !s.ok()) return s;
+  }
   return absl::OkStatus();
 }
 

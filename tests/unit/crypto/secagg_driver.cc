@@ -83,6 +83,7 @@ DriverResult RunSession(const DriverOptions& o) {
     return r;
   }
   ServerSession& server = **server_or;
+  if (o.unmasking_threads > 0) server.set_unmasking_threads(o.unmasking_threads);
 
   auto drop_point = [&](uint32_t id) {
     auto it = o.drops.find(id);

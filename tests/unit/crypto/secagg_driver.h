@@ -39,6 +39,7 @@ struct DriverOptions {
   // A dropped client is reported with MarkDropped if true, else left to miss the deadline.
   bool report_drops = true;
   int threads = 1;
+  int unmasking_threads = 0;  // the server's (ServerSession::set_unmasking_threads); 0: default
   // Messages of a stage are handled and answered in batches of this many clients (0: all at
   // once), which bounds the replies held in memory (64 KiB per masked input at d = 2^14).
   size_t batch = 0;
@@ -57,7 +58,7 @@ struct DriverResult {
   std::vector<uint32_t> sent_masked_input;  // clients that sent a masked input (per the drops)
   std::map<uint32_t, std::string> client_aborts;  // client id -> its abort reason
   int completed_clients = 0;
-  bool complete_graph = true;  // the server's graph (when it got that far)
+  bool complete_graph = true;         // the server's graph (when it got that far)
   std::vector<double> close_seconds;  // wall time of each ServerSession::CloseStage call
 };
 

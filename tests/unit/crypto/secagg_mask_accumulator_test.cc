@@ -24,6 +24,21 @@ TEST(SecAggMaskAccumulatorTest, WideWordsWrapAtSixtyTwoBits) {
   EXPECT_EQ(acc.Values(), std::vector<uint64_t>{1});
 }
 
+TEST(SecAggMaskAccumulatorTest, AddsAnotherAccumulatorModTwoToTheB) {
+  for (int bits : {4, 40}) {
+    MaskAccumulator a = MaskAccumulator::Create(bits, 2).value();
+    MaskAccumulator b = MaskAccumulator::Create(bits, 2).value();
+    const uint64_t top = (uint64_t{1} << bits) - 1;
+    ASSERT_TRUE(a.AddValues({top, 3}).ok());
+    ASSERT_TRUE(b.AddValues({2, 4}).ok());
+    ASSERT_TRUE(a.Add(b).ok());
+    EXPECT_EQ(a.Values(), (std::vector<uint64_t>{1, 7})) << bits;
+  }
+  MaskAccumulator a = MaskAccumulator::Create(4, 2).value();
+  EXPECT_FALSE(a.Add(MaskAccumulator::Create(5, 2).value()).ok());
+  EXPECT_FALSE(a.Add(MaskAccumulator::Create(4, 3).value()).ok());
+}
+
 TEST(SecAggMaskAccumulatorTest, MaskIsThePrgOutputAndCancels) {
   const std::vector<uint8_t> seed(32, 0x42);
   for (int bits : {1, 17, 32, 33, 62}) {

@@ -145,6 +145,25 @@ TEST(SecAggProtocolTest, DropoutsAtEveryStageCombined) {
   EXPECT_EQ(r.included, (std::vector<uint32_t>{8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
 }
 
+// 12 of 40 clients lost before their masked input: 12 x 28 = 336 pairwise masks to remove, split
+// over 1, 2 or 8 unmasking threads (8 is capped at 336 / kPairsPerWorker = 5), 32- and 40-bit
+// sums: the sum is exact whatever the split.
+class UnmaskingThreadsTest : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(UnmaskingThreadsTest, SumIsExact) {
+  const auto [threads, bits] = GetParam();
+  DriverOptions o;
+  o.config = Complete(40, 20, bits, 300);
+  o.drops = Drop(5, 12, DropPoint::kMaskedInput);
+  o.unmasking_threads = threads;
+  const DriverResult r = RunSession(o);
+  ExpectExactSum(r);
+  EXPECT_EQ(r.included.size(), 28u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, UnmaskingThreadsTest,
+                         ::testing::Combine(::testing::Values(1, 2, 8), ::testing::Values(32, 40)));
+
 TEST(SecAggProtocolTest, HararyDropoutsAtEveryStageCombined) {
   DriverOptions o;
   o.config = Harary(60, 16, 9, 32, 9);
