@@ -2,6 +2,7 @@
 // the self-mask secret b of every client in U3 and the masking key s_SK of every client in
 // U2 \ U3, and remove from the sum the self masks and the pairwise masks that did not cancel.
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -181,8 +182,15 @@ absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& d
     }
   };
   std::vector<std::thread> threads;
-  for (size_t worker = 1; worker < workers; ++worker) threads.emplace_back(work, worker);
-  work(0);
+  std::vector<size_t> here = {0};  // workers run on this thread
+  for (size_t worker = 1; worker < workers; ++worker) {
+    try {
+      threads.emplace_back(work, worker);
+    } catch (const std::system_error&) {  // no thread to be had (a process limit): not fatal
+      here.push_back(worker);
+    }
+  }
+  for (size_t worker : here) work(worker);
   for (std::thread& t : threads) t.join();
   for (const absl::Status& s : status) {
     if (!s.ok()) return s;
