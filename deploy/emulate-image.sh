@@ -2,9 +2,9 @@
 # The container image and the compose stack without a Docker engine: builds the runtime stage of
 # deploy/Dockerfile as a root file system and runs docker-compose.yml's services in it as plain
 # processes, so the image's package list, user, directories and entry points are exercised.
-# Usage (as root): deploy/emulate-image.sh [--build DIR] [--keep]
+# Usage (as root): [KEEP=DIR] deploy/emulate-image.sh [--build DIR]
 #   --build DIR  where the release build is (default: build); it stands in for the build stage
-#   --keep       keep the work directory (root file system and logs) for inspection
+#   KEEP=DIR     work in DIR and keep it (root file system and logs) for inspection
 # Steps, each read from the files it validates:
 #  1. mmdebstrap --variant=minbase bookworm (debian:12-slim is minbase without documentation)
 #  2. every RUN of the Dockerfile's last stage, in a chroot (apt-get install of the runtime
@@ -22,11 +22,9 @@
 set -euo pipefail
 ROOT_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="$ROOT_DIR/build"
-KEEP=false
 while (($#)); do
   case "$1" in
     --build) BUILD="$(cd "$2" && pwd)"; shift 2 ;;
-    --keep) KEEP=true; shift ;;
     *) echo "emulate-image: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -41,23 +39,11 @@ for binary in server/fedmf-coordinator client/fedmf-client tools/sim/fedmf-sim; 
   [[ -x "$BUILD/$binary" ]] || { echo "FAIL: no $BUILD/$binary: build first"; exit 1; }
 done
 
-WORK="$(mktemp -d /tmp/fedmf-image.XXXXXX)"
+source "$ROOT_DIR/tools/lib/processes.sh"
+processes_init image
 RFS="$WORK/rootfs"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+processes_before_remove() {
   for m in proc dev; do umount -l "$RFS/$m" 2>/dev/null || true; done
-  # --one-file-system: never into a bind mount that failed to come off
-  if $KEEP; then echo "kept $WORK"; else rm -rf --one-file-system "$WORK"; fi
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for log in "$WORK"/*.log; do
-    [[ -f "$log" ]] && { echo "--- $log"; tail -n 15 "$log"; }
-  done
-  exit 1
 }
 # "${IN_IMAGE[@]}" CMD...: a command in the image as its USER (uid 10001), in its WORKDIR, with
 # the environment given as NAME=VALUE words before the command. Every step execs the next, so a

@@ -15,10 +15,13 @@ processes_init() {
   trap processes_cleanup EXIT
 }
 
+# A script may define processes_before_remove (e.g. to unmount what it mounted under WORK); it
+# runs after the processes are gone. --one-file-system: rm never follows a mount left in WORK.
 processes_cleanup() {
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  [[ -n "${KEEP:-}" ]] || rm -rf "$WORK"
+  if declare -F processes_before_remove >/dev/null; then processes_before_remove; fi
+  [[ -n "${KEEP:-}" ]] || rm -rf --one-file-system "$WORK"
 }
 
 # fail MESSAGE...: prints it and the tails of the 12 newest logs under WORK, exits 1.
