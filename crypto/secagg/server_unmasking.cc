@@ -146,12 +146,13 @@ absl::Status ServerSession::CloseUnmasking() {
 absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& dropped) {
   struct Pair {
     const DroppedKey* dropped;
-    uint32_t survivor;
+    const Client* survivor;
   };
   std::vector<Pair> pairs;
   for (const DroppedKey& w : dropped) {
     for (uint32_t v : Neighborhood(w.id)) {
-      if (Find(v)->masked) pairs.push_back({&w, v});
+      const Client* survivor = Find(v);
+      if (survivor->masked) pairs.push_back({&w, survivor});
     }
   }
   // Worker 0 adds into the sum itself, the others into accumulators of their own (each owns its
@@ -169,9 +170,9 @@ absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& d
     MaskAccumulator& into = worker == 0 ? sum_ : partial[worker - 1];
     for (size_t i = worker; i < pairs.size(); i += workers) {
       const DroppedKey& w = *pairs[i].dropped;
-      const uint32_t v = pairs[i].survivor;
+      const uint32_t v = pairs[i].survivor->id;
       absl::StatusOr<crypto::X25519PublicKey> peer =
-          crypto::X25519PublicKey::FromBytes(Find(v)->s_public);
+          crypto::X25519PublicKey::FromBytes(pairs[i].survivor->s_public);
       absl::StatusOr<crypto::SecretBytes> seed =
           peer.ok() ? PairwiseMaskSeed(w.key, w.id, *peer, v, session_id_) : peer.status();
       // v added +PRG(s_vw) if v < w, -PRG(s_vw) if v > w: undo it.
