@@ -21,15 +21,9 @@ CLIENT="$BUILD/client/fedmf-client"
   echo "build fedmf-coordinator and fedmf-client in $BUILD first" >&2
   exit 1
 }
-WORK="$(mktemp -d /tmp/fedmf-comm.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+source "$(dirname "$0")/lib/processes.sh"
+processes_init comm
+trap 'exit 130' INT TERM
 
 datasets=("synthetic")
 [[ -f "$ML100K" ]] && datasets+=("ml-100k:$ML100K")
@@ -41,32 +35,19 @@ for data in "${datasets[@]}"; do
     [[ "$c" == 1 ]] && projection=none
     log="$WORK/coordinator-$c.log"
     PIDS=()
-    "$COORD" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 --rounds="$ROUNDS" \
-      --participation=0.1 --min_clients=66 --dropout_fraction=0.3 --wait_for_users=943 \
-      --mechanism=pbm --epsilon=1 --projection="$projection" --compression="$c" \
-      --stage_timeout_s=60 --eval_every=0 "${EXTRA[@]}" >"$log" 2>&1 &
-    coord_pid=$!
-    PIDS+=("$coord_pid")
-    port=""
-    for _ in $(seq 1 200); do
-      port="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
-      [[ -n "$port" ]] && break
-      sleep 0.05
-    done
-    [[ -n "$port" ]] || { echo "coordinator did not start:" >&2; cat "$log" >&2; exit 1; }
+    start_coordinator "$log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
+      --rounds="$ROUNDS" --participation=0.1 --min_clients=66 --dropout_fraction=0.3 \
+      --wait_for_users=943 --mechanism=pbm --epsilon=1 --projection="$projection" \
+      --compression="$c" --stage_timeout_s=60 --eval_every=0 "${EXTRA[@]}"
     for i in 0 1 2 3; do
-      "$CLIENT" --coordinator="127.0.0.1:$port" --data="$data" --split= --shard="$i/4" \
+      "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --split= --shard="$i/4" \
         --give_up_after_s=60 --top_n=0 >"$WORK/client-$i.log" 2>&1 &
       PIDS+=($!)
     done
     status=0
     for pid in "${PIDS[@]}"; do wait "$pid" || status=$?; done
     line="$(grep ' event=round .*applied=yes' "$log" | tail -n 1 || true)"
-    if [[ $status -ne 0 || -z "$line" ]]; then
-      echo "run failed ($data, m/p=$c):" >&2
-      tail -n 5 "$log" "$WORK"/client-*.log >&2
-      exit 1
-    fi
+    [[ $status -eq 0 && -n "$line" ]] || fail "run failed ($data, m/p=$c)"
     echo "${data%%:*},$c,$projection,$(field length "$line"),$(field bits "$line"),$(field participants "$line"),$(field up_bytes_per_user_masked_input "$line"),$(field up_bytes_per_user "$line"),$(field down_bytes_per_user_task "$line"),$(field down_bytes_per_user "$line")"
   done
 done

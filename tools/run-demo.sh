@@ -14,14 +14,10 @@ cmake --build --preset release -j "$(nproc)" --target fedmf-coordinator fedmf-cl
 
 CLIENTS=4
 DATA=synthetic
-WORK="$(mktemp -d /tmp/fedmf-demo.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
+COORD=build/server/fedmf-coordinator
+source tools/lib/processes.sh
+processes_init demo
+trap 'exit 130' INT TERM  # Ctrl-C still runs the EXIT cleanup
 
 cat <<'NOTE'
 
@@ -37,18 +33,9 @@ cat <<'NOTE'
 NOTE
 
 # Port 0: the coordinator binds a free port and logs it.
-build/server/fedmf-coordinator --listen=127.0.0.1:0 --eval_data="$DATA" --state_dir="$WORK/state" \
-  --rounds=40 --participation=0.1 --min_clients=66 --dropout_fraction=0.3 --wait_for_users=943 \
-  --mechanism=none --item_model=full --compression=2 "$@" >"$WORK/coordinator.log" 2>&1 &
-PIDS+=($!)
-PORT=""
-for _ in $(seq 1 300); do
-  PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORK/coordinator.log")"
-  [[ -n "$PORT" ]] && break
-  if ! kill -0 "${PIDS[0]}" 2>/dev/null; then cat "$WORK/coordinator.log"; exit 1; fi
-  sleep 0.1
-done
-[[ -n "$PORT" ]] || { echo "coordinator did not start"; cat "$WORK/coordinator.log"; exit 1; }
+start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" \
+  --state_dir="$WORK/state" --rounds=40 --participation=0.1 --min_clients=66 \
+  --dropout_fraction=0.3 --wait_for_users=943 --mechanism=none --item_model=full --compression=2 "$@"
 echo "==> coordinator on 127.0.0.1:$PORT; starting $CLIENTS client processes"
 for ((i = 0; i < CLIENTS; i++)); do
   build/client/fedmf-client --coordinator="127.0.0.1:$PORT" --data="$DATA" --shard="$i/$CLIENTS" \
@@ -57,8 +44,7 @@ for ((i = 0; i < CLIENTS; i++)); do
 done
 
 # Progress: one line per round from the coordinator's key=value log.
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-tail -n +1 -f "$WORK/coordinator.log" | while IFS= read -r line; do
+tail --pid="$COORD_PID" -n +1 -f "$WORK/coordinator.log" | while IFS= read -r line; do
   case "$line" in
     *" event=evaluation "*)
       printf '    model after %3s rounds: test RMSE %-8s precision@10 %-9s recall@10 %s\n' \
@@ -81,7 +67,7 @@ done &
 PIDS+=($!)
 
 status=0
-wait "${PIDS[0]}" || status=$?
+wait "$COORD_PID" || status=$?
 for ((i = 1; i <= CLIENTS; i++)); do wait "${PIDS[$i]}" || status=$?; done
 sleep 0.2
 if [[ $status -ne 0 ]]; then

@@ -24,6 +24,16 @@ start_clients() {
     PIDS+=($!)
   done
 }
+# status_while_held: the coordinator's status in $WORK/status.out, queried while every client
+# process is stopped (SIGSTOP) so the run cannot move on, or end, under the query; it lasts far
+# less than a stage's deadline.
+status_while_held() {
+  local rc=0
+  kill -STOP "${CLIENT_PIDS[@]}"
+  "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || rc=$?
+  kill -CONT "${CLIENT_PIDS[@]}"
+  ((rc == 0)) || fail "status failed"
+}
 # converge_check LOG: 5 rounds ran and the test RMSE dropped by 0.04 (see case converge).
 converge_check() {
   grep -q 'event=training_end rounds=5 ' "$1" || fail "not 5 rounds"
@@ -49,14 +59,6 @@ kill_during_secagg() {
   done
   [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput"
   echo "killed client 3 during $killed"
-}
-# wait_for LOG REGEX SECONDS
-wait_for() {
-  for _ in $(seq 1 $(($3 * 20))); do
-    grep -qE "$2" "$1" && return 0
-    sleep 0.05
-  done
-  fail "no line matching '$2' in $1 within $3 s"
 }
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
@@ -117,7 +119,7 @@ case "$CASE" in
       --wait_for_users=300
     start_clients 3 "$SMALL"
     wait_for "$WORK/coordinator.log" "event=round round=1 " 30
-    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    status_while_held
     grep -q "connected_clients=3" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
@@ -134,7 +136,7 @@ case "$CASE" in
       --wait_for_users=300 --chunk_bytes=1024 --eval_every=5
     start_clients 3 "$SMALL" --chunk_bytes=1024
     wait_for "$WORK/coordinator.log" "event=round round=1 " 30
-    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    status_while_held
     grep -q "up_bytes_per_user_masked_input=[1-9]" "$WORK/status.out" ||
       fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
@@ -217,7 +219,7 @@ case "$CASE" in
       --wait_for_users=100 --eval_every=2 --eval_participation=1
     start_clients 3 "$data"
     wait_for "$WORK/coordinator.log" "event=federated_eval round=2 " 40
-    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    status_while_held
     grep -q "^federated_eval round=2 contributors=100 " "$WORK/status.out" ||
       fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
@@ -305,7 +307,7 @@ case "$CASE" in
     CLIENT_PIDS=($!)
     PIDS+=($!)
     wait_for "$WORK/coordinator.log" "event=round round=0 " 40
-    "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || fail "status failed"
+    status_while_held
     grep -q "connected_clients=500 " "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
     wait "${CLIENT_PIDS[0]}" || fail "the client failed"

@@ -37,13 +37,6 @@ client() {
   LAST_PID=$!
   PIDS+=("$LAST_PID")
 }
-wait_for() {
-  for _ in $(seq 1 $(($3 * 20))); do
-    grep -qE "$2" "$1" && return 0
-    sleep 0.05
-  done
-  fail "no line matching '$2' in $1 within $3 s"
-}
 # refused NAME PATTERN: client NAME exited non-zero and its log matches PATTERN.
 refused() {
   if wait "$2"; then fail "$1 was accepted"; fi
@@ -60,17 +53,20 @@ case "$CASE" in
     # A plaintext client cannot talk to a TLS port (it gives up after 3 s of failed connects).
     client plaintext --shard=0/2 --give_up_after_s=3
     refused plaintext "$LAST_PID" "UNAVAILABLE: giving up"
-    client stream --shard=0/2 --give_up_after_s=40 "${CA[@]}" --tls_server_name=localhost
-    stream_pid=$LAST_PID
+    # Status is queried while the coordinator waits for the stream client's 150 users (so the
+    # count cannot change under it): the pool client's 150 streams are connected.
     client pool --shard=1/2 --one_stream_per_user --channels=2 --give_up_after_s=40 "${CA[@]}"
     pool_pid=$LAST_PID
-    wait_for "$WORK/coordinator.log" "event=round round=0 " 30
+    wait_for "$WORK/coordinator.log" "event=stream_open .*status=OK" 30 150
     "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" >"$WORK/status.out" ||
       fail "status over TLS failed"
-    grep -q "connected_clients=151" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
+    grep -q "registered_users=150 connected_clients=150 " "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
     if "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/plain-status.out" 2>&1; then
       fail "plaintext status was answered"
     fi
+    client stream --shard=0/2 --give_up_after_s=40 "${CA[@]}" --tls_server_name=localhost
+    stream_pid=$LAST_PID
     wait "$COORD_PID" || fail "coordinator failed"
     wait "$stream_pid" || fail "the stream client failed"
     wait "$pool_pid" || fail "the pool client failed"
@@ -84,20 +80,23 @@ case "$CASE" in
       --tls_client_ca="$CERTS/ca.pem" --max_streams_per_identity=150 "${ROUNDS[@]}"
     grep -q 'event=listening .*tls=mutual' "$WORK/coordinator.log" || fail "not mutual TLS"
     pids=()
-    # client-2 hosts its users on one stream each (one certificate, up to 150 streams).
-    for i in 0 1 2; do
+    # client-2 hosts its users on one stream each (one certificate, up to 150 streams). Status is
+    # queried while the coordinator still waits for client-1's users: 101 streams, 200 users.
+    for i in 0 2 1; do
       extra=()
       [[ $i == 2 ]] && extra=(--one_stream_per_user)
       # shellcheck disable=SC2046
       client "client-$i" --shard="$i/3" --give_up_after_s=40 "${CA[@]}" $(identity "client-$i") \
         "${extra[@]}"
       pids+=("$LAST_PID")
+      [[ $i == 2 ]] || continue
+      wait_for "$WORK/coordinator.log" "event=stream_open .*status=OK" 30 101
+      # shellcheck disable=SC2046
+      "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) \
+        >"$WORK/status.out" || fail "status with a client certificate failed"
+      grep -q "registered_users=200 connected_clients=101 " "$WORK/status.out" ||
+        fail "status: $(cat "$WORK/status.out")"
     done
-    wait_for "$WORK/coordinator.log" "event=round round=0 " 30
-    # shellcheck disable=SC2046
-    "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) >"$WORK/status.out" ||
-      fail "status with a client certificate failed"
-    grep -q "connected_clients=102" "$WORK/status.out" || fail "status: $(cat "$WORK/status.out")"
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${pids[@]}"; do wait "$pid" || fail "a client failed"; done
     grep -q 'event=training_end rounds=2 ' "$WORK/coordinator.log" || fail "not 2 rounds"

@@ -32,27 +32,17 @@ if [[ ! -f "${DATA}" ]]; then
 fi
 COORD="${BUILD}/server/fedmf-coordinator"
 CLIENT="${BUILD}/client/fedmf-client"
-WORK="$(mktemp -d /tmp/fedmf-wall.XXXXXX)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT INT TERM
+# The logs are kept for inspection (KEEP: see tools/lib/processes.sh).
+KEEP="${KEEP:-$(mktemp -d /tmp/fedmf-wall.XXXXXX)}"
+source "${ROOT}/tools/lib/processes.sh"
+processes_init wall
+trap 'exit 130' INT TERM
 
 start=$(date +%s.%N)
-"${COORD}" --listen=127.0.0.1:0 --eval_data="ml-100k:${DATA}" --wait_for_users=943 "${FLAGS[@]}" \
-  > "${WORK}/coordinator.log" 2>&1 &
-PIDS+=($!)
-port=""
-for _ in $(seq 1 600); do
-  port="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "${WORK}/coordinator.log")"
-  [[ -n "${port}" ]] && break
-  sleep 0.1
-done
-[[ -n "${port}" ]] || { echo "coordinator did not start" >&2; cat "${WORK}/coordinator.log" >&2; exit 1; }
+LISTEN_TIMEOUT_S=60 start_coordinator "${WORK}/coordinator.log" --listen=127.0.0.1:0 \
+  --eval_data="ml-100k:${DATA}" --wait_for_users=943 "${FLAGS[@]}"
 for i in $(seq 0 $((CLIENTS - 1))); do
-  "${CLIENT}" --coordinator="127.0.0.1:${port}" --data="ml-100k:${DATA}" --shard="${i}/${CLIENTS}" \
+  "${CLIENT}" --coordinator="127.0.0.1:${PORT}" --data="ml-100k:${DATA}" --shard="${i}/${CLIENTS}" \
     --top_n=0 > "${WORK}/client-${i}.log" 2>&1 &
   PIDS+=($!)
 done

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts that start fedmf processes (integration tests, load tests): a work
 # directory removed on exit, every started pid killed on exit, failure reports with the newest
 # logs, and a coordinator's port read off its log. Source it after `set -euo pipefail`, set COORD
@@ -24,15 +25,17 @@ processes_cleanup() {
   [[ -n "${KEEP:-}" ]] || rm -rf --one-file-system "$WORK"
 }
 
-# fail MESSAGE...: prints it and the tails of the 12 newest logs under WORK, exits 1.
+# fail MESSAGE...: prints it and the tails of the 12 newest logs under WORK to stderr, exits 1.
 fail() {
-  echo "FAIL: $*"
-  local f
-  while read -r f; do
-    echo "--- $f"
-    tail -n 25 "$f"
-  done < <(find "$WORK" -name '*.log' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 12 |
-    cut -d' ' -f2-)
+  {
+    echo "FAIL: $*"
+    local f
+    while read -r f; do
+      echo "--- $f"
+      tail -n 25 "$f"
+    done < <(find "$WORK" -name '*.log' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -n 12 |
+      cut -d' ' -f2-)
+  } >&2
   exit 1
 }
 
@@ -49,17 +52,30 @@ require_open_files() {
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 # wait_listening LOG PID: sets PORT from the coordinator's event=listening line in LOG; fails if
-# PID exits first or nothing is logged within 10 s.
+# PID exits first or nothing is logged within LISTEN_TIMEOUT_S (default 30) seconds.
 wait_listening() {
   local log="$1" pid="$2"
   PORT=""
-  for _ in $(seq 1 200); do
-    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log")"
+  for _ in $(seq 1 $((${LISTEN_TIMEOUT_S:-30} * 20))); do
+    # The log may not exist yet: a background job opens its redirection after the fork.
+    PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$log" 2>/dev/null || true)"
     [[ -n "$PORT" ]] && return 0
     kill -0 "$pid" 2>/dev/null || fail "coordinator exited: $(tail -n 3 "$log")"
     sleep 0.05
   done
-  fail "coordinator did not listen"
+  fail "coordinator did not listen within ${LISTEN_TIMEOUT_S:-30} s"
+}
+
+# wait_for LOG REGEX SECONDS [COUNT]: waits until COUNT (default 1) lines of LOG match REGEX; fails
+# after SECONDS.
+wait_for() {
+  local count="${4:-1}" matched
+  for _ in $(seq 1 $(($3 * 20))); do
+    matched="$(grep -cE "$2" "$1" 2>/dev/null)" || matched=0
+    ((matched >= count)) && return 0
+    sleep 0.05
+  done
+  fail "fewer than $count lines matching '$2' in $1 within $3 s"
 }
 
 # start_coordinator LOG FLAGS...: $COORD FLAGS in the background (output to LOG); sets COORD_PID
@@ -67,6 +83,7 @@ wait_listening() {
 start_coordinator() {
   local log="$1"
   shift
+  : >"$log"
   "$COORD" "$@" >"$log" 2>&1 &
   COORD_PID=$!
   PIDS+=("$COORD_PID")
