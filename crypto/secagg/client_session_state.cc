@@ -143,7 +143,8 @@ absl::StatusOr<State> ClientSession::Export() const {
     SetBytes(entry->mutable_key_share(), n.key_share.span());
     SetBytes(entry->mutable_self_mask_share(), n.self_mask_share.span());
   }
-  out.set_self_position(static_cast<uint32_t>(self_position_));
+  // Completed and aborted sessions keep their old position but no neighborhood.
+  if (HoldsNeighbors(stage_)) out.set_self_position(static_cast<uint32_t>(self_position_));
   SetBytes(out.mutable_self_mask_secret(), self_mask_secret_.span());
   out.mutable_signed_survivors()->Add(signed_survivors_.begin(), signed_survivors_.end());
   std::vector<std::pair<uint32_t, Revealed>> ledger(revealed_.begin(), revealed_.end());
@@ -180,8 +181,9 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
                    state.client_id(), identity.id);
   }
   if (config.signatures && (!identity.signing_key.has_value() || directory == nullptr)) {
-    return Invalid("session state: signatures are on but the signing key or the directory is "
-                   "missing");
+    return Invalid(
+        "session state: signatures are on but the signing key or the directory is "
+        "missing");
   }
   absl::StatusOr<ClientStage> stage = FromProto(state.stage());
   if (!stage.ok()) return stage.status();
@@ -200,9 +202,9 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
   } else if (!state.c_private_key().empty() || !state.s_private_key().empty()) {
     return Invalid("session state: private keys in stage %s", ClientStageName(*stage));
   }
-  std::unique_ptr<ClientSession> session(new ClientSession(
-      config, *digest, std::move(identity), std::move(directory), std::move(c_key),
-      std::move(s_key)));
+  std::unique_ptr<ClientSession> session(new ClientSession(config, *digest, std::move(identity),
+                                                           std::move(directory), std::move(c_key),
+                                                           std::move(s_key)));
   session->stage_ = *stage;
 
   if (absl::Status s = session->RestoreInput(state); !s.ok()) return s;
@@ -246,8 +248,8 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
       return Invalid("session state: neighbors, self_position or self_mask_secret in stage %s",
                      ClientStageName(stage_));
     }
-    if (!state.signed_survivors().empty() &&
-        stage_ != ClientStage::kCompleted && stage_ != ClientStage::kAborted) {
+    if (!state.signed_survivors().empty() && stage_ != ClientStage::kCompleted &&
+        stage_ != ClientStage::kAborted) {
       return Invalid("session state: signed_survivors in stage %s", ClientStageName(stage_));
     }
     signed_survivors_.assign(state.signed_survivors().begin(), state.signed_survivors().end());
@@ -271,8 +273,8 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     return Invalid("session state: %d neighbors, need %d to %d", count, config_.threshold, most);
   }
   if (state.self_position() >= count || state.neighbors(state.self_position()).id() != id_) {
-    return Invalid("session state: self_position %d does not name client %d",
-                   state.self_position(), id_);
+    return Invalid("session state: self_position %d does not name client %d", state.self_position(),
+                   id_);
   }
   self_position_ = state.self_position();
   absl::flat_hash_set<std::string> seen_keys;
@@ -282,16 +284,18 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     Neighbor& n = neighbors[i];
     n.id = entry.id();
     if (i > 0 && n.id <= neighbors[i - 1].id) {
-      return Invalid("session state: neighbors not strictly ascending at %d (%d after %d)", i,
-                     n.id, neighbors[i - 1].id);
+      return Invalid("session state: neighbors not strictly ascending at %d (%d after %d)", i, n.id,
+                     neighbors[i - 1].id);
     }
-    absl::StatusOr<crypto::X25519PublicKey> c = crypto::X25519PublicKey::FromBytes(
-        AsBytes(entry.c_public_key()));
-    absl::StatusOr<crypto::X25519PublicKey> s = crypto::X25519PublicKey::FromBytes(
-        AsBytes(entry.s_public_key()));
+    absl::StatusOr<crypto::X25519PublicKey> c =
+        crypto::X25519PublicKey::FromBytes(AsBytes(entry.c_public_key()));
+    absl::StatusOr<crypto::X25519PublicKey> s =
+        crypto::X25519PublicKey::FromBytes(AsBytes(entry.s_public_key()));
     if (!c.ok() || !s.ok()) {
-      return Invalid("session state: neighbors[%d] (client %d): public keys of %d and %d bytes, "
-                     "need 32", i, n.id, entry.c_public_key().size(), entry.s_public_key().size());
+      return Invalid(
+          "session state: neighbors[%d] (client %d): public keys of %d and %d bytes, "
+          "need 32",
+          i, n.id, entry.c_public_key().size(), entry.s_public_key().size());
     }
     if (!seen_keys.insert(entry.c_public_key()).second ||
         !seen_keys.insert(entry.s_public_key()).second) {
@@ -302,18 +306,24 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     n.shared = entry.shared();
     const bool self = i == self_position_;
     if (self && (!(*c == c_key_->public_key()) || !(*s == s_key_->public_key()) || !n.shared)) {
-      return Invalid("session state: neighbors[%d] (itself) does not match its own keys or has "
-                     "not shared", i);
+      return Invalid(
+          "session state: neighbors[%d] (itself) does not match its own keys or has "
+          "not shared",
+          i);
     }
     if (!self && n.shared && stage_ == ClientStage::kAwaitingMaskedInputRequest) {
-      return Invalid("session state: neighbors[%d] (client %d) shared before the masked input "
-                     "request", i, n.id);
+      return Invalid(
+          "session state: neighbors[%d] (client %d) shared before the masked input "
+          "request",
+          i, n.id);
     }
     const size_t share_size = n.shared ? crypto::kShamirShareSize : 0;
     if (entry.key_share().size() != share_size || entry.self_mask_share().size() != share_size) {
-      return Invalid("session state: neighbors[%d] (client %d, shared=%d): shares of %d and %d "
-                     "bytes, need %d", i, n.id, static_cast<int>(n.shared),
-                     entry.key_share().size(), entry.self_mask_share().size(), share_size);
+      return Invalid(
+          "session state: neighbors[%d] (client %d, shared=%d): shares of %d and %d "
+          "bytes, need %d",
+          i, n.id, static_cast<int>(n.shared), entry.key_share().size(),
+          entry.self_mask_share().size(), share_size);
     }
     n.key_share = crypto::SecretBytes(AsBytes(entry.key_share()));
     n.self_mask_share = crypto::SecretBytes(AsBytes(entry.self_mask_share()));
@@ -330,8 +340,7 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
   self_mask_secret_ = crypto::SecretBytes(AsBytes(state.self_mask_secret()));
 
   // The survivor list it signed: only once it answered the consistency check.
-  const bool signed_list =
-      config_.consistency_check && stage_ == ClientStage::kAwaitingUnmasking;
+  const bool signed_list = config_.consistency_check && stage_ == ClientStage::kAwaitingUnmasking;
   if (!signed_list) {
     if (!state.signed_survivors().empty()) {
       return Invalid("session state: signed_survivors in stage %s", ClientStageName(stage_));
