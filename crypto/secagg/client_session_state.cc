@@ -62,30 +62,6 @@ absl::StatusOr<ClientStage> FromProto(int stage) {
   }
 }
 
-void ConfigToProto(const SessionConfig& c, State::Config& out) {
-  out.set_context(c.context);
-  out.set_num_clients(c.num_clients);
-  out.set_threshold(c.threshold);
-  out.set_bits(c.bits);
-  out.set_length(c.length);
-  out.set_harary_graph(c.graph == GraphKind::kHarary);
-  out.set_degree(c.degree);
-  out.set_signatures(c.signatures);
-  out.set_consistency_check(c.consistency_check);
-}
-
-SessionConfig ConfigFromProto(const State::Config& p) {
-  return SessionConfig{.context = p.context(),
-                       .num_clients = p.num_clients(),
-                       .threshold = p.threshold(),
-                       .bits = p.bits(),
-                       .length = static_cast<size_t>(p.length()),
-                       .graph = p.harary_graph() ? GraphKind::kHarary : GraphKind::kComplete,
-                       .degree = p.degree(),
-                       .signatures = p.signatures(),
-                       .consistency_check = p.consistency_check()};
-}
-
 void SetBytes(std::string* field, absl::Span<const uint8_t> bytes) {
   field->assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
@@ -120,7 +96,7 @@ bool HoldsKeys(ClientStage stage) {
 absl::StatusOr<State> ClientSession::Export() const {
   State out;
   out.set_format_version(kStateFormatVersion);
-  ConfigToProto(config_, *out.mutable_config());
+  *out.mutable_config() = ConfigToProto(config_);
   SetBytes(out.mutable_config_digest(), config_digest_);
   out.set_client_id(id_);
   out.set_stage(ToProto(stage_));
@@ -166,10 +142,9 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
     return Invalid("session state: format_version %d, expected %d", state.format_version(),
                    kStateFormatVersion);
   }
-  const SessionConfig config = ConfigFromProto(state.config());
-  if (absl::Status s = ValidateConfig(config); !s.ok()) {
-    return Invalid("session state: config: %s", s.message());
-  }
+  absl::StatusOr<SessionConfig> parsed = ConfigFromProto(state.config());
+  if (!parsed.ok()) return Invalid("session state: config: %s", parsed.status().message());
+  const SessionConfig& config = *parsed;
   absl::StatusOr<std::array<uint8_t, 32>> digest = ConfigDigest(config);
   if (!digest.ok()) return digest.status();
   const absl::Span<const uint8_t> stored = AsBytes(state.config_digest());

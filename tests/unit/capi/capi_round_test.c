@@ -93,6 +93,18 @@ static capi_server* NewServer(int signatures) {
   return server;
 }
 
+/* Every user registers its signing key through the RegisterRequest bytes the library makes. */
+static void RegisterUsers(capi_server* server) {
+  for (int i = 0; i < COHORT; ++i) {
+    uint8_t* request = NULL;
+    size_t len = 0;
+    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
+          FEDMF_OK);
+    CHECK(capi_server_register(server, request, len) == 0);
+    fedmf_free(request);
+  }
+}
+
 /* After a round every user has the model, a rank-4 user factor, and a top-5 list of items they
  * did not rate, best first. */
 static void CheckModelQueries(fedmf_participant* p) {
@@ -139,14 +151,7 @@ static void AWholeRoundUpdatesTheModel(void) {
 static void ASignedRoundWithTheConsistencyCheck(void) {
   CreateUsers();
   capi_server* server = NewServer(1);
-  for (int i = 0; i < COHORT; ++i) {
-    uint8_t* request = NULL;
-    size_t len = 0;
-    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
-          FEDMF_OK);
-    CHECK(capi_server_register(server, request, len) == 0);
-    fedmf_free(request);
-  }
+  RegisterUsers(server);
   CHECK(capi_server_start_round(server) == 0);
   CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
   CHECK(capi_server_contributors(server) == COHORT);
@@ -203,14 +208,7 @@ static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
 static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum) {
   CreateUsers();
   capi_server* server = NewServer(signatures);
-  for (int i = 0; signatures && i < COHORT; ++i) {
-    uint8_t* request = NULL;
-    size_t len = 0;
-    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
-          FEDMF_OK);
-    CHECK(capi_server_register(server, request, len) == 0);
-    fedmf_free(request);
-  }
+  if (signatures) RegisterUsers(server);
   CHECK(capi_server_start_round(server) == 0);
   int state = CAPI_ROUND_RUNNING;
   for (int stage = 0; state == CAPI_ROUND_RUNNING && stage < 10; ++stage) {
