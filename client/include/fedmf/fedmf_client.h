@@ -44,8 +44,8 @@ typedef enum fedmf_status {
    * the protocol (a malformed config, state or server message). */
   FEDMF_ERR_INVALID_ARGUMENT = 1,
   /* The call does not fit the participant's state: e.g. a SecAgg message of a round this
-   * participant is not in (late, or begun before a restore), or a recommendation before any
-   * model arrived. Nothing changed; the app sends nothing and goes on. */
+   * participant is not in (late, or begun before a restore from a version-1 state), or a
+   * recommendation before any model arrived. Nothing changed; the app sends nothing and goes on. */
   FEDMF_ERR_FAILED_PRECONDITION = 2,
   /* The server asked for something the library refuses to do (e.g. to upload in the clear a
    * vector meant for secure aggregation). */
