@@ -30,20 +30,46 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
   return OpenSession(config, contribution->vector, signing_key, std::move(directory));
 }
 
-absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
-    const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
-    const crypto::Ed25519PrivateKey* signing_key,
-    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+absl::StatusOr<secagg::ClientIdentity> Participant::Identity(
+    bool signatures, const crypto::Ed25519PrivateKey* signing_key) const {
   secagg::ClientIdentity identity{id_, std::nullopt};
-  if (config.signatures && signing_key != nullptr) {
-    // The session owns its copy of the key (wiped with it).
+  if (signatures && signing_key != nullptr) {
     absl::StatusOr<crypto::Ed25519PrivateKey> copy =
         crypto::Ed25519PrivateKey::FromSeed(signing_key->seed().span());
     if (!copy.ok()) return copy.status();
     identity.signing_key = std::move(*copy);
   }
+  return identity;
+}
+
+absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> Participant::ExportSession() const {
+  if (session_ == nullptr) return std::nullopt;
+  absl::StatusOr<v1::secagg::ClientSessionState> state = session_->Export();
+  if (!state.ok()) return state.status();
+  return std::optional<v1::secagg::ClientSessionState>(std::move(*state));
+}
+
+absl::Status Participant::RestoreSession(
+    const v1::secagg::ClientSessionState& state, const crypto::Ed25519PrivateKey* signing_key,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+  absl::StatusOr<secagg::ClientIdentity> identity =
+      Identity(state.config().signatures(), signing_key);
+  if (!identity.ok()) return identity.status();
   absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
-      secagg::ClientSession::Create(config, std::move(identity), std::move(directory));
+      secagg::ClientSession::Restore(state, std::move(*identity), std::move(directory));
+  if (!session.ok()) return session.status();
+  session_ = std::move(*session);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
+    const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+    const crypto::Ed25519PrivateKey* signing_key,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+  absl::StatusOr<secagg::ClientIdentity> identity = Identity(config.signatures, signing_key);
+  if (!identity.ok()) return identity.status();
+  absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
+      secagg::ClientSession::Create(config, std::move(*identity), std::move(directory));
   if (!session.ok()) return session.status();
   if (absl::Status s = (*session)->SetInput(input); !s.ok()) return s;
   absl::StatusOr<v1::secagg::ClientToServer> advertise = (*session)->Start();

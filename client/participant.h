@@ -77,6 +77,16 @@ class Participant {
   // Restores the factor of a contribution made before a restart (mobile state).
   void set_user_factor(Eigen::VectorXd factor) { user_factor_ = std::move(factor); }
 
+  // The open session's complete state (nullopt: none), to persist it (mobile state). It holds
+  // the session's secrets (secagg::WipeClientSessionState).
+  absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> ExportSession() const;
+  // Replaces the session with one restored from `state` (secagg::ClientSession::Restore), signing
+  // with `signing_key` and verifying against `directory` as in StartRound; InvalidArgument for a
+  // malformed state, which leaves the participant unchanged.
+  absl::Status RestoreSession(const v1::secagg::ClientSessionState& state,
+                              const crypto::Ed25519PrivateKey* signing_key,
+                              std::shared_ptr<const secagg::SigningKeyDirectory> directory);
+
   // Forgets the round's session (its secrets are wiped by the session's destructor).
   void EndRound() { session_.reset(); }
 
@@ -95,6 +105,11 @@ class Participant {
  private:
   Participant(uint32_t id, data::RatingRow ratings, data::RatingRow test, dp::Rng rng)
       : id_(id), ratings_(ratings), test_(test), rng_(std::move(rng)) {}
+
+  // The SecAgg identity of this participant: its id and, for a signed session, a copy of
+  // `signing_key` the session owns (wiped with it).
+  absl::StatusOr<secagg::ClientIdentity> Identity(
+      bool signatures, const crypto::Ed25519PrivateKey* signing_key) const;
 
   // Opens this round's SecAgg session with `input` and returns its AdvertiseKeys message
   // (signing and directory as in StartRound).

@@ -77,6 +77,53 @@ absl::Status ParticipantHost::RestoreProgress(const v1::RoundPlan& model, int64_
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_t id) const {
+  const Participant* p = Find(id);
+  if (p == nullptr) {
+    return absl::NotFoundError(absl::StrCat("participant ", id, " is not hosted here"));
+  }
+  if (round_ < 0) return std::nullopt;
+  v1::SavedRound out;
+  out.set_round(round_);
+  out.set_evaluation(evaluation_);
+  *out.mutable_signing_keys() = signing_keys_;
+  absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> session = p->ExportSession();
+  if (!session.ok()) return session.status();
+  if (session->has_value()) *out.mutable_session() = std::move(**session);
+  return std::optional<v1::SavedRound>(std::move(out));
+}
+
+absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& saved) {
+  Participant* p = FindMutable(id);
+  if (p == nullptr) {
+    return absl::NotFoundError(absl::StrCat("participant ", id, " is not hosted here"));
+  }
+  if (saved.round() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("restored round ", saved.round(), " < 0"));
+  }
+  std::shared_ptr<const secagg::SigningKeyDirectory> directory;
+  if (!saved.signing_keys().empty()) {
+    v1::RoundTask task;  // TaskDirectory's checks, for this participant
+    task.set_round(saved.round());
+    task.add_participant_ids(id);
+    *task.mutable_signing_keys() = saved.signing_keys();
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = TaskDirectory(task);
+    if (!d.ok()) return d.status();
+    directory = std::move(*d);
+  }
+  if (saved.has_session()) {
+    if (absl::Status s = p->RestoreSession(saved.session(), &signing_key_, std::move(directory));
+        !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("restored round ", saved.round(), ": ", s.message()));
+    }
+  }
+  round_ = saved.round();
+  evaluation_ = saved.evaluation();
+  signing_keys_ = saved.signing_keys();
+  return absl::OkStatus();
+}
+
 std::vector<uint32_t> ParticipantHost::participant_ids() const {
   std::vector<uint32_t> ids;
   for (const auto& [id, p] : participants_) ids.push_back(id);
@@ -199,6 +246,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       !s.ok()) {
     return s;
   }
+  if (directory != nullptr) signing_keys_ = task.signing_keys();
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
@@ -238,6 +286,7 @@ absl::Status ParticipantHost::BeginTask(int64_t round, bool evaluation,
   model_ = plan;
   round_ = round;
   evaluation_ = evaluation;
+  signing_keys_.Clear();
   return absl::OkStatus();
 }
 

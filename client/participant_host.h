@@ -25,6 +25,7 @@
 #include "crypto/ed25519.h"
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/mobile.pb.h"
 #include "wire/chunking.h"
 
 namespace fedmf::client {
@@ -52,12 +53,26 @@ class ParticipantHost {
   // call (Participant::set_ratings). NotFound if the host does not host `id`.
   absl::Status SetRatings(uint32_t id, data::RatingRow train, data::RatingRow test = {});
 
-  // Restores what a host persisted (mobile state): the model of the last task (no round is in
-  // progress after it: SecAgg messages of that task's round are refused, so the participants
-  // drop out of it), the training rounds completed and whether training is done.
+  // Restores what a host persisted (mobile state): the model of the last task, the training
+  // rounds completed and whether training is done. No round is in progress after it (SecAgg
+  // messages of that task's round are refused, so the participants drop out of it) unless
+  // RestoreRound restores one.
   // InvalidArgument if `model` builds no contributor.
   absl::Status RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
                                bool training_done);
+
+  // The last task's round and participant `id`'s SecAgg session in it (unset when none is
+  // open), to persist them with RestoreProgress's fields (mobile state); nullopt before the
+  // first task, NotFound if `id` is not hosted. The session state holds secrets
+  // (secagg::WipeClientSessionState once serialized). A chunked coordinator message still being
+  // reassembled is not part of it.
+  absl::StatusOr<std::optional<v1::SavedRound>> SaveRound(uint32_t id) const;
+
+  // Makes `saved` (from SaveRound) the current task and participant `id`'s session, so the host
+  // answers that round's next SecAgg message as the saved one would have. InvalidArgument for a
+  // negative round, a directory that does not list this host's key for `id`, or a session
+  // state ClientSession::Restore refuses; nothing changes then.
+  absl::Status RestoreRound(uint32_t id, const v1::SavedRound& saved);
 
   // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
   // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
@@ -124,6 +139,8 @@ class ParticipantHost {
   wire::Reassembler<v1::ServerMessage> inbound_;
   int64_t round_ = -1;       // of the last task
   bool evaluation_ = false;  // the last task was an evaluation task
+  // The last task's signing key directory (signed rounds only), kept for SaveRound.
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> signing_keys_;
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
   bool allow_simulation_plain_sum_ = false;

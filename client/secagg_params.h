@@ -14,6 +14,8 @@
 
 namespace fedmf::client {
 
+// secagg::ConfigToProto / ConfigFromProto (crypto/secagg/config.h), under the names the runtime
+// uses.
 v1::SecAggParams ToProto(const secagg::SessionConfig& config);
 
 // InvalidArgument (from secagg::ValidateConfig) for out-of-range parameters.

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
+#include "crypto/secagg/client_session.h"
 #include "openssl/crypto.h"
 #include "wire/chunking.h"
 
@@ -16,6 +18,10 @@ namespace fedmf::capi {
 namespace {
 
 thread_local std::string last_error;
+
+// ParticipantState.format_version written by fedmf_participant_save; restore also reads 1
+// (no round in progress: the participant drops out of it, as before version 2).
+constexpr uint32_t kStateFormatVersion = 2;
 
 // Fields of a config or a restored config that the library relies on.
 absl::Status ValidateConfig(const v1::ParticipantConfig& config) {
@@ -33,6 +39,15 @@ absl::Status ValidateConfig(const v1::ParticipantConfig& config) {
                                                    wire::kMaxChunkBytes, "] (0: default)"));
   }
   return absl::OkStatus();
+}
+
+// Wipes the secrets of a state message: the signing key seed and the SecAgg session's.
+void WipeState(v1::ParticipantState& state) {
+  std::string* seed = state.mutable_signing_key_seed();
+  OPENSSL_cleanse(seed->data(), seed->size());
+  if (state.has_round() && state.round().has_session()) {
+    secagg::WipeClientSessionState(*state.mutable_round()->mutable_session());
+  }
 }
 
 bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message) {
@@ -75,6 +90,12 @@ absl::Status RestoreInto(const v1::ParticipantState& state, fedmf_participant& p
   Eigen::VectorXd factor(state.user_factor_size());
   for (int k = 0; k < state.user_factor_size(); ++k) factor[k] = state.user_factor(k);
   p.host->FindMutable(p.config.participant_id())->set_user_factor(std::move(factor));
+  if (state.has_round()) {
+    if (state.format_version() < 2) {
+      return absl::InvalidArgumentError("state: a round in progress needs format_version 2");
+    }
+    return p.host->RestoreRound(p.config.participant_id(), state.round());
+  }
   return absl::OkStatus();
 }
 
@@ -177,7 +198,7 @@ fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_
     }
     const fedmf::client::ParticipantHost& host = *participant->host;
     fedmf::v1::ParticipantState state;
-    state.set_format_version(1);
+    state.set_format_version(fedmf::capi::kStateFormatVersion);
     *state.mutable_config() = participant->config;
     const fedmf::crypto::SecretBytes& seed = host.signing_key().seed();
     state.set_signing_key_seed(reinterpret_cast<const char*>(seed.data()), seed.size());
@@ -190,10 +211,14 @@ fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_
     state.mutable_user_factor()->Add(factor.data(), factor.data() + factor.size());
     state.set_rounds_completed(host.rounds_completed());
     state.set_training_done(host.training_done() || participant->registered_done);
+    absl::StatusOr<std::optional<fedmf::v1::SavedRound>> round =
+        host.SaveRound(participant->config.participant_id());
+    if (!round.ok()) return FromStatus(round.status());
+    if (round->has_value()) *state.mutable_round() = std::move(**round);
     std::string bytes = state.SerializeAsString();
     const fedmf_status status = fedmf::capi::ReturnBytes(bytes, out, out_len);
     OPENSSL_cleanse(bytes.data(), bytes.size());
-    OPENSSL_cleanse(state.mutable_signing_key_seed()->data(), seed.size());
+    fedmf::capi::WipeState(state);
     return status;
   });
 }
@@ -208,15 +233,18 @@ fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat("state: ", state_len, " bytes are not a ParticipantState"));
     }
-    if (parsed.format_version() != 1) {
+    // Whatever happens next, the parsed secrets are wiped when this returns.
+    const absl::Cleanup wipe = [&parsed] { fedmf::capi::WipeState(parsed); };
+    if (parsed.format_version() != 1 &&
+        parsed.format_version() != fedmf::capi::kStateFormatVersion) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat("state: format_version ", parsed.format_version(), ", expected 1"));
+                  absl::StrCat("state: format_version ", parsed.format_version(),
+                               ", expected 1 or ", fedmf::capi::kStateFormatVersion));
     }
     const std::string& seed = parsed.signing_key_seed();
     absl::StatusOr<fedmf::crypto::Ed25519PrivateKey> key =
         fedmf::crypto::Ed25519PrivateKey::FromSeed(
             absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(seed.data()), seed.size()));
-    OPENSSL_cleanse(parsed.mutable_signing_key_seed()->data(), seed.size());
     if (!key.ok()) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat("state: signing key: ", key.status().message()));

@@ -37,7 +37,8 @@ const char* ClientStageName(ClientStage stage) {
 ClientSession::ClientSession(const SessionConfig& config, const std::array<uint8_t, 32>& digest,
                              ClientIdentity identity,
                              std::shared_ptr<const SigningKeyDirectory> directory,
-                             crypto::X25519PrivateKey c_key, crypto::X25519PrivateKey s_key)
+                             std::optional<crypto::X25519PrivateKey> c_key,
+                             std::optional<crypto::X25519PrivateKey> s_key)
     : config_(config),
       config_digest_(digest),
       id_(identity.id),

@@ -70,6 +70,22 @@ class ClientSession {
   absl::StatusOr<std::optional<fedmf::v1::secagg::ClientToServer>> Handle(
       const fedmf::v1::secagg::ServerToClient& message);
 
+  // The session's complete state, to persist it (client_session_state.cc; the message's
+  // contract is in proto/fedmf/v1/secagg.proto). It holds the session's secrets: wipe it with
+  // WipeClientSessionState after serializing. Completed and aborted sessions export their stage,
+  // ids, ledger and abort reason only (their secrets are gone). Persist the state of a reply
+  // BEFORE sending it, so a restored session never forgets a share it revealed.
+  absl::StatusOr<fedmf::v1::secagg::ClientSessionState> Export() const;
+
+  // A session continuing from an exported state, answering the next server message exactly as
+  // the exported one would have. `identity` and `directory` are the caller's, as for Create (the
+  // id must be the state's). Every field is validated: kInvalidArgument naming the first field
+  // that is malformed, out of range or inconsistent with the stage (never a crash); the AEAD
+  // channels are re-derived from the keys.
+  static absl::StatusOr<std::unique_ptr<ClientSession>> Restore(
+      const fedmf::v1::secagg::ClientSessionState& state, ClientIdentity identity,
+      std::shared_ptr<const SigningKeyDirectory> directory);
+
   ClientStage stage() const { return stage_; }
   uint32_t id() const { return id_; }
   // Why the session aborted (empty otherwise).
@@ -90,7 +106,13 @@ class ClientSession {
 
   ClientSession(const SessionConfig& config, const std::array<uint8_t, 32>& digest,
                 ClientIdentity identity, std::shared_ptr<const SigningKeyDirectory> directory,
-                crypto::X25519PrivateKey c_key, crypto::X25519PrivateKey s_key);
+                std::optional<crypto::X25519PrivateKey> c_key,
+                std::optional<crypto::X25519PrivateKey> s_key);
+
+  // Restore's per-part validation and rebuilding (client_session_state.cc).
+  absl::Status RestoreInput(const fedmf::v1::secagg::ClientSessionState& state);
+  absl::Status RestoreNeighbors(const fedmf::v1::secagg::ClientSessionState& state);
+  absl::Status RestoreLedger(const fedmf::v1::secagg::ClientSessionState& state);
 
   // Stage handlers (client_share_keys.cc, client_masked_input.cc, client_unmasking.cc). Each
   // returns the reply, or an error Status whose message is the abort reason.
@@ -131,6 +153,10 @@ class ClientSession {
   std::vector<uint32_t> signed_survivors_;  // consistency check
   absl::flat_hash_map<uint32_t, Revealed> revealed_;
 };
+
+// Wipes the secrets of an exported state in place (OPENSSL_cleanse of the key, input, self-mask
+// and share bytes), e.g. once it is serialized or restored.
+void WipeClientSessionState(fedmf::v1::secagg::ClientSessionState& state);
 
 }  // namespace fedmf::secagg
 

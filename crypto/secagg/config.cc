@@ -68,4 +68,33 @@ absl::StatusOr<std::array<uint8_t, 32>> ConfigDigest(const SessionConfig& c) {
   return h.Finish();
 }
 
+fedmf::v1::SecAggParams ConfigToProto(const SessionConfig& config) {
+  fedmf::v1::SecAggParams p;
+  p.set_context(config.context);
+  p.set_num_clients(config.num_clients);
+  p.set_threshold(config.threshold);
+  p.set_bits(config.bits);
+  p.set_length(config.length);
+  p.set_harary_graph(config.graph == GraphKind::kHarary);
+  p.set_degree(config.degree);
+  p.set_signatures(config.signatures);
+  p.set_consistency_check(config.consistency_check);
+  return p;
+}
+
+absl::StatusOr<SessionConfig> ConfigFromProto(const fedmf::v1::SecAggParams& params) {
+  SessionConfig config;
+  config.context = params.context();
+  config.num_clients = params.num_clients();
+  config.threshold = params.threshold();
+  config.bits = params.bits();
+  config.length = static_cast<size_t>(params.length());
+  config.graph = params.harary_graph() ? GraphKind::kHarary : GraphKind::kComplete;
+  config.degree = params.degree();
+  config.signatures = params.signatures();
+  config.consistency_check = params.consistency_check();
+  if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
+  return config;
+}
+
 }  // namespace fedmf::secagg

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fedmf/v1/secagg_params.pb.h"
 
 namespace fedmf::secagg {
 
@@ -48,6 +49,11 @@ struct SessionConfig {
 // kInvalidArgument naming the first field out of range (including t > n, t > k + 1, odd k, a
 // consistency check without signatures or with a Harary graph).
 absl::Status ValidateConfig(const SessionConfig& config);
+
+// The config's wire form (fedmf.v1.SecAggParams, proto/fedmf/v1/secagg_params.proto) and back;
+// ConfigFromProto validates (ValidateConfig), so a malformed message is an error, never a crash.
+fedmf::v1::SecAggParams ConfigToProto(const SessionConfig& config);
+absl::StatusOr<SessionConfig> ConfigFromProto(const fedmf::v1::SecAggParams& params);
 
 // SHA-256 of a fixed-width encoding of every field (docs/protocol.md, "Config digest"); kInternal
 // only if OpenSSL fails.

@@ -1,7 +1,8 @@
 // libFuzzer over the mobile C API's entry points (client/include/fedmf/fedmf_client.h): the bytes
 // an app or a server can hand the library. Byte 0 picks the target:
 //   0: a config blob (fedmf_participant_create) and the same bytes as a state (restore);
-//   1: a genuine saved state (with ratings and a model) XORed with the input, restored and used;
+//   1: a genuine saved state (with ratings and a model, or mid-round with a SecAgg session) XORed
+//      with the input, restored, used and fed the input as a server message;
 //   2: server messages (2-byte length prefixed) fed to participant 1 of a live three-user SecAgg
 //      round (tests/unit/capi/test_server.h) between the genuine stages, raw or XORed into the
 //      genuine message addressed to it;
@@ -65,28 +66,48 @@ void Use(fedmf_participant* p) {
   if (fedmf_participant_save(p, &out, &len) == FEDMF_OK) fedmf_free(out);
 }
 
-// A saved participant with ratings and the model of a completed round, made once.
-const std::string& GenuineState() {
-  static const std::string* state = [] {
-    const uint32_t ids[] = {1, 2, 3};
-    capi_server* server = capi_server_create(ids, 3, 2, 0);
-    fedmf_participant* users[3] = {NewParticipant(1), NewParticipant(2), NewParticipant(3)};
-    capi_server_start_round(server);
-    for (int stage = 0; stage < 8; ++stage) {
-      Pump(server, users);
-      if (capi_server_close_stage(server) != CAPI_ROUND_RUNNING) break;
+// Saved states of participant 1, made once: [0] after a completed round (ratings and a model);
+// [1..4] in the middle of a signed round (with the consistency check), saved right after it
+// answered stage 0..3 (AdvertiseKeys, ShareKeys, MaskedInput, ConsistencyCheck), so the SecAgg
+// session's fields (keys, input, neighbors, shares, survivors, directory) are reachable.
+constexpr int kGenuineStates = 5;
+
+const std::string& GenuineState(int which) {
+  static const std::vector<std::string>* states = [] {
+    auto* out = new std::vector<std::string>(kGenuineStates);
+    for (int k = 0; k < kGenuineStates; ++k) {
+      const uint32_t ids[] = {1, 2, 3};
+      const bool mid_round = k > 0;
+      capi_server* server = capi_server_create(ids, 3, 2, mid_round ? 1 : 0);
+      fedmf_participant* users[3] = {NewParticipant(1), NewParticipant(2), NewParticipant(3)};
+      for (int u = 0; mid_round && u < 3; ++u) {
+        uint8_t* request = nullptr;
+        size_t len = 0;
+        if (fedmf_participant_register_request(users[u], "fuzz", nullptr, &request, &len) !=
+                FEDMF_OK ||
+            capi_server_register(server, request, len) != 0) {
+          __builtin_trap();
+        }
+        fedmf_free(request);
+      }
+      capi_server_start_round(server);
+      for (int stage = 0; stage < 8; ++stage) {
+        Pump(server, users);
+        if (mid_round && stage == k - 1) break;
+        if (capi_server_close_stage(server) != CAPI_ROUND_RUNNING) break;
+      }
+      if (!mid_round) Pump(server, users);
+      uint8_t* state = nullptr;
+      size_t len = 0;
+      if (fedmf_participant_save(users[0], &state, &len) != FEDMF_OK) __builtin_trap();
+      (*out)[k].assign(reinterpret_cast<char*>(state), len);
+      fedmf_free(state);
+      for (fedmf_participant* u : users) fedmf_participant_destroy(u);
+      capi_server_destroy(server);
     }
-    Pump(server, users);
-    uint8_t* out = nullptr;
-    size_t len = 0;
-    if (fedmf_participant_save(users[0], &out, &len) != FEDMF_OK) __builtin_trap();
-    auto* s = new std::string(reinterpret_cast<char*>(out), len);
-    fedmf_free(out);
-    for (fedmf_participant* u : users) fedmf_participant_destroy(u);
-    capi_server_destroy(server);
-    return s;
+    return out;
   }();
-  return *state;
+  return (*states)[static_cast<size_t>(which)];
 }
 
 void FuzzBlobs(const uint8_t* data, size_t size) {
@@ -99,7 +120,7 @@ void FuzzBlobs(const uint8_t* data, size_t size) {
 }
 
 void FuzzState(const uint8_t* data, size_t size) {
-  std::string state = GenuineState();
+  std::string state = GenuineState(static_cast<int>(size % kGenuineStates));
   for (size_t i = 0; i < size; ++i) state[i % state.size()] ^= static_cast<char>(data[i]);
   // Also a truncation, from the input's length.
   if (size % 7 == 3) state.resize(state.size() - size % state.size());

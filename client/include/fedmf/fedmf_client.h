@@ -16,7 +16,9 @@
  *    SAME participant handle must not overlap (serialize them, e.g. on one dispatch queue or one
  *    Java thread); a handle may move between threads between calls. Functions marked
  *    "thread-safe" may be called from anywhere at any time. A fedmf_messages list is immutable:
- *    any number of threads may read it until it is freed. */
+ *    any number of threads may read it until it is freed. Each function states its own rule.
+ *  - Persistence: save the state after every fedmf_participant_handle and before sending its
+ *    replies (write-ahead, see fedmf_participant_save). */
 #ifndef FEDMF_FEDMF_CLIENT_H_
 #define FEDMF_FEDMF_CLIENT_H_
 
@@ -42,8 +44,8 @@ typedef enum fedmf_status {
    * the protocol (a malformed config, state or server message). */
   FEDMF_ERR_INVALID_ARGUMENT = 1,
   /* The call does not fit the participant's state: e.g. a SecAgg message of a round this
-   * participant is not in (late, or begun before a restore), or a recommendation before any
-   * model arrived. Nothing changed; the app sends nothing and goes on. */
+   * participant is not in (late, or begun before a restore from a version-1 state), or a
+   * recommendation before any model arrived. Nothing changed; the app sends nothing and goes on. */
   FEDMF_ERR_FAILED_PRECONDITION = 2,
   /* The server asked for something the library refuses to do (e.g. to upload in the clear a
    * vector meant for secure aggregation). */
@@ -79,44 +81,59 @@ FEDMF_API void fedmf_free(void* buffer);
 FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t config_len,
                                                 fedmf_participant** out);
 
-/* Destroys a participant and wipes its secrets (NULL is a no-op). */
+/* Destroys a participant and wipes its secrets (NULL is a no-op). Not with any other call on the
+ * same handle (nor after it): the handle is gone. */
 FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
 
 /* Serializes everything the participant needs after an app restart into a new buffer (*out,
- * *out_len; free with fedmf_free): config, signing key, ratings, last model, user factor and
- * progress, as a fedmf.v1.ParticipantState. It holds secrets: store it encrypted (Keystore /
- * Keychain, docs/mobile.md). A SecAgg session in progress is NOT saved. */
+ * *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version 2): config,
+ * signing key, ratings, last model, user factor, progress and the round in progress with its
+ * SecAgg session (keys, input, shares held, and the ledger of shares already revealed). It holds
+ * secrets: store it encrypted (Keystore / Keychain, docs/mobile.md).
+ * WRITE-AHEAD RULE: during a round, save (and durably store) the state after
+ * fedmf_participant_handle returns and BEFORE sending its replies. A state older than a reply
+ * that was sent does not know the shares that reply revealed; restored from it, the participant
+ * could be asked for the other share of the same client, and a malicious server would then hold
+ * both shares and unmask that client's input. Never restore a state older than the last one
+ * saved. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_t** out,
                                               size_t* out_len);
 
-/* Creates a participant from bytes fedmf_participant_save produced. A participant restored while
- * a round was in progress drops out of that round: its SecAgg messages are refused with
- * FEDMF_ERR_FAILED_PRECONDITION (the coordinator counts it as a dropout) and it takes part again
- * from the next task. Thread-safe. */
+/* Creates a participant from bytes fedmf_participant_save produced. A participant saved during a
+ * round continues it: it answers that round's next server message exactly as the saved one
+ * would have (given the stream still reaches the coordinator's round: docs/mobile.md). A
+ * version-1 state (older libraries; no session) restores a participant that drops out of the
+ * round in progress: its SecAgg messages are refused with FEDMF_ERR_FAILED_PRECONDITION and it
+ * takes part again from the next task. Every field is validated (FEDMF_ERR_INVALID_ARGUMENT
+ * naming it). Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
                                                  fedmf_participant** out);
 
 /* ---- Local ratings (never leave the device) ----------------------------------------------- */
 
 /* Adds or replaces the rating of dense item `item` in [0, num_items); `rating` must be finite.
- * Takes effect from the next task (a round in progress keeps the contribution it made). */
+ * Takes effect from the next task (a round in progress keeps the contribution it made). Serialize
+ * with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_set_rating(fedmf_participant* participant, int32_t item,
                                                     float rating);
-/* Removes the rating of `item`; FEDMF_ERR_NOT_FOUND if there is none. */
+/* Removes the rating of `item`; FEDMF_ERR_NOT_FOUND if there is none. Serialize with other calls on
+ * the same handle. */
 FEDMF_API fedmf_status fedmf_participant_remove_rating(fedmf_participant* participant,
                                                        int32_t item);
-/* Number of local ratings (0 for a NULL handle). */
+/* Number of local ratings (0 for a NULL handle). Serialize with other calls on the same handle. */
 FEDMF_API size_t fedmf_participant_rating_count(const fedmf_participant* participant);
 
 /* ---- Protocol ----------------------------------------------------------------------------- */
 
-/* The participant id of the config (0 for a NULL handle). */
+/* The participant id of the config (0 for a NULL handle). Serialize with other calls on the same
+ * handle. */
 FEDMF_API uint32_t fedmf_participant_id(const fedmf_participant* participant);
 
 /* A serialized fedmf.v1.RegisterRequest for Federation.Register: protocol version, `client_name`
  * (for logs) and `enrollment_token`, both NUL-terminated UTF-8 (protobuf strings; NULL is
  * empty; FEDMF_ERR_INVALID_ARGUMENT for invalid UTF-8), the signing public key and this
- * participant's id. Buffer in *out, *out_len; free with fedmf_free. */
+ * participant's id. Buffer in *out, *out_len; free with fedmf_free. Serialize with other calls on
+ * the same handle. */
 FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participant* participant,
                                                           const char* client_name,
                                                           const char* enrollment_token,
@@ -125,7 +142,8 @@ FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participan
 /* Reads a serialized fedmf.v1.RegisterResponse and returns the first message to write on the
  * Participate stream (a ClientMessage with the session token) in *out, *out_len (free with
  * fedmf_free). If the response says training is done, the participant records it (see
- * fedmf_participant_training_done) and the app need not open the stream. */
+ * fedmf_participant_training_done) and the app need not open the stream. Serialize with other calls
+ * on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* participant,
                                                      const uint8_t* response, size_t response_len,
                                                      uint8_t** out, size_t* out_len);
@@ -135,45 +153,51 @@ FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* particip
  * stream in order; free it with fedmf_messages_free. On failure *replies is NULL, nothing is to
  * be sent and the participant stays usable (its ratings, key and progress are unchanged; a task
  * it could not answer may have replaced the model): the app logs fedmf_last_error() and keeps
- * the stream open. */
+ * the stream open. During a round, save the state before sending the replies (write-ahead: see
+ * fedmf_participant_save). Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_handle(fedmf_participant* participant,
                                                 const uint8_t* message, size_t message_len,
                                                 fedmf_messages** replies);
 
-/* Messages in a list (0 for NULL). */
+/* Messages in a list (0 for NULL). Thread-safe on a list not being freed. */
 FEDMF_API size_t fedmf_messages_count(const fedmf_messages* messages);
-/* Message `index` of a list: *data points into the list (valid until it is freed). */
+/* Message `index` of a list: *data points into the list (valid until it is freed). Thread-safe
+ * on a list not being freed. */
 FEDMF_API fedmf_status fedmf_messages_get(const fedmf_messages* messages, size_t index,
                                           const uint8_t** data, size_t* len);
+/* Frees a list (NULL is a no-op). Not concurrently with any other use of that list. */
 FEDMF_API void fedmf_messages_free(fedmf_messages* messages);
 
 /* Training rounds whose result said the model was updated while this participant was connected
- * (0 for NULL). */
+ * (0 for NULL). Serialize with other calls on the same handle. */
 FEDMF_API int64_t fedmf_participant_rounds_completed(const fedmf_participant* participant);
-/* 1 once the coordinator said training is over, else 0. */
+/* 1 once the coordinator said training is over, else 0. Serialize with other calls on the same
+ * handle. */
 FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participant);
 
 /* ---- Local model queries ------------------------------------------------------------------ */
 
-/* 1 if a model arrived (a task, or a restored state with one), else 0. */
+/* 1 if a model arrived (a task, or a restored state with one), else 0. Serialize with other calls
+ * on the same handle. */
 FEDMF_API int fedmf_participant_has_model(const fedmf_participant* participant);
 
 /* The top-`n` (n >= 1) unrated items under the last model, best first: writes up to `capacity`
  * item indices and scores (either array may be NULL when capacity is 0) and the number written
  * in *count (at most min(n, capacity, unrated items)). FEDMF_ERR_FAILED_PRECONDITION without a
- * model. */
+ * model. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_recommend(const fedmf_participant* participant, int32_t n,
                                                    int32_t* items, double* scores, size_t capacity,
                                                    size_t* count);
 
 /* The predicted rating of `item` under the last model (the ridge rating predictor the federated
  * evaluation scores, fitted on the local ratings; with no ratings, 0).
- * FEDMF_ERR_FAILED_PRECONDITION without a model. */
+ * FEDMF_ERR_FAILED_PRECONDITION without a model. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int32_t item,
                                                  double* rating);
 
 /* The user factor of the last contribution (empty before the first): writes up to `capacity`
- * values and the factor's length in *len (call with capacity 0 to learn it). */
+ * values and the factor's length in *len (call with capacity 0 to learn it). Serialize with other
+ * calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_user_factor(const fedmf_participant* participant,
                                                      double* out, size_t capacity, size_t* len);
 

@@ -1,7 +1,7 @@
 /* A tiny assert harness for the C API's tests, which are C programs (compiled as C11): CHECK
  * records a failure with its line and the library's last error, RUN_TEST runs one test function,
  * and main returns capi_failures != 0. Also the protobuf wire encoding the tests need to write a
- * ParticipantConfig by hand, as an app without protobuf would. */
+ * ParticipantConfig by hand, as an app without protobuf would, and to drop a field of a state. */
 #ifndef FEDMF_TESTS_UNIT_CAPI_CAPI_CHECK_H_
 #define FEDMF_TESTS_UNIT_CAPI_CAPI_CHECK_H_
 
@@ -59,6 +59,49 @@ static size_t capi_config(uint8_t* out, uint32_t id, int32_t num_items, uint64_t
     capi_varint(out, &n, seed);
   }
   return n;
+}
+
+/* Reads the varint at buf[*at] (*at < len), advancing *at; 0 if it runs past len. */
+static inline int capi_read_varint(const uint8_t* buf, size_t len, size_t* at, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; *at < len && shift < 64; shift += 7) {
+    const uint8_t b = buf[(*at)++];
+    *v |= (uint64_t)(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Removes every top-level occurrence of field `field` from the serialized message buf[0, len),
+ * in place; returns the new length, or 0 for bytes that are not a well-formed message. */
+static inline size_t capi_strip_field(uint8_t* buf, size_t len, uint32_t field) {
+  size_t read = 0, write = 0;
+  while (read < len) {
+    const size_t start = read;
+    uint64_t tag = 0, v = 0;
+    if (!capi_read_varint(buf, len, &read, &tag)) return 0;
+    switch (tag & 7) {
+      case 0:
+        if (!capi_read_varint(buf, len, &read, &v)) return 0;
+        break;
+      case 1:
+        read += 8;
+        break;
+      case 2:
+        if (!capi_read_varint(buf, len, &read, &v) || v > len - read) return 0;
+        read += (size_t)v;
+        break;
+      case 5:
+        read += 4;
+        break;
+      default:
+        return 0;
+    }
+    if (read > len) return 0;
+    if ((tag >> 3) == field) continue;
+    for (size_t k = start; k < read; ++k) buf[write++] = buf[k];
+  }
+  return write;
 }
 
 #endif /* FEDMF_TESTS_UNIT_CAPI_CAPI_CHECK_H_ */

@@ -13,6 +13,9 @@
 
 static fedmf_participant* users[COHORT]; /* participant id = index + 1 */
 static int refused[COHORT];              /* FEDMF_ERR_FAILED_PRECONDITION answers per user */
+/* When set, Pump saves, destroys and restores each participant after every message it handles
+ * and before its replies go out, as an app killed right after its write-ahead save would. */
+static int restart_after_handle = 0;
 
 /* Participant i rates 8 items (i * 7 + 4 k) mod 30, k = 0..7 (distinct: 4 k mod 30 is), with
  * rating 1 + (i + k) mod 5. Noise keyed from seed 11 (mechanism none: only the rounding). */
@@ -34,6 +37,17 @@ static void DestroyUsers(void) {
   for (int i = 0; i < COHORT; ++i) fedmf_participant_destroy(users[i]);
 }
 
+/* Replaces users[i] by a participant restored from its saved state. */
+static void SaveDestroyRestore(int i) {
+  uint8_t* state = NULL;
+  size_t len = 0;
+  CHECK(fedmf_participant_save(users[i], &state, &len) == FEDMF_OK);
+  fedmf_participant_destroy(users[i]);
+  users[i] = NULL;
+  CHECK(fedmf_participant_restore(state, len, &users[i]) == FEDMF_OK);
+  fedmf_free(state);
+}
+
 /* Delivers every queued server message to its participant and every reply to the server. */
 static void Pump(capi_server* server) {
   uint32_t to = 0;
@@ -49,6 +63,7 @@ static void Pump(capi_server* server) {
       continue;
     }
     CHECK(s == FEDMF_OK);
+    if (restart_after_handle) SaveDestroyRestore((int)to - 1); /* write-ahead, then a restart */
     for (size_t r = 0; r < fedmf_messages_count(replies); ++r) {
       const uint8_t* reply = NULL;
       size_t reply_len = 0;
@@ -76,6 +91,18 @@ static capi_server* NewServer(int signatures) {
   capi_server* server = capi_server_create(ids, COHORT, 6, signatures);
   CHECK(server != NULL);
   return server;
+}
+
+/* Every user registers its signing key through the RegisterRequest bytes the library makes. */
+static void RegisterUsers(capi_server* server) {
+  for (int i = 0; i < COHORT; ++i) {
+    uint8_t* request = NULL;
+    size_t len = 0;
+    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
+          FEDMF_OK);
+    CHECK(capi_server_register(server, request, len) == 0);
+    fedmf_free(request);
+  }
 }
 
 /* After a round every user has the model, a rank-4 user factor, and a top-5 list of items they
@@ -124,14 +151,7 @@ static void AWholeRoundUpdatesTheModel(void) {
 static void ASignedRoundWithTheConsistencyCheck(void) {
   CreateUsers();
   capi_server* server = NewServer(1);
-  for (int i = 0; i < COHORT; ++i) {
-    uint8_t* request = NULL;
-    size_t len = 0;
-    CHECK(fedmf_participant_register_request(users[i], "capi-test", NULL, &request, &len) ==
-          FEDMF_OK);
-    CHECK(capi_server_register(server, request, len) == 0);
-    fedmf_free(request);
-  }
+  RegisterUsers(server);
   CHECK(capi_server_start_round(server) == 0);
   CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
   CHECK(capi_server_contributors(server) == COHORT);
@@ -139,10 +159,11 @@ static void ASignedRoundWithTheConsistencyCheck(void) {
   DestroyUsers();
 }
 
-/* Participant 3 is saved and restored after its AdvertiseKeys: the restored one refuses the rest
- * of that round's SecAgg messages (it has no session), so the round completes with 9
- * contributors; it keeps the model and takes part in the next round, which has all 10. */
-static void ARestoredParticipantDropsOutOfTheRoundInProgress(void) {
+/* A version-1 state (no round in progress, as libraries before version 2 saved it): participant
+ * 3, saved after its AdvertiseKeys, is restored without its session, refuses the rest of that
+ * round's SecAgg messages, so the round completes with 9 contributors; it keeps the model and
+ * takes part in the next round, which has all 10. A version-1 blob with a round is refused. */
+static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
   CreateUsers();
   capi_server* server = NewServer(0);
   CHECK(capi_server_start_round(server) == 0);
@@ -150,6 +171,13 @@ static void ARestoredParticipantDropsOutOfTheRoundInProgress(void) {
   uint8_t* state = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_save(users[2], &state, &len) == FEDMF_OK);
+  CHECK(len > 2 && state[0] == 0x08 && state[1] == 0x02); /* format_version 2 comes first */
+  state[1] = 0x01;
+  fedmf_participant* refused_state = NULL;
+  CHECK(fedmf_participant_restore(state, len, &refused_state) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(fedmf_last_error(), "format_version 2") != NULL);
+  len = capi_strip_field(state, len, 11); /* ParticipantState.round */
+  CHECK(len > 0);
   fedmf_participant_destroy(users[2]);
   users[2] = NULL;
   CHECK(fedmf_participant_restore(state, len, &users[2]) == FEDMF_OK);
@@ -169,6 +197,60 @@ static void ARestoredParticipantDropsOutOfTheRoundInProgress(void) {
   CHECK(fedmf_participant_rounds_completed(users[2]) == 2); /* both results reached it */
   capi_server_destroy(server);
   DestroyUsers();
+}
+
+#define SUM_CAPACITY 4096
+
+/* One round with fresh users (signed with the consistency check if `signatures`); during the
+ * Pump of stage `restart_stage` (0: the tasks, then ShareKeys, MaskedInput, [ConsistencyCheck,]
+ * Unmasking; -1: never) every user is saved and restored after each message it handles. The
+ * round must apply with all 10; the sum goes to `sum` and its length is returned. */
+static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum) {
+  CreateUsers();
+  capi_server* server = NewServer(signatures);
+  if (signatures) RegisterUsers(server);
+  CHECK(capi_server_start_round(server) == 0);
+  int state = CAPI_ROUND_RUNNING;
+  for (int stage = 0; state == CAPI_ROUND_RUNNING && stage < 10; ++stage) {
+    restart_after_handle = stage == restart_stage;
+    Pump(server);
+    restart_after_handle = 0;
+    state = capi_server_close_stage(server);
+  }
+  restart_after_handle = restart_stage >= 0; /* and once more for the RoundResult */
+  Pump(server);
+  restart_after_handle = 0;
+  CHECK(state == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT);
+  for (int i = 0; i < COHORT; ++i) {
+    CHECK(refused[i] == 0);
+    CHECK(fedmf_participant_rounds_completed(users[i]) == 1);
+  }
+  const size_t n = capi_server_last_sum(server, sum, SUM_CAPACITY);
+  CHECK(n > 0 && n <= SUM_CAPACITY);
+  capi_server_destroy(server);
+  DestroyUsers();
+  return n;
+}
+
+/* Users saved and destroyed mid-round, at each stage, and restored from the bytes continue the
+ * round they were in: it applies with all 10 and exactly the sum of a round without restarts
+ * (the contributions are deterministic: seeded noise, mechanism none). */
+static void RestoredParticipantsContinueTheRound(void) {
+  static uint64_t reference[SUM_CAPACITY], sum[SUM_CAPACITY];
+  for (int signatures = 0; signatures <= 1; ++signatures) {
+    const size_t n = RoundWithRestarts(signatures, -1, reference);
+    const int stages = signatures ? 5 : 4;
+    for (int stage = 0; stage < stages; ++stage) {
+      const int before = capi_failures;
+      memset(sum, 0, sizeof sum);
+      const size_t m = RoundWithRestarts(signatures, stage, sum);
+      CHECK(m == n && memcmp(sum, reference, n * sizeof(uint64_t)) == 0);
+      if (capi_failures != before) {
+        fprintf(stderr, "  (signatures %d, restarts in stage %d)\n", signatures, stage);
+      }
+    }
+  }
 }
 
 /* The model survives a restart: a restored participant recommends exactly what it did. */
@@ -221,7 +303,8 @@ static void ChunkedRepliesAreReassembled(void) {
 int main(void) {
   RUN_TEST(AWholeRoundUpdatesTheModel);
   RUN_TEST(ASignedRoundWithTheConsistencyCheck);
-  RUN_TEST(ARestoredParticipantDropsOutOfTheRoundInProgress);
+  RUN_TEST(AVersion1StateDropsOutOfTheRoundInProgress);
+  RUN_TEST(RestoredParticipantsContinueTheRound);
   RUN_TEST(ARestoredParticipantKeepsItsModel);
   RUN_TEST(ChunkedRepliesAreReassembled);
   return capi_failures != 0;

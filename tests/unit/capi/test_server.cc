@@ -1,6 +1,7 @@
 // The in-process coordinator side of tests/unit/capi/test_server.h.
 #include "tests/unit/capi/test_server.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@ struct capi_server {
   std::deque<std::pair<uint32_t, std::string>> outbox;
   std::string current;  // the message capi_server_next returned last
   int contributors = 0;
+  std::vector<uint64_t> last_sum;
 
   void Queue(uint32_t to, const fedmf::v1::ServerMessage& m) {
     outbox.emplace_back(to, m.SerializeAsString());
@@ -150,8 +152,14 @@ int capi_server_close_stage(capi_server* server) {
     return CAPI_ROUND_FAILED;
   }
   server->contributors = included;
+  server->last_sum = *sum;
   server->Result(true);
   return CAPI_ROUND_APPLIED;
+}
+
+size_t capi_server_last_sum(const capi_server* server, uint64_t* out, size_t capacity) {
+  std::copy_n(server->last_sum.begin(), std::min(capacity, server->last_sum.size()), out);
+  return server->last_sum.size();
 }
 
 int capi_server_contributors(const capi_server* server) { return server->contributors; }

@@ -41,6 +41,10 @@ int capi_server_deliver(capi_server* server, const uint8_t* data, size_t len);
  * RoundResult to every cohort member. Returns a capi_round_state. */
 int capi_server_close_stage(capi_server* server);
 
+/* The last applied sum (the decoded SecAgg result): copies up to `capacity` values to `out` and
+ * returns its length (0 before the first applied round). */
+size_t capi_server_last_sum(const capi_server* server, uint64_t* out, size_t capacity);
+
 /* Vectors in the last applied sum, and training rounds applied so far. */
 int capi_server_contributors(const capi_server* server);
 int64_t capi_server_rounds(const capi_server* server);

@@ -202,6 +202,7 @@ SessionHarness::SessionHarness(const SessionConfig& config, std::vector<uint32_t
         return;
       }
       directory_->Add(id, key->public_key());
+      signing_seeds_[id] = key->seed().Clone();
       identity.signing_key = std::move(*key);
     }
     absl::StatusOr<std::unique_ptr<ClientSession>> client =
@@ -269,6 +270,35 @@ void SessionHarness::Deliver(
     replies_[id] = **reply;
     (void)server_->HandleMessage(id, **reply);
   }
+}
+
+absl::StatusOr<ClientIdentity> SessionHarness::Identity(uint32_t id) const {
+  ClientIdentity identity{id, std::nullopt};
+  auto it = signing_seeds_.find(id);
+  if (it != signing_seeds_.end()) {
+    absl::StatusOr<crypto::Ed25519PrivateKey> key =
+        crypto::Ed25519PrivateKey::FromSeed(it->second.span());
+    if (!key.ok()) return key.status();
+    identity.signing_key = std::move(*key);
+  }
+  return identity;
+}
+
+absl::Status SessionHarness::RestoreClient(uint32_t id) {
+  absl::StatusOr<fedmf::v1::secagg::ClientSessionState> state = clients_.at(id)->Export();
+  if (!state.ok()) return state.status();
+  std::string bytes = state->SerializeAsString();
+  WipeClientSessionState(*state);
+  clients_.at(id).reset();  // the original is gone, as after an app restart
+  fedmf::v1::secagg::ClientSessionState parsed;
+  if (!parsed.ParseFromString(bytes)) return absl::InternalError("exported state does not parse");
+  absl::StatusOr<ClientIdentity> identity = Identity(id);
+  if (!identity.ok()) return identity.status();
+  absl::StatusOr<std::unique_ptr<ClientSession>> restored =
+      ClientSession::Restore(parsed, std::move(*identity), directory_);
+  if (!restored.ok()) return restored.status();
+  clients_.at(id) = std::move(*restored);
+  return absl::OkStatus();
 }
 
 }  // namespace fedmf::secagg::test_util

@@ -78,6 +78,12 @@ class SessionHarness {
   // Delivers `messages` to their clients and the replies to the server.
   void Deliver(const std::map<uint32_t, fedmf::v1::secagg::ServerToClient>& messages);
 
+  // Replaces client `id` by a session restored from its exported state, serialized and parsed
+  // again as an app would store it (same signing key and directory).
+  absl::Status RestoreClient(uint32_t id);
+  // The same key and directory Restore needs, for tests that restore a state by hand.
+  absl::StatusOr<ClientIdentity> Identity(uint32_t id) const;
+
   ClientSession& client(uint32_t id) { return *clients_.at(id); }
   ServerSession& server() { return *server_; }
   std::shared_ptr<MapSigningKeyDirectory> directory() { return directory_; }
@@ -88,6 +94,7 @@ class SessionHarness {
   absl::Status status_;
   std::shared_ptr<MapSigningKeyDirectory> directory_;
   std::map<uint32_t, std::unique_ptr<ClientSession>> clients_;
+  std::map<uint32_t, crypto::SecretBytes> signing_seeds_;  // with signatures
   std::unique_ptr<ServerSession> server_;
   std::map<uint32_t, fedmf::v1::secagg::ClientToServer> replies_;
 };
