@@ -15,7 +15,7 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 need() {
   command -v "$1" >/dev/null && return 0
-  echo "SKIP: $1 not installed (deploy/install-deps.sh installs docker-compose)"
+  echo "SKIP: $1 not installed (deploy/install-deps.sh installs docker-compose and kubectl)"
   exit 77
 }
 
