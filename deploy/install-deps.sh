@@ -4,8 +4,10 @@
 # Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--check]
 #   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp
 # The deployment checks need docker-compose, openssl and iproute2 (deploy/validate-config.sh,
-# tls_test.sh, run-local-cluster.sh --netns), python3-yaml and mmdebstrap (emulate-image.sh);
-# kubectl is no Debian 12 package, so the k8s check skips where it is not installed.
+# tls_test.sh, run-local-cluster.sh --netns), python3-yaml and mmdebstrap (emulate-image.sh),
+# and kubectl (the k8s check): Debian's kubernetes-client (kubectl 1.20, enough for `kubectl
+# kustomize` and `kubectl create secret --dry-run=client`), unless a kubectl is already on PATH
+# (e.g. a newer one from Kubernetes' own repository, which that package would conflict with).
 set -euo pipefail
 
 PACKAGES=(
@@ -15,6 +17,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   docker-compose python3-yaml mmdebstrap openssl iproute2
 )
+
+command -v kubectl >/dev/null || PACKAGES+=(kubernetes-client)
 
 FUZZING_PACKAGES=(clang libclang-rt-14-dev)
 PLOT_PACKAGES=(gnuplot-nox)

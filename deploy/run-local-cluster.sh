@@ -159,6 +159,17 @@ done
 PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORKDIR/coordinator.log")"
 [[ -n "$PORT" ]] || { echo "coordinator did not listen"; cat "$WORKDIR/coordinator.log"; exit 1; }
 echo "coordinator on $COORD_IP:$PORT ($SECURITY$($NETNS && echo ", network namespace ${TAG}-coord"))"
+# The clients start once the coordinator's gRPC health check answers SERVING, as under
+# docker-compose (the same probe, with the admin identity under mutual TLS).
+for ((i = 0; ; i++)); do
+  # shellcheck disable=SC2046
+  on_coordinator "$COORD" health --target="$COORD_IP:$PORT" "${CLIENT_TLS[@]}" \
+    $(client_identity admin) >"$WORKDIR/health.out" 2>&1 && break
+  kill -0 "$COORD_PID" 2>/dev/null || { cat "$WORKDIR/coordinator.log"; exit 1; }
+  ((i < 50)) || { echo "health check failed: $(cat "$WORKDIR/health.out")"; exit 1; }
+  sleep 0.2
+done
+echo "coordinator healthy: $(cat "$WORKDIR/health.out")"
 
 CLIENT_PIDS=()
 for ((i = 0; i < CLIENTS; i++)); do

@@ -15,7 +15,7 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 need() {
   command -v "$1" >/dev/null && return 0
-  echo "SKIP: $1 not installed (deploy/install-deps.sh installs docker-compose)"
+  echo "SKIP: $1 not installed (deploy/install-deps.sh installs docker-compose and kubectl)"
   exit 77
 }
 
@@ -26,7 +26,7 @@ case "${1:-}" in
       fail "docker-compose config refused docker-compose.yml"
     for want in '^  certs:' '^  coordinator:' '^  client:' '^  coordinator-state:' '^  claims:' \
       "FEDMF_REPLICAS: '50'" 'condition: service_healthy' 'condition: service_completed_successfully' \
-      '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica'; do
+      '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica' '^      - health$'; do
       grep -qe "$want" "$WORK/config.yml" || fail "docker-compose config: no '$want'"
     done
     echo "docker-compose config: OK ($(docker-compose version --short 2>/dev/null || echo '?'))"
@@ -36,8 +36,8 @@ case "${1:-}" in
     kubectl kustomize "$ROOT/deploy/k8s" >"$WORK/k8s.yml" || fail "kubectl kustomize failed"
     for want in 'kind: Deployment' 'kind: StatefulSet' 'kind: PersistentVolumeClaim' \
       'kind: ConfigMap' 'name: fedmf-coordinator' 'claimName: fedmf-state' \
-      'value: hostname' 'secretName: fedmf-clients'; do
-      grep -q "$want" "$WORK/k8s.yml" || fail "kustomize output: no '$want'"
+      'value: hostname' 'secretName: fedmf-clients' '- health$'; do
+      grep -qe "$want" "$WORK/k8s.yml" || fail "kustomize output: no '$want'"
     done
     [[ "$(grep -c '^kind: Service$' "$WORK/k8s.yml")" == 2 ]] || fail "expected 2 Services"
     "$ROOT/deploy/gen-certs.sh" "$WORK/certs" --host fedmf-coordinator --clients client-:4 \

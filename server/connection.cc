@@ -119,6 +119,18 @@ void Connection::Detach() {
   queued_bytes_ = 0;
 }
 
+grpc::Status DeliverClientMessage(StreamHandler& handler,
+                                  const std::shared_ptr<Connection>& connection,
+                                  grpc::ByteBuffer& bytes, v1::ClientMessage& scratch) {
+  scratch.Clear();
+  if (!grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&bytes, &scratch).ok()) {
+    const grpc::Status refused(grpc::StatusCode::INVALID_ARGUMENT, "unparseable ClientMessage");
+    handler.OnMessageRefused(connection, refused);
+    return refused;
+  }
+  return handler.OnClientMessage(connection, scratch);
+}
+
 FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
                                      const StreamLimits& limits, StreamCounter* counter)
     : handler_(handler),
@@ -164,14 +176,7 @@ void FederationReactor::OnReadDone(bool ok) {
     return;
   }
   // After the cheap checks: parsing is what costs.
-  message_.Clear();
-  if (!grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&incoming_, &message_).ok()) {
-    const grpc::Status refused(grpc::StatusCode::INVALID_ARGUMENT, "unparseable ClientMessage");
-    handler_->OnMessageRefused(connection_, refused);
-    connection_->FinishOnce(refused);
-    return;
-  }
-  const grpc::Status status = handler_->OnClientMessage(connection_, message_);
+  const grpc::Status status = DeliverClientMessage(*handler_, connection_, incoming_, message_);
   if (!status.ok()) {
     connection_->FinishOnce(status);
     return;

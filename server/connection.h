@@ -93,6 +93,14 @@ class StreamHandler {
                                 const grpc::Status& status) = 0;
 };
 
+// What FederationReactor does with the bytes of one message: parses them as a ClientMessage (into
+// `scratch`) and hands that to `handler`; bytes that do not parse are refused (OnMessageRefused,
+// INVALID_ARGUMENT "unparseable ClientMessage"). A non-OK status ends the stream with it.
+// Consumes `bytes`. The stream fuzzer calls it as the reactor does.
+grpc::Status DeliverClientMessage(StreamHandler& handler,
+                                  const std::shared_ptr<Connection>& connection,
+                                  grpc::ByteBuffer& bytes, v1::ClientMessage& scratch);
+
 class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // `counter` (may be null) is released when the stream ends.

@@ -1,6 +1,7 @@
 // fedmf-coordinator: runs federated DPMF-RP training over gRPC with fedmf-client processes
 // (secure aggregation, per-stage deadlines, privacy ledger, checkpoint/resume), or, as
-// `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status.
+// `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status, or,
+// as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the probes).
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
 // with client identities checked against a revocation file): docs/deployment.md.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
+#include "client/health_check.h"
 #include "client/wire_limits.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
@@ -31,12 +33,12 @@
 #include "wire/chunking.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
-ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status: the coordinator to ask");
+ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status, health: the coordinator to ask");
 ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
           "shared token clients must present (set your own off loopback)");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
-          "demos). status: this client's certificate when the coordinator requires one");
+          "demos). status, health: this client's certificate when the coordinator requires one");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA bundle: mutual TLS, every client needs a certificate it signed; the "
@@ -47,10 +49,11 @@ ABSL_FLAG(std::string, revoked_identities, "",
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client identity may hold (a --one_stream_per_user client with one "
           "certificate opens one per user); 0: no limit");
-ABSL_FLAG(std::string, tls_ca, "",
-          "status: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
+ABSL_FLAG(
+    std::string, tls_ca, "",
+    "status, health: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
 ABSL_FLAG(std::string, tls_server_name, "",
-          "status: name to verify in the coordinator's certificate (default: the host of "
+          "status, health: name to verify in the coordinator's certificate (default: the host of "
           "--target)");
 ABSL_FLAG(int64_t, num_users, 0, "user population (participant ids 1..n); 0: from --eval_data");
 ABSL_FLAG(int32_t, num_items, 0, "items m; 0: from --eval_data");
@@ -84,13 +87,35 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
+// The channel of the `status` and `health` subcommands: --target, --tls_ca/cert/key/server_name.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> CommandChannel() {
+  return client::MakeChannel({.target = absl::GetFlag(FLAGS_target),
+                              .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                      .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                                      .key_file = absl::GetFlag(FLAGS_tls_key),
+                                      .server_name = absl::GetFlag(FLAGS_tls_server_name)}});
+}
+
+// `health`: grpc.health.v1.Health/Check of the whole server; OK only when it answers SERVING.
+absl::Status PrintHealth() {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
+  if (!channel.ok()) return channel.status();
+  const std::string target = absl::GetFlag(FLAGS_target);
+  absl::StatusOr<std::string> serving = client::CheckHealth(*channel, "", absl::Seconds(5));
+  if (!serving.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        target, ": no health answer: ", absl::StatusCodeToString(serving.status().code()), ": ",
+        serving.status().message()));
+  }
+  if (*serving != "SERVING") {
+    return absl::UnavailableError(absl::StrCat(target, ": health status ", *serving));
+  }
+  std::printf("%s: health status %s\n", target.c_str(), serving->c_str());
+  return absl::OkStatus();
+}
+
 absl::Status PrintStatus() {
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      client::MakeChannel({.target = absl::GetFlag(FLAGS_target),
-                           .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
-                                   .cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                   .key_file = absl::GetFlag(FLAGS_tls_key),
-                                   .server_name = absl::GetFlag(FLAGS_tls_server_name)}});
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
   if (!channel.ok()) return channel.status();
   auto stub = v1::Admin::NewStub(*channel);
   grpc::ClientContext context;
@@ -243,10 +268,14 @@ int main(int argc, char** argv) {
   std::vector<char*> args = fedmf::InitCommandLine(
       argc, argv,
       "fedmf-coordinator [--listen=ADDR:PORT --state_dir=DIR ...]: federated DPMF-RP training\n"
-      "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator");
+      "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
+      "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check answers "
+      "SERVING");
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();
+  } else if (args.size() == 1 && std::string(args[0]) == "health") {
+    status = fedmf::server::PrintHealth();
   } else if (args.empty()) {
     status = fedmf::server::Serve();
   } else {

@@ -68,6 +68,16 @@ case "$ATTACK" in
     grep -q 'event=stream_closed client=attacker-garbage .*dropped_in_round=[1-9]' \
       "$A/coordinator.log" || fail "no stream_closed line with the attacker's users dropped"
     ;;
+  oversized)
+    # Over the coordinator's max receive message size (64 MiB, client/wire_limits.h): gRPC's
+    # transport refuses it with RESOURCE_EXHAUSTED and cancels the stream before the reactor sees
+    # a byte, so the coordinator cannot log a message_refused line (gRPC gives the application no
+    # hook with the reason); it sees the stream end and drops the attacker's users from the round.
+    grep -q 'code=8 status="Received message larger than max' <<<"$stop" ||
+      fail "not RESOURCE_EXHAUSTED for the message size: $stop"
+    grep -q 'event=stream_closed client=attacker-oversized .*dropped_in_round=[1-9]' \
+      "$A/coordinator.log" || fail "no stream_closed line with the attacker's users dropped"
+    ;;
   impersonate)
     grep -q 'code=7 ' <<<"$stop" || fail "not PERMISSION_DENIED: $stop"
     grep -q 'event=message_refused client=attacker-impersonate .*code=7 ' "$A/coordinator.log" ||

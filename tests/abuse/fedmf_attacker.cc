@@ -10,6 +10,8 @@
 //   wrong_length  honest until MaskedInput, then a masked vector one byte short
 //   wrong_width   honest until MaskedInput, then a vector packed with one bit too many
 //   flood         its advertisement --flood_copies times
+//   oversized     its advertisement padded (an unknown field) past the coordinator's receive limit
+//                 (client/wire_limits.h), a message the transport must refuse
 // It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -42,7 +44,8 @@ ABSL_FLAG(std::string, split, "holdout:0.2", "split spec (as fedmf-client)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
-          "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood");
+          "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
+          "oversized");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
@@ -131,6 +134,12 @@ class Attacker {
     } else if (attack_ == "flood") {
       const std::string copy = replies.front().SerializeAsString();
       out.assign(static_cast<size_t>(absl::GetFlag(FLAGS_flood_copies)), copy);
+    } else if (attack_ == "oversized") {
+      // A valid ClientMessage but for its size: field 1000, length-delimited, 1 KiB over the limit.
+      v1::ClientMessage padded = replies.front();
+      padded.GetReflection()->MutableUnknownFields(&padded)->AddLengthDelimited(
+          1000, std::string(static_cast<size_t>(client::kMaxMessageBytes) + 1024, 'x'));
+      out.push_back(padded.SerializeAsString());
     }
     Strike(absl::StrCat(out.size(), " messages"));
     return out;
@@ -173,7 +182,9 @@ absl::Status Run() {
 
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(client::kMaxMessageBytes);
-  args.SetMaxSendMessageSize(client::kMaxMessageBytes);
+  // The oversized attack must get past its own side's limit.
+  args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
+                                                                        : client::kMaxMessageBytes);
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       absl::GetFlag(FLAGS_coordinator), grpc::InsecureChannelCredentials(), args);
   auto stub = v1::Federation::NewStub(channel);

@@ -1,12 +1,15 @@
-// libFuzzer: a sequence of ClientMessages on one Participate stream, through
-// Coordinator::OnClientMessage / OnStreamClosed exactly as FederationReactor delivers them (a
-// message that does not parse is one gRPC never delivers; a refused one ends the stream). The
-// stream hosts users 1-4 of 6 (a second, quiet stream hosts 5-6). Byte 0 picks the setting:
+// libFuzzer: a sequence of messages on one Participate stream, as raw bytes through
+// DeliverClientMessage (server/connection.h), the reactor's own parse-and-deliver step: bytes that
+// are not a ClientMessage are refused there (OnMessageRefused, INVALID_ARGUMENT), the rest reach
+// Coordinator::OnClientMessage; a refusal ends the stream (OnStreamClosed, as the reactor's
+// OnDone). The stream hosts users 1-4 of 6 (a second, quiet stream hosts 5-6). Byte 0 picks the
+// setting:
 //   bits 0-1: 0 no round running; 1 a SecAgg round (unsigned); 2 a SecAgg round with signed
 //             advertisements; 3 a clear-upload round. In a round Coordinator::Run drives it on
 //             its own thread, and the messages arrive once the tasks went out.
-//   bit 2:    fix the headers: participant id (SecAgg, clear upload, chunk) to 1 + id % 4 and
-//             round to 0, so the payloads reach the SecAgg session / clear aggregation.
+//   bit 2:    fix the headers of the messages that parse: participant id (SecAgg, clear
+//             upload, chunk) to 1 + id % 4 and round to 0, so the payloads reach the SecAgg
+//             session / clear aggregation (then re-serialized).
 // Then length-prefixed messages (2 bytes little-endian, then the bytes). After them Admin.Status
 // is answered, the run stopped and every stream closed. Any outcome but a crash or hang is fine.
 #include <chrono>
@@ -15,8 +18,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
+#include "server/connection.h"
 #include "tests/fuzz/coordinator_fuzz_support.h"
 
 namespace {
@@ -86,17 +91,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   size_t at = 1;
+  v1::ClientMessage scratch;
   while (at + 2 <= size) {
     const size_t length = data[at] | (static_cast<size_t>(data[at + 1]) << 8);
     at += 2;
     if (length > size - at) break;
-    v1::ClientMessage message;
-    const bool parsed = message.ParseFromArray(data + at, static_cast<int>(length));
+    std::string wire(reinterpret_cast<const char*>(data + at), length);
     at += length;
-    if (!parsed) continue;
-    if (fix_headers) FixHeaders(message);
-    if (!coordinator->OnClientMessage(fuzzed, message).ok()) {
-      coordinator->OnStreamClosed(fuzzed);  // what the reactor does on an error status
+    if (v1::ClientMessage message; fix_headers && message.ParseFromString(wire)) {
+      FixHeaders(message);
+      wire = message.SerializeAsString();
+    }
+    grpc::Slice slice(wire);
+    grpc::ByteBuffer bytes(&slice, 1);
+    if (!server::DeliverClientMessage(*coordinator, fuzzed, bytes, scratch).ok()) {
+      coordinator->OnStreamClosed(fuzzed);  // the stream ends: the reactor's OnDone
       break;
     }
   }

@@ -8,6 +8,9 @@
 #   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
 #                  CA, a revoked identity (listed at start and added while running), one identity
 #                  joining twice: each refused, the coordinator unharmed
+#   health         `fedmf-coordinator health` (grpc.health.v1 Check, what the probes run): SERVING
+#                  over mutual TLS with the admin identity; refused without a client certificate;
+#                  a clear UNAVAILABLE and a non-zero exit once nothing listens on the port
 # Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
@@ -151,6 +154,35 @@ case "$CASE" in
       fail "the revocation file was not re-read"
     kill -0 "$COORD_PID" || fail "coordinator died"
     grep -q 'event=round ' "$WORK/coordinator.log" && fail "a round ran without its users"
+    ;;
+
+  health)
+    # The coordinator waits for users that never come: the health service answers meanwhile.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${SERVER_TLS[@]}" \
+      --tls_client_ca="$CERTS/ca.pem" --num_users=300 --num_items=200 --rounds=1 \
+      --wait_for_users=300
+    # shellcheck disable=SC2046
+    "$COORD" health --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) \
+      >"$WORK/health.out" 2>&1 || fail "health over mutual TLS failed: $(cat "$WORK/health.out")"
+    grep -qx "127.0.0.1:$PORT: health status SERVING" "$WORK/health.out" ||
+      fail "health: $(cat "$WORK/health.out")"
+    echo "answered: $(cat "$WORK/health.out")"
+    if "$COORD" health --target="127.0.0.1:$PORT" "${CA[@]}" >"$WORK/no-cert.out" 2>&1; then
+      fail "health without a client certificate was answered"
+    fi
+    grep -q "no health answer: UNAVAILABLE" "$WORK/no-cert.out" ||
+      fail "health without a client certificate: $(cat "$WORK/no-cert.out")"
+    # Nothing listens on the port any more.
+    kill -9 "$COORD_PID"
+    wait "$COORD_PID" 2>/dev/null || true
+    status=0
+    # shellcheck disable=SC2046
+    "$COORD" health --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) \
+      >"$WORK/closed.out" 2>&1 || status=$?
+    ((status != 0)) || fail "health answered on a closed port: $(cat "$WORK/closed.out")"
+    grep -q "^fedmf-coordinator: UNAVAILABLE: 127.0.0.1:$PORT: no health answer: UNAVAILABLE" \
+      "$WORK/closed.out" || fail "closed port: $(cat "$WORK/closed.out")"
+    echo "closed port, exit $status: $(head -n 1 "$WORK/closed.out")"
     ;;
 
   *) echo "unknown case $CASE"; exit 2 ;;
