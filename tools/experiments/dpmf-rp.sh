@@ -4,11 +4,12 @@
 # the tables, plot.gp into the PNGs.
 #
 #   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
-#                                [--epsilons="0.1 1 10"] [--compressions="2 5 10"] [--cases="1 2 3 4"]
-#                                [GROUP...]
+#                                [--epsilons="0.1 1 10"] [--compressions="1 2 5 10"] [--cases="1 2 3 4"]
+#                                [--clips="1 1.5 2"] [--extra="FLAGS"] [GROUP...]
 #
-# GROUPs (default: all): table2 ablation epsilon compression paper. --seeds (default 4) applies to
-# table2 and ablation; the sweeps use seed 1. Needs the binaries of --build (default build/, made by
+# GROUPs (default: all): table2 ablation epsilon compression clip paper. --seeds (default 4)
+# applies to table2 and ablation; the sweeps use seed 1. --extra adds fedmf-sim flags to every
+# run (they override fedmf's settings). Needs the binaries of --build (default build/, made by
 # tools/run-tests.sh). The data
 # file defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says
 # so and exits 0 (nothing to reproduce).
@@ -19,8 +20,10 @@ DATA="${ROOT}/../shared/data/ml-100k/u.data"
 OUT="${ROOT}/docs/results/dpmf-rp"
 SEEDS=4
 EPSILONS="0.1 1 10"
-COMPRESSIONS="2 5 10"
+COMPRESSIONS="1 2 5 10"
 CASES="1 2 3 4"
+CLIPS="1 1.5 2"
+EXTRA=()
 BUILD="${ROOT}/build"
 SELECTED=()
 for arg in "$@"; do
@@ -32,12 +35,14 @@ for arg in "$@"; do
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --compressions=*) COMPRESSIONS="${arg#--compressions=}" ;;
     --cases=*) CASES="${arg#--cases=}" ;;
-    --help|-h) sed -n '2,14p' "$0"; exit 0 ;;
+    --clips=*) CLIPS="${arg#--clips=}" ;;
+    --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
+    --help|-h) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "dpmf-rp.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
 done
-[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(table2 ablation epsilon compression paper)
+[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(table2 ablation epsilon compression clip paper)
 if [[ ! -f "${DATA}" ]]; then
   echo "dpmf-rp.sh: ${DATA} not found: MovieLens 100K is needed (pass --data=PATH/u.data); skipping"
   exit 0
@@ -51,12 +56,13 @@ mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
 [[ -f "${CSV}" ]] || echo "group,name,seed,epsilon_rdp2,epsilon_dp,rmse,mae,precision,recall,f1,map,map_at_n,wall_s" > "${CSV}"
 
-# fedmf's settings (docs/algorithms.md "Making DPMF-RP learn"): rotated_l2 PBM, every user every
-# round, mu = 0.01, Adam step 0.2, the full item model, m/p = 3, items ranked with kappa 5;
+# fedmf's settings (docs/algorithms.md "Making DPMF-RP learn"): rotated_l2 PBM clamped at
+# 1.25 C / sqrt(D), every user every round, mu = 0.01, Adam step 0.2, the full item model,
+# m/p = 3, items ranked with kappa 5;
 # whole-run RDP epsilon 100 at alpha = 2. Secure sums are added in the clear (--plain_sum: the
 # same sum, tested) to keep 943-user cohorts fast; the privacy accounting is that of the secure
 # run.
-TUNED=(--mechanism=pbm --pbm_geometry=rotated_l2 --pbm_clip_multiplier=2 --participation=1
+TUNED=(--mechanism=pbm --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
        --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100 --epsilon=100
        --ranking_kappa=5
        --plain_sum --eval_every=0 --evaluate_every=100)
@@ -71,7 +77,7 @@ run() {
   local log="${OUT}/logs/${group}-${name}-seed${seed}.log"
   echo "== ${group} ${name} seed ${seed}" >&2
   "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" --client_processes=2 \
-    "$@" > "${log}" 2>&1
+    "$@" ${EXTRA[@]+"${EXTRA[@]}"} > "${log}" 2>&1
   awk -v group="${group}" -v name="${name}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
     /event=evaluation/ { rmse = val("test_rmse"); mae = val("test_mae"); p = val("precision10");
@@ -120,6 +126,10 @@ for group in "${SELECTED[@]}"; do
       for eps in ${EPSILONS}; do run epsilon "eps${eps}" 1 "${TUNED[@]}" --epsilon="${eps}"; done ;;
     compression)
       for mp in ${COMPRESSIONS}; do run compression "mp${mp}" 1 "${TUNED[@]}" --compression="${mp}"; done ;;
+    clip)  # gamma of rotated_l2: fill of each coordinate's range vs clamping bias
+      for gamma in ${CLIPS}; do
+        run clip "gamma${gamma}" 1 "${TUNED[@]}" --pbm_clip_multiplier="${gamma}"
+      done ;;
     paper)
       run paper paper-settings 1 "${PAPER[@]}" ;;
     *) echo "dpmf-rp.sh: unknown group ${group}" >&2; exit 2 ;;

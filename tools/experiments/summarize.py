@@ -11,6 +11,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+TUNED_GAMMA = "1.25"  # dpmf-rp.sh's --pbm_clip_multiplier: table2's seed 1 is that sweep point
 METRICS = ["rmse", "precision", "recall", "f1", "map", "map_at_n"]
 LABELS = {"rmse": "RMSE", "precision": "Precision@10", "recall": "Recall@10", "f1": "F1@10",
           "map": "mAP@10 (eq. 56, 1/tp)", "map_at_n": "mAP@10 (1/min(N, relevant))"}
@@ -138,9 +139,15 @@ def main():
     runs_mp = dict(runs)
     for r in runs.get(("table2", "dpmf-rp"), [])[:1]:
         runs_mp[("compression", "mp3")] = [r]
-    for r in runs.get(("ablation", "case3-non-projected"), [])[:1]:
-        runs_mp[("compression", "mp1")] = [r]
     parts.append(sweep(runs_mp, "compression", list(mp), lambda n: mp[n], out / "compression.dat"))
+    parts.append("## Clip sweep (gamma of rotated_l2)\n")
+    clips = sorted({n for g, n in runs if g == "clip"} | {f"gamma{TUNED_GAMMA}"},
+                   key=lambda n: float(n[len("gamma"):]))
+    runs_clip = dict(runs)
+    for r in runs.get(("table2", "dpmf-rp"), [])[:1]:
+        runs_clip[("clip", f"gamma{TUNED_GAMMA}")] = [r]
+    parts.append(sweep(runs_clip, "clip", clips, lambda n: float(n[len("gamma"):]),
+                       out / "clip.dat"))
     payload(out)
     (out / "tables.md").write_text("\n".join(parts))
     print((out / "tables.md").read_text())
