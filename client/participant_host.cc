@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
 #include "common/algorithms/registry.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 
@@ -82,10 +83,10 @@ absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_
   if (p == nullptr) {
     return absl::NotFoundError(absl::StrCat("participant ", id, " is not hosted here"));
   }
-  if (round_ < 0) return std::nullopt;
+  if (tag_.round < 0) return std::nullopt;
   v1::SavedRound out;
-  out.set_round(round_);
-  out.set_evaluation(evaluation_);
+  out.set_round(tag_.round);
+  out.set_evaluation(tag_.evaluation);
   *out.mutable_signing_keys() = signing_keys_;
   absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> session = p->ExportSession();
   if (!session.ok()) return session.status();
@@ -118,8 +119,7 @@ absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& sa
           absl::StrCat("restored round ", saved.round(), ": ", s.message()));
     }
   }
-  round_ = saved.round();
-  evaluation_ = saved.evaluation();
+  tag_ = {saved.round(), saved.evaluation()};
   signing_keys_ = saved.signing_keys();
   return absl::OkStatus();
 }
@@ -262,10 +262,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
         participants_.at(id).StartRound(*contributor_, *config, &signing_key_, directory);
     if (!advertise.ok()) return advertise.status();
-    v1::ClientMessage& reply = replies.emplace_back();
-    reply.mutable_secagg()->set_participant_id(id);
-    reply.mutable_secagg()->set_round(task.round());
-    *reply.mutable_secagg()->mutable_message() = std::move(*advertise);
+    replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
   }
   return replies;
 }
@@ -284,8 +281,7 @@ absl::Status ParticipantHost::BeginTask(int64_t round, bool evaluation,
   if (!contributor.ok()) return contributor.status();
   contributor_ = std::move(*contributor);
   model_ = plan;
-  round_ = round;
-  evaluation_ = evaluation;
+  tag_ = {round, evaluation};
   signing_keys_.Clear();
   return absl::OkStatus();
 }
@@ -298,20 +294,16 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                    m.participant_id(),
                                                    " which this process does not host"));
   }
-  if (m.round() != round_ || m.evaluation() != evaluation_) {
+  if (wire::TagOf(m) != tag_) {
     return absl::FailedPreconditionError(
         absl::StrCat("SecAgg message of ", m.evaluation() ? "evaluation " : "", "round ", m.round(),
-                     " during ", evaluation_ ? "evaluation " : "", "round ", round_));
+                     " during ", tag_.evaluation ? "evaluation " : "", "round ", tag_.round));
   }
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
   if (!reply.ok()) return reply.status();
   std::vector<v1::ClientMessage> replies;
   if (reply->has_value()) {
-    v1::ClientMessage& out = replies.emplace_back();
-    out.mutable_secagg()->set_participant_id(m.participant_id());
-    out.mutable_secagg()->set_round(round_);
-    out.mutable_secagg()->set_evaluation(evaluation_);
-    *out.mutable_secagg()->mutable_message() = std::move(**reply);
+    replies.push_back(wire::FromParticipant(tag_, m.participant_id(), std::move(**reply)));
   }
   return replies;
 }

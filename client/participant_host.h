@@ -27,6 +27,7 @@
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/mobile.pb.h"
 #include "wire/chunking.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 
@@ -137,8 +138,8 @@ class ParticipantHost {
   v1::RoundPlan model_;  // contributor_'s plan
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
-  int64_t round_ = -1;       // of the last task
-  bool evaluation_ = false;  // the last task was an evaluation task
+  // The aggregation of the last task (round -1 before the first).
+  wire::AggregationTag tag_{.round = -1, .evaluation = false};
   // The last task's signing key directory (signed rounds only), kept for SaveRound.
   google::protobuf::RepeatedPtrField<v1::SigningKeys> signing_keys_;
   int64_t rounds_completed_ = 0;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
 #include "client/secagg_params.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 
@@ -38,11 +39,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleEvaluation
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
         participants_.at(id).StartEvaluation(*contributor_, options, *codec, *config);
     if (!advertise.ok()) return advertise.status();
-    v1::ParticipantToServer* out = replies.emplace_back().mutable_secagg();
-    out->set_participant_id(id);
-    out->set_round(task.round());
-    out->set_evaluation(true);
-    *out->mutable_message() = std::move(*advertise);
+    replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
   }
   return replies;
 }

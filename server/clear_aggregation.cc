@@ -1,5 +1,6 @@
 #include "server/clear_aggregation.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,10 +31,15 @@ absl::Status ClearAggregation::Accept(uint32_t participant_id, absl::Span<const 
   return absl::OkStatus();
 }
 
-void ClearAggregation::MarkDropped(uint32_t participant_id) {
-  if (cohort_.contains(participant_id) && !received_.contains(participant_id)) {
-    dropped_.insert(participant_id);
-  }
+bool ClearAggregation::MarkDropped(uint32_t participant_id) {
+  if (!cohort_.contains(participant_id) || received_.contains(participant_id)) return false;
+  return dropped_.insert(participant_id).second;
+}
+
+std::vector<uint32_t> ClearAggregation::contributor_ids() const {
+  std::vector<uint32_t> ids(received_.begin(), received_.end());
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 }  // namespace fedmf::server

@@ -23,12 +23,15 @@ class ClearAggregation {
   // upload or one after the participant was dropped, InvalidArgument (algorithms::CheckVector)
   // for a vector that does not fit the plan; the sum is unchanged on error.
   absl::Status Accept(uint32_t participant_id, absl::Span<const uint64_t> vector);
-  // The participant will not upload (disconnected); ignored for ids outside the cohort.
-  void MarkDropped(uint32_t participant_id);
+  // The participant will not upload (disconnected); ignored for ids outside the cohort and
+  // participants that uploaded. True if this dropped it now.
+  bool MarkDropped(uint32_t participant_id);
 
   // Every invited participant uploaded or dropped.
   bool Complete() const { return received_.size() + dropped_.size() == cohort_.size(); }
   int64_t contributors() const { return static_cast<int64_t>(received_.size()); }
+  // The participants whose upload is in the sum, ascending.
+  std::vector<uint32_t> contributor_ids() const;
   const std::vector<uint64_t>& sum() const { return sum_; }
 
  private:

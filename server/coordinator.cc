@@ -150,21 +150,13 @@ grpc::Status Coordinator::Dispatch(const std::shared_ptr<Connection>& connection
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (session_ == nullptr || message.secagg().round() != state_.updater->round() ||
-      message.secagg().evaluation() != evaluating_) {
-    return grpc::Status::OK;  // late message of a finished (training or evaluation) round
+  if (aggregation_ == nullptr) return grpc::Status::OK;  // late message of a finished round
+  Aggregation::Delivery delivery = aggregation_->DeliverSecAgg(id, message.secagg());
+  if (!delivery.rejected.empty()) {
+    EventLine("participant_rejected").Add("participant", id).Add("reason", delivery.rejected);
   }
-  const absl::Status handled = session_->HandleMessage(id, message.secagg().message());
-  if (absl::IsInvalidArgument(handled)) {
-    EventLine("participant_rejected").Add("participant", id).Add("reason", handled.message());
-    v1::ServerMessage abort;
-    abort.mutable_secagg()->set_participant_id(id);
-    abort.mutable_secagg()->set_round(state_.updater->round());
-    abort.mutable_secagg()->set_evaluation(evaluating_);
-    *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(handled.message());
-    Send(*connection, std::move(abort));
-  }
-  if (session_->ReadyToClose()) cv_.notify_all();
+  Route(std::move(delivery.replies));
+  if (aggregation_->ReadyToClose()) cv_.notify_all();
   return grpc::Status::OK;
 }
 
@@ -174,17 +166,8 @@ void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) 
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
   inbound_.erase(connection.get());
   int dropped = 0;
-  if (session_ != nullptr) {
-    for (uint32_t id : ids) {
-      if (std::binary_search(cohort_.begin(), cohort_.end(), id) &&
-          session_->MarkDropped(id).ok()) {
-        ++dropped;
-      }
-    }
-    if (session_->ReadyToClose()) cv_.notify_all();
-  }
-  if (clear_ != nullptr) {
-    for (uint32_t id : ids) clear_->MarkDropped(id);
+  if (aggregation_ != nullptr) {
+    for (uint32_t id : ids) dropped += aggregation_->Drop(id) ? 1 : 0;
   }
   cv_.notify_all();
   EventLine("stream_closed")
@@ -201,12 +184,11 @@ grpc::Status Coordinator::HandleClearUpload(const Connection& connection,
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
-  if (clear_ == nullptr || upload.round() != state_.updater->round()) return grpc::Status::OK;
-  const absl::Status accepted = clear_->Accept(id, upload.values());
-  if (!accepted.ok()) {
-    EventLine("participant_rejected").Add("participant", id).Add("reason", accepted.message());
+  if (aggregation_ == nullptr) return grpc::Status::OK;  // late upload of a finished round
+  if (const std::string rejected = aggregation_->DeliverClear(id, upload); !rejected.empty()) {
+    EventLine("participant_rejected").Add("participant", id).Add("reason", rejected);
   }
-  if (clear_->Complete()) cv_.notify_all();
+  if (aggregation_->ReadyToClose()) cv_.notify_all();
   return grpc::Status::OK;
 }
 
@@ -264,10 +246,10 @@ size_t Coordinator::Send(Connection& connection, v1::ServerMessage message) {
 
 void Coordinator::DropOverflowed(const Connection& connection) {
   int dropped = 0;
-  for (uint32_t id : cohort_) {
-    if (!registry_.Owns(&connection, id)) continue;
-    if (session_ != nullptr && session_->MarkDropped(id).ok()) ++dropped;
-    if (clear_ != nullptr) clear_->MarkDropped(id);
+  if (aggregation_ != nullptr) {
+    for (uint32_t id : aggregation_->cohort()) {
+      if (registry_.Owns(&connection, id) && aggregation_->Drop(id)) ++dropped;
+    }
   }
   cv_.notify_all();
   EventLine("stream_overflow")
@@ -281,6 +263,19 @@ void Coordinator::EndRoundTraffic(int64_t round, int64_t cohort_size, bool evalu
   last_traffic_round_ = round;
   last_traffic_cohort_ = cohort_size;
   last_traffic_evaluation_ = evaluation;
+}
+
+void Coordinator::Route(Aggregation::Envelopes envelopes) {
+  std::vector<uint32_t> unreachable;
+  for (Aggregation::Envelope& e : envelopes) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(e.participant_id);
+    if (c == nullptr) {
+      unreachable.push_back(e.participant_id);
+      continue;
+    }
+    Send(*c, std::move(e.message));
+  }
+  for (uint32_t id : unreachable) aggregation_->Drop(id);
 }
 
 void Coordinator::Broadcast(const v1::RoundResult& result) {

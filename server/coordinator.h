@@ -1,10 +1,11 @@
 // The round orchestrator: accepts registrations and streams (as the StreamHandler of every
 // Participate reactor), and on one driver thread runs rounds - sample a cohort of live users,
-// send the plan, drive the SecAgg ServerSession with a deadline per stage (late = dropped), apply
-// the decoded sum, record the round in the privacy ledger, checkpoint - until the rounds are done
-// or the budget is spent; every few rounds and at the end, a federated evaluation round secure-sums
-// the cohort's metric sums (coordinator_eval.cc). Network input only ever reaches the
-// ServerSession's validation or the checks here; problems become gRPC statuses and log lines.
+// send the plan, drive the round's Aggregation (aggregation.h: SecAgg or clear uploads) with a
+// deadline per stage (late = dropped), apply the decoded sum, record the round in the privacy
+// ledger, checkpoint - until the rounds are done or the budget is spent; every few rounds and at
+// the end, a federated evaluation round secure-sums the cohort's metric sums
+// (coordinator_eval.cc). Network input only ever reaches the Aggregation's validation or the
+// checks here; problems become gRPC statuses and log lines.
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
@@ -27,8 +28,8 @@
 #include "common/metrics/metrics.h"
 #include "crypto/secagg/server_session.h"
 #include "fedmf/v1/federation.pb.h"
+#include "server/aggregation.h"
 #include "server/checkpoint.h"
-#include "server/clear_aggregation.h"
 #include "server/cohort.h"
 #include "server/connection.h"
 #include "server/evaluation.h"
@@ -118,13 +119,6 @@ class Coordinator final : public StreamHandler {
   // coordinator_round.cc; called with mu_ held through `lock`.
   // `attempt` counts earlier failed attempts at this round (fresh cohort and session context).
   absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock, int attempt);
-  // What a round collected: the sum (or why there is none) and how many vectors are in it.
-  struct RoundSum {
-    absl::StatusOr<std::vector<uint64_t>> sum;
-    int64_t contributors = 0;
-    int threshold = 0;
-  };
-
   // (event=round key, seconds) of each stage of a round.
   using StageSeconds = std::vector<std::pair<const char*, double>>;
 
@@ -133,29 +127,29 @@ class Coordinator final : public StreamHandler {
   static absl::Status CheckTaskSize(const v1::RoundPlan& plan);
   // Waits until `needed` users are live; false if stopped first.
   bool WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed, int64_t round);
-  // Drives session_ through its stages (deadline each) until it completes or aborts; stage_ is
-  // `stage_prefix` + the stage name, each stage's duration is appended to `stage_seconds`. When
-  // fewer than `min_inputs` masked inputs would be unmasked, aborts the session and sets
-  // `refused` to why. Errors: local failures only.
-  absl::Status DriveSecAgg(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
-                           int64_t min_inputs, StageSeconds& stage_seconds, std::string& refused);
-  // Run the round for cohort_ through SecAgg, or by clear uploads (errors: local failures only).
-  absl::StatusOr<RoundSum> CollectSecAgg(std::unique_lock<std::mutex>& lock,
-                                         const v1::RoundPlan& plan, int attempt,
-                                         StageSeconds& stage_seconds);
-  absl::StatusOr<RoundSum> CollectClear(std::unique_lock<std::mutex>& lock,
-                                        const v1::RoundPlan& plan, StageSeconds& stage_seconds);
-  // One task per client process with its cohort members; `config` null for clear rounds;
-  // `keys` the cohort's signing key directory (with signatures).
-  void SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config,
-                 const google::protobuf::RepeatedPtrField<v1::SigningKeys>* keys = nullptr);
-  // The registered keys of the live cohort members, grouped by key, and as a directory.
+  // Drives aggregation_ through its stages (deadline each) until it finishes; stage_ is
+  // `stage_prefix` + the stage name, each stage's duration is appended to `stage_seconds`.
+  // Errors: local failures only.
+  absl::Status Drive(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
+                     StageSeconds& stage_seconds);
+  // Make `cohort` the round's aggregation, through SecAgg or by clear uploads, and send it the
+  // plan (errors: local failures only).
+  absl::Status StartSecureSum(const v1::RoundPlan& plan, int attempt,
+                              std::vector<uint32_t> cohort);
+  absl::Status StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort);
+  // The task of a training round (`config` null for clear rounds), without its participants.
+  v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, const secagg::SessionConfig* config) const;
+  // `task` (a RoundTask or EvaluationTask) to every client process hosting members of
+  // aggregation_'s cohort, listing its members; members without a stream are dropped.
+  void SendTasks(const v1::ServerMessage& task);
+  // The registered keys of the live `cohort` members, grouped by key, and as a directory.
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> CohortDirectory(
+      const std::vector<uint32_t>& cohort,
       google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
-  // Aborts the session (Abort to every live member) instead of unmasking fewer than n_min inputs.
-  void AbortSession(const std::string& reason);
-  void Route(std::vector<secagg::ServerMessage> messages);
-  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, RoundSum collected);
+  // Sends each envelope to its participant's stream; participants without one are dropped.
+  void Route(Aggregation::Envelopes envelopes);
+  // Applies aggregation_'s sum (ledger, updater, checkpoint) and ends it.
+  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock);
   // A whole (unchunked or reassembled) message of a bound stream.
   grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
@@ -173,8 +167,6 @@ class Coordinator final : public StreamHandler {
   // One evaluation round of the current model; a failed round (dropouts, a bad sum) is logged,
   // not retried. Errors: local failures only.
   absl::Status RunEvaluation(std::unique_lock<std::mutex>& lock);
-  void SendEvaluationTasks(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
-                           int fraction_bits);
   // Sends `message` (as chunks when large) and counts its bytes; under mu_.
   size_t Send(Connection& connection, v1::ServerMessage message);
   // The stream's outbound queue overflowed (a client that does not read): its users leave the
@@ -192,10 +184,7 @@ class Coordinator final : public StreamHandler {
   bool stop_ = false;
   bool first_round_ = true;
   std::string stage_ = "starting";
-  std::unique_ptr<secagg::ServerSession> session_;  // the SecAgg round in progress
-  std::unique_ptr<ClearAggregation> clear_;         // or the clear-upload round
-  std::vector<uint32_t> cohort_;
-  bool evaluating_ = false;            // session_ is an evaluation round's
+  std::unique_ptr<Aggregation> aggregation_;  // of the round in progress, if any
   int64_t last_evaluated_round_ = -1;  // rounds applied when last evaluated
   std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;

@@ -58,7 +58,6 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   absl::StatusOr<std::vector<uint32_t>> cohort = SampleCohort(
       registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, kEvaluationStream);
   if (!cohort.ok()) return cohort.status();
-  cohort_ = std::move(*cohort);
 
   secagg::SessionConfig config;
   config.context = absl::StrCat(options_.run_id, "/eval-", round);
@@ -66,26 +65,31 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   config.threshold = *threshold;
   config.bits = codec->bits();
   config.length = codec->length();
-  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
-      secagg::ServerSession::Create(config, cohort_, nullptr);
-  if (!session.ok()) return session.status();
-  session_ = std::move(*session);
-  evaluating_ = true;
+  // The complete graph's threshold already bounds the inputs: no minimum-inputs rule of its own.
+  absl::StatusOr<std::unique_ptr<Aggregation>> aggregation = Aggregation::Secure(
+      {round, /*evaluation=*/true}, config, std::move(*cohort), nullptr, /*min_inputs=*/0);
+  if (!aggregation.ok()) return aggregation.status();
+  aggregation_ = std::move(*aggregation);
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
   traffic_.Reset();  // an evaluation round's traffic is reported as a round of its own
   StageSeconds stage_seconds;
-  std::string refused;  // stays empty: the complete graph's threshold already bounds the inputs
-  SendEvaluationTasks(*plan, config, codec->fraction_bits());
-  const absl::Status driven = DriveSecAgg(lock, "eval:", 0, stage_seconds, refused);
-  const std::unique_ptr<secagg::ServerSession> done = std::move(session_);
-  evaluating_ = false;
-  cohort_.clear();
+  v1::ServerMessage task;
+  v1::EvaluationTask* evaluation = task.mutable_evaluation_task();
+  evaluation->set_round(round);
+  *evaluation->mutable_plan() = *plan;
+  *evaluation->mutable_secagg() = client::ToProto(config);
+  evaluation->set_fraction_bits(codec->fraction_bits());
+  evaluation->set_top_n(options_.eval_ranking.top_n);
+  evaluation->set_relevance_threshold(options_.eval_ranking.relevance_threshold);
+  SendTasks(task);
+  const absl::Status driven = Drive(lock, "eval:", stage_seconds);
+  const std::unique_ptr<Aggregation> done = std::move(aggregation_);
   if (!driven.ok()) return driven;
-  const int64_t contributors = static_cast<int64_t>(done->IncludedClients().size());
+  const int64_t contributors = static_cast<int64_t>(done->contributors().size());
   last_dropouts_ = static_cast<int32_t>(cohort_size - contributors);
-  absl::StatusOr<std::vector<uint64_t>> sum = done->result();  // the abort reason if aborted
+  absl::StatusOr<std::vector<uint64_t>> sum = done->sum();  // the abort reason if aborted
   absl::StatusOr<metrics::MetricCodec::Decoded> decoded =
       sum.ok() ? codec->Decode(*sum, contributors) : sum.status();
 
@@ -155,31 +159,6 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
     }
   }
   return absl::OkStatus();
-}
-
-void Coordinator::SendEvaluationTasks(const v1::RoundPlan& plan,
-                                      const secagg::SessionConfig& config, int fraction_bits) {
-  std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
-  for (uint32_t id : cohort_) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
-    if (c == nullptr) {
-      (void)session_->MarkDropped(id);
-      continue;
-    }
-    auto& [connection, message] = tasks[c.get()];
-    if (connection == nullptr) {
-      connection = c;
-      v1::EvaluationTask* task = message.mutable_evaluation_task();
-      task->set_round(state_.updater->round());
-      *task->mutable_plan() = plan;
-      *task->mutable_secagg() = client::ToProto(config);
-      task->set_fraction_bits(fraction_bits);
-      task->set_top_n(options_.eval_ranking.top_n);
-      task->set_relevance_threshold(options_.eval_ranking.relevance_threshold);
-    }
-    message.mutable_evaluation_task()->add_participant_ids(id);
-  }
-  for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
 }
 
 }  // namespace fedmf::server

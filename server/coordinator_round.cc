@@ -24,19 +24,12 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// The key of a stage's duration in the event=round line.
-const char* StageKey(secagg::ServerStage stage) {
-  switch (stage) {
-    case secagg::ServerStage::kAdvertiseKeys:
-      return "advertise_s";
-    case secagg::ServerStage::kShareKeys:
-      return "share_keys_s";
-    case secagg::ServerStage::kMaskedInput:
-      return "masked_input_s";
-    case secagg::ServerStage::kConsistencyCheck:
-      return "consistency_s";
-    default:
-      return "unmasking_s";
+// Appends `id` to the participants of the task in `message` (a RoundTask or an EvaluationTask).
+void AddTaskParticipant(v1::ServerMessage& message, uint32_t id) {
+  if (message.has_evaluation_task()) {
+    message.mutable_evaluation_task()->add_participant_ids(id);
+  } else {
+    message.mutable_task()->add_participant_ids(id);
   }
 }
 
@@ -134,7 +127,6 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   absl::StatusOr<std::vector<uint32_t>> cohort =
       SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
   if (!cohort.ok()) return cohort.status();
-  cohort_ = std::move(*cohort);
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
@@ -143,11 +135,14 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   StageSeconds stage_seconds;
   // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
   const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
-  absl::StatusOr<RoundSum> collected = clear ? CollectClear(lock, *plan, stage_seconds)
-                                             : CollectSecAgg(lock, *plan, attempt, stage_seconds);
-  if (!collected.ok()) return collected.status();
-  const int threshold = collected->threshold;
-  absl::StatusOr<RoundOutcome> outcome = Finalize(lock, std::move(*collected));
+  if (absl::Status s = clear ? StartClear(*plan, std::move(*cohort))
+                             : StartSecureSum(*plan, attempt, std::move(*cohort));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = Drive(lock, "", stage_seconds); !s.ok()) return s;
+  const int threshold = aggregation_->threshold();
+  absl::StatusOr<RoundOutcome> outcome = Finalize(lock);
   if (!outcome.ok()) return outcome;
   EventLine line("round");
   line.Add("round", round)
@@ -177,11 +172,9 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   return outcome;
 }
 
-absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(std::unique_lock<std::mutex>& lock,
-                                                                 const v1::RoundPlan& plan,
-                                                                 int attempt,
-                                                                 StageSeconds& stage_seconds) {
-  const int64_t cohort_size = static_cast<int64_t>(cohort_.size());
+absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
+                                         std::vector<uint32_t> cohort) {
+  const int64_t cohort_size = static_cast<int64_t>(cohort.size());
   GraphRequest request;
   request.mode = options_.secagg_graph;
   request.cohort = cohort_size;
@@ -210,14 +203,18 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(std::unique_loc
   google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
   std::shared_ptr<const secagg::SigningKeyDirectory> directory;
   if (config.signatures) {
-    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = CohortDirectory(keys);
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d =
+        CohortDirectory(cohort, keys);
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
-  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
-      secagg::ServerSession::Create(config, cohort_, directory);
-  if (!session.ok()) return session.status();
-  session_ = std::move(*session);
+  // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
+  // fewer inputs than the privacy calibration assumed: the session refuses that itself.
+  absl::StatusOr<std::unique_ptr<Aggregation>> aggregation =
+      Aggregation::Secure({plan.round(), /*evaluation=*/false}, config, std::move(cohort),
+                          std::move(directory), plan.min_contributors());
+  if (!aggregation.ok()) return aggregation.status();
+  aggregation_ = std::move(*aggregation);
   EventLine("secagg_session")
       .Add("round", plan.round())
       .Add("graph", config.graph == secagg::GraphKind::kHarary ? "harary" : "complete")
@@ -225,31 +222,19 @@ absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectSecAgg(std::unique_loc
       .Add("threshold", config.threshold)
       .Add("signatures", config.signatures ? "on" : "off")
       .Add("consistency_check", config.consistency_check ? "on" : "off");
-  SendTasks(plan, &config, config.signatures ? &keys : nullptr);
-  std::string refused;
-  if (absl::Status s = DriveSecAgg(lock, "", plan.min_contributors(), stage_seconds, refused);
-      !s.ok()) {
-    return s;
-  }
-  std::unique_ptr<secagg::ServerSession> done = std::move(session_);
-  RoundSum r;
-  r.threshold = config.threshold;
-  r.contributors = static_cast<int64_t>(done->IncludedClients().size());
-  if (!refused.empty()) {
-    r.sum = absl::AbortedError(refused);
-  } else if (done->stage() == secagg::ServerStage::kCompleted) {
-    r.sum = done->result();
-  } else {
-    r.sum = done->status();
-  }
-  return r;
+  v1::ServerMessage task;
+  *task.mutable_task() = RoundTaskFor(plan, &config);
+  if (config.signatures) *task.mutable_task()->mutable_signing_keys() = std::move(keys);
+  SendTasks(task);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::CohortDirectory(
+    const std::vector<uint32_t>& cohort,
     google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const {
   auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
   std::map<std::string, v1::SigningKeys*> by_key;
-  for (uint32_t id : cohort_) {
+  for (uint32_t id : cohort) {
     const std::string key = registry_.SigningKeyOf(id);
     if (key.empty()) continue;  // gone: SendTasks drops it
     absl::StatusOr<crypto::Ed25519PublicKey> parsed = crypto::Ed25519PublicKey::FromBytes(
@@ -261,132 +246,80 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
       entry = keys.Add();
       entry->set_public_key(key);
     }
-    entry->add_participant_ids(id);  // cohort_ is ascending
+    entry->add_participant_ids(id);  // the cohort is ascending
   }
   return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
 }
 
-void Coordinator::AbortSession(const std::string& reason) {
-  for (uint32_t id : cohort_) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
-    if (c == nullptr) continue;
-    v1::ServerMessage abort;
-    abort.mutable_secagg()->set_participant_id(id);
-    abort.mutable_secagg()->set_round(state_.updater->round());
-    *abort.mutable_secagg()->mutable_message() = secagg::AbortMessage(reason);
-    Send(*c, std::move(abort));
-  }
+absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort) {
+  aggregation_ = Aggregation::Clear({plan.round(), /*evaluation=*/false}, plan, std::move(cohort),
+                                    plan.min_contributors());
+  v1::ServerMessage task;
+  *task.mutable_task() = RoundTaskFor(plan, nullptr);
+  SendTasks(task);
+  return absl::OkStatus();
 }
 
-absl::Status Coordinator::DriveSecAgg(std::unique_lock<std::mutex>& lock,
-                                      absl::string_view stage_prefix, int64_t min_inputs,
-                                      StageSeconds& stage_seconds, std::string& refused) {
-  while (session_->stage() != secagg::ServerStage::kCompleted &&
-         session_->stage() != secagg::ServerStage::kAborted) {
-    stage_ = absl::StrCat(stage_prefix, secagg::ServerStageName(session_->stage()));
+v1::RoundTask Coordinator::RoundTaskFor(const v1::RoundPlan& plan,
+                                        const secagg::SessionConfig* config) const {
+  v1::RoundTask task;
+  task.set_round(plan.round());
+  *task.mutable_plan() = plan;
+  if (config != nullptr) *task.mutable_secagg() = client::ToProto(*config);
+  task.set_simulation_plain_sum(config == nullptr &&
+                                plan.combination() == v1::COMBINATION_SECURE_SUM);
+  return task;
+}
+
+absl::Status Coordinator::Drive(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
+                                StageSeconds& stage_seconds) {
+  while (!aggregation_->Finished()) {
+    stage_ = absl::StrCat(stage_prefix, aggregation_->StageName());
     const auto start = Clock::now();
     cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
-                   [this] { return stop_ || session_->ReadyToClose(); });
-    const char* key = StageKey(session_->stage());
-    absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+                   [this] { return stop_ || aggregation_->ReadyToClose(); });
+    const char* key = aggregation_->StageKey();
+    absl::StatusOr<Aggregation::Envelopes> next = aggregation_->CloseStage();
     stage_seconds.emplace_back(key, Seconds(start));
     if (!next.ok()) return next.status();
-    const secagg::ServerStage stage = session_->stage();
-    const int64_t inputs = static_cast<int64_t>(session_->IncludedClients().size());
-    // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
-    // fewer inputs than the privacy calibration assumed: stop before any unmasking share is asked.
-    if ((stage == secagg::ServerStage::kConsistencyCheck ||
-         stage == secagg::ServerStage::kUnmasking) &&
-        inputs < min_inputs) {
-      refused = absl::StrCat(inputs, " masked inputs, fewer than n_min ", min_inputs);
-      AbortSession(refused);
-      break;
-    }
     Route(std::move(*next));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Coordinator::RoundSum> Coordinator::CollectClear(std::unique_lock<std::mutex>& lock,
-                                                                const v1::RoundPlan& plan,
-                                                                StageSeconds& stage_seconds) {
-  clear_ = std::make_unique<ClearAggregation>(plan, cohort_);
-  SendTasks(plan, nullptr);
-  stage_ = "ClearUpload";
-  const auto start = Clock::now();
-  cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
-                 [this] { return stop_ || clear_->Complete(); });
-  stage_seconds.emplace_back("clear_upload_s", Seconds(start));
-  std::unique_ptr<ClearAggregation> done = std::move(clear_);
-  RoundSum r;
-  r.threshold = static_cast<int>(plan.min_contributors());
-  r.contributors = done->contributors();
-  if (r.contributors < plan.min_contributors()) {
-    r.sum = absl::AbortedError(
-        absl::StrCat(r.contributors, " uploads, fewer than ", plan.min_contributors()));
-  } else {
-    r.sum = done->sum();
-  }
-  return r;
-}
-
-void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConfig* config,
-                            const google::protobuf::RepeatedPtrField<v1::SigningKeys>* keys) {
+void Coordinator::SendTasks(const v1::ServerMessage& task) {
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
-  for (uint32_t id : cohort_) {
+  for (uint32_t id : aggregation_->cohort()) {
     std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
     if (c == nullptr) {
-      if (session_ != nullptr) (void)session_->MarkDropped(id);
-      if (clear_ != nullptr) clear_->MarkDropped(id);
+      aggregation_->Drop(id);
       continue;
     }
     auto& [connection, message] = tasks[c.get()];
     if (connection == nullptr) {
       connection = c;
-      v1::RoundTask* task = message.mutable_task();
-      task->set_round(plan.round());
-      *task->mutable_plan() = plan;
-      if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
-      if (keys != nullptr) *task->mutable_signing_keys() = *keys;
-      task->set_simulation_plain_sum(config == nullptr &&
-                                     plan.combination() == v1::COMBINATION_SECURE_SUM);
+      message = task;
     }
-    message.mutable_task()->add_participant_ids(id);
+    AddTaskParticipant(message, id);
   }
   for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
 }
 
-void Coordinator::Route(std::vector<secagg::ServerMessage> messages) {
-  std::vector<uint32_t> unreachable;
-  for (secagg::ServerMessage& m : messages) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(m.client_id);
-    if (c == nullptr) {
-      unreachable.push_back(m.client_id);
-      continue;
-    }
-    v1::ServerMessage out;
-    out.mutable_secagg()->set_participant_id(m.client_id);
-    out.mutable_secagg()->set_round(state_.updater->round());
-    out.mutable_secagg()->set_evaluation(evaluating_);
-    *out.mutable_secagg()->mutable_message() = std::move(m.message);
-    Send(*c, std::move(out));
-  }
-  for (uint32_t id : unreachable) (void)session_->MarkDropped(id);
-}
-
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock<std::mutex>& lock,
-                                                                RoundSum collected) {
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
+    std::unique_lock<std::mutex>& lock) {
   const int64_t round = state_.updater->round();
-  last_dropouts_ = last_participants_ - static_cast<int32_t>(collected.contributors);
+  const std::unique_ptr<Aggregation> done = std::move(aggregation_);
+  const absl::StatusOr<std::vector<uint64_t>> collected = done->sum();
+  const int64_t n = static_cast<int64_t>(done->contributors().size());
+  last_dropouts_ = last_participants_ - static_cast<int32_t>(n);
   RoundOutcome outcome;
   v1::RoundResult result;
   result.set_round(round);
-  result.set_contributors(static_cast<int32_t>(collected.contributors));
-  if (!collected.sum.ok()) {
-    outcome.reason = std::string(collected.sum.status().message());
+  result.set_contributors(static_cast<int32_t>(n));
+  if (!collected.ok()) {
+    outcome.reason = std::string(collected.status().message());
   } else {
-    const std::vector<uint64_t>& sum = *collected.sum;
-    const int64_t n = collected.contributors;
+    const std::vector<uint64_t>& sum = *collected;
     // The server saw the sum: the release happened, so it is in the ledger whatever follows.
     absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
         state_.updater->RoundPrivacy(n, state_.ledger.orders());
@@ -415,7 +348,6 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock
   result.set_applied(outcome.applied);
   result.set_reason(outcome.reason);
   Broadcast(result);
-  cohort_.clear();
   return outcome;
 }
 

@@ -30,6 +30,10 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
                                                          survivors_.size(), config_.threshold));
   }
   if (absl::Status s = CheckReconstructable(&Client::masked, "MaskedInput"); !s.ok()) return s;
+  if (static_cast<int64_t>(survivors_.size()) < min_inputs_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%d masked inputs, fewer than n_min %d", survivors_.size(), min_inputs_));
+  }
   if (config_.consistency_check) {
     ServerToClient request;
     for (uint32_t id : survivors_) request.mutable_consistency_check()->add_survivor_ids(id);

@@ -98,7 +98,8 @@ void ServerSession::Drop(Client& c, std::string reason) {
   c.ciphertexts.shrink_to_fit();
 }
 
-absl::Status ServerSession::HandleMessage(uint32_t client_id, const ClientToServer& message) {
+absl::StatusOr<std::vector<ServerMessage>> ServerSession::HandleMessage(
+    uint32_t client_id, const ClientToServer& message) {
   Client* c = Find(client_id);
   if (c == nullptr) {
     return absl::NotFoundError(absl::StrFormat("client %d is not in the cohort", client_id));
@@ -113,7 +114,7 @@ absl::Status ServerSession::HandleMessage(uint32_t client_id, const ClientToServ
   }
   if (message.has_abort()) {
     Drop(*c, absl::StrCat("client aborted: ", message.abort().reason()));
-    return absl::OkStatus();
+    return std::vector<ServerMessage>();
   }
   absl::Status accepted;
   if (!c->awaiting) {
@@ -136,13 +137,12 @@ absl::Status ServerSession::HandleMessage(uint32_t client_id, const ClientToServ
                         static_cast<int>(message.message_case()), ServerStageName(stage_)));
   }
   if (!accepted.ok()) {
-    const absl::Status rejected =
-        absl::InvalidArgumentError(absl::StrFormat("client %d: %s", client_id, accepted.message()));
-    Drop(*c, std::string(rejected.message()));
-    return rejected;
+    const std::string reason = absl::StrFormat("client %d: %s", client_id, accepted.message());
+    Drop(*c, reason);
+    return std::vector<ServerMessage>{{client_id, AbortMessage(reason)}};
   }
   c->awaiting = false;
-  return absl::OkStatus();
+  return std::vector<ServerMessage>();
 }
 
 absl::Status ServerSession::MarkDropped(uint32_t client_id) {
@@ -198,6 +198,11 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseStage() {
     if (!m.message.has_abort()) Find(m.client_id)->awaiting = true;
   }
   return next;
+}
+
+std::vector<ServerMessage> ServerSession::Abort(absl::string_view reason) {
+  if (stage_ == ServerStage::kCompleted || stage_ == ServerStage::kAborted) return {};
+  return AbortAll(absl::CancelledError(reason));
 }
 
 std::vector<ServerMessage> ServerSession::AbortAll(const absl::Status& reason) {

@@ -2,10 +2,11 @@
 // sans-IO state machine. The caller delivers client messages (HandleMessage), reports clients it
 // lost (MarkDropped) and decides when a stage's deadline is over (CloseStage, or earlier when
 // ReadyToClose()); CloseStage returns the next round of messages for every remaining client. A
-// malformed or unexpected client message drops that client with a reason; too few clients left
-// for the threshold at any stage aborts the whole session cleanly (Abort messages to all
-// remaining clients, status() says why). After the Unmasking stage closes, result() is the sum
-// mod 2^b of the inputs of every client whose masked input arrived.
+// malformed or unexpected client message drops that client with a reason (HandleMessage returns
+// the Abort to send it); too few clients left for the threshold at any stage, fewer masked inputs
+// than the minimum-inputs rule allows, or the caller's Abort end the whole session cleanly (Abort
+// messages to all remaining clients, status() says why). After the Unmasking stage closes,
+// result() is the sum mod 2^b of the inputs of every client whose masked input arrived.
 //
 // Cost: O(d) memory for the sum (masked inputs are added on arrival); shares are kept only until
 // t per secret; unmasking is one ShamirReconstructor per distinct holder set (one for the whole
@@ -65,12 +66,13 @@ class ServerSession {
       const SessionConfig& config, std::vector<uint32_t> cohort,
       std::shared_ptr<const SigningKeyDirectory> directory);
 
-  // Consumes a message from `client_id`. OK if accepted (a client Abort is accepted and drops the
-  // client). Otherwise the message is rejected: kNotFound for an id outside the cohort,
-  // kFailedPrecondition when the client was already dropped or the session has ended (no state
-  // change), kInvalidArgument for a malformed, duplicate or out-of-stage message, which also
-  // drops the client (send it AbortMessage(status.message())).
-  absl::Status HandleMessage(uint32_t client_id, const fedmf::v1::secagg::ClientToServer& message);
+  // Consumes a message from `client_id`. Returns the messages to send in answer: none when the
+  // message was accepted (a client Abort is accepted and drops the client); the Abort for that
+  // client when its message was malformed, duplicate or out of stage, which drops it
+  // (DropReason says why). Errors change nothing: kNotFound for an id outside the cohort,
+  // kFailedPrecondition when the client was already dropped or the session has ended.
+  absl::StatusOr<std::vector<ServerMessage>> HandleMessage(
+      uint32_t client_id, const fedmf::v1::secagg::ClientToServer& message);
 
   // The caller lost `client_id` (disconnect, missed deadline). kNotFound for an unknown id;
   // idempotent otherwise.
@@ -85,7 +87,19 @@ class ServerSession {
   // session has already ended.
   absl::StatusOr<std::vector<ServerMessage>> CloseStage();
 
+  // The minimum-inputs rule: when the MaskedInput stage closes with fewer than `n` masked inputs,
+  // the session aborts before any unmasking share is asked for, so no sum of fewer than `n`
+  // inputs is ever revealed (the n_min a privacy calibration assumed). A Harary session needs
+  // only t live holders per neighborhood, so its threshold alone does not bound the sum's size.
+  // Default 0 (the threshold's bound only); set before MaskedInput closes.
+  void set_min_inputs(int64_t n) { min_inputs_ = n; }
+
+  // Ends the session now (the caller's decision, e.g. shutdown): kAborted with `reason`, and the
+  // Abort messages for every remaining client. Nothing if the session has already ended.
+  std::vector<ServerMessage> Abort(absl::string_view reason);
+
   ServerStage stage() const { return stage_; }
+  const SessionConfig& config() const { return config_; }
   // OK unless aborted; then kAborted with the reason.
   const absl::Status& status() const { return status_; }
   // The sum, after the session completed.
@@ -174,6 +188,7 @@ class ServerSession {
   // masked input) or key (owners that did not), Shamir index = position in N[owner] + 1.
   absl::flat_hash_map<uint32_t, std::vector<crypto::ShamirShare>> revealed_;
   std::vector<uint64_t> result_;
+  int64_t min_inputs_ = 0;
   int unmasking_threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 

@@ -218,6 +218,12 @@ void BM_ClientRound(benchmark::State& state) {
 }
 BENCHMARK(BM_ClientRound)->Arg(1000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// True iff `server` accepted the message (a rejection is answered by an Abort).
+bool Accepted(ServerSession& server, uint32_t id, const ClientToServer& message) {
+  absl::StatusOr<std::vector<ServerMessage>> answer = server.HandleMessage(id, message);
+  return answer.ok() && answer->empty();
+}
+
 // Drives a ServerSession of n synthetic clients to the end of the Unmasking stage (removing the
 // dropped clients' masks on `threads` threads) and returns the time of the final CloseStage, or a
 // negative number on error.
@@ -236,7 +242,7 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
     const auto& sb = s_keys.back().public_key().bytes();
     m.mutable_advertise_keys()->set_c_public_key(cb.data(), cb.size());
     m.mutable_advertise_keys()->set_s_public_key(sb.data(), sb.size());
-    if (!server->HandleMessage(id, m).ok()) return -1;
+    if (!Accepted(*server, id, m)) return -1;
   }
   if (!server->CloseStage().ok()) return -1;
   const std::string ciphertext(kShareCiphertextSize, 'c');
@@ -248,7 +254,7 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
       e->set_peer_id(peer);
       e->set_ciphertext(ciphertext);
     }
-    if (!server->HandleMessage(id, m).ok()) return -1;
+    if (!Accepted(*server, id, m)) return -1;
   }
   if (!server->CloseStage().ok()) return -1;
   // Clients 1..dropped are lost after ShareKeys; the others send (random) masked inputs.
@@ -262,7 +268,7 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
     }
     ClientToServer m;
     m.mutable_masked_input()->set_packed(packed);
-    if (!server->HandleMessage(id, m).ok()) return -1;
+    if (!Accepted(*server, id, m)) return -1;
   }
   if (!server->CloseStage().ok()) return -1;
   // The first t survivors answer; owner u's shares come from one real split of its secret.
@@ -282,7 +288,7 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
     }
   }
   for (auto& [id, m] : responses) {
-    if (!server->HandleMessage(id, m).ok()) return -1;
+    if (!Accepted(*server, id, m)) return -1;
   }
   const Clock::time_point start = Clock::now();
   if (!server->CloseStage().ok() || server->stage() != ServerStage::kCompleted) return -1;

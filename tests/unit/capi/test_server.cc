@@ -122,8 +122,9 @@ int capi_server_deliver(capi_server* server, const uint8_t* data, size_t len) {
     m = std::move((*complete)->message);
   }
   if (!m.has_secagg() || m.secagg().round() != server->updater->round()) return 1;
-  return server->session->HandleMessage(m.secagg().participant_id(), m.secagg().message()).ok() ? 0
-                                                                                                : 1;
+  absl::StatusOr<std::vector<fedmf::secagg::ServerMessage>> answer =
+      server->session->HandleMessage(m.secagg().participant_id(), m.secagg().message());
+  return answer.ok() && answer->empty() ? 0 : 1;  // a rejected message is answered by an Abort
 }
 
 int capi_server_close_stage(capi_server* server) {

@@ -13,6 +13,8 @@
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
+#include "tests/unit/crypto/secagg_driver.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client::test_util {
 
@@ -72,7 +74,8 @@ inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerS
       if (!r.has_secagg() || r.secagg().evaluation() != evaluation) {
         return absl::InternalError(absl::StrCat("unexpected reply ", r.ShortDebugString()));
       }
-      if (absl::Status s = server.HandleMessage(r.secagg().participant_id(), r.secagg().message());
+      if (absl::Status s = secagg::test_util::Accepted(server, r.secagg().participant_id(),
+                                                        r.secagg().message());
           !s.ok()) {
         return s;
       }
@@ -84,10 +87,9 @@ inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerS
     replies.clear();
     for (secagg::ServerMessage& m : *next) {
       if (m.message.has_consistency_check()) ++consistency_requests;
-      v1::ServerMessage out;
-      out.mutable_secagg()->set_participant_id(m.client_id);
-      out.mutable_secagg()->set_evaluation(evaluation);
-      *out.mutable_secagg()->mutable_message() = std::move(m.message);
+      const v1::ServerMessage out =
+          wire::ToParticipant({.round = 0, .evaluation = evaluation}, m.client_id,
+                              std::move(m.message));
       absl::StatusOr<std::vector<v1::ClientMessage>> answer = host.Handle(out);
       if (!answer.ok()) return answer.status();
       for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));

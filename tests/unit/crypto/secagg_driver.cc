@@ -237,7 +237,7 @@ SessionHarness::SessionHarness(const SessionConfig& config, std::vector<uint32_t
       return;
     }
     replies_[id] = *advertise;
-    if (absl::Status s = server_->HandleMessage(id, *advertise); !s.ok()) status_ = s;
+    if (absl::Status s = Accepted(*server_, id, *advertise); !s.ok()) status_ = s;
   }
 }
 

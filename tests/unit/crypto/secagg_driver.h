@@ -20,6 +20,16 @@
 
 namespace fedmf::secagg::test_util {
 
+// OK iff `server` accepted the message; InvalidArgument with the drop reason when it rejected it
+// (answering with an Abort), its own error otherwise.
+inline absl::Status Accepted(ServerSession& server, uint32_t id,
+                             const fedmf::v1::secagg::ClientToServer& message) {
+  absl::StatusOr<std::vector<ServerMessage>> answer = server.HandleMessage(id, message);
+  if (!answer.ok()) return answer.status();
+  if (!answer->empty()) return absl::InvalidArgumentError(server.DropReason(id));
+  return absl::OkStatus();
+}
+
 // Where a client stops answering: it never sends the message of that stage (nor later ones).
 enum class DropPoint {
   kNever,

@@ -29,6 +29,15 @@ SessionConfig Config(bool signatures = false, bool consistency_check = false) {
   return c;
 }
 
+// A rejected message is answered by exactly one Abort, to its sender, naming the reason.
+void ExpectAbortFor(const absl::StatusOr<std::vector<ServerMessage>>& answer, uint32_t id,
+                    const std::string& reason) {
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  ASSERT_EQ(answer->size(), 1u);
+  EXPECT_EQ((*answer)[0].client_id, id);
+  EXPECT_THAT((*answer)[0].message.abort().reason(), HasSubstr(reason));
+}
+
 class ServerStageTest : public ::testing::Test {
  protected:
   // Runs until the server is collecting the messages of `stage`, with every client but
@@ -51,12 +60,11 @@ class ServerStageTest : public ::testing::Test {
   }
   ServerSession& server() { return harness_->server(); }
   void ExpectRejected(uint32_t id, const ClientToServer& m, const std::string& reason) {
-    const absl::Status s = server().HandleMessage(id, m);
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-    EXPECT_THAT(s.message(), HasSubstr(reason));
+    ExpectAbortFor(server().HandleMessage(id, m), id, reason);
     EXPECT_THAT(server().DropReason(id), HasSubstr(reason));
     // The client is out: even its genuine message is now refused.
-    EXPECT_EQ(server().HandleMessage(id, m).code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(server().HandleMessage(id, m).status().code(),
+              absl::StatusCode::kFailedPrecondition);
   }
 
   std::unique_ptr<SessionHarness> harness_;
@@ -64,7 +72,7 @@ class ServerStageTest : public ::testing::Test {
 
 TEST_F(ServerStageTest, UnknownClientIsNotFound) {
   const ClientToServer m = Begin(ServerStage::kAdvertiseKeys, 1);
-  EXPECT_EQ(server().HandleMessage(42, m).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(server().HandleMessage(42, m).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(server().MarkDropped(42).code(), absl::StatusCode::kNotFound);
 }
 
@@ -102,9 +110,7 @@ class FreshServerTest : public ::testing::Test {
     return m;
   }
   void ExpectRejected(uint32_t id, const ClientToServer& m, const std::string& reason) {
-    const absl::Status s = server_->HandleMessage(id, m);
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-    EXPECT_THAT(s.message(), HasSubstr(reason));
+    ExpectAbortFor(server_->HandleMessage(id, m), id, reason);
   }
   std::shared_ptr<MapSigningKeyDirectory> directory_;
   std::unique_ptr<ServerSession> server_;
@@ -139,10 +145,8 @@ TEST(ServerSessionTest, MissingOrWrongAdvertisementSignatureRejected) {
   ClientToServer m;
   m.mutable_advertise_keys()->set_c_public_key(std::string(32, 'a'));
   m.mutable_advertise_keys()->set_s_public_key(std::string(32, 'b'));
-  absl::Status s = server->HandleMessage(1, m);
-  EXPECT_THAT(s.message(), HasSubstr("advertisement signature does not verify"));
-  s = server->HandleMessage(2, m);
-  EXPECT_THAT(s.message(), HasSubstr("not in the signing key directory"));
+  ExpectAbortFor(server->HandleMessage(1, m), 1, "advertisement signature does not verify");
+  ExpectAbortFor(server->HandleMessage(2, m), 2, "not in the signing key directory");
 }
 
 TEST_F(ServerStageTest, ShareKeysWrongCountRejected) {
@@ -271,8 +275,51 @@ TEST_F(ServerStageTest, TooFewClientsAbortsForEveryRemainingClient) {
                 HasSubstr("too few clients left after ShareKeys: 2, threshold 3"));
   }
   EXPECT_EQ(server().CloseStage().status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(server().HandleMessage(4, harness_->last_reply(4)).code(),
+  EXPECT_EQ(server().HandleMessage(4, harness_->last_reply(4)).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ServerStageTest, FewerMaskedInputsThanMinInputsAbortsBeforeUnmasking) {
+  harness_ = std::make_unique<SessionHarness>(Config());
+  server().set_min_inputs(5);  // every client; the threshold (3) alone would allow 4
+  auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
+  messages.erase(5);
+  ASSERT_TRUE(server().MarkDropped(5).ok());
+  harness_->Deliver(messages);
+  absl::StatusOr<std::vector<ServerMessage>> aborts = server().CloseStage();
+  ASSERT_TRUE(aborts.ok()) << aborts.status();
+  EXPECT_EQ(server().stage(), ServerStage::kAborted);
+  ASSERT_EQ(aborts->size(), 4u);
+  for (const ServerMessage& m : *aborts) {
+    EXPECT_FALSE(m.message.has_unmasking());
+    EXPECT_THAT(m.message.abort().reason(), HasSubstr("4 masked inputs, fewer than n_min 5"));
+  }
+}
+
+TEST_F(ServerStageTest, MinInputsMetUnmasks) {
+  harness_ = std::make_unique<SessionHarness>(Config());
+  server().set_min_inputs(4);
+  auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
+  messages.erase(5);
+  ASSERT_TRUE(server().MarkDropped(5).ok());
+  harness_->Deliver(messages);
+  ASSERT_TRUE(server().CloseStage().ok());
+  EXPECT_EQ(server().stage(), ServerStage::kUnmasking);
+}
+
+TEST_F(ServerStageTest, CallerAbortEndsTheSessionForEveryRemainingClient) {
+  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_->AdvanceTo(ServerStage::kShareKeys);
+  ASSERT_TRUE(server().MarkDropped(1).ok());
+  const std::vector<ServerMessage> aborts = server().Abort("coordinator stopping");
+  EXPECT_EQ(aborts.size(), 4u);
+  for (const ServerMessage& m : aborts) {
+    EXPECT_NE(m.client_id, 1u);
+    EXPECT_THAT(m.message.abort().reason(), HasSubstr("coordinator stopping"));
+  }
+  EXPECT_EQ(server().stage(), ServerStage::kAborted);
+  EXPECT_THAT(server().status().message(), HasSubstr("coordinator stopping"));
+  EXPECT_TRUE(server().Abort("again").empty());
 }
 
 TEST_F(ServerStageTest, ResultOnlyAfterCompletion) {

@@ -1,0 +1,144 @@
+#include "server/aggregation.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace fedmf::server {
+namespace {
+
+// The key of a SecAgg stage's duration in the event=round line.
+const char* SecAggStageKey(secagg::ServerStage stage) {
+  switch (stage) {
+    case secagg::ServerStage::kAdvertiseKeys:
+      return "advertise_s";
+    case secagg::ServerStage::kShareKeys:
+      return "share_keys_s";
+    case secagg::ServerStage::kMaskedInput:
+      return "masked_input_s";
+    case secagg::ServerStage::kConsistencyCheck:
+      return "consistency_s";
+    default:
+      return "unmasking_s";
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Aggregation>> Aggregation::Secure(
+    wire::AggregationTag tag, const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
+    std::shared_ptr<const secagg::SigningKeyDirectory> directory, int64_t min_inputs) {
+  absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
+      secagg::ServerSession::Create(config, cohort, std::move(directory));
+  if (!session.ok()) return session.status();
+  (*session)->set_min_inputs(min_inputs);
+  std::unique_ptr<Aggregation> a(
+      new Aggregation(tag, std::move(cohort), config.threshold, min_inputs));
+  a->session_ = std::move(*session);
+  return a;
+}
+
+std::unique_ptr<Aggregation> Aggregation::Clear(wire::AggregationTag tag,
+                                                const v1::RoundPlan& plan,
+                                                std::vector<uint32_t> cohort, int64_t min_inputs) {
+  std::unique_ptr<Aggregation> a(new Aggregation(tag, std::move(cohort),
+                                                 static_cast<int>(min_inputs), min_inputs));
+  a->clear_ = std::make_unique<ClearAggregation>(plan, a->cohort_);
+  return a;
+}
+
+bool Aggregation::InCohort(uint32_t participant_id) const {
+  return std::binary_search(cohort_.begin(), cohort_.end(), participant_id);
+}
+
+const secagg::SessionConfig* Aggregation::secagg_config() const {
+  return session_ != nullptr ? &session_->config() : nullptr;
+}
+
+Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
+                                                 const v1::ParticipantToServer& message) {
+  Delivery delivery;
+  if (session_ == nullptr || wire::TagOf(message) != tag_) return delivery;
+  // NotFound (outside the cohort) and FailedPrecondition (dropped, ended) change nothing.
+  absl::StatusOr<std::vector<secagg::ServerMessage>> answer =
+      session_->HandleMessage(participant_id, message.message());
+  if (!answer.ok() || answer->empty()) return delivery;
+  delivery.rejected = session_->DropReason(participant_id);
+  delivery.replies = Wrap(std::move(*answer));
+  return delivery;
+}
+
+std::string Aggregation::DeliverClear(uint32_t participant_id, const v1::ClearUpload& upload) {
+  if (clear_ == nullptr || clear_closed_ || upload.round() != tag_.round) return "";
+  const absl::Status accepted = clear_->Accept(participant_id, upload.values());
+  return accepted.ok() ? "" : std::string(accepted.message());
+}
+
+bool Aggregation::Drop(uint32_t participant_id) {
+  if (!InCohort(participant_id)) return false;
+  if (clear_ != nullptr) return clear_->MarkDropped(participant_id);
+  return session_->DropReason(participant_id).empty() && session_->MarkDropped(participant_id).ok();
+}
+
+bool Aggregation::ReadyToClose() const {
+  return session_ != nullptr ? session_->ReadyToClose() : clear_->Complete();
+}
+
+bool Aggregation::Finished() const {
+  if (session_ == nullptr) return clear_closed_;
+  return session_->stage() == secagg::ServerStage::kCompleted ||
+         session_->stage() == secagg::ServerStage::kAborted;
+}
+
+std::string Aggregation::StageName() const {
+  return session_ != nullptr ? secagg::ServerStageName(session_->stage()) : "ClearUpload";
+}
+
+const char* Aggregation::StageKey() const {
+  return session_ != nullptr ? SecAggStageKey(session_->stage()) : "clear_upload_s";
+}
+
+absl::StatusOr<Aggregation::Envelopes> Aggregation::CloseStage() {
+  if (session_ == nullptr) {
+    clear_closed_ = true;
+    return Envelopes();
+  }
+  absl::StatusOr<std::vector<secagg::ServerMessage>> next = session_->CloseStage();
+  if (!next.ok()) return next.status();
+  return Wrap(std::move(*next));
+}
+
+Aggregation::Envelopes Aggregation::Abort(absl::string_view reason) {
+  if (session_ == nullptr) {
+    clear_closed_ = true;
+    return Envelopes();
+  }
+  return Wrap(session_->Abort(reason));
+}
+
+absl::StatusOr<std::vector<uint64_t>> Aggregation::sum() const {
+  if (session_ != nullptr) return session_->result();
+  if (!clear_closed_) return absl::FailedPreconditionError("clear upload stage still open");
+  if (clear_->contributors() < min_inputs_) {
+    return absl::AbortedError(
+        absl::StrCat(clear_->contributors(), " uploads, fewer than ", min_inputs_));
+  }
+  return clear_->sum();
+}
+
+std::vector<uint32_t> Aggregation::contributors() const {
+  return session_ != nullptr ? session_->IncludedClients() : clear_->contributor_ids();
+}
+
+Aggregation::Envelopes Aggregation::Wrap(std::vector<secagg::ServerMessage> messages) const {
+  Envelopes out;
+  out.reserve(messages.size());
+  for (secagg::ServerMessage& m : messages) {
+    out.push_back({m.client_id, wire::ToParticipant(tag_, m.client_id, std::move(m.message))});
+  }
+  return out;
+}
+
+}  // namespace fedmf::server

@@ -1,0 +1,101 @@
+// One aggregation of a cohort's vectors in progress: a secure sum (a SecAgg ServerSession that
+// never unmasks fewer than n_min inputs) or a clear one (uploads checked and added mod 2^bits),
+// with the tag its messages carry. Transport-free: it takes the participants' messages and
+// returns the envelopes to route to them by participant id; the coordinator owns the transport,
+// the stage deadlines and the lock. Not thread-safe.
+#ifndef FEDMF_SERVER_AGGREGATION_H_
+#define FEDMF_SERVER_AGGREGATION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "crypto/secagg/server_session.h"
+#include "crypto/secagg/signing_directory.h"
+#include "fedmf/v1/federation.pb.h"
+#include "server/clear_aggregation.h"
+#include "wire/envelope.h"
+
+namespace fedmf::server {
+
+class Aggregation {
+ public:
+  struct Envelope {
+    uint32_t participant_id = 0;
+    v1::ServerMessage message;
+  };
+  using Envelopes = std::vector<Envelope>;
+
+  // Through SecAgg with `config` over `cohort` (ascending); the sum is refused (the session
+  // aborts before unmasking) when fewer than `min_inputs` masked inputs arrive. `directory` is
+  // required iff config.signatures. ServerSession::Create's errors.
+  static absl::StatusOr<std::unique_ptr<Aggregation>> Secure(
+      wire::AggregationTag tag, const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
+      std::shared_ptr<const secagg::SigningKeyDirectory> directory, int64_t min_inputs);
+  // By clear uploads fitting `plan`; fewer than `min_inputs` uploads give no sum.
+  static std::unique_ptr<Aggregation> Clear(wire::AggregationTag tag, const v1::RoundPlan& plan,
+                                            std::vector<uint32_t> cohort, int64_t min_inputs);
+
+  const wire::AggregationTag& tag() const { return tag_; }
+  const std::vector<uint32_t>& cohort() const { return cohort_; }  // ascending
+  bool InCohort(uint32_t participant_id) const;
+  // The SecAgg session's parameters; null for a clear aggregation.
+  const secagg::SessionConfig* secagg_config() const;
+
+  // What became of a participant's message.
+  struct Delivery {
+    Envelopes replies;     // e.g. the Abort of a participant whose message was rejected
+    std::string rejected;  // why that participant was dropped; empty if it was not
+  };
+  // A participant's SecAgg message. A message of another aggregation (late) or for a
+  // participant that is outside the cohort or already dropped changes nothing.
+  Delivery DeliverSecAgg(uint32_t participant_id, const v1::ParticipantToServer& message);
+  // A clear upload (ClearAggregation::Accept's checks); the rejection reason, empty if it was
+  // added or belongs to another aggregation.
+  std::string DeliverClear(uint32_t participant_id, const v1::ClearUpload& upload);
+  // The participant is gone (disconnected, unreachable). True if this dropped it now.
+  bool Drop(uint32_t participant_id);
+
+  // The current stage waits for nobody.
+  bool ReadyToClose() const;
+  // Completed or aborted: sum() is final.
+  bool Finished() const;
+  // "AdvertiseKeys", ..., "Unmasking" or "ClearUpload"; the key of its duration in the
+  // event=round line ("advertise_s", ..., "clear_upload_s").
+  std::string StageName() const;
+  const char* StageKey() const;
+  // Ends the current stage (its deadline passed, or ReadyToClose): the envelopes opening the next
+  // one (Aborts when the aggregation cannot go on). Errors: local failures only.
+  absl::StatusOr<Envelopes> CloseStage();
+  // Ends the aggregation now, e.g. on shutdown: the Aborts for the remaining participants.
+  Envelopes Abort(absl::string_view reason);
+
+  int threshold() const { return threshold_; }
+  // After Finished(): the sum mod 2^bits, or why there is none.
+  absl::StatusOr<std::vector<uint64_t>> sum() const;
+  // Participants whose vector is in the sum (secure: whose masked input arrived), ascending.
+  std::vector<uint32_t> contributors() const;
+
+ private:
+  Aggregation(wire::AggregationTag tag, std::vector<uint32_t> cohort, int threshold,
+              int64_t min_inputs)
+      : tag_(tag), cohort_(std::move(cohort)), threshold_(threshold), min_inputs_(min_inputs) {}
+
+  // Wraps SecAgg messages in envelopes tagged with this aggregation.
+  Envelopes Wrap(std::vector<secagg::ServerMessage> messages) const;
+
+  wire::AggregationTag tag_;
+  std::vector<uint32_t> cohort_;
+  int threshold_;
+  int64_t min_inputs_;
+  std::unique_ptr<secagg::ServerSession> session_;  // secure
+  std::unique_ptr<ClearAggregation> clear_;         // or clear
+  bool clear_closed_ = false;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_AGGREGATION_H_

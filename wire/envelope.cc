@@ -1,0 +1,41 @@
+#include "wire/envelope.h"
+
+#include <utility>
+
+namespace fedmf::wire {
+namespace {
+
+template <typename Envelope>
+void SetTag(const AggregationTag& tag, uint32_t participant_id, Envelope& envelope) {
+  envelope.set_participant_id(participant_id);
+  envelope.set_round(tag.round);
+  envelope.set_evaluation(tag.evaluation);
+}
+
+}  // namespace
+
+AggregationTag TagOf(const v1::ParticipantToServer& message) {
+  return {message.round(), message.evaluation()};
+}
+
+AggregationTag TagOf(const v1::ServerToParticipant& message) {
+  return {message.round(), message.evaluation()};
+}
+
+v1::ServerMessage ToParticipant(const AggregationTag& tag, uint32_t participant_id,
+                                v1::secagg::ServerToClient message) {
+  v1::ServerMessage out;
+  SetTag(tag, participant_id, *out.mutable_secagg());
+  *out.mutable_secagg()->mutable_message() = std::move(message);
+  return out;
+}
+
+v1::ClientMessage FromParticipant(const AggregationTag& tag, uint32_t participant_id,
+                                  v1::secagg::ClientToServer message) {
+  v1::ClientMessage out;
+  SetTag(tag, participant_id, *out.mutable_secagg());
+  *out.mutable_secagg()->mutable_message() = std::move(message);
+  return out;
+}
+
+}  // namespace fedmf::wire

@@ -1,0 +1,34 @@
+// The participant envelope: a SecAgg message routed between the coordinator and one participant,
+// tagged with the aggregation it belongs to, so a late message of an earlier aggregation is
+// discarded instead of disturbing the current one. The one place both ends build and read it.
+#ifndef FEDMF_WIRE_ENVELOPE_H_
+#define FEDMF_WIRE_ENVELOPE_H_
+
+#include <cstdint>
+
+#include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/secagg.pb.h"
+
+namespace fedmf::wire {
+
+// Which aggregation of the run a routed message belongs to.
+struct AggregationTag {
+  int64_t round = 0;        // the round index (an evaluation: training rounds completed)
+  bool evaluation = false;  // a federated evaluation's aggregation, not training's
+
+  friend bool operator==(const AggregationTag&, const AggregationTag&) = default;
+};
+
+AggregationTag TagOf(const v1::ParticipantToServer& message);
+AggregationTag TagOf(const v1::ServerToParticipant& message);
+
+// Coordinator -> participant `participant_id`.
+v1::ServerMessage ToParticipant(const AggregationTag& tag, uint32_t participant_id,
+                                v1::secagg::ServerToClient message);
+// Participant `participant_id` -> coordinator.
+v1::ClientMessage FromParticipant(const AggregationTag& tag, uint32_t participant_id,
+                                  v1::secagg::ClientToServer message);
+
+}  // namespace fedmf::wire
+
+#endif  // FEDMF_WIRE_ENVELOPE_H_
