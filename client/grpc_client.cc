@@ -14,6 +14,7 @@
 #include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 namespace {
@@ -128,7 +129,7 @@ class Session {
     EventLine("round_result")
         .Add("client", options_.name)
         .Add("round", r.round())
-        .Add("kind", r.evaluation() ? "evaluation" : "training")
+        .Add("kind", r.phase() == wire::kEvaluationPhase ? "evaluation" : "training")
         .Add("applied", r.applied() ? "yes" : "no")
         .Add("contributors", r.contributors())
         .Add("reason", r.reason());

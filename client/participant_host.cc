@@ -86,7 +86,7 @@ absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_
   if (tag_.round < 0) return std::nullopt;
   v1::SavedRound out;
   out.set_round(tag_.round);
-  out.set_evaluation(tag_.evaluation);
+  out.set_phase(tag_.phase);
   *out.mutable_signing_keys() = signing_keys_;
   absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> session = p->ExportSession();
   if (!session.ok()) return session.status();
@@ -119,7 +119,8 @@ absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& sa
           absl::StrCat("restored round ", saved.round(), ": ", s.message()));
     }
   }
-  tag_ = {saved.round(), saved.evaluation()};
+  // Format version 2 states say `evaluation` instead of a phase.
+  tag_ = {saved.round(), saved.evaluation() ? wire::kEvaluationPhase : saved.phase()};
   signing_keys_ = saved.signing_keys();
   return absl::OkStatus();
 }
@@ -242,7 +243,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     directory = std::move(*d);
   }
   if (absl::Status s =
-          BeginTask(task.round(), /*evaluation=*/false, task.participant_ids(), task.plan());
+          BeginTask({task.round(), task.plan().phase()}, task.participant_ids(), task.plan());
       !s.ok()) {
     return s;
   }
@@ -256,6 +257,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       v1::ClearUpload* upload = replies.emplace_back().mutable_clear_upload();
       upload->set_participant_id(id);
       upload->set_round(task.round());
+      upload->set_phase(task.plan().phase());
       upload->mutable_values()->Add(vector->begin(), vector->end());
       continue;
     }
@@ -267,13 +269,14 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   return replies;
 }
 
-absl::Status ParticipantHost::BeginTask(int64_t round, bool evaluation,
+absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
                                         const google::protobuf::RepeatedField<uint32_t>& ids,
                                         const v1::RoundPlan& plan) {
   for (uint32_t id : ids) {
     if (!participants_.contains(id)) {
-      return absl::InvalidArgumentError(absl::StrCat("round ", round, ": task names participant ",
-                                                     id, " which this process does not host"));
+      return absl::InvalidArgumentError(absl::StrCat("round ", tag.round,
+                                                     ": task names participant ", id,
+                                                     " which this process does not host"));
     }
   }
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
@@ -281,7 +284,7 @@ absl::Status ParticipantHost::BeginTask(int64_t round, bool evaluation,
   if (!contributor.ok()) return contributor.status();
   contributor_ = std::move(*contributor);
   model_ = plan;
-  tag_ = {round, evaluation};
+  tag_ = tag;
   signing_keys_.Clear();
   return absl::OkStatus();
 }
@@ -295,9 +298,9 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                    " which this process does not host"));
   }
   if (wire::TagOf(m) != tag_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("SecAgg message of ", m.evaluation() ? "evaluation " : "", "round ", m.round(),
-                     " during ", tag_.evaluation ? "evaluation " : "", "round ", tag_.round));
+    return absl::FailedPreconditionError(absl::StrCat("SecAgg message of round ", m.round(),
+                                                      " phase ", m.phase(), " during round ",
+                                                      tag_.round, " phase ", tag_.phase));
   }
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
   if (!reply.ok()) return reply.status();
@@ -310,7 +313,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
 
 void ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
-  if (result.applied() && !result.evaluation()) ++rounds_completed_;
+  rounds_completed_ = std::max(rounds_completed_, result.rounds_completed());
   if (result.training_done()) training_done_ = true;
 }
 

@@ -123,8 +123,8 @@ class ParticipantHost {
       const v1::EvaluationTask& task);
   // What every task does before its participants start: InvalidArgument naming the first of
   // `ids` this host does not host; else builds the round's contributor from `plan` and makes
-  // (`round`, `evaluation`) the current task.
-  absl::Status BeginTask(int64_t round, bool evaluation,
+  // `tag` the current task's aggregation.
+  absl::Status BeginTask(const wire::AggregationTag& tag,
                          const google::protobuf::RepeatedField<uint32_t>& ids,
                          const v1::RoundPlan& plan);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
@@ -139,7 +139,7 @@ class ParticipantHost {
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
   // The aggregation of the last task (round -1 before the first).
-  wire::AggregationTag tag_{.round = -1, .evaluation = false};
+  wire::AggregationTag tag_{.round = -1, .phase = 0};
   // The last task's signing key directory (signed rounds only), kept for SaveRound.
   google::protobuf::RepeatedPtrField<v1::SigningKeys> signing_keys_;
   int64_t rounds_completed_ = 0;

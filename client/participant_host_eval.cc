@@ -30,7 +30,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleEvaluation
                                         .relevance_threshold = task.relevance_threshold()};
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   if (absl::Status s =
-          BeginTask(task.round(), /*evaluation=*/true, task.participant_ids(), task.plan());
+          BeginTask({task.round(), wire::kEvaluationPhase}, task.participant_ids(), task.plan());
       !s.ok()) {
     return s;
   }

@@ -40,11 +40,10 @@ absl::StatusOr<std::unique_ptr<Aggregation>> Aggregation::Secure(
   return a;
 }
 
-std::unique_ptr<Aggregation> Aggregation::Clear(wire::AggregationTag tag,
-                                                const v1::RoundPlan& plan,
+std::unique_ptr<Aggregation> Aggregation::Clear(wire::AggregationTag tag, const v1::RoundPlan& plan,
                                                 std::vector<uint32_t> cohort, int64_t min_inputs) {
-  std::unique_ptr<Aggregation> a(new Aggregation(tag, std::move(cohort),
-                                                 static_cast<int>(min_inputs), min_inputs));
+  std::unique_ptr<Aggregation> a(
+      new Aggregation(tag, std::move(cohort), static_cast<int>(min_inputs), min_inputs));
   a->clear_ = std::make_unique<ClearAggregation>(plan, a->cohort_);
   return a;
 }
@@ -71,7 +70,10 @@ Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
 }
 
 std::string Aggregation::DeliverClear(uint32_t participant_id, const v1::ClearUpload& upload) {
-  if (clear_ == nullptr || clear_closed_ || upload.round() != tag_.round) return "";
+  if (clear_ == nullptr || clear_closed_ || upload.round() != tag_.round ||
+      upload.phase() != tag_.phase) {
+    return "";
+  }
   const absl::Status accepted = clear_->Accept(participant_id, upload.values());
   return accepted.ok() ? "" : std::string(accepted.message());
 }

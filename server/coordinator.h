@@ -117,8 +117,17 @@ class Coordinator final : public StreamHandler {
   };
 
   // coordinator_round.cc; called with mu_ held through `lock`.
-  // `attempt` counts earlier failed attempts at this round (fresh cohort and session context).
+  // Every phase of the planned round; `attempt` counts earlier failed attempts at this round
+  // (fresh cohort and session context). A failed phase abandons the round (Updater::AbandonRound).
   absl::StatusOr<RoundOutcome> RunRound(std::unique_lock<std::mutex>& lock, int attempt);
+  // The planned phase: its cohort, aggregation, and the sum applied.
+  absl::StatusOr<RoundOutcome> RunPhase(std::unique_lock<std::mutex>& lock, int attempt);
+  // Who the planned phase invites: phase 0 samples the round's cohort once enough users are live
+  // (empty if stopped first), later phases the updater's PhaseParticipants still connected.
+  absl::StatusOr<std::vector<uint32_t>> PhaseCohort(std::unique_lock<std::mutex>& lock,
+                                                    const v1::RoundPlan& plan, int attempt);
+  // Persists state_ to options_.state_dir, if any (event=checkpoint).
+  absl::Status Checkpoint(std::unique_lock<std::mutex>& lock);
   // (event=round key, seconds) of each stage of a round.
   using StageSeconds = std::vector<std::pair<const char*, double>>;
 
@@ -134,8 +143,7 @@ class Coordinator final : public StreamHandler {
                      StageSeconds& stage_seconds);
   // Make `cohort` the round's aggregation, through SecAgg or by clear uploads, and send it the
   // plan (errors: local failures only).
-  absl::Status StartSecureSum(const v1::RoundPlan& plan, int attempt,
-                              std::vector<uint32_t> cohort);
+  absl::Status StartSecureSum(const v1::RoundPlan& plan, int attempt, std::vector<uint32_t> cohort);
   absl::Status StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort);
   // The task of a training round (`config` null for clear rounds), without its participants.
   v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, const secagg::SessionConfig* config) const;
@@ -185,7 +193,7 @@ class Coordinator final : public StreamHandler {
   bool first_round_ = true;
   std::string stage_ = "starting";
   std::unique_ptr<Aggregation> aggregation_;  // of the round in progress, if any
-  int64_t last_evaluated_round_ = -1;  // rounds applied when last evaluated
+  int64_t last_evaluated_round_ = -1;         // rounds applied when last evaluated
   std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};

@@ -67,7 +67,7 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   config.length = codec->length();
   // The complete graph's threshold already bounds the inputs: no minimum-inputs rule of its own.
   absl::StatusOr<std::unique_ptr<Aggregation>> aggregation = Aggregation::Secure(
-      {round, /*evaluation=*/true}, config, std::move(*cohort), nullptr, /*min_inputs=*/0);
+      {round, wire::kEvaluationPhase}, config, std::move(*cohort), nullptr, /*min_inputs=*/0);
   if (!aggregation.ok()) return aggregation.status();
   aggregation_ = std::move(*aggregation);
   last_participants_ = static_cast<int32_t>(cohort_size);
@@ -103,7 +103,8 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
       .Add("fraction_bits", codec->fraction_bits());
   v1::RoundResult result;
   result.set_round(round);
-  result.set_evaluation(true);
+  result.set_phase(wire::kEvaluationPhase);
+  result.set_rounds_completed(round);
   result.set_contributors(static_cast<int32_t>(contributors));
   result.set_applied(decoded.ok());
   if (decoded.ok()) {

@@ -60,6 +60,7 @@ absl::Status Coordinator::Run() {
   stage_ = "done";
   v1::RoundResult done;
   done.set_round(state_.updater->round());
+  done.set_rounds_completed(state_.updater->round());
   done.set_training_done(true);
   done.set_reason(end);
   Broadcast(done);
@@ -109,6 +110,43 @@ bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t n
 absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
                                                                 int attempt) {
   const int64_t round = state_.updater->round();
+  absl::StatusOr<RoundOutcome> outcome;
+  do {
+    outcome = RunPhase(lock, attempt);
+  } while (outcome.ok() && outcome->applied && state_.updater->round() == round && !stop_);
+  if (!outcome.ok() || outcome->applied) return outcome;
+  if (absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan(); plan.ok() && plan->phase() > 0) {
+    // A later phase failed: the round restarts at phase 0 with a fresh cohort.
+    state_.updater->AbandonRound();
+    if (absl::Status s = Checkpoint(lock); !s.ok()) return s;
+  }
+  return outcome;
+}
+
+absl::StatusOr<std::vector<uint32_t>> Coordinator::PhaseCohort(std::unique_lock<std::mutex>& lock,
+                                                               const v1::RoundPlan& plan,
+                                                               int attempt) {
+  if (plan.phase() > 0) {
+    // The algorithm's choice, among the users still connected.
+    const std::vector<uint32_t> chosen = state_.updater->PhaseParticipants();
+    const std::vector<uint32_t> live = registry_.LiveUsers();
+    std::vector<uint32_t> cohort;
+    std::set_intersection(chosen.begin(), chosen.end(), live.begin(), live.end(),
+                          std::back_inserter(cohort));
+    return cohort;
+  }
+  const int64_t cohort_size = plan.max_contributors();
+  const int64_t needed =
+      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
+  first_round_ = false;
+  if (!WaitForLiveUsers(lock, needed, plan.round())) return std::vector<uint32_t>();
+  return SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, plan.round(),
+                      attempt);
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock<std::mutex>& lock,
+                                                                int attempt) {
+  const int64_t round = state_.updater->round();
   absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
   if (!plan.ok()) return plan.status();
   if (absl::Status s = CheckTaskSize(*plan); !s.ok()) return s;
@@ -116,17 +154,17 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   if (!affordable.ok()) return affordable.status();
   if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
 
-  const int64_t cohort_size = plan->max_contributors();
-  const int64_t needed =
-      first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
-  first_round_ = false;
-  if (!WaitForLiveUsers(lock, needed, round)) {
-    return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
-  }
-
-  absl::StatusOr<std::vector<uint32_t>> cohort =
-      SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, round, attempt);
+  absl::StatusOr<std::vector<uint32_t>> cohort = PhaseCohort(lock, *plan, attempt);
   if (!cohort.ok()) return cohort.status();
+  if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  const int64_t cohort_size = static_cast<int64_t>(cohort->size());
+  if (cohort_size < std::max<int64_t>(plan->min_contributors(), 1)) {
+    return RoundOutcome{
+        .applied = false,
+        .budget_spent = false,
+        .reason = absl::StrCat("phase ", plan->phase(), ": ", cohort_size,
+                               " participants left, fewer than ", plan->min_contributors())};
+  }
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
@@ -146,6 +184,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
   if (!outcome.ok()) return outcome;
   EventLine line("round");
   line.Add("round", round)
+      .Add("phase", plan->phase())
       .Add("attempt", attempt)
       .Add("applied", outcome->applied ? "yes" : "no")
       .Add("participants", cohort_size)
@@ -188,8 +227,9 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
   absl::StatusOr<GraphChoice> graph = ChooseGraph(request);
   if (!graph.ok()) return graph.status();
   secagg::SessionConfig config;
-  // Unique per aggregation: a retried round is a new session.
+  // Unique per aggregation: a retried round and each phase are new sessions.
   config.context = absl::StrCat(options_.run_id, "/round-", plan.round(), "/attempt-", attempt);
+  if (plan.phase() > 0) absl::StrAppend(&config.context, "/phase-", plan.phase());
   config.num_clients = static_cast<int>(cohort_size);
   config.threshold = graph->threshold;
   config.bits = plan.bits();
@@ -211,7 +251,7 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
   // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
   // fewer inputs than the privacy calibration assumed: the session refuses that itself.
   absl::StatusOr<std::unique_ptr<Aggregation>> aggregation =
-      Aggregation::Secure({plan.round(), /*evaluation=*/false}, config, std::move(cohort),
+      Aggregation::Secure({plan.round(), plan.phase()}, config, std::move(cohort),
                           std::move(directory), plan.min_contributors());
   if (!aggregation.ok()) return aggregation.status();
   aggregation_ = std::move(*aggregation);
@@ -252,7 +292,7 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
 }
 
 absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort) {
-  aggregation_ = Aggregation::Clear({plan.round(), /*evaluation=*/false}, plan, std::move(cohort),
+  aggregation_ = Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort),
                                     plan.min_contributors());
   v1::ServerMessage task;
   *task.mutable_task() = RoundTaskFor(plan, nullptr);
@@ -310,11 +350,13 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
   const int64_t round = state_.updater->round();
   const std::unique_ptr<Aggregation> done = std::move(aggregation_);
   const absl::StatusOr<std::vector<uint64_t>> collected = done->sum();
-  const int64_t n = static_cast<int64_t>(done->contributors().size());
+  const std::vector<uint32_t> contributors = done->contributors();
+  const int64_t n = static_cast<int64_t>(contributors.size());
   last_dropouts_ = last_participants_ - static_cast<int32_t>(n);
   RoundOutcome outcome;
   v1::RoundResult result;
   result.set_round(round);
+  result.set_phase(done->tag().phase);
   result.set_contributors(static_cast<int32_t>(n));
   if (!collected.ok()) {
     outcome.reason = std::string(collected.status().message());
@@ -327,28 +369,37 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
     if (*entry) {
       if (absl::Status s = state_.ledger.Append(std::move(**entry)); !s.ok()) return s;
     }
-    if (absl::Status s = state_.updater->ApplySum(sum, n); !s.ok()) {
+    if (absl::Status s = state_.updater->ApplySum(sum, contributors); !s.ok()) {
       outcome.reason = absl::StrCat("sum discarded: ", s.message());
     } else {
       outcome.applied = true;
     }
-    stage_ = "checkpoint";
-    lock.unlock();  // only this thread touches the updater and ledger
-    absl::Status saved =
-        options_.state_dir.empty() ? absl::OkStatus() : SaveCheckpoint(options_.state_dir, state_);
-    if (saved.ok() && !options_.state_dir.empty()) {
-      EventLine("checkpoint")
-          .Add("rounds_done", state_.updater->round())
-          .Add("ledger_entries", state_.ledger.entries().size());
+    if (absl::Status s = Checkpoint(lock); !s.ok()) return s;
+    if (state_.updater->round() != round) {
+      lock.unlock();  // only this thread touches the updater
+      LogEvaluation(state_.updater->round());
+      lock.lock();
     }
-    if (saved.ok() && outcome.applied) LogEvaluation(state_.updater->round());
-    lock.lock();
-    if (!saved.ok()) return saved;
   }
+  result.set_rounds_completed(state_.updater->round());
   result.set_applied(outcome.applied);
   result.set_reason(outcome.reason);
   Broadcast(result);
   return outcome;
+}
+
+absl::Status Coordinator::Checkpoint(std::unique_lock<std::mutex>& lock) {
+  if (options_.state_dir.empty()) return absl::OkStatus();
+  stage_ = "checkpoint";
+  lock.unlock();  // only this thread touches the updater and ledger
+  const absl::Status saved = SaveCheckpoint(options_.state_dir, state_);
+  if (saved.ok()) {
+    EventLine("checkpoint")
+        .Add("rounds_done", state_.updater->round())
+        .Add("ledger_entries", state_.ledger.entries().size());
+  }
+  lock.lock();
+  return saved;
 }
 
 void Coordinator::LogEvaluation(int64_t round) {

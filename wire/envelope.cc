@@ -9,17 +9,17 @@ template <typename Envelope>
 void SetTag(const AggregationTag& tag, uint32_t participant_id, Envelope& envelope) {
   envelope.set_participant_id(participant_id);
   envelope.set_round(tag.round);
-  envelope.set_evaluation(tag.evaluation);
+  envelope.set_phase(tag.phase);
 }
 
 }  // namespace
 
 AggregationTag TagOf(const v1::ParticipantToServer& message) {
-  return {message.round(), message.evaluation()};
+  return {message.round(), message.phase()};
 }
 
 AggregationTag TagOf(const v1::ServerToParticipant& message) {
-  return {message.round(), message.evaluation()};
+  return {message.round(), message.phase()};
 }
 
 v1::ServerMessage ToParticipant(const AggregationTag& tag, uint32_t participant_id,

@@ -11,11 +11,16 @@
 
 namespace fedmf::wire {
 
+// The phase of the federated evaluation of the model after `round` training rounds: it runs
+// before that round's training phases (0, 1, ...).
+inline constexpr int32_t kEvaluationPhase = -1;
+
 // Which aggregation of the run a routed message belongs to.
 struct AggregationTag {
-  int64_t round = 0;        // the round index (an evaluation: training rounds completed)
-  bool evaluation = false;  // a federated evaluation's aggregation, not training's
+  int64_t round = 0;  // the round index (an evaluation: training rounds completed)
+  int32_t phase = 0;  // RoundPlan.phase, or kEvaluationPhase
 
+  bool evaluation() const { return phase == kEvaluationPhase; }
   friend bool operator==(const AggregationTag&, const AggregationTag&) = default;
 };
 

@@ -1,11 +1,13 @@
 // The contract every federated algorithm fulfils, independent of transport and of secure
-// aggregation (docs/algorithms.md). A round is:
-//   coordinator: plan = updater.Plan()                 -> broadcast plan (fedmf.v1.RoundPlan)
+// aggregation (docs/algorithms.md). A round is one or more phases, each an aggregation:
+//   coordinator: plan = updater.Plan()  -> phase plan.phase() of round plan.round(), broadcast
+//                (fedmf.v1.RoundPlan) to phase 0's sampled cohort or, in a later phase, to
+//                updater.PhaseParticipants() (e.g. the previous phase's contributors)
 //   each client: c = MakeContributor(plan)->Contribute(local ratings, rng)
 //                -> plan.length integers in Z_{2^plan.bits}
 //   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg when
 //                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear and added
-//   coordinator: updater.ApplySum(sum, number of vectors in it) -> next round
+//   coordinator: updater.ApplySum(sum, the contributors' ids) -> the next phase or round
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
 // mod 2^bits and decoding the sum equals decoding each vector alone and adding the results.
@@ -58,13 +60,23 @@ class Updater {
   virtual ~Updater() = default;
 
   virtual int64_t round() const = 0;  // rounds applied so far = index of the planned round
+  // The planned aggregation: phase plan.phase() of round round().
   virtual absl::StatusOr<v1::RoundPlan> Plan() const = 0;
-  // Decodes `sum` (plan.length values mod 2^plan.bits of `contributors` vectors, contributors in
-  // [plan.min_contributors, plan.max_contributors]), updates the model and advances the round.
-  // On error the state is unchanged (e.g. a sum that may have wrapped: the round is discarded).
-  virtual absl::Status ApplySum(absl::Span<const uint64_t> sum, int64_t contributors) = 0;
+  // Who the planned phase is for: empty for phase 0 (the runtime samples the round's cohort);
+  // for a later phase the ids (ascending) the algorithm chose from earlier phases' contributors.
+  // The runtime invites those still connected.
+  virtual std::vector<uint32_t> PhaseParticipants() const { return {}; }
+  // Decodes `sum` (plan.length values mod 2^plan.bits of the vectors of `contributors`, ascending
+  // ids, their number in [plan.min_contributors, plan.max_contributors]), updates the model and
+  // advances to the next phase, or to the next round after the last phase. On error the state is
+  // unchanged (e.g. a sum that may have wrapped: the phase is discarded).
+  virtual absl::Status ApplySum(absl::Span<const uint64_t> sum,
+                                absl::Span<const uint32_t> contributors) = 0;
+  // The planned phase failed (too few contributors, a refused sum): back to phase 0 of round(),
+  // which the runtime retries with a fresh cohort. Nothing to undo with one phase per round.
+  virtual void AbandonRound() {}
 
-  // The planned round's release for the privacy ledger (mechanism, parameters, n_min and its RDP
+  // The planned phase's release for the privacy ledger (mechanism, parameters, n_min and its RDP
   // on `orders`), with `participants` the clients in its sum; nullopt when it adds no noise.
   virtual absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const = 0;

@@ -31,8 +31,8 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
   }
   if (absl::Status s = CheckReconstructable(&Client::masked, "MaskedInput"); !s.ok()) return s;
   if (static_cast<int64_t>(survivors_.size()) < min_inputs_) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%d masked inputs, fewer than n_min %d", survivors_.size(), min_inputs_));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%d masked inputs, fewer than n_min %d", survivors_.size(), min_inputs_));
   }
   if (config_.consistency_check) {
     ServerToClient request;

@@ -40,7 +40,7 @@ void FixHeaders(v1::ClientMessage& m) {
   if (m.has_secagg()) {
     m.mutable_secagg()->set_participant_id(fix(m.secagg().participant_id()));
     m.mutable_secagg()->set_round(0);
-    m.mutable_secagg()->set_evaluation(false);
+    m.mutable_secagg()->set_phase(0);
   } else if (m.has_clear_upload()) {
     m.mutable_clear_upload()->set_participant_id(fix(m.clear_upload().participant_id()));
     m.mutable_clear_upload()->set_round(0);

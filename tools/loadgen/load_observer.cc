@@ -4,6 +4,8 @@
 #include <optional>
 #include <utility>
 
+#include "wire/envelope.h"
+
 namespace fedmf::loadgen {
 namespace {
 
@@ -34,9 +36,12 @@ int64_t RoundOf(const v1::ServerMessage& m) {
 MessageKind Classify(const v1::ServerMessage& message) {
   if (message.has_task()) return MessageKind::kTask;
   if (message.has_result()) {
-    return message.result().evaluation() ? MessageKind::kOther : MessageKind::kResult;
+    return message.result().phase() == wire::kEvaluationPhase ? MessageKind::kOther
+                                                              : MessageKind::kResult;
   }
-  if (!message.has_secagg() || message.secagg().evaluation()) return MessageKind::kOther;
+  if (!message.has_secagg() || wire::TagOf(message.secagg()).evaluation()) {
+    return MessageKind::kOther;
+  }
   switch (message.secagg().message().message_case()) {
     case v1::secagg::ServerToClient::kShareKeys:
       return MessageKind::kShareKeys;

@@ -166,14 +166,16 @@ absl::StatusOr<Eigen::MatrixXd> DpmfRpUpdater::Gradient(const Eigen::MatrixXd& d
   return GradientWith(*projection, decoded_sum, contributors);
 }
 
-absl::Status DpmfRpUpdater::ApplySum(absl::Span<const uint64_t> sum, int64_t contributors) {
+absl::Status DpmfRpUpdater::ApplySum(absl::Span<const uint64_t> sum,
+                                     absl::Span<const uint32_t> contributors) {
+  const int64_t n = static_cast<int64_t>(contributors.size());
   absl::StatusOr<std::optional<dp::SparseProjection>> projection = RoundProjection();
   if (!projection.ok()) return projection.status();
   absl::StatusOr<ContributionCodec> codec = RoundCodec(*projection);
   if (!codec.ok()) return codec.status();
-  absl::StatusOr<Eigen::MatrixXd> decoded = codec->DecodeSum(sum, contributors);
+  absl::StatusOr<Eigen::MatrixXd> decoded = codec->DecodeSum(sum, n);
   if (!decoded.ok()) return decoded.status();
-  absl::StatusOr<Eigen::MatrixXd> gradient = GradientWith(*projection, *decoded, contributors);
+  absl::StatusOr<Eigen::MatrixXd> gradient = GradientWith(*projection, *decoded, n);
   if (!gradient.ok()) return gradient.status();
   if (absl::Status s = adam_.Step(*gradient, model_); !s.ok()) return s;
   ++round_;

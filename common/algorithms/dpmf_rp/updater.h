@@ -40,7 +40,8 @@ class DpmfRpUpdater final : public Updater {
 
   int64_t round() const override { return round_; }
   absl::StatusOr<v1::RoundPlan> Plan() const override;
-  absl::Status ApplySum(absl::Span<const uint64_t> sum, int64_t contributors) override;
+  absl::Status ApplySum(absl::Span<const uint64_t> sum,
+                        absl::Span<const uint32_t> contributors) override;
   absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const override;
   std::optional<dp::PrivacyBudget> budget() const override;

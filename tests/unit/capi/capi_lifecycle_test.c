@@ -204,8 +204,9 @@ static void HandleRefusesMalformedServerBytes(void) {
   /* A SecAgg message (field 2) for participant 1 with no round begun: 12 02 08 01. */
   const uint8_t idle[] = {0x12, 0x02, 0x08, 0x01};
   CHECK(fedmf_participant_handle(p, idle, sizeof idle, &replies) == FEDMF_ERR_FAILED_PRECONDITION);
-  /* A RoundResult (field 3) {applied: true}: 1a 02 10 01 -> no replies, one round completed. */
-  const uint8_t result[] = {0x1a, 0x02, 0x10, 0x01};
+  /* A RoundResult (field 3) {applied: true, rounds_completed: 1}: 1a 04 10 01 38 01 -> no
+   * replies, one round completed. */
+  const uint8_t result[] = {0x1a, 0x04, 0x10, 0x01, 0x38, 0x01};
   CHECK(fedmf_participant_handle(p, result, sizeof result, &replies) == FEDMF_OK);
   CHECK(fedmf_messages_count(replies) == 0);
   const uint8_t* data = NULL;

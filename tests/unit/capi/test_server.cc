@@ -11,6 +11,7 @@
 #include "crypto/secagg/server_session.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
+#include "wire/envelope.h"
 
 struct capi_server {
   std::vector<uint32_t> ids;
@@ -34,6 +35,7 @@ struct capi_server {
     fedmf::v1::ServerMessage m;
     m.mutable_result()->set_round(plan.round());
     m.mutable_result()->set_applied(applied);
+    m.mutable_result()->set_rounds_completed(updater->round());
     m.mutable_result()->set_contributors(contributors);
     for (uint32_t id : ids) Queue(id, m);
     session.reset();
@@ -133,11 +135,8 @@ int capi_server_close_stage(capi_server* server) {
   if (!next.ok()) return CAPI_ROUND_FAILED;
   const int64_t round = server->updater->round();
   for (fedmf::secagg::ServerMessage& sm : *next) {
-    fedmf::v1::ServerMessage m;
-    m.mutable_secagg()->set_participant_id(sm.client_id);
-    m.mutable_secagg()->set_round(round);
-    *m.mutable_secagg()->mutable_message() = std::move(sm.message);
-    server->Queue(sm.client_id, m);
+    server->Queue(sm.client_id,
+                  fedmf::wire::ToParticipant({round, 0}, sm.client_id, std::move(sm.message)));
   }
   if (server->session->stage() == fedmf::secagg::ServerStage::kAborted) {
     server->Result(false);
@@ -147,8 +146,9 @@ int capi_server_close_stage(capi_server* server) {
     return CAPI_ROUND_RUNNING;
   }
   absl::StatusOr<std::vector<uint64_t>> sum = server->session->result();
-  const int included = static_cast<int>(server->session->IncludedClients().size());
-  if (!sum.ok() || !server->updater->ApplySum(*sum, included).ok()) {
+  const std::vector<uint32_t> included_ids = server->session->IncludedClients();
+  const int included = static_cast<int>(included_ids.size());
+  if (!sum.ok() || !server->updater->ApplySum(*sum, included_ids).ok()) {
     server->Result(false);
     return CAPI_ROUND_FAILED;
   }

@@ -12,6 +12,7 @@
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 namespace {
@@ -52,7 +53,7 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> CohortIds() { return test_util::CohortIds(kCohort); }
+std::vector<uint32_t> Cohort() { return test_util::ParticipantIds(kCohort); }
 
 // A whole evaluation round through the host and a real ServerSession: the decoded metrics are
 // the central metrics of the ten users (users 0-9) under the same model. Each user's values are
@@ -63,8 +64,8 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
   Fixture f;
   ASSERT_EQ(f.codec.fraction_bits(), 33);
   auto host = f.Host();
-  auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
-  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
+  auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
+  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(Cohort()));
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
   // Every reply must be tagged as evaluation traffic (RunSecAggRound checks).
@@ -113,7 +114,7 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
   // The result closes the sessions; an evaluation is not a training round.
   v1::ServerMessage result;
   result.mutable_result()->set_applied(true);
-  result.mutable_result()->set_evaluation(true);
+  result.mutable_result()->set_phase(wire::kEvaluationPhase);
   EXPECT_TRUE(host->Handle(result).value().empty());
   EXPECT_EQ(host->rounds_completed(), 0);
   EXPECT_EQ(host->Find(1)->session(), nullptr);
@@ -122,16 +123,16 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
 TEST(ParticipantHostEvalTest, RefusesATaskWithAnotherMetricFormat) {
   Fixture f;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   task.mutable_evaluation_task()->set_fraction_bits(f.codec.fraction_bits() + 1);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
-  task = f.Task(CohortIds());
+  task = f.Task(Cohort());
   task.mutable_evaluation_task()->mutable_secagg()->set_bits(61);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
-  task = f.Task(CohortIds());
+  task = f.Task(Cohort());
   task.mutable_evaluation_task()->mutable_secagg()->set_length(12);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
-  task = f.Task(CohortIds());
+  task = f.Task(Cohort());
   task.mutable_evaluation_task()->set_top_n(0);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->Find(1)->session(), nullptr);  // nothing started
@@ -160,7 +161,7 @@ TEST(ParticipantHostEvalTest, RefusesTestRatingsOfAnotherShape) {
 TEST(ParticipantHostEvalTest, TrainingMessagesAreRefusedDuringAnEvaluationRound) {
   Fixture f;
   auto host = f.Host();
-  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());
+  ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());
   v1::ServerMessage m;
   m.mutable_secagg()->set_participant_id(1);
   m.mutable_secagg()->set_round(0);
@@ -179,7 +180,7 @@ TEST(ParticipantHostEvalTest, UsersWithoutTestRatingsContributeZeros) {
   EXPECT_EQ(sums.error_users, 0);
   EXPECT_EQ(sums.ranking_users, 0);
   EXPECT_EQ(f.codec.Encode(sums), std::vector<uint64_t>(13, 0));
-  EXPECT_TRUE(host->Handle(f.Task(CohortIds())).ok());  // they still take part
+  EXPECT_TRUE(host->Handle(f.Task(Cohort())).ok());  // they still take part
 }
 
 TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 namespace {
@@ -37,7 +38,7 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> CohortIds() { return test_util::CohortIds(kCohort); }
+std::vector<uint32_t> Cohort() { return test_util::ParticipantIds(kCohort); }
 
 // A host without a dataset (the mobile binding's): participants start with no ratings, get them
 // through SetRatings, and restore a model without a round in progress.
@@ -91,8 +92,8 @@ TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {
 TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   Fixture f;
   auto host = f.Host();
-  auto server = secagg::ServerSession::Create(f.config, CohortIds(), nullptr).value();
-  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(CohortIds()));
+  auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
+  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(Cohort()));
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   ASSERT_EQ(advertise->size(), static_cast<size_t>(kCohort));
   absl::StatusOr<int> run = test_util::RunSecAggRound(*host, *server, *advertise, false);
@@ -111,9 +112,10 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
     const uint64_t up = (sum[j] - expected[j]) & mask, down = (expected[j] - sum[j]) & mask;
     ASSERT_LE(std::min(up, down), static_cast<uint64_t>(kCohort)) << "coordinate " << j;
   }
-  EXPECT_TRUE(f.updater->ApplySum(sum, kCohort).ok());
+  EXPECT_TRUE(f.updater->ApplySum(sum, Cohort()).ok());
   v1::ServerMessage result;
   result.mutable_result()->set_applied(true);
+  result.mutable_result()->set_rounds_completed(1);
   result.mutable_result()->set_training_done(true);
   EXPECT_TRUE(host->Handle(result).value().empty());
   EXPECT_EQ(host->rounds_completed(), 1);
@@ -128,12 +130,12 @@ TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
   f.config.signatures = true;
   f.config.consistency_check = true;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
   keys->set_public_key(host->signing_public_key());
-  for (uint32_t id : CohortIds()) keys->add_participant_ids(id);
+  for (uint32_t id : Cohort()) keys->add_participant_ids(id);
   auto directory = DirectoryFromProto(task.task().signing_keys()).value();
-  auto server = secagg::ServerSession::Create(f.config, CohortIds(), directory).value();
+  auto server = secagg::ServerSession::Create(f.config, Cohort(), directory).value();
   absl::StatusOr<int> consistency_requests =
       test_util::RunSecAggRound(*host, *server, host->Handle(task).value(), false);
   ASSERT_TRUE(consistency_requests.ok()) << consistency_requests.status();
@@ -145,10 +147,10 @@ TEST(ParticipantHostTest, RefusesASignedTaskWhoseDirectoryMissesItsKey) {
   Fixture f;
   f.config.signatures = true;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
   keys->set_public_key(std::string(32, 'x'));  // a substituted key
-  for (uint32_t id : CohortIds()) keys->add_participant_ids(id);
+  for (uint32_t id : Cohort()) keys->add_participant_ids(id);
   const absl::Status s = host->Handle(task).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("does not list this process's key for participant 1"),
@@ -167,7 +169,7 @@ TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {
 TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
   Fixture f;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->mutable_secagg()->set_length(f.plan.length() + 1);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -176,7 +178,7 @@ TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
 // simulator's.
 TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
   Fixture f;
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->clear_secagg();
   task.mutable_task()->set_simulation_plain_sum(true);
   auto host = f.Host();
@@ -185,7 +187,7 @@ TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
   simulated->AllowSimulationPlainSum();
   absl::StatusOr<std::vector<v1::ClientMessage>> replies = simulated->Handle(task);
   ASSERT_TRUE(replies.ok()) << replies.status();
-  ASSERT_EQ(replies->size(), CohortIds().size());
+  ASSERT_EQ(replies->size(), Cohort().size());
   EXPECT_TRUE((*replies)[0].has_clear_upload());
 }
 
@@ -242,7 +244,7 @@ TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
 TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
   Fixture f;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(CohortIds());
+  v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->mutable_plan()->set_combination(v1::COMBINATION_UNSPECIFIED);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -261,7 +263,7 @@ TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {
 TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
   Fixture f;
   auto host = f.Host();
-  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());  // round 0
+  ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());  // round 0
   v1::ServerMessage m;
   m.mutable_secagg()->set_participant_id(1);
   m.mutable_secagg()->set_round(1);
@@ -273,7 +275,7 @@ TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
 TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort) {
   Fixture f;
   auto host = f.Host();
-  ASSERT_TRUE(host->Handle(f.Task(CohortIds())).ok());
+  ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());
   v1::ServerMessage m;
   m.mutable_secagg()->set_participant_id(1);
   m.mutable_secagg()->mutable_message()->mutable_share_keys();  // no session id, no keys
@@ -289,7 +291,7 @@ TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
   Fixture f;
   auto host = f.Host();
   host->set_chunk_bytes(64);
-  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 64);
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 64);
   ASSERT_GT(chunks.size(), 2u);
   for (size_t i = 0; i + 1 < chunks.size(); ++i) {
     absl::StatusOr<std::vector<v1::ClientMessage>> none = host->Handle(chunks[i]);
@@ -314,13 +316,13 @@ TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
     EXPECT_TRUE((*complete)->message.secagg().message().has_advertise_keys());
     advertised.push_back((*complete)->message.secagg().participant_id());
   }
-  EXPECT_EQ(advertised, CohortIds());
+  EXPECT_EQ(advertised, Cohort());
 }
 
 TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
   Fixture f;
   auto host = f.Host();
-  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(CohortIds()), 256);
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 256);
   ASSERT_GT(chunks.size(), 2u);
   ASSERT_TRUE(host->Handle(chunks[0]).ok());
   EXPECT_EQ(host->Handle(chunks[2]).status().code(), absl::StatusCode::kInvalidArgument);

@@ -14,6 +14,7 @@
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
 #include "tests/unit/crypto/secagg_driver.h"
+#include "tests/unit/participant_ids.h"
 #include "wire/envelope.h"
 
 namespace fedmf::client::test_util {
@@ -48,12 +49,7 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
   return algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value();
 }
 
-// Participant ids 1..n.
-inline std::vector<uint32_t> CohortIds(uint32_t n) {
-  std::vector<uint32_t> ids;
-  for (uint32_t id = 1; id <= n; ++id) ids.push_back(id);
-  return ids;
-}
+using fedmf::test_util::ParticipantIds;
 
 // Every dense user of `data`.
 inline std::vector<int32_t> AllUsers(const data::RatingsDataset& data) {
@@ -71,11 +67,11 @@ inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerS
   int consistency_requests = 0;
   while (true) {
     for (const v1::ClientMessage& r : replies) {
-      if (!r.has_secagg() || r.secagg().evaluation() != evaluation) {
+      if (!r.has_secagg() || wire::TagOf(r.secagg()).evaluation() != evaluation) {
         return absl::InternalError(absl::StrCat("unexpected reply ", r.ShortDebugString()));
       }
       if (absl::Status s = secagg::test_util::Accepted(server, r.secagg().participant_id(),
-                                                        r.secagg().message());
+                                                       r.secagg().message());
           !s.ok()) {
         return s;
       }
@@ -88,8 +84,8 @@ inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerS
     for (secagg::ServerMessage& m : *next) {
       if (m.message.has_consistency_check()) ++consistency_requests;
       const v1::ServerMessage out =
-          wire::ToParticipant({.round = 0, .evaluation = evaluation}, m.client_id,
-                              std::move(m.message));
+          wire::ToParticipant({.round = 0, .phase = evaluation ? wire::kEvaluationPhase : 0},
+                              m.client_id, std::move(m.message));
       absl::StatusOr<std::vector<v1::ClientMessage>> answer = host.Handle(out);
       if (!answer.ok()) return answer.status();
       for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));

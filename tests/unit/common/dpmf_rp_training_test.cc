@@ -16,6 +16,7 @@
 #include "common/data/synthetic.h"
 #include "common/metrics/metrics.h"
 #include "gtest/gtest.h"
+#include "tests/unit/participant_ids.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -70,7 +71,7 @@ std::pair<Quality, Quality> Train(const DpmfRpConfig& config, const data::TrainT
       EXPECT_TRUE(CheckVector(plan, contribution.vector).ok());
       EXPECT_TRUE(AddModPow2(contribution.vector, plan.bits(), absl::MakeSpan(sum)).ok());
     }
-    EXPECT_TRUE(updater->ApplySum(sum, cohort).ok());
+    EXPECT_TRUE(updater->ApplySum(sum, test_util::ParticipantIds(cohort)).ok());
   }
   return {initial, Evaluate(*updater, split)};
 }

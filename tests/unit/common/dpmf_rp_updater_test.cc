@@ -11,6 +11,7 @@
 #include "dpmf_rp_test_util.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
 #include "gtest/gtest.h"
+#include "tests/unit/participant_ids.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -91,7 +92,8 @@ TEST(DpmfRpUpdaterTest, FullItemModelKeepsVAndSketchesTheGradientWithAFreshS) {
   ASSERT_TRUE(broadcast.ParseFromString(updater->Plan()->payload()));
   EXPECT_EQ(broadcast.projection_seed(), updater->ProjectionSeed(0));
   EXPECT_EQ(broadcast.model().rows(), 12u);
-  ASSERT_TRUE(updater->ApplySum(ConstantSum(*updater, 0.01, 20), 20).ok());
+  ASSERT_TRUE(
+      updater->ApplySum(ConstantSum(*updater, 0.01, 20), test_util::ParticipantIds(20)).ok());
   ASSERT_TRUE(broadcast.ParseFromString(updater->Plan()->payload()));
   EXPECT_EQ(broadcast.projection_seed(), updater->ProjectionSeed(1));
 }
@@ -126,7 +128,7 @@ TEST(DpmfRpUpdaterTest, ApplySumTakesOneAdamStep) {
   mf::Adam adam = mf::Adam::Create(config.adam, 12, 3).value();
   Eigen::MatrixXd expected = b0;
   ASSERT_TRUE(adam.Step(updater->Gradient(decoded, 20).value(), expected).ok());
-  ASSERT_TRUE(updater->ApplySum(sum, 20).ok());
+  ASSERT_TRUE(updater->ApplySum(sum, test_util::ParticipantIds(20)).ok());
   EXPECT_EQ(updater->round(), 1);
   EXPECT_EQ(updater->model(), expected);
   EXPECT_EQ(updater->Plan()->round(), 1);
@@ -137,10 +139,11 @@ TEST(DpmfRpUpdaterTest, FailedApplyLeavesTheStateUnchanged) {
       DpmfRpUpdater::Create(SmallConfig(Mechanism::kNone, Projection::kNone)).value();
   const std::string before = updater->SerializeState().value();
   std::vector<uint64_t> sum = ConstantSum(*updater, 0.01, 20);
-  EXPECT_FALSE(updater->ApplySum(sum, 19).ok());  // below n_min
-  EXPECT_FALSE(updater->ApplySum(absl::MakeSpan(sum).subspan(1), 20).ok());
+  EXPECT_FALSE(updater->ApplySum(sum, test_util::ParticipantIds(19)).ok());  // below n_min
+  EXPECT_FALSE(
+      updater->ApplySum(absl::MakeSpan(sum).subspan(1), test_util::ParticipantIds(20)).ok());
   sum[0] = uint64_t{1} << (updater->Plan()->bits() - 1);  // may have wrapped
-  EXPECT_FALSE(updater->ApplySum(sum, 20).ok());
+  EXPECT_FALSE(updater->ApplySum(sum, test_util::ParticipantIds(20)).ok());
   EXPECT_EQ(updater->SerializeState().value(), before);
   EXPECT_EQ(updater->round(), 0);
 }
@@ -155,7 +158,7 @@ TEST(DpmfRpUpdaterTest, StateRoundTripsThroughProtobuf) {
     std::vector<uint64_t> sum(plan.length(),
                               static_cast<uint64_t>(20 * a->mechanism().pbm_q() / 2));
     sum[1] += 3;
-    ASSERT_TRUE(a->ApplySum(sum, 20).ok());
+    ASSERT_TRUE(a->ApplySum(sum, test_util::ParticipantIds(20)).ok());
   }
   const std::string state = a->SerializeState().value();
   absl::StatusOr<std::unique_ptr<Updater>> b = RestoreUpdater("dpmf-rp", state);
@@ -168,8 +171,8 @@ TEST(DpmfRpUpdaterTest, StateRoundTripsThroughProtobuf) {
   const v1::RoundPlan plan = a->Plan().value();
   std::vector<uint64_t> sum(plan.length(), static_cast<uint64_t>(20 * a->mechanism().pbm_q() / 2));
   sum[0] += 1;
-  ASSERT_TRUE(a->ApplySum(sum, 20).ok());
-  ASSERT_TRUE((*b)->ApplySum(sum, 20).ok());
+  ASSERT_TRUE(a->ApplySum(sum, test_util::ParticipantIds(20)).ok());
+  ASSERT_TRUE((*b)->ApplySum(sum, test_util::ParticipantIds(20)).ok());
   EXPECT_EQ((*b)->SerializeState().value(), a->SerializeState().value());
 }
 

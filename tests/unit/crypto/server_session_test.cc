@@ -63,8 +63,7 @@ class ServerStageTest : public ::testing::Test {
     ExpectAbortFor(server().HandleMessage(id, m), id, reason);
     EXPECT_THAT(server().DropReason(id), HasSubstr(reason));
     // The client is out: even its genuine message is now refused.
-    EXPECT_EQ(server().HandleMessage(id, m).status().code(),
-              absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(server().HandleMessage(id, m).status().code(), absl::StatusCode::kFailedPrecondition);
   }
 
   std::unique_ptr<SessionHarness> harness_;

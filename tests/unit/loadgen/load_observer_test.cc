@@ -1,6 +1,7 @@
 #include "tools/loadgen/load_observer.h"
 
 #include "gtest/gtest.h"
+#include "wire/envelope.h"
 
 namespace fedmf::loadgen {
 namespace {
@@ -38,7 +39,7 @@ TEST(ClassifyTest, Kinds) {
   EXPECT_EQ(Classify(Stage(0, 5)), MessageKind::kAbort);
   EXPECT_EQ(Classify(Result(0, true)), MessageKind::kResult);
   v1::ServerMessage eval = Stage(0, 1);
-  eval.mutable_secagg()->set_evaluation(true);
+  eval.mutable_secagg()->set_phase(wire::kEvaluationPhase);
   EXPECT_EQ(Classify(eval), MessageKind::kOther);
   v1::ServerMessage chunk;
   chunk.mutable_chunk()->set_round(0);

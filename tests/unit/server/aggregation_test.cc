@@ -17,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr wire::AggregationTag kTag{.round = 4, .evaluation = false};
+constexpr wire::AggregationTag kTag{.round = 4, .phase = 1};
 
 secagg::SessionConfig Config() {
   secagg::SessionConfig c;
@@ -43,8 +43,8 @@ class SecureAggregationTest : public ::testing::Test {
     }
   }
   void Deliver(uint32_t id, v1::secagg::ClientToServer message) {
-    const Aggregation::Delivery d =
-        aggregation_->DeliverSecAgg(id, wire::FromParticipant(kTag, id, std::move(message)).secagg());
+    const Aggregation::Delivery d = aggregation_->DeliverSecAgg(
+        id, wire::FromParticipant(kTag, id, std::move(message)).secagg());
     EXPECT_TRUE(d.rejected.empty()) << d.rejected;
   }
   // Closes the stage and lets every client except `silent` answer the next one.
@@ -70,8 +70,8 @@ TEST_F(SecureAggregationTest, SumsTheSurvivorsInputs) {
   EXPECT_EQ(aggregation_->StageName(), "AdvertiseKeys");
   EXPECT_STREQ(aggregation_->StageKey(), "advertise_s");
   EXPECT_TRUE(aggregation_->ReadyToClose());
-  Advance();                  // -> ShareKeys
-  Advance(/*silent=*/4);      // -> MaskedInput; 4's shares went out, it stops answering
+  Advance();              // -> ShareKeys
+  Advance(/*silent=*/4);  // -> MaskedInput; 4's shares went out, it stops answering
   EXPECT_TRUE(aggregation_->Drop(4));
   EXPECT_FALSE(aggregation_->Drop(4));  // only once
   while (!aggregation_->Finished()) Advance();
@@ -91,9 +91,10 @@ TEST_F(SecureAggregationTest, FewerInputsThanMinimumGiveNoSum) {
 
 TEST_F(SecureAggregationTest, MessagesOfAnotherAggregationChangeNothing) {
   Start(/*min_inputs=*/3);
-  const wire::AggregationTag late{.round = 3, .evaluation = false};
-  const wire::AggregationTag evaluation{.round = 4, .evaluation = true};
-  for (const wire::AggregationTag& tag : {late, evaluation}) {
+  const wire::AggregationTag late{.round = 3, .phase = 1};
+  const wire::AggregationTag other_phase{.round = 4, .phase = 0};
+  const wire::AggregationTag evaluation{.round = 4, .phase = wire::kEvaluationPhase};
+  for (const wire::AggregationTag& tag : {late, other_phase, evaluation}) {
     v1::secagg::ClientToServer garbage;
     garbage.mutable_masked_input()->set_packed("x");
     const Aggregation::Delivery d =
@@ -142,6 +143,7 @@ v1::ClearUpload Upload(int64_t round, uint32_t id, std::vector<uint64_t> values)
   v1::ClearUpload u;
   u.set_participant_id(id);
   u.set_round(round);
+  u.set_phase(kTag.phase);
   u.mutable_values()->Add(values.begin(), values.end());
   return u;
 }
@@ -151,6 +153,9 @@ TEST(ClearAggregationRoundTest, SumsUploadsUntilEveryoneAnsweredOrDropped) {
   EXPECT_EQ(a->secagg_config(), nullptr);
   EXPECT_EQ(a->DeliverClear(1, Upload(4, 1, {7, 1})), "");
   EXPECT_EQ(a->DeliverClear(2, Upload(3, 2, {7, 7})), "");  // late: ignored
+  v1::ClearUpload other_phase = Upload(4, 2, {7, 7});
+  other_phase.set_phase(0);
+  EXPECT_EQ(a->DeliverClear(2, other_phase), "");  // another phase's: ignored
   EXPECT_THAT(a->DeliverClear(2, Upload(4, 2, {8, 0})), HasSubstr("2^3"));
   EXPECT_EQ(a->DeliverClear(3, Upload(4, 3, {7, 2})), "");
   EXPECT_FALSE(a->ReadyToClose());

@@ -5,6 +5,7 @@
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/dp/ledger_text_format.h"
 #include "common/util/atomic_file.h"
+#include "tests/unit/participant_ids.h"
 #include "fedmf/v1/federation.pb.h"
 #include "gtest/gtest.h"
 
@@ -52,7 +53,7 @@ TEST_F(CheckpointTest, NoCheckpointYetIsNotAnError) {
 TEST_F(CheckpointTest, RoundTripsUpdaterLedgerAndSeed) {
   CoordinatorState state = State();
   const std::vector<uint64_t> zero(state.updater->Plan().value().length(), 0);
-  ASSERT_TRUE(state.updater->ApplySum(zero, 10).ok());  // round 1
+  ASSERT_TRUE(state.updater->ApplySum(zero, test_util::ParticipantIds(10)).ok());  // round 1
   ASSERT_TRUE(SaveCheckpoint(dir_, state).ok());
   auto loaded = LoadCheckpoint(dir_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();

@@ -19,6 +19,7 @@
 #include "server/evaluation.h"
 #include "tests/unit/server/fake_client.h"
 #include "wire/chunking.h"
+#include "wire/envelope.h"
 
 namespace fedmf::server {
 namespace {
@@ -74,7 +75,7 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
     if (i == 3 && last_silent_in_evaluation) {
       // Ignores evaluation tasks and their SecAgg messages (a dropout).
       hooks.ignore = [](const v1::ServerMessage& m) {
-        return m.has_evaluation_task() || (m.has_secagg() && m.secagg().evaluation());
+        return m.has_evaluation_task() || (m.has_secagg() && m.secagg().phase() == wire::kEvaluationPhase);
       };
     }
     clients.push_back(

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "wire/envelope.h"
 
 namespace fedmf::server::testing {
 
@@ -12,7 +13,7 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
   connection_ = std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
     std::lock_guard<std::mutex> lock(mu_);
     if (m.has_chunk()) ++chunks_received_;
-    if (m.has_result() && m.result().evaluation())
+    if (m.has_result() && m.result().phase() == wire::kEvaluationPhase)
       evaluation_results_.push_back(m.result().round());
     inbox_.push_back(m);
     cv_.notify_one();

@@ -280,7 +280,7 @@ TEST(ChunkingTest, EvaluationTasksAndEvaluationSecAggRoundTrip) {
   v1::ClientMessage up;
   up.mutable_secagg()->set_participant_id(4);
   up.mutable_secagg()->set_round(10);
-  up.mutable_secagg()->set_evaluation(true);
+  up.mutable_secagg()->set_phase(3);
   up.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(std::string(300, 'z'));
   Reassembler<v1::ClientMessage> u;
   std::optional<Reassembler<v1::ClientMessage>::Complete> whole;
@@ -290,7 +290,7 @@ TEST(ChunkingTest, EvaluationTasksAndEvaluationSecAggRoundTrip) {
     if (added->has_value()) whole = std::move(*added);
   }
   ASSERT_TRUE(whole.has_value());
-  EXPECT_TRUE(whole->message.secagg().evaluation());
+  EXPECT_EQ(whole->message.secagg().phase(), 3);
   EXPECT_EQ(whole->message.SerializeAsString(), up.SerializeAsString());
 }
 
