@@ -11,9 +11,9 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
-#include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/limits.h"
 
 namespace fedmf::client {
 namespace {
@@ -62,7 +62,7 @@ class Session {
   // One registration and stream; `status` is set for kRefused and kBroken.
   StreamEnd Run(absl::Status& status) {
     v1::RegisterRequest request;
-    request.set_protocol_version(kProtocolVersion);
+    request.set_protocol_version(wire::kProtocolVersion);
     request.set_client_name(options_.name);
     request.set_enrollment_token(options_.enrollment_token);
     request.set_signing_public_key(public_key_);

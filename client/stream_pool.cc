@@ -14,9 +14,9 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
-#include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/limits.h"
 
 namespace fedmf::client {
 namespace {
@@ -277,7 +277,7 @@ void Pool::StartRegister(size_t i) {
   m.state = State::kRegistering;
   m.registering = std::make_unique<RegisterCall>();
   RegisterCall* call = m.registering.get();
-  call->request.set_protocol_version(kProtocolVersion);
+  call->request.set_protocol_version(wire::kProtocolVersion);
   call->request.set_client_name(m.name);
   call->request.set_enrollment_token(options_.client.enrollment_token);
   call->request.set_signing_public_key(m.host->signing_public_key());

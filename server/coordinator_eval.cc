@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "client/secagg_params.h"
 #include "common/metrics/metric_codec.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
 #include "server/traffic_report.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::server {
 namespace {
@@ -172,7 +172,7 @@ void Coordinator::SendEvaluationTasks(const v1::RoundPlan& plan,
       v1::EvaluationTask* task = message.mutable_evaluation_task();
       task->set_round(state_.updater->round());
       *task->mutable_plan() = plan;
-      *task->mutable_secagg() = client::ToProto(config);
+      *task->mutable_secagg() = wire::ToProto(config);
       task->set_fraction_bits(fraction_bits);
       task->set_top_n(options_.eval_ranking.top_n);
       task->set_relevance_threshold(options_.eval_ranking.relevance_threshold);

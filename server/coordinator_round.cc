@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/secagg_params.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
 #include "server/traffic_report.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::server {
 namespace {
@@ -346,7 +346,7 @@ void Coordinator::SendTasks(const v1::RoundPlan& plan, const secagg::SessionConf
       v1::RoundTask* task = message.mutable_task();
       task->set_round(plan.round());
       *task->mutable_plan() = plan;
-      if (config != nullptr) *task->mutable_secagg() = client::ToProto(*config);
+      if (config != nullptr) *task->mutable_secagg() = wire::ToProto(*config);
       if (keys != nullptr) *task->mutable_signing_keys() = *keys;
       task->set_simulation_plain_sum(config == nullptr &&
                                      plan.combination() == v1::COMBINATION_SECURE_SUM);

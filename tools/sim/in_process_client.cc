@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "client/wire_limits.h"
 #include "common/util/event_log.h"
+#include "wire/limits.h"
 
 namespace fedmf::sim {
 namespace {
@@ -35,7 +35,7 @@ absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
     const std::string& name, const std::string& enrollment_token) {
   v1::RegisterRequest request;
-  request.set_protocol_version(client::kProtocolVersion);
+  request.set_protocol_version(wire::kProtocolVersion);
   request.set_client_name(name);
   request.set_enrollment_token(enrollment_token);
   // The host's own key, as fedmf-client registers it: SecAgg with signatures checks it.
