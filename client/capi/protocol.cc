@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
+#include "client/registration.h"
 #include "common/mf/rating_predictor.h"
 #include "fedmf/v1/federation.pb.h"
 #include "wire/limits.h"
@@ -83,13 +84,9 @@ fedmf_status fedmf_participant_register_request(const fedmf_participant* partici
     if (!IsUtf8(name) || !IsUtf8(token)) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT, "client name or enrollment token is not UTF-8");
     }
-    fedmf::v1::RegisterRequest request;
-    request.set_protocol_version(fedmf::wire::kProtocolVersion);
-    request.set_client_name(name);
-    request.set_enrollment_token(token);
-    request.set_signing_public_key(participant->host->signing_public_key());
-    request.add_participant_ids(participant->config.participant_id());
-    return fedmf::capi::ReturnBytes(request.SerializeAsString(), out, out_len);
+    return fedmf::capi::ReturnBytes(
+        fedmf::client::MakeRegisterRequest(*participant->host, name, token).SerializeAsString(),
+        out, out_len);
   });
 }
 
@@ -105,10 +102,12 @@ fedmf_status fedmf_participant_open_stream(fedmf_participant* participant, const
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat(response_len, " bytes are not a RegisterResponse"));
     }
+    if (absl::Status valid = fedmf::client::ValidateRegisterResponse(parsed); !valid.ok()) {
+      return FromStatus(valid);
+    }
     if (parsed.training_done()) participant->registered_done = true;
-    fedmf::v1::ClientMessage hello;
-    hello.set_session_token(parsed.session_token());
-    return fedmf::capi::ReturnBytes(hello.SerializeAsString(), out, out_len);
+    return fedmf::capi::ReturnBytes(fedmf::client::StreamHello(parsed).SerializeAsString(), out,
+                                    out_len);
   });
 }
 

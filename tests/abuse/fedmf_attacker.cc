@@ -31,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/participant_host.h"
+#include "client/registration.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
@@ -188,15 +189,13 @@ absl::Status Run() {
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       absl::GetFlag(FLAGS_coordinator), grpc::InsecureChannelCredentials(), args);
   auto stub = v1::Federation::NewStub(channel);
-  v1::RegisterRequest request;
-  request.set_protocol_version(wire::kProtocolVersion);
-  request.set_enrollment_token(absl::GetFlag(FLAGS_enrollment_token));
-  request.set_client_name(absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)));
-  request.set_signing_public_key((*host)->signing_public_key());
-  for (uint32_t p : (*host)->participant_ids()) request.add_participant_ids(p);
+  const v1::RegisterRequest request =
+      client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
+                                  absl::GetFlag(FLAGS_enrollment_token));
   v1::RegisterResponse response;
   grpc::ClientContext register_context;
   register_context.set_wait_for_ready(true);
+  register_context.set_deadline(absl::ToChronoTime(absl::Now() + client::kRegisterDeadline));
   if (grpc::Status s = stub->Register(&register_context, request, &response); !s.ok()) {
     return absl::UnavailableError(absl::StrCat("register: ", s.error_message()));
   }
@@ -208,9 +207,7 @@ absl::Status Run() {
   std::unique_ptr<Stream> stream(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &context));
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  Write(*stream, hello);
+  Write(*stream, client::StreamHello(response));
   Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round));
   grpc::ByteBuffer buffer;
   while (stream->Read(&buffer)) {

@@ -231,7 +231,7 @@ absl::Status Run() {
   pool.client.target = absl::GetFlag(FLAGS_coordinator);
   pool.client.name = "loadgen";
   pool.client.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
-  pool.client.give_up_after = absl::Seconds(absl::GetFlag(FLAGS_give_up_after_s));
+  pool.client.backoff.give_up_after = absl::Seconds(absl::GetFlag(FLAGS_give_up_after_s));
   pool.channels = absl::GetFlag(FLAGS_channels);
   pool.workers = absl::GetFlag(FLAGS_workers);
   const uint64_t needed =

@@ -132,6 +132,8 @@ static void OpenStreamBytes(void) {
   const uint8_t garbage[] = {0x0a, 0x09, 'a'}; /* a 9-byte field with 1 byte */
   CHECK(fedmf_participant_open_stream(p, garbage, sizeof garbage, &out, &len) ==
         FEDMF_ERR_INVALID_ARGUMENT);
+  /* The empty message: no session token, and training not done. */
+  CHECK(fedmf_participant_open_stream(p, response, 0, &out, &len) == FEDMF_ERR_INVALID_ARGUMENT);
   fedmf_participant_destroy(p);
 }
 
