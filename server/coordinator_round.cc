@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
+#include "crypto/secagg/stages.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
 #include "server/traffic_report.h"
@@ -24,21 +25,9 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// The key of a stage's duration in the event=round line.
-const char* StageKey(secagg::ServerStage stage) {
-  switch (stage) {
-    case secagg::ServerStage::kAdvertiseKeys:
-      return "advertise_s";
-    case secagg::ServerStage::kShareKeys:
-      return "share_keys_s";
-    case secagg::ServerStage::kMaskedInput:
-      return "masked_input_s";
-    case secagg::ServerStage::kConsistencyCheck:
-      return "consistency_s";
-    default:
-      return "unmasking_s";
-  }
-}
+// The key of a stage's duration in the event=round line. DriveSecAgg asks only for the stage it
+// is about to close, never an ended one: only CloseStage moves the session on.
+const char* StageKey(secagg::ServerStage stage) { return secagg::NamesOf(stage).duration_key; }
 
 }  // namespace
 

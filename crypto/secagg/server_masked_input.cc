@@ -29,7 +29,7 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
     return absl::FailedPreconditionError(absl::StrFormat("too few masked inputs: %d, threshold %d",
                                                          survivors_.size(), config_.threshold));
   }
-  if (absl::Status s = CheckReconstructable(&Client::masked, "MaskedInput"); !s.ok()) return s;
+  if (absl::Status s = CheckReconstructable(&Client::masked); !s.ok()) return s;
   if (config_.consistency_check) {
     ServerToClient request;
     for (uint32_t id : survivors_) request.mutable_consistency_check()->add_survivor_ids(id);
