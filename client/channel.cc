@@ -6,9 +6,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "client/wire_limits.h"
 #include "common/util/event_log.h"
 #include "crypto/pem_file.h"
+#include "wire/limits.h"
 
 namespace fedmf::client {
 
@@ -48,8 +48,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
       MakeClientCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+  args.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   // Its own subchannel pool: a separate TCP connection per channel.
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!options.tls.server_name.empty()) args.SetSslTargetNameOverride(options.tls.server_name);

@@ -38,7 +38,7 @@ struct ChannelOptions {
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
     const ClientTls& tls);
 
-// A channel with fedmf's message limits (wire_limits.h) and the credentials of `options.tls`.
+// A channel with fedmf's message limits (wire/limits.h) and the credentials of `options.tls`.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions& options);
 
 absl::Status FromGrpc(const grpc::Status& status);

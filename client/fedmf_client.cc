@@ -159,7 +159,7 @@ absl::Status Run() {
   }
   WarnIfPlaintextOffLoopback("fedmf-client", options.target, options.tls.enabled());
   if (const double s = absl::GetFlag(FLAGS_give_up_after_s); s > 0) {
-    options.give_up_after = absl::Seconds(s);
+    options.backoff.give_up_after = absl::Seconds(s);
   }
   EventLine("client_start")
       .Add("client", options.name)

@@ -2,16 +2,17 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "client/channel.h"
-#include "client/wire_limits.h"
+#include "client/registration.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "wire/envelope.h"
@@ -53,25 +54,20 @@ class StopWatcher {
 class Session {
  public:
   Session(ParticipantHost& host, const GrpcClientOptions& options, StopWatcher& watcher,
-          const std::string& public_key, const std::shared_ptr<grpc::Channel>& channel)
+          const std::shared_ptr<grpc::Channel>& channel)
       : host_(host),
         options_(options),
         watcher_(watcher),
-        public_key_(public_key),
         stub_(v1::Federation::NewStub(channel)) {}
 
   // One registration and stream; `status` is set for kRefused and kBroken.
   StreamEnd Run(absl::Status& status) {
-    v1::RegisterRequest request;
-    request.set_protocol_version(kProtocolVersion);
-    request.set_client_name(options_.name);
-    request.set_enrollment_token(options_.enrollment_token);
-    request.set_signing_public_key(public_key_);
-    for (uint32_t id : host_.participant_ids()) request.add_participant_ids(id);
+    const v1::RegisterRequest request =
+        MakeRegisterRequest(host_, options_.name, options_.enrollment_token);
     v1::RegisterResponse response;
     {
       grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      context.set_deadline(absl::ToChronoTime(absl::Now() + kRegisterDeadline));
       watcher_.Watch(&context);
       const grpc::Status s = stub_->Register(&context, request, &response);
       watcher_.Watch(nullptr);
@@ -80,11 +76,10 @@ class Session {
         return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
       }
     }
-    if (response.training_done()) {  // joined after the end: nothing to do
-      v1::ServerMessage done;
-      done.mutable_result()->set_round(response.current_round());
-      done.mutable_result()->set_training_done(true);
-      (void)host_.Handle(done);
+    status = ValidateRegisterResponse(response);
+    if (!status.ok()) return StreamEnd::kBroken;  // retried: a coordinator fault, not a refusal
+    if (response.training_done()) {               // joined after the end: nothing to do
+      EndTrainingFromRegistration(host_, response);
       return StreamEnd::kDone;
     }
     EventLine("registered")
@@ -93,11 +88,10 @@ class Session {
         .Add("coordinator_round", response.current_round());
     grpc::ClientContext context;
     watcher_.Watch(&context);
+    opened_ = absl::Now();
     std::unique_ptr<grpc::ClientReaderWriter<v1::ClientMessage, v1::ServerMessage>> stream =
         stub_->Participate(&context);
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    bool writable = stream->Write(hello);
+    bool writable = stream->Write(StreamHello(response));
     v1::ServerMessage message;
     while (writable && stream->Read(&message)) {
       absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_.Handle(message);
@@ -124,6 +118,9 @@ class Session {
     return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
   }
 
+  // When Run opened the Participate stream; unset when it ended before.
+  std::optional<absl::Time> opened() const { return opened_; }
+
  private:
   void LogResult(const v1::RoundResult& r) {
     EventLine("round_result")
@@ -138,40 +135,34 @@ class Session {
   ParticipantHost& host_;
   const GrpcClientOptions& options_;
   StopWatcher& watcher_;
-  const std::string& public_key_;
   std::unique_ptr<v1::Federation::Stub> stub_;
+  std::optional<absl::Time> opened_;
 };
 
 }  // namespace
 
 absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& options,
                            const std::atomic<bool>& stop) {
-  const std::string public_key = host.signing_public_key();
   StopWatcher watcher(stop);
-  absl::BitGen jitter;  // spreads reconnects of many processes; not security relevant
-  absl::Duration backoff = options.initial_backoff;
-  absl::Time last_ok = absl::Now();
+  absl::BitGen jitter;
+  Backoff backoff(options.backoff, jitter, absl::Now());
   while (!stop.load()) {
     // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply).
     absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
         MakeChannel({.target = options.target, .tls = options.tls});
     if (!channel.ok()) return channel.status();
-    Session session(host, options, watcher, public_key, *channel);
+    Session session(host, options, watcher, *channel);
     absl::Status status;
-    const absl::Time started = absl::Now();
     const StreamEnd end = session.Run(status);
     if (end == StreamEnd::kDone) return absl::OkStatus();
     if (stop.load()) break;
     if (end == StreamEnd::kRefused) return status;
-    if (absl::Now() - started > absl::Seconds(5)) {  // the stream worked for a while
-      backoff = options.initial_backoff;
-      last_ok = absl::Now();
-    }
-    if (absl::Now() - last_ok > options.give_up_after) {
+    if (session.opened()) backoff.StreamEnded(*session.opened(), absl::Now());
+    if (backoff.ShouldGiveUp(absl::Now())) {
       return absl::UnavailableError(
           absl::StrCat("giving up on ", options.target, ": ", status.ToString()));
     }
-    const absl::Duration wait = backoff * absl::Uniform(jitter, 0.8, 1.2);
+    const absl::Duration wait = backoff.NextWait();
     EventLine("reconnect")
         .Add("client", options.name)
         .Add("error", status.ToString())
@@ -179,7 +170,6 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
     for (absl::Time until = absl::Now() + wait; absl::Now() < until && !stop.load();) {
       absl::SleepFor(absl::Milliseconds(50));
     }
-    backoff = std::min(backoff * 2, options.max_backoff);
   }
   return absl::CancelledError("stopped by a signal");
 }

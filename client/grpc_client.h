@@ -9,9 +9,9 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/time/time.h"
 #include "client/channel.h"
 #include "client/participant_host.h"
+#include "client/registration.h"
 
 namespace fedmf::client {
 
@@ -20,16 +20,13 @@ struct GrpcClientOptions {
   ClientTls tls;       // plaintext unless tls.ca_file is set
   std::string name;    // for the coordinator's logs
   std::string enrollment_token;
-  absl::Duration initial_backoff = absl::Milliseconds(200);
-  absl::Duration max_backoff = absl::Seconds(5);
-  // Give up after this long without a working stream (infinite: never).
-  absl::Duration give_up_after = absl::InfiniteDuration();
+  BackoffOptions backoff;  // waits between attempts, and when to give up
 };
 
 // Runs until the coordinator reports the training done (OK), `stop` becomes true (Cancelled), the
 // coordinator refuses the registration (its status: UNAUTHENTICATED for a wrong token,
 // INVALID_ARGUMENT for bad users, PERMISSION_DENIED for a revoked or duplicate TLS identity),
-// give_up_after passes (Unavailable) or a TLS file cannot be read (its status).
+// backoff.give_up_after passes (Unavailable) or a TLS file cannot be read (its status).
 absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& options,
                            const std::atomic<bool>& stop);
 

@@ -4,9 +4,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "client/secagg_params.h"
 #include "common/algorithms/registry.h"
 #include "wire/envelope.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::client {
 
@@ -139,7 +139,7 @@ std::string ParticipantHost::signing_public_key() const {
 absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> ParticipantHost::TaskDirectory(
     const v1::RoundTask& task) const {
   absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> directory =
-      DirectoryFromProto(task.signing_keys());
+      wire::DirectoryFromProto(task.signing_keys());
   if (!directory.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("round ", task.round(), ": ", directory.status().message()));
@@ -227,7 +227,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   }
   std::optional<secagg::SessionConfig> config;
   if (!clear) {
-    absl::StatusOr<secagg::SessionConfig> c = FromProto(task.secagg());
+    absl::StatusOr<secagg::SessionConfig> c = wire::FromProto(task.secagg());
     if (!c.ok()) return c.status();
     if (c->bits != task.plan().bits() || c->length != task.plan().length()) {
       return absl::InvalidArgumentError(absl::StrCat(

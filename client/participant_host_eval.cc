@@ -5,14 +5,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
-#include "client/secagg_params.h"
 #include "wire/envelope.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::client {
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleEvaluationTask(
     const v1::EvaluationTask& task) {
-  absl::StatusOr<secagg::SessionConfig> config = FromProto(task.secagg());
+  absl::StatusOr<secagg::SessionConfig> config = wire::FromProto(task.secagg());
   if (!config.ok()) return config.status();
   // The fixed-point format is a function of the cohort: recompute it rather than trust the task.
   absl::StatusOr<metrics::MetricCodec> codec =

@@ -10,11 +10,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
-#include "client/wire_limits.h"
+#include "client/registration.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 
@@ -32,10 +33,8 @@ class StreamCall final : public grpc::ClientBidiReactor<v1::ClientMessage, v1::S
   StreamCall(Pool* pool, size_t member, ParticipantHost* host)
       : pool_(pool), member_(member), host_(host) {}
 
-  void Start(v1::Federation::Stub& stub, const std::string& session_token) {
+  void Start(v1::Federation::Stub& stub, v1::ClientMessage hello) {
     stub.async()->Participate(&context_, this);
-    v1::ClientMessage hello;
-    hello.set_session_token(session_token);
     Write(std::move(hello));
     AddHold();  // released when the read side ends
     StartRead(&incoming_);
@@ -126,18 +125,18 @@ class Pool {
   // `channels`: at least one, each its own TCP connection (MakeChannel, own_connection).
   Pool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts, const StreamPoolOptions& options,
        std::vector<std::shared_ptr<grpc::Channel>> channels)
-      : options_(options), channels_(std::move(channels)), members_(hosts.size()) {
+      : options_(options), channels_(std::move(channels)) {
     const size_t count = channels_.size();
     for (const std::shared_ptr<grpc::Channel>& channel : channels_) {
       stubs_.push_back(v1::Federation::NewStub(channel));
     }
+    const absl::Time now = absl::Now();
+    members_.reserve(hosts.size());
     for (size_t i = 0; i < hosts.size(); ++i) {
-      Member& m = members_[i];
-      m.host = hosts[i].get();
-      m.stub = stubs_[i % count].get();
-      const std::vector<uint32_t> ids = m.host->participant_ids();
-      m.name = absl::StrCat(options.client.name, "-p", ids.empty() ? 0 : ids.front());
-      m.backoff = options.client.initial_backoff;
+      const std::vector<uint32_t> ids = hosts[i]->participant_ids();
+      members_.emplace_back(hosts[i].get(), stubs_[i % count].get(),
+                            absl::StrCat(options.client.name, "-p", ids.empty() ? 0 : ids.front()),
+                            Backoff(options.client.backoff, jitter_, now));
     }
   }
 
@@ -173,13 +172,15 @@ class Pool {
  private:
   enum class State { kWaiting, kRegistering, kStreaming, kDone };
   struct Member {
-    ParticipantHost* host = nullptr;
-    v1::Federation::Stub* stub = nullptr;
+    Member(ParticipantHost* host, v1::Federation::Stub* stub, std::string name, Backoff backoff)
+        : host(host), stub(stub), name(std::move(name)), backoff(backoff) {}
+
+    ParticipantHost* host;
+    v1::Federation::Stub* stub;
     std::string name;
+    Backoff backoff;
     State state = State::kWaiting;
     absl::Time retry_at = absl::InfinitePast();
-    absl::Duration backoff;
-    absl::Time last_ok = absl::Now();
     std::unique_ptr<RegisterCall> registering;
     std::unique_ptr<StreamCall> stream;
   };
@@ -219,8 +220,8 @@ class Pool {
   const StreamPoolOptions& options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<v1::Federation::Stub>> stubs_;
+  absl::BitGen jitter_;  // every member's Backoff draws from it, on the main thread
   std::vector<Member> members_;
-  absl::BitGen jitter_;  // spreads reconnects; not security relevant
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<size_t> ended_;
@@ -277,12 +278,8 @@ void Pool::StartRegister(size_t i) {
   m.state = State::kRegistering;
   m.registering = std::make_unique<RegisterCall>();
   RegisterCall* call = m.registering.get();
-  call->request.set_protocol_version(kProtocolVersion);
-  call->request.set_client_name(m.name);
-  call->request.set_enrollment_token(options_.client.enrollment_token);
-  call->request.set_signing_public_key(m.host->signing_public_key());
-  for (uint32_t id : m.host->participant_ids()) call->request.add_participant_ids(id);
-  call->context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  call->request = MakeRegisterRequest(*m.host, m.name, options_.client.enrollment_token);
+  call->context.set_deadline(absl::ToChronoTime(absl::Now() + kRegisterDeadline));
   m.stub->async()->Register(&call->context, &call->request, &call->response,
                             [this, i, call](grpc::Status s) {
                               call->status = std::move(s);
@@ -292,21 +289,22 @@ void Pool::StartRegister(size_t i) {
 
 void Pool::Retry(size_t i, const absl::Status& why, std::optional<absl::Status>& failure) {
   Member& m = members_[i];
-  if (absl::Now() - m.last_ok > options_.client.give_up_after) {
+  const absl::Time now = absl::Now();
+  if (m.backoff.ShouldGiveUp(now)) {
     failure = absl::UnavailableError(
         absl::StrCat(m.name, ": giving up on ", options_.client.target, ": ", why.ToString()));
     return;
   }
-  const absl::Duration wait = m.backoff * absl::Uniform(jitter_, 0.8, 1.2);
-  if (i == 0 || m.backoff >= options_.client.max_backoff) {
+  const bool at_max = m.backoff.at_max();
+  const absl::Duration wait = m.backoff.NextWait();
+  if (i == 0 || at_max) {
     EventLine("reconnect")
         .Add("client", m.name)
         .Add("error", why.ToString())
         .Add("wait_s", absl::ToDoubleSeconds(wait));
   }
   m.state = State::kWaiting;
-  m.retry_at = absl::Now() + wait;
-  m.backoff = std::min(m.backoff * 2, options_.client.max_backoff);
+  m.retry_at = now + wait;
 }
 
 void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
@@ -324,17 +322,19 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
       return;
     }
     if (cancelling_) return;
+    // Retried: a coordinator fault, not a refusal.
+    if (absl::Status valid = ValidateRegisterResponse(call->response); !valid.ok()) {
+      Retry(i, valid, failure);
+      return;
+    }
     if (call->response.training_done()) {  // joined after the end: nothing to do
-      v1::ServerMessage done;
-      done.mutable_result()->set_round(call->response.current_round());
-      done.mutable_result()->set_training_done(true);
-      (void)m.host->Handle(done);
+      EndTrainingFromRegistration(*m.host, call->response);
       m.state = State::kDone;
       return;
     }
     m.state = State::kStreaming;
     m.stream = std::make_unique<StreamCall>(this, i, m.host);
-    m.stream->Start(*m.stub, call->response.session_token());
+    m.stream->Start(*m.stub, StreamHello(call->response));
     return;
   }
   std::unique_ptr<StreamCall> call = std::move(m.stream);
@@ -346,10 +346,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
     failure = FromGrpc(call->status());
     return;
   }
-  if (absl::Now() - call->started() > absl::Seconds(5)) {  // the stream worked for a while
-    m.backoff = options_.client.initial_backoff;
-    m.last_ok = absl::Now();
-  }
+  m.backoff.StreamEnded(call->started(), absl::Now());
   absl::Status why = FromGrpc(call->status());
   if (why.ok()) why = absl::UnavailableError("stream closed by the coordinator");
   Retry(i, why, failure);

@@ -5,27 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "crypto/secagg/stages.h"
 
 namespace fedmf::server {
-namespace {
-
-// The key of a SecAgg stage's duration in the event=round line.
-const char* SecAggStageKey(secagg::ServerStage stage) {
-  switch (stage) {
-    case secagg::ServerStage::kAdvertiseKeys:
-      return "advertise_s";
-    case secagg::ServerStage::kShareKeys:
-      return "share_keys_s";
-    case secagg::ServerStage::kMaskedInput:
-      return "masked_input_s";
-    case secagg::ServerStage::kConsistencyCheck:
-      return "consistency_s";
-    default:
-      return "unmasking_s";
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Aggregation>> Aggregation::Secure(
     wire::AggregationTag tag, const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
@@ -99,7 +81,7 @@ std::string Aggregation::StageName() const {
 }
 
 const char* Aggregation::StageKey() const {
-  return session_ != nullptr ? SecAggStageKey(session_->stage()) : "clear_upload_s";
+  return session_ != nullptr ? secagg::NamesOf(session_->stage()).duration_key : "clear_upload_s";
 }
 
 absl::StatusOr<Aggregation::Envelopes> Aggregation::CloseStage() {

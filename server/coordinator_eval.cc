@@ -9,12 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "client/secagg_params.h"
 #include "common/metrics/metric_codec.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
 #include "server/traffic_report.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::server {
 namespace {
@@ -79,7 +79,7 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   v1::EvaluationTask* evaluation = task.mutable_evaluation_task();
   evaluation->set_round(round);
   *evaluation->mutable_plan() = *plan;
-  *evaluation->mutable_secagg() = client::ToProto(config);
+  *evaluation->mutable_secagg() = wire::ToProto(config);
   evaluation->set_fraction_bits(codec->fraction_bits());
   evaluation->set_top_n(options_.eval_ranking.top_n);
   evaluation->set_relevance_threshold(options_.eval_ranking.relevance_threshold);

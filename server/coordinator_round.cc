@@ -5,12 +5,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/secagg_params.h"
 #include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
+#include "crypto/secagg/stages.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
 #include "server/traffic_report.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::server {
 namespace {
@@ -305,7 +306,7 @@ v1::RoundTask Coordinator::RoundTaskFor(const v1::RoundPlan& plan,
   v1::RoundTask task;
   task.set_round(plan.round());
   *task.mutable_plan() = plan;
-  if (config != nullptr) *task.mutable_secagg() = client::ToProto(*config);
+  if (config != nullptr) *task.mutable_secagg() = wire::ToProto(*config);
   task.set_simulation_plain_sum(config == nullptr &&
                                 plan.combination() == v1::COMBINATION_SECURE_SUM);
   return task;

@@ -19,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
 #include "client/health_check.h"
-#include "client/wire_limits.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
@@ -31,6 +30,7 @@
 #include "server/stream_limits.h"
 #include "server/traffic_report.h"
 #include "wire/chunking.h"
+#include "wire/limits.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status, health: the coordinator to ask");
@@ -224,8 +224,8 @@ absl::Status Serve() {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, &port);
-  builder.SetMaxReceiveMessageSize(client::kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(client::kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   builder.RegisterService(&federation);
   builder.RegisterService(&admin);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -7,8 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "client/wire_limits.h"
 #include "crypto/csprng.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 
@@ -19,10 +19,10 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
       CRYPTO_memcmp(token.data(), token_.data(), token_.size()) != 0) {
     return absl::UnauthenticatedError("enrollment token refused");
   }
-  if (request.protocol_version() != client::kProtocolVersion) {
+  if (request.protocol_version() != wire::kProtocolVersion) {
     return absl::InvalidArgumentError(absl::StrCat("protocol_version ", request.protocol_version(),
                                                    " is not supported (need ",
-                                                   client::kProtocolVersion, ")"));
+                                                   wire::kProtocolVersion, ")"));
   }
   if (request.signing_public_key().size() != 32) {
     return absl::InvalidArgumentError(absl::StrCat(

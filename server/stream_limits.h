@@ -2,7 +2,7 @@
 // CPU without bound: concurrent streams (the extra ones are refused), messages per second per
 // stream (token bucket; a stream over it is ended), and the bytes queued for a client that does
 // not read (past them the stream is dropped from the round and ended). Sizes of single messages
-// are bounded by gRPC itself (client/wire_limits.h, 64 MiB).
+// are bounded by gRPC itself (wire/limits.h, 64 MiB).
 #ifndef FEDMF_SERVER_STREAM_LIMITS_H_
 #define FEDMF_SERVER_STREAM_LIMITS_H_
 

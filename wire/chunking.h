@@ -14,14 +14,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/limits.h"
 
 namespace fedmf::wire {
 
 inline constexpr size_t kDefaultChunkBytes = size_t{4} << 20;
 inline constexpr size_t kMinChunkBytes = 64;
-// A chunk's header and envelope take < 64 bytes, so a chunk of this much data fits the 64 MiB
-// gRPC message limit (client/wire_limits.h) with room to spare.
-inline constexpr size_t kMaxChunkBytes = (size_t{64} << 20) - 1024;
+// A chunk's header and envelope take < 64 bytes, so a chunk of this much data fits the gRPC
+// message limit with room to spare.
+inline constexpr size_t kMaxChunkBytes = size_t{kMaxMessageBytes} - 1024;
 // The largest message a receiver reassembles by default (and the coordinator's bound on a plan).
 inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
 

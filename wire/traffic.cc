@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "crypto/secagg/stages.h"
+
 namespace fedmf::wire {
 namespace {
 
@@ -44,9 +46,20 @@ Stage StageOf(const v1::secagg::ClientToServer& m) {
 }  // namespace
 
 absl::string_view StageName(Stage stage) {
+  using secagg::NamesOf;
+  using secagg::ServerStage;
+  // The SecAgg stages by the name of their messages (crypto/secagg/stages.h), the rest as here.
   static constexpr absl::string_view kNames[kNumStages] = {
-      "task",      "advertise_keys", "share_keys", "masked_input", "consistency_check",
-      "unmasking", "clear_upload",   "result",     "abort",        "other"};
+      "task",
+      NamesOf(ServerStage::kAdvertiseKeys).message,
+      NamesOf(ServerStage::kShareKeys).message,
+      NamesOf(ServerStage::kMaskedInput).message,
+      NamesOf(ServerStage::kConsistencyCheck).message,
+      NamesOf(ServerStage::kUnmasking).message,
+      "clear_upload",
+      "result",
+      "abort",
+      "other"};
   return kNames[static_cast<int>(stage)];
 }
 

@@ -5,9 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
-#include "client/wire_limits.h"
+#include "client/registration.h"
 #include "common/mf/rating_predictor.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/limits.h"
 
 using fedmf::capi::Fail;
 using fedmf::capi::FromStatus;
@@ -63,7 +64,7 @@ bool IsUtf8(const std::string& s) {
 
 extern "C" {
 
-uint32_t fedmf_protocol_version(void) { return fedmf::client::kProtocolVersion; }
+uint32_t fedmf_protocol_version(void) { return fedmf::wire::kProtocolVersion; }
 
 uint32_t fedmf_participant_id(const fedmf_participant* participant) {
   return participant == nullptr ? 0 : participant->config.participant_id();
@@ -83,13 +84,9 @@ fedmf_status fedmf_participant_register_request(const fedmf_participant* partici
     if (!IsUtf8(name) || !IsUtf8(token)) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT, "client name or enrollment token is not UTF-8");
     }
-    fedmf::v1::RegisterRequest request;
-    request.set_protocol_version(fedmf::client::kProtocolVersion);
-    request.set_client_name(name);
-    request.set_enrollment_token(token);
-    request.set_signing_public_key(participant->host->signing_public_key());
-    request.add_participant_ids(participant->config.participant_id());
-    return fedmf::capi::ReturnBytes(request.SerializeAsString(), out, out_len);
+    return fedmf::capi::ReturnBytes(
+        fedmf::client::MakeRegisterRequest(*participant->host, name, token).SerializeAsString(),
+        out, out_len);
   });
 }
 
@@ -105,10 +102,12 @@ fedmf_status fedmf_participant_open_stream(fedmf_participant* participant, const
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat(response_len, " bytes are not a RegisterResponse"));
     }
+    if (absl::Status valid = fedmf::client::ValidateRegisterResponse(parsed); !valid.ok()) {
+      return FromStatus(valid);
+    }
     if (parsed.training_done()) participant->registered_done = true;
-    fedmf::v1::ClientMessage hello;
-    hello.set_session_token(parsed.session_token());
-    return fedmf::capi::ReturnBytes(hello.SerializeAsString(), out, out_len);
+    return fedmf::capi::ReturnBytes(fedmf::client::StreamHello(parsed).SerializeAsString(), out,
+                                    out_len);
   });
 }
 
@@ -121,10 +120,10 @@ fedmf_status fedmf_participant_handle(fedmf_participant* participant, const uint
       return Fail(FEDMF_ERR_INVALID_ARGUMENT, "participant or message is NULL");
     }
     // No gRPC message is larger: refuse before parsing.
-    if (message_len > static_cast<size_t>(fedmf::client::kMaxMessageBytes)) {
+    if (message_len > static_cast<size_t>(fedmf::wire::kMaxMessageBytes)) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat("server message of ", message_len, " bytes exceeds ",
-                               fedmf::client::kMaxMessageBytes));
+                               fedmf::wire::kMaxMessageBytes));
     }
     fedmf::v1::ServerMessage parsed;
     if (!parsed.ParseFromArray(message, static_cast<int>(message_len))) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "client/wire_limits.h"
+#include "wire/limits.h"
 
 struct fedmf_transport {
   std::shared_ptr<grpc::Channel> channel;
@@ -57,8 +57,8 @@ extern "C" {
 fedmf_transport* fedmf_transport_connect(const char* target) {
   if (target == nullptr) return nullptr;
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(fedmf::client::kMaxMessageBytes);
-  args.SetMaxSendMessageSize(fedmf::client::kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(fedmf::wire::kMaxMessageBytes);
+  args.SetMaxSendMessageSize(fedmf::wire::kMaxMessageBytes);
   auto transport = std::make_unique<fedmf_transport>();
   transport->channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
   return transport.release();

@@ -26,10 +26,7 @@ absl::Status ServerSession::AcceptConsistencyCheck(Client& c, const ConsistencyC
 }
 
 absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseConsistencyCheck() {
-  if (absl::Status s = CheckReconstructable(&Client::signed_survivors, "ConsistencyCheck");
-      !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = CheckReconstructable(&Client::signed_survivors); !s.ok()) return s;
   stage_ = ServerStage::kUnmasking;
   return UnmaskingRequests(&Client::signed_survivors);
 }

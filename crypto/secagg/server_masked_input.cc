@@ -29,7 +29,7 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
     return absl::FailedPreconditionError(absl::StrFormat("too few masked inputs: %d, threshold %d",
                                                          survivors_.size(), config_.threshold));
   }
-  if (absl::Status s = CheckReconstructable(&Client::masked, "MaskedInput"); !s.ok()) return s;
+  if (absl::Status s = CheckReconstructable(&Client::masked); !s.ok()) return s;
   if (static_cast<int64_t>(survivors_.size()) < min_inputs_) {
     return absl::FailedPreconditionError(
         absl::StrFormat("%d masked inputs, fewer than n_min %d", survivors_.size(), min_inputs_));

@@ -12,26 +12,6 @@ namespace fedmf::secagg {
 using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::ServerToClient;
 
-const char* ServerStageName(ServerStage stage) {
-  switch (stage) {
-    case ServerStage::kAdvertiseKeys:
-      return "AdvertiseKeys";
-    case ServerStage::kShareKeys:
-      return "ShareKeys";
-    case ServerStage::kMaskedInput:
-      return "MaskedInput";
-    case ServerStage::kConsistencyCheck:
-      return "ConsistencyCheck";
-    case ServerStage::kUnmasking:
-      return "Unmasking";
-    case ServerStage::kCompleted:
-      return "Completed";
-    case ServerStage::kAborted:
-      return "Aborted";
-  }
-  return "Unknown";
-}
-
 ServerToClient AbortMessage(absl::string_view reason) {
   ServerToClient out;
   out.mutable_abort()->set_reason(std::string(reason));
@@ -220,8 +200,8 @@ std::vector<ServerMessage> ServerSession::AbortAll(const absl::Status& reason) {
   return out;
 }
 
-absl::Status ServerSession::CheckReconstructable(bool Client::*holds,
-                                                 absl::string_view stage) const {
+absl::Status ServerSession::CheckReconstructable(bool Client::*holds) const {
+  const char* stage = ServerStageName(stage_);
   auto live_holder = [holds](const Client& v) { return v.*holds && !v.dropped; };
   if (graph_->complete()) {
     const size_t live =

@@ -33,22 +33,11 @@
 #include "crypto/secagg/graph.h"
 #include "crypto/secagg/mask_accumulator.h"
 #include "crypto/secagg/signing_directory.h"
+#include "crypto/secagg/stages.h"
 #include "crypto/shamir.h"
 #include "fedmf/v1/secagg.pb.h"
 
 namespace fedmf::secagg {
-
-enum class ServerStage {
-  kAdvertiseKeys,     // collecting AdvertiseKeys
-  kShareKeys,         // collecting ShareKeysResponse
-  kMaskedInput,       // collecting MaskedInput
-  kConsistencyCheck,  // collecting ConsistencyCheckResponse
-  kUnmasking,         // collecting UnmaskingResponse
-  kCompleted,
-  kAborted,
-};
-
-const char* ServerStageName(ServerStage stage);
 
 struct ServerMessage {
   uint32_t client_id = 0;
@@ -163,8 +152,9 @@ class ServerSession {
   void Drop(Client& c, std::string reason);
   // Checks that every secret still needed can be rebuilt from t live holders: for each client u
   // that shared keys, |{v in N[u] : v.*holds and not dropped}| >= t (u itself counts only if it
-  // holds, i.e. if its input arrived). The error names the first client that fails.
-  absl::Status CheckReconstructable(bool Client::*holds, absl::string_view stage) const;
+  // holds, i.e. if its input arrived). The error names the stage closing and the first client
+  // that fails.
+  absl::Status CheckReconstructable(bool Client::*holds) const;
   // Unmasking requests for the live clients with `flag` set (masked, or signed_survivors).
   std::vector<ServerMessage> UnmaskingRequests(bool Client::*flag);
   std::vector<ServerMessage> AbortAll(const absl::Status& reason);

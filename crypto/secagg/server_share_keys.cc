@@ -41,7 +41,7 @@ absl::Status ServerSession::AcceptShareKeys(Client& c, const ShareKeysResponse& 
 
 absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseShareKeys() {
   for (Client& c : clients_) c.shared = c.shared && !c.dropped;
-  if (absl::Status s = CheckReconstructable(&Client::shared, "ShareKeys"); !s.ok()) return s;
+  if (absl::Status s = CheckReconstructable(&Client::shared); !s.ok()) return s;
 
   // Route by sender, ascending, so every request lists its senders in ascending order.
   absl::flat_hash_map<uint32_t, ServerToClient> requests;

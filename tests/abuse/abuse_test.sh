@@ -69,7 +69,7 @@ case "$ATTACK" in
       "$A/coordinator.log" || fail "no stream_closed line with the attacker's users dropped"
     ;;
   oversized)
-    # Over the coordinator's max receive message size (64 MiB, client/wire_limits.h): gRPC's
+    # Over the coordinator's max receive message size (64 MiB, wire/limits.h): gRPC's
     # transport refuses it with RESOURCE_EXHAUSTED and cancels the stream before the reactor sees
     # a byte, so the coordinator cannot log a message_refused line (gRPC gives the application no
     # hook with the reason); it sees the stream end and drops the attacker's users from the round.

@@ -11,7 +11,7 @@
 //   wrong_width   honest until MaskedInput, then a vector packed with one bit too many
 //   flood         its advertisement --flood_copies times
 //   oversized     its advertisement padded (an unknown field) past the coordinator's receive limit
-//                 (client/wire_limits.h), a message the transport must refuse
+//                 (wire/limits.h), a message the transport must refuse
 // It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -31,12 +31,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/participant_host.h"
-#include "client/wire_limits.h"
+#include "client/registration.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/limits.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
 ABSL_FLAG(std::string, data, "synthetic", "dataset spec (as fedmf-client)");
@@ -138,7 +139,7 @@ class Attacker {
       // A valid ClientMessage but for its size: field 1000, length-delimited, 1 KiB over the limit.
       v1::ClientMessage padded = replies.front();
       padded.GetReflection()->MutableUnknownFields(&padded)->AddLengthDelimited(
-          1000, std::string(static_cast<size_t>(client::kMaxMessageBytes) + 1024, 'x'));
+          1000, std::string(static_cast<size_t>(wire::kMaxMessageBytes) + 1024, 'x'));
       out.push_back(padded.SerializeAsString());
     }
     Strike(absl::StrCat(out.size(), " messages"));
@@ -181,22 +182,20 @@ absl::Status Run() {
   if (!host.ok()) return host.status();
 
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(client::kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
   // The oversized attack must get past its own side's limit.
   args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
-                                                                        : client::kMaxMessageBytes);
+                                                                        : wire::kMaxMessageBytes);
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
       absl::GetFlag(FLAGS_coordinator), grpc::InsecureChannelCredentials(), args);
   auto stub = v1::Federation::NewStub(channel);
-  v1::RegisterRequest request;
-  request.set_protocol_version(client::kProtocolVersion);
-  request.set_enrollment_token(absl::GetFlag(FLAGS_enrollment_token));
-  request.set_client_name(absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)));
-  request.set_signing_public_key((*host)->signing_public_key());
-  for (uint32_t p : (*host)->participant_ids()) request.add_participant_ids(p);
+  const v1::RegisterRequest request =
+      client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
+                                  absl::GetFlag(FLAGS_enrollment_token));
   v1::RegisterResponse response;
   grpc::ClientContext register_context;
   register_context.set_wait_for_ready(true);
+  register_context.set_deadline(absl::ToChronoTime(absl::Now() + client::kRegisterDeadline));
   if (grpc::Status s = stub->Register(&register_context, request, &response); !s.ok()) {
     return absl::UnavailableError(absl::StrCat("register: ", s.error_message()));
   }
@@ -208,9 +207,7 @@ absl::Status Run() {
   std::unique_ptr<Stream> stream(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &context));
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  Write(*stream, hello);
+  Write(*stream, client::StreamHello(response));
   Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round));
   grpc::ByteBuffer buffer;
   while (stream->Read(&buffer)) {

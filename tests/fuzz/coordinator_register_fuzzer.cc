@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "tests/fuzz/coordinator_fuzz_support.h"
+#include "wire/limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fedmf;
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
   if (data[0] & 1) {
     request.set_enrollment_token("token");
-    request.set_protocol_version(1);
+    request.set_protocol_version(wire::kProtocolVersion);
   }
   auto coordinator = server::fuzzing::MakeCoordinator(true, true);
   for (uint64_t stream = 1; stream <= 2; ++stream) {

@@ -23,6 +23,7 @@
 
 #include "server/connection.h"
 #include "tests/fuzz/coordinator_fuzz_support.h"
+#include "wire/limits.h"
 
 namespace {
 
@@ -54,7 +55,7 @@ std::shared_ptr<server::Connection> Open(server::Coordinator& coordinator, uint6
                                          uint32_t first, uint32_t last,
                                          server::Connection::Sink sink) {
   v1::RegisterRequest request;
-  request.set_protocol_version(1);
+  request.set_protocol_version(wire::kProtocolVersion);
   request.set_enrollment_token("token");
   request.set_signing_public_key(std::string(32, static_cast<char>(id)));
   for (uint32_t p = first; p <= last; ++p) request.add_participant_ids(p);

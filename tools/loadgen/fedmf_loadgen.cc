@@ -32,6 +32,7 @@
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
+#include "crypto/secagg/stages.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "tools/loadgen/coordinator_log.h"
 #include "tools/loadgen/latency_stats.h"
@@ -231,7 +232,7 @@ absl::Status Run() {
   pool.client.target = absl::GetFlag(FLAGS_coordinator);
   pool.client.name = "loadgen";
   pool.client.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
-  pool.client.give_up_after = absl::Seconds(absl::GetFlag(FLAGS_give_up_after_s));
+  pool.client.backoff.give_up_after = absl::Seconds(absl::GetFlag(FLAGS_give_up_after_s));
   pool.channels = absl::GetFlag(FLAGS_channels);
   pool.workers = absl::GetFlag(FLAGS_workers);
   const uint64_t needed =
@@ -317,8 +318,10 @@ absl::Status Run() {
                                            c.rounds_applied / active_s, contributions / active_s));
   }
   const std::map<std::string, Percentiles> summaries = latencies.Summaries();
-  for (const char* series :
-       {"advertise", "share_keys", "masked_input", "consistency", "unmasking", "round"}) {
+  std::vector<const char*> series_names;  // the SecAgg stages' (StageSeries), then the round's
+  for (const secagg::StageNames& stage : secagg::kStages) series_names.push_back(stage.key);
+  series_names.push_back("round");
+  for (const char* series : series_names) {
     const auto it = summaries.find(series);
     if (it == summaries.end()) continue;
     const Percentiles& p = it->second;

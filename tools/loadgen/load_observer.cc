@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "crypto/secagg/stages.h"
 #include "wire/envelope.h"
 
 namespace fedmf::loadgen {
@@ -58,21 +59,15 @@ MessageKind Classify(const v1::ServerMessage& message) {
   }
 }
 
+// kTask..kUnmasking open the SecAgg stages in protocol order (the task opens AdvertiseKeys).
+static_assert(static_cast<int>(MessageKind::kTask) ==
+              static_cast<int>(secagg::ServerStage::kAdvertiseKeys));
+static_assert(static_cast<int>(MessageKind::kUnmasking) ==
+              static_cast<int>(secagg::ServerStage::kUnmasking));
+
 const char* StageSeries(MessageKind kind) {
-  switch (kind) {
-    case MessageKind::kTask:
-      return "advertise";
-    case MessageKind::kShareKeys:
-      return "share_keys";
-    case MessageKind::kMaskedInput:
-      return "masked_input";
-    case MessageKind::kConsistencyCheck:
-      return "consistency";
-    case MessageKind::kUnmasking:
-      return "unmasking";
-    default:
-      return "";
-  }
+  if (kind > MessageKind::kUnmasking) return "";
+  return secagg::NamesOf(static_cast<secagg::ServerStage>(kind)).key;
 }
 
 LoadObserver::LoadObserver(const LoadSchedule* schedule, std::vector<uint32_t> participants,

@@ -20,8 +20,8 @@
 
 namespace fedmf::loadgen {
 
-// Training messages a client receives, by what they open; evaluation-round messages, chunks and
-// anything else are kOther.
+// Training messages a client receives, by what they open (kTask..kUnmasking: the SecAgg stages in
+// protocol order); evaluation-round messages, chunks and anything else are kOther.
 enum class MessageKind {
   kTask,
   kShareKeys,

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "client/wire_limits.h"
+#include "client/registration.h"
 #include "common/util/event_log.h"
 
 namespace fedmf::sim {
@@ -34,20 +34,16 @@ InProcessClient::InProcessClient(server::Coordinator& coordinator,
 absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
     const std::string& name, const std::string& enrollment_token) {
-  v1::RegisterRequest request;
-  request.set_protocol_version(client::kProtocolVersion);
-  request.set_client_name(name);
-  request.set_enrollment_token(enrollment_token);
-  // The host's own key, as fedmf-client registers it: SecAgg with signatures checks it.
-  request.set_signing_public_key(host->signing_public_key());
-  for (uint32_t id : host->participant_ids()) request.add_participant_ids(id);
   v1::RegisterResponse response;
-  if (grpc::Status s = coordinator.Register(request, response); !s.ok()) return FromGrpc(s);
+  if (grpc::Status s = coordinator.Register(
+          client::MakeRegisterRequest(*host, name, enrollment_token), response);
+      !s.ok()) {
+    return FromGrpc(s);
+  }
 
   std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name));
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  if (grpc::Status s = coordinator.OnClientMessage(c->connection_, hello); !s.ok()) {
+  if (grpc::Status s = coordinator.OnClientMessage(c->connection_, client::StreamHello(response));
+      !s.ok()) {
     return FromGrpc(s);
   }
   c->stream_open_ = true;

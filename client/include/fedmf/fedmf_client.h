@@ -142,8 +142,9 @@ FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participan
 /* Reads a serialized fedmf.v1.RegisterResponse and returns the first message to write on the
  * Participate stream (a ClientMessage with the session token) in *out, *out_len (free with
  * fedmf_free). If the response says training is done, the participant records it (see
- * fedmf_participant_training_done) and the app need not open the stream. Serialize with other calls
- * on the same handle. */
+ * fedmf_participant_training_done) and the app need not open the stream.
+ * FEDMF_ERR_INVALID_ARGUMENT for bytes that are not a RegisterResponse, or one with no session
+ * token while training is not done. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* participant,
                                                      const uint8_t* response, size_t response_len,
                                                      uint8_t** out, size_t* out_len);

@@ -17,7 +17,7 @@ static fedmf_participant* New(uint32_t id) {
 static void Versions(void) {
   CHECK(fedmf_abi_version() == FEDMF_ABI_VERSION);
   CHECK(strcmp(fedmf_version(), "0.1.0") == 0);
-  CHECK(fedmf_protocol_version() == 1);
+  CHECK(fedmf_protocol_version() == 2);
 }
 
 static void CreateRefusesBadConfigs(void) {
@@ -85,7 +85,7 @@ static void QueriesNeedAModel(void) {
   fedmf_participant_destroy(p);
 }
 
-/* RegisterRequest fields, hand-encoded: 1 protocol_version = 1 (08 01), 2 client_name "x"
+/* RegisterRequest fields, hand-encoded: 1 protocol_version = 2 (08 02), 2 client_name "x"
  * (12 01 78), 3 enrollment_token "t" (1a 01 74), 4 signing_public_key (22 20 + 32 bytes),
  * 5 participant_ids [7] packed (2a 01 07): 45 bytes. */
 static void RegisterRequestBytes(void) {
@@ -95,7 +95,7 @@ static void RegisterRequestBytes(void) {
   CHECK(fedmf_participant_register_request(p, "x", "t", &out, &len) == FEDMF_OK);
   CHECK(len == 45);
   if (len == 45) {
-    const uint8_t head[] = {0x08, 0x01, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
+    const uint8_t head[] = {0x08, 0x02, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
     const uint8_t tail[] = {0x2a, 0x01, 0x07};
     CHECK(memcmp(out, head, sizeof head) == 0);
     CHECK(memcmp(out + 42, tail, sizeof tail) == 0);
@@ -132,6 +132,8 @@ static void OpenStreamBytes(void) {
   const uint8_t garbage[] = {0x0a, 0x09, 'a'}; /* a 9-byte field with 1 byte */
   CHECK(fedmf_participant_open_stream(p, garbage, sizeof garbage, &out, &len) ==
         FEDMF_ERR_INVALID_ARGUMENT);
+  /* The empty message: no session token, and training not done. */
+  CHECK(fedmf_participant_open_stream(p, response, 0, &out, &len) == FEDMF_ERR_INVALID_ARGUMENT);
   fedmf_participant_destroy(p);
 }
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "client/secagg_params.h"
 #include "crypto/secagg/server_session.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
+#include "wire/secagg_params.h"
 
 struct capi_server {
   std::vector<uint32_t> ids;
@@ -59,7 +59,7 @@ void capi_server_destroy(capi_server* server) { delete server; }
 
 int capi_server_register(capi_server* server, const uint8_t* request, size_t len) {
   fedmf::v1::RegisterRequest parsed;
-  if (!parsed.ParseFromArray(request, static_cast<int>(len)) || parsed.protocol_version() != 1 ||
+  if (!parsed.ParseFromArray(request, static_cast<int>(len)) || parsed.protocol_version() != 2 ||
       parsed.signing_public_key().size() != 32) {
     return 1;
   }
@@ -83,7 +83,7 @@ int capi_server_start_round(capi_server* server) {
                                             .consistency_check = server->signatures};
   std::shared_ptr<fedmf::secagg::SigningKeyDirectory> directory;
   if (server->signatures) {
-    auto d = fedmf::client::DirectoryFromProto(server->keys);
+    auto d = fedmf::wire::DirectoryFromProto(server->keys);
     if (!d.ok()) return 1;
     directory = *d;
   }
@@ -96,7 +96,7 @@ int capi_server_start_round(capi_server* server) {
     fedmf::v1::RoundTask* task = m.mutable_task();
     task->set_round(round);
     *task->mutable_plan() = *plan;
-    *task->mutable_secagg() = fedmf::client::ToProto(config);
+    *task->mutable_secagg() = fedmf::wire::ToProto(config);
     task->add_participant_ids(id);
     if (server->signatures) *task->mutable_signing_keys() = server->keys;
     server->Queue(id, m);

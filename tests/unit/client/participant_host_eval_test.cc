@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "client/participant_host.h"
-#include "client/secagg_params.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
 #include "common/metrics/metric_codec.h"
@@ -13,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/envelope.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::client {
 namespace {
@@ -44,7 +44,7 @@ struct Fixture {
     v1::EvaluationTask* t = m.mutable_evaluation_task();
     t->set_round(0);
     *t->mutable_plan() = plan;
-    *t->mutable_secagg() = ToProto(config);
+    *t->mutable_secagg() = wire::ToProto(config);
     t->set_fraction_bits(codec.fraction_bits());
     t->set_top_n(10);
     t->set_relevance_threshold(4);

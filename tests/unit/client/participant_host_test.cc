@@ -2,13 +2,13 @@
 
 #include <cstdint>
 
-#include "client/secagg_params.h"
 #include "common/algorithms/registry.h"
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
+#include "wire/secagg_params.h"
 
 namespace fedmf::client {
 namespace {
@@ -32,7 +32,7 @@ struct Fixture {
     v1::ServerMessage m;
     m.mutable_task()->set_round(0);
     *m.mutable_task()->mutable_plan() = plan;
-    *m.mutable_task()->mutable_secagg() = ToProto(config);
+    *m.mutable_task()->mutable_secagg() = wire::ToProto(config);
     for (uint32_t id : ids) m.mutable_task()->add_participant_ids(id);
     return m;
   }
@@ -134,7 +134,7 @@ TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
   v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
   keys->set_public_key(host->signing_public_key());
   for (uint32_t id : Cohort()) keys->add_participant_ids(id);
-  auto directory = DirectoryFromProto(task.task().signing_keys()).value();
+  auto directory = wire::DirectoryFromProto(task.task().signing_keys()).value();
   auto server = secagg::ServerSession::Create(f.config, Cohort(), directory).value();
   absl::StatusOr<int> consistency_requests =
       test_util::RunSecAggRound(*host, *server, host->Handle(task).value(), false);

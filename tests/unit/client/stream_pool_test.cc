@@ -62,7 +62,7 @@ StreamPoolOptions Options(const std::string& target, const std::string& token) {
   o.client.target = target;
   o.client.name = "pool";
   o.client.enrollment_token = token;
-  o.client.give_up_after = absl::Seconds(20);
+  o.client.backoff.give_up_after = absl::Seconds(20);
   o.channels = 3;
   o.workers = 2;
   return o;

@@ -4,6 +4,7 @@
 
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "gtest/gtest.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
@@ -25,7 +26,7 @@ std::unique_ptr<Coordinator> MakeCoordinator() {
 
 v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "token") {
   v1::RegisterRequest r;
-  r.set_protocol_version(1);
+  r.set_protocol_version(wire::kProtocolVersion);
   r.set_enrollment_token(token);
   r.set_signing_public_key(std::string(32, 'k'));
   for (uint32_t id : ids) r.add_participant_ids(id);

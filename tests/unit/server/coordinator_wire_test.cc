@@ -12,6 +12,7 @@
 #include "server/coordinator.h"
 #include "tests/unit/server/fake_client.h"
 #include "wire/chunking.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
@@ -120,7 +121,7 @@ class CoordinatorWireStreamTest : public ::testing::Test {
   void SetUp() override {
     coordinator_ = MakeCoordinator(1, 64);
     v1::RegisterRequest request;
-    request.set_protocol_version(1);
+    request.set_protocol_version(wire::kProtocolVersion);
     request.set_enrollment_token("token");
     request.set_signing_public_key(std::string(32, 'k'));
     request.add_participant_ids(1);

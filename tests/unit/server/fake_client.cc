@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "client/registration.h"
 #include "gtest/gtest.h"
 #include "wire/envelope.h"
 
@@ -18,16 +19,10 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
     inbox_.push_back(m);
     cv_.notify_one();
   });
-  v1::RegisterRequest request;
-  request.set_protocol_version(1);
-  request.set_enrollment_token("token");
-  request.set_signing_public_key(host_->signing_public_key());  // signed training rounds
-  for (uint32_t p : host_->participant_ids()) request.add_participant_ids(p);
   v1::RegisterResponse response;
-  EXPECT_TRUE(coordinator_.Register(request, response).ok());
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  EXPECT_TRUE(coordinator_.OnClientMessage(connection_, hello).ok());
+  EXPECT_TRUE(
+      coordinator_.Register(client::MakeRegisterRequest(*host_, "", "token"), response).ok());
+  EXPECT_TRUE(coordinator_.OnClientMessage(connection_, client::StreamHello(response)).ok());
   pump_ = std::thread([this] { Pump(); });
 }
 

@@ -1,13 +1,14 @@
 #include "server/registry.h"
 
 #include "gtest/gtest.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
 
 v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "secret") {
   v1::RegisterRequest r;
-  r.set_protocol_version(1);
+  r.set_protocol_version(wire::kProtocolVersion);
   r.set_client_name("c");
   r.set_enrollment_token(token);
   r.set_signing_public_key(std::string(32, 'k'));
@@ -24,7 +25,7 @@ TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
   EXPECT_EQ(registry.Register(Request({1}, "secre")).status().code(),
             absl::StatusCode::kUnauthenticated);
   v1::RegisterRequest version = Request({1});
-  version.set_protocol_version(2);
+  version.set_protocol_version(wire::kProtocolVersion + 1);
   EXPECT_EQ(registry.Register(version).status().code(), absl::StatusCode::kInvalidArgument);
   v1::RegisterRequest key = Request({1});
   key.set_signing_public_key("short");

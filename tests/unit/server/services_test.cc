@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "server/connection.h"
 #include "tests/unit/client/test_round.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
@@ -50,7 +51,7 @@ struct Server {
 std::string RegisterUser(v1::Federation::Stub& stub, uint32_t id) {
   grpc::ClientContext context;
   v1::RegisterRequest request;
-  request.set_protocol_version(1);
+  request.set_protocol_version(wire::kProtocolVersion);
   request.set_enrollment_token("token");
   request.set_signing_public_key(std::string(32, 'k'));
   request.add_participant_ids(id);

@@ -1,9 +1,10 @@
 // Conversion between the wire form of a SecAgg session's parameters (fedmf.v1.SecAggParams) and
 // crypto/secagg's SessionConfig, and of a cohort's signing key directory (RoundTask.signing_keys),
-// shared by the coordinator and the client core. Results are validated, so a malformed task from
-// the network is an error, never a crash.
-#ifndef FEDMF_CLIENT_SECAGG_PARAMS_H_
-#define FEDMF_CLIENT_SECAGG_PARAMS_H_
+// for both ends of the wire: the coordinator writes them into every task, the client core reads
+// them.
+// Results are validated, so a malformed task from the network is an error, never a crash.
+#ifndef FEDMF_WIRE_SECAGG_PARAMS_H_
+#define FEDMF_WIRE_SECAGG_PARAMS_H_
 
 #include <memory>
 
@@ -12,7 +13,7 @@
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
 
-namespace fedmf::client {
+namespace fedmf::wire {
 
 // secagg::ConfigToProto / ConfigFromProto (crypto/secagg/config.h), under the names the runtime
 // uses.
@@ -27,6 +28,6 @@ absl::StatusOr<secagg::SessionConfig> FromProto(const v1::SecAggParams& params);
 absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> DirectoryFromProto(
     const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys);
 
-}  // namespace fedmf::client
+}  // namespace fedmf::wire
 
-#endif  // FEDMF_CLIENT_SECAGG_PARAMS_H_
+#endif  // FEDMF_WIRE_SECAGG_PARAMS_H_

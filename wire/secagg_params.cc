@@ -1,10 +1,10 @@
-#include "client/secagg_params.h"
+#include "wire/secagg_params.h"
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace fedmf::client {
+namespace fedmf::wire {
 
 v1::SecAggParams ToProto(const secagg::SessionConfig& config) {
   return secagg::ConfigToProto(config);
@@ -37,4 +37,4 @@ absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> DirectoryFromPro
   return directory;
 }
 
-}  // namespace fedmf::client
+}  // namespace fedmf::wire

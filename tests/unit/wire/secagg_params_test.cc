@@ -1,11 +1,11 @@
-#include "client/secagg_params.h"
+#include "wire/secagg_params.h"
 
 #include <array>
 #include <string>
 
 #include "gtest/gtest.h"
 
-namespace fedmf::client {
+namespace fedmf::wire {
 namespace {
 
 TEST(SecAggParamsTest, RoundTripsEveryField) {
@@ -84,4 +84,4 @@ TEST(SecAggParamsTest, RejectsAShortKeyAndAParticipantListedTwice) {
 }
 
 }  // namespace
-}  // namespace fedmf::client
+}  // namespace fedmf::wire
