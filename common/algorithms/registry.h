@@ -21,7 +21,8 @@
 
 namespace fedmf::algorithms {
 
-// What every binary needs of an algorithm.
+// What every binary needs of an algorithm. The flags and the factory of a fresh run are
+// registered apart (new_run.h): clients and the mobile library carry no training flags.
 struct AlgorithmDefinition {
   // RoundPlan.algorithm, the checkpoint's algorithm and --algorithm, e.g. "dpmf-rp".
   std::string name;
