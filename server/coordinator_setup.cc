@@ -9,14 +9,23 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/dpmf_rp/config.h"
+#include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
+#include "common/algorithms/registry.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/evaluation.h"
 
+namespace {
+// The default of --algorithm; the algorithms themselves are registered (registry.h).
+constexpr char kDefaultAlgorithm[] = "dpmf-rp";
+}  // namespace
+
+ABSL_FLAG(std::string, algorithm, kDefaultAlgorithm,
+          "the federated algorithm to train (--help lists them); a resumed run must name its "
+          "checkpoint's");
 ABSL_FLAG(std::string, state_dir, "", "checkpoint directory; resumes from it when it holds one");
 ABSL_FLAG(std::string, split, "holdout:0.2",
           "train/test split of the data (must match the clients'); users train on the train part");
@@ -76,10 +85,23 @@ algorithms::RunSettings RunSettingsFromFlags(int64_t users, int32_t items) {
           .seed = absl::GetFlag(FLAGS_seed)};
 }
 
+// The algorithm --algorithm names; NotFound listing the registered ones.
+absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
+  return algorithms::FindAlgorithm(absl::GetFlag(FLAGS_algorithm));
+}
+
 }  // namespace
 
+std::string UsageWithAlgorithms(absl::string_view usage) {
+  return absl::StrCat(usage, "\n\nAlgorithms (--algorithm=NAME, default ", kDefaultAlgorithm,
+                      "):\n", absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n"));
+}
+
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
   CoordinatorOptions options;
+  options.eval_ranking = (*algorithm)->ranking;
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
@@ -111,11 +133,18 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
 }
 
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items) {
-  const std::string name(algorithms::dpmf_rp::kAlgorithmName);
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
+  const std::string& name = (*algorithm)->name;
   if (const std::string state_dir = absl::GetFlag(FLAGS_state_dir); !state_dir.empty()) {
     absl::StatusOr<std::optional<CoordinatorState>> loaded = LoadCheckpoint(state_dir);
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {
+      if ((*loaded)->algorithm != name) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
+            "', not of --algorithm=", name, "; resume it with --algorithm=", (*loaded)->algorithm));
+      }
       EventLine("resume")
           .Add("state_dir", state_dir)
           .Add("rounds_done", (*loaded)->updater->round())
