@@ -70,8 +70,14 @@ function(fedmf_link_closure target out_var)
   set(queue ${target})
   while(queue)
     list(POP_FRONT queue item)
-    # A static library's private dependencies appear as $<LINK_ONLY:dep>.
+    # A static library's private dependencies appear as $<LINK_ONLY:dep>, libraries linked with
+    # a feature (e.g. whole) as $<LINK_LIBRARY:FEATURE,dep,...>.
     string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" item "${item}")
+    if(item MATCHES "^\\$<LINK_LIBRARY:[^,]*,(.*)>$")
+      string(REPLACE "," ";" featured "${CMAKE_MATCH_1}")
+      list(APPEND queue ${featured})
+      continue()
+    endif()
     if(item STREQUAL "" OR item IN_LIST seen)
       continue()
     endif()

@@ -81,7 +81,9 @@ struct CoordinatorOptions {
   // Users per evaluation round: round(eval_participation * num_users), at least 2; 0: the
   // training cohort size.
   double eval_participation = 0;
-  metrics::RankingOptions eval_ranking = metrics::kDpmfRpRanking;
+  // Top N and relevance threshold of the federated evaluation: the algorithm's (registry.h),
+  // set by coordinator_setup.h CoordinatorOptionsFromFlags.
+  metrics::RankingOptions eval_ranking;
 };
 
 class Coordinator final : public StreamHandler {

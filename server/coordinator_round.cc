@@ -411,15 +411,16 @@ void Coordinator::LogEvaluation(int64_t round) {
     EventLine("evaluation").Add("round", round).Add("error", e.status().ToString());
     return;
   }
+  const std::string n = absl::StrCat(options_.eval_ranking.top_n);
   EventLine("evaluation")
       .Add("round", round)
       .Add("test_rmse", e->errors.rmse)
       .Add("test_mae", e->errors.mae)
-      .Add("precision10", e->ranking.precision)
-      .Add("recall10", e->ranking.recall)
-      .Add("f1_10", e->ranking.f1)
-      .Add("map10", e->ranking.map)
-      .Add("map_at_n10", e->ranking.map_at_n);
+      .Add(absl::StrCat("precision", n), e->ranking.precision)
+      .Add(absl::StrCat("recall", n), e->ranking.recall)
+      .Add(absl::StrCat("f1_", n), e->ranking.f1)
+      .Add(absl::StrCat("map", n), e->ranking.map)
+      .Add(absl::StrCat("map_at_n", n), e->ranking.map_at_n);
 }
 
 }  // namespace fedmf::server

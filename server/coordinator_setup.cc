@@ -9,13 +9,23 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/dpmf_rp/updater.h"
+#include "absl/strings/strip.h"
+#include "common/algorithms/new_run.h"
+#include "common/algorithms/registry.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/evaluation.h"
 
+namespace {
+// The default of --algorithm; the algorithms themselves are registered (registry.h).
+constexpr char kDefaultAlgorithm[] = "dpmf-rp";
+}  // namespace
+
+ABSL_FLAG(std::string, algorithm, kDefaultAlgorithm,
+          "the federated algorithm to train (--help lists them); a resumed run must name its "
+          "checkpoint's");
 ABSL_FLAG(std::string, state_dir, "", "checkpoint directory; resumes from it when it holds one");
 ABSL_FLAG(std::string, split, "holdout:0.2",
           "train/test split of the data (must match the clients'); users train on the train part");
@@ -26,42 +36,12 @@ ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: th
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
 ABSL_FLAG(double, stage_timeout_s, 20, "deadline of each SecAgg stage; late clients are dropped");
-ABSL_FLAG(std::string, mechanism, "pbm", "pbm, gaussian or none");
-ABSL_FLAG(std::string, projection, "sparse", "sparse or none");
-ABSL_FLAG(double, compression, 3, "m/p of the sparse projection");
-ABSL_FLAG(std::string, item_model, "compressed", "compressed (the paper's B = S V) or full");
 ABSL_FLAG(
     bool, secure_aggregation, true,
     "false: clients upload privatized vectors in the clear, each with the noise a lone client "
     "needs (the paper's non-SecAgg case)");
 ABSL_FLAG(double, epsilon, 1, "privacy budget of the whole run");
 ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (epsilon, delta)-DP");
-ABSL_FLAG(int64_t, max_q, 16, "PBM: largest number of trials");
-ABSL_FLAG(int, rank, 14, "k");
-ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
-// Model and clipping hyper-parameters; defaults are DpmfRpConfig's (the paper's, Section 6.1.3).
-ABSL_FLAG(double, lambda, fedmf::algorithms::dpmf_rp::DpmfRpConfig().lambda,
-          "user regularization (eq. 5)");
-ABSL_FLAG(double, mu, fedmf::algorithms::dpmf_rp::DpmfRpConfig().mu,
-          "item regularization applied by the server (eq. 7)");
-ABSL_FLAG(double, kappa, fedmf::algorithms::dpmf_rp::DpmfRpConfig().kappa,
-          "observed ratings weigh 1 + kappa, unobserved 1 (eq. 4)");
-ABSL_FLAG(double, ranking_kappa, -1,
-          "kappa of the user factor that ranks items for recommendations and ranking metrics "
-          "(client-local, no privacy cost); negative: --kappa");
-ABSL_FLAG(double, user_l1_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().user_l1_clip,
-          "B1: L1 clip of the user factor in the gradient (eq. 17)");
-ABSL_FLAG(double, error_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().error_clip,
-          "e: rating errors are clipped to [-e, e] (eq. 16)");
-ABSL_FLAG(double, contribution_clip, 0,
-          "clip of one contribution X (PBM column_l1: L1; rotated_l2 and gaussian: L2); 0: the "
-          "geometry's default (docs/algorithms.md)");
-ABSL_FLAG(std::string, pbm_geometry, "column_l1",
-          "column_l1 (the paper's L1 clip + FlatMat per column) or rotated_l2 (L2 clip, one "
-          "rotation of the whole vector; far less noise for the same epsilon)");
-ABSL_FLAG(double, pbm_clip_multiplier,
-          fedmf::algorithms::dpmf_rp::DpmfRpConfig().pbm_clip_multiplier,
-          "gamma of rotated_l2: coordinates are clamped to gamma C / sqrt(D)");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
@@ -90,49 +70,38 @@ ABSL_FLAG(bool, secagg_consistency_check, true,
 
 namespace fedmf::server {
 
-absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t users,
-                                                                        int32_t items) {
-  namespace d = algorithms::dpmf_rp;
-  d::DpmfRpConfig c;
-  c.num_users = users;
-  c.num_items = items;
-  c.rank = absl::GetFlag(FLAGS_rank);
-  absl::StatusOr<d::Mechanism> mechanism = d::ParseMechanism(absl::GetFlag(FLAGS_mechanism));
-  if (!mechanism.ok()) return mechanism.status();
-  c.mechanism = *mechanism;
-  absl::StatusOr<d::Projection> projection = d::ParseProjection(absl::GetFlag(FLAGS_projection));
-  if (!projection.ok()) return projection.status();
-  c.projection = *projection;
-  absl::StatusOr<d::ItemModel> model = d::ParseItemModel(absl::GetFlag(FLAGS_item_model));
-  if (!model.ok()) return model.status();
-  c.item_model = *model;
-  c.compression = absl::GetFlag(FLAGS_compression);
-  c.participation = absl::GetFlag(FLAGS_participation);
-  c.min_clients = absl::GetFlag(FLAGS_min_clients);
-  c.secure_aggregation = absl::GetFlag(FLAGS_secure_aggregation);
-  c.epsilon = absl::GetFlag(FLAGS_epsilon);
-  c.delta = absl::GetFlag(FLAGS_delta);
-  c.rounds = absl::GetFlag(FLAGS_rounds);
-  c.max_q = absl::GetFlag(FLAGS_max_q);
-  c.adam.learning_rate = absl::GetFlag(FLAGS_learning_rate);
-  c.lambda = absl::GetFlag(FLAGS_lambda);
-  c.mu = absl::GetFlag(FLAGS_mu);
-  c.kappa = absl::GetFlag(FLAGS_kappa);
-  if (const double k = absl::GetFlag(FLAGS_ranking_kappa); k >= 0) c.ranking_kappa = k;
-  c.user_l1_clip = absl::GetFlag(FLAGS_user_l1_clip);
-  c.error_clip = absl::GetFlag(FLAGS_error_clip);
-  c.contribution_clip = absl::GetFlag(FLAGS_contribution_clip);
-  absl::StatusOr<d::PbmGeometry> geometry = d::ParsePbmGeometry(absl::GetFlag(FLAGS_pbm_geometry));
-  if (!geometry.ok()) return geometry.status();
-  c.pbm_geometry = *geometry;
-  c.pbm_clip_multiplier = absl::GetFlag(FLAGS_pbm_clip_multiplier);
-  c.seed = absl::GetFlag(FLAGS_seed);
-  if (absl::Status s = d::ValidateConfig(c); !s.ok()) return s;
-  return c;
+namespace {
+
+// The run-level settings every algorithm shares, from their flags.
+algorithms::RunSettings RunSettingsFromFlags(int64_t users, int32_t items) {
+  return {.num_users = users,
+          .num_items = items,
+          .rounds = absl::GetFlag(FLAGS_rounds),
+          .participation = absl::GetFlag(FLAGS_participation),
+          .min_clients = absl::GetFlag(FLAGS_min_clients),
+          .secure_aggregation = absl::GetFlag(FLAGS_secure_aggregation),
+          .epsilon = absl::GetFlag(FLAGS_epsilon),
+          .delta = absl::GetFlag(FLAGS_delta),
+          .seed = absl::GetFlag(FLAGS_seed)};
+}
+
+// The algorithm --algorithm names; NotFound listing the registered ones.
+absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
+  return algorithms::FindAlgorithm(absl::GetFlag(FLAGS_algorithm));
+}
+
+}  // namespace
+
+std::string UsageWithAlgorithms(absl::string_view usage) {
+  return absl::StrCat(usage, "\n\nAlgorithms (--algorithm=NAME, default ", kDefaultAlgorithm,
+                      "):\n", absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n"));
 }
 
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
   CoordinatorOptions options;
+  options.eval_ranking = (*algorithm)->ranking;
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
@@ -164,10 +133,18 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
 }
 
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items) {
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
+  const std::string& name = (*algorithm)->name;
   if (const std::string state_dir = absl::GetFlag(FLAGS_state_dir); !state_dir.empty()) {
     absl::StatusOr<std::optional<CoordinatorState>> loaded = LoadCheckpoint(state_dir);
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {
+      if ((*loaded)->algorithm != name) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
+            "', not of --algorithm=", name, "; resume it with --algorithm=", (*loaded)->algorithm));
+      }
       EventLine("resume")
           .Add("state_dir", state_dir)
           .Add("rounds_done", (*loaded)->updater->round())
@@ -175,27 +152,15 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
       return std::move(**loaded);
     }
   }
-  absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> config = DpmfRpConfigFromFlags(users, items);
-  if (!config.ok()) return config.status();
-  absl::StatusOr<std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater>> updater =
-      algorithms::dpmf_rp::DpmfRpUpdater::Create(*config);
-  if (!updater.ok()) return updater.status();
+  const algorithms::RunSettings settings = RunSettingsFromFlags(users, items);
+  absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(name, settings);
+  if (!run.ok()) return run.status();
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();
-  EventLine("new_run")
-      .Add("mechanism", absl::GetFlag(FLAGS_mechanism))
-      .Add("item_model", absl::GetFlag(FLAGS_item_model))
-      .Add("secure_aggregation", config->secure_aggregation ? "on" : "off")
-      .Add("epsilon", config->epsilon)
-      .Add("rounds", config->rounds)
-      .Add("cohort", algorithms::dpmf_rp::CohortSize(*config))
-      .Add("n_min", algorithms::dpmf_rp::MinContributors(*config))
-      .Add("pbm_geometry", algorithms::dpmf_rp::PbmGeometryName(config->pbm_geometry))
-      .Add("pbm_theta", (*updater)->mechanism().pbm_theta())
-      .Add("pbm_q", (*updater)->mechanism().pbm_q())
-      .Add("gaussian_noise_std", (*updater)->mechanism().gaussian_noise_std());
-  return CoordinatorState{std::string(algorithms::dpmf_rp::kAlgorithmName), std::move(*updater),
-                          std::move(*ledger), config->seed, config->rounds};
+  EventLine line("new_run");
+  for (const auto& [key, value] : run->log_fields) line.Add(key, value);
+  return CoordinatorState{name, std::move(run->updater), std::move(*ledger), settings.seed,
+                          settings.rounds};
 }
 
 absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {

@@ -1,33 +1,36 @@
 // The run's settings shared by fedmf-coordinator and fedmf-sim (tools/sim), as command-line flags
-// defined once here (algorithm, privacy, rounds, SecAgg tolerance, state directory, split), and
-// what they build: the DPMF-RP config, the CoordinatorOptions, the initial CoordinatorState
-// (resumed from --state_dir or fresh) and the simulation-only evaluation data.
+// defined once here (algorithm, privacy, rounds, SecAgg tolerance, state directory, split; each
+// algorithm's own flags are in its folder, common/algorithms/<algorithm>/flags.cc), and what they
+// build: the CoordinatorOptions, the initial CoordinatorState (resumed from --state_dir or a fresh
+// run of --algorithm) and the simulation-only evaluation data.
 #ifndef FEDMF_SERVER_COORDINATOR_SETUP_H_
 #define FEDMF_SERVER_COORDINATOR_SETUP_H_
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/algorithms/dpmf_rp/config.h"
 #include "common/data/splits.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
 
 namespace fedmf::server {
 
-// DPMF-RP for `users` x `items` from the flags; InvalidArgument for a bad flag value.
-absl::StatusOr<algorithms::dpmf_rp::DpmfRpConfig> DpmfRpConfigFromFlags(int64_t users,
-                                                                        int32_t items);
+// `usage` followed by the registered algorithms, one line each: the usage message of --help, set
+// before the flags are parsed.
+std::string UsageWithAlgorithms(absl::string_view usage);
 
-// state_dir, dropout_fraction, stage timeout, run_id and federated evaluation from the flags
-// (InvalidArgument for a bad value); the caller sets the rest (enrollment token, num_users,
+// state_dir, dropout_fraction, stage timeout, run_id and federated evaluation from the flags, the
+// evaluation's ranking options from the algorithm's (InvalidArgument for a bad value, NotFound
+// for an unknown --algorithm); the caller sets the rest (enrollment token, num_users,
 // wait_for_users, evaluate).
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
-// The checkpoint in --state_dir if there is one (event=resume), else a fresh run from the flags
-// (event=new_run).
+// The checkpoint in --state_dir if there is one (event=resume; FailedPrecondition when it is a run
+// of another algorithm than --algorithm), else a fresh run of --algorithm from the flags
+// (event=new_run with the algorithm's fields).
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items);
 
 // Loads dataset `spec` and returns the first train/test pair of --split with --split_seed (what

@@ -12,8 +12,11 @@ absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
                                     const data::TrainTest& split) {
   absl::StatusOr<v1::RoundPlan> plan = updater.Plan();
   if (!plan.ok()) return plan.status();
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
+      algorithms::FindAlgorithm(plan->algorithm());
+  if (!algorithm.ok()) return algorithm.status();
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
-      algorithms::MakeContributor(*plan);
+      (*algorithm)->make_contributor(*plan);
   if (!contributor.ok()) return contributor.status();
   const mf::FactorMatrix& items = (*contributor)->item_factors();
   const int32_t num_users = split.train.num_users();
@@ -38,7 +41,7 @@ absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
   };
   return Evaluation{
       metrics::EvaluateErrors(split.test, rating_scorer),
-      metrics::EvaluateRanking(split.train, split.test, rank_scorer, metrics::kDpmfRpRanking)};
+      metrics::EvaluateRanking(split.train, split.test, rank_scorer, (*algorithm)->ranking)};
 }
 
 }  // namespace fedmf::server

@@ -13,7 +13,7 @@ namespace fedmf::server {
 
 struct Evaluation {
   metrics::ErrorMetrics errors;
-  metrics::RankingMetrics ranking;  // DPMF-RP Appendix H: @10, relevance >= 4
+  metrics::RankingMetrics ranking;  // at the algorithm's RankingOptions (registry.h)
 };
 
 // Ranking uses every user's factor from the closed-form solve on their train ratings under the

@@ -1,4 +1,5 @@
-// fedmf-coordinator: runs federated DPMF-RP training over gRPC with fedmf-client processes
+// fedmf-coordinator: runs federated training of --algorithm (DPMF-RP by default; --help lists the
+// algorithms) over gRPC with fedmf-client processes
 // (secure aggregation, per-stage deadlines, privacy ledger, checkpoint/resume), or, as
 // `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status, or,
 // as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the probes).
@@ -77,8 +78,9 @@ ABSL_FLAG(int64_t, max_stream_queue_mib,
           static_cast<int64_t>(fedmf::server::StreamLimits().max_queued_bytes >> 20),
           "MiB queued for one client beyond the message being written; a client that does not "
           "read past it leaves the round and its stream is ended");
-// The run's own settings (--rounds, --mechanism, --seed, --state_dir, --split, ...) are shared
-// with fedmf-sim: server/coordinator_setup.cc. --chunk_bytes is not among them: fedmf-sim's
+// The run's own settings (--algorithm, --rounds, --seed, --state_dir, --split, ...) are shared
+// with fedmf-sim: server/coordinator_setup.cc; each algorithm's (--mechanism, ...) are in its
+// folder, common/algorithms/<algorithm>/flags.cc. --chunk_bytes is not among them: fedmf-sim's
 // in-process transport keeps the default chunk size.
 
 namespace fedmf::server {
@@ -267,10 +269,12 @@ absl::Status Serve() {
 int main(int argc, char** argv) {
   std::vector<char*> args = fedmf::InitCommandLine(
       argc, argv,
-      "fedmf-coordinator [--listen=ADDR:PORT --state_dir=DIR ...]: federated DPMF-RP training\n"
-      "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
-      "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check answers "
-      "SERVING");
+      fedmf::server::UsageWithAlgorithms(
+          "fedmf-coordinator [--listen=ADDR:PORT --algorithm=NAME --state_dir=DIR ...]: "
+          "federated training\n"
+          "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
+          "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
+          "answers SERVING"));
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();

@@ -1,38 +1,107 @@
 #include "common/algorithms/registry.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/dpmf_rp/contributor.h"
-#include "common/algorithms/dpmf_rp/updater.h"
+#include "absl/strings/str_join.h"
 
 namespace fedmf::algorithms {
 namespace {
 
-absl::Status Unknown(absl::string_view algorithm) {
+// Filled during static initialization, read by any thread afterwards (and by tests that
+// register more): every access holds `mu`. Entries are never removed, so pointers stay valid.
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, AlgorithmDefinition> by_name;
+};
+
+Registry& TheRegistry() {
+  static Registry* registry = new Registry;
+  return *registry;
+}
+
+absl::Status Unknown(absl::string_view name,
+                     const std::map<std::string, AlgorithmDefinition>& known) {
+  std::vector<absl::string_view> names;
+  for (const auto& [known_name, definition] : known) names.push_back(known_name);
   return absl::NotFoundError(
-      absl::StrCat("unknown algorithm '", algorithm, "' (known: ", dpmf_rp::kAlgorithmName, ")"));
+      absl::StrCat("unknown algorithm '", name, "' (known: ", absl::StrJoin(names, ", "), ")"));
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Contributor>> MakeContributor(const v1::RoundPlan& plan) {
-  if (plan.algorithm() == dpmf_rp::kAlgorithmName) {
-    absl::StatusOr<std::unique_ptr<dpmf_rp::DpmfRpContributor>> c =
-        dpmf_rp::DpmfRpContributor::Create(plan);
-    if (!c.ok()) return c.status();
-    return std::unique_ptr<Contributor>(*std::move(c));
+absl::Status RegisterAlgorithm(AlgorithmDefinition definition) {
+  const auto refuse = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm '", definition.name, "' not registered: ", why));
+  };
+  if (definition.name.empty()) return refuse("empty name");
+  if (definition.doc.empty()) return refuse("empty doc line");
+  if (absl::Status s = definition.ranking.Validate(); !s.ok()) {
+    return refuse(absl::StrCat("ranking options: ", s.message()));
   }
-  return Unknown(plan.algorithm());
+  if (!definition.make_contributor) return refuse("no contributor factory");
+  if (!definition.restore_updater) return refuse("no updater restore");
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  const std::string name = definition.name;
+  if (!registry.by_name.try_emplace(name, std::move(definition)).second) {
+    return absl::AlreadyExistsError(absl::StrCat("algorithm '", name, "' is registered twice"));
+  }
+  return absl::OkStatus();
+}
+
+AlgorithmRegistrar::AlgorithmRegistrar(AlgorithmDefinition definition) {
+  if (absl::Status s = RegisterAlgorithm(std::move(definition)); !s.ok()) {
+    std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
+    std::abort();
+  }
+}
+
+absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name) {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  const auto it = registry.by_name.find(std::string(name));
+  if (it == registry.by_name.end()) return Unknown(name, registry.by_name);
+  return &it->second;
+}
+
+std::vector<const AlgorithmDefinition*> RegisteredAlgorithms() {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  std::vector<const AlgorithmDefinition*> definitions;
+  for (const auto& [name, definition] : registry.by_name) definitions.push_back(&definition);
+  return definitions;
+}
+
+std::string DescribeAlgorithms() {
+  const std::vector<const AlgorithmDefinition*> definitions = RegisteredAlgorithms();
+  size_t width = 0;
+  for (const AlgorithmDefinition* d : definitions) width = std::max(width, d->name.size());
+  std::string lines;
+  for (const AlgorithmDefinition* d : definitions) {
+    absl::StrAppend(&lines, "  ", d->name, std::string(width - d->name.size() + 2, ' '), d->doc,
+                    "\n");
+  }
+  return lines;
+}
+
+absl::StatusOr<std::unique_ptr<Contributor>> MakeContributor(const v1::RoundPlan& plan) {
+  absl::StatusOr<const AlgorithmDefinition*> algorithm = FindAlgorithm(plan.algorithm());
+  if (!algorithm.ok()) return algorithm.status();
+  return (*algorithm)->make_contributor(plan);
 }
 
 absl::StatusOr<std::unique_ptr<Updater>> RestoreUpdater(absl::string_view algorithm,
                                                         absl::string_view state) {
-  if (algorithm == dpmf_rp::kAlgorithmName) {
-    absl::StatusOr<std::unique_ptr<dpmf_rp::DpmfRpUpdater>> u =
-        dpmf_rp::DpmfRpUpdater::Restore(state);
-    if (!u.ok()) return u.status();
-    return std::unique_ptr<Updater>(*std::move(u));
-  }
-  return Unknown(algorithm);
+  absl::StatusOr<const AlgorithmDefinition*> definition = FindAlgorithm(algorithm);
+  if (!definition.ok()) return definition.status();
+  return (*definition)->restore_updater(state);
 }
 
 }  // namespace fedmf::algorithms

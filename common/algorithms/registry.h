@@ -1,22 +1,70 @@
-// The one place that maps an algorithm name to its classes, so the runtime builds a contributor
-// from any round plan and restores any updater from its persisted state without knowing which
-// algorithm runs. Adding an algorithm adds a case here and nothing to the protocol.
+// The registry of federated algorithms, so the runtime builds a contributor from any round plan,
+// restores any updater from its checkpoint and evaluates any model without naming an algorithm.
+// Each algorithm registers itself from its own folder (<algorithm>/registration.cc) with a static
+// AlgorithmRegistrar; nothing outside the folder changes when one is added (docs/algorithms.md).
+// Registering a name twice, or a definition with a missing part, ends the process at startup
+// with a message naming the algorithm.
 #ifndef FEDMF_COMMON_ALGORITHMS_REGISTRY_H_
 #define FEDMF_COMMON_ALGORITHMS_REGISTRY_H_
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/algorithm.h"
+#include "common/metrics/metrics.h"
 #include "fedmf/v1/algorithm.pb.h"
 
 namespace fedmf::algorithms {
 
-// NotFound for an unknown plan.algorithm(); otherwise the algorithm's own validation.
+// What every binary needs of an algorithm. The flags and the factory of a fresh run are
+// registered apart (new_run.h): clients and the mobile library carry no training flags.
+struct AlgorithmDefinition {
+  // RoundPlan.algorithm, the checkpoint's algorithm and --algorithm, e.g. "dpmf-rp".
+  std::string name;
+  // One line for --help: what the algorithm is (paper, model, noise).
+  std::string doc;
+  // Top N and relevance threshold of the federated and the simulation evaluation.
+  metrics::RankingOptions ranking;
+  // Validates everything in the plan (it comes from the network).
+  std::function<absl::StatusOr<std::unique_ptr<Contributor>>(const v1::RoundPlan& plan)>
+      make_contributor;
+  // `state` is what the algorithm's Updater::SerializeState() returned.
+  std::function<absl::StatusOr<std::unique_ptr<Updater>>(absl::string_view state)> restore_updater;
+};
+
+// AlreadyExists when the name is taken; InvalidArgument for an empty name or doc line, invalid
+// ranking options or a missing factory.
+absl::Status RegisterAlgorithm(AlgorithmDefinition definition);
+
+// Registers at static initialization: `static const AlgorithmRegistrar registrar({...});`.
+// A refused registration prints the reason to stderr and aborts.
+class AlgorithmRegistrar {
+ public:
+  explicit AlgorithmRegistrar(AlgorithmDefinition definition);
+};
+
+// NotFound naming the registered algorithms when `name` is not one of them. The definition lives
+// as long as the process.
+absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name);
+
+// Every registered algorithm, ordered by name.
+std::vector<const AlgorithmDefinition*> RegisteredAlgorithms();
+
+// One line per registered algorithm, "  NAME  DOC" with the names padded to one width, ordered
+// by name: the list --help shows.
+std::string DescribeAlgorithms();
+
+// The contributor of plan.algorithm(); NotFound for an unknown algorithm, otherwise the
+// algorithm's own validation.
 absl::StatusOr<std::unique_ptr<Contributor>> MakeContributor(const v1::RoundPlan& plan);
 
-// `state` is what Updater::SerializeState() returned for an updater of `algorithm`.
+// `state` is what Updater::SerializeState() returned for an updater of `algorithm`; NotFound for
+// an unknown algorithm.
 absl::StatusOr<std::unique_ptr<Updater>> RestoreUpdater(absl::string_view algorithm,
                                                         absl::string_view state);
 

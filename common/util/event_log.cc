@@ -9,6 +9,8 @@
 
 namespace fedmf {
 
+std::string EventValue(double value) { return absl::StrFormat("%.6g", value); }
+
 EventLine::EventLine(absl::string_view event) {
   line_ = absl::StrCat(
       "ts=", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone()),
@@ -31,7 +33,7 @@ EventLine& EventLine::Add(absl::string_view key, absl::string_view value) {
 }
 
 EventLine& EventLine::Add(absl::string_view key, double value) {
-  absl::StrAppend(&line_, " ", key, "=", absl::StrFormat("%.6g", value));
+  absl::StrAppend(&line_, " ", key, "=", EventValue(value));
   return *this;
 }
 

@@ -12,6 +12,9 @@
 
 namespace fedmf {
 
+// How EventLine writes a double: 6 significant digits.
+std::string EventValue(double value);
+
 class EventLine {
  public:
   explicit EventLine(absl::string_view event);

@@ -135,9 +135,10 @@ absl::Status Simulate() {
 int main(int argc, char** argv) {
   fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
-      "fedmf-sim [--data=SPEC --client_processes=N --rounds=T --mechanism=... --seed=S ...]: "
-      "federated DPMF-RP training (coordinator, clients, SecAgg) in one process, no network;\n"
-      "every user's noise is keyed from --seed (reproducible experiments, not a private "
-      "deployment)");
+      fedmf::server::UsageWithAlgorithms(
+          "fedmf-sim [--data=SPEC --client_processes=N --algorithm=NAME --rounds=T --seed=S "
+          "...]: federated training (coordinator, clients, SecAgg) in one process, no network;\n"
+          "every user's noise is keyed from --seed (reproducible experiments, not a private "
+          "deployment)"));
   return fedmf::ExitCode(fedmf::sim::Simulate());
 }

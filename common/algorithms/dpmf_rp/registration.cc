@@ -1,0 +1,37 @@
+// Registers DPMF-RP with the algorithm registry (registry.h): its contributor, the restore of its
+// updater, its evaluation defaults (the paper's Appendix H) and its --help line. Its flags and
+// the factory of a fresh run are in flags.cc.
+#include <memory>
+
+#include "common/algorithms/dpmf_rp/config.h"
+#include "common/algorithms/dpmf_rp/contributor.h"
+#include "common/algorithms/dpmf_rp/updater.h"
+#include "common/algorithms/registry.h"
+#include "common/metrics/metrics.h"
+
+namespace fedmf::algorithms::dpmf_rp {
+namespace {
+
+absl::StatusOr<std::unique_ptr<Contributor>> MakeDpmfRpContributor(const v1::RoundPlan& plan) {
+  absl::StatusOr<std::unique_ptr<DpmfRpContributor>> contributor = DpmfRpContributor::Create(plan);
+  if (!contributor.ok()) return contributor.status();
+  return std::unique_ptr<Contributor>(*std::move(contributor));
+}
+
+absl::StatusOr<std::unique_ptr<Updater>> RestoreDpmfRpUpdater(absl::string_view state) {
+  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Restore(state);
+  if (!updater.ok()) return updater.status();
+  return std::unique_ptr<Updater>(*std::move(updater));
+}
+
+const AlgorithmRegistrar kRegistrar({
+    .name = std::string(kAlgorithmName),
+    .doc = "DPMF-RP: matrix factorization, sparse random projection of the item gradients, "
+           "PBM / Gaussian / no noise, Adam on the server",
+    .ranking = metrics::kDpmfRpRanking,
+    .make_contributor = MakeDpmfRpContributor,
+    .restore_updater = RestoreDpmfRpUpdater,
+});
+
+}  // namespace
+}  // namespace fedmf::algorithms::dpmf_rp

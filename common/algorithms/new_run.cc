@@ -1,0 +1,64 @@
+#include "common/algorithms/new_run.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+
+namespace fedmf::algorithms {
+namespace {
+
+// Filled during static initialization, read afterwards; every access holds `mu`.
+struct Factories {
+  std::mutex mu;
+  std::map<std::string, NewRunFactory> by_algorithm;
+};
+
+Factories& TheFactories() {
+  static Factories* factories = new Factories;
+  return *factories;
+}
+
+}  // namespace
+
+absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory) {
+  if (algorithm.empty() || !factory) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("new-run factory of algorithm '", algorithm,
+                     "' not registered: ", algorithm.empty() ? "empty name" : "no factory"));
+  }
+  Factories& factories = TheFactories();
+  std::lock_guard<std::mutex> lock(factories.mu);
+  if (!factories.by_algorithm.try_emplace(std::string(algorithm), std::move(factory)).second) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));
+  }
+  return absl::OkStatus();
+}
+
+NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory) {
+  if (absl::Status s = RegisterNewRunFactory(algorithm, std::move(factory)); !s.ok()) {
+    std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
+    std::abort();
+  }
+}
+
+absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings) {
+  NewRunFactory factory;
+  {
+    Factories& factories = TheFactories();
+    std::lock_guard<std::mutex> lock(factories.mu);
+    const auto it = factories.by_algorithm.find(std::string(algorithm));
+    if (it == factories.by_algorithm.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("algorithm '", algorithm,
+                       "' cannot start a run in this binary (no new-run factory linked)"));
+    }
+    factory = it->second;
+  }
+  return factory(settings);
+}
+
+}  // namespace fedmf::algorithms

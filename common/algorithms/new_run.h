@@ -1,0 +1,61 @@
+// Starting a fresh run of a registered algorithm (registry.h) from the command line. The runtime
+// reads the run-level settings every algorithm shares from its own flags (server/
+// coordinator_setup.cc) and hands them to the algorithm's factory, which reads the algorithm's
+// flags and returns the round-0 updater and the fields of the run's event=new_run line. Each
+// algorithm registers its factory with a static NewRunRegistrar in the file that defines its
+// flags (<algorithm>/flags.cc), linked only into the binaries that start runs (fedmf-coordinator,
+// fedmf-sim). Registering a factory twice ends the process at startup with a message.
+#ifndef FEDMF_COMMON_ALGORITHMS_NEW_RUN_H_
+#define FEDMF_COMMON_ALGORITHMS_NEW_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/algorithms/algorithm.h"
+
+namespace fedmf::algorithms {
+
+// The run-level settings shared by every algorithm; the algorithm validates them.
+struct RunSettings {
+  int64_t num_users = 0;           // n: participant ids are 1..n
+  int32_t num_items = 0;           // m
+  int64_t rounds = 0;              // T: training rounds
+  double participation = 0;        // beta: fraction of the users sampled per round
+  int64_t min_clients = 0;         // n_min: fewest inputs in a decoded sum; 0: the whole cohort
+  bool secure_aggregation = true;  // false: clear uploads, each private on its own (n_min = 1)
+  double epsilon = 0;              // privacy budget of the whole run ...
+  double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0, else as RDP
+  uint64_t seed = 0;               // model initialization, public seeds, cohort sampling
+};
+
+struct NewRun {
+  std::unique_ptr<Updater> updater;  // round 0
+  // key=value fields of the event=new_run line, in order, values formatted as EventLine does.
+  std::vector<std::pair<std::string, std::string>> log_fields;
+};
+
+using NewRunFactory = std::function<absl::StatusOr<NewRun>(const RunSettings& settings)>;
+
+// AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory.
+absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory);
+
+// Registers at static initialization; a refused registration prints the reason and aborts.
+class NewRunRegistrar {
+ public:
+  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory);
+};
+
+// The factory of `algorithm` run on `settings`; FailedPrecondition when this binary has no
+// factory for it (only fedmf-coordinator and fedmf-sim link them).
+absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings);
+
+}  // namespace fedmf::algorithms
+
+#endif  // FEDMF_COMMON_ALGORITHMS_NEW_RUN_H_

@@ -1,0 +1,131 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/algorithms/dpmf_rp/config.h"
+#include "common/algorithms/dpmf_rp/updater.h"
+#include "common/algorithms/registry.h"
+#include "dpmf_rp_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fedmf::algorithms {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A definition whose factories answer with a status naming it, so a test sees which one ran.
+AlgorithmDefinition Fake(absl::string_view name) {
+  const std::string tag(name);
+  return {.name = tag,
+          .doc = absl::StrCat("fake algorithm ", tag),
+          .ranking = {.top_n = 20, .relevance_threshold = 1},
+          .make_contributor =
+              [tag](const v1::RoundPlan&) -> absl::StatusOr<std::unique_ptr<Contributor>> {
+            return absl::UnimplementedError(absl::StrCat(tag, " contributor"));
+          },
+          .restore_updater = [tag](absl::string_view) -> absl::StatusOr<std::unique_ptr<Updater>> {
+            return absl::UnimplementedError(absl::StrCat(tag, " restore"));
+          }};
+}
+
+TEST(AlgorithmRegistryTest, FindsDpmfRpWithThePapersRanking) {
+  absl::StatusOr<const AlgorithmDefinition*> dpmf_rp = FindAlgorithm("dpmf-rp");
+  ASSERT_TRUE(dpmf_rp.ok()) << dpmf_rp.status();
+  EXPECT_EQ((*dpmf_rp)->name, dpmf_rp::kAlgorithmName);
+  EXPECT_THAT((*dpmf_rp)->doc, HasSubstr("DPMF-RP"));
+  EXPECT_EQ((*dpmf_rp)->ranking.top_n, metrics::kDpmfRpRanking.top_n);
+  EXPECT_EQ((*dpmf_rp)->ranking.relevance_threshold, metrics::kDpmfRpRanking.relevance_threshold);
+}
+
+TEST(AlgorithmRegistryTest, UnknownNameIsNotFoundListingTheKnownOnes) {
+  const absl::Status unknown = FindAlgorithm("hdpmf").status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.message(), HasSubstr("unknown algorithm 'hdpmf' (known: "));
+  EXPECT_THAT(unknown.message(), HasSubstr("dpmf-rp"));
+  v1::RoundPlan plan;
+  plan.set_algorithm("hdpmf");
+  EXPECT_EQ(MakeContributor(plan).status(), unknown);
+  EXPECT_EQ(RestoreUpdater("hdpmf", "").status(), unknown);
+}
+
+TEST(AlgorithmRegistryTest, DispatchesByName) {
+  ASSERT_TRUE(RegisterAlgorithm(Fake("registry-test-dispatch")).ok());
+  v1::RoundPlan plan;
+  plan.set_algorithm("registry-test-dispatch");
+  EXPECT_EQ(MakeContributor(plan).status(),
+            absl::UnimplementedError("registry-test-dispatch contributor"));
+  EXPECT_EQ(RestoreUpdater("registry-test-dispatch", "").status(),
+            absl::UnimplementedError("registry-test-dispatch restore"));
+  // DPMF-RP's own factories answer for its name.
+  const std::unique_ptr<dpmf_rp::DpmfRpUpdater> updater =
+      dpmf_rp::DpmfRpUpdater::Create(
+          dpmf_rp::testing::SmallConfig(dpmf_rp::Mechanism::kNone, dpmf_rp::Projection::kNone))
+          .value();
+  const std::string state = updater->SerializeState().value();
+  absl::StatusOr<std::unique_ptr<Updater>> restored = RestoreUpdater("dpmf-rp", state);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ((*restored)->SerializeState().value(), state);
+  EXPECT_TRUE(MakeContributor(updater->Plan().value()).ok());
+}
+
+TEST(AlgorithmRegistryTest, RefusesANameRegisteredTwice) {
+  ASSERT_TRUE(RegisterAlgorithm(Fake("registry-test-twice")).ok());
+  const absl::Status again = RegisterAlgorithm(Fake("registry-test-twice"));
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "algorithm 'registry-test-twice' is registered twice");
+  EXPECT_EQ(RegisterAlgorithm(Fake("dpmf-rp")).code(), absl::StatusCode::kAlreadyExists);
+  // The first registration stays.
+  EXPECT_EQ(FindAlgorithm("registry-test-twice").value()->doc,
+            "fake algorithm registry-test-twice");
+}
+
+TEST(AlgorithmRegistryTest, RegistrarAbortsNamingADuplicate) {
+  EXPECT_DEATH(AlgorithmRegistrar{Fake("dpmf-rp")},
+               "ALREADY_EXISTS: algorithm 'dpmf-rp' is registered twice");
+}
+
+TEST(AlgorithmRegistryTest, RefusesIncompleteDefinitions) {
+  const auto refused = [](AlgorithmDefinition d) {
+    return RegisterAlgorithm(std::move(d)).code() == absl::StatusCode::kInvalidArgument;
+  };
+  AlgorithmDefinition d = Fake("");
+  EXPECT_TRUE(refused(d));
+  d = Fake("registry-test-incomplete");
+  d.doc.clear();
+  EXPECT_TRUE(refused(d));
+  d = Fake("registry-test-incomplete");
+  d.ranking.top_n = 0;
+  EXPECT_TRUE(refused(d));
+  d = Fake("registry-test-incomplete");
+  d.make_contributor = nullptr;
+  EXPECT_TRUE(refused(d));
+  d = Fake("registry-test-incomplete");
+  d.restore_updater = nullptr;
+  EXPECT_TRUE(refused(d));
+  EXPECT_EQ(FindAlgorithm("registry-test-incomplete").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(AlgorithmRegistryTest, ListsAlgorithmsByNameWithTheirDocLines) {
+  ASSERT_TRUE(RegisterAlgorithm(Fake("registry-test-a-longer-name")).ok());
+  std::vector<std::string> names;
+  for (const AlgorithmDefinition* d : RegisteredAlgorithms()) names.push_back(d->name);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_THAT(names, ::testing::IsSupersetOf({"dpmf-rp", "registry-test-a-longer-name"}));
+
+  // One line per algorithm, docs aligned after the longest name.
+  const std::vector<std::string> lines =
+      absl::StrSplit(DescribeAlgorithms(), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), names.size());
+  const std::string dpmf_rp_doc = FindAlgorithm("dpmf-rp").value()->doc;
+  const size_t doc_column = std::string("  registry-test-a-longer-name  ").size();
+  EXPECT_THAT(lines,
+              ::testing::Contains("  dpmf-rp" + std::string(doc_column - 9, ' ') + dpmf_rp_doc));
+  EXPECT_THAT(lines, ::testing::Contains("  registry-test-a-longer-name  fake algorithm "
+                                         "registry-test-a-longer-name"));
+}
+
+}  // namespace
+}  // namespace fedmf::algorithms

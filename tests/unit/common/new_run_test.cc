@@ -1,0 +1,78 @@
+#include "common/algorithms/new_run.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fedmf::algorithms {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+TEST(NewRunTest, StartsTheRegisteredFactoryWithTheSettings) {
+  RunSettings seen;
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-echo",
+                                    [&seen](const RunSettings& settings) -> absl::StatusOr<NewRun> {
+                                      seen = settings;
+                                      return NewRun{nullptr, {{"rounds", "7"}, {"k", "v"}}};
+                                    })
+                  .ok());
+  const RunSettings settings{.num_users = 40,
+                             .num_items = 30,
+                             .rounds = 7,
+                             .participation = 0.5,
+                             .min_clients = 3,
+                             .secure_aggregation = false,
+                             .epsilon = 2,
+                             .delta = 1e-5,
+                             .seed = 9};
+  absl::StatusOr<NewRun> run = StartNewRun("new-run-test-echo", settings);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_THAT(run->log_fields, ElementsAre(Pair("rounds", "7"), Pair("k", "v")));
+  EXPECT_EQ(seen.num_users, 40);
+  EXPECT_EQ(seen.num_items, 30);
+  EXPECT_EQ(seen.rounds, 7);
+  EXPECT_EQ(seen.participation, 0.5);
+  EXPECT_EQ(seen.min_clients, 3);
+  EXPECT_FALSE(seen.secure_aggregation);
+  EXPECT_EQ(seen.epsilon, 2);
+  EXPECT_EQ(seen.delta, 1e-5);
+  EXPECT_EQ(seen.seed, 9u);
+}
+
+TEST(NewRunTest, AlgorithmWithoutAFactoryCannotStart) {
+  const absl::Status status = StartNewRun("new-run-test-absent", RunSettings{}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("'new-run-test-absent' cannot start a run"));
+}
+
+TEST(NewRunTest, RefusesASecondFactoryAndIncompleteOnes) {
+  const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
+    return absl::UnimplementedError("never started");
+  };
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-twice", factory).ok());
+  const absl::Status again = RegisterNewRunFactory("new-run-test-twice", factory);
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(),
+            "new-run factory of algorithm 'new-run-test-twice' is registered twice");
+  EXPECT_EQ(RegisterNewRunFactory("dpmf-rp", factory).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(RegisterNewRunFactory("", factory).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterNewRunFactory("new-run-test-empty", nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(NewRunTest, RegistrarAbortsNamingADuplicate) {
+  const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
+    return absl::UnimplementedError("never started");
+  };
+  EXPECT_DEATH((NewRunRegistrar{"dpmf-rp", factory}),
+               "ALREADY_EXISTS: new-run factory of algorithm 'dpmf-rp' is registered twice");
+}
+
+}  // namespace
+}  // namespace fedmf::algorithms

@@ -1,0 +1,119 @@
+#include "server/coordinator_setup.h"
+
+#include <filesystem>
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/algorithms/registry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+ABSL_DECLARE_FLAG(std::string, algorithm);
+ABSL_DECLARE_FLAG(std::string, state_dir);
+ABSL_DECLARE_FLAG(std::string, mechanism);
+ABSL_DECLARE_FLAG(int64_t, rounds);
+ABSL_DECLARE_FLAG(uint64_t, seed);
+
+namespace fedmf::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+// An algorithm with its own ranking options and no new-run factory, whose checkpoints hold a
+// DPMF-RP updater.
+constexpr char kOther[] = "setup-test-other";
+const algorithms::AlgorithmRegistrar kOtherRegistrar({
+    .name = kOther,
+    .doc = "another algorithm",
+    .ranking = {.top_n = 20, .relevance_threshold = 3.5},
+    .make_contributor = [](const v1::RoundPlan& plan) { return algorithms::MakeContributor(plan); },
+    .restore_updater =
+        [](absl::string_view state) { return algorithms::RestoreUpdater("dpmf-rp", state); },
+});
+
+// Every test starts from the flags' defaults with --mechanism=none (no calibration: fast).
+class CoordinatorSetupTest : public ::testing::Test {
+ protected:
+  void SetUp() override { absl::SetFlag(&FLAGS_mechanism, "none"); }
+
+  absl::FlagSaver restore_flags_after_test_;
+};
+
+TEST_F(CoordinatorSetupTest, UsageListsTheAlgorithms) {
+  const std::string usage = UsageWithAlgorithms("fedmf-test: trains");
+  EXPECT_EQ(usage, absl::StrCat("fedmf-test: trains\n\nAlgorithms (--algorithm=NAME, default "
+                                "dpmf-rp):\n",
+                                absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n")));
+  EXPECT_THAT(usage, HasSubstr("\n  setup-test-other  another algorithm"));
+}
+
+TEST_F(CoordinatorSetupTest, UnknownAlgorithmIsNotFoundListingTheKnownOnes) {
+  absl::SetFlag(&FLAGS_algorithm, "hdpmf");
+  for (const absl::Status& status :
+       {CoordinatorOptionsFromFlags().status(), InitialStateFromFlags(40, 30).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(status.message(), HasSubstr("unknown algorithm 'hdpmf' (known: dpmf-rp"));
+  }
+}
+
+TEST_F(CoordinatorSetupTest, EvaluationRanksWithTheAlgorithmsOptions) {
+  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->eval_ranking.top_n, metrics::kDpmfRpRanking.top_n);
+  EXPECT_EQ(options->eval_ranking.relevance_threshold, metrics::kDpmfRpRanking.relevance_threshold);
+  absl::SetFlag(&FLAGS_algorithm, kOther);
+  options = CoordinatorOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->eval_ranking.top_n, 20);
+  EXPECT_EQ(options->eval_ranking.relevance_threshold, 3.5);
+}
+
+TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {
+  absl::SetFlag(&FLAGS_rounds, 3);
+  absl::SetFlag(&FLAGS_seed, 11);
+  absl::StatusOr<CoordinatorState> state = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->algorithm, "dpmf-rp");
+  EXPECT_EQ(state->updater->round(), 0);
+  EXPECT_EQ(state->total_rounds, 3);
+  EXPECT_EQ(state->sampling_seed, 11u);
+  EXPECT_EQ(state->updater->Plan().value().algorithm(), "dpmf-rp");
+}
+
+TEST_F(CoordinatorSetupTest, AlgorithmWithoutANewRunFactoryCannotStart) {
+  absl::SetFlag(&FLAGS_algorithm, kOther);
+  const absl::Status status = InitialStateFromFlags(40, 30).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("cannot start a run"));
+}
+
+TEST_F(CoordinatorSetupTest, ResumesOnlyTheCheckpointsAlgorithm) {
+  absl::StatusOr<CoordinatorState> fresh = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  fresh->algorithm = kOther;
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_resume").string();
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(SaveCheckpoint(dir, *fresh).ok());
+  absl::SetFlag(&FLAGS_state_dir, dir);
+
+  const absl::Status refused = InitialStateFromFlags(40, 30).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("is a run of algorithm 'setup-test-other', not of --algorithm=dpmf-rp; "
+                        "resume it with --algorithm=setup-test-other"));
+
+  absl::SetFlag(&FLAGS_algorithm, kOther);
+  absl::StatusOr<CoordinatorState> resumed = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->algorithm, kOther);
+  EXPECT_EQ(resumed->updater->SerializeState().value(), fresh->updater->SerializeState().value());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fedmf::server
