@@ -57,7 +57,7 @@ absl::Status ValidateEntry(const LedgerEntry& entry) {
 }
 
 absl::StatusOr<PrivacyLedger> PrivacyLedger::Create(std::vector<double> orders) {
-  absl::StatusOr<RdpAccountant> accountant = RdpAccountant::Create(std::move(orders));
+  absl::StatusOr<PrivacyAccountant> accountant = PrivacyAccountant::Create(std::move(orders));
   if (!accountant.ok()) return accountant.status();
   return PrivacyLedger(*std::move(accountant));
 }
@@ -70,7 +70,11 @@ absl::Status PrivacyLedger::Append(LedgerEntry entry) {
   }
   absl::StatusOr<RdpCurve> curve = RdpCurve::Create(orders(), entry.rdp);
   if (!curve.ok()) return curve.status();
-  if (absl::Status s = accountant_.Compose(*curve); !s.ok()) return s;
+  if (absl::Status s =
+          accountant_.Compose(PrivacyCost::FromRdp(*std::move(curve), PrivacyUnit::kUser));
+      !s.ok()) {
+    return s;
+  }
   entries_.push_back(std::move(entry));
   return absl::OkStatus();
 }

@@ -1,7 +1,7 @@
 // PrivacyLedger: the append-only record of every privacy-relevant release of a training run (one
 // entry per mechanism run, in round order) and the RDP accountant over it: what has been spent so
-// far and whether another round of a mechanism still fits a budget. Text form:
-// ledger_text_format.h.
+// far and whether another round of a mechanism still fits a budget. Every entry is a per-user RDP
+// release. Text form: ledger_text_format.h.
 #ifndef FEDMF_COMMON_DP_PRIVACY_LEDGER_H_
 #define FEDMF_COMMON_DP_PRIVACY_LEDGER_H_
 
@@ -13,7 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/dp/dp_conversion.h"
-#include "common/dp/rdp_accountant.h"
+#include "common/dp/privacy_accountant.h"
+#include "common/dp/privacy_cost.h"
 #include "common/dp/rdp_curve.h"
 
 namespace fedmf::dp {
@@ -41,28 +42,29 @@ class PrivacyLedger {
   // Appends `entry` with its rdp taken from `curve`, which must be on the ledger's grid.
   absl::Status Record(LedgerEntry entry, const RdpCurve& curve);
 
-  const std::vector<double>& orders() const { return accountant_.spent().orders(); }
+  const std::vector<double>& orders() const { return accountant_.spent().rdp().orders(); }
   absl::Span<const LedgerEntry> entries() const { return entries_; }
 
-  // Spent so far: the composed RDP curve, and its report (alpha = 2 total, epsilon at delta).
-  const RdpCurve& spent() const { return accountant_.spent(); }
+  // Spent so far: the composed cost, and its report (alpha = 2 total, epsilon at delta).
+  const PrivacyCost& spent() const { return accountant_.spent(); }
   absl::StatusOr<PrivacyReport> Report(double delta) const { return accountant_.Report(delta); }
 
   // Whether `rounds` more releases with guarantee `next` keep the total within `budget`.
   absl::StatusOr<bool> CanAfford(const RdpCurve& next, const PrivacyBudget& budget,
                                  int64_t rounds = 1) const {
-    return accountant_.CanAfford(next, budget, rounds);
+    return accountant_.CanAfford(PrivacyCost::FromRdp(next, PrivacyUnit::kUser), budget, rounds);
   }
   // How many more such releases fit (at most max_rounds).
   absl::StatusOr<int64_t> AffordableRounds(const RdpCurve& next, const PrivacyBudget& budget,
                                            int64_t max_rounds) const {
-    return accountant_.AffordableCount(next, budget, max_rounds);
+    return accountant_.AffordableCount(PrivacyCost::FromRdp(next, PrivacyUnit::kUser), budget,
+                                       max_rounds);
   }
 
  private:
-  explicit PrivacyLedger(RdpAccountant accountant) : accountant_(std::move(accountant)) {}
+  explicit PrivacyLedger(PrivacyAccountant accountant) : accountant_(std::move(accountant)) {}
 
-  RdpAccountant accountant_;
+  PrivacyAccountant accountant_;
   std::vector<LedgerEntry> entries_;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -15,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/pbm_calibration.h"
+#include "common/dp/privacy_cost.h"
 #include "common/dp/rdp_curve.h"
 #include "common/dp/rdp_pbm.h"
 #include "common/util/cli.h"
@@ -122,7 +124,9 @@ absl::StatusOr<std::string> Row(const Settings& s, double ratio, double epsilon)
   if (!total.ok()) return total.status();
   const double times = static_cast<double>(s.rounds) * dimension;
   if (absl::Status st = total->Compose(*coordinate, times); !st.ok()) return st;
-  absl::StatusOr<PrivacyReport> report = Report(*total, s.report_delta);
+  // PBM releases protect one user's whole contribution per round.
+  absl::StatusOr<PrivacyReport> report =
+      Report(PrivacyCost::FromRdp(*std::move(total), PrivacyUnit::kUser), s.report_delta);
   if (!report.ok()) return report.status();
 
   // The paper's eq. (19) at alpha = 2 reads rdp = 4 C_0 theta^2 q / ((1 - 2 theta)^4 n); the
@@ -153,8 +157,8 @@ int Main() {
   const std::string budget = s->delta > 0 ? absl::StrFormat("(epsilon, %g)-DP", s->delta)
                                           : absl::StrFormat("RDP epsilon at alpha = %g", s->alpha);
   std::cout << absl::StrFormat(
-      "PBM for DPMF-RP: budget = %s over T = %d rounds, %d participants per round, n_min = %d%s, "
-      "m = %d, k = %d\n\n",
+      "PBM for DPMF-RP: budget = %s per user (worst case: every user may take part in every "
+      "round) over T = %d rounds, %d participants per round, n_min = %d%s, m = %d, k = %d\n\n",
       budget, s->rounds, s->participants, s->n_min, s->n_min == 1 ? " (no secure aggregation)" : "",
       s->items, s->k);
   std::cout << "| m/p | p | p' | d = p'k | budget eps | theta | q | bits/coord (client) | "

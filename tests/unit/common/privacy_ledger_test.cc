@@ -34,7 +34,7 @@ TEST(PrivacyLedgerTest, SpentIsTheSumOfTheEntries) {
   laplace.params = {{"scale_over_sensitivity", 2}};
   ASSERT_TRUE(ledger->Record(laplace, *RdpCurve::Create({2, 8}, {0.5, 0.5})).ok());
   EXPECT_EQ(ledger->entries().size(), 3u);
-  EXPECT_THAT(ledger->spent().values(), ElementsAre(1.0, 2.5));
+  EXPECT_THAT(ledger->spent().rdp().values(), ElementsAre(1.0, 2.5));
   absl::StatusOr<PrivacyReport> report = ledger->Report(1e-5);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->rdp_order2, 1.0);
@@ -48,7 +48,7 @@ TEST(PrivacyLedgerTest, IsAppendOnlyInRoundOrder) {
   ASSERT_TRUE(ledger->Append(Entry(5, {0.1})).ok());
   EXPECT_THAT(ledger->Append(Entry(4, {0.1})).message(), HasSubstr("append-only"));
   EXPECT_EQ(ledger->entries().size(), 1u);
-  EXPECT_EQ(*ledger->spent().At(2), 0.1);
+  EXPECT_EQ(*ledger->spent().rdp().At(2), 0.1);
 }
 
 TEST(PrivacyLedgerTest, RejectsMalformedEntries) {
@@ -72,7 +72,7 @@ TEST(PrivacyLedgerTest, RejectsMalformedEntries) {
   EXPECT_THAT(ledger->Record(Entry(0, {}), *RdpCurve::Create({2, 9}, {0.1, 0.2})).message(),
               HasSubstr("grid"));
   EXPECT_TRUE(ledger->entries().empty());
-  EXPECT_THAT(ledger->spent().values(), ElementsAre(0.0, 0.0));
+  EXPECT_THAT(ledger->spent().rdp().values(), ElementsAre(0.0, 0.0));
 }
 
 TEST(PrivacyLedgerTest, AnInfiniteReleaseIsRecordedAndExhaustsEveryBudget) {
