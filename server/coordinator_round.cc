@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
-#include "common/dp/rdp_curve.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
@@ -74,9 +73,7 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
       state_.updater->RoundPrivacy(plan.min_contributors(), state_.ledger.orders());
   if (!entry.ok()) return entry.status();
   if (!*entry) return true;
-  absl::StatusOr<dp::RdpCurve> curve = dp::RdpCurve::Create(state_.ledger.orders(), (*entry)->rdp);
-  if (!curve.ok()) return curve.status();
-  return state_.ledger.CanAfford(*curve, *budget);
+  return state_.ledger.CanAfford(**entry, *budget);
 }
 
 absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
