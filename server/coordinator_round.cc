@@ -1,11 +1,13 @@
 // The driver side of Coordinator: the round loop and one round's SecAgg stages.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "client/secagg_params.h"
+#include "common/dp/privacy_unit.h"
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
@@ -163,7 +165,10 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
              report.ok()) {
     line.Add("epsilon_rdp2", report->rdp_order2)
         .Add("epsilon_dp", report->improved.epsilon)
-        .Add("delta", options_.report_delta);
+        .Add("delta", options_.report_delta)
+        .Add("privacy_unit", dp::PrivacyUnitName(report->unit))
+        .Add("privacy_bound", report->heterogeneous ? "worst_case_heterogeneous" : "worst_case");
+    if (std::isfinite(report->pure_epsilon)) line.Add("epsilon_pure", report->pure_epsilon);
   }
   if (!outcome->applied) line.Add("reason", outcome->reason);
   return outcome;
