@@ -18,6 +18,7 @@ namespace {
 
 constexpr absl::string_view kLedgerHeaderV1 = "fedmf-privacy-ledger v1";
 constexpr absl::string_view kLedgerHeader = "fedmf-privacy-ledger v2";
+constexpr absl::string_view kParticipantHeader = "fedmf-participant-budget v1";
 
 using FieldMap = absl::flat_hash_map<std::string, std::string>;
 
@@ -144,6 +145,62 @@ absl::StatusOr<LedgerEntry> ParseEntry(int line, absl::string_view rest, size_t 
   return e;
 }
 
+absl::string_view BudgetKindName(PrivacyBudget::Kind kind) {
+  switch (kind) {
+    case PrivacyBudget::Kind::kRdp:
+      return "rdp";
+    case PrivacyBudget::Kind::kApproxDp:
+      return "approx_dp";
+    case PrivacyBudget::Kind::kPureDp:
+      return "pure";
+  }
+  return "unknown";
+}
+
+std::string BudgetLine(const PrivacyBudget& b) {
+  std::string line = absl::StrCat("budget kind=", BudgetKindName(b.kind),
+                                  " unit=", PrivacyUnitName(b.unit), " epsilon=", Num(b.epsilon));
+  if (b.kind == PrivacyBudget::Kind::kRdp) absl::StrAppend(&line, " order=", Num(b.order));
+  if (b.kind == PrivacyBudget::Kind::kApproxDp) absl::StrAppend(&line, " delta=", Num(b.delta));
+  return absl::StrCat(line, "\n");
+}
+
+absl::StatusOr<PrivacyBudget> ParseBudget(int line, absl::string_view text) {
+  if (!absl::StartsWith(text, "budget ")) {
+    return LineError(line, absl::StrCat("expected 'budget kind=...', got '", text, "'"));
+  }
+  absl::StatusOr<FieldMap> f =
+      Fields(line, text.substr(7), {"kind", "unit", "epsilon"}, {"order", "delta"});
+  if (!f.ok()) return f.status();
+  const std::string& kind = (*f)["kind"];
+  if (kind != "rdp" && kind != "approx_dp" && kind != "pure") {
+    return LineError(
+        line, absl::StrCat("field 'kind': expected rdp, approx_dp or pure, got '", kind, "'"));
+  }
+  const bool wants_order = kind == "rdp";
+  const bool wants_delta = kind == "approx_dp";
+  if (f->contains("order") != wants_order || f->contains("delta") != wants_delta) {
+    return LineError(line, absl::StrCat("a budget of kind ", kind, " needs ",
+                                        wants_order   ? "an 'order' and no 'delta'"
+                                        : wants_delta ? "a 'delta' and no 'order'"
+                                                      : "neither 'order' nor 'delta'"));
+  }
+  absl::StatusOr<PrivacyUnit> unit = ParsePrivacyUnit((*f)["unit"]);
+  if (!unit.ok()) return LineError(line, absl::StrCat("field 'unit': ", unit.status().message()));
+  absl::StatusOr<double> epsilon = ParseDouble(line, "epsilon", (*f)["epsilon"]);
+  if (!epsilon.ok()) return epsilon.status();
+  PrivacyBudget b = PrivacyBudget::PureDp(*epsilon, *unit);
+  if (wants_order || wants_delta) {
+    const char* key = wants_order ? "order" : "delta";
+    absl::StatusOr<double> x = ParseDouble(line, key, (*f)[key]);
+    if (!x.ok()) return x.status();
+    b = wants_order ? PrivacyBudget::Rdp(*epsilon, *x, *unit)
+                    : PrivacyBudget::ApproxDp(*epsilon, *x, *unit);
+  }
+  if (absl::Status s = ValidateBudget(b); !s.ok()) return LineError(line, s.message());
+  return b;
+}
+
 // The orders line and one line per entry.
 void AppendBody(const PrivacyLedger& ledger, std::string* out) {
   absl::StrAppend(out, "orders");
@@ -261,6 +318,29 @@ absl::StatusOr<PrivacyLedger> ParseLedger(absl::string_view text) {
                                      "'), got '", header, "'"));
   }
   return ParseBody(text, *lines, 1, /*legacy=*/header == kLedgerHeaderV1);
+}
+
+std::string SerializeParticipantBudget(const ParticipantBudget& participant) {
+  std::string out = absl::StrCat(kParticipantHeader, "\n", BudgetLine(participant.budget()));
+  AppendBody(participant.ledger(), &out);
+  return out;
+}
+
+absl::StatusOr<ParticipantBudget> ParseParticipantBudget(absl::string_view text) {
+  absl::StatusOr<std::vector<absl::string_view>> lines = Lines(text, 4);
+  if (!lines.ok()) return lines.status();
+  if ((*lines)[0] != kParticipantHeader) {
+    return LineError(
+        1, absl::StrCat("expected header '", kParticipantHeader, "', got '", (*lines)[0], "'"));
+  }
+  absl::StatusOr<PrivacyBudget> budget = ParseBudget(2, (*lines)[1]);
+  if (!budget.ok()) return budget.status();
+  absl::StatusOr<PrivacyLedger> ledger = ParseBody(text, *lines, 2, /*legacy=*/false);
+  if (!ledger.ok()) return ledger.status();
+  absl::StatusOr<ParticipantBudget> participant =
+      ParticipantBudget::Restore(*budget, *std::move(ledger));
+  if (!participant.ok()) return LineError(2, participant.status().message());
+  return participant;
 }
 
 }  // namespace fedmf::dp

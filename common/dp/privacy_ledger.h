@@ -3,7 +3,7 @@
 // and whether another release still fits a budget. Each entry says which unit it protects (one
 // user or one rating) and costs either an RDP curve or a pure epsilon; a heterogeneous entry
 // records the largest cost any participant may incur, each participant's own cost being known
-// only to it. Text form: ledger_text_format.h.
+// only to it (participant_budget.h). Text form: ledger_text_format.h.
 #ifndef FEDMF_COMMON_DP_PRIVACY_LEDGER_H_
 #define FEDMF_COMMON_DP_PRIVACY_LEDGER_H_
 

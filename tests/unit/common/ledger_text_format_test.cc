@@ -286,5 +286,88 @@ TEST(LedgerTextFormatTest, EveryPrefixAndByteFlipIsHandled) {
   }
 }
 
+// A participant's budget and ledger: the budget line is covered by the checksum too.
+ParticipantBudget SmallParticipant(const PrivacyBudget& budget) {
+  absl::StatusOr<ParticipantBudget> p = ParticipantBudget::Create(budget, {2, 8});
+  EXPECT_TRUE(p.ok()) << p.status();
+  LedgerEntry e;
+  e.round = 2;
+  e.mechanism = "binary-rr";
+  e.participants = 50;
+  e.n_min = 1;
+  e.unit = PrivacyUnit::kRating;
+  e.pure_epsilon = 0.25;
+  EXPECT_TRUE(p->Charge(e).ok());
+  return *std::move(p);
+}
+
+TEST(LedgerTextFormatTest, ParticipantBudgetRoundTripsForEveryKind) {
+  const std::vector<std::pair<PrivacyBudget, std::string>> cases = {
+      {PrivacyBudget::PureDp(1, PrivacyUnit::kRating), "budget kind=pure unit=rating epsilon=1\n"},
+      {PrivacyBudget::Rdp(2, 8, PrivacyUnit::kRating),
+       "budget kind=rdp unit=rating epsilon=2 order=8\n"},
+      {PrivacyBudget::ApproxDp(3, 1e-6, PrivacyUnit::kRating),
+       "budget kind=approx_dp unit=rating epsilon=3 delta=9.9999999999999995e-07\n"}};
+  for (const auto& [budget, line] : cases) {
+    const ParticipantBudget participant = SmallParticipant(budget);
+    const std::string text = SerializeParticipantBudget(participant);
+    const std::string body = absl::StrCat(
+        "fedmf-participant-budget v1\n", line,
+        "orders 2 8\n"
+        "entry round=2 mechanism=binary-rr unit=rating participants=50 n_min=1 params= "
+        "heterogeneous=no epsilon=0.25\n");
+    EXPECT_EQ(text, WithTrailer(body, 1));
+    absl::StatusOr<ParticipantBudget> parsed = ParseParticipantBudget(text);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->budget().kind, budget.kind);
+    EXPECT_EQ(parsed->budget().unit, budget.unit);
+    EXPECT_EQ(parsed->budget().epsilon, budget.epsilon);
+    EXPECT_EQ(parsed->budget().order, budget.order);
+    EXPECT_EQ(parsed->budget().delta, budget.delta);
+    EXPECT_EQ(parsed->ledger().spent(), participant.ledger().spent());
+    EXPECT_EQ(SerializeParticipantBudget(*parsed), text);
+  }
+}
+
+TEST(LedgerTextFormatTest, ParticipantBudgetErrorsNameTheLineAndField) {
+  const std::string good =
+      SerializeParticipantBudget(SmallParticipant(PrivacyBudget::PureDp(1, PrivacyUnit::kRating)));
+  const std::string body = good.substr(0, good.rfind("end "));
+  auto corrupt = [&](absl::string_view from, absl::string_view to) {
+    return WithTrailer(absl::StrReplaceAll(body, {{from, to}}), 1);
+  };
+  auto error = [](absl::string_view text) {
+    absl::StatusOr<ParticipantBudget> parsed = ParseParticipantBudget(text);
+    EXPECT_FALSE(parsed.ok()) << text;
+    return std::string(parsed.status().message());
+  };
+  EXPECT_THAT(error(corrupt("budget v1", "budget v2")), HasSubstr("line 1"));
+  EXPECT_THAT(error(corrupt("kind=pure", "kind=renyi")),
+              AllOf(HasSubstr("line 2"), HasSubstr("field 'kind'"), HasSubstr("'renyi'")));
+  EXPECT_THAT(error(corrupt("epsilon=1\n", "epsilon=1 order=2\n")),
+              AllOf(HasSubstr("line 2"), HasSubstr("neither 'order' nor 'delta'")));
+  EXPECT_THAT(error(corrupt("kind=pure", "kind=rdp")),
+              AllOf(HasSubstr("line 2"), HasSubstr("an 'order'")));
+  EXPECT_THAT(error(corrupt("kind=pure unit=rating epsilon=1\n",
+                            "kind=rdp unit=rating epsilon=1 order=3\n")),
+              AllOf(HasSubstr("line 2"), HasSubstr("order 3"), HasSubstr("grid")));
+  EXPECT_THAT(error(corrupt("epsilon=1\n", "epsilon=-1\n")),
+              AllOf(HasSubstr("line 2"), HasSubstr("budget epsilon")));
+  EXPECT_THAT(error(corrupt("unit=rating epsilon=1", "unit=users epsilon=1")),
+              AllOf(HasSubstr("line 2"), HasSubstr("field 'unit'")));
+  EXPECT_THAT(error(corrupt("budget kind", "budgets kind")), HasSubstr("line 2"));
+  EXPECT_THAT(error(corrupt("epsilon=0.25", "epsilon=x")),
+              AllOf(HasSubstr("line 4"), HasSubstr("field 'epsilon'")));
+  // A ledger is not a participant's budget, nor the converse.
+  EXPECT_THAT(error(SerializeLedger(SmallLedger())), HasSubstr("line 1"));
+  EXPECT_THAT(Error(good), HasSubstr("line 1"));
+  // A raised budget is caught by the checksum.
+  EXPECT_THAT(error(absl::StrReplaceAll(good, {{"epsilon=1\n", "epsilon=9\n"}})),
+              AllOf(HasSubstr("line 5"), HasSubstr("fnv1a64")));
+  for (size_t n = 0; n < good.size(); ++n) {
+    EXPECT_FALSE(ParseParticipantBudget(absl::string_view(good).substr(0, n)).ok()) << n;
+  }
+}
+
 }  // namespace
 }  // namespace fedmf::dp
