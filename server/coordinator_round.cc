@@ -1,11 +1,12 @@
 // The driver side of Coordinator: the round loop and one round's SecAgg stages.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/dp/rdp_curve.h"
+#include "common/dp/privacy_unit.h"
 #include "common/util/event_log.h"
 #include "crypto/secagg/stages.h"
 #include "server/cohort.h"
@@ -76,9 +77,7 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
       state_.updater->RoundPrivacy(plan.min_contributors(), state_.ledger.orders());
   if (!entry.ok()) return entry.status();
   if (!*entry) return true;
-  absl::StatusOr<dp::RdpCurve> curve = dp::RdpCurve::Create(state_.ledger.orders(), (*entry)->rdp);
-  if (!curve.ok()) return curve.status();
-  return state_.ledger.CanAfford(*curve, *budget);
+  return state_.ledger.CanAfford(**entry, *budget);
 }
 
 absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
@@ -206,7 +205,10 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
              report.ok()) {
     line.Add("epsilon_rdp2", report->rdp_order2)
         .Add("epsilon_dp", report->improved.epsilon)
-        .Add("delta", options_.report_delta);
+        .Add("delta", options_.report_delta)
+        .Add("privacy_unit", dp::PrivacyUnitName(report->unit))
+        .Add("privacy_bound", report->heterogeneous ? "worst_case_heterogeneous" : "worst_case");
+    if (std::isfinite(report->pure_epsilon)) line.Add("epsilon_pure", report->pure_epsilon);
   }
   if (!outcome->applied) line.Add("reason", outcome->reason);
   return outcome;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace fedmf::dp {
 namespace {
@@ -65,38 +66,48 @@ absl::StatusOr<double> DeltaImproved(const RdpCurve& curve, double epsilon) {
   return std::exp(log_delta);
 }
 
-absl::StatusOr<PrivacyReport> Report(const RdpCurve& curve, double delta) {
-  PrivacyReport report;
-  report.delta = delta;
-  absl::StatusOr<double> rdp2 = curve.At(2.0);
-  if (!rdp2.ok()) return rdp2.status();
-  report.rdp_order2 = *rdp2;
-  absl::StatusOr<EpsilonAtOrder> improved = EpsilonImproved(curve, delta);
-  if (!improved.ok()) return improved.status();
-  report.improved = *improved;
-  absl::StatusOr<EpsilonAtOrder> classic = EpsilonClassic(curve, delta);
-  if (!classic.ok()) return classic.status();
-  report.classic = *classic;
-  return report;
-}
-
 absl::Status ValidateBudget(const PrivacyBudget& budget) {
   if (!(budget.epsilon >= 0) || std::isinf(budget.epsilon)) {
     return absl::InvalidArgumentError(
         absl::StrCat("budget epsilon must be finite and >= 0, got ", budget.epsilon));
   }
-  if (budget.kind == PrivacyBudget::Kind::kRdp) {
-    if (!std::isfinite(budget.order) || budget.order <= 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("budget order must be finite and > 1, got ", budget.order));
-    }
-    return absl::OkStatus();
+  switch (budget.kind) {
+    case PrivacyBudget::Kind::kRdp:
+      if (!std::isfinite(budget.order) || budget.order <= 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("budget order must be finite and > 1, got ", budget.order));
+      }
+      return absl::OkStatus();
+    case PrivacyBudget::Kind::kApproxDp:
+      return ValidateDelta(budget.delta);
+    case PrivacyBudget::Kind::kPureDp:
+      return absl::OkStatus();
   }
-  return ValidateDelta(budget.delta);
+  return absl::InvalidArgumentError("budget kind is not rdp, approx_dp or pure");
+}
+
+std::string FormatBudget(const PrivacyBudget& budget) {
+  const absl::string_view unit = PrivacyUnitName(budget.unit);
+  switch (budget.kind) {
+    case PrivacyBudget::Kind::kRdp:
+      return absl::StrFormat("RDP epsilon %g at alpha %g per %s", budget.epsilon, budget.order,
+                             unit);
+    case PrivacyBudget::Kind::kApproxDp:
+      return absl::StrFormat("(%g, %g)-DP per %s", budget.epsilon, budget.delta, unit);
+    case PrivacyBudget::Kind::kPureDp:
+      return absl::StrFormat("pure epsilon %g per %s", budget.epsilon, unit);
+  }
+  return "unknown budget kind";
 }
 
 absl::StatusOr<double> SpentEpsilon(const RdpCurve& curve, const PrivacyBudget& budget) {
   if (absl::Status s = ValidateBudget(budget); !s.ok()) return s;
+  if (budget.kind == PrivacyBudget::Kind::kPureDp) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a pure epsilon budget (epsilon ", budget.epsilon,
+        ") cannot be measured on an RDP curve: RDP at finitely many orders implies no pure-DP "
+        "bound"));
+  }
   if (budget.kind == PrivacyBudget::Kind::kRdp) return curve.At(budget.order);
   absl::StatusOr<EpsilonAtOrder> eps = EpsilonImproved(curve, budget.delta);
   if (!eps.ok()) return eps.status();

@@ -1,9 +1,14 @@
-// Conversions from a Renyi-DP curve to (epsilon, delta)-DP, the paper's own alpha = 2 convention,
-// and privacy budgets expressed either way. Every conversion minimizes over the curve's orders.
+// Conversions from a Renyi-DP curve to (epsilon, delta)-DP, and privacy budgets: RDP at an order
+// (the paper's alpha = 2 convention), (epsilon, delta)-DP, or pure epsilon-DP. Every conversion
+// minimizes over the curve's orders. Measuring a whole privacy cost (RDP and pure epsilon) against
+// a budget: privacy_cost.h.
 #ifndef FEDMF_COMMON_DP_DP_CONVERSION_H_
 #define FEDMF_COMMON_DP_DP_CONVERSION_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "common/dp/privacy_unit.h"
 #include "common/dp/rdp_curve.h"
 
 namespace fedmf::dp {
@@ -24,36 +29,40 @@ absl::StatusOr<EpsilonAtOrder> EpsilonClassic(const RdpCurve& curve, double delt
 // Inverse of EpsilonImproved: the smallest delta (capped at 1) at which the curve gives epsilon.
 absl::StatusOr<double> DeltaImproved(const RdpCurve& curve, double epsilon);
 
-// Everything reported for a spent curve.
-struct PrivacyReport {
-  double delta = 0;
-  double rdp_order2 = 0;    // the DPMF-RP convention: RDP epsilon at alpha = 2, summed over rounds
-  EpsilonAtOrder improved;  // (improved.epsilon, delta)-DP
-  EpsilonAtOrder classic;   // (classic.epsilon, delta)-DP
-};
-// Requires order 2 on the curve's grid.
-absl::StatusOr<PrivacyReport> Report(const RdpCurve& curve, double delta);
-
-// A privacy budget for a whole training run, either an RDP epsilon at one order (the paper's
-// "epsilon at alpha = 2") or (epsilon, delta)-DP measured with EpsilonImproved.
+// A privacy budget for a whole training run or a participant's lifetime, for one privacy unit:
+// an RDP epsilon at one order (the paper's "epsilon at alpha = 2"), (epsilon, delta)-DP measured
+// with EpsilonImproved, or pure epsilon-DP under basic composition (the sum of the releases'
+// epsilons).
 struct PrivacyBudget {
-  enum class Kind { kRdp, kApproxDp };
+  enum class Kind { kRdp, kApproxDp, kPureDp };
   Kind kind = Kind::kRdp;
   double epsilon = 0;
   double order = 2;  // kRdp: the order (must be on the grid of the curves it is checked against)
   double delta = 0;  // kApproxDp
+  // What the budget protects; releases that protect a smaller unit do not fit it (privacy_unit.h).
+  PrivacyUnit unit = PrivacyUnit::kUser;
 
-  static PrivacyBudget Rdp(double epsilon, double order = 2) {
-    return {Kind::kRdp, epsilon, order, 0};
+  static PrivacyBudget Rdp(double epsilon, double order = 2,
+                           PrivacyUnit unit = PrivacyUnit::kUser) {
+    return {Kind::kRdp, epsilon, order, 0, unit};
   }
-  static PrivacyBudget ApproxDp(double epsilon, double delta) {
-    return {Kind::kApproxDp, epsilon, 0, delta};
+  static PrivacyBudget ApproxDp(double epsilon, double delta,
+                                PrivacyUnit unit = PrivacyUnit::kUser) {
+    return {Kind::kApproxDp, epsilon, 0, delta, unit};
+  }
+  static PrivacyBudget PureDp(double epsilon, PrivacyUnit unit = PrivacyUnit::kUser) {
+    return {Kind::kPureDp, epsilon, 0, 0, unit};
   }
 };
 
 absl::Status ValidateBudget(const PrivacyBudget& budget);
 
-// The epsilon `curve` spends, measured the way `budget` is expressed.
+// For people: "RDP epsilon 1 at alpha 2 per user", "(1, 1e-05)-DP per user" or "pure epsilon 0.5
+// per rating".
+std::string FormatBudget(const PrivacyBudget& budget);
+
+// The epsilon `curve` spends, measured the way `budget` is expressed. InvalidArgument for a pure
+// budget: RDP at finitely many orders implies no pure-DP bound.
 absl::StatusOr<double> SpentEpsilon(const RdpCurve& curve, const PrivacyBudget& budget);
 
 // SpentEpsilon(curve, budget) <= budget.epsilon.

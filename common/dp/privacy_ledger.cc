@@ -47,6 +47,15 @@ absl::Status ValidateEntry(const LedgerEntry& entry) {
         "clients is not covered by its guarantee); got n_min=",
         entry.n_min, " participants=", entry.participants));
   }
+  if (entry.pure_epsilon.has_value() == !entry.rdp.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ledger entry needs exactly one of an RDP curve and a pure epsilon; got ", entry.rdp.size(),
+        " RDP values and ", entry.pure_epsilon.has_value() ? "a" : "no", " pure epsilon"));
+  }
+  if (entry.pure_epsilon && !(*entry.pure_epsilon >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ledger pure epsilon must be >= 0 or inf, got ", *entry.pure_epsilon));
+  }
   for (size_t i = 0; i < entry.rdp.size(); ++i) {
     if (std::isnan(entry.rdp[i]) || entry.rdp[i] < 0) {
       return absl::InvalidArgumentError(
@@ -57,20 +66,29 @@ absl::Status ValidateEntry(const LedgerEntry& entry) {
 }
 
 absl::StatusOr<PrivacyLedger> PrivacyLedger::Create(std::vector<double> orders) {
-  absl::StatusOr<RdpAccountant> accountant = RdpAccountant::Create(std::move(orders));
+  absl::StatusOr<PrivacyAccountant> accountant = PrivacyAccountant::Create(std::move(orders));
   if (!accountant.ok()) return accountant.status();
   return PrivacyLedger(*std::move(accountant));
 }
 
-absl::Status PrivacyLedger::Append(LedgerEntry entry) {
+absl::StatusOr<PrivacyCost> PrivacyLedger::Cost(const LedgerEntry& entry) const {
   if (absl::Status s = ValidateEntry(entry); !s.ok()) return s;
+  if (entry.pure_epsilon) {
+    return PrivacyCost::FromPureDp(*entry.pure_epsilon, orders(), entry.unit, entry.heterogeneous);
+  }
+  absl::StatusOr<RdpCurve> curve = RdpCurve::Create(orders(), entry.rdp);
+  if (!curve.ok()) return curve.status();
+  return PrivacyCost::FromRdp(*std::move(curve), entry.unit, entry.heterogeneous);
+}
+
+absl::Status PrivacyLedger::Append(LedgerEntry entry) {
+  absl::StatusOr<PrivacyCost> cost = Cost(entry);
+  if (!cost.ok()) return cost.status();
   if (!entries_.empty() && entry.round < entries_.back().round) {
     return absl::InvalidArgumentError(absl::StrCat("ledger is append-only: round ", entry.round,
                                                    " after round ", entries_.back().round));
   }
-  absl::StatusOr<RdpCurve> curve = RdpCurve::Create(orders(), entry.rdp);
-  if (!curve.ok()) return curve.status();
-  if (absl::Status s = accountant_.Compose(*curve); !s.ok()) return s;
+  if (absl::Status s = accountant_.Compose(*cost); !s.ok()) return s;
   entries_.push_back(std::move(entry));
   return absl::OkStatus();
 }
@@ -81,6 +99,21 @@ absl::Status PrivacyLedger::Record(LedgerEntry entry, const RdpCurve& curve) {
   }
   entry.rdp = curve.values();
   return Append(std::move(entry));
+}
+
+absl::StatusOr<bool> PrivacyLedger::CanAfford(const LedgerEntry& next, const PrivacyBudget& budget,
+                                              int64_t rounds) const {
+  absl::StatusOr<PrivacyCost> cost = Cost(next);
+  if (!cost.ok()) return cost.status();
+  return accountant_.CanAfford(*cost, budget, rounds);
+}
+
+absl::StatusOr<int64_t> PrivacyLedger::AffordableRounds(const LedgerEntry& next,
+                                                        const PrivacyBudget& budget,
+                                                        int64_t max_rounds) const {
+  absl::StatusOr<PrivacyCost> cost = Cost(next);
+  if (!cost.ok()) return cost.status();
+  return accountant_.AffordableCount(*cost, budget, max_rounds);
 }
 
 }  // namespace fedmf::dp

@@ -86,6 +86,10 @@ sim_equivalence() {
   [[ "$(grep -c ' event=round .*applied=yes .*dropouts=0 ' "$WORK/coordinator.log")" == 3 ]] ||
     fail "network: a round had dropouts, the runs cannot match"
   cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
+  "$BUILD/tools/fedmf-privacy" --ledger="$WORK/net/checkpoint.pb" >"$WORK/ledger-report.log" ||
+    fail "fedmf-privacy --ledger failed"
+  grep -q '^spent: .* per user (worst case)$' "$WORK/ledger-report.log" ||
+    fail "fedmf-privacy --ledger: no per-user worst-case report"
   diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
     <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
     fail "evaluations differ"

@@ -1,23 +1,33 @@
 // fedmf-privacy: for DPMF-RP (PBM + secure aggregation + sparse random projection), prints the PBM
 // parameters (theta, q) and bits per coordinate that meet each privacy budget, computed with the
 // numeric RDP accountant of common/dp, as a Markdown table (used by docs/privacy-accounting.md).
+// With --ledger, prints instead what a coordinator checkpoint's or a participant's ledger has
+// spent, with its unit.
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/dp/dp_conversion.h"
+#include "common/dp/ledger_text_format.h"
+#include "common/dp/participant_budget.h"
 #include "common/dp/pbm_calibration.h"
+#include "common/dp/privacy_cost.h"
 #include "common/dp/rdp_curve.h"
 #include "common/dp/rdp_pbm.h"
+#include "common/util/atomic_file.h"
 #include "common/util/cli.h"
+#include "fedmf/v1/federation.pb.h"
 
 ABSL_FLAG(int64_t, users, 943, "n: number of users (ML100K: 943)");
 ABSL_FLAG(double, participation, 0.1, "beta: fraction of users sampled per round");
@@ -40,6 +50,10 @@ ABSL_FLAG(int64_t, rounds, 100,
           "so there is no amplification by sampling)");
 ABSL_FLAG(double, report_delta, 1e-5, "delta at which (epsilon, delta)-DP is also reported");
 ABSL_FLAG(int64_t, max_q, 16, "largest number of PBM trials per coordinate considered");
+ABSL_FLAG(std::string, ledger, "",
+          "instead of the tables, print what this file's privacy ledger has spent (at "
+          "--report_delta): a coordinator checkpoint (STATE_DIR/checkpoint.pb) or a participant's "
+          "budget file (fedmf-participant-budget)");
 
 namespace fedmf::dp {
 namespace {
@@ -122,7 +136,9 @@ absl::StatusOr<std::string> Row(const Settings& s, double ratio, double epsilon)
   if (!total.ok()) return total.status();
   const double times = static_cast<double>(s.rounds) * dimension;
   if (absl::Status st = total->Compose(*coordinate, times); !st.ok()) return st;
-  absl::StatusOr<PrivacyReport> report = Report(*total, s.report_delta);
+  // PBM releases protect one user's whole contribution per round.
+  absl::StatusOr<PrivacyReport> report =
+      Report(PrivacyCost::FromRdp(*std::move(total), PrivacyUnit::kUser), s.report_delta);
   if (!report.ok()) return report.status();
 
   // The paper's eq. (19) at alpha = 2 reads rdp = 4 C_0 theta^2 q / ((1 - 2 theta)^4 n); the
@@ -139,7 +155,49 @@ absl::StatusOr<std::string> Row(const Settings& s, double ratio, double epsilon)
       report->rdp_order2, report->improved.epsilon, c0);
 }
 
+// --ledger: the releases in the file's ledger, what they spent and, for a participant, its budget.
+absl::Status PrintLedgerReport(const std::string& path, double delta) {
+  absl::StatusOr<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
+  std::optional<ParticipantBudget> participant;
+  absl::StatusOr<PrivacyLedger> ledger = absl::InvalidArgumentError("no ledger");
+  if (absl::StartsWith(*bytes, "fedmf-participant-budget ")) {
+    absl::StatusOr<ParticipantBudget> parsed = ParseParticipantBudget(*bytes);
+    if (!parsed.ok())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", parsed.status().message()));
+    participant = *std::move(parsed);
+    ledger = participant->ledger();
+  } else {
+    v1::CoordinatorCheckpoint checkpoint;
+    if (!checkpoint.ParseFromString(*bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": neither a participant's budget nor a coordinator checkpoint"));
+    }
+    ledger = ParseLedger(checkpoint.ledger());
+    if (!ledger.ok())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", ledger.status().message()));
+  }
+  absl::StatusOr<PrivacyReport> report = ledger->Report(delta);
+  if (!report.ok()) return report.status();
+  std::cout << path << ": " << ledger->entries().size() << " releases";
+  if (!ledger->entries().empty()) {
+    std::cout << " in rounds " << ledger->entries().front().round << " to "
+              << ledger->entries().back().round;
+  }
+  std::cout << "\nspent: " << FormatReport(*report) << "\n";
+  if (participant) {
+    absl::StatusOr<double> spent = SpentEpsilon(ledger->spent(), participant->budget());
+    if (!spent.ok()) return spent.status();
+    std::cout << "budget: " << FormatBudget(participant->budget()) << ", of which "
+              << absl::StrFormat("%g", *spent) << " is spent\n";
+  }
+  return absl::OkStatus();
+}
+
 int Main() {
+  if (const std::string path = absl::GetFlag(FLAGS_ledger); !path.empty()) {
+    return ExitCode(PrintLedgerReport(path, absl::GetFlag(FLAGS_report_delta)));
+  }
   absl::StatusOr<Settings> s = ReadSettings();
   absl::StatusOr<std::vector<double>> ratios = ParseList(absl::GetFlag(FLAGS_ratios), "ratios");
   absl::StatusOr<std::vector<double>> epsilons =
@@ -153,8 +211,8 @@ int Main() {
   const std::string budget = s->delta > 0 ? absl::StrFormat("(epsilon, %g)-DP", s->delta)
                                           : absl::StrFormat("RDP epsilon at alpha = %g", s->alpha);
   std::cout << absl::StrFormat(
-      "PBM for DPMF-RP: budget = %s over T = %d rounds, %d participants per round, n_min = %d%s, "
-      "m = %d, k = %d\n\n",
+      "PBM for DPMF-RP: budget = %s per user (worst case: every user may take part in every "
+      "round) over T = %d rounds, %d participants per round, n_min = %d%s, m = %d, k = %d\n\n",
       budget, s->rounds, s->participants, s->n_min, s->n_min == 1 ? " (no secure aggregation)" : "",
       s->items, s->k);
   std::cout << "| m/p | p | p' | d = p'k | budget eps | theta | q | bits/coord (client) | "
@@ -182,7 +240,8 @@ int main(int argc, char** argv) {
   fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       "Prints the PBM parameters (theta, q, bits per coordinate) meeting privacy budgets for "
-      "DPMF-RP, computed with fedmf's numeric RDP accountant.\nExample: fedmf-privacy --rounds=100 "
-      "--epsilons=0.1,1,10");
+      "DPMF-RP, computed with fedmf's numeric RDP accountant, or with --ledger what a ledger has "
+      "spent.\nExample: fedmf-privacy --rounds=100 --epsilons=0.1,1,10\n"
+      "         fedmf-privacy --ledger=STATE_DIR/checkpoint.pb");
   return fedmf::dp::Main();
 }

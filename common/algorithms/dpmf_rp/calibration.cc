@@ -53,6 +53,7 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConf
   entry.round = round;
   entry.participants = participants;
   entry.n_min = MinContributors(config);
+  entry.unit = dp::PrivacyUnit::kUser;  // one user's whole contribution to the round may change
   absl::StatusOr<dp::RdpCurve> curve = absl::InternalError("unset");
   if (config.mechanism == Mechanism::kPbm) {
     const int64_t d = PbmDimension(config);

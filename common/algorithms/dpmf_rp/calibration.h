@@ -26,7 +26,7 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
 
 // The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
 // mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip) and "secagg-gaussian"
-// (noise_std, l2_sensitivity, dimension).
+// (noise_std, l2_sensitivity, dimension); the unit is one user, the guarantee an RDP curve.
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
                                                                 const v1::DpmfRpMechanism& params,
                                                                 int64_t round, int64_t participants,

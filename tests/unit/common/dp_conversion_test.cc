@@ -100,19 +100,6 @@ TEST(DpConversionTest, RejectsBadDeltaAndEpsilon) {
   EXPECT_FALSE(DeltaImproved(c, -1).ok());
 }
 
-TEST(DpConversionTest, ReportGivesAllThreeConventions) {
-  const RdpCurve c = Curve({1.5, 2, 8}, {0.3, 0.4, 1.6});
-  absl::StatusOr<PrivacyReport> r = Report(c, 1e-5);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->rdp_order2, 0.4);
-  EXPECT_EQ(r->delta, 1e-5);
-  // At order 8: 1.6 + log(7/8) - (log 1e-5 + log 8) / 7.
-  EXPECT_NEAR(r->improved.epsilon, 1.6 + std::log(7.0 / 8) - (std::log(1e-5) + std::log(8.0)) / 7,
-              1e-12);
-  EXPECT_NEAR(r->classic.epsilon, 1.6 + std::log(1e5) / 7, 1e-12);
-  EXPECT_THAT(Report(Curve({3}, {1}), 1e-5).status().message(), HasSubstr("order 2"));
-}
-
 TEST(DpConversionTest, BudgetsMeasuredEitherWay) {
   const RdpCurve c = Curve({2, 8}, {0.4, 1.6});
   EXPECT_TRUE(*WithinBudget(c, PrivacyBudget::Rdp(0.4)));
@@ -132,6 +119,20 @@ TEST(DpConversionTest, RejectsMalformedBudgets) {
   EXPECT_FALSE(ValidateBudget(PrivacyBudget::ApproxDp(1, 0)).ok());
   EXPECT_FALSE(ValidateBudget(PrivacyBudget::ApproxDp(1, 1)).ok());
   EXPECT_TRUE(ValidateBudget(PrivacyBudget::ApproxDp(1, 1e-6)).ok());
+  EXPECT_TRUE(ValidateBudget(PrivacyBudget::PureDp(0)).ok());
+  EXPECT_FALSE(ValidateBudget(PrivacyBudget::PureDp(-0.5)).ok());
+  EXPECT_FALSE(ValidateBudget(PrivacyBudget::PureDp(kInf)).ok());
+  EXPECT_FALSE(ValidateBudget(PrivacyBudget::PureDp(std::nan(""))).ok());
+}
+
+TEST(DpConversionTest, BudgetsDefaultToOneUserAndFormatForPeople) {
+  EXPECT_EQ(PrivacyBudget::Rdp(1).unit, PrivacyUnit::kUser);
+  EXPECT_EQ(PrivacyBudget::ApproxDp(1, 1e-5).unit, PrivacyUnit::kUser);
+  EXPECT_EQ(PrivacyBudget::PureDp(1).unit, PrivacyUnit::kUser);
+  EXPECT_EQ(FormatBudget(PrivacyBudget::Rdp(1)), "RDP epsilon 1 at alpha 2 per user");
+  EXPECT_EQ(FormatBudget(PrivacyBudget::ApproxDp(1, 1e-5)), "(1, 1e-05)-DP per user");
+  EXPECT_EQ(FormatBudget(PrivacyBudget::PureDp(0.5, PrivacyUnit::kRating)),
+            "pure epsilon 0.5 per rating");
 }
 
 }  // namespace

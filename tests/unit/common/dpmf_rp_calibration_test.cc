@@ -41,6 +41,9 @@ TEST(DpmfRpCalibrationTest, PbmRoundsComposeToTheBudget) {
   ASSERT_TRUE(entry->has_value());
   const dp::LedgerEntry& e = **entry;
   EXPECT_EQ(e.mechanism, "pbm");
+  EXPECT_EQ(e.unit, dp::PrivacyUnit::kUser);  // a round protects one user's whole contribution
+  EXPECT_FALSE(e.pure_epsilon.has_value());
+  EXPECT_FALSE(e.heterogeneous);
   EXPECT_EQ(e.round, 3);
   EXPECT_EQ(e.participants, 94);
   EXPECT_EQ(e.n_min, 94);
@@ -72,6 +75,7 @@ TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {
   ASSERT_TRUE(entry.ok()) << entry.status();
   ASSERT_TRUE(entry->has_value());
   EXPECT_EQ((*entry)->mechanism, "secagg-gaussian");
+  EXPECT_EQ((*entry)->unit, dp::PrivacyUnit::kUser);
   // One round at alpha = 2: 1 / z^2 = 0.01.
   EXPECT_NEAR(dp::RdpCurve::Create(dp::DefaultOrders(), (*entry)->rdp).value().At(2).value(), 0.01,
               1e-8);

@@ -1,7 +1,12 @@
 #include "server/checkpoint.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/dp/ledger_text_format.h"
 #include "common/util/atomic_file.h"
@@ -86,6 +91,32 @@ TEST_F(CheckpointTest, AnAlteredLedgerIsRefused) {
   c.set_ledger(ledger);
   ASSERT_TRUE(WriteFileAtomically(CheckpointPath(dir_), c.SerializeAsString()).ok());
   EXPECT_EQ(LoadCheckpoint(dir_).status().code(), absl::StatusCode::kDataLoss);
+}
+
+// A checkpoint written before the ledger's version 2 resumes, its rounds read as per-user releases.
+TEST_F(CheckpointTest, ACheckpointWithAVersion1LedgerLoads) {
+  ASSERT_TRUE(SaveCheckpoint(dir_, State()).ok());
+  v1::CoordinatorCheckpoint c;
+  ASSERT_TRUE(c.ParseFromString(ReadFile(CheckpointPath(dir_)).value()));
+  std::string ledger = "fedmf-privacy-ledger v1\norders";
+  std::vector<std::string> rdp;
+  for (double order : dp::DefaultOrders()) {
+    absl::StrAppend(&ledger, " ", absl::StrFormat("%.17g", order));
+    rdp.push_back("0.25");
+  }
+  absl::StrAppend(&ledger, "\nentry round=0 mechanism=pbm participants=10 n_min=6 params= rdp=",
+                  absl::StrJoin(rdp, ","), "\n");
+  absl::StrAppend(&ledger, "end entries=1 fnv1a64=", absl::StrFormat("%016x", dp::Fnv1a64(ledger)),
+                  "\n");
+  c.set_ledger(ledger);
+  ASSERT_TRUE(WriteFileAtomically(CheckpointPath(dir_), c.SerializeAsString()).ok());
+  auto loaded = LoadCheckpoint(dir_);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_TRUE(loaded->has_value());
+  const dp::PrivacyLedger& back = (*loaded)->ledger;
+  ASSERT_EQ(back.entries().size(), 1u);
+  EXPECT_EQ(back.entries()[0].unit, dp::PrivacyUnit::kUser);
+  EXPECT_EQ(back.Report(1e-5)->rdp_order2, 0.25);
 }
 
 TEST_F(CheckpointTest, ARoundCountThatDisagreesWithTheUpdaterIsRefused) {

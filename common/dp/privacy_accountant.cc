@@ -1,4 +1,4 @@
-#include "common/dp/rdp_accountant.h"
+#include "common/dp/privacy_accountant.h"
 
 #include <utility>
 
@@ -6,30 +6,31 @@
 
 namespace fedmf::dp {
 
-absl::StatusOr<RdpAccountant> RdpAccountant::Create(std::vector<double> orders) {
-  absl::StatusOr<RdpCurve> zero = RdpCurve::Zero(std::move(orders));
+absl::StatusOr<PrivacyAccountant> PrivacyAccountant::Create(std::vector<double> orders) {
+  absl::StatusOr<PrivacyCost> zero = PrivacyCost::Zero(std::move(orders));
   if (!zero.ok()) return zero.status();
-  return RdpAccountant(*std::move(zero));
+  return PrivacyAccountant(*std::move(zero));
 }
 
-absl::Status RdpAccountant::Compose(const RdpCurve& step, int64_t count) {
+absl::Status PrivacyAccountant::Compose(const PrivacyCost& step, int64_t count) {
   if (count < 0) {
     return absl::InvalidArgumentError(absl::StrCat("composition count must be >= 0, got ", count));
   }
   return spent_.Compose(step, static_cast<double>(count));
 }
 
-absl::StatusOr<bool> RdpAccountant::CanAfford(const RdpCurve& step, const PrivacyBudget& budget,
-                                              int64_t count) const {
+absl::StatusOr<bool> PrivacyAccountant::CanAfford(const PrivacyCost& step,
+                                                  const PrivacyBudget& budget,
+                                                  int64_t count) const {
   if (count < 0) return absl::InvalidArgumentError(absl::StrCat("count must be >= 0, got ", count));
-  RdpCurve total = spent_;
+  PrivacyCost total = spent_;
   if (absl::Status s = total.Compose(step, static_cast<double>(count)); !s.ok()) return s;
   return WithinBudget(total, budget);
 }
 
-absl::StatusOr<int64_t> RdpAccountant::AffordableCount(const RdpCurve& step,
-                                                       const PrivacyBudget& budget,
-                                                       int64_t max_count) const {
+absl::StatusOr<int64_t> PrivacyAccountant::AffordableCount(const PrivacyCost& step,
+                                                           const PrivacyBudget& budget,
+                                                           int64_t max_count) const {
   if (max_count < 0) {
     return absl::InvalidArgumentError(absl::StrCat("max_count must be >= 0, got ", max_count));
   }
