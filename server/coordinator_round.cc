@@ -427,11 +427,14 @@ void Coordinator::LogEvaluation(int64_t round) {
     EventLine("evaluation").Add("round", round).Add("error", e.status().ToString());
     return;
   }
-  EventLine("evaluation")
-      .Add("round", round)
-      .Add("test_rmse", e->errors.rmse)
-      .Add("test_mae", e->errors.mae)
-      .Add("precision10", e->ranking.precision)
+  EventLine line("evaluation");
+  line.Add("round", round);
+  if (e->errors.has_value()) {
+    line.Add("test_rmse", e->errors->rmse).Add("test_mae", e->errors->mae);
+  } else {
+    line.Add("rating_errors", "absent");  // the model predicts no ratings
+  }
+  line.Add("precision10", e->ranking.precision)
       .Add("recall10", e->ranking.recall)
       .Add("f1_10", e->ranking.f1)
       .Add("map10", e->ranking.map)

@@ -9,6 +9,7 @@
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
 // mod 2^bits and decoding the sum equals decoding each vector alone and adding the results.
+// The model a plan carries reaches users through the contributor's scorer() (scorer.h).
 #ifndef FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
 #define FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
 
@@ -21,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_ledger.h"
@@ -46,10 +48,9 @@ class Contributor {
   // `ratings`: the user's own ratings (item indices in [0, num_items), no repeats).
   virtual absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
                                                   dp::Rng& rng) const = 0;
-  // The user's factor under this round's model without contributing (e.g. to recommend).
-  virtual absl::StatusOr<Eigen::VectorXd> UserFactor(const data::RatingRow& ratings) const = 0;
-  // This round's item factors (num_items x rank).
-  virtual const mf::FactorMatrix& item_factors() const = 0;
+  // This round's model, which ranks items and predicts ratings for a user (scorer.h): local
+  // recommendations and federated evaluation use it, never the algorithm's internals.
+  virtual const Scorer& scorer() const = 0;
 };
 
 // Server side: owns the model state across rounds.

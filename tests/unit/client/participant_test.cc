@@ -91,7 +91,7 @@ TEST(ParticipantTest, RecommendsOnlyUnratedItems) {
   auto updater = test_util::SmallUpdater();
   auto contributor = algorithms::MakeContributor(updater->Plan().value()).value();
   Participant p = Participant::Create(1, data->user(0)).value();
-  const auto top = p.Recommend(*contributor, 5).value();
+  const auto top = p.Recommend(contributor->scorer(), 5).value();
   // Fewer than 5 when the user rated all but a few of the 30 items.
   const size_t unrated = 30 - static_cast<size_t>(p.ratings().size());
   ASSERT_EQ(top.size(), std::min<size_t>(5, unrated));
