@@ -27,7 +27,6 @@
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
-#include "common/mf/factor_model.h"
 #include "fedmf/v1/algorithm.pb.h"
 
 namespace fedmf::algorithms {
@@ -72,8 +71,6 @@ class Updater {
   // The run's budget, against which the coordinator's ledger decides to stop; nullopt if none.
   virtual std::optional<dp::PrivacyBudget> budget() const = 0;
 
-  // The current item factors (num_items x rank), for central evaluation in simulation.
-  virtual absl::StatusOr<mf::FactorMatrix> ItemFactors() const = 0;
   // Everything needed to resume after the last applied round (see registry.h RestoreUpdater).
   virtual absl::StatusOr<std::string> SerializeState() const = 0;
 };
