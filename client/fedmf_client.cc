@@ -200,7 +200,7 @@ absl::Status Run() {
   if (status.ok() && top_n > 0 && !users->empty() && first_host->contributor() != nullptr) {
     const Participant* first = first_host->Find(static_cast<uint32_t>((*users)[0]) + 1);
     absl::StatusOr<std::vector<mf::Recommendation>> top =
-        first->Recommend(*first_host->contributor(), top_n);
+        first->Recommend(first_host->contributor()->scorer(), top_n);
     if (top.ok()) {
       std::string items;
       for (const mf::Recommendation& r : *top)

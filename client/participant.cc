@@ -5,9 +5,15 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/metrics/user_metrics.h"
-#include "common/mf/rating_predictor.h"
 
 namespace fedmf::client {
+namespace {
+
+absl::Span<const double> AsSpan(const Eigen::VectorXd& v) {
+  return absl::Span<const double>(v.data(), static_cast<size_t>(v.size()));
+}
+
+}  // namespace
 
 absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings,
                                                 data::RatingRow test,
@@ -79,39 +85,34 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
 }
 
 absl::StatusOr<metrics::MetricSums> Participant::Evaluate(
-    const algorithms::Contributor& contributor, const metrics::RankingOptions& options) const {
+    const algorithms::Scorer& model, const metrics::RankingOptions& options) const {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   metrics::MetricSums sums;
   if (test_.size() == 0) return sums;
-  const mf::FactorMatrix& items = contributor.item_factors();
-  if (test_.indices.back() >= items.rows()) {  // indices are sorted
+  if (test_.indices.back() >= model.num_items()) {  // indices are sorted
     return absl::InvalidArgumentError(absl::StrCat("participant ", id_, ": test item ",
                                                    test_.indices.back(), " outside the model's ",
-                                                   items.rows(), " items"));
+                                                   model.num_items(), " items"));
   }
-  absl::StatusOr<Eigen::VectorXd> u = contributor.UserFactor(ratings_);
-  if (!u.ok()) return u.status();
-  // As server/evaluation.cc scores centrally: ranking by eq. 5's factor, ratings by the
-  // predictor (a user with test ratings has train ratings, so the fallback mean is never used).
-  absl::StatusOr<mf::RatingPredictor> predictor = mf::RatingPredictor::Fit(items, ratings_, {}, 0);
-  if (!predictor.ok()) return predictor.status();
-  const Eigen::VectorXd predicted = (items * predictor->weights()).array() + predictor->mean();
-  sums.Add(metrics::EvaluateUserErrors(
-      test_, absl::Span<const double>(predicted.data(), static_cast<size_t>(predicted.size()))));
-  const Eigen::VectorXd scores = items * *u;
-  sums.Add(
-      metrics::EvaluateUserRanking(
-          ratings_, test_,
-          absl::Span<const double>(scores.data(), static_cast<size_t>(scores.size())), options),
-      /*has_test=*/true);
+  // As server/evaluation.cc scores centrally; a user with test ratings has train ratings, so the
+  // fallback mean (the client does not know the global one) is never used.
+  absl::StatusOr<Eigen::VectorXd> scores = model.Scores(ratings_);
+  if (!scores.ok()) return scores.status();
+  if (model.predicts_ratings()) {
+    absl::StatusOr<Eigen::VectorXd> predicted = model.PredictRatings(ratings_, 0);
+    if (!predicted.ok()) return predicted.status();
+    sums.Add(metrics::EvaluateUserErrors(test_, AsSpan(*predicted)));
+  }
+  sums.Add(metrics::EvaluateUserRanking(ratings_, test_, AsSpan(*scores), options),
+           /*has_test=*/true);
   return sums;
 }
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
-    const algorithms::Contributor& contributor, const metrics::RankingOptions& options,
+    const algorithms::Scorer& model, const metrics::RankingOptions& options,
     const metrics::MetricCodec& codec, const secagg::SessionConfig& config) {
   session_.reset();
-  absl::StatusOr<metrics::MetricSums> sums = Evaluate(contributor, options);
+  absl::StatusOr<metrics::MetricSums> sums = Evaluate(model, options);
   if (!sums.ok()) return sums.status();
   return OpenSession(config, codec.Encode(*sums), nullptr, nullptr);
 }
@@ -135,10 +136,10 @@ absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(
 }
 
 absl::StatusOr<std::vector<mf::Recommendation>> Participant::Recommend(
-    const algorithms::Contributor& contributor, int n) const {
-  absl::StatusOr<Eigen::VectorXd> u = contributor.UserFactor(ratings_);
-  if (!u.ok()) return u.status();
-  return mf::RecommendTopN(contributor.item_factors(), *u, ratings_.indices, n);
+    const algorithms::Scorer& model, int n) const {
+  absl::StatusOr<Eigen::VectorXd> scores = model.Scores(ratings_);
+  if (!scores.ok()) return scores.status();
+  return mf::RecommendTopN(AsSpan(*scores), ratings_.indices, n);
 }
 
 }  // namespace fedmf::client

@@ -1,7 +1,8 @@
 // One user of a client process: their ratings (never sent anywhere; train ratings for training,
 // test ratings for federated evaluation), their private noise generator, their SecAgg client
-// session of the current round and their latest user factor, from which they rank items locally.
-// No networking: the host (participant_host.h) routes messages.
+// session of the current round and the user factor of their last contribution. They rank items
+// and score their test ratings with a model's Scorer (common/algorithms/scorer.h), which needs no
+// factors. No networking: the host (participant_host.h) routes messages.
 #ifndef FEDMF_CLIENT_PARTICIPANT_H_
 #define FEDMF_CLIENT_PARTICIPANT_H_
 
@@ -13,6 +14,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/rng.h"
 #include "common/metrics/metric_codec.h"
@@ -49,18 +51,21 @@ class Participant {
   // This round's contribution for a clear-upload round (no SecAgg session).
   absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);
 
-  // This user's metric sums (user_metrics.h) under `contributor`'s model: the user factor from
-  // the train ratings, scored on the test ratings. Zero for a user without test ratings.
-  // InvalidArgument for a test item outside the model or invalid options.
-  absl::StatusOr<metrics::MetricSums> Evaluate(const algorithms::Contributor& contributor,
+  // This user's metric sums (user_metrics.h) under `model`: its ranking scores and, if it
+  // predicts ratings, its predicted ratings (fallback mean 0), both from the train ratings,
+  // scored on the test ratings; a model without rating predictions adds no error part
+  // (MetricSums::errors_absent). Zero for a user without test ratings. InvalidArgument for a
+  // test item outside the model or invalid options; the model's errors.
+  absl::StatusOr<metrics::MetricSums> Evaluate(const algorithms::Scorer& model,
                                                const metrics::RankingOptions& options) const;
 
   // Evaluates (Evaluate), encodes the sums with `codec` and opens a SecAgg session for them (an
   // evaluation round, always unsigned: docs/runtime.md); returns the AdvertiseKeys message. Ends
   // any previous session.
-  absl::StatusOr<v1::secagg::ClientToServer> StartEvaluation(
-      const algorithms::Contributor& contributor, const metrics::RankingOptions& options,
-      const metrics::MetricCodec& codec, const secagg::SessionConfig& config);
+  absl::StatusOr<v1::secagg::ClientToServer> StartEvaluation(const algorithms::Scorer& model,
+                                                             const metrics::RankingOptions& options,
+                                                             const metrics::MetricCodec& codec,
+                                                             const secagg::SessionConfig& config);
 
   // The reply to one server message of the current session, if any. FailedPrecondition when no
   // session is open; an inconsistent server message yields the session's Abort reply.
@@ -90,15 +95,15 @@ class Participant {
   // Forgets the round's session (its secrets are wiped by the session's destructor).
   void EndRound() { session_.reset(); }
 
-  // Top-n items the user has not rated, under `contributor`'s item factors and the user's factor
-  // for that model.
-  absl::StatusOr<std::vector<mf::Recommendation>> Recommend(
-      const algorithms::Contributor& contributor, int n) const;
+  // Top-n items the user has not rated, by `model`'s ranking scores from the train ratings.
+  absl::StatusOr<std::vector<mf::Recommendation>> Recommend(const algorithms::Scorer& model,
+                                                            int n) const;
 
   uint32_t id() const { return id_; }
   const data::RatingRow& ratings() const { return ratings_; }
   const data::RatingRow& test_ratings() const { return test_; }
-  // The factor of the last contribution (empty before the first).
+  // The factor of the last contribution (empty before the first, and for a model without user
+  // factors).
   const Eigen::VectorXd& user_factor() const { return user_factor_; }
   const secagg::ClientSession* session() const { return session_.get(); }
 

@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleEvaluation
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
-        participants_.at(id).StartEvaluation(*contributor_, options, *codec, *config);
+        participants_.at(id).StartEvaluation(contributor_->scorer(), options, *codec, *config);
     if (!advertise.ok()) return advertise.status();
     replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
   }

@@ -110,13 +110,21 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   if (decoded.ok()) {
     const metrics::ErrorMetrics errors = decoded->sums.Errors();
     const metrics::RankingMetrics ranking = decoded->sums.Ranking();
+    // A model without rating predictions: RMSE/MAE are absent, not 0 (user_metrics.h).
+    const bool errors_absent = decoded->sums.errors_absent();
+    const int32_t users_with_test =
+        errors_absent ? ranking.num_users + ranking.num_skipped_users : errors.num_users;
     const std::string n = absl::StrCat(options_.eval_ranking.top_n);
-    line.Add("users_with_test", errors.num_users)
-        .Add("test_ratings", errors.num_ratings)
-        .Add("test_rmse", Exact(errors.rmse))
-        .Add("test_mae", Exact(errors.mae))
-        .Add("per_user_rmse", Exact(errors.per_user_rmse))
-        .Add("ranking_users", ranking.num_users)
+    line.Add("users_with_test", users_with_test);
+    if (errors_absent) {
+      line.Add("rating_errors", "absent");
+    } else {
+      line.Add("test_ratings", errors.num_ratings)
+          .Add("test_rmse", Exact(errors.rmse))
+          .Add("test_mae", Exact(errors.mae))
+          .Add("per_user_rmse", Exact(errors.per_user_rmse));
+    }
+    line.Add("ranking_users", ranking.num_users)
         .Add(absl::StrCat("precision", n), Exact(ranking.precision))
         .Add(absl::StrCat("recall", n), Exact(ranking.recall))
         .Add(absl::StrCat("f1_", n), Exact(ranking.f1))
@@ -126,11 +134,15 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
     v1::FederatedEvaluation& e = last_evaluation_.emplace();
     e.set_round(round);
     e.set_contributors(static_cast<int32_t>(contributors));
-    e.set_error_users(errors.num_users);
-    e.set_num_ratings(errors.num_ratings);
-    e.set_rmse(errors.rmse);
-    e.set_mae(errors.mae);
-    e.set_per_user_rmse(errors.per_user_rmse);
+    e.set_error_users(users_with_test);
+    if (errors_absent) {
+      e.set_rating_errors_absent(true);
+    } else {
+      e.set_num_ratings(errors.num_ratings);
+      e.set_rmse(errors.rmse);
+      e.set_mae(errors.mae);
+      e.set_per_user_rmse(errors.per_user_rmse);
+    }
     e.set_ranking_users(ranking.num_users);
     e.set_precision(ranking.precision);
     e.set_recall(ranking.recall);
@@ -154,9 +166,9 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
     lock.unlock();
     absl::StatusOr<Evaluation> central = options_.evaluate(*state_.updater);
     lock.lock();
-    if (central.ok()) {
-      line.Add("central_test_rmse", Exact(central->errors.rmse))
-          .Add("central_test_mae", Exact(central->errors.mae));
+    if (central.ok() && central->errors.has_value()) {
+      line.Add("central_test_rmse", Exact(central->errors->rmse))
+          .Add("central_test_mae", Exact(central->errors->mae));
     }
   }
   return absl::OkStatus();

@@ -414,11 +414,14 @@ void Coordinator::LogEvaluation(int64_t round) {
     return;
   }
   const std::string n = absl::StrCat(options_.eval_ranking.top_n);
-  EventLine("evaluation")
-      .Add("round", round)
-      .Add("test_rmse", e->errors.rmse)
-      .Add("test_mae", e->errors.mae)
-      .Add(absl::StrCat("precision", n), e->ranking.precision)
+  EventLine line("evaluation");
+  line.Add("round", round);
+  if (e->errors.has_value()) {
+    line.Add("test_rmse", e->errors->rmse).Add("test_mae", e->errors->mae);
+  } else {
+    line.Add("rating_errors", "absent");  // the model predicts no ratings
+  }
+  line.Add(absl::StrCat("precision", n), e->ranking.precision)
       .Add(absl::StrCat("recall", n), e->ranking.recall)
       .Add(absl::StrCat("f1_", n), e->ranking.f1)
       .Add(absl::StrCat("map", n), e->ranking.map)

@@ -1,12 +1,53 @@
 #include "server/evaluation.h"
 
+#include <algorithm>
+#include <functional>
+#include <limits>
 #include <memory>
-#include <vector>
+#include <mutex>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/algorithms/registry.h"
-#include "common/mf/rating_predictor.h"
 
 namespace fedmf::server {
+namespace {
+
+// The first error of a model's answers. metrics' scorers cannot fail, so a failing user is
+// scored NaN and Evaluate returns the kept error instead of the metrics.
+class FirstError {
+ public:
+  void Keep(absl::Status status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (first_.ok()) first_ = std::move(status);
+  }
+  absl::Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_;
+  }
+
+ private:
+  std::mutex mu_;
+  absl::Status first_;
+};
+
+using Answer = std::function<absl::StatusOr<Eigen::VectorXd>(const data::RatingRow&)>;
+
+// Scores user u with `answer` on u's train row (num_items values, checked by Evaluate).
+metrics::UserScorer FromTrainRows(const data::RatingsDataset& train, Answer answer,
+                                  FirstError& error) {
+  return [&train, answer = std::move(answer), &error](int32_t user, absl::Span<double> out) {
+    absl::StatusOr<Eigen::VectorXd> scores = answer(train.user(user));
+    if (!scores.ok()) {
+      error.Keep(scores.status());
+      std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    std::copy(scores->begin(), scores->end(), out.begin());
+  };
+}
+
+}  // namespace
 
 absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
                                     const data::TrainTest& split) {
@@ -18,30 +59,30 @@ absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       (*algorithm)->make_contributor(*plan);
   if (!contributor.ok()) return contributor.status();
-  const mf::FactorMatrix& items = (*contributor)->item_factors();
-  const int32_t num_users = split.train.num_users();
-  std::vector<Eigen::VectorXd> factors(static_cast<size_t>(num_users));
-  for (int32_t u = 0; u < num_users; ++u) {
-    absl::StatusOr<Eigen::VectorXd> f = (*contributor)->UserFactor(split.train.user(u));
-    if (!f.ok()) return f.status();
-    factors[static_cast<size_t>(u)] = std::move(*f);
+  const algorithms::Scorer& model = (*contributor)->scorer();
+  if (model.num_items() != split.train.num_items()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model scores ", model.num_items(), " items, the data has ", split.train.num_items()));
   }
-  absl::StatusOr<std::vector<mf::RatingPredictor>> predictors =
-      mf::FitRatingPredictors(items, split.train, {});
-  if (!predictors.ok()) return predictors.status();
-  // Ranking: eq. 5's factor (the paper's); ratings: the predictor (rating_predictor.h says why).
-  const metrics::UserScorer rank_scorer = [&](int32_t user, absl::Span<double> scores) {
-    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        items * factors[static_cast<size_t>(user)];
-  };
-  const metrics::UserScorer rating_scorer = [&](int32_t user, absl::Span<double> scores) {
-    const mf::RatingPredictor& p = (*predictors)[static_cast<size_t>(user)];
-    Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        (items * p.weights()).array() + p.mean();
-  };
-  return Evaluation{
-      metrics::EvaluateErrors(split.test, rating_scorer),
-      metrics::EvaluateRanking(split.train, split.test, rank_scorer, (*algorithm)->ranking)};
+  FirstError error;
+  Evaluation result;
+  if (model.predicts_ratings()) {
+    const double fallback_mean = split.train.MeanRating();
+    result.errors = metrics::EvaluateErrors(
+        split.test, FromTrainRows(
+                        split.train,
+                        [&model, fallback_mean](const data::RatingRow& row) {
+                          return model.PredictRatings(row, fallback_mean);
+                        },
+                        error));
+  }
+  result.ranking = metrics::EvaluateRanking(
+      split.train, split.test,
+      FromTrainRows(
+          split.train, [&model](const data::RatingRow& row) { return model.Scores(row); }, error),
+      (*algorithm)->ranking);
+  if (absl::Status s = error.status(); !s.ok()) return s;
+  return result;
 }
 
 }  // namespace fedmf::server

@@ -4,6 +4,8 @@
 #ifndef FEDMF_SERVER_EVALUATION_H_
 #define FEDMF_SERVER_EVALUATION_H_
 
+#include <optional>
+
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
 #include "common/data/splits.h"
@@ -12,13 +14,13 @@
 namespace fedmf::server {
 
 struct Evaluation {
-  metrics::ErrorMetrics errors;
-  metrics::RankingMetrics ranking;  // at the algorithm's RankingOptions (registry.h)
+  std::optional<metrics::ErrorMetrics> errors;  // nullopt: the model predicts no ratings
+  metrics::RankingMetrics ranking;              // at the algorithm's RankingOptions (registry.h)
 };
 
-// Ranking uses every user's factor from the closed-form solve on their train ratings under the
-// planned round's model (what the clients would compute); RMSE/MAE use mf::RatingPredictor fitted
-// on the same train ratings. Both are scored on `split.test`.
+// Scores the planned round's model as the clients would (its Scorer, algorithms/scorer.h), each
+// user from their train ratings: ranking by the model's scores, RMSE/MAE by its predicted ratings
+// (fallback mean: the mean train rating) where it has them. Both on `split.test`.
 absl::StatusOr<Evaluation> Evaluate(const algorithms::Updater& updater,
                                     const data::TrainTest& split);
 

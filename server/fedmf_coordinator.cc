@@ -18,6 +18,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "client/channel.h"
 #include "client/health_check.h"
 #include "common/util/cli.h"
@@ -138,12 +139,16 @@ absl::Status PrintStatus() {
       r.epsilon_rdp2(), r.epsilon_dp(), r.delta(), FormatTraffic(r).c_str());
   if (r.has_federated_evaluation()) {
     const v1::FederatedEvaluation& e = r.federated_evaluation();
+    const std::string errors =
+        e.rating_errors_absent()
+            ? "rating_errors=absent"
+            : absl::StrFormat(
+                  "test_ratings=%lld test_rmse=%.10g test_mae=%.10g per_user_rmse=%.10g",
+                  static_cast<long long>(e.num_ratings()), e.rmse(), e.mae(), e.per_user_rmse());
     std::printf(
-        "federated_eval round=%lld contributors=%d users_with_test=%d test_ratings=%lld "
-        "test_rmse=%.10g test_mae=%.10g per_user_rmse=%.10g ranking_users=%d precision=%.10g "
-        "recall=%.10g f1=%.10g map=%.10g ndcg=%.10g clamped_users=%d\n",
-        static_cast<long long>(e.round()), e.contributors(), e.error_users(),
-        static_cast<long long>(e.num_ratings()), e.rmse(), e.mae(), e.per_user_rmse(),
+        "federated_eval round=%lld contributors=%d users_with_test=%d %s ranking_users=%d "
+        "precision=%.10g recall=%.10g f1=%.10g map=%.10g ndcg=%.10g clamped_users=%d\n",
+        static_cast<long long>(e.round()), e.contributors(), e.error_users(), errors.c_str(),
         e.ranking_users(), e.precision(), e.recall(), e.f1(), e.map(), e.ndcg(), e.clamped_users());
   }
   return absl::OkStatus();

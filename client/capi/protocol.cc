@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
 #include "client/registration.h"
-#include "common/mf/rating_predictor.h"
+#include "common/algorithms/scorer.h"
 #include "fedmf/v1/federation.pb.h"
 #include "wire/limits.h"
 
@@ -22,10 +22,13 @@ const fedmf::client::Participant& Self(const fedmf_participant& p) {
 }
 
 // The model recommendations and predictions use, or FailedPrecondition.
-fedmf_status Model(const fedmf_participant* p, const fedmf::algorithms::Contributor** out) {
+fedmf_status Model(const fedmf_participant* p, const fedmf::algorithms::Scorer** out) {
   if (p == nullptr) return Fail(FEDMF_ERR_INVALID_ARGUMENT, "participant is NULL");
-  *out = p->host->contributor();
-  if (*out == nullptr) return Fail(FEDMF_ERR_FAILED_PRECONDITION, "no model has arrived yet");
+  const fedmf::algorithms::Contributor* contributor = p->host->contributor();
+  if (contributor == nullptr) {
+    return Fail(FEDMF_ERR_FAILED_PRECONDITION, "no model has arrived yet");
+  }
+  *out = &contributor->scorer();
   return FEDMF_OK;
 }
 
@@ -183,7 +186,7 @@ fedmf_status fedmf_participant_recommend(const fedmf_participant* participant, i
       return Fail(FEDMF_ERR_INVALID_ARGUMENT, "count, or items/scores with capacity > 0, is NULL");
     }
     *count = 0;
-    const fedmf::algorithms::Contributor* model = nullptr;
+    const fedmf::algorithms::Scorer* model = nullptr;
     if (fedmf_status s = Model(participant, &model); s != FEDMF_OK) return s;
     if (n < 1) return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("n must be >= 1, got ", n));
     absl::StatusOr<std::vector<fedmf::mf::Recommendation>> top =
@@ -203,18 +206,20 @@ fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int
                                        double* rating) {
   return Guard([&] {
     if (rating == nullptr) return Fail(FEDMF_ERR_INVALID_ARGUMENT, "rating is NULL");
-    const fedmf::algorithms::Contributor* model = nullptr;
+    const fedmf::algorithms::Scorer* model = nullptr;
     if (fedmf_status s = Model(participant, &model); s != FEDMF_OK) return s;
-    const fedmf::mf::FactorMatrix& factors = model->item_factors();
-    if (item < 0 || item >= factors.rows()) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat("item ", item, " outside the model's ", factors.rows(), " items"));
+    if (item < 0 || item >= model->num_items()) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("item ", item, " outside the model's ",
+                                                           model->num_items(), " items"));
+    }
+    if (!model->predicts_ratings()) {
+      return Fail(FEDMF_ERR_FAILED_PRECONDITION, "the model ranks items but predicts no ratings");
     }
     // As the federated evaluation scores ratings (Participant::Evaluate).
-    absl::StatusOr<fedmf::mf::RatingPredictor> predictor =
-        fedmf::mf::RatingPredictor::Fit(factors, Self(*participant).ratings(), {}, 0);
-    if (!predictor.ok()) return FromStatus(predictor.status());
-    *rating = predictor->Predict(factors, item);
+    absl::StatusOr<Eigen::VectorXd> predicted =
+        model->PredictRatings(Self(*participant).ratings(), 0);
+    if (!predicted.ok()) return FromStatus(predicted.status());
+    *rating = (*predicted)[item];
     return FEDMF_OK;
   });
 }

@@ -11,6 +11,7 @@
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
 // mod 2^bits and decoding the sum equals decoding each vector alone and adding the results.
+// The model a plan carries reaches users through the contributor's scorer() (scorer.h).
 #ifndef FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
 #define FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
 
@@ -23,11 +24,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
-#include "common/mf/factor_model.h"
 #include "fedmf/v1/algorithm.pb.h"
 
 namespace fedmf::algorithms {
@@ -48,10 +49,9 @@ class Contributor {
   // `ratings`: the user's own ratings (item indices in [0, num_items), no repeats).
   virtual absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
                                                   dp::Rng& rng) const = 0;
-  // The user's factor under this round's model without contributing (e.g. to recommend).
-  virtual absl::StatusOr<Eigen::VectorXd> UserFactor(const data::RatingRow& ratings) const = 0;
-  // This round's item factors (num_items x rank).
-  virtual const mf::FactorMatrix& item_factors() const = 0;
+  // This round's model, which ranks items and predicts ratings for a user (scorer.h): local
+  // recommendations and federated evaluation use it, never the algorithm's internals.
+  virtual const Scorer& scorer() const = 0;
 };
 
 // Server side: owns the model state across rounds.
@@ -83,8 +83,6 @@ class Updater {
   // The run's budget, against which the coordinator's ledger decides to stop; nullopt if none.
   virtual std::optional<dp::PrivacyBudget> budget() const = 0;
 
-  // The current item factors (num_items x rank), for central evaluation in simulation.
-  virtual absl::StatusOr<mf::FactorMatrix> ItemFactors() const = 0;
   // Everything needed to resume after the last applied round (see registry.h RestoreUpdater).
   virtual absl::StatusOr<std::string> SerializeState() const = 0;
 };

@@ -9,6 +9,8 @@
 // 2^62: the sum cannot wrap. Integer addition is exact, so a decoded sum of n vectors differs from
 // the exact sum of the users' values by at most n 2^-(f + 1) per value, and counts are exact.
 // f >= 16 (resolution 1.5e-5 per user) limits max_contributors to 2^21.
+// A user whose model predicts no ratings encodes zero error slots; a decoded sum of such users
+// shows it as MetricSums::errors_absent() (user_metrics.h), so the format needs no slot for it.
 #ifndef FEDMF_COMMON_METRICS_METRIC_CODEC_H_
 #define FEDMF_COMMON_METRICS_METRIC_CODEC_H_
 

@@ -111,6 +111,10 @@ void MetricSums::Add(const UserRanking& user, bool has_test) {
   ++ranking_users;
 }
 
+bool MetricSums::errors_absent() const {
+  return error_users == 0 && ranking_users + skipped_users > 0;
+}
+
 ErrorMetrics MetricSums::Errors() const {
   ErrorMetrics result;
   result.num_ratings = num_ratings;

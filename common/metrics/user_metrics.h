@@ -47,7 +47,7 @@ UserRanking EvaluateUserRanking(const data::RatingRow& train_row, const data::Ra
 
 // Sums over users of the per-user values, and the metrics they give (metrics.h definitions).
 struct MetricSums {
-  // Error part, over users with test ratings.
+  // Error part, over users with test ratings whose model predicts ratings.
   int64_t num_ratings = 0;
   double squared_error = 0;
   double absolute_error = 0;
@@ -66,6 +66,12 @@ struct MetricSums {
   void Add(const UserErrors& user);
   // Adds one user; `has_test`: the user has test ratings (so relevant == 0 counts as skipped).
   void Add(const UserRanking& user, bool has_test);
+
+  // True when the error part is absent rather than zero: the sums hold users with test ratings
+  // (ranking_users + skipped_users > 0) but no rating error of any (error_users == 0). That
+  // happens only when their model predicts no ratings (algorithms/scorer.h), so each added its
+  // ranking part alone; reports then show RMSE/MAE as absent, never as 0.
+  bool errors_absent() const;
 
   ErrorMetrics Errors() const;
   RankingMetrics Ranking() const;

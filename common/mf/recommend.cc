@@ -8,16 +8,11 @@
 
 namespace fedmf::mf {
 
-absl::StatusOr<std::vector<Recommendation>> RecommendTopN(
-    const FactorMatrix& item_factors, const Eigen::Ref<const Eigen::VectorXd>& user_factor,
-    absl::Span<const int32_t> exclude, int n) {
-  const Eigen::Index m = item_factors.rows();
+absl::StatusOr<std::vector<Recommendation>> RecommendTopN(absl::Span<const double> scores,
+                                                          absl::Span<const int32_t> exclude,
+                                                          int n) {
+  const int64_t m = static_cast<int64_t>(scores.size());
   if (n < 1) return absl::InvalidArgumentError(absl::StrCat("RecommendTopN: n=", n, " < 1"));
-  if (user_factor.size() != item_factors.cols()) {
-    return absl::InvalidArgumentError(absl::StrCat("RecommendTopN: user factor has ",
-                                                   user_factor.size(), " entries, item factors ",
-                                                   item_factors.cols(), " columns"));
-  }
   std::vector<bool> excluded(static_cast<size_t>(m), false);
   for (const int32_t item : exclude) {
     if (item < 0 || item >= m) {
@@ -26,11 +21,10 @@ absl::StatusOr<std::vector<Recommendation>> RecommendTopN(
     }
     excluded[static_cast<size_t>(item)] = true;
   }
-  const Eigen::VectorXd scores = item_factors * user_factor;
   std::vector<Recommendation> candidates;
   candidates.reserve(static_cast<size_t>(m));
-  for (Eigen::Index j = 0; j < m; ++j) {
-    if (excluded[static_cast<size_t>(j)]) continue;
+  for (size_t j = 0; j < scores.size(); ++j) {
+    if (excluded[j]) continue;
     const double s = std::isnan(scores[j]) ? -std::numeric_limits<double>::infinity() : scores[j];
     candidates.push_back({static_cast<int32_t>(j), s});
   }

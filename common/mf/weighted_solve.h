@@ -7,6 +7,7 @@
 #define FEDMF_COMMON_MF_WEIGHTED_SOLVE_H_
 
 #include "Eigen/Core"
+#include "absl/status/statusor.h"
 #include "common/data/ratings_dataset.h"
 #include "common/mf/factor_model.h"
 
@@ -16,6 +17,14 @@ namespace fedmf::mf {
 // weight.
 Eigen::VectorXd SolveWeightedRow(const Eigen::MatrixXd& gram, const FactorMatrix& other_factors,
                                  const data::RatingRow& row, double kappa, double reg);
+
+// A user's factor by the closed form above (eq. 5) from their own ratings, which come from
+// outside: InvalidArgument if an item index is outside [0, m), a rating is not finite, `gram`
+// is not k x k or the factor is not finite. `item_factors` is V (m x k), `gram` = V^T V.
+absl::StatusOr<Eigen::VectorXd> SolveUserFactor(const FactorMatrix& item_factors,
+                                                const Eigen::MatrixXd& gram,
+                                                const data::RatingRow& ratings, double lambda,
+                                                double kappa);
 
 }  // namespace fedmf::mf
 

@@ -34,7 +34,7 @@ ABSL_FLAG(bool, plain_sum, false,
           "943 users in every round); the run's privacy accounting is unchanged");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
-          "(fedmf.v1.FactorModel, common/mf/model_io.h)");
+          "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
 
 namespace fedmf::sim {
 namespace {

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
+#include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/registry.h"
 #include "tools/sim/in_process_client.h"
 
@@ -65,12 +66,21 @@ absl::StatusOr<mf::FactorModel> FinalModel(const algorithms::Updater& updater,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       algorithms::MakeContributor(*plan);
   if (!contributor.ok()) return contributor.status();
+  // The one place that needs a model's factors rather than its scores: only a factor model has
+  // a file format here.
+  const auto* factors = dynamic_cast<const algorithms::FactorScorer*>(&(*contributor)->scorer());
+  if (factors == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("algorithm '", plan->algorithm(),
+                     "' has no factor model to save (a factor model file holds item and user "
+                     "factors; this model scores items without them)"));
+  }
   mf::FactorModel model;
   model.algorithm = plan->algorithm();
-  model.item_factors = (*contributor)->item_factors();
+  model.item_factors = factors->item_factors();
   model.user_factors.resize(train.num_users(), model.item_factors.cols());
   for (int32_t u = 0; u < train.num_users(); ++u) {
-    absl::StatusOr<Eigen::VectorXd> f = (*contributor)->UserFactor(train.user(u));
+    absl::StatusOr<Eigen::VectorXd> f = factors->UserFactor(train.user(u));
     if (!f.ok()) return f.status();
     model.user_factors.row(u) = f->transpose();
   }

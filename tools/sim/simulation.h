@@ -43,8 +43,10 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
                                                std::shared_ptr<const data::RatingsDataset> train,
                                                const SimulationOptions& options);
 
-// The model a run ends with: the updater's item factors of the next round's plan and every
-// user's factor from their `train` ratings under it (what each client computes locally).
+// The factor model a run ends with: the item factors of the next round's plan and every user's
+// factor from their `train` ratings under it (the factor that ranks their items, as each client
+// computes it: algorithms/factor_scorer.h). FailedPrecondition for an algorithm whose model has
+// no factors.
 absl::StatusOr<mf::FactorModel> FinalModel(const algorithms::Updater& updater,
                                            const data::RatingsDataset& train);
 

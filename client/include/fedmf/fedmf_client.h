@@ -190,15 +190,16 @@ FEDMF_API fedmf_status fedmf_participant_recommend(const fedmf_participant* part
                                                    int32_t* items, double* scores, size_t capacity,
                                                    size_t* count);
 
-/* The predicted rating of `item` under the last model (the ridge rating predictor the federated
- * evaluation scores, fitted on the local ratings; with no ratings, 0).
- * FEDMF_ERR_FAILED_PRECONDITION without a model. Serialize with other calls on the same handle. */
+/* The predicted rating of `item` under the last model (the rating the federated evaluation
+ * scores, from the local ratings; for a factor model with no ratings, 0).
+ * FEDMF_ERR_FAILED_PRECONDITION without a model or for a model that only ranks items (it predicts
+ * no ratings). Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int32_t item,
                                                  double* rating);
 
-/* The user factor of the last contribution (empty before the first): writes up to `capacity`
- * values and the factor's length in *len (call with capacity 0 to learn it). Serialize with other
- * calls on the same handle. */
+/* The user factor of the last contribution (empty before the first, and for a model without user
+ * factors): writes up to `capacity` values and the factor's length in *len (call with capacity 0
+ * to learn it). Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_user_factor(const fedmf_participant* participant,
                                                      double* out, size_t capacity, size_t* len);
 

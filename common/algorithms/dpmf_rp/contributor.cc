@@ -73,17 +73,18 @@ DpmfRpContributor::DpmfRpContributor(DpmfRpConfig config,
                                      mf::FactorMatrix item_factors, ContributionCodec codec)
     : config_(std::move(config)),
       projection_(std::move(projection)),
-      item_factors_(std::move(item_factors)),
-      gram_(item_factors_.transpose() * item_factors_),
+      scorer_(std::move(item_factors), config_.lambda,
+              config_.ranking_kappa.value_or(config_.kappa)),
       codec_(std::move(codec)) {}
 
 absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data::RatingRow& ratings,
                                                                      LocalGradient* local) const {
-  absl::StatusOr<LocalGradient> g = ComputeLocalGradient(item_factors_, gram_, ratings,
-                                                         {.lambda = config_.lambda,
-                                                          .kappa = config_.kappa,
-                                                          .user_l1_clip = config_.user_l1_clip,
-                                                          .error_clip = config_.error_clip});
+  absl::StatusOr<LocalGradient> g =
+      ComputeLocalGradient(scorer_.item_factors(), scorer_.gram(), ratings,
+                           {.lambda = config_.lambda,
+                            .kappa = config_.kappa,
+                            .user_l1_clip = config_.user_l1_clip,
+                            .error_clip = config_.error_clip});
   if (!g.ok()) return g.status();
   // F = w u^T is rank one, so S F = (S w) u^T: project the m-vector w only.
   Eigen::VectorXd projected;
@@ -107,12 +108,6 @@ absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const data::RatingRow
   absl::StatusOr<std::vector<uint64_t>> vector = codec_.Encode(*x, rng);
   if (!vector.ok()) return vector.status();
   return Contribution{.vector = *std::move(vector), .user_factor = std::move(local.user_factor)};
-}
-
-absl::StatusOr<Eigen::VectorXd> DpmfRpContributor::UserFactor(
-    const data::RatingRow& ratings) const {
-  return SolveUserFactor(item_factors_, gram_, ratings, config_.lambda,
-                         config_.ranking_kappa.value_or(config_.kappa));
 }
 
 }  // namespace fedmf::algorithms::dpmf_rp

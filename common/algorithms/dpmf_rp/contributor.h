@@ -15,6 +15,7 @@
 #include "common/algorithms/dpmf_rp/codec.h"
 #include "common/algorithms/dpmf_rp/config.h"
 #include "common/algorithms/dpmf_rp/local_update.h"
+#include "common/algorithms/factor_scorer.h"
 #include "common/dp/sparse_projection.h"
 #include "fedmf/v1/algorithm.pb.h"
 
@@ -28,8 +29,8 @@ class DpmfRpContributor final : public Contributor {
 
   absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
                                           dp::Rng& rng) const override;
-  absl::StatusOr<Eigen::VectorXd> UserFactor(const data::RatingRow& ratings) const override;
-  const mf::FactorMatrix& item_factors() const override { return item_factors_; }
+  // V, with users' factors from eq. 5 at the ranking kappa (config.ranking_kappa, else kappa).
+  const FactorScorer& scorer() const override { return scorer_; }
 
   // X = S F (p x k) before privatization, and the local quantities behind it; for tests and
   // diagnostics (Contribute encodes exactly this X).
@@ -45,8 +46,7 @@ class DpmfRpContributor final : public Contributor {
 
   DpmfRpConfig config_;
   std::optional<dp::SparseProjection> projection_;  // this round's S; empty without projection
-  mf::FactorMatrix item_factors_;                   // V
-  Eigen::MatrixXd gram_;                            // V^T V
+  FactorScorer scorer_;                             // V and V^T V
   ContributionCodec codec_;
 };
 

@@ -1,5 +1,5 @@
 // The client-side math of DPMF-RP Algorithm 2 for one user, before projection and privatization:
-//   u   = eq. 5, the weighted closed form (SolveWeightedRow with kappa and lambda)
+//   u   = eq. 5, the weighted closed form (mf::SolveUserFactor with kappa and lambda)
 //   u^  = u * min(1, B1 / ||u||_1)                                  (eq. 17)
 //   w_j = c_ij * clip(r_ij - <u^, v_j>, [-e, e]) for every item j    (eq. 16)
 // with c_ij = 1 + kappa and r_ij the rating on the user's rated items, c_ij = 1 and r_ij = 0 on
@@ -29,17 +29,11 @@ struct LocalGradient {
 };
 
 // `item_factors` is V (m x k) and `gram` = V^T V (k x k, once per round for all users). Error if
-// an item index is outside [0, m) or a rating is not finite.
+// an item index is outside [0, m) or a rating is not finite (mf::SolveUserFactor's checks).
 absl::StatusOr<LocalGradient> ComputeLocalGradient(const mf::FactorMatrix& item_factors,
                                                    const Eigen::MatrixXd& gram,
                                                    const data::RatingRow& ratings,
                                                    const LocalUpdateParams& params);
-
-// eq. 5 alone, with the same checks.
-absl::StatusOr<Eigen::VectorXd> SolveUserFactor(const mf::FactorMatrix& item_factors,
-                                                const Eigen::MatrixXd& gram,
-                                                const data::RatingRow& ratings, double lambda,
-                                                double kappa);
 
 }  // namespace fedmf::algorithms::dpmf_rp
 

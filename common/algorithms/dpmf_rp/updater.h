@@ -26,6 +26,7 @@
 #include "common/algorithms/dpmf_rp/config.h"
 #include "common/dp/sparse_projection.h"
 #include "common/mf/adam.h"
+#include "common/mf/factor_model.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
 
 namespace fedmf::algorithms::dpmf_rp {
@@ -45,8 +46,11 @@ class DpmfRpUpdater final : public Updater {
   absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const override;
   std::optional<dp::PrivacyBudget> budget() const override;
-  absl::StatusOr<mf::FactorMatrix> ItemFactors() const override;
   absl::StatusOr<std::string> SerializeState() const override;
+
+  // The planned round's item factors V (num_items x rank): the model, or S^T B for the
+  // compressed one (what DpmfRpContributor scores with).
+  absl::StatusOr<mf::FactorMatrix> ItemFactors() const;
 
   // The planned round's gradient for a decoded sum (p x k) of `contributors` users' X (above).
   absl::StatusOr<Eigen::MatrixXd> Gradient(const Eigen::MatrixXd& decoded_sum,

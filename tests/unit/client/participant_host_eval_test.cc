@@ -1,8 +1,11 @@
 // ParticipantHost's evaluation rounds (participant_host_eval.cc) and Participant::Evaluate.
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 
 #include "client/participant_host.h"
+#include "common/algorithms/dpmf_rp/contributor.h"
+#include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
 #include "common/metrics/metric_codec.h"
@@ -77,22 +80,23 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
 
   // Central: the same users' test ratings; ranked with factors solved on their train ratings,
   // rated with mf::RatingPredictor fitted on them (as server/evaluation.cc).
-  auto contributor = algorithms::MakeContributor(f.plan).value();
+  auto contributor = algorithms::dpmf_rp::DpmfRpContributor::Create(f.plan).value();
+  const algorithms::FactorScorer& model = contributor->scorer();
   std::vector<int64_t> cohort_ratings;
   for (int64_t k = 0; k < f.test->num_ratings(); ++k) {
     if (f.test->rating(k).user < kCohort) cohort_ratings.push_back(k);
   }
   const data::RatingsDataset cohort_test = f.test->Subset(cohort_ratings);
   const metrics::UserScorer scorer = [&](int32_t u, absl::Span<double> scores) {
-    const Eigen::VectorXd factor = contributor->UserFactor(f.train->user(u)).value();
+    const Eigen::VectorXd factor = model.UserFactor(f.train->user(u)).value();
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        contributor->item_factors() * factor;
+        model.item_factors() * factor;
   };
   const metrics::UserScorer rating_scorer = [&](int32_t u, absl::Span<double> scores) {
     const mf::RatingPredictor p =
-        mf::RatingPredictor::Fit(contributor->item_factors(), f.train->user(u), {}, 0).value();
+        mf::RatingPredictor::Fit(model.item_factors(), f.train->user(u), {}, 0).value();
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        (contributor->item_factors() * p.weights()).array() + p.mean();
+        (model.item_factors() * p.weights()).array() + p.mean();
   };
   const metrics::ErrorMetrics errors = metrics::EvaluateErrors(cohort_test, rating_scorer);
   const metrics::RankingMetrics ranking =
@@ -175,12 +179,50 @@ TEST(ParticipantHostEvalTest, UsersWithoutTestRatingsContributeZeros) {
   auto host = f.Host(/*with_test=*/false);
   auto contributor = algorithms::MakeContributor(f.plan).value();
   const metrics::MetricSums sums =
-      host->Find(1)->Evaluate(*contributor, metrics::kDpmfRpRanking).value();
+      host->Find(1)->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).value();
   EXPECT_EQ(sums.num_ratings, 0);
   EXPECT_EQ(sums.error_users, 0);
   EXPECT_EQ(sums.ranking_users, 0);
   EXPECT_EQ(f.codec.Encode(sums), std::vector<uint64_t>(13, 0));
   EXPECT_TRUE(host->Handle(f.Task(Cohort())).ok());  // they still take part
+}
+
+// Every field of the sums, to compare them exactly.
+auto Fields(const metrics::MetricSums& s) {
+  return std::make_tuple(s.num_ratings, s.squared_error, s.absolute_error, s.user_rmse,
+                         s.error_users, s.precision, s.recall, s.ap, s.ap_at_n, s.ndcg,
+                         s.ranking_users, s.skipped_users);
+}
+
+// Under DPMF-RP a user's sums are bit for bit those of the factor formulas the evaluation used
+// before models were scored through algorithms::Scorer: ranking by V u (eq. 5's factor at the
+// ranking kappa), ratings by mf::RatingPredictor (fallback mean 0).
+TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
+  Fixture f;
+  auto host = f.Host();
+  auto contributor = algorithms::dpmf_rp::DpmfRpContributor::Create(f.plan).value();
+  const algorithms::FactorScorer& model = contributor->scorer();
+  const mf::FactorMatrix& v = model.item_factors();
+  for (int32_t u = 0; u < f.train->num_users(); ++u) {
+    const Participant& p = *host->Find(static_cast<uint32_t>(u) + 1);
+    const data::RatingRow train = f.train->user(u);
+    const data::RatingRow test = f.test->user(u);
+    metrics::MetricSums expected;
+    if (test.size() > 0) {
+      const mf::RatingPredictor predictor = mf::RatingPredictor::Fit(v, train, {}, 0).value();
+      const Eigen::VectorXd predicted = (v * predictor.weights()).array() + predictor.mean();
+      expected.Add(metrics::EvaluateUserErrors(
+          test, {predicted.data(), static_cast<size_t>(predicted.size())}));
+      const Eigen::VectorXd scores = v * model.UserFactor(train).value();
+      expected.Add(metrics::EvaluateUserRanking(train, test,
+                                                {scores.data(), static_cast<size_t>(scores.size())},
+                                                metrics::kDpmfRpRanking),
+                   /*has_test=*/true);
+    }
+    const metrics::MetricSums sums = p.Evaluate(model, metrics::kDpmfRpRanking).value();
+    EXPECT_EQ(Fields(sums), Fields(expected)) << u;
+    EXPECT_FALSE(sums.errors_absent()) << u;
+  }
 }
 
 TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
@@ -189,9 +231,9 @@ TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
   const std::vector<int32_t> items = {3, 30};
   const std::vector<float> ratings = {4, 5};
   auto p = Participant::Create(1, f.train->user(0), data::RatingRow{items, ratings, {}}).value();
-  EXPECT_EQ(p.Evaluate(*contributor, metrics::kDpmfRpRanking).status().code(),
+  EXPECT_EQ(p.Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(p.Evaluate(*contributor, {.top_n = 0}).status().code(),
+  EXPECT_EQ(p.Evaluate(contributor->scorer(), {.top_n = 0}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -65,12 +65,12 @@ TEST(DpmfRpContributorTest, PbmVectorHasThePlannedShapeAndRange) {
 
 TEST(DpmfRpContributorTest, ItemFactorsAndUserFactorFollowTheModel) {
   const Round r = Start(SmallConfig(Mechanism::kPbm, Projection::kSparse));
-  EXPECT_EQ(r.contributor->item_factors(), r.updater->ItemFactors().value());
+  EXPECT_EQ(r.contributor->scorer().item_factors(), r.updater->ItemFactors().value());
   const data::RatingsDataset data = SmallData();
-  const mf::FactorMatrix& v = r.contributor->item_factors();
+  const mf::FactorMatrix& v = r.contributor->scorer().item_factors();
   const Eigen::VectorXd expected =
       mf::SolveWeightedRow(v.transpose() * v, v, data.user(3), 15, 0.25);
-  EXPECT_LT((r.contributor->UserFactor(data.user(3)).value() - expected).norm(), 1e-12);
+  EXPECT_LT((r.contributor->scorer().UserFactor(data.user(3)).value() - expected).norm(), 1e-12);
   dp::Rng rng(2);
   EXPECT_LT((r.contributor->Contribute(data.user(3), rng)->user_factor - expected).norm(), 1e-12);
 }
@@ -80,9 +80,9 @@ TEST(DpmfRpContributorTest, RankingKappaChangesOnlyTheRankingFactor) {
   config.ranking_kappa = 2;
   const Round r = Start(config);
   const data::RatingsDataset data = SmallData();
-  const mf::FactorMatrix& v = r.contributor->item_factors();
+  const mf::FactorMatrix& v = r.contributor->scorer().item_factors();
   const Eigen::MatrixXd gram = v.transpose() * v;
-  EXPECT_LT((r.contributor->UserFactor(data.user(3)).value() -
+  EXPECT_LT((r.contributor->scorer().UserFactor(data.user(3)).value() -
              mf::SolveWeightedRow(gram, v, data.user(3), 2, 0.25))
                 .norm(),
             1e-12);
@@ -98,7 +98,7 @@ TEST(DpmfRpContributorTest, ProjectedGradientIsSTimesTheGradientRows) {
     DpmfRpConfig config = SmallConfig(Mechanism::kPbm, Projection::kSparse);
     config.item_model = model;
     const Round r = Start(config);
-    EXPECT_EQ(r.contributor->item_factors(), r.updater->ItemFactors().value());
+    EXPECT_EQ(r.contributor->scorer().item_factors(), r.updater->ItemFactors().value());
     const data::RatingsDataset data = SmallData();
     LocalGradient local;
     const Eigen::MatrixXd x = r.contributor->ProjectedGradient(data.user(5), &local).value();
@@ -115,7 +115,7 @@ TEST(DpmfRpContributorTest, ProjectedGradientIsSTimesTheGradientRows) {
 TEST(DpmfRpContributorTest, WithoutNoiseOrProjectionTheSumDecodesToTheSumOfGradients) {
   const Round r = Start(SmallConfig(Mechanism::kNone, Projection::kNone));
   const data::RatingsDataset data = SmallData();
-  const mf::FactorMatrix& v = r.contributor->item_factors();
+  const mf::FactorMatrix& v = r.contributor->scorer().item_factors();
   const Eigen::MatrixXd gram = v.transpose() * v;
   std::vector<uint64_t> sum(r.plan.length(), 0);
   Eigen::MatrixXd exact = Eigen::MatrixXd::Zero(12, 3);
@@ -193,7 +193,7 @@ TEST(DpmfRpContributorTest, RejectsRatingsOutsideTheCatalogue) {
   const float ratings[1] = {4};
   dp::Rng rng(1);
   EXPECT_FALSE(r.contributor->Contribute({items, ratings, {}}, rng).ok());
-  EXPECT_FALSE(r.contributor->UserFactor({items, ratings, {}}).ok());
+  EXPECT_FALSE(r.contributor->scorer().UserFactor({items, ratings, {}}).ok());
 }
 
 }  // namespace

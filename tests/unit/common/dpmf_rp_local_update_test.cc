@@ -111,7 +111,6 @@ TEST(DpmfRpLocalUpdateTest, RejectsItemsOutOfRangeAndNonFiniteRatings) {
   const int32_t item[1] = {1};
   const float nan_rating[1] = {std::numeric_limits<float>::quiet_NaN()};
   EXPECT_FALSE(ComputeLocalGradient(v, gram, {item, nan_rating, {}}, params).ok());
-  EXPECT_FALSE(SolveUserFactor(v, Eigen::MatrixXd::Ones(2, 2), {item, rating, {}}, 1, 1).ok());
 }
 
 }  // namespace

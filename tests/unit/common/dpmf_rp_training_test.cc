@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/dpmf_rp/contributor.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
@@ -36,14 +37,15 @@ data::TrainTest Data() {
 }
 
 Quality Evaluate(const Updater& updater, const data::TrainTest& split) {
-  const std::unique_ptr<Contributor> contributor = MakeContributor(updater.Plan().value()).value();
+  const std::unique_ptr<DpmfRpContributor> contributor =
+      DpmfRpContributor::Create(updater.Plan().value()).value();
   std::vector<Eigen::VectorXd> u(split.train.num_users());
   for (int32_t i = 0; i < split.train.num_users(); ++i) {
-    u[i] = contributor->UserFactor(split.train.user(i)).value();
+    u[i] = contributor->scorer().UserFactor(split.train.user(i)).value();
   }
   const metrics::UserScorer scorer = [&](int32_t user, absl::Span<double> scores) {
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        contributor->item_factors() * u[user];
+        contributor->scorer().item_factors() * u[user];
   };
   return {
       metrics::EvaluateErrors(split.test, scorer).rmse,

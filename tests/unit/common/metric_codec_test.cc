@@ -95,6 +95,22 @@ TEST(MetricCodecTest, SumDecodesWithinTheRoundingBound) {
   EXPECT_EQ(decoded->clamped_users, 0);
 }
 
+// A model without rating predictions needs no slot of its own: its users' zero error slots and
+// ranking counts decode to sums whose errors are absent.
+TEST(MetricCodecTest, RankingOnlyUsersDecodeWithErrorsAbsent) {
+  const MetricCodec codec = MetricCodec::ForContributors(2).value();
+  MetricSums evaluated;
+  evaluated.Add(UserRanking{.relevant = 2, .precision = 0.5, .recall = 0.5}, /*has_test=*/true);
+  MetricSums skipped;
+  skipped.Add(UserRanking{}, /*has_test=*/true);
+  const auto decoded = codec.Decode(AddAll({codec.Encode(evaluated), codec.Encode(skipped)}), 2);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_TRUE(decoded->sums.errors_absent());
+  EXPECT_EQ(decoded->sums.ranking_users, 1);
+  EXPECT_EQ(decoded->sums.skipped_users, 1);
+  EXPECT_EQ(decoded->sums.precision, 0.5);
+}
+
 TEST(MetricCodecTest, LargestSumReachesTwoToThe61WithoutWrapping) {
   // 512 users (L = 9, f = 28), each with every value at the clamp 2^24: every coordinate of the
   // sum is 512 * 2^52 = 2^61 < 2^62, so the decoded sums are exactly 512 * 2^24.

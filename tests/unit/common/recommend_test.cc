@@ -1,6 +1,7 @@
 #include "common/mf/recommend.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -16,16 +17,8 @@ std::vector<int32_t> Items(const std::vector<Recommendation>& list) {
 }
 
 TEST(RecommendTest, RanksByScoreExcludesRatedAndBreaksTiesByIndex) {
-  // u = (1, 2): scores V u = 1, 5, 5, -1, 4, 3 for items 0..5.
-  FactorMatrix v(6, 2);
-  v << 1, 0,  //
-      1, 2,   //
-      3, 1,   //
-      1, -1,  //
-      0, 2,   //
-      1, 1;
-  const Eigen::Vector2d u(1, 2);
-  absl::StatusOr<std::vector<Recommendation>> top = RecommendTopN(v, u, {4}, 3);
+  const std::vector<double> scores = {1, 5, 5, -1, 4, 3};
+  absl::StatusOr<std::vector<Recommendation>> top = RecommendTopN(scores, {4}, 3);
   ASSERT_TRUE(top.ok()) << top.status();
   // Item 4 (score 4) is excluded; items 1 and 2 tie at 5, lower index first.
   EXPECT_THAT(Items(*top), testing::ElementsAre(1, 2, 5));
@@ -34,20 +27,18 @@ TEST(RecommendTest, RanksByScoreExcludesRatedAndBreaksTiesByIndex) {
 }
 
 TEST(RecommendTest, ReturnsFewerWhenFewCandidatesRemainAndPutsNanLast) {
-  FactorMatrix v(3, 1);
-  v << std::nan(""), -2, 1;
-  absl::StatusOr<std::vector<Recommendation>> top =
-      RecommendTopN(v, Eigen::VectorXd::Ones(1), {2, 2}, 10);
+  const std::vector<double> scores = {std::nan(""), -2, 1};
+  absl::StatusOr<std::vector<Recommendation>> top = RecommendTopN(scores, {2, 2}, 10);
   ASSERT_TRUE(top.ok());
   EXPECT_THAT(Items(*top), testing::ElementsAre(1, 0));
+  EXPECT_EQ((*top)[1].score, -std::numeric_limits<double>::infinity());
 }
 
 TEST(RecommendTest, RejectsBadArguments) {
-  FactorMatrix v = FactorMatrix::Zero(3, 2);
-  EXPECT_FALSE(RecommendTopN(v, Eigen::VectorXd::Zero(2), {}, 0).ok());
-  EXPECT_FALSE(RecommendTopN(v, Eigen::VectorXd::Zero(3), {}, 1).ok());
-  EXPECT_FALSE(RecommendTopN(v, Eigen::VectorXd::Zero(2), {3}, 1).ok());
-  EXPECT_FALSE(RecommendTopN(v, Eigen::VectorXd::Zero(2), {-1}, 1).ok());
+  const std::vector<double> scores(3, 0.0);
+  EXPECT_FALSE(RecommendTopN(scores, {}, 0).ok());
+  EXPECT_FALSE(RecommendTopN(scores, {3}, 1).ok());
+  EXPECT_FALSE(RecommendTopN(scores, {-1}, 1).ok());
 }
 
 }  // namespace

@@ -114,6 +114,24 @@ TEST(UserMetricsTest, EmptySumsGiveZeros) {
   EXPECT_EQ(s.Errors().num_users, 0);
   EXPECT_EQ(s.Ranking().f1, 0);
   EXPECT_EQ(s.Ranking().num_users, 0);
+  EXPECT_FALSE(s.errors_absent());  // no user with test ratings: zeros, as before
+}
+
+// Users with test ratings whose model predicts no ratings add a ranking part only: the error
+// part is then absent, not 0. One user with rating errors makes it present.
+TEST(UserMetricsTest, ErrorsAreAbsentWhenUsersWithTestRatingsHaveNoRatingErrors) {
+  MetricSums ranked_only;
+  ranked_only.Add(UserRanking{.relevant = 1, .precision = 0.1, .recall = 1}, /*has_test=*/true);
+  EXPECT_TRUE(ranked_only.errors_absent());
+  MetricSums skipped_only;
+  skipped_only.Add(UserRanking{}, /*has_test=*/true);
+  EXPECT_TRUE(skipped_only.errors_absent());
+  MetricSums no_test;
+  no_test.Add(UserRanking{}, /*has_test=*/false);
+  EXPECT_FALSE(no_test.errors_absent());
+  MetricSums rated = ranked_only;
+  rated.Add(UserErrors{.squared = 1, .absolute = 1, .count = 1});
+  EXPECT_FALSE(rated.errors_absent());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "common/mf/weighted_solve.h"
 
+#include <limits>
+
 #include "gtest/gtest.h"
 
 namespace fedmf::mf {
@@ -51,6 +53,32 @@ TEST(WeightedSolveTest, SolutionZeroesTheGradientOfEquationFour) {
     gradient -= 2 * c[j] * (r[j] - x.dot(f)) * f;
   }
   EXPECT_LT(gradient.norm(), 1e-10);
+}
+
+TEST(WeightedSolveTest, SolveUserFactorIsTheCheckedClosedForm) {
+  FactorMatrix items(3, 1);
+  items << 1, 2, 0;
+  const data::RatingsDataset ds = OneUser({{0, 3}}, 3);
+  const Eigen::MatrixXd gram = items.transpose() * items;
+  const absl::StatusOr<Eigen::VectorXd> u = SolveUserFactor(items, gram, ds.user(1), 0.5, 1.0);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(*u, SolveWeightedRow(gram, items, ds.user(1), 1.0, 0.5));
+}
+
+TEST(WeightedSolveTest, SolveUserFactorRejectsBadInput) {
+  FactorMatrix items = FactorMatrix::Ones(2, 1);
+  const Eigen::MatrixXd gram = items.transpose() * items;
+  const int32_t far_item[1] = {2};
+  const int32_t item[1] = {1};
+  const float rating[1] = {3};
+  const float nan_rating[1] = {std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_EQ(SolveUserFactor(items, gram, {far_item, rating, {}}, 1, 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SolveUserFactor(items, gram, {item, nan_rating, {}}, 1, 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      SolveUserFactor(items, Eigen::MatrixXd::Ones(2, 2), {item, rating, {}}, 1, 1).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
