@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "common/algorithms/contribution_vector.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_ledger.h"
@@ -76,14 +77,6 @@ class Updater {
   // Everything needed to resume after the last applied round (see registry.h RestoreUpdater).
   virtual absl::StatusOr<std::string> SerializeState() const = 0;
 };
-
-// The runtime's clear-text (and in-process) combination: sum[j] = (sum[j] + vector[j]) mod
-// 2^bits. Error on a length mismatch, bits outside [1, 62] or a value >= 2^bits.
-absl::Status AddModPow2(absl::Span<const uint64_t> vector, int bits, absl::Span<uint64_t> sum);
-
-// Checks that a vector fits `plan` (length, every value < 2^client_bits): what a server does with
-// a clear upload before adding it.
-absl::Status CheckVector(const v1::RoundPlan& plan, absl::Span<const uint64_t> vector);
 
 }  // namespace fedmf::algorithms
 
