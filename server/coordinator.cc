@@ -202,7 +202,7 @@ grpc::Status Coordinator::HandleClearUpload(const Connection& connection,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
   if (clear_ == nullptr || upload.round() != state_.updater->round()) return grpc::Status::OK;
-  const absl::Status accepted = clear_->Accept(id, upload.values());
+  const absl::Status accepted = clear_->Accept(upload);
   if (!accepted.ok()) {
     EventLine("participant_rejected").Add("participant", id).Add("reason", accepted.message());
   }
