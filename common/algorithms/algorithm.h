@@ -2,9 +2,10 @@
 // aggregation (docs/algorithms.md). A round is:
 //   coordinator: plan = updater.Plan()                 -> broadcast plan (fedmf.v1.RoundPlan)
 //   each client: c = MakeContributor(plan)->Contribute(local ratings, rng)
-//                -> plan.length integers in Z_{2^plan.bits}
-//   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg when
-//                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear and added
+//                -> plan.length integers in Z_{2^plan.client_bits}, dense or sparse
+//   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg (densified) when
+//                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear (sparse
+//                ones sparsely) and added (contribution_vector.h)
 //   coordinator: updater.ApplySum(sum, number of vectors in it) -> next round
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
@@ -33,8 +34,8 @@ namespace fedmf::algorithms {
 
 // One user's output for one round.
 struct Contribution {
-  std::vector<uint64_t> vector;  // plan.length values, each < 2^plan.client_bits
-  Eigen::VectorXd user_factor;   // the user's factor this round, for local recommendations
+  ContributionVector vector;    // plan.length coordinates, each < 2^plan.client_bits
+  Eigen::VectorXd user_factor;  // the user's factor this round, for local recommendations
 };
 
 // Client side of one round, built from the round's plan and shared by every local user.

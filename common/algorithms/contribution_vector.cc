@@ -115,25 +115,6 @@ absl::Status AddModPow2(const ContributionVector& vector, int bits, absl::Span<u
   return absl::OkStatus();
 }
 
-absl::Status CheckVector(const v1::RoundPlan& plan, absl::Span<const uint64_t> vector) {
-  if (vector.size() != plan.length()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("vector has ", vector.size(), " values, round plan expects ", plan.length()));
-  }
-  if (plan.client_bits() < 1 || plan.client_bits() > 62) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan: client_bits=", plan.client_bits(), " not in [1, 62]"));
-  }
-  const uint64_t limit = uint64_t{1} << plan.client_bits();
-  for (size_t j = 0; j < vector.size(); ++j) {
-    if (vector[j] >= limit) {
-      return absl::InvalidArgumentError(absl::StrCat("vector value ", j, " = ", vector[j],
-                                                     " is not below 2^", plan.client_bits()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckVector(const v1::RoundPlan& plan, const ContributionVector& vector) {
   if (plan.client_bits() < 1 || plan.client_bits() > 62) {
     return absl::InvalidArgumentError(

@@ -63,9 +63,8 @@ absl::Status AddModPow2(absl::Span<const uint64_t> vector, int bits, absl::Span<
 // the sum is unchanged then.
 absl::Status AddModPow2(const ContributionVector& vector, int bits, absl::Span<uint64_t> sum);
 
-// Checks that a vector fits `plan` (length, every value < 2^client_bits): what a server does with
-// a clear upload before adding it.
-absl::Status CheckVector(const v1::RoundPlan& plan, absl::Span<const uint64_t> vector);
+// Checks that a vector fits `plan` (vector.Check(plan.length, plan.client_bits)): what a server
+// does with a clear upload before adding it.
 absl::Status CheckVector(const v1::RoundPlan& plan, const ContributionVector& vector);
 
 }  // namespace fedmf::algorithms
