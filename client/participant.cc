@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "wire/clear_upload.h"
 #include "common/metrics/user_metrics.h"
 
 namespace fedmf::client {
@@ -33,7 +34,9 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
   absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
   if (!contribution.ok()) return contribution.status();
   user_factor_ = std::move(contribution->user_factor);
-  return OpenSession(config, contribution->vector, signing_key, std::move(directory));
+  absl::StatusOr<std::vector<uint64_t>> input = contribution->vector.Densify(config.length);
+  if (!input.ok()) return input.status();
+  return OpenSession(config, *input, signing_key, std::move(directory));
 }
 
 absl::StatusOr<secagg::ClientIdentity> Participant::Identity(
@@ -117,13 +120,13 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
   return OpenSession(config, codec.Encode(*sums), nullptr, nullptr);
 }
 
-absl::StatusOr<std::vector<uint64_t>> Participant::ContributeClear(
-    const algorithms::Contributor& contributor) {
+absl::StatusOr<v1::ClearUpload> Participant::ContributeClear(
+    const algorithms::Contributor& contributor, int64_t round) {
   session_.reset();
   absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
   if (!contribution.ok()) return contribution.status();
   user_factor_ = std::move(contribution->user_factor);
-  return std::move(contribution->vector);
+  return wire::ToClearUpload(id_, round, contribution->vector);
 }
 
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(

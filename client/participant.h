@@ -24,6 +24,7 @@
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/config.h"
 #include "crypto/secagg/signing_directory.h"
+#include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/secagg.pb.h"
 
 namespace fedmf::client {
@@ -39,17 +40,20 @@ class Participant {
       uint32_t id, data::RatingRow ratings, data::RatingRow test = {},
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
-  // Computes this round's contribution with `contributor`, opens a SecAgg session for it and
-  // returns the AdvertiseKeys message. Ends any previous round's session. With
-  // config.signatures the session signs with `signing_key` (the host's) and verifies its peers
-  // against `directory` (both required then).
+  // Computes this round's contribution with `contributor`, opens a SecAgg session for it (a
+  // sparse contribution densified to config.length) and returns the AdvertiseKeys message. Ends any
+  // previous round's session. With config.signatures the session signs with `signing_key` (the
+  // host's) and verifies its peers against `directory` (both required then).
   absl::StatusOr<v1::secagg::ClientToServer> StartRound(
       const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
       const crypto::Ed25519PrivateKey* signing_key = nullptr,
       std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
-  // This round's contribution for a clear-upload round (no SecAgg session).
-  absl::StatusOr<std::vector<uint64_t>> ContributeClear(const algorithms::Contributor& contributor);
+  // This round's contribution for a clear-upload round (no SecAgg session), as the upload of
+  // round `round` (wire/clear_upload.h: sparse for a sparse contribution). Ends any previous
+  // round's session.
+  absl::StatusOr<v1::ClearUpload> ContributeClear(const algorithms::Contributor& contributor,
+                                                  int64_t round);
 
   // This user's metric sums (user_metrics.h) under `model`: its ranking scores and, if it
   // predicts ratings, its predicted ratings (fallback mean 0), both from the train ratings,

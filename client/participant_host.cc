@@ -251,14 +251,11 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
-      absl::StatusOr<std::vector<uint64_t>> vector =
-          participants_.at(id).ContributeClear(*contributor_);
-      if (!vector.ok()) return vector.status();
-      v1::ClearUpload* upload = replies.emplace_back().mutable_clear_upload();
-      upload->set_participant_id(id);
-      upload->set_round(task.round());
+      absl::StatusOr<v1::ClearUpload> upload =
+          participants_.at(id).ContributeClear(*contributor_, task.round());
+      if (!upload.ok()) return upload.status();
       upload->set_phase(task.plan().phase());
-      upload->mutable_values()->Add(vector->begin(), vector->end());
+      *replies.emplace_back().mutable_clear_upload() = *std::move(upload);
       continue;
     }
     absl::StatusOr<v1::secagg::ClientToServer> advertise =

@@ -51,12 +51,12 @@ Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
   return delivery;
 }
 
-std::string Aggregation::DeliverClear(uint32_t participant_id, const v1::ClearUpload& upload) {
+std::string Aggregation::DeliverClear(const v1::ClearUpload& upload) {
   if (clear_ == nullptr || clear_closed_ || upload.round() != tag_.round ||
       upload.phase() != tag_.phase) {
     return "";
   }
-  const absl::Status accepted = clear_->Accept(participant_id, upload.values());
+  const absl::Status accepted = clear_->Accept(upload);
   return accepted.ok() ? "" : std::string(accepted.message());
 }
 

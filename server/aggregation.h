@@ -53,9 +53,9 @@ class Aggregation {
   // A participant's SecAgg message. A message of another aggregation (late) or for a
   // participant that is outside the cohort or already dropped changes nothing.
   Delivery DeliverSecAgg(uint32_t participant_id, const v1::ParticipantToServer& message);
-  // A clear upload (ClearAggregation::Accept's checks); the rejection reason, empty if it was
-  // added or belongs to another aggregation.
-  std::string DeliverClear(uint32_t participant_id, const v1::ClearUpload& upload);
+  // Participant upload.participant_id()'s clear upload (ClearAggregation::Accept's checks); the
+  // rejection reason, empty if it was added or belongs to another aggregation.
+  std::string DeliverClear(const v1::ClearUpload& upload);
   // The participant is gone (disconnected, unreachable). True if this dropped it now.
   bool Drop(uint32_t participant_id);
 

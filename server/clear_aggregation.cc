@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/algorithm.h"
+#include "absl/types/span.h"
+#include "wire/clear_upload.h"
+#include "common/algorithms/contribution_vector.h"
 
 namespace fedmf::server {
 
@@ -13,7 +15,8 @@ ClearAggregation::ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_
       cohort_(cohort.begin(), cohort.end()),
       sum_(static_cast<size_t>(plan_.length()), 0) {}
 
-absl::Status ClearAggregation::Accept(uint32_t participant_id, absl::Span<const uint64_t> vector) {
+absl::Status ClearAggregation::Accept(const v1::ClearUpload& upload) {
+  const uint32_t participant_id = upload.participant_id();
   if (!cohort_.contains(participant_id)) {
     return absl::NotFoundError(
         absl::StrCat("participant ", participant_id, " is not in the cohort"));
@@ -22,8 +25,10 @@ absl::Status ClearAggregation::Accept(uint32_t participant_id, absl::Span<const 
     return absl::FailedPreconditionError(
         absl::StrCat("participant ", participant_id, " already uploaded or was dropped"));
   }
-  if (absl::Status s = algorithms::CheckVector(plan_, vector); !s.ok()) return s;
-  if (absl::Status s = algorithms::AddModPow2(vector, plan_.bits(), absl::MakeSpan(sum_));
+  absl::StatusOr<algorithms::ContributionVector> vector = wire::FromClearUpload(upload);
+  if (!vector.ok()) return vector.status();
+  if (absl::Status s = algorithms::CheckVector(plan_, *vector); !s.ok()) return s;
+  if (absl::Status s = algorithms::AddModPow2(*vector, plan_.bits(), absl::MakeSpan(sum_));
       !s.ok()) {
     return s;
   }

@@ -1,6 +1,7 @@
 // The sum of a clear-upload round (RoundPlan combination COMBINATION_CLEAR, i.e. DPMF-RP with
-// --secure_aggregation=off): each cohort member uploads its vector in the clear, the coordinator
-// checks it against the plan and adds it mod 2^bits. Not thread-safe (the coordinator's lock).
+// --secure_aggregation=off, or fedmf-sim --plain_sum): each cohort member uploads its vector in
+// the clear, dense or sparse, the coordinator checks it against the plan and adds it mod 2^bits
+// (a sparse one at a cost proportional to its values). Not thread-safe (the coordinator's lock).
 #ifndef FEDMF_SERVER_CLEAR_AGGREGATION_H_
 #define FEDMF_SERVER_CLEAR_AGGREGATION_H_
 
@@ -9,8 +10,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/types/span.h"
 #include "fedmf/v1/algorithm.pb.h"
+#include "fedmf/v1/federation.pb.h"
 
 namespace fedmf::server {
 
@@ -19,10 +20,11 @@ class ClearAggregation {
   // `cohort`: the invited participant ids.
   ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_t>& cohort);
 
-  // Adds one upload. NotFound for an id outside the cohort, FailedPrecondition for a second
-  // upload or one after the participant was dropped, InvalidArgument (algorithms::CheckVector)
-  // for a vector that does not fit the plan; the sum is unchanged on error.
-  absl::Status Accept(uint32_t participant_id, absl::Span<const uint64_t> vector);
+  // Adds participant upload.participant_id()'s upload. NotFound for an id outside the cohort,
+  // FailedPrecondition for a second upload or one after the participant was dropped,
+  // InvalidArgument (wire::FromClearUpload, algorithms::CheckVector) for a malformed upload or
+  // a vector that does not fit the plan; the sum is unchanged on error.
+  absl::Status Accept(const v1::ClearUpload& upload);
   // The participant will not upload (disconnected); ignored for ids outside the cohort and
   // participants that uploaded. True if this dropped it now.
   bool MarkDropped(uint32_t participant_id);

@@ -185,7 +185,7 @@ grpc::Status Coordinator::HandleClearUpload(const Connection& connection,
                         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
   if (aggregation_ == nullptr) return grpc::Status::OK;  // late upload of a finished round
-  if (const std::string rejected = aggregation_->DeliverClear(id, upload); !rejected.empty()) {
+  if (const std::string rejected = aggregation_->DeliverClear(upload); !rejected.empty()) {
     EventLine("participant_rejected").Add("participant", id).Add("reason", rejected);
   }
   if (aggregation_->ReadyToClose()) cv_.notify_all();

@@ -4,9 +4,10 @@
 //                (fedmf.v1.RoundPlan) to phase 0's sampled cohort or, in a later phase, to
 //                updater.PhaseParticipants() (e.g. the previous phase's contributors)
 //   each client: c = MakeContributor(plan)->Contribute(local ratings, rng)
-//                -> plan.length integers in Z_{2^plan.bits}
-//   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg when
-//                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear and added
+//                -> plan.length integers in Z_{2^plan.client_bits}, dense or sparse
+//   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg (densified) when
+//                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear (sparse
+//                ones sparsely) and added (contribution_vector.h)
 //   coordinator: updater.ApplySum(sum, the contributors' ids) -> the next phase or round
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
@@ -24,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "common/algorithms/contribution_vector.h"
 #include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/dp_conversion.h"
@@ -35,8 +37,8 @@ namespace fedmf::algorithms {
 
 // One user's output for one round.
 struct Contribution {
-  std::vector<uint64_t> vector;  // plan.length values, each < 2^plan.client_bits
-  Eigen::VectorXd user_factor;   // the user's factor this round, for local recommendations
+  ContributionVector vector;    // plan.length coordinates, each < 2^plan.client_bits
+  Eigen::VectorXd user_factor;  // the user's factor this round, for local recommendations
 };
 
 // Client side of one round, built from the round's plan and shared by every local user.
@@ -86,14 +88,6 @@ class Updater {
   // Everything needed to resume after the last applied round (see registry.h RestoreUpdater).
   virtual absl::StatusOr<std::string> SerializeState() const = 0;
 };
-
-// The runtime's clear-text (and in-process) combination: sum[j] = (sum[j] + vector[j]) mod
-// 2^bits. Error on a length mismatch, bits outside [1, 62] or a value >= 2^bits.
-absl::Status AddModPow2(absl::Span<const uint64_t> vector, int bits, absl::Span<uint64_t> sum);
-
-// Checks that a vector fits `plan` (length, every value < 2^client_bits): what a server does with
-// a clear upload before adding it.
-absl::Status CheckVector(const v1::RoundPlan& plan, absl::Span<const uint64_t> vector);
 
 }  // namespace fedmf::algorithms
 

@@ -107,7 +107,8 @@ absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const data::RatingRow
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<uint64_t>> vector = codec_.Encode(*x, rng);
   if (!vector.ok()) return vector.status();
-  return Contribution{.vector = *std::move(vector), .user_factor = std::move(local.user_factor)};
+  return Contribution{.vector = ContributionVector::Dense(*std::move(vector)),
+                      .user_factor = std::move(local.user_factor)};
 }
 
 }  // namespace fedmf::algorithms::dpmf_rp

@@ -207,10 +207,10 @@ TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
     EXPECT_EQ(u.participant_id(), i == 0 ? 2u : 5u);
     EXPECT_EQ(u.round(), 0);
     EXPECT_EQ(static_cast<uint64_t>(u.values_size()), f.plan.length());
-    EXPECT_TRUE(
-        algorithms::CheckVector(
-            f.plan, absl::MakeConstSpan(u.values().data(), static_cast<size_t>(u.values_size())))
-            .ok());
+    EXPECT_FALSE(u.sparse());
+    EXPECT_TRUE(algorithms::CheckVector(f.plan, algorithms::ContributionVector::Dense(
+                                                    {u.values().begin(), u.values().end()}))
+                    .ok());
   }
   EXPECT_EQ(host->Find(2)->session(), nullptr);
 }

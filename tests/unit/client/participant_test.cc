@@ -11,11 +11,33 @@
 #include "common/algorithms/registry.h"
 #include "common/algorithms/scorer.h"
 #include "common/metrics/metric_codec.h"
+#include "crypto/secagg/vector_codec.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
 
 namespace fedmf::client {
 namespace {
+
+using ::testing::ElementsAre;
+
+// Test-only: every contribution is the same given vector (e.g. sparse, the shape of a local-DP
+// report or of a graph filter's few non-zeros), for any ratings; a model of 8 items, rank 2.
+class FixedContributor : public algorithms::Contributor {
+ public:
+  explicit FixedContributor(algorithms::ContributionVector vector) : vector_(std::move(vector)) {}
+
+  absl::StatusOr<algorithms::Contribution> Contribute(const data::RatingRow&,
+                                                      dp::Rng&) const override {
+    return algorithms::Contribution{.vector = vector_, .user_factor = Eigen::VectorXd::Ones(2)};
+  }
+  const algorithms::Scorer& scorer() const override { return scorer_; }
+
+ private:
+  algorithms::ContributionVector vector_;
+  algorithms::FactorScorer scorer_{mf::FactorMatrix::Zero(8, 2), /*lambda=*/1,
+                                   /*ranking_kappa=*/0};
+};
 
 TEST(ParticipantTest, RejectsIdZero) {
   auto data = test_util::SmallData();
@@ -77,9 +99,13 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   ASSERT_GE(plan.length(), 30u);
   auto contributor = algorithms::MakeContributor(plan).value();
   const data::RatingRow row = data->user(2);
+  auto values = [&](Participant& p) {
+    const v1::ClearUpload u = p.ContributeClear(*contributor, 0).value();
+    return std::vector<uint64_t>(u.values().begin(), u.values().end());
+  };
   auto vector = [&](uint32_t id, std::optional<uint64_t> seed) {
     Participant p = Participant::Create(id, row, {}, seed).value();
-    return p.ContributeClear(*contributor).value();
+    return values(p);
   };
   const std::vector<uint64_t> reference = vector(3, 42);
   EXPECT_EQ(vector(3, 42), reference);
@@ -88,8 +114,8 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   EXPECT_NE(vector(3, std::nullopt), reference);
   // The generator continues: a participant's second contribution is fresh noise.
   Participant p = Participant::Create(3, row, {}, 42).value();
-  EXPECT_EQ(p.ContributeClear(*contributor).value(), reference);
-  EXPECT_NE(p.ContributeClear(*contributor).value(), reference);
+  EXPECT_EQ(values(p), reference);
+  EXPECT_NE(values(p), reference);
 }
 
 // Under DPMF-RP the scores are the factor model's: V u with the user's ranking factor.
@@ -203,6 +229,37 @@ TEST(ParticipantTest, EvaluatesAModelWithoutRatingPredictions) {
   const std::vector<float> five = {5};
   p.set_ratings({kTrainItems, kTrainRatings, {}}, {outside, five, {}});
   EXPECT_EQ(p.Evaluate(filter, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A sparse contribution goes out as a sparse clear upload: its indices and values only.
+TEST(ParticipantTest, ContributeClearUploadsASparseContributionSparsely) {
+  const FixedContributor contributor(algorithms::ContributionVector::Sparse({1, 6}, {9, 4}));
+  Participant p = Participant::Create(5, {}).value();
+  const v1::ClearUpload upload = p.ContributeClear(contributor, 3).value();
+  EXPECT_EQ(upload.participant_id(), 5u);
+  EXPECT_EQ(upload.round(), 3);
+  EXPECT_TRUE(upload.sparse());
+  EXPECT_THAT(upload.indices(), ElementsAre(1, 6));
+  EXPECT_THAT(upload.values(), ElementsAre(9, 4));
+  EXPECT_EQ(p.user_factor().size(), 2);
+}
+
+// SecAgg sums dense vectors: the session's input is the densified contribution; a contribution
+// with a coordinate outside the session's length opens no session.
+TEST(ParticipantTest, StartRoundDensifiesASparseContribution) {
+  const FixedContributor contributor(algorithms::ContributionVector::Sparse({1, 6}, {9, 4}));
+  const secagg::SessionConfig config{
+      .context = "t/round-0", .num_clients = 3, .threshold = 2, .bits = 5, .length = 8};
+  Participant p = Participant::Create(1, {}).value();
+  ASSERT_TRUE(p.StartRound(contributor, config).ok());
+  const v1::secagg::ClientSessionState state = p.ExportSession().value().value();
+  ASSERT_TRUE(state.has_input());
+  EXPECT_THAT(secagg::UnpackVector(secagg::AsBytes(state.input()), 8, 5).value(),
+              ElementsAre(0, 9, 0, 0, 0, 0, 4, 0));
+
+  const FixedContributor outside(algorithms::ContributionVector::Sparse({8}, {1}));
+  EXPECT_EQ(p.StartRound(outside, config).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.session(), nullptr);
 }
 
 }  // namespace

@@ -54,8 +54,9 @@ TEST(DpmfRpContributorTest, PbmVectorHasThePlannedShapeAndRange) {
   for (int32_t u = 0; u < data.num_users(); ++u) {
     absl::StatusOr<Contribution> c = r.contributor->Contribute(data.user(u), rng);
     ASSERT_TRUE(c.ok()) << c.status();
-    ASSERT_EQ(c->vector.size(), 12u);
-    for (uint64_t z : c->vector) {
+    ASSERT_FALSE(c->vector.is_sparse());
+    ASSERT_EQ(c->vector.values().size(), 12u);
+    for (uint64_t z : c->vector.values()) {
       EXPECT_LE(z, static_cast<uint64_t>(q));
       EXPECT_LT(z, uint64_t{1} << r.plan.client_bits());
     }

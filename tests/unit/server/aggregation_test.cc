@@ -151,13 +151,13 @@ v1::ClearUpload Upload(int64_t round, uint32_t id, std::vector<uint64_t> values)
 TEST(ClearAggregationRoundTest, SumsUploadsUntilEveryoneAnsweredOrDropped) {
   std::unique_ptr<Aggregation> a = Aggregation::Clear(kTag, ClearPlan(), {1, 2, 3}, 2);
   EXPECT_EQ(a->secagg_config(), nullptr);
-  EXPECT_EQ(a->DeliverClear(1, Upload(4, 1, {7, 1})), "");
-  EXPECT_EQ(a->DeliverClear(2, Upload(3, 2, {7, 7})), "");  // late: ignored
+  EXPECT_EQ(a->DeliverClear(Upload(4, 1, {7, 1})), "");
+  EXPECT_EQ(a->DeliverClear(Upload(3, 2, {7, 7})), "");  // late: ignored
   v1::ClearUpload other_phase = Upload(4, 2, {7, 7});
   other_phase.set_phase(0);
-  EXPECT_EQ(a->DeliverClear(2, other_phase), "");  // another phase's: ignored
-  EXPECT_THAT(a->DeliverClear(2, Upload(4, 2, {8, 0})), HasSubstr("2^3"));
-  EXPECT_EQ(a->DeliverClear(3, Upload(4, 3, {7, 2})), "");
+  EXPECT_EQ(a->DeliverClear(other_phase), "");  // another phase's: ignored
+  EXPECT_THAT(a->DeliverClear(Upload(4, 2, {8, 0})), HasSubstr("2^3"));
+  EXPECT_EQ(a->DeliverClear(Upload(4, 3, {7, 2})), "");
   EXPECT_FALSE(a->ReadyToClose());
   EXPECT_TRUE(a->Drop(2));
   EXPECT_TRUE(a->ReadyToClose());
@@ -171,7 +171,7 @@ TEST(ClearAggregationRoundTest, SumsUploadsUntilEveryoneAnsweredOrDropped) {
 
 TEST(ClearAggregationRoundTest, TooFewUploadsGiveNoSum) {
   std::unique_ptr<Aggregation> a = Aggregation::Clear(kTag, ClearPlan(), {1, 2, 3}, 2);
-  EXPECT_EQ(a->DeliverClear(1, Upload(4, 1, {1, 1})), "");
+  EXPECT_EQ(a->DeliverClear(Upload(4, 1, {1, 1})), "");
   ASSERT_TRUE(a->CloseStage().ok());
   EXPECT_THAT(a->sum().status().message(), HasSubstr("1 uploads, fewer than 2"));
 }

@@ -7,7 +7,10 @@
 #include <future>
 #include <memory>
 #include <random>
+#include <utility>
+#include <vector>
 
+#include "wire/clear_upload.h"
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
@@ -18,7 +21,7 @@
 namespace fedmf::server {
 namespace {
 
-enum class Behavior { kHonest, kSilentAfterAdvertise, kGarbage };
+enum class Behavior { kHonest, kSilentAfterAdvertise, kGarbage, kSparse, kMalformedSparse };
 
 // The fake client's hooks for `behavior`; `garbage` seeds the scrambled payloads.
 testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
@@ -38,6 +41,28 @@ testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
         junk.mutable_advertise_keys()->set_c_public_key(bytes);
       }
       *reply.mutable_secagg()->mutable_message() = junk;
+    };
+  }
+  if (behavior == Behavior::kSparse || behavior == Behavior::kMalformedSparse) {
+    // Re-sends each clear upload in the sparse form (its non-zero coordinates); malformed, with
+    // one more coordinate at index plan.length.
+    const bool malformed = behavior == Behavior::kMalformedSparse;
+    o.tamper = [malformed](v1::ClientMessage& reply) {
+      if (!reply.has_clear_upload()) return;
+      const v1::ClearUpload& dense = reply.clear_upload();
+      std::vector<uint64_t> indices, values;
+      for (int j = 0; j < dense.values_size(); ++j) {
+        if (dense.values(j) == 0) continue;
+        indices.push_back(static_cast<uint64_t>(j));
+        values.push_back(dense.values(j));
+      }
+      if (malformed) {
+        indices.push_back(static_cast<uint64_t>(dense.values_size()));
+        values.push_back(1);
+      }
+      *reply.mutable_clear_upload() = wire::ToClearUpload(
+          dense.participant_id(), dense.round(),
+          algorithms::ContributionVector::Sparse(std::move(indices), std::move(values)));
     };
   }
   return o;
@@ -122,6 +147,18 @@ TEST(CoordinatorRoundTest, ClearUploadRoundsComplete) {
   EXPECT_TRUE(RunWith(*coordinator, Behavior::kHonest, nullptr).ok());
   EXPECT_EQ(coordinator->Status().round(), 3);
   EXPECT_EQ(coordinator->Status().dropouts(), 0);
+}
+
+// Sparse clear uploads are added like dense ones (every upload of the last round was accepted);
+// a malformed one rejects only its participant, and the rounds go on.
+TEST(CoordinatorRoundTest, SparseClearUploadsAreAddedAndMalformedOnesRejected) {
+  auto sparse = MakeCoordinator(3, /*secure_aggregation=*/false);
+  EXPECT_TRUE(RunWith(*sparse, Behavior::kSparse, nullptr).ok());
+  EXPECT_EQ(sparse->Status().round(), 3);
+  EXPECT_EQ(sparse->Status().dropouts(), 0);
+  auto malformed = MakeCoordinator(3, /*secure_aggregation=*/false);
+  EXPECT_TRUE(RunWith(*malformed, Behavior::kMalformedSparse, nullptr).ok());
+  EXPECT_EQ(malformed->Status().round(), 3);
 }
 
 // The defaults: the complete graph with signed advertisements and the consistency check (the
