@@ -38,7 +38,9 @@ namespace fedmf::algorithms {
 // One user's output for one round.
 struct Contribution {
   ContributionVector vector;    // plan.length coordinates, each < 2^plan.client_bits
-  Eigen::VectorXd user_factor;  // the user's factor this round, for local recommendations
+  // The user's factor this round (factor models; kept in the mobile state); scoring goes through
+  // Contributor::scorer(), not this.
+  Eigen::VectorXd user_factor;
 };
 
 // Client side of one round, built from the round's plan and shared by every local user.
