@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
@@ -14,11 +15,7 @@ using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-RdpCurve Curve(std::vector<double> orders, std::vector<double> values) {
-  absl::StatusOr<RdpCurve> c = RdpCurve::Create(std::move(orders), std::move(values));
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
-}
+using test_util::Curve;
 
 // Gaussian mechanism without sampling, sigma = 4.530877117: RDP alpha / (2 sigma^2) on the fine
 // grid 1.001, 1.002, ..., 99.999 (TF Privacy / dp_accounting test setting).

@@ -8,6 +8,7 @@
 #include "common/dp/rdp_pure_dp.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
@@ -18,11 +19,7 @@ using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-RdpCurve Curve(std::vector<double> orders, std::vector<double> values) {
-  absl::StatusOr<RdpCurve> c = RdpCurve::Create(std::move(orders), std::move(values));
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
-}
+using test_util::Curve;
 
 PrivacyCost Pure(double epsilon, std::vector<double> orders,
                  PrivacyUnit unit = PrivacyUnit::kUser) {
