@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "wire/clear_upload.h"
 #include "common/metrics/user_metrics.h"
+#include "wire/clear_upload.h"
 
 namespace fedmf::client {
 namespace {
@@ -121,12 +121,12 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
 }
 
 absl::StatusOr<v1::ClearUpload> Participant::ContributeClear(
-    const algorithms::Contributor& contributor, int64_t round) {
+    const algorithms::Contributor& contributor, const wire::AggregationTag& tag) {
   session_.reset();
   absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
   if (!contribution.ok()) return contribution.status();
   user_factor_ = std::move(contribution->user_factor);
-  return wire::ToClearUpload(id_, round, contribution->vector);
+  return wire::ToClearUpload(tag, id_, contribution->vector);
 }
 
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(

@@ -26,6 +26,7 @@
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/secagg.pb.h"
+#include "wire/envelope.h"
 
 namespace fedmf::client {
 
@@ -50,10 +51,10 @@ class Participant {
       std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
   // This round's contribution for a clear-upload round (no SecAgg session), as the upload of
-  // round `round` (wire/clear_upload.h: sparse for a sparse contribution). Ends any previous
+  // aggregation `tag` (wire/clear_upload.h: sparse for a sparse contribution). Ends any previous
   // round's session.
   absl::StatusOr<v1::ClearUpload> ContributeClear(const algorithms::Contributor& contributor,
-                                                  int64_t round);
+                                                  const wire::AggregationTag& tag);
 
   // This user's metric sums (user_metrics.h) under `model`: its ranking scores and, if it
   // predicts ratings, its predicted ratings (fallback mean 0), both from the train ratings,

@@ -252,9 +252,8 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   for (uint32_t id : task.participant_ids()) {
     if (clear) {
       absl::StatusOr<v1::ClearUpload> upload =
-          participants_.at(id).ContributeClear(*contributor_, task.round());
+          participants_.at(id).ContributeClear(*contributor_, tag_);
       if (!upload.ok()) return upload.status();
-      upload->set_phase(task.plan().phase());
       *replies.emplace_back().mutable_clear_upload() = *std::move(upload);
       continue;
     }

@@ -110,12 +110,15 @@ bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t n
 absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock<std::mutex>& lock,
                                                                 int attempt) {
   const int64_t round = state_.updater->round();
+  bool earlier_phase_applied = false;
   absl::StatusOr<RoundOutcome> outcome;
-  do {
+  while (true) {
     outcome = RunPhase(lock, attempt);
-  } while (outcome.ok() && outcome->applied && state_.updater->round() == round && !stop_);
-  if (!outcome.ok() || outcome->applied) return outcome;
-  if (absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan(); plan.ok() && plan->phase() > 0) {
+    if (!outcome.ok() || !outcome->applied) break;
+    if (state_.updater->round() != round || stop_) return outcome;
+    earlier_phase_applied = true;
+  }
+  if (outcome.ok() && earlier_phase_applied) {
     // A later phase failed: the round restarts at phase 0 with a fresh cohort.
     state_.updater->AbandonRound();
     if (absl::Status s = Checkpoint(lock); !s.ok()) return s;

@@ -8,11 +8,12 @@
 
 namespace fedmf::wire {
 
-v1::ClearUpload ToClearUpload(uint32_t participant_id, int64_t round,
+v1::ClearUpload ToClearUpload(const AggregationTag& tag, uint32_t participant_id,
                               const algorithms::ContributionVector& vector) {
   v1::ClearUpload upload;
   upload.set_participant_id(participant_id);
-  upload.set_round(round);
+  upload.set_round(tag.round);
+  upload.set_phase(tag.phase);
   upload.mutable_values()->Add(vector.values().begin(), vector.values().end());
   if (vector.is_sparse()) {
     upload.set_sparse(true);

@@ -10,12 +10,13 @@
 #include "absl/status/statusor.h"
 #include "common/algorithms/contribution_vector.h"
 #include "fedmf/v1/federation.pb.h"
+#include "wire/envelope.h"
 
 namespace fedmf::wire {
 
-// Participant `participant_id`'s upload of `vector` in round `round`: sparse with indices for a
+// Participant `participant_id`'s upload of `vector` in aggregation `tag`: sparse with indices for a
 // sparse vector, dense (values only) otherwise.
-v1::ClearUpload ToClearUpload(uint32_t participant_id, int64_t round,
+v1::ClearUpload ToClearUpload(const AggregationTag& tag, uint32_t participant_id,
                               const algorithms::ContributionVector& vector);
 
 // The vector `upload` carries. InvalidArgument for a dense upload with indices.

@@ -100,7 +100,7 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   auto contributor = algorithms::MakeContributor(plan).value();
   const data::RatingRow row = data->user(2);
   auto values = [&](Participant& p) {
-    const v1::ClearUpload u = p.ContributeClear(*contributor, 0).value();
+    const v1::ClearUpload u = p.ContributeClear(*contributor, {0, 0}).value();
     return std::vector<uint64_t>(u.values().begin(), u.values().end());
   };
   auto vector = [&](uint32_t id, std::optional<uint64_t> seed) {
@@ -235,9 +235,10 @@ TEST(ParticipantTest, EvaluatesAModelWithoutRatingPredictions) {
 TEST(ParticipantTest, ContributeClearUploadsASparseContributionSparsely) {
   const FixedContributor contributor(algorithms::ContributionVector::Sparse({1, 6}, {9, 4}));
   Participant p = Participant::Create(5, {}).value();
-  const v1::ClearUpload upload = p.ContributeClear(contributor, 3).value();
+  const v1::ClearUpload upload = p.ContributeClear(contributor, {3, 1}).value();
   EXPECT_EQ(upload.participant_id(), 5u);
   EXPECT_EQ(upload.round(), 3);
+  EXPECT_EQ(upload.phase(), 1);
   EXPECT_TRUE(upload.sparse());
   EXPECT_THAT(upload.indices(), ElementsAre(1, 6));
   EXPECT_THAT(upload.values(), ElementsAre(9, 4));

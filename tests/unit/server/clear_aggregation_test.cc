@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "wire/clear_upload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "wire/chunking.h"
+#include "wire/clear_upload.h"
 
 namespace fedmf::server {
 namespace {
@@ -30,7 +30,7 @@ v1::RoundPlan Plan() {
 
 // Participant `id`'s upload of `vector` in round 0, as the client core builds it.
 v1::ClearUpload Upload(uint32_t id, const ContributionVector& vector) {
-  return wire::ToClearUpload(id, 0, vector);
+  return wire::ToClearUpload({0, 0}, id, vector);
 }
 v1::ClearUpload Dense(uint32_t id, std::vector<uint64_t> values) {
   return Upload(id, ContributionVector::Dense(std::move(values)));

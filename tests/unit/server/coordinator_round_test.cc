@@ -10,13 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "wire/clear_upload.h"
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
 #include "tests/unit/server/fake_client.h"
+#include "wire/clear_upload.h"
 
 namespace fedmf::server {
 namespace {
@@ -61,7 +61,7 @@ testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
         values.push_back(1);
       }
       *reply.mutable_clear_upload() = wire::ToClearUpload(
-          dense.participant_id(), dense.round(),
+          {dense.round(), dense.phase()}, dense.participant_id(),
           algorithms::ContributionVector::Sparse(std::move(indices), std::move(values)));
     };
   }

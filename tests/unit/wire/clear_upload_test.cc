@@ -13,14 +13,14 @@ using ::testing::IsEmpty;
 // Through the wire bytes and back.
 ContributionVector RoundTrip(const ContributionVector& vector) {
   v1::ClearUpload parsed;
-  EXPECT_TRUE(parsed.ParseFromString(ToClearUpload(2, 7, vector).SerializeAsString()));
+  EXPECT_TRUE(parsed.ParseFromString(ToClearUpload({7, 0}, 2, vector).SerializeAsString()));
   EXPECT_EQ(parsed.participant_id(), 2u);
   EXPECT_EQ(parsed.round(), 7);
   return FromClearUpload(parsed).value();
 }
 
 TEST(ClearUploadTest, DenseVectorsKeepTheDenseForm) {
-  const v1::ClearUpload upload = ToClearUpload(2, 7, ContributionVector::Dense({3, 0, 5}));
+  const v1::ClearUpload upload = ToClearUpload({7, 0}, 2, ContributionVector::Dense({3, 0, 5}));
   EXPECT_FALSE(upload.sparse());
   EXPECT_THAT(upload.indices(), IsEmpty());
   EXPECT_THAT(upload.values(), ElementsAre(3, 0, 5));
@@ -29,7 +29,7 @@ TEST(ClearUploadTest, DenseVectorsKeepTheDenseForm) {
 
 TEST(ClearUploadTest, SparseVectorsCarryTheirIndices) {
   const ContributionVector v = ContributionVector::Sparse({4, 90}, {1, 6});
-  const v1::ClearUpload upload = ToClearUpload(2, 7, v);
+  const v1::ClearUpload upload = ToClearUpload({7, 0}, 2, v);
   EXPECT_TRUE(upload.sparse());
   EXPECT_THAT(upload.indices(), ElementsAre(4, 90));
   EXPECT_THAT(upload.values(), ElementsAre(1, 6));
