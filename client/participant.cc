@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/dp/ledger_text_format.h"
 #include "common/metrics/user_metrics.h"
-#include "wire/clear_upload.h"
 
 namespace fedmf::client {
 namespace {
@@ -16,27 +16,92 @@ absl::Span<const double> AsSpan(const Eigen::VectorXd& v) {
 
 }  // namespace
 
-absl::StatusOr<Participant> Participant::Create(uint32_t id, data::RatingRow ratings,
-                                                data::RatingRow test,
+absl::StatusOr<Participant> Participant::Create(uint32_t id, algorithms::LocalData data,
                                                 std::optional<uint64_t> insecure_noise_seed) {
   if (id == 0) return absl::InvalidArgumentError("participant id must be >= 1, got 0");
-  if (insecure_noise_seed) return Participant(id, ratings, test, dp::Rng(*insecure_noise_seed, id));
+  if (data.is_party()) {
+    if (absl::Status s = data.party->Validate(); !s.ok()) return s;
+  }
+  if (insecure_noise_seed)
+    return Participant(id, std::move(data), dp::Rng(*insecure_noise_seed, id));
   absl::StatusOr<dp::Rng> rng = dp::Rng::FromOsEntropy();
   if (!rng.ok()) return rng.status();
-  return Participant(id, ratings, test, std::move(*rng));
+  return Participant(id, std::move(data), std::move(*rng));
 }
 
-absl::StatusOr<v1::secagg::ClientToServer> Participant::StartRound(
-    const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
-    const crypto::Ed25519PrivateKey* signing_key,
-    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+absl::StatusOr<algorithms::ContributionVector> Participant::Contribute(
+    const algorithms::Contributor& contributor, absl::string_view algorithm) {
   session_.reset();
-  absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
+  const auto state = algorithm_states_.find(algorithm);
+  const absl::string_view old_state =
+      state == algorithm_states_.end() ? absl::string_view() : absl::string_view(state->second);
+  std::optional<dp::LedgerEntry> cost;
+  if (budget_) {
+    absl::StatusOr<std::optional<dp::LedgerEntry>> c =
+        contributor.ParticipantCost(data_, old_state);
+    if (!c.ok()) return c.status();
+    cost = *std::move(c);
+    if (cost) {
+      if (absl::Status s = budget_->CanContribute(*cost); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("participant ", id_, ": ", s.message()));
+      }
+    }
+  }
+  absl::StatusOr<algorithms::Contribution> contribution =
+      contributor.Contribute(data_, old_state, rng_);
   if (!contribution.ok()) return contribution.status();
+  if (cost) {
+    if (absl::Status s = budget_->Charge(*std::move(cost)); !s.ok()) return s;
+  }
+  algorithm_states_.insert_or_assign(std::string(algorithm), std::move(contribution->state));
   user_factor_ = std::move(contribution->user_factor);
-  absl::StatusOr<std::vector<uint64_t>> input = contribution->vector.Densify(config.length);
-  if (!input.ok()) return input.status();
-  return OpenSession(config, *input, signing_key, std::move(directory));
+  return std::move(contribution->vector);
+}
+
+absl::Status Participant::SetBudget(const dp::PrivacyBudget& budget) {
+  absl::StatusOr<dp::ParticipantBudget> b = dp::ParticipantBudget::Create(budget);
+  if (!b.ok()) return b.status();
+  budget_ = *std::move(b);
+  return absl::OkStatus();
+}
+
+v1::ParticipantLocalState Participant::ExportLocalState() const {
+  v1::ParticipantLocalState state;
+  state.set_participant_id(id_);
+  for (const auto& [algorithm, bytes] : algorithm_states_) {
+    (*state.mutable_algorithm_states())[algorithm] = bytes;
+  }
+  if (budget_) state.set_ledger(dp::SerializeLedger(budget_->ledger()));
+  return state;
+}
+
+absl::Status Participant::RestoreLocalState(const v1::ParticipantLocalState& state) {
+  if (state.participant_id() != id_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("local state of participant ", state.participant_id(), " given to ", id_));
+  }
+  std::optional<dp::ParticipantBudget> budget = budget_;
+  if (!state.ledger().empty()) {
+    if (!budget) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "participant ", id_, ": the saved state has a privacy ledger but no budget is set"));
+    }
+    absl::StatusOr<dp::PrivacyLedger> ledger = dp::ParseLedger(state.ledger());
+    if (!ledger.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("participant ", id_, ": saved ledger: ", ledger.status().message()));
+    }
+    absl::StatusOr<dp::ParticipantBudget> restored =
+        dp::ParticipantBudget::Restore(budget->budget(), *std::move(ledger));
+    if (!restored.ok()) return restored.status();
+    budget = *std::move(restored);
+  }
+  algorithm_states_.clear();
+  for (const auto& [algorithm, bytes] : state.algorithm_states()) {
+    algorithm_states_.emplace(algorithm, bytes);
+  }
+  budget_ = std::move(budget);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<secagg::ClientIdentity> Participant::Identity(
@@ -72,15 +137,18 @@ absl::Status Participant::RestoreSession(
 }
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
-    const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
+    const secagg::SessionConfig& config, const algorithms::ContributionVector& contribution,
     const crypto::Ed25519PrivateKey* signing_key,
     std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+  session_.reset();
+  absl::StatusOr<std::vector<uint64_t>> input = contribution.Densify(config.length);
+  if (!input.ok()) return input.status();
   absl::StatusOr<secagg::ClientIdentity> identity = Identity(config.signatures, signing_key);
   if (!identity.ok()) return identity.status();
   absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
       secagg::ClientSession::Create(config, std::move(*identity), std::move(directory));
   if (!session.ok()) return session.status();
-  if (absl::Status s = (*session)->SetInput(input); !s.ok()) return s;
+  if (absl::Status s = (*session)->SetInput(*input); !s.ok()) return s;
   absl::StatusOr<v1::secagg::ClientToServer> advertise = (*session)->Start();
   if (!advertise.ok()) return advertise.status();
   session_ = std::move(*session);
@@ -91,23 +159,28 @@ absl::StatusOr<metrics::MetricSums> Participant::Evaluate(
     const algorithms::Scorer& model, const metrics::RankingOptions& options) const {
   if (absl::Status s = options.Validate(); !s.ok()) return s;
   metrics::MetricSums sums;
-  if (test_.size() == 0) return sums;
-  if (test_.indices.back() >= model.num_items()) {  // indices are sorted
-    return absl::InvalidArgumentError(absl::StrCat("participant ", id_, ": test item ",
-                                                   test_.indices.back(), " outside the model's ",
-                                                   model.num_items(), " items"));
-  }
-  // As server/evaluation.cc scores centrally; a user with test ratings has train ratings, so the
-  // fallback mean (the client does not know the global one) is never used.
-  absl::StatusOr<Eigen::VectorXd> scores = model.Scores(ratings_);
-  if (!scores.ok()) return scores.status();
-  if (model.predicts_ratings()) {
-    absl::StatusOr<Eigen::VectorXd> predicted = model.PredictRatings(ratings_, 0);
-    if (!predicted.ok()) return predicted.status();
-    sums.Add(metrics::EvaluateUserErrors(test_, AsSpan(*predicted)));
-  }
-  sums.Add(metrics::EvaluateUserRanking(ratings_, test_, AsSpan(*scores), options),
-           /*has_test=*/true);
+  absl::Status status = algorithms::ForEachUser(
+      data_, [&](const data::RatingRow& train, const data::RatingRow& test) -> absl::Status {
+        if (test.size() == 0) return absl::OkStatus();
+        if (test.indices.back() >= model.num_items()) {  // indices are sorted
+          return absl::InvalidArgumentError(
+              absl::StrCat("participant ", id_, ": test item ", test.indices.back(),
+                           " outside the model's ", model.num_items(), " items"));
+        }
+        // As server/evaluation.cc scores centrally; a user with test ratings has train ratings,
+        // so the fallback mean (the client does not know the global one) is never used.
+        absl::StatusOr<Eigen::VectorXd> scores = model.Scores(train);
+        if (!scores.ok()) return scores.status();
+        if (model.predicts_ratings()) {
+          absl::StatusOr<Eigen::VectorXd> predicted = model.PredictRatings(train, 0);
+          if (!predicted.ok()) return predicted.status();
+          sums.Add(metrics::EvaluateUserErrors(test, AsSpan(*predicted)));
+        }
+        sums.Add(metrics::EvaluateUserRanking(train, test, AsSpan(*scores), options),
+                 /*has_test=*/true);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   return sums;
 }
 
@@ -117,16 +190,8 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
   session_.reset();
   absl::StatusOr<metrics::MetricSums> sums = Evaluate(model, options);
   if (!sums.ok()) return sums.status();
-  return OpenSession(config, codec.Encode(*sums), nullptr, nullptr);
-}
-
-absl::StatusOr<v1::ClearUpload> Participant::ContributeClear(
-    const algorithms::Contributor& contributor, const wire::AggregationTag& tag) {
-  session_.reset();
-  absl::StatusOr<algorithms::Contribution> contribution = contributor.Contribute(ratings_, rng_);
-  if (!contribution.ok()) return contribution.status();
-  user_factor_ = std::move(contribution->user_factor);
-  return wire::ToClearUpload(tag, id_, contribution->vector);
+  return OpenSession(config, algorithms::ContributionVector::Dense(codec.Encode(*sums)), nullptr,
+                     nullptr);
 }
 
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(
@@ -140,9 +205,13 @@ absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(
 
 absl::StatusOr<std::vector<mf::Recommendation>> Participant::Recommend(
     const algorithms::Scorer& model, int n) const {
-  absl::StatusOr<Eigen::VectorXd> scores = model.Scores(ratings_);
+  if (data_.is_party()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("participant ", id_, " is a party: recommendations are per user"));
+  }
+  absl::StatusOr<Eigen::VectorXd> scores = model.Scores(data_.train);
   if (!scores.ok()) return scores.status();
-  return mf::RecommendTopN(AsSpan(*scores), ratings_.indices, n);
+  return mf::RecommendTopN(AsSpan(*scores), data_.train.indices, n);
 }
 
 }  // namespace fedmf::client

@@ -1,21 +1,28 @@
-// One user of a client process: their ratings (never sent anywhere; train ratings for training,
-// test ratings for federated evaluation), their private noise generator, their SecAgg client
-// session of the current round and the user factor of their last contribution. They rank items
-// and score their test ratings with a model's Scorer (common/algorithms/scorer.h), which needs no
-// factors. No networking: the host (participant_host.h) routes messages.
+// One participant of a client process, a user or a silo party: its local data (never sent
+// anywhere; train ratings for training, test ratings for federated evaluation), its private noise
+// generator, its local state (each algorithm's state bytes and, if it keeps a budget, its own
+// privacy ledger), its SecAgg client session of the current phase and the user factor of its last
+// contribution. It ranks items and scores its test ratings with a model's Scorer
+// (common/algorithms/scorer.h), which needs no factors. No networking: the host
+// (participant_host.h) routes messages.
 #ifndef FEDMF_CLIENT_PARTICIPANT_H_
 #define FEDMF_CLIENT_PARTICIPANT_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/local_data.h"
 #include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
+#include "common/dp/participant_budget.h"
 #include "common/dp/rng.h"
 #include "common/metrics/metric_codec.h"
 #include "common/metrics/metrics.h"
@@ -25,42 +32,44 @@
 #include "crypto/secagg/config.h"
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/local_state.pb.h"
 #include "fedmf/v1/secagg.pb.h"
-#include "wire/envelope.h"
 
 namespace fedmf::client {
 
 class Participant {
  public:
-  // `ratings` (train) and `test` must outlive the participant (they view the host's datasets).
-  // `id` >= 1 is the SecAgg participant id (dense user index + 1). The noise generator is keyed
-  // from the OS CSPRNG, or, when `insecure_noise_seed` is set, is dp::Rng(seed, id): reproducible
-  // whatever the process layout, for tests and experiments ONLY (whoever knows the seed can
-  // subtract the noise, so it voids the privacy guarantee).
+  // A user's rows in `data` must outlive the participant (they view the host's datasets).
+  // `id` >= 1 is the SecAgg participant id (a user's: dense user index + 1). The noise generator
+  // is keyed from the OS CSPRNG, or, when `insecure_noise_seed` is set, is dp::Rng(seed, id):
+  // reproducible whatever the process layout, for tests and experiments ONLY (whoever knows the
+  // seed can subtract the noise, so it voids the privacy guarantee).
   static absl::StatusOr<Participant> Create(
-      uint32_t id, data::RatingRow ratings, data::RatingRow test = {},
+      uint32_t id, algorithms::LocalData data,
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
-  // Computes this round's contribution with `contributor`, opens a SecAgg session for it (a
-  // sparse contribution densified to config.length) and returns the AdvertiseKeys message. Ends any
-  // previous round's session. With config.signatures the session signs with `signing_key` (the
+  // This phase's contribution with `contributor`, built from the plan of `algorithm`: ends any
+  // previous session; asks the participant's own budget (if it keeps one) whether it may pay the
+  // contributor's ParticipantCost and charges it; then contributes from its local data and its
+  // state of `algorithm`, which the contribution replaces. ResourceExhausted when its budget
+  // refuses (nothing changes: the participant sits the phase out); the contributor's errors.
+  absl::StatusOr<algorithms::ContributionVector> Contribute(
+      const algorithms::Contributor& contributor, absl::string_view algorithm);
+
+  // Opens this phase's SecAgg session with `input` (densified to config.length) and returns its
+  // AdvertiseKeys message. With config.signatures the session signs with `signing_key` (the
   // host's) and verifies its peers against `directory` (both required then).
-  absl::StatusOr<v1::secagg::ClientToServer> StartRound(
-      const algorithms::Contributor& contributor, const secagg::SessionConfig& config,
+  absl::StatusOr<v1::secagg::ClientToServer> OpenSession(
+      const secagg::SessionConfig& config, const algorithms::ContributionVector& input,
       const crypto::Ed25519PrivateKey* signing_key = nullptr,
       std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
-  // This round's contribution for a clear-upload round (no SecAgg session), as the upload of
-  // aggregation `tag` (wire/clear_upload.h: sparse for a sparse contribution). Ends any previous
-  // round's session.
-  absl::StatusOr<v1::ClearUpload> ContributeClear(const algorithms::Contributor& contributor,
-                                                  const wire::AggregationTag& tag);
-
-  // This user's metric sums (user_metrics.h) under `model`: its ranking scores and, if it
-  // predicts ratings, its predicted ratings (fallback mean 0), both from the train ratings,
-  // scored on the test ratings; a model without rating predictions adds no error part
-  // (MetricSums::errors_absent). Zero for a user without test ratings. InvalidArgument for a
-  // test item outside the model or invalid options; the model's errors.
+  // The metric sums (user_metrics.h) of this participant's users (algorithms::ForEachUser) under
+  // `model`: each user's ranking scores and, if it predicts ratings, predicted ratings (fallback
+  // mean 0), both from the train ratings, scored on the test ratings; a model without rating
+  // predictions adds no error part (MetricSums::errors_absent). Zero for users without test
+  // ratings. InvalidArgument for a test item outside the model or invalid options; the model's
+  // errors.
   absl::StatusOr<metrics::MetricSums> Evaluate(const algorithms::Scorer& model,
                                                const metrics::RankingOptions& options) const;
 
@@ -77,13 +86,23 @@ class Participant {
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(
       const v1::secagg::ServerToClient& message);
 
-  // Points the participant at new train and test ratings (same lifetime rule as Create): the
+  // Points a user participant at new train and test ratings (same lifetime rule as Create): the
   // next contribution, evaluation and recommendation use them; a session in progress keeps the
   // input it was given.
   void set_ratings(data::RatingRow ratings, data::RatingRow test) {
-    ratings_ = ratings;
-    test_ = test;
+    data_.train = ratings;
+    data_.test = test;
   }
+  // Makes the participant keep its own ledger under `budget` from now on, starting empty (a
+  // persisted one comes back with RestoreLocalState); InvalidArgument for a malformed budget.
+  absl::Status SetBudget(const dp::PrivacyBudget& budget);
+  const std::optional<dp::ParticipantBudget>& budget() const { return budget_; }
+
+  // What the participant keeps on its device (local_state.proto), to persist it, and its
+  // restoration: the algorithm states, and the ledger under the budget SetBudget gave (a
+  // persisted ledger without a budget is refused: the client would forget what it spent).
+  v1::ParticipantLocalState ExportLocalState() const;
+  absl::Status RestoreLocalState(const v1::ParticipantLocalState& state);
   // Restores the factor of a contribution made before a restart (mobile state).
   void set_user_factor(Eigen::VectorXd factor) { user_factor_ = std::move(factor); }
 
@@ -91,7 +110,7 @@ class Participant {
   // the session's secrets (secagg::WipeClientSessionState).
   absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> ExportSession() const;
   // Replaces the session with one restored from `state` (secagg::ClientSession::Restore), signing
-  // with `signing_key` and verifying against `directory` as in StartRound; InvalidArgument for a
+  // with `signing_key` and verifying against `directory` as in OpenSession; InvalidArgument for a
   // malformed state, which leaves the participant unchanged.
   absl::Status RestoreSession(const v1::secagg::ClientSessionState& state,
                               const crypto::Ed25519PrivateKey* signing_key,
@@ -100,38 +119,33 @@ class Participant {
   // Forgets the round's session (its secrets are wiped by the session's destructor).
   void EndRound() { session_.reset(); }
 
-  // Top-n items the user has not rated, by `model`'s ranking scores from the train ratings.
+  // Top-n items a user participant has not rated, by `model`'s ranking scores from the train
+  // ratings (a party has no one user to recommend to: FailedPrecondition).
   absl::StatusOr<std::vector<mf::Recommendation>> Recommend(const algorithms::Scorer& model,
                                                             int n) const;
 
   uint32_t id() const { return id_; }
-  const data::RatingRow& ratings() const { return ratings_; }
-  const data::RatingRow& test_ratings() const { return test_; }
+  const algorithms::LocalData& data() const { return data_; }
+  const data::RatingRow& ratings() const { return data_.train; }  // a user participant's
   // The factor of the last contribution (empty before the first, and for a model without user
   // factors).
   const Eigen::VectorXd& user_factor() const { return user_factor_; }
   const secagg::ClientSession* session() const { return session_.get(); }
 
  private:
-  Participant(uint32_t id, data::RatingRow ratings, data::RatingRow test, dp::Rng rng)
-      : id_(id), ratings_(ratings), test_(test), rng_(std::move(rng)) {}
+  Participant(uint32_t id, algorithms::LocalData data, dp::Rng rng)
+      : id_(id), data_(std::move(data)), rng_(std::move(rng)) {}
 
   // The SecAgg identity of this participant: its id and, for a signed session, a copy of
   // `signing_key` the session owns (wiped with it).
   absl::StatusOr<secagg::ClientIdentity> Identity(
       bool signatures, const crypto::Ed25519PrivateKey* signing_key) const;
 
-  // Opens this round's SecAgg session with `input` and returns its AdvertiseKeys message
-  // (signing and directory as in StartRound).
-  absl::StatusOr<v1::secagg::ClientToServer> OpenSession(
-      const secagg::SessionConfig& config, const std::vector<uint64_t>& input,
-      const crypto::Ed25519PrivateKey* signing_key,
-      std::shared_ptr<const secagg::SigningKeyDirectory> directory);
-
   uint32_t id_;
-  data::RatingRow ratings_;
-  data::RatingRow test_;
+  algorithms::LocalData data_;
   dp::Rng rng_;
+  std::map<std::string, std::string, std::less<>> algorithm_states_;  // by algorithm name
+  std::optional<dp::ParticipantBudget> budget_;
   Eigen::VectorXd user_factor_;
   std::unique_ptr<secagg::ClientSession> session_;
 };

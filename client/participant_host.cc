@@ -4,11 +4,26 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/algorithms/registry.h"
+#include "wire/clear_upload.h"
 #include "wire/envelope.h"
 #include "wire/secagg_params.h"
 
 namespace fedmf::client {
+namespace {
+
+constexpr uint32_t kLocalStateFormatVersion = 1;
+
+// A participant's reply declining the phase (its SecAgg Abort, which the coordinator counts as a
+// dropout).
+v1::ClientMessage Decline(const wire::AggregationTag& tag, uint32_t id, absl::string_view reason) {
+  v1::secagg::ClientToServer abort;
+  abort.mutable_abort()->set_reason(std::string(reason));
+  return wire::FromParticipant(tag, id, std::move(abort));
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
     std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
@@ -29,7 +44,9 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
     }
     const uint32_t id = static_cast<uint32_t>(user) + 1;
     absl::StatusOr<Participant> p = Participant::Create(
-        id, data->user(user), test != nullptr ? test->user(user) : data::RatingRow{},
+        id,
+        algorithms::LocalData::User(data->user(user),
+                                    test != nullptr ? test->user(user) : data::RatingRow{}),
         insecure_noise_seed);
     if (!p.ok()) return p.status();
     if (!host->participants_.emplace(id, std::move(*p)).second) {
@@ -39,13 +56,26 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
   return host;
 }
 
+absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::CreateParty(
+    std::shared_ptr<const algorithms::PartyShard> shard, uint32_t party_id,
+    std::optional<uint64_t> insecure_noise_seed) {
+  absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
+  if (!key.ok()) return key.status();
+  absl::StatusOr<Participant> p = Participant::Create(
+      party_id, algorithms::LocalData::Party(std::move(shard)), insecure_noise_seed);
+  if (!p.ok()) return p.status();
+  std::unique_ptr<ParticipantHost> host(new ParticipantHost(nullptr, nullptr, std::move(*key)));
+  host->participants_.emplace(party_id, std::move(*p));
+  return host;
+}
+
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::CreateWithoutData(
     const std::vector<uint32_t>& ids, crypto::Ed25519PrivateKey signing_key,
     std::optional<uint64_t> insecure_noise_seed) {
   std::unique_ptr<ParticipantHost> host(
       new ParticipantHost(nullptr, nullptr, std::move(signing_key)));
   for (uint32_t id : ids) {
-    absl::StatusOr<Participant> p = Participant::Create(id, {}, {}, insecure_noise_seed);
+    absl::StatusOr<Participant> p = Participant::Create(id, {}, insecure_noise_seed);
     if (!p.ok()) return p.status();
     if (!host->participants_.emplace(id, std::move(*p)).second) {
       return absl::InvalidArgumentError(absl::StrCat("participant ", id, " is listed twice"));
@@ -60,6 +90,37 @@ absl::Status ParticipantHost::SetRatings(uint32_t id, data::RatingRow train, dat
     return absl::NotFoundError(absl::StrCat("participant ", id, " is not hosted here"));
   }
   it->second.set_ratings(train, test);
+  return absl::OkStatus();
+}
+
+absl::Status ParticipantHost::SetParticipantBudget(const dp::PrivacyBudget& budget) {
+  for (auto& [id, p] : participants_) {
+    if (absl::Status s = p.SetBudget(budget); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+v1::HostLocalState ParticipantHost::ExportLocalState() const {
+  v1::HostLocalState state;
+  state.set_format_version(kLocalStateFormatVersion);
+  for (const auto& [id, p] : participants_) *state.add_participants() = p.ExportLocalState();
+  return state;
+}
+
+absl::Status ParticipantHost::RestoreLocalState(const v1::HostLocalState& state) {
+  if (state.format_version() != kLocalStateFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("local state format version ",
+                                                   state.format_version(), ", expected ",
+                                                   kLocalStateFormatVersion));
+  }
+  for (const v1::ParticipantLocalState& saved : state.participants()) {
+    Participant* p = FindMutable(saved.participant_id());
+    if (p == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("local state of participant ", saved.participant_id(), ", not hosted here"));
+    }
+    if (absl::Status s = p->RestoreLocalState(saved); !s.ok()) return s;
+  }
   return absl::OkStatus();
 }
 
@@ -250,17 +311,31 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   if (directory != nullptr) signing_keys_ = task.signing_keys();
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
+    Participant& p = participants_.at(id);
+    absl::StatusOr<algorithms::ContributionVector> contribution =
+        p.Contribute(*contributor_, model_.algorithm());
+    if (absl::IsResourceExhausted(contribution.status())) {  // its own budget is spent
+      replies.push_back(Decline(tag_, id, contribution.status().message()));
+      continue;
+    }
+    if (!contribution.ok()) return contribution.status();
     if (clear) {
-      absl::StatusOr<v1::ClearUpload> upload =
-          participants_.at(id).ContributeClear(*contributor_, tag_);
-      if (!upload.ok()) return upload.status();
-      *replies.emplace_back().mutable_clear_upload() = *std::move(upload);
+      *replies.emplace_back().mutable_clear_upload() = wire::ToClearUpload(tag_, id, *contribution);
       continue;
     }
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
-        participants_.at(id).StartRound(*contributor_, *config, &signing_key_, directory);
+        p.OpenSession(*config, *contribution, &signing_key_, directory);
     if (!advertise.ok()) return advertise.status();
     replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
+  }
+  if (local_state_sink_) {
+    if (absl::Status s = local_state_sink_(ExportLocalState()); !s.ok()) {
+      for (uint32_t id : task.participant_ids()) participants_.at(id).EndRound();
+      return absl::Status(s.code(), absl::StrCat("round ", task.round(),
+                                                 ": local state not persisted, "
+                                                 "nothing sent: ",
+                                                 s.message()));
+    }
   }
   return replies;
 }

@@ -1,5 +1,8 @@
-// The users one client process hosts, and the routing of coordinator messages to them: a round
-// task builds the round's contributor once and starts every listed local participant (an
+// The participants one client process hosts (users, or one silo party), and the routing of
+// coordinator messages to them: a round task builds the phase's contributor once and starts every
+// listed local participant (one whose own privacy budget refuses declines with a SecAgg Abort: the
+// coordinator sees a dropout), then hands their local states to the local-state sink before any
+// reply leaves (write-ahead); an
 // evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
 // the participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
@@ -12,6 +15,7 @@
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,10 +25,13 @@
 #include "absl/status/statusor.h"
 #include "client/participant.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/local_data.h"
 #include "common/data/ratings_dataset.h"
+#include "common/dp/dp_conversion.h"
 #include "crypto/ed25519.h"
 #include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/local_state.pb.h"
 #include "fedmf/v1/mobile.pb.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
@@ -43,6 +50,12 @@ class ParticipantHost {
       std::shared_ptr<const data::RatingsDataset> test = nullptr,
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
+  // Hosts one silo party, participant `party_id` (>= 1), holding `shard` (cross-silo FL).
+  // InvalidArgument for a malformed shard (PartyShard::Validate) or id 0.
+  static absl::StatusOr<std::unique_ptr<ParticipantHost>> CreateParty(
+      std::shared_ptr<const algorithms::PartyShard> shard, uint32_t party_id,
+      std::optional<uint64_t> insecure_noise_seed = std::nullopt);
+
   // Hosts participants `ids` (each >= 1, no repeats) with no ratings until SetRatings gives
   // them, signing with `signing_key` (a restored host keeps its registered key): for a binding
   // that owns its users' ratings, e.g. the mobile C API (client/include/fedmf/fedmf_client.h).
@@ -53,6 +66,23 @@ class ParticipantHost {
   // Points participant `id` at new train and test rows, which must outlive the host or the next
   // call (Participant::set_ratings). NotFound if the host does not host `id`.
   absl::Status SetRatings(uint32_t id, data::RatingRow train, data::RatingRow test = {});
+
+  // Every hosted participant keeps its own ledger under `budget` (Participant::SetBudget) and
+  // declines a phase whose cost it cannot pay. InvalidArgument for a malformed budget.
+  absl::Status SetParticipantBudget(const dp::PrivacyBudget& budget);
+
+  // What every hosted participant keeps on its device (local_state.proto), and its restoration
+  // after a restart (call SetParticipantBudget first when they keep budgets). NotFound for a
+  // participant this host does not host; Participant::RestoreLocalState's errors. On error the
+  // participants before the failing one are restored.
+  v1::HostLocalState ExportLocalState() const;
+  absl::Status RestoreLocalState(const v1::HostLocalState& state);
+  // Called with ExportLocalState() after a task's contributions changed it and before the task's
+  // replies are returned, so the caller persists it before anything is sent (a contribution sent
+  // but not persisted would be forgotten by a crash: the participant would under-count its
+  // spending and lose its iterate). An error fails the task: nothing is sent.
+  using LocalStateSink = std::function<absl::Status(const v1::HostLocalState&)>;
+  void set_local_state_sink(LocalStateSink sink) { local_state_sink_ = std::move(sink); }
 
   // Restores what a host persisted (mobile state): the model of the last task, the training
   // rounds completed and whether training is done. No round is in progress after it (SecAgg
@@ -145,6 +175,7 @@ class ParticipantHost {
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
   bool allow_simulation_plain_sum_ = false;
+  LocalStateSink local_state_sink_;
 };
 
 }  // namespace fedmf::client

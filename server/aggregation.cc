@@ -41,7 +41,13 @@ const secagg::SessionConfig* Aggregation::secagg_config() const {
 Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
                                                  const v1::ParticipantToServer& message) {
   Delivery delivery;
-  if (session_ == nullptr || wire::TagOf(message) != tag_) return delivery;
+  if (wire::TagOf(message) != tag_) return delivery;
+  if (session_ == nullptr) {
+    // A participant declining a clear phase (e.g. its own privacy budget is spent) says so with a
+    // SecAgg Abort: it is a dropout.
+    if (message.message().has_abort()) Drop(participant_id);
+    return delivery;
+  }
   // NotFound (outside the cohort) and FailedPrecondition (dropped, ended) change nothing.
   absl::StatusOr<std::vector<secagg::ServerMessage>> answer =
       session_->HandleMessage(participant_id, message.message());

@@ -51,7 +51,8 @@ class Aggregation {
     std::string rejected;  // why that participant was dropped; empty if it was not
   };
   // A participant's SecAgg message. A message of another aggregation (late) or for a
-  // participant that is outside the cohort or already dropped changes nothing.
+  // participant that is outside the cohort or already dropped changes nothing. In a clear
+  // aggregation only an Abort means something: the participant declines (a dropout).
   Delivery DeliverSecAgg(uint32_t participant_id, const v1::ParticipantToServer& message);
   // Participant upload.participant_id()'s clear upload (ClearAggregation::Accept's checks); the
   // rejection reason, empty if it was added or belongs to another aggregation.

@@ -3,8 +3,9 @@
 //   coordinator: plan = updater.Plan()  -> phase plan.phase() of round plan.round(), broadcast
 //                (fedmf.v1.RoundPlan) to phase 0's sampled cohort or, in a later phase, to
 //                updater.PhaseParticipants() (e.g. the previous phase's contributors)
-//   each client: c = MakeContributor(plan)->Contribute(local ratings, rng)
-//                -> plan.length integers in Z_{2^plan.client_bits}, dense or sparse
+//   each client: c = MakeContributor(plan)->Contribute(local data, state, rng)
+//                -> plan.length integers in Z_{2^plan.client_bits}, dense or sparse, and the
+//                participant's new state (kept on its device for its next contribution)
 //   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg (densified) when
 //                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear (sparse
 //                ones sparsely) and added (contribution_vector.h)
@@ -24,8 +25,10 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/algorithms/contribution_vector.h"
+#include "common/algorithms/local_data.h"
 #include "common/algorithms/scorer.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/dp_conversion.h"
@@ -35,24 +38,42 @@
 
 namespace fedmf::algorithms {
 
-// One user's output for one round.
+// One participant's output for one phase.
 struct Contribution {
-  ContributionVector vector;    // plan.length coordinates, each < 2^plan.client_bits
+  ContributionVector vector;  // plan.length coordinates, each < 2^plan.client_bits
+  // The participant's state after this contribution, opaque to the runtime, which keeps it on
+  // the participant's device (persisted before the upload leaves) and passes it to the
+  // participant's next Contribute of this algorithm. Versioned by the algorithm; empty: none.
+  std::string state;
   // The user's factor this round (factor models; kept in the mobile state); scoring goes through
   // Contributor::scorer(), not this.
   Eigen::VectorXd user_factor;
 };
 
-// Client side of one round, built from the round's plan and shared by every local user.
-// Contribute is const and thread-safe: one instance may serve many users concurrently, each with
-// its own Rng (the privacy noise comes from it: use dp::Rng::FromOsEntropy() in production).
+// Client side of one phase, built from the phase's plan and shared by every local participant.
+// Contribute is const and thread-safe: one instance may serve many participants concurrently,
+// each with its own Rng (the privacy noise comes from it: use dp::Rng::FromOsEntropy() in
+// production).
 class Contributor {
  public:
   virtual ~Contributor() = default;
 
-  // `ratings`: the user's own ratings (item indices in [0, num_items), no repeats).
-  virtual absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
+  // `data`: the participant's own data (local_data.h: a user's ratings, item indices in
+  // [0, num_items) without repeats, or a party's shard; an algorithm that supports only one kind
+  // returns InvalidArgument for the other). `state`: what this participant's previous
+  // Contribution of this algorithm returned as its state (empty for the first, or after the
+  // participant lost it); the algorithm validates it (it is the device's, not the network's, but
+  // may be stale or corrupt).
+  virtual absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                                   dp::Rng& rng) const = 0;
+  // What contributing to this phase costs this participant, for its own ledger and budget
+  // (dp::ParticipantBudget; the runtime refuses to contribute once it would overspend, and the
+  // coordinator sees a dropout); nullopt when the algorithm accounts only centrally, for the
+  // worst-case participant of a whole phase (Updater::RoundPrivacy), as DPMF-RP does.
+  virtual absl::StatusOr<std::optional<dp::LedgerEntry>> ParticipantCost(
+      const LocalData& /*data*/, absl::string_view /*state*/) const {
+    return std::nullopt;
+  }
   // This round's model, which ranks items and predicts ratings for a user (scorer.h): local
   // recommendations and federated evaluation use it, never the algorithm's internals.
   virtual const Scorer& scorer() const = 0;

@@ -100,14 +100,20 @@ absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data:
   return x;
 }
 
-absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const data::RatingRow& ratings,
+absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const LocalData& data,
+                                                           absl::string_view /*state*/,
                                                            dp::Rng& rng) const {
+  if (data.is_party()) {
+    return absl::InvalidArgumentError(
+        "dpmf-rp contributions are per user (Algorithm 2); a silo party cannot contribute");
+  }
   LocalGradient local;
-  absl::StatusOr<Eigen::MatrixXd> x = ProjectedGradient(ratings, &local);
+  absl::StatusOr<Eigen::MatrixXd> x = ProjectedGradient(data.train, &local);
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<uint64_t>> vector = codec_.Encode(*x, rng);
   if (!vector.ok()) return vector.status();
   return Contribution{.vector = ContributionVector::Dense(*std::move(vector)),
+                      .state = {},  // stateless
                       .user_factor = std::move(local.user_factor)};
 }
 

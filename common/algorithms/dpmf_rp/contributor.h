@@ -27,7 +27,9 @@ class DpmfRpContributor final : public Contributor {
   // B's shape and finiteness, and that length, bits and combination agree with the payload.
   static absl::StatusOr<std::unique_ptr<DpmfRpContributor>> Create(const v1::RoundPlan& plan);
 
-  absl::StatusOr<Contribution> Contribute(const data::RatingRow& ratings,
+  // A user participant only (a party gets InvalidArgument); stateless: `state` is ignored and
+  // none is returned (the factor of eq. 5 is recomputed from the broadcast every round).
+  absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
   // V, with users' factors from eq. 5 at the ranking kappa (config.ranking_kappa, else kappa).
   const FactorScorer& scorer() const override { return scorer_; }

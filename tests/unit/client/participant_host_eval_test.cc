@@ -230,7 +230,9 @@ TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
   auto contributor = algorithms::MakeContributor(f.plan).value();  // 30 items
   const std::vector<int32_t> items = {3, 30};
   const std::vector<float> ratings = {4, 5};
-  auto p = Participant::Create(1, f.train->user(0), data::RatingRow{items, ratings, {}}).value();
+  auto p = Participant::Create(1, algorithms::LocalData::User(f.train->user(0),
+                                                              data::RatingRow{items, ratings, {}}))
+               .value();
   EXPECT_EQ(p.Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p.Evaluate(contributor->scorer(), {.top_n = 0}).status().code(),

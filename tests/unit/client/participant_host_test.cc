@@ -104,7 +104,7 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   std::vector<uint64_t> expected(f.plan.length(), 0);
   for (int32_t u = 0; u < kCohort; ++u) {
     dp::Rng rng(static_cast<uint64_t>(u));
-    auto c = contributor->Contribute(f.data->user(u), rng).value();
+    auto c = contributor->Contribute(algorithms::LocalData::User(f.data->user(u)), "", rng).value();
     ASSERT_TRUE(algorithms::AddModPow2(c.vector, f.plan.bits(), absl::MakeSpan(expected)).ok());
   }
   const uint64_t mask = (uint64_t{1} << f.plan.bits()) - 1;

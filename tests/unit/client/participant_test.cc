@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/algorithms/dpmf_rp/contributor.h"
 #include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/registry.h"
@@ -22,32 +24,61 @@ namespace {
 using ::testing::ElementsAre;
 
 // Test-only: every contribution is the same given vector (e.g. sparse, the shape of a local-DP
-// report or of a graph filter's few non-zeros), for any ratings; a model of 8 items, rank 2.
+// report or of a graph filter's few non-zeros), for any data; its state counts the participant's
+// contributions ("" before the first, then "1", "2", ...); each costs `cost` pure epsilon per user
+// when set. A model of 8 items, rank 2.
 class FixedContributor : public algorithms::Contributor {
  public:
-  explicit FixedContributor(algorithms::ContributionVector vector) : vector_(std::move(vector)) {}
+  explicit FixedContributor(algorithms::ContributionVector vector,
+                            std::optional<double> cost = std::nullopt)
+      : vector_(std::move(vector)), cost_(cost) {}
 
-  absl::StatusOr<algorithms::Contribution> Contribute(const data::RatingRow&,
+  absl::StatusOr<algorithms::Contribution> Contribute(const algorithms::LocalData&,
+                                                      absl::string_view state,
                                                       dp::Rng&) const override {
-    return algorithms::Contribution{.vector = vector_, .user_factor = Eigen::VectorXd::Ones(2)};
+    const int count = state.empty() ? 0 : std::stoi(std::string(state));
+    return algorithms::Contribution{.vector = vector_,
+                                    .state = std::to_string(count + 1),
+                                    .user_factor = Eigen::VectorXd::Ones(2)};
+  }
+  absl::StatusOr<std::optional<dp::LedgerEntry>> ParticipantCost(const algorithms::LocalData&,
+                                                                 absl::string_view) const override {
+    if (!cost_) return std::nullopt;
+    dp::LedgerEntry entry;
+    entry.mechanism = "fixed";
+    entry.participants = 1;
+    entry.n_min = 1;
+    entry.unit = dp::PrivacyUnit::kUser;
+    entry.pure_epsilon = *cost_;
+    return entry;
   }
   const algorithms::Scorer& scorer() const override { return scorer_; }
 
  private:
   algorithms::ContributionVector vector_;
+  std::optional<double> cost_;
   algorithms::FactorScorer scorer_{mf::FactorMatrix::Zero(8, 2), /*lambda=*/1,
                                    /*ranking_kappa=*/0};
 };
 
+// A contribution with `contributor` in a SecAgg session with `config`, as the host starts one.
+absl::StatusOr<v1::secagg::ClientToServer> StartRound(Participant& p,
+                                                      const algorithms::Contributor& contributor,
+                                                      const secagg::SessionConfig& config) {
+  absl::StatusOr<algorithms::ContributionVector> input = p.Contribute(contributor, "test");
+  if (!input.ok()) return input.status();
+  return p.OpenSession(config, *input);
+}
+
 TEST(ParticipantTest, RejectsIdZero) {
   auto data = test_util::SmallData();
-  EXPECT_EQ(Participant::Create(0, data->user(0)).status().code(),
+  EXPECT_EQ(Participant::Create(0, algorithms::LocalData::User(data->user(0))).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ParticipantTest, SecAggMessageOutsideARoundIsAPreconditionError) {
   auto data = test_util::SmallData();
-  Participant p = Participant::Create(1, data->user(0)).value();
+  Participant p = Participant::Create(1, algorithms::LocalData::User(data->user(0))).value();
   EXPECT_EQ(p.Handle(v1::secagg::ServerToClient()).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
@@ -62,8 +93,8 @@ TEST(ParticipantTest, StartRoundAdvertisesKeysAndKeepsTheUserFactor) {
                                .threshold = 6,
                                .bits = plan.bits(),
                                .length = plan.length()};
-  Participant p = Participant::Create(3, data->user(2)).value();
-  const absl::StatusOr<v1::secagg::ClientToServer> advertise = p.StartRound(*contributor, config);
+  Participant p = Participant::Create(3, algorithms::LocalData::User(data->user(2))).value();
+  const absl::StatusOr<v1::secagg::ClientToServer> advertise = StartRound(p, *contributor, config);
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   EXPECT_TRUE(advertise->has_advertise_keys());
   EXPECT_EQ(advertise->advertise_keys().c_public_key().size(), 32u);
@@ -83,8 +114,9 @@ TEST(ParticipantTest, StartRoundRejectsASessionOfTheWrongLength) {
                                .threshold = 6,
                                .bits = plan.bits(),
                                .length = plan.length() + 1};
-  Participant p = Participant::Create(1, data->user(0)).value();
-  EXPECT_EQ(p.StartRound(*contributor, config).status().code(), absl::StatusCode::kInvalidArgument);
+  Participant p = Participant::Create(1, algorithms::LocalData::User(data->user(0))).value();
+  EXPECT_EQ(StartRound(p, *contributor, config).status().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p.session(), nullptr);
 }
 
@@ -100,11 +132,10 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   auto contributor = algorithms::MakeContributor(plan).value();
   const data::RatingRow row = data->user(2);
   auto values = [&](Participant& p) {
-    const v1::ClearUpload u = p.ContributeClear(*contributor, {0, 0}).value();
-    return std::vector<uint64_t>(u.values().begin(), u.values().end());
+    return p.Contribute(*contributor, plan.algorithm()).value().values();
   };
   auto vector = [&](uint32_t id, std::optional<uint64_t> seed) {
-    Participant p = Participant::Create(id, row, {}, seed).value();
+    Participant p = Participant::Create(id, algorithms::LocalData::User(row), seed).value();
     return values(p);
   };
   const std::vector<uint64_t> reference = vector(3, 42);
@@ -113,7 +144,7 @@ TEST(ParticipantTest, SeededNoiseIsAFunctionOfSeedAndIdOnly) {
   EXPECT_NE(vector(3, 43), reference);
   EXPECT_NE(vector(3, std::nullopt), reference);
   // The generator continues: a participant's second contribution is fresh noise.
-  Participant p = Participant::Create(3, row, {}, 42).value();
+  Participant p = Participant::Create(3, algorithms::LocalData::User(row), 42).value();
   EXPECT_EQ(values(p), reference);
   EXPECT_NE(values(p), reference);
 }
@@ -124,7 +155,7 @@ TEST(ParticipantTest, RecommendsOnlyUnratedItems) {
   auto updater = test_util::SmallUpdater();
   auto contributor =
       algorithms::dpmf_rp::DpmfRpContributor::Create(updater->Plan().value()).value();
-  Participant p = Participant::Create(1, data->user(0)).value();
+  Participant p = Participant::Create(1, algorithms::LocalData::User(data->user(0))).value();
   const auto top = p.Recommend(contributor->scorer(), 5).value();
   // Fewer than 5 when the user rated all but a few of the 30 items.
   const size_t unrated = 30 - static_cast<size_t>(p.ratings().size());
@@ -179,7 +210,8 @@ constexpr float kTrainRatings[] = {1, 2};
 
 TEST(ParticipantTest, RecommendsWithAModelThatHasNoFactors) {
   const ItemItemFilter filter = FiveItemFilter();
-  Participant p = Participant::Create(1, {kTrainItems, kTrainRatings, {}}).value();
+  Participant p =
+      Participant::Create(1, algorithms::LocalData::User({kTrainItems, kTrainRatings, {}})).value();
   const std::vector<mf::Recommendation> top = p.Recommend(filter, 3).value();
   // Items 2 and 3 tie at 3: lower index first. Rated items 0 and 1 are never recommended.
   ASSERT_EQ(top.size(), 3u);
@@ -198,7 +230,8 @@ TEST(ParticipantTest, EvaluatesAModelWithoutRatingPredictions) {
   const std::vector<int32_t> test_items = {2, 3, 4};
   const std::vector<float> test_ratings = {2, 5, 4};
   Participant p =
-      Participant::Create(1, {kTrainItems, kTrainRatings, {}}, {test_items, test_ratings, {}})
+      Participant::Create(1, algorithms::LocalData::User({kTrainItems, kTrainRatings, {}},
+                                                         {test_items, test_ratings, {}}))
           .value();
   const metrics::RankingOptions options{.top_n = 2, .relevance_threshold = 4};
   const metrics::MetricSums sums = p.Evaluate(filter, options).value();
@@ -231,18 +264,55 @@ TEST(ParticipantTest, EvaluatesAModelWithoutRatingPredictions) {
   EXPECT_EQ(p.Evaluate(filter, options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-// A sparse contribution goes out as a sparse clear upload: its indices and values only.
-TEST(ParticipantTest, ContributeClearUploadsASparseContributionSparsely) {
+// Each contribution gets the participant's state of that algorithm and replaces it; another
+// algorithm's state is kept apart; the states round-trip through the local-state export.
+TEST(ParticipantTest, ContributionsCarryTheParticipantsStatePerAlgorithm) {
   const FixedContributor contributor(algorithms::ContributionVector::Sparse({1, 6}, {9, 4}));
   Participant p = Participant::Create(5, {}).value();
-  const v1::ClearUpload upload = p.ContributeClear(contributor, {3, 1}).value();
-  EXPECT_EQ(upload.participant_id(), 5u);
-  EXPECT_EQ(upload.round(), 3);
-  EXPECT_EQ(upload.phase(), 1);
-  EXPECT_TRUE(upload.sparse());
-  EXPECT_THAT(upload.indices(), ElementsAre(1, 6));
-  EXPECT_THAT(upload.values(), ElementsAre(9, 4));
+  ASSERT_TRUE(p.Contribute(contributor, "counter").ok());
+  ASSERT_TRUE(p.Contribute(contributor, "counter").ok());
+  ASSERT_TRUE(p.Contribute(contributor, "other").ok());
   EXPECT_EQ(p.user_factor().size(), 2);
+  const v1::ParticipantLocalState saved = p.ExportLocalState();
+  EXPECT_EQ(saved.participant_id(), 5u);
+  EXPECT_EQ(saved.algorithm_states().at("counter"), "2");
+  EXPECT_EQ(saved.algorithm_states().at("other"), "1");
+  EXPECT_TRUE(saved.ledger().empty());
+
+  Participant restarted = Participant::Create(5, {}).value();
+  ASSERT_TRUE(restarted.RestoreLocalState(saved).ok());
+  ASSERT_TRUE(restarted.Contribute(contributor, "counter").ok());
+  EXPECT_EQ(restarted.ExportLocalState().algorithm_states().at("counter"), "3");
+  // Another participant's state is refused.
+  EXPECT_EQ(Participant::Create(6, {}).value().RestoreLocalState(saved).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// With a budget of pure epsilon 1, contributions costing 0.4 each are made twice; the third is
+// declined (ResourceExhausted) and changes nothing. A restart with the persisted ledger still
+// refuses; a restart that lost its budget cannot take the ledger.
+TEST(ParticipantTest, OwnBudgetRefusesOnceSpentAcrossARestart) {
+  const FixedContributor contributor(algorithms::ContributionVector::Dense({1, 2}), 0.4);
+  Participant p = Participant::Create(2, {}).value();
+  ASSERT_TRUE(p.SetBudget(dp::PrivacyBudget::PureDp(1)).ok());
+  ASSERT_TRUE(p.Contribute(contributor, "a").ok());
+  ASSERT_TRUE(p.Contribute(contributor, "a").ok());
+  const absl::StatusOr<algorithms::ContributionVector> third = p.Contribute(contributor, "a");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), ::testing::HasSubstr("participant 2"));
+  const v1::ParticipantLocalState saved = p.ExportLocalState();
+  EXPECT_EQ(saved.algorithm_states().at("a"), "2");
+  EXPECT_FALSE(saved.ledger().empty());
+
+  Participant restarted = Participant::Create(2, {}).value();
+  EXPECT_EQ(restarted.RestoreLocalState(saved).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(restarted.SetBudget(dp::PrivacyBudget::PureDp(1)).ok());
+  ASSERT_TRUE(restarted.RestoreLocalState(saved).ok());
+  EXPECT_EQ(restarted.Contribute(contributor, "a").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // Without a cost nothing is charged.
+  const FixedContributor free(algorithms::ContributionVector::Dense({1, 2}));
+  EXPECT_TRUE(restarted.Contribute(free, "a").ok());
 }
 
 // SecAgg sums dense vectors: the session's input is the densified contribution; a contribution
@@ -252,14 +322,14 @@ TEST(ParticipantTest, StartRoundDensifiesASparseContribution) {
   const secagg::SessionConfig config{
       .context = "t/round-0", .num_clients = 3, .threshold = 2, .bits = 5, .length = 8};
   Participant p = Participant::Create(1, {}).value();
-  ASSERT_TRUE(p.StartRound(contributor, config).ok());
+  ASSERT_TRUE(StartRound(p, contributor, config).ok());
   const v1::secagg::ClientSessionState state = p.ExportSession().value().value();
   ASSERT_TRUE(state.has_input());
   EXPECT_THAT(secagg::UnpackVector(secagg::AsBytes(state.input()), 8, 5).value(),
               ElementsAre(0, 9, 0, 0, 0, 0, 4, 0));
 
   const FixedContributor outside(algorithms::ContributionVector::Sparse({8}, {1}));
-  EXPECT_EQ(p.StartRound(outside, config).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(StartRound(p, outside, config).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p.session(), nullptr);
 }
 

@@ -52,7 +52,8 @@ TEST(DpmfRpContributorTest, PbmVectorHasThePlannedShapeAndRange) {
   ASSERT_GE(q, 1);
   dp::Rng rng(1);
   for (int32_t u = 0; u < data.num_users(); ++u) {
-    absl::StatusOr<Contribution> c = r.contributor->Contribute(data.user(u), rng);
+    absl::StatusOr<Contribution> c =
+        r.contributor->Contribute(LocalData::User(data.user(u)), "", rng);
     ASSERT_TRUE(c.ok()) << c.status();
     ASSERT_FALSE(c->vector.is_sparse());
     ASSERT_EQ(c->vector.values().size(), 12u);
@@ -73,7 +74,10 @@ TEST(DpmfRpContributorTest, ItemFactorsAndUserFactorFollowTheModel) {
       mf::SolveWeightedRow(v.transpose() * v, v, data.user(3), 15, 0.25);
   EXPECT_LT((r.contributor->scorer().UserFactor(data.user(3)).value() - expected).norm(), 1e-12);
   dp::Rng rng(2);
-  EXPECT_LT((r.contributor->Contribute(data.user(3), rng)->user_factor - expected).norm(), 1e-12);
+  EXPECT_LT(
+      (r.contributor->Contribute(LocalData::User(data.user(3)), "", rng)->user_factor - expected)
+          .norm(),
+      1e-12);
 }
 
 TEST(DpmfRpContributorTest, RankingKappaChangesOnlyTheRankingFactor) {
@@ -88,7 +92,7 @@ TEST(DpmfRpContributorTest, RankingKappaChangesOnlyTheRankingFactor) {
                 .norm(),
             1e-12);
   dp::Rng rng(2);
-  EXPECT_LT((r.contributor->Contribute(data.user(3), rng)->user_factor -
+  EXPECT_LT((r.contributor->Contribute(LocalData::User(data.user(3)), "", rng)->user_factor -
              mf::SolveWeightedRow(gram, v, data.user(3), 15, 0.25))
                 .norm(),
             1e-12);
@@ -127,7 +131,8 @@ TEST(DpmfRpContributorTest, WithoutNoiseOrProjectionTheSumDecodesToTheSumOfGradi
                              {.lambda = 0.25, .kappa = 15, .user_l1_clip = 0.001, .error_clip = 1})
             .value();
     exact += g.weights * g.clipped_factor.transpose();  // rows f(i, j) of eq. 16
-    const Contribution c = r.contributor->Contribute(data.user(u), rng).value();
+    const Contribution c =
+        r.contributor->Contribute(LocalData::User(data.user(u)), "", rng).value();
     ASSERT_TRUE(AddModPow2(c.vector, r.plan.bits(), absl::MakeSpan(sum)).ok());
   }
   const Eigen::MatrixXd decoded = r.contributor->codec().DecodeSum(sum, 20).value();
@@ -140,8 +145,8 @@ TEST(DpmfRpContributorTest, SameRngSameVector) {
   const Round r = Start(SmallConfig(Mechanism::kPbm, Projection::kSparse));
   const data::RatingsDataset data = SmallData();
   dp::Rng a(7), b(7);
-  EXPECT_EQ(r.contributor->Contribute(data.user(0), a)->vector,
-            r.contributor->Contribute(data.user(0), b)->vector);
+  EXPECT_EQ(r.contributor->Contribute(LocalData::User(data.user(0)), "", a)->vector,
+            r.contributor->Contribute(LocalData::User(data.user(0)), "", b)->vector);
 }
 
 TEST(DpmfRpContributorTest, RejectsInconsistentPlans) {
@@ -193,8 +198,17 @@ TEST(DpmfRpContributorTest, RejectsRatingsOutsideTheCatalogue) {
   const int32_t items[1] = {12};
   const float ratings[1] = {4};
   dp::Rng rng(1);
-  EXPECT_FALSE(r.contributor->Contribute({items, ratings, {}}, rng).ok());
+  EXPECT_FALSE(r.contributor->Contribute(LocalData::User({items, ratings, {}}), "", rng).ok());
   EXPECT_FALSE(r.contributor->scorer().UserFactor({items, ratings, {}}).ok());
+}
+
+// DPMF-RP is cross-device (Algorithm 2 is per user): a silo party is refused, not misread.
+TEST(DpmfRpContributorTest, RefusesASiloParty) {
+  const Round r = Start(SmallConfig(Mechanism::kPbm, Projection::kSparse));
+  auto shard = std::make_shared<PartyShard>();
+  dp::Rng rng(1);
+  EXPECT_EQ(r.contributor->Contribute(LocalData::Party(shard), "", rng).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ std::pair<Quality, Quality> Train(const DpmfRpConfig& config, const data::TrainT
     for (int64_t c = 0; c < cohort; ++c) {
       dp::Rng rng(static_cast<uint64_t>(t) * 100003 + static_cast<uint64_t>(users[c]));
       const Contribution contribution =
-          contributor->Contribute(split.train.user(users[c]), rng).value();
+          contributor->Contribute(algorithms::LocalData::User(split.train.user(users[c])), "", rng)
+              .value();
       EXPECT_TRUE(CheckVector(plan, contribution.vector).ok());
       EXPECT_TRUE(AddModPow2(contribution.vector, plan.bits(), absl::MakeSpan(sum)).ok());
     }
