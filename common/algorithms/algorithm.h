@@ -105,6 +105,12 @@ class Updater {
   // on `orders`), with `participants` the clients in its sum; nullopt when it adds no noise.
   virtual absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const = 0;
+  // True for a protocol whose privacy argument needs the same population in every phase (e.g.
+  // PriviRec's secure sums): the cohort of every phase of the run is every participant
+  // registered when it starts, the SecAgg threshold is the whole cohort, and losing any
+  // participant ends the run cleanly instead of sampling another cohort.
+  virtual bool fixed_population() const { return false; }
+
   // The run's budget, against which the coordinator's ledger decides to stop; nullopt if none.
   virtual std::optional<dp::PrivacyBudget> budget() const = 0;
 
