@@ -94,28 +94,36 @@ absl::StatusOr<PartyShard> Shard(const data::RatingsDataset& train,
   return shard;
 }
 
+// An HFL party (a block of users, every item) or, with `split_items`, a VFL party (every user, a
+// block of items).
+absl::StatusOr<PartyShard> BlockParty(const data::RatingsDataset& train,
+                                      const data::RatingsDataset* test, int32_t party,
+                                      int32_t num_parties, bool split_items) {
+  const int32_t count = split_items ? train.num_items() : train.num_users();
+  if (absl::Status s =
+          CheckParty(train, test, party, num_parties, count, split_items ? "items" : "users");
+      !s.ok()) {
+    return s;
+  }
+  std::vector<int32_t> block = Block(count, party, num_parties);
+  const std::string source =
+      absl::StrCat(split_items ? "vfl" : "hfl", " party ", party, "/", num_parties);
+  return split_items ? Shard(train, test, All(train.num_users()), std::move(block), source)
+                     : Shard(train, test, std::move(block), All(train.num_items()), source);
+}
+
 }  // namespace
 
 absl::StatusOr<PartyShard> HorizontalParty(const data::RatingsDataset& train,
                                            const data::RatingsDataset* test, int32_t party,
                                            int32_t num_parties) {
-  if (absl::Status s = CheckParty(train, test, party, num_parties, train.num_users(), "users");
-      !s.ok()) {
-    return s;
-  }
-  return Shard(train, test, Block(train.num_users(), party, num_parties), All(train.num_items()),
-               absl::StrCat("hfl party ", party, "/", num_parties));
+  return BlockParty(train, test, party, num_parties, /*split_items=*/false);
 }
 
 absl::StatusOr<PartyShard> VerticalParty(const data::RatingsDataset& train,
                                          const data::RatingsDataset* test, int32_t party,
                                          int32_t num_parties) {
-  if (absl::Status s = CheckParty(train, test, party, num_parties, train.num_items(), "items");
-      !s.ok()) {
-    return s;
-  }
-  return Shard(train, test, All(train.num_users()), Block(train.num_items(), party, num_parties),
-               absl::StrCat("vfl party ", party, "/", num_parties));
+  return BlockParty(train, test, party, num_parties, /*split_items=*/true);
 }
 
 absl::StatusOr<PartyShard> VerticalPartyOf(const data::RatingsDataset& train,

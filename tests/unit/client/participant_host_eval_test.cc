@@ -251,28 +251,22 @@ TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
       algorithms::HorizontalParty(*f.train, f.test.get(), 1, 2).value());
   auto party = ParticipantHost::CreateParty(hfl, 2).value();
   EXPECT_EQ(party->participant_ids(), std::vector<uint32_t>{2});
-  metrics::MetricSums expected;
+  auto expected = Fields(metrics::MetricSums());
   for (int32_t u : hfl->global_users) {
     const metrics::MetricSums s = users->Find(static_cast<uint32_t>(u) + 1)
                                       ->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking)
                                       .value();
-    expected.num_ratings += s.num_ratings;
-    expected.squared_error += s.squared_error;
-    expected.absolute_error += s.absolute_error;
-    expected.user_rmse += s.user_rmse;
-    expected.error_users += s.error_users;
-    expected.precision += s.precision;
-    expected.recall += s.recall;
-    expected.ap += s.ap;
-    expected.ap_at_n += s.ap_at_n;
-    expected.ndcg += s.ndcg;
-    expected.ranking_users += s.ranking_users;
-    expected.skipped_users += s.skipped_users;
+    expected = std::apply(
+        [&](auto... total) {
+          return std::apply([&](auto... user) { return std::make_tuple((total + user)...); },
+                            Fields(s));
+        },
+        expected);
   }
   const metrics::MetricSums sums =
       party->Find(2)->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).value();
   EXPECT_GT(sums.num_ratings, 0);
-  EXPECT_EQ(Fields(sums), Fields(expected));
+  EXPECT_EQ(Fields(sums), expected);
 
   auto vfl = std::make_shared<const algorithms::PartyShard>(
       algorithms::VerticalParty(*f.train, f.test.get(), 0, 2).value());
