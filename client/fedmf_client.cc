@@ -1,5 +1,6 @@
 // fedmf-client: one client process hosting one or many users (each an independent participant
-// with its own keys, noise and data) of a dataset, training with a fedmf-coordinator over gRPC.
+// with its own keys, noise and data) of a dataset, or one silo party (--party), training with a
+// fedmf-coordinator over gRPC.
 #include <algorithm>
 #include <csignal>
 #include <memory>
@@ -7,14 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/channel.h"
 #include "client/grpc_client.h"
 #include "client/participant_host.h"
+#include "client/party_spec.h"
 #include "client/stream_pool.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -33,6 +37,15 @@ ABSL_FLAG(std::string, split, "holdout:0.2",
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split");
 ABSL_FLAG(std::string, shard, "0/1", "host the users whose dense index % N == i (i/N)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices (overrides --shard)");
+ABSL_FLAG(std::string, party, "",
+          "host one silo party instead of users (cross-silo FL): KIND:I/N, party I (0-based) of "
+          "N, participant id I + 1, split from the train/test split; KIND hfl (a block of users, "
+          "every item), vfl (every user, a block of items) or vfl-genre (every user, the MovieLens "
+          "100K movies of the party's genres, see --item_genres); excludes --shard, --users and "
+          "--one_stream_per_user");
+ABSL_FLAG(std::string, item_genres, "",
+          "--party=vfl-genre: the MovieLens 100K u.item with each movie's genre flags (default: "
+          "the u.item beside --data=ml-100k:DIR/u.data)");
 ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
           "shared enrollment token (the coordinator's)");
 ABSL_FLAG(std::string, tls_ca, "",
@@ -94,7 +107,32 @@ absl::StatusOr<std::vector<int32_t>> SelectUsers(int32_t num_users) {
   return users;
 }
 
+// --party hosts one silo party: the flags that choose users must keep their defaults with it.
+absl::Status CheckPartyExcludesUsers() {
+  std::vector<std::string> given;
+  for (const absl::CommandLineFlag* flag :
+       {&absl::GetFlagReflectionHandle(FLAGS_shard), &absl::GetFlagReflectionHandle(FLAGS_users),
+        &absl::GetFlagReflectionHandle(FLAGS_one_stream_per_user)}) {
+    if (flag->CurrentValue() != flag->DefaultValue()) {
+      given.push_back(absl::StrCat("--", flag->Name(), "=", flag->CurrentValue()));
+    }
+  }
+  if (given.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--party hosts one silo party and excludes --shard, --users and "
+                   "--one_stream_per_user (given: ",
+                   absl::StrJoin(given, ", "), ")"));
+}
+
 absl::Status Run() {
+  const std::string party_flag = absl::GetFlag(FLAGS_party);
+  std::optional<PartySpec> party;
+  if (!party_flag.empty()) {
+    if (absl::Status s = CheckPartyExcludesUsers(); !s.ok()) return s;
+    absl::StatusOr<PartySpec> spec = ParsePartySpec(party_flag);
+    if (!spec.ok()) return spec.status();
+    party = *spec;
+  }
   absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!full.ok()) return full.status();
   auto data = std::make_shared<data::RatingsDataset>();
@@ -108,7 +146,8 @@ absl::Status Run() {
     *data = std::move((*splits)[0].train);
     test = std::make_shared<data::RatingsDataset>(std::move((*splits)[0].test));
   }
-  absl::StatusOr<std::vector<int32_t>> users = SelectUsers(data->num_users());
+  absl::StatusOr<std::vector<int32_t>> users =
+      party.has_value() ? std::vector<int32_t>() : SelectUsers(data->num_users());
   if (!users.ok()) return users.status();
   const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
@@ -126,7 +165,13 @@ absl::Status Run() {
   }
   const bool per_user = absl::GetFlag(FLAGS_one_stream_per_user);
   std::vector<std::unique_ptr<ParticipantHost>> hosts;
-  if (per_user) {
+  if (party.has_value()) {
+    absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
+        HostParty(*party, absl::GetFlag(FLAGS_item_genres), absl::GetFlag(FLAGS_data), *data,
+                  test.get(), noise_seed);
+    if (!host.ok()) return host.status();
+    hosts.push_back(std::move(*host));
+  } else if (per_user) {
     for (int32_t user : *users) {
       absl::StatusOr<std::unique_ptr<ParticipantHost>> host =
           ParticipantHost::Create(data, {user}, test, noise_seed);
@@ -145,7 +190,10 @@ absl::Status Run() {
   GrpcClientOptions options;
   options.target = absl::GetFlag(FLAGS_coordinator);
   options.name = absl::GetFlag(FLAGS_name);
-  if (options.name.empty()) options.name = absl::StrCat("shard-", absl::GetFlag(FLAGS_shard));
+  if (options.name.empty()) {
+    options.name = party.has_value() ? absl::StrCat("party-", party_flag)
+                                     : absl::StrCat("shard-", absl::GetFlag(FLAGS_shard));
+  }
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
                  .cert_file = absl::GetFlag(FLAGS_tls_cert),
@@ -168,6 +216,7 @@ absl::Status Run() {
                   : options.tls.cert_file.empty() ? "server"
                                                   : "mutual")
       .Add("users", users->size())
+      .Add("party", party.has_value() ? party_flag : "none")
       .Add("streams", hosts.size())
       .Add("dataset", data::DescribeDataset(*data));
   std::signal(SIGTERM, OnSignal);
@@ -221,7 +270,7 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
-      "fedmf-client --coordinator=HOST:PORT [--data=SPEC] [--shard=i/N | "
-      "--users=LIST]: hosts users of a dataset in federated training");
+      "fedmf-client --coordinator=HOST:PORT [--data=SPEC] [--shard=i/N | --users=LIST | "
+      "--party=KIND:I/N]: hosts users of a dataset, or one silo party, in federated training");
   return fedmf::ExitCode(fedmf::client::Run());
 }

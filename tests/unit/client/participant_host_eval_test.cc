@@ -6,6 +6,7 @@
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/contributor.h"
 #include "common/algorithms/factor_scorer.h"
+#include "common/algorithms/party_split.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
 #include "common/metrics/metric_codec.h"
@@ -236,6 +237,61 @@ TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
   EXPECT_EQ(p.Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p.Evaluate(contributor->scorer(), {.top_n = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A party's host evaluates every user of its shard (Participant::Evaluate goes through
+// algorithms::ForEachUser): an HFL party's sums are those of its users hosted one by one, added
+// in the same order (so exactly equal); a VFL party scores every test rating of its items.
+TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
+  Fixture f;
+  auto contributor = algorithms::MakeContributor(f.plan).value();
+  auto users = f.Host();
+  auto hfl = std::make_shared<const algorithms::PartyShard>(
+      algorithms::HorizontalParty(*f.train, f.test.get(), 1, 2).value());
+  auto party = ParticipantHost::CreateParty(hfl, 2).value();
+  EXPECT_EQ(party->participant_ids(), std::vector<uint32_t>{2});
+  auto expected = Fields(metrics::MetricSums());
+  for (int32_t u : hfl->global_users) {
+    const metrics::MetricSums s = users->Find(static_cast<uint32_t>(u) + 1)
+                                      ->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking)
+                                      .value();
+    expected = std::apply(
+        [&](auto... total) {
+          return std::apply([&](auto... user) { return std::make_tuple((total + user)...); },
+                            Fields(s));
+        },
+        expected);
+  }
+  const metrics::MetricSums sums =
+      party->Find(2)->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).value();
+  EXPECT_GT(sums.num_ratings, 0);
+  EXPECT_EQ(Fields(sums), expected);
+
+  auto vfl = std::make_shared<const algorithms::PartyShard>(
+      algorithms::VerticalParty(*f.train, f.test.get(), 0, 2).value());
+  int64_t users_with_test = 0;
+  for (int32_t u = 0; u < vfl->test->num_users(); ++u)
+    users_with_test += vfl->test->user(u).size() > 0;
+  const metrics::MetricSums vfl_sums =
+      ParticipantHost::CreateParty(vfl, 1)
+          .value()
+          ->Find(1)
+          ->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking)
+          .value();
+  EXPECT_EQ(vfl_sums.num_ratings, vfl->test->num_ratings());
+  EXPECT_EQ(vfl_sums.error_users, users_with_test);
+  EXPECT_EQ(vfl_sums.ranking_users + vfl_sums.skipped_users, users_with_test);
+}
+
+TEST(ParticipantHostEvalTest, CreatePartyRefusesIdZeroAndAMalformedShard) {
+  Fixture f;
+  auto shard = std::make_shared<algorithms::PartyShard>(
+      algorithms::HorizontalParty(*f.train, f.test.get(), 0, 2).value());
+  EXPECT_EQ(ParticipantHost::CreateParty(shard, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  shard->global_users.pop_back();
+  EXPECT_EQ(ParticipantHost::CreateParty(shard, 1).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
