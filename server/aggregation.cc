@@ -1,6 +1,7 @@
 #include "server/aggregation.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -120,6 +121,20 @@ absl::StatusOr<std::vector<uint64_t>> Aggregation::sum() const {
 
 std::vector<uint32_t> Aggregation::contributors() const {
   return session_ != nullptr ? session_->IncludedClients() : clear_->contributor_ids();
+}
+
+std::vector<uint32_t> Aggregation::Lost() const {
+  std::vector<uint32_t> lost;
+  if (session_ != nullptr) {
+    for (uint32_t id : cohort_) {
+      if (!session_->DropReason(id).empty()) lost.push_back(id);
+    }
+    return lost;
+  }
+  const std::vector<uint32_t> uploaded = clear_->contributor_ids();
+  std::set_difference(cohort_.begin(), cohort_.end(), uploaded.begin(), uploaded.end(),
+                      std::back_inserter(lost));
+  return lost;
 }
 
 Aggregation::Envelopes Aggregation::Wrap(std::vector<secagg::ServerMessage> messages) const {

@@ -79,6 +79,10 @@ class Aggregation {
   absl::StatusOr<std::vector<uint64_t>> sum() const;
   // Participants whose vector is in the sum (secure: whose masked input arrived), ascending.
   std::vector<uint32_t> contributors() const;
+  // After Finished(): the cohort members that failed it, ascending: secure, those the session
+  // dropped (disconnected, declined, silent at a deadline, rejected), not those of a session that
+  // aborted on its own; clear, those without an upload in the sum.
+  std::vector<uint32_t> Lost() const;
 
  private:
   Aggregation(wire::AggregationTag tag, std::vector<uint32_t> cohort, int threshold,

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +33,8 @@ absl::Status SaveCheckpoint(const std::string& state_dir, const CoordinatorState
   checkpoint.set_rounds_done(state.updater->round());
   checkpoint.set_sampling_seed(state.sampling_seed);
   checkpoint.set_total_rounds(state.total_rounds);
+  checkpoint.mutable_population()->Add(state.population.members().begin(),
+                                       state.population.members().end());
   return WriteFileAtomically(CheckpointPath(state_dir), checkpoint.SerializeAsString());
 }
 
@@ -56,8 +60,22 @@ absl::StatusOr<std::optional<CoordinatorState>> LoadCheckpoint(const std::string
     return absl::DataLossError(absl::StrCat(path, ": rounds_done ", checkpoint.rounds_done(),
                                             " but the updater is at round ", (*updater)->round()));
   }
-  return CoordinatorState{checkpoint.algorithm(), std::move(*updater), std::move(*ledger),
-                          checkpoint.sampling_seed(), checkpoint.total_rounds()};
+  FixedPopulation population;
+  if (!checkpoint.population().empty()) {
+    if (!(*updater)->fixed_population()) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": a fixed population for an algorithm that samples its cohorts"));
+    }
+    absl::StatusOr<FixedPopulation> restored = FixedPopulation::Restore(
+        std::vector<uint32_t>(checkpoint.population().begin(), checkpoint.population().end()));
+    if (!restored.ok()) {
+      return absl::DataLossError(absl::StrCat(path, ": population: ", restored.status().message()));
+    }
+    population = *std::move(restored);
+  }
+  return CoordinatorState{checkpoint.algorithm(),    std::move(*updater),
+                          std::move(*ledger),        checkpoint.sampling_seed(),
+                          checkpoint.total_rounds(), std::move(population)};
 }
 
 }  // namespace fedmf::server

@@ -1,6 +1,7 @@
 // The coordinator's persisted state: the updater (model, optimizer moments, round), the privacy
-// ledger, the rounds done and the sampling seed (the cohort RNG is re-derived from it per round),
-// in one file <state_dir>/checkpoint.pb replaced atomically after every completed round.
+// ledger, the rounds done, the sampling seed (the cohort RNG is re-derived from it per round) and
+// a fixed-population run's population, in one file <state_dir>/checkpoint.pb replaced atomically
+// after every completed round.
 #ifndef FEDMF_SERVER_CHECKPOINT_H_
 #define FEDMF_SERVER_CHECKPOINT_H_
 
@@ -12,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
 #include "common/dp/privacy_ledger.h"
+#include "server/population.h"
 
 namespace fedmf::server {
 
@@ -21,6 +23,7 @@ struct CoordinatorState {
   dp::PrivacyLedger ledger;
   uint64_t sampling_seed = 0;
   int64_t total_rounds = 0;
+  FixedPopulation population;  // a fixed-population run's, once frozen (population.h)
 };
 
 std::string CheckpointPath(const std::string& state_dir);
@@ -29,7 +32,7 @@ std::string CheckpointPath(const std::string& state_dir);
 absl::Status SaveCheckpoint(const std::string& state_dir, const CoordinatorState& state);
 
 // nullopt when there is no checkpoint yet; an error (naming the file) when it is unreadable or
-// inconsistent.
+// inconsistent (e.g. a population for an updater that samples its cohorts).
 absl::StatusOr<std::optional<CoordinatorState>> LoadCheckpoint(const std::string& state_dir);
 
 }  // namespace fedmf::server

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/dp/privacy_cost.h"
+#include "common/dp/privacy_unit.h"
 #include "common/util/event_log.h"
 #include "server/traffic_report.h"
 
@@ -55,6 +57,17 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
   line.Add("users", request.participant_ids_size())
       .Add("status", token.ok() ? std::string("OK") : token.status().ToString());
   if (!token.ok()) return ToGrpc(token.status());
+  if (state_.population.frozen()) {
+    const std::vector<uint32_t> outsiders = state_.population.Outsiders(
+        {request.participant_ids().data(), static_cast<size_t>(request.participant_ids_size())});
+    if (!outsiders.empty()) {
+      EventLine("not_in_population")
+          .Add("client", request.client_name().substr(0, 128))
+          .Add("users", outsiders.size())
+          .Add("population", state_.population.size())
+          .Add("effect", "registered after the fixed population froze: never invited");
+    }
+  }
   response.set_session_token(*token);
   response.set_current_round(state_.updater->round());
   response.set_training_done(stage_ == "done");
@@ -209,10 +222,13 @@ v1::StatusResponse Coordinator::Status() const {
   r.set_traffic_cohort(static_cast<int32_t>(last_traffic_cohort_));
   r.set_traffic_evaluation(last_traffic_evaluation_);
   AddTraffic(last_traffic_, last_traffic_cohort_, r);
+  r.set_population(static_cast<int32_t>(state_.population.size()));
   if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
       report.ok() && !state_.ledger.entries().empty()) {
     r.set_epsilon_rdp2(report->rdp_order2);
     r.set_epsilon_dp(report->improved.epsilon);
+    r.set_privacy_unit(std::string(dp::PrivacyUnitName(report->unit)));
+    r.set_privacy_bound(std::string(dp::PrivacyBoundName(*report)));
   }
   if (last_evaluation_) *r.mutable_federated_evaluation() = *last_evaluation_;
   return r;

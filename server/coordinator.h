@@ -4,7 +4,9 @@
 // deadline per stage (late = dropped), apply the decoded sum, record the round in the privacy
 // ledger, checkpoint - until the rounds are done or the budget is spent; every few rounds and at
 // the end, a federated evaluation round secure-sums the cohort's metric sums
-// (coordinator_eval.cc). Network input only ever reaches the Aggregation's validation or the
+// (coordinator_eval.cc). A fixed-population run (Updater::fixed_population(), population.h) has
+// one cohort, every user live when it starts, for all its phases, and ends when it loses one of
+// them. Network input only ever reaches the Aggregation's validation or the
 // checks here; problems become gRPC statuses and log lines.
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
@@ -49,7 +51,9 @@ struct CoordinatorOptions {
   absl::Duration stage_timeout = absl::Seconds(20);
   int max_failed_rounds = 5;  // consecutive aborted rounds before giving up
   // The first round (of this process) waits for this many live users, e.g. every client of a
-  // demo; later rounds wait only for a cohort. 0: a cohort.
+  // demo; later rounds wait only for a cohort. 0: a cohort. A fixed-population run freezes its
+  // population, every live user, once this many (0: a cohort, the plan's max_contributors) are
+  // live; resumed, it waits for that population instead.
   int64_t wait_for_users = 0;
   std::string run_id = "fedmf";  // bound into every SecAgg session context
   // SecAgg neighbor graph (cohort.h ChooseGraph): mode, the finder's corrupt fraction, and a fixed
@@ -102,7 +106,8 @@ class Coordinator final : public StreamHandler {
   v1::StatusResponse Status() const;
 
   // Runs rounds until done, the budget is spent or Stop(); then tells every client. Errors only
-  // for local failures (checkpoint write, updater errors) or too many failed rounds.
+  // for local failures (checkpoint write, updater errors), too many failed rounds, or (Aborted,
+  // after telling every client why) a fixed-population run that lost a member.
   absl::Status Run();
   void Stop();
   // Waits (up to `timeout`) until every client stream has closed.
@@ -115,6 +120,7 @@ class Coordinator final : public StreamHandler {
   struct RoundOutcome {
     bool applied = false;
     bool budget_spent = false;
+    bool population_lost = false;  // a fixed-population run lost members: it cannot go on
     std::string reason;
   };
 
@@ -125,9 +131,19 @@ class Coordinator final : public StreamHandler {
   // The planned phase: its cohort, aggregation, and the sum applied.
   absl::StatusOr<RoundOutcome> RunPhase(std::unique_lock<std::mutex>& lock, int attempt);
   // Who the planned phase invites: phase 0 samples the round's cohort once enough users are live
-  // (empty if stopped first), later phases the updater's PhaseParticipants still connected.
+  // (empty if stopped first), later phases the updater's PhaseParticipants still connected; a
+  // fixed-population run the live members of its population (frozen first if need be).
   absl::StatusOr<std::vector<uint32_t>> PhaseCohort(std::unique_lock<std::mutex>& lock,
                                                     const v1::RoundPlan& plan, int attempt);
+  // PhaseCohort of a fixed-population run.
+  // FailedPrecondition for a population larger than the plan's max_contributors.
+  absl::StatusOr<std::vector<uint32_t>> PopulationCohort(std::unique_lock<std::mutex>& lock,
+                                                         const v1::RoundPlan& plan);
+  // The fewest inputs the planned phase's sum may hold: the plan's n_min, or the whole cohort of
+  // a fixed-population run.
+  int64_t MinInputs(const v1::RoundPlan& plan, int64_t cohort_size) const;
+  // The run is over for `reason`: every client is told (training_done), event=training_end.
+  void Finish(const std::string& reason);
   // Persists state_ to options_.state_dir, if any (event=checkpoint).
   absl::Status Checkpoint(std::unique_lock<std::mutex>& lock);
   // (event=round key, seconds) of each stage of a round.
@@ -136,7 +152,8 @@ class Coordinator final : public StreamHandler {
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
   // OK iff a task carrying `plan` fits the message limit (RESOURCE_EXHAUSTED otherwise).
   static absl::Status CheckTaskSize(const v1::RoundPlan& plan);
-  // Waits until `needed` users are live; false if stopped first.
+  // Waits until `needed` users are live (members of state_.population when it is frozen); false if
+  // stopped first.
   bool WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed, int64_t round);
   // Drives aggregation_ through its stages (deadline each) until it finishes; stage_ is
   // `stage_prefix` + the stage name, each stage's duration is appended to `stage_seconds`.

@@ -11,6 +11,7 @@
 #include "crypto/secagg/stages.h"
 #include "server/cohort.h"
 #include "server/coordinator.h"
+#include "server/population.h"
 #include "server/traffic_report.h"
 #include "wire/secagg_params.h"
 
@@ -45,6 +46,10 @@ absl::Status Coordinator::Run() {
   while (state_.updater->round() < state_.total_rounds && !stop_) {
     absl::StatusOr<RoundOutcome> outcome = RunRound(lock, failures);
     if (!outcome.ok()) return outcome.status();
+    if (outcome->population_lost) {
+      Finish(outcome->reason);
+      return absl::AbortedError(outcome->reason);
+    }
     if (outcome->budget_spent) {
       end = "privacy budget spent";
       break;
@@ -59,15 +64,19 @@ absl::Status Coordinator::Run() {
   }
   if (absl::Status s = MaybeEvaluate(lock, /*last=*/true); !s.ok()) return s;
   if (stop_) end = "stopped";
+  Finish(end);
+  return absl::OkStatus();
+}
+
+void Coordinator::Finish(const std::string& reason) {
   stage_ = "done";
   v1::RoundResult done;
   done.set_round(state_.updater->round());
   done.set_rounds_completed(state_.updater->round());
   done.set_training_done(true);
-  done.set_reason(end);
+  done.set_reason(reason);
   Broadcast(done);
-  EventLine("training_end").Add("rounds", state_.updater->round()).Add("reason", end);
-  return absl::OkStatus();
+  EventLine("training_end").Add("rounds", state_.updater->round()).Add("reason", reason);
 }
 
 absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const {
@@ -93,13 +102,17 @@ absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
 bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed,
                                    int64_t round) {
   stage_ = "waiting";
+  auto live = [this] {
+    const std::vector<uint32_t> users = registry_.LiveUsers();
+    return state_.population.frozen() ? state_.population.CountPresent(users)
+                                      : static_cast<int64_t>(users.size());
+  };
   auto last_log = Clock::now() - std::chrono::seconds(10);
-  while (!stop_ && static_cast<int64_t>(registry_.LiveUsers().size()) < needed) {
+  while (!stop_ && live() < needed) {
     if (Seconds(last_log) >= 5) {
-      EventLine("waiting_for_users")
-          .Add("round", round)
-          .Add("live", registry_.LiveUsers().size())
-          .Add("need", needed);
+      EventLine line("waiting_for_users");
+      line.Add("round", round).Add("live", live()).Add("need", needed);
+      if (state_.population.frozen()) line.Add("of", "population");
       last_log = Clock::now();
     }
     cv_.wait_for(lock, std::chrono::seconds(1));
@@ -129,6 +142,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunRound(std::unique_lock
 absl::StatusOr<std::vector<uint32_t>> Coordinator::PhaseCohort(std::unique_lock<std::mutex>& lock,
                                                                const v1::RoundPlan& plan,
                                                                int attempt) {
+  if (state_.updater->fixed_population()) return PopulationCohort(lock, plan);
   if (plan.phase() > 0) {
     // The algorithm's choice, among the users still connected.
     const std::vector<uint32_t> chosen = state_.updater->PhaseParticipants();
@@ -147,6 +161,42 @@ absl::StatusOr<std::vector<uint32_t>> Coordinator::PhaseCohort(std::unique_lock<
                       attempt);
 }
 
+absl::StatusOr<std::vector<uint32_t>> Coordinator::PopulationCohort(
+    std::unique_lock<std::mutex>& lock, const v1::RoundPlan& plan) {
+  FixedPopulation& population = state_.population;
+  if (!population.frozen()) {
+    const int64_t needed = options_.wait_for_users > 0
+                               ? std::max(options_.wait_for_users, plan.min_contributors())
+                               : plan.max_contributors();
+    first_round_ = false;
+    if (!WaitForLiveUsers(lock, needed, plan.round())) return std::vector<uint32_t>();
+    if (absl::Status s = population.Freeze(registry_.LiveUsers()); !s.ok()) return s;
+    EventLine("population_frozen")
+        .Add("round", plan.round())
+        .Add("phase", plan.phase())
+        .Add("users", population.size());
+  } else if (first_round_) {
+    // Resumed: the checkpoint's population, all of it.
+    first_round_ = false;
+    if (!WaitForLiveUsers(lock, population.size(), plan.round())) return std::vector<uint32_t>();
+  }
+  if (population.size() > plan.max_contributors()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("fixed population of ", population.size(), " exceeds phase ", plan.phase(),
+                     " of round ", plan.round(), "'s max_contributors ", plan.max_contributors(),
+                     ": a fixed-population plan must admit every user"));
+  }
+  const std::vector<uint32_t> live = registry_.LiveUsers();
+  std::vector<uint32_t> cohort;
+  std::set_intersection(population.members().begin(), population.members().end(), live.begin(),
+                        live.end(), std::back_inserter(cohort));
+  return cohort;
+}
+
+int64_t Coordinator::MinInputs(const v1::RoundPlan& plan, int64_t cohort_size) const {
+  return state_.updater->fixed_population() ? cohort_size : plan.min_contributors();
+}
+
 absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock<std::mutex>& lock,
                                                                 int attempt) {
   const int64_t round = state_.updater->round();
@@ -155,16 +205,32 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   if (absl::Status s = CheckTaskSize(*plan); !s.ok()) return s;
   absl::StatusOr<bool> affordable = BudgetAllows(*plan);
   if (!affordable.ok()) return affordable.status();
-  if (!*affordable) return RoundOutcome{.applied = false, .budget_spent = true, .reason = "budget"};
+  if (!*affordable) {
+    return RoundOutcome{
+        .applied = false, .budget_spent = true, .population_lost = false, .reason = "budget"};
+  }
 
   absl::StatusOr<std::vector<uint32_t>> cohort = PhaseCohort(lock, *plan, attempt);
   if (!cohort.ok()) return cohort.status();
-  if (stop_) return RoundOutcome{.applied = false, .budget_spent = false, .reason = "stopped"};
+  if (stop_) {
+    return RoundOutcome{
+        .applied = false, .budget_spent = false, .population_lost = false, .reason = "stopped"};
+  }
   const int64_t cohort_size = static_cast<int64_t>(cohort->size());
+  if (state_.updater->fixed_population() && cohort_size < state_.population.size()) {
+    return RoundOutcome{
+        .applied = false,
+        .budget_spent = false,
+        .population_lost = true,
+        .reason = PopulationLostReason(
+            state_.population.size(), state_.population.Missing(*cohort),
+            absl::StrCat("gone when phase ", plan->phase(), " of round ", round, " started"))};
+  }
   if (cohort_size < std::max<int64_t>(plan->min_contributors(), 1)) {
     return RoundOutcome{
         .applied = false,
         .budget_spent = false,
+        .population_lost = false,
         .reason = absl::StrCat("phase ", plan->phase(), ": ", cohort_size,
                                " participants left, fewer than ", plan->min_contributors())};
   }
@@ -183,8 +249,16 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   }
   if (absl::Status s = Drive(lock, "", stage_seconds); !s.ok()) return s;
   const int threshold = aggregation_->threshold();
+  const std::vector<uint32_t> lost = aggregation_->Lost();
   absl::StatusOr<RoundOutcome> outcome = Finalize(lock);
   if (!outcome.ok()) return outcome;
+  if (state_.updater->fixed_population() && !outcome->applied && !lost.empty()) {
+    outcome->population_lost = true;
+    outcome->reason =
+        PopulationLostReason(state_.population.size(), lost,
+                             absl::StrCat("dropped out of phase ", plan->phase(), " of round ",
+                                          round, ": ", outcome->reason));
+  }
   EventLine line("round");
   line.Add("round", round)
       .Add("phase", plan->phase())
@@ -210,7 +284,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
         .Add("epsilon_dp", report->improved.epsilon)
         .Add("delta", options_.report_delta)
         .Add("privacy_unit", dp::PrivacyUnitName(report->unit))
-        .Add("privacy_bound", report->heterogeneous ? "worst_case_heterogeneous" : "worst_case");
+        .Add("privacy_bound", dp::PrivacyBoundName(*report));
     if (std::isfinite(report->pure_epsilon)) line.Add("epsilon_pure", report->pure_epsilon);
   }
   if (!outcome->applied) line.Add("reason", outcome->reason);
@@ -221,10 +295,13 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
                                          std::vector<uint32_t> cohort) {
   const int64_t cohort_size = static_cast<int64_t>(cohort.size());
   GraphRequest request;
-  request.mode = options_.secagg_graph;
+  // A fixed population tolerates no dropout: every member's input is in every sum, on the
+  // complete graph with t = the whole cohort.
+  const bool fixed = state_.updater->fixed_population();
+  request.mode = fixed ? GraphMode::kComplete : options_.secagg_graph;
   request.cohort = cohort_size;
-  request.min_contributors = plan.min_contributors();
-  request.dropout_fraction = options_.dropout_fraction;
+  request.min_contributors = MinInputs(plan, cohort_size);
+  request.dropout_fraction = fixed ? 0 : options_.dropout_fraction;
   request.corrupt_fraction = options_.corrupt_fraction;
   request.degree = options_.harary_degree;
   // A Harary graph has no consistency check: when one is asked for, its parameters must resist a
@@ -258,7 +335,7 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
   // fewer inputs than the privacy calibration assumed: the session refuses that itself.
   absl::StatusOr<std::unique_ptr<Aggregation>> aggregation =
       Aggregation::Secure({plan.round(), plan.phase()}, config, std::move(cohort),
-                          std::move(directory), plan.min_contributors());
+                          std::move(directory), request.min_contributors);
   if (!aggregation.ok()) return aggregation.status();
   aggregation_ = std::move(*aggregation);
   EventLine("secagg_session")
@@ -298,8 +375,9 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
 }
 
 absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort) {
-  aggregation_ = Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort),
-                                    plan.min_contributors());
+  const int64_t min_inputs = MinInputs(plan, static_cast<int64_t>(cohort.size()));
+  aggregation_ =
+      Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort), min_inputs);
   v1::ServerMessage task;
   *task.mutable_task() = RoundTaskFor(plan, nullptr);
   SendTasks(task);

@@ -159,8 +159,8 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
   if (!ledger.ok()) return ledger.status();
   EventLine line("new_run");
   for (const auto& [key, value] : run->log_fields) line.Add(key, value);
-  return CoordinatorState{name, std::move(run->updater), std::move(*ledger), settings.seed,
-                          settings.rounds};
+  return CoordinatorState{name,          std::move(run->updater), std::move(*ledger),
+                          settings.seed, settings.rounds,         FixedPopulation()};
 }
 
 absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {

@@ -131,12 +131,14 @@ absl::Status PrintStatus() {
   }
   std::printf(
       "round=%lld total_rounds=%lld stage=%s registered_users=%d connected_clients=%d "
-      "participants=%d dropouts=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g epsilon_dp=%g "
-      "delta=%g %s\n",
+      "participants=%d dropouts=%d population=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g "
+      "epsilon_dp=%g delta=%g privacy_unit=%s privacy_bound=%s %s\n",
       static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
-      r.dropouts(), static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()),
-      r.epsilon_rdp2(), r.epsilon_dp(), r.delta(), FormatTraffic(r).c_str());
+      r.dropouts(), r.population(), static_cast<long long>(r.bytes_in()),
+      static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),
+      r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
+      r.privacy_bound().empty() ? "none" : r.privacy_bound().c_str(), FormatTraffic(r).c_str());
   if (r.has_federated_evaluation()) {
     const v1::FederatedEvaluation& e = r.federated_evaluation();
     const std::string errors =

@@ -54,6 +54,10 @@ absl::StatusOr<PrivacyReport> Report(const PrivacyCost& cost, double delta) {
   return report;
 }
 
+absl::string_view PrivacyBoundName(const PrivacyReport& report) {
+  return report.heterogeneous ? "worst_case_heterogeneous" : "worst_case";
+}
+
 std::string FormatReport(const PrivacyReport& report) {
   std::string out;
   if (std::isfinite(report.pure_epsilon)) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_unit.h"
 #include "common/dp/rdp_curve.h"
@@ -68,6 +69,10 @@ struct PrivacyReport {
 };
 // Requires order 2 on the cost's grid.
 absl::StatusOr<PrivacyReport> Report(const PrivacyCost& cost, double delta);
+
+// What the report's figures bound, for machine-read reports (event lines, Status):
+// "worst_case", or "worst_case_heterogeneous" when a participant's own cost may be lower.
+absl::string_view PrivacyBoundName(const PrivacyReport& report);
 
 // One line for people, e.g. "pure epsilon 2.5, RDP epsilon 0.9 at alpha 2, (2.4, 1e-05)-DP per
 // rating (worst case; heterogeneous: a participant's own cost may be lower)". Every figure is a

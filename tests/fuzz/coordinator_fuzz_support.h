@@ -37,7 +37,8 @@ inline std::unique_ptr<Coordinator> MakeCoordinator(bool secure_aggregation, boo
   options.chunk_bytes = 256;
   options.max_upload_bytes = 1 << 16;
   return std::make_unique<Coordinator>(
-      options, CoordinatorState{"dpmf-rp", std::move(*updater), std::move(*ledger), 1, c.rounds});
+      options, CoordinatorState{"dpmf-rp", std::move(*updater), std::move(*ledger), 1, c.rounds,
+                                FixedPopulation()});
 }
 
 }  // namespace fedmf::server::fuzzing

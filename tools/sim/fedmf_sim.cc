@@ -116,7 +116,10 @@ absl::Status Simulate() {
       .Add("bytes_in", s.bytes_in())
       .Add("bytes_out", s.bytes_out());
   if (s.epsilon_rdp2() > 0) {
-    summary.Add("epsilon_rdp2", s.epsilon_rdp2()).Add("epsilon_dp", s.epsilon_dp());
+    summary.Add("epsilon_rdp2", s.epsilon_rdp2())
+        .Add("epsilon_dp", s.epsilon_dp())
+        .Add("privacy_unit", s.privacy_unit())
+        .Add("privacy_bound", s.privacy_bound());
   }
   if (const std::string path = absl::GetFlag(FLAGS_save_model); !path.empty()) {
     absl::StatusOr<mf::FactorModel> model = FinalModel(*coordinator.state().updater, *train);

@@ -28,8 +28,9 @@ struct Server {
     options.wait_for_users = 40;
     auto updater = test_util::SmallUpdater();
     coordinator = std::make_unique<server::Coordinator>(
-        options, server::CoordinatorState{"dpmf-rp", std::move(updater),
-                                          dp::PrivacyLedger::Create().value(), 1, rounds});
+        options,
+        server::CoordinatorState{"dpmf-rp", std::move(updater), dp::PrivacyLedger::Create().value(),
+                                 1, rounds, server::FixedPopulation()});
     federation = std::make_unique<server::FederationService>(coordinator.get());
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

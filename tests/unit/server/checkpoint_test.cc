@@ -10,9 +10,9 @@
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/dp/ledger_text_format.h"
 #include "common/util/atomic_file.h"
-#include "tests/unit/participant_ids.h"
 #include "fedmf/v1/federation.pb.h"
 #include "gtest/gtest.h"
+#include "tests/unit/participant_ids.h"
 
 namespace fedmf::server {
 namespace {
@@ -34,8 +34,12 @@ class CheckpointTest : public ::testing::Test {
     c.rank = 4;
     c.mechanism = algorithms::dpmf_rp::Mechanism::kNone;
     c.participation = 0.25;
-    CoordinatorState s{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                       dp::PrivacyLedger::Create().value(), 77, 12};
+    CoordinatorState s{"dpmf-rp",
+                       algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                       dp::PrivacyLedger::Create().value(),
+                       77,
+                       12,
+                       FixedPopulation()};
     dp::LedgerEntry e;
     e.round = 0;
     e.mechanism = "pbm";
@@ -126,6 +130,22 @@ TEST_F(CheckpointTest, ARoundCountThatDisagreesWithTheUpdaterIsRefused) {
   c.set_rounds_done(5);
   ASSERT_TRUE(WriteFileAtomically(CheckpointPath(dir_), c.SerializeAsString()).ok());
   EXPECT_EQ(LoadCheckpoint(dir_).status().code(), absl::StatusCode::kDataLoss);
+}
+
+// The population is written with the rest (a fixed-population run restarts with it); no
+// registered algorithm asks for one yet, so a checkpoint of DPMF-RP, which samples its cohorts,
+// holding one is inconsistent.
+TEST_F(CheckpointTest, APopulationIsSavedAndRefusedForASampledAlgorithm) {
+  CoordinatorState state = State();
+  state.population = FixedPopulation::Restore({2, 5, 9}).value();
+  ASSERT_TRUE(SaveCheckpoint(dir_, state).ok());
+  v1::CoordinatorCheckpoint c;
+  ASSERT_TRUE(c.ParseFromString(ReadFile(CheckpointPath(dir_)).value()));
+  EXPECT_EQ(std::vector<uint32_t>(c.population().begin(), c.population().end()),
+            (std::vector<uint32_t>{2, 5, 9}));
+  const auto loaded = LoadCheckpoint(dir_);
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(loaded.status().message().find("fixed population"), absl::string_view::npos);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(
   options.max_failed_rounds = 3;
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                                dp::PrivacyLedger::Create().value(), 1, rounds});
+                                dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
 // Runs the coordinator to the end (at most 30 s) with 4 client processes (user u in process
@@ -75,7 +75,8 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
     if (i == 3 && last_silent_in_evaluation) {
       // Ignores evaluation tasks and their SecAgg messages (a dropout).
       hooks.ignore = [](const v1::ServerMessage& m) {
-        return m.has_evaluation_task() || (m.has_secagg() && m.secagg().phase() == wire::kEvaluationPhase);
+        return m.has_evaluation_task() ||
+               (m.has_secagg() && m.secagg().phase() == wire::kEvaluationPhase);
       };
     }
     clients.push_back(

@@ -2,6 +2,7 @@
 // in-process connections (testing::FakeClient). Covers honest runs, clients that
 // go silent mid-round (dropped at the stage deadline, recovered by SecAgg) and clients that send
 // garbage (rejected, never a crash).
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -90,7 +91,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(
   if (tune) tune(options);
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                                dp::PrivacyLedger::Create().value(), 1, rounds});
+                                dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
 // Runs the coordinator to the end (at most 30 s) with 4 clients, the last one `last`.
@@ -198,6 +199,36 @@ TEST(CoordinatorRoundTest, HararyNeverUnmasksFewerThanNMinInputs) {
   EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
   EXPECT_NE(s.message().find("fewer than n_min 10"), absl::string_view::npos) << s;
   EXPECT_EQ(coordinator->Status().round(), 0);
+}
+
+// Every participant of the last client declines (a SecAgg Abort instead of its advertisement, as
+// when its own privacy budget is spent): in a sampled run each is a dropout and the rounds
+// complete with the others (at most 6 of a cohort's 10 may drop; a round with more is retried).
+TEST(CoordinatorRoundTest, DecliningParticipantsAreDropoutsOfASampledRound) {
+  auto coordinator = MakeCoordinator(3);
+  auto data = Data();
+  auto declined = std::make_shared<std::atomic<int>>(0);
+  testing::FakeClientOptions declining;
+  declining.tamper = [declined](v1::ClientMessage& reply) {
+    if (!reply.has_secagg() || !reply.secagg().message().has_advertise_keys()) return;
+    reply.mutable_secagg()->mutable_message()->mutable_abort()->set_reason("budget spent");
+    ++*declined;
+  };
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        *coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1, i == 3 ? declining : testing::FakeClientOptions{}));
+  }
+  std::future<absl::Status> run =
+      std::async(std::launch::async, [&] { return coordinator->Run(); });
+  ASSERT_EQ(run.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  const absl::Status status = run.get();
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(coordinator->Status().round(), 3);
+  // With seed 1 the declining client's users are in the cohorts.
+  EXPECT_GT(declined->load(), 0);
+  EXPECT_EQ(clients[3]->share_key_requests(), 0);
 }
 
 }  // namespace

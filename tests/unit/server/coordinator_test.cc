@@ -21,7 +21,7 @@ std::unique_ptr<Coordinator> MakeCoordinator() {
   options.num_users = 40;
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                                dp::PrivacyLedger::Create().value(), 1, 3});
+                                dp::PrivacyLedger::Create().value(), 1, 3, FixedPopulation()});
 }
 
 v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "token") {

@@ -35,7 +35,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
   options.chunk_bytes = chunk_bytes;
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                                dp::PrivacyLedger::Create().value(), 1, rounds});
+                                dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
 // Runs to the end (at most 30 s) with 4 client processes of 10 users each.

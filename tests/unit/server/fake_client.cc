@@ -16,6 +16,11 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
     if (m.has_chunk()) ++chunks_received_;
     if (m.has_result() && m.result().phase() == wire::kEvaluationPhase)
       evaluation_results_.push_back(m.result().round());
+    if (m.has_result() && m.result().training_done()) done_reason_ = m.result().reason();
+    if (m.has_task()) {
+      tasks_.push_back(m.task());
+      tasks_.back().mutable_plan()->clear_payload();
+    }
     inbox_.push_back(m);
     cv_.notify_one();
   });
@@ -45,6 +50,16 @@ std::vector<int64_t> FakeClient::evaluation_results() {
   return evaluation_results_;
 }
 
+std::vector<v1::RoundTask> FakeClient::tasks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tasks_;
+}
+
+std::string FakeClient::done_reason() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_reason_;
+}
+
 void FakeClient::Pump() {
   while (true) {
     v1::ServerMessage m;
@@ -56,6 +71,10 @@ void FakeClient::Pump() {
       inbox_.pop_front();
     }
     if (m.has_secagg() && m.secagg().message().has_share_keys()) ++share_key_requests_;
+    if (options_.disconnect_on && options_.disconnect_on(m)) {
+      coordinator_.OnStreamClosed(connection_);
+      return;
+    }
     if (options_.ignore && options_.ignore(m)) continue;
     absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(m);
     if (!replies.ok()) {

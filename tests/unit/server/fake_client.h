@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct FakeClientOptions {
   std::function<bool(const v1::ServerMessage&)> ignore;
   // When set, rewrites each reply before it is sent (a misbehaving participant).
   std::function<void(v1::ClientMessage&)> tamper;
+  // When set and true for a message, the client closes its stream instead (a lost client).
+  std::function<bool(const v1::ServerMessage&)> disconnect_on;
 };
 
 class FakeClient {
@@ -43,6 +46,10 @@ class FakeClient {
   int64_t chunks_received();
   int64_t chunks_sent() const { return chunks_sent_.load(); }
   std::vector<int64_t> evaluation_results();
+  // The training tasks received (without their plans' payloads), and the reason of the result that
+  // ended training (empty until one came).
+  std::vector<v1::RoundTask> tasks();
+  std::string done_reason();
   // Messages the host could not handle, and replies the coordinator refused (which ends the
   // stream, as the gRPC reactor does).
   int handle_errors() const { return handle_errors_.load(); }
@@ -59,6 +66,8 @@ class FakeClient {
   std::condition_variable cv_;
   std::deque<v1::ServerMessage> inbox_;
   std::vector<int64_t> evaluation_results_;
+  std::vector<v1::RoundTask> tasks_;
+  std::string done_reason_;
   int64_t chunks_received_ = 0;
   bool stop_ = false;
   std::atomic<int> share_key_requests_{0};

@@ -25,7 +25,7 @@ std::unique_ptr<Coordinator> MakeCoordinator() {
   options.num_users = 40;
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", client::test_util::SmallUpdater(),
-                                dp::PrivacyLedger::Create().value(), 1, 1});
+                                dp::PrivacyLedger::Create().value(), 1, 1, FixedPopulation()});
 }
 
 struct Server {

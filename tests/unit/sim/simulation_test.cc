@@ -45,9 +45,9 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool pla
   options.num_users = 60;
   options.simulation_plain_sum = plain_sum;
   return std::make_unique<server::Coordinator>(
-      options,
-      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                               dp::PrivacyLedger::Create().value(), seed, c.rounds});
+      options, server::CoordinatorState{
+                   "dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                   dp::PrivacyLedger::Create().value(), seed, c.rounds, server::FixedPopulation()});
 }
 
 struct Outcome {
