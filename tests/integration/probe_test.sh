@@ -97,7 +97,7 @@ case "$CASE" in
       --probe_fixed_population --wait_for_users=3
     for i in 0 1 2; do
       "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --party="hfl:$i/3" \
-        --state_dir="$WORK/party-$i" --give_up_after_s=40 >"$WORK/party-$i.log" 2>&1 &
+        --give_up_after_s=40 >"$WORK/party-$i.log" 2>&1 &
       PIDS+=($!)
     done
     wait "$COORD_PID" || fail "coordinator failed"
