@@ -7,6 +7,8 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,12 @@
 
 namespace fedmf::server {
 namespace {
+
+// Polls `done` every 10 ms until it holds: bounded by the test's CTest timeout, not by a guess of
+// how slow a loaded machine may be.
+void WaitUntil(const std::function<bool()>& done) {
+  while (!done()) absl::SleepFor(absl::Milliseconds(10));
+}
 
 std::unique_ptr<Coordinator> MakeCoordinator() {
   CoordinatorOptions options;
@@ -121,8 +129,7 @@ TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
   ASSERT_TRUE(s1->Write(Token(RegisterUser(*server.stub, 1))));
   ASSERT_TRUE(s2->Write(Token(RegisterUser(*server.stub, 2))));
   // Both streams are open on the server before the third arrives.
-  for (int i = 0; i < 200 && service.live_streams() < 2; ++i)
-    absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return service.live_streams() >= 2; });
   ASSERT_EQ(service.live_streams(), 2);
   auto s3 = server.stub->Participate(&c3);
   v1::ServerMessage ignored;
@@ -134,13 +141,11 @@ TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
   s1->WritesDone();
   EXPECT_FALSE(s1->Read(&ignored));
   EXPECT_TRUE(s1->Finish().ok());
-  for (int i = 0; i < 200 && service.live_streams() > 1; ++i)
-    absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return service.live_streams() <= 1; });
   grpc::ClientContext c4;
   auto s4 = server.stub->Participate(&c4);
   EXPECT_TRUE(s4->Write(Token(RegisterUser(*server.stub, 3))));
-  for (int i = 0; i < 200 && service.live_streams() < 2; ++i)
-    absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return service.live_streams() >= 2; });
   EXPECT_EQ(service.live_streams(), 2);
   c2.TryCancel();
   c4.TryCancel();
@@ -197,8 +202,7 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
   grpc::ClientContext context;
   auto stream = server.stub->Participate(&context);
   ASSERT_TRUE(stream->Write(Token(RegisterUser(*server.stub, 2))));
-  for (int i = 0; i < 200 && coordinator->Status().connected_clients() < 1; ++i)
-    absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return coordinator->Status().connected_clients() >= 1; });
   EXPECT_EQ(coordinator->Status().connected_clients(), 1);
   stream->WritesDone();
   v1::ServerMessage ignored;
@@ -227,7 +231,7 @@ class Flooder final : public StreamHandler {
   const int count_;
   int refused = 0;
   uint64_t max_queued = 0;
-  bool overflowed = false;
+  std::atomic<bool> overflowed{false};
   std::atomic<bool> closed{false};
 };
 
@@ -254,7 +258,7 @@ TEST(FederationReactorTest, ClientThatDoesNotReadHasABoundedQueueAndIsEnded) {
   grpc::ClientContext context;
   auto stream = server.stub->Participate(&context);
   ASSERT_TRUE(stream->Write(Token("x")));
-  for (int i = 0; i < 500 && !flooder.overflowed; ++i) absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return flooder.overflowed.load(); });
   EXPECT_TRUE(flooder.overflowed);
   EXPECT_LE(flooder.max_queued, (8u << 20) + (1u << 20) + 64);
   EXPECT_GT(flooder.refused, 80);  // at most ~9 of 100 messages were queued
@@ -265,7 +269,7 @@ TEST(FederationReactorTest, ClientThatDoesNotReadHasABoundedQueueAndIsEnded) {
   EXPECT_LT(received, 20);
   const grpc::Status status = stream->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
-  for (int i = 0; i < 200 && !flooder.closed; ++i) absl::SleepFor(absl::Milliseconds(10));
+  WaitUntil([&] { return flooder.closed.load(); });
   EXPECT_TRUE(flooder.closed);
 }
 
