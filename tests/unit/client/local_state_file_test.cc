@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "tests/unit/client/fixed_contributor.h"
 #include "tests/unit/client/test_round.h"
+#include "tests/unit/common/test_files.h"
 #include "wire/secagg_params.h"
 
 namespace fedmf::client {
@@ -24,9 +25,7 @@ using ::testing::HasSubstr;
 class LocalStateFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
+    dir_ = (std::filesystem::path(fedmf::testing::TestDir()) / "state").string();
     std::filesystem::remove_all(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
