@@ -17,11 +17,13 @@
 #include "absl/strings/str_split.h"
 #include "client/channel.h"
 #include "client/grpc_client.h"
+#include "client/local_state_file.h"
 #include "client/participant_host.h"
 #include "client/party_spec.h"
 #include "client/stream_pool.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
+#include "common/dp/dp_conversion.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
@@ -75,6 +77,22 @@ ABSL_FLAG(std::string, insecure_noise_seed, "",
           "TESTS AND REPRODUCIBILITY ONLY, VOIDS PRIVACY: key every user's noise generator from "
           "this integer and the participant id instead of the OS CSPRNG, so the noise is "
           "predictable (a run then matches fedmf-sim --seed=N); empty: OS CSPRNG");
+ABSL_FLAG(std::string, state_dir, "",
+          "directory of this client's local state file, local_state.pb: every hosted "
+          "participant's algorithm states and, with --participant_budget, its privacy ledger. "
+          "Restored on start (a corrupt file, or one of other users, is an error; no file: a "
+          "fresh start), rewritten atomically before any contribution is sent; empty: kept in "
+          "memory only");
+ABSL_FLAG(std::string, participant_budget, "",
+          "every hosted participant keeps its own privacy ledger under this budget and sits out "
+          "(a dropout) any phase it cannot pay: pure:EPS, rdp:EPS@ORDER or approx:EPS,DELTA, "
+          "optionally followed by /user (default) or /rating, e.g. approx:1,1e-6/rating. Needs "
+          "--state_dir (a ledger forgotten on restart would let a participant overspend) unless "
+          "--ephemeral_participant_budget; empty: no participant budget");
+ABSL_FLAG(bool, ephemeral_participant_budget, false,
+          "TESTS AND DEMOS ONLY: allow --participant_budget without --state_dir; the ledgers then "
+          "start empty on every start, so across restarts a participant can spend more than its "
+          "budget");
 
 namespace fedmf::client {
 namespace {
@@ -124,7 +142,35 @@ absl::Status CheckPartyExcludesUsers() {
                    absl::StrJoin(given, ", "), ")"));
 }
 
+// --participant_budget (nullopt: none), refused without --state_dir unless the user accepts
+// ledgers that a restart forgets (--ephemeral_participant_budget).
+absl::StatusOr<std::optional<dp::PrivacyBudget>> ParticipantBudgetFromFlags() {
+  const std::string spec = absl::GetFlag(FLAGS_participant_budget);
+  const bool has_state_dir = !absl::GetFlag(FLAGS_state_dir).empty();
+  const bool ephemeral = absl::GetFlag(FLAGS_ephemeral_participant_budget);
+  if (ephemeral && (spec.empty() || has_state_dir)) {
+    return absl::InvalidArgumentError(
+        "--ephemeral_participant_budget is only for a --participant_budget without --state_dir");
+  }
+  if (spec.empty()) return std::nullopt;
+  if (!has_state_dir && !ephemeral) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--participant_budget=", spec,
+        " needs --state_dir: without it every restart forgets what the participants spent and "
+        "they could overspend (--ephemeral_participant_budget accepts that, for tests)"));
+  }
+  absl::StatusOr<dp::PrivacyBudget> budget = dp::ParseBudgetSpec(spec);
+  if (!budget.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--participant_budget: ", budget.status().message()));
+  }
+  return *budget;
+}
+
 absl::Status Run() {
+  absl::StatusOr<std::optional<dp::PrivacyBudget>> participant_budget =
+      ParticipantBudgetFromFlags();
+  if (!participant_budget.ok()) return participant_budget.status();
   const std::string party_flag = absl::GetFlag(FLAGS_party);
   std::optional<PartySpec> party;
   if (!party_flag.empty()) {
@@ -186,6 +232,24 @@ absl::Status Run() {
     hosts.push_back(std::move(*host));
   }
   for (const auto& host : hosts) host->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
+  // The participants' budgets and saved local state come back before anything is registered.
+  if (participant_budget->has_value()) {
+    for (const auto& host : hosts) {
+      if (absl::Status s = host->SetParticipantBudget(**participant_budget); !s.ok()) return s;
+    }
+    EventLine("participant_budget")
+        .Add("budget", dp::FormatBudget(**participant_budget))
+        .Add("persisted", absl::GetFlag(FLAGS_state_dir).empty() ? "no" : "yes");
+  }
+  std::unique_ptr<LocalStateFile> state_file;
+  if (const std::string dir = absl::GetFlag(FLAGS_state_dir); !dir.empty()) {
+    absl::StatusOr<std::unique_ptr<LocalStateFile>> attached = LocalStateFile::Attach(dir, hosts);
+    if (!attached.ok()) return attached.status();
+    state_file = std::move(*attached);
+    EventLine("local_state")
+        .Add("file", state_file->path())
+        .Add("restored_participants", state_file->restored_participants());
+  }
 
   GrpcClientOptions options;
   options.target = absl::GetFlag(FLAGS_coordinator);

@@ -10,6 +10,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
+#include "common/dp/dp_conversion.h"
 #include "crypto/secagg/client_session.h"
 #include "openssl/crypto.h"
 #include "wire/chunking.h"
@@ -19,9 +20,10 @@ namespace {
 
 thread_local std::string last_error;
 
-// ParticipantState.format_version written by fedmf_participant_save; restore also reads 1
-// (no round in progress: the participant drops out of it, as before version 2).
-constexpr uint32_t kStateFormatVersion = 2;
+// ParticipantState.format_version written by fedmf_participant_save; restore also reads 1 (no
+// round in progress: the participant drops out of it, as before version 2) and 2 (no local state:
+// its algorithms start afresh, as before version 3).
+constexpr uint32_t kStateFormatVersion = 3;
 
 // Fields of a config or a restored config that the library relies on.
 absl::Status ValidateConfig(const v1::ParticipantConfig& config) {
@@ -89,7 +91,16 @@ absl::Status RestoreInto(const v1::ParticipantState& state, fedmf_participant& p
   }
   Eigen::VectorXd factor(state.user_factor_size());
   for (int k = 0; k < state.user_factor_size(); ++k) factor[k] = state.user_factor(k);
-  p.host->FindMutable(p.config.participant_id())->set_user_factor(std::move(factor));
+  client::Participant& participant = *p.host->FindMutable(p.config.participant_id());
+  participant.set_user_factor(std::move(factor));
+  if (state.has_local_state()) {
+    if (state.format_version() < 3) {
+      return absl::InvalidArgumentError("state: a local state needs format_version 3");
+    }
+    if (absl::Status s = participant.RestoreLocalState(state.local_state()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("state: local_state: ", s.message()));
+    }
+  }
   if (state.has_round()) {
     if (state.format_version() < 2) {
       return absl::InvalidArgumentError("state: a round in progress needs format_version 2");
@@ -143,6 +154,13 @@ fedmf_status NewParticipant(const v1::ParticipantConfig& config,
       client::ParticipantHost::CreateWithoutData({config.participant_id()}, std::move(signing_key),
                                                  seed);
   if (!host.ok()) return FromStatus(host.status());
+  if (!config.budget().empty()) {
+    absl::StatusOr<dp::PrivacyBudget> budget = dp::ParseBudgetSpec(config.budget());
+    if (!budget.ok()) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("config: ", budget.status().message()));
+    }
+    if (absl::Status s = (*host)->SetParticipantBudget(*budget); !s.ok()) return FromStatus(s);
+  }
   auto p = std::make_unique<fedmf_participant>();
   p->config = config;
   p->host = std::move(*host);
@@ -207,8 +225,10 @@ fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_
     if (host.contributor() != nullptr) {
       *state.mutable_model() = host.model();
     }
-    const Eigen::VectorXd& factor = host.Find(participant->config.participant_id())->user_factor();
+    const fedmf::client::Participant& own = *host.Find(participant->config.participant_id());
+    const Eigen::VectorXd& factor = own.user_factor();
     state.mutable_user_factor()->Add(factor.data(), factor.data() + factor.size());
+    *state.mutable_local_state() = own.ExportLocalState();
     state.set_rounds_completed(host.rounds_completed());
     state.set_training_done(host.training_done() || participant->registered_done);
     absl::StatusOr<std::optional<fedmf::v1::SavedRound>> round =
@@ -235,11 +255,10 @@ fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
     }
     // Whatever happens next, the parsed secrets are wiped when this returns.
     const absl::Cleanup wipe = [&parsed] { fedmf::capi::WipeState(parsed); };
-    if (parsed.format_version() != 1 &&
-        parsed.format_version() != fedmf::capi::kStateFormatVersion) {
+    if (parsed.format_version() < 1 || parsed.format_version() > fedmf::capi::kStateFormatVersion) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat("state: format_version ", parsed.format_version(),
-                               ", expected 1 or ", fedmf::capi::kStateFormatVersion));
+                               ", expected 1 to ", fedmf::capi::kStateFormatVersion));
     }
     const std::string& seed = parsed.signing_key_seed();
     absl::StatusOr<fedmf::crypto::Ed25519PrivateKey> key =

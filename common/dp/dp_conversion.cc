@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace fedmf::dp {
 namespace {
@@ -98,6 +101,49 @@ std::string FormatBudget(const PrivacyBudget& budget) {
       return absl::StrFormat("pure epsilon %g per %s", budget.epsilon, unit);
   }
   return "unknown budget kind";
+}
+
+absl::StatusOr<PrivacyBudget> ParseBudgetSpec(absl::string_view spec) {
+  const auto bad = [spec](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("budget '", spec, "': ", why,
+                     " (expected pure:EPS, rdp:EPS@ORDER or approx:EPS,DELTA, optionally followed "
+                     "by /user or /rating)"));
+  };
+  absl::string_view rest = spec;
+  PrivacyUnit unit = PrivacyUnit::kUser;
+  if (const size_t slash = rest.rfind('/'); slash != absl::string_view::npos) {
+    absl::StatusOr<PrivacyUnit> parsed = ParsePrivacyUnit(rest.substr(slash + 1));
+    if (!parsed.ok()) return bad(parsed.status().message());
+    unit = *parsed;
+    rest = rest.substr(0, slash);
+  }
+  const std::pair<absl::string_view, absl::string_view> kind_numbers =
+      absl::StrSplit(rest, absl::MaxSplits(':', 1));
+  const absl::string_view kind = kind_numbers.first;
+  if (kind != "pure" && kind != "rdp" && kind != "approx") {
+    return bad(absl::StrCat("kind '", kind, "' is not pure, rdp or approx"));
+  }
+  const std::vector<absl::string_view> fields =
+      kind == "pure" ? std::vector<absl::string_view>{kind_numbers.second}
+                     : absl::StrSplit(kind_numbers.second, kind == "rdp" ? '@' : ',');
+  if (fields.size() != (kind == "pure" ? 1u : 2u)) {
+    return bad(absl::StrCat(kind == "pure"  ? "a pure budget is one epsilon"
+                            : kind == "rdp" ? "an rdp budget is EPS@ORDER"
+                                            : "an approx budget is EPS,DELTA"));
+  }
+  std::vector<double> numbers;
+  for (absl::string_view field : fields) {
+    double x = 0;
+    if (!absl::SimpleAtod(field, &x)) return bad(absl::StrCat("'", field, "' is not a number"));
+    numbers.push_back(x);
+  }
+  const PrivacyBudget budget = kind == "pure" ? PrivacyBudget::PureDp(numbers[0], unit)
+                               : kind == "rdp"
+                                   ? PrivacyBudget::Rdp(numbers[0], numbers[1], unit)
+                                   : PrivacyBudget::ApproxDp(numbers[0], numbers[1], unit);
+  if (absl::Status s = ValidateBudget(budget); !s.ok()) return bad(s.message());
+  return budget;
 }
 
 absl::StatusOr<double> SpentEpsilon(const RdpCurve& curve, const PrivacyBudget& budget) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/dp/privacy_unit.h"
 #include "common/dp/rdp_curve.h"
 
@@ -60,6 +61,12 @@ absl::Status ValidateBudget(const PrivacyBudget& budget);
 // For people: "RDP epsilon 1 at alpha 2 per user", "(1, 1e-05)-DP per user" or "pure epsilon 0.5
 // per rating".
 std::string FormatBudget(const PrivacyBudget& budget);
+
+// A budget written on a command line or in a config: "pure:EPS", "rdp:EPS@ORDER" or
+// "approx:EPS,DELTA", optionally followed by "/user" (the default) or "/rating", e.g.
+// "approx:1,1e-6/rating". InvalidArgument quoting `spec` and naming what is wrong, for a malformed
+// spec or a budget ValidateBudget refuses.
+absl::StatusOr<PrivacyBudget> ParseBudgetSpec(absl::string_view spec);
 
 // The epsilon `curve` spends, measured the way `budget` is expressed. InvalidArgument for a pure
 // budget: RDP at finitely many orders implies no pure-DP bound.

@@ -76,8 +76,9 @@ FEDMF_API void fedmf_free(void* buffer);
 /* ---- Lifecycle ---------------------------------------------------------------------------- */
 
 /* Creates a participant from a serialized fedmf.v1.ParticipantConfig (proto/fedmf/v1/mobile.proto:
- * participant id >= 1, num_items >= 1, optional chunk size), with no ratings, no model and a
- * fresh Ed25519 signing key. On success *out is a new handle. Thread-safe. */
+ * participant id >= 1, num_items >= 1, optional chunk size, optional privacy budget of its own,
+ * e.g. "approx:1,1e-6"), with no ratings, no model, an empty privacy ledger and a fresh Ed25519
+ * signing key. On success *out is a new handle. Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t config_len,
                                                 fedmf_participant** out);
 
@@ -86,9 +87,10 @@ FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t co
 FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
 
 /* Serializes everything the participant needs after an app restart into a new buffer (*out,
- * *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version 2): config,
- * signing key, ratings, last model, user factor, progress and the round in progress with its
- * SecAgg session (keys, input, shares held, and the ledger of shares already revealed). It holds
+ * *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version 3): config,
+ * signing key, ratings, last model, user factor, progress, the round in progress with its
+ * SecAgg session (keys, input, shares held, and the ledger of shares already revealed), and its
+ * local state: its algorithms' states and, with a budget, its own privacy ledger. It holds
  * secrets: store it encrypted (Keystore / Keychain, docs/mobile.md).
  * WRITE-AHEAD RULE: during a round, save (and durably store) the state after
  * fedmf_participant_handle returns and BEFORE sending its replies. A state older than a reply
@@ -104,8 +106,9 @@ FEDMF_API fedmf_status fedmf_participant_save(const fedmf_participant* participa
  * would have (given the stream still reaches the coordinator's round: docs/mobile.md). A
  * version-1 state (older libraries; no session) restores a participant that drops out of the
  * round in progress: its SecAgg messages are refused with FEDMF_ERR_FAILED_PRECONDITION and it
- * takes part again from the next task. Every field is validated (FEDMF_ERR_INVALID_ARGUMENT
- * naming it). Thread-safe. */
+ * takes part again from the next task. A version-2 state (no local state) restores a participant
+ * whose algorithms start afresh. Every field is validated (FEDMF_ERR_INVALID_ARGUMENT naming it).
+ * Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
                                                  fedmf_participant** out);
 

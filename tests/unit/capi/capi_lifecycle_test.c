@@ -170,9 +170,9 @@ static void RestoreRefusesBadStates(void) {
   const uint8_t garbage[] = {0x0a, 0xff};
   CHECK(fedmf_participant_restore(garbage, sizeof garbage, &p) == FEDMF_ERR_INVALID_ARGUMENT);
   CHECK(p == NULL);
-  const uint8_t version3[] = {0x08, 0x03}; /* format_version 3 */
-  CHECK(fedmf_participant_restore(version3, sizeof version3, &p) == FEDMF_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(fedmf_last_error(), "format_version 3") != NULL);
+  const uint8_t version4[] = {0x08, 0x04}; /* format_version 4 */
+  CHECK(fedmf_participant_restore(version4, sizeof version4, &p) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(fedmf_last_error(), "format_version 4") != NULL);
   /* format_version 1, config {participant_id 1, num_items 30}, no signing key. */
   const uint8_t no_key[] = {0x08, 0x01, 0x12, 0x04, 0x08, 0x01, 0x10, 0x1e};
   CHECK(fedmf_participant_restore(no_key, sizeof no_key, &p) == FEDMF_ERR_INVALID_ARGUMENT);

@@ -16,50 +16,14 @@
 #include "crypto/secagg/vector_codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/client/fixed_contributor.h"
 #include "tests/unit/client/test_round.h"
 
 namespace fedmf::client {
 namespace {
 
+using test_util::FixedContributor;
 using ::testing::ElementsAre;
-
-// Test-only: every contribution is the same given vector (e.g. sparse, the shape of a local-DP
-// report or of a graph filter's few non-zeros), for any data; its state counts the participant's
-// contributions ("" before the first, then "1", "2", ...); each costs `cost` pure epsilon per user
-// when set. A model of 8 items, rank 2.
-class FixedContributor : public algorithms::Contributor {
- public:
-  explicit FixedContributor(algorithms::ContributionVector vector,
-                            std::optional<double> cost = std::nullopt)
-      : vector_(std::move(vector)), cost_(cost) {}
-
-  absl::StatusOr<algorithms::Contribution> Contribute(const algorithms::LocalData&,
-                                                      absl::string_view state,
-                                                      dp::Rng&) const override {
-    const int count = state.empty() ? 0 : std::stoi(std::string(state));
-    return algorithms::Contribution{.vector = vector_,
-                                    .state = std::to_string(count + 1),
-                                    .user_factor = Eigen::VectorXd::Ones(2)};
-  }
-  absl::StatusOr<std::optional<dp::LedgerEntry>> ParticipantCost(const algorithms::LocalData&,
-                                                                 absl::string_view) const override {
-    if (!cost_) return std::nullopt;
-    dp::LedgerEntry entry;
-    entry.mechanism = "fixed";
-    entry.participants = 1;
-    entry.n_min = 1;
-    entry.unit = dp::PrivacyUnit::kUser;
-    entry.pure_epsilon = *cost_;
-    return entry;
-  }
-  const algorithms::Scorer& scorer() const override { return scorer_; }
-
- private:
-  algorithms::ContributionVector vector_;
-  std::optional<double> cost_;
-  algorithms::FactorScorer scorer_{mf::FactorMatrix::Zero(8, 2), /*lambda=*/1,
-                                   /*ranking_kappa=*/0};
-};
 
 // A contribution with `contributor` in a SecAgg session with `config`, as the host starts one.
 absl::StatusOr<v1::secagg::ClientToServer> StartRound(Participant& p,

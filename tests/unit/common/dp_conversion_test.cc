@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -11,6 +12,7 @@
 namespace fedmf::dp {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -130,6 +132,39 @@ TEST(DpConversionTest, BudgetsDefaultToOneUserAndFormatForPeople) {
   EXPECT_EQ(FormatBudget(PrivacyBudget::ApproxDp(1, 1e-5)), "(1, 1e-05)-DP per user");
   EXPECT_EQ(FormatBudget(PrivacyBudget::PureDp(0.5, PrivacyUnit::kRating)),
             "pure epsilon 0.5 per rating");
+}
+
+TEST(DpConversionTest, ParsesBudgetSpecs) {
+  const auto parse = [](absl::string_view spec) {
+    absl::StatusOr<PrivacyBudget> b = ParseBudgetSpec(spec);
+    EXPECT_TRUE(b.ok()) << spec << ": " << b.status();
+    return b.ok() ? FormatBudget(*b) : "";
+  };
+  EXPECT_EQ(parse("pure:0.5"), "pure epsilon 0.5 per user");
+  EXPECT_EQ(parse("rdp:1@2"), "RDP epsilon 1 at alpha 2 per user");
+  EXPECT_EQ(parse("approx:1,1e-6/user"), "(1, 1e-06)-DP per user");
+  EXPECT_EQ(parse("pure:2/rating"), "pure epsilon 2 per rating");
+  EXPECT_EQ(parse("rdp:3@8/rating"), "RDP epsilon 3 at alpha 8 per rating");
+}
+
+TEST(DpConversionTest, RefusesMalformedBudgetSpecs) {
+  const auto error = [](absl::string_view spec) {
+    absl::StatusOr<PrivacyBudget> b = ParseBudgetSpec(spec);
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << spec;
+    return std::string(b.status().message());
+  };
+  EXPECT_THAT(error(""), HasSubstr("kind '' is not pure, rdp or approx"));
+  EXPECT_THAT(error("gauss:1"), AllOf(HasSubstr("budget 'gauss:1'"), HasSubstr("kind 'gauss'")));
+  EXPECT_THAT(error("pure"), HasSubstr("is not a number"));
+  EXPECT_THAT(error("pure:x"), HasSubstr("'x' is not a number"));
+  EXPECT_THAT(error("pure:1@2"), HasSubstr("'1@2' is not a number"));
+  EXPECT_THAT(error("rdp:1"), HasSubstr("EPS@ORDER"));
+  EXPECT_THAT(error("rdp:1@1"), HasSubstr("order must be finite and > 1"));
+  EXPECT_THAT(error("approx:1"), HasSubstr("EPS,DELTA"));
+  EXPECT_THAT(error("approx:1,2"), HasSubstr("delta must be in (0, 1)"));
+  EXPECT_THAT(error("pure:-1"), HasSubstr("epsilon must be finite and >= 0"));
+  EXPECT_THAT(error("pure:inf"), HasSubstr("epsilon"));
+  EXPECT_THAT(error("pure:1/item"), HasSubstr("'pure:1/item'"));
 }
 
 }  // namespace
