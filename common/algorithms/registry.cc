@@ -46,7 +46,6 @@ absl::Status RegisterAlgorithm(AlgorithmDefinition definition) {
     return refuse(absl::StrCat("ranking options: ", s.message()));
   }
   if (!definition.make_contributor) return refuse("no contributor factory");
-  if (!definition.restore_updater) return refuse("no updater restore");
   Registry& registry = TheRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   const std::string name = definition.name;
@@ -80,7 +79,8 @@ std::vector<const AlgorithmDefinition*> RegisteredAlgorithms() {
 }
 
 std::string DescribeAlgorithms() {
-  const std::vector<const AlgorithmDefinition*> definitions = RegisteredAlgorithms();
+  std::vector<const AlgorithmDefinition*> definitions = RegisteredAlgorithms();
+  std::erase_if(definitions, [](const AlgorithmDefinition* d) { return d->contributor_only(); });
   size_t width = 0;
   for (const AlgorithmDefinition* d : definitions) width = std::max(width, d->name.size());
   std::string lines;
@@ -101,6 +101,10 @@ absl::StatusOr<std::unique_ptr<Updater>> RestoreUpdater(absl::string_view algori
                                                         absl::string_view state) {
   absl::StatusOr<const AlgorithmDefinition*> definition = FindAlgorithm(algorithm);
   if (!definition.ok()) return definition.status();
+  if ((*definition)->contributor_only()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "algorithm '", algorithm, "' is contributor-only: it has no updater to restore"));
+  }
   return (*definition)->restore_updater(state);
 }
 
