@@ -25,10 +25,14 @@ Registry& TheRegistry() {
   return *registry;
 }
 
+// `training_only`: name only the algorithms with an updater.
 absl::Status Unknown(absl::string_view name,
-                     const std::map<std::string, AlgorithmDefinition>& known) {
+                     const std::map<std::string, AlgorithmDefinition>& known,
+                     bool training_only = false) {
   std::vector<absl::string_view> names;
-  for (const auto& [known_name, definition] : known) names.push_back(known_name);
+  for (const auto& [known_name, definition] : known) {
+    if (!training_only || !definition.contributor_only()) names.push_back(known_name);
+  }
   return absl::NotFoundError(
       absl::StrCat("unknown algorithm '", name, "' (known: ", absl::StrJoin(names, ", "), ")"));
 }
@@ -67,6 +71,16 @@ absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name)
   std::lock_guard<std::mutex> lock(registry.mu);
   const auto it = registry.by_name.find(std::string(name));
   if (it == registry.by_name.end()) return Unknown(name, registry.by_name);
+  return &it->second;
+}
+
+absl::StatusOr<const AlgorithmDefinition*> FindTrainingAlgorithm(absl::string_view name) {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  const auto it = registry.by_name.find(std::string(name));
+  if (it == registry.by_name.end() || it->second.contributor_only()) {
+    return Unknown(name, registry.by_name, /*training_only=*/true);
+  }
   return &it->second;
 }
 

@@ -59,6 +59,10 @@ class AlgorithmRegistrar {
 // as long as the process.
 absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name);
 
+// FindAlgorithm among the algorithms with an updater (what --algorithm can name): NotFound
+// naming those for any other name, a contributor-only algorithm's too.
+absl::StatusOr<const AlgorithmDefinition*> FindTrainingAlgorithm(absl::string_view name);
+
 // Every registered algorithm, ordered by name.
 std::vector<const AlgorithmDefinition*> RegisteredAlgorithms();
 

@@ -121,6 +121,12 @@ TEST(AlgorithmRegistryTest, AcceptsAContributorOnlyAlgorithm) {
   EXPECT_EQ(restore.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(restore.message(), HasSubstr("contributor-only"));
   EXPECT_TRUE(FindAlgorithm("federated-evaluation").value()->contributor_only());
+  // --algorithm names only algorithms that train.
+  const absl::Status training = FindTrainingAlgorithm("registry-test-no-updater").status();
+  EXPECT_EQ(training.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(training.message(), HasSubstr("unknown algorithm 'registry-test-no-updater'"));
+  EXPECT_THAT(training.message(), ::testing::Not(HasSubstr("federated-evaluation")));
+  EXPECT_EQ(FindTrainingAlgorithm("dpmf-rp").value(), FindAlgorithm("dpmf-rp").value());
 }
 
 TEST(AlgorithmRegistryTest, ListsAlgorithmsByNameWithTheirDocLines) {
