@@ -5,7 +5,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/dp/ledger_text_format.h"
-#include "common/metrics/user_metrics.h"
 
 namespace fedmf::client {
 namespace {
@@ -53,8 +52,12 @@ absl::StatusOr<algorithms::ContributionVector> Participant::Contribute(
   if (cost) {
     if (absl::Status s = budget_->Charge(*std::move(cost)); !s.ok()) return s;
   }
-  algorithm_states_.insert_or_assign(std::string(algorithm), std::move(contribution->state));
-  user_factor_ = std::move(contribution->user_factor);
+  if (contribution->state.empty()) {
+    algorithm_states_.erase(std::string(algorithm));
+  } else {
+    algorithm_states_.insert_or_assign(std::string(algorithm), std::move(contribution->state));
+  }
+  if (contribution->user_factor.size() > 0) user_factor_ = std::move(contribution->user_factor);
   return std::move(contribution->vector);
 }
 
@@ -153,45 +156,6 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
   if (!advertise.ok()) return advertise.status();
   session_ = std::move(*session);
   return advertise;
-}
-
-absl::StatusOr<metrics::MetricSums> Participant::Evaluate(
-    const algorithms::Scorer& model, const metrics::RankingOptions& options) const {
-  if (absl::Status s = options.Validate(); !s.ok()) return s;
-  metrics::MetricSums sums;
-  absl::Status status = algorithms::ForEachUser(
-      data_, [&](const data::RatingRow& train, const data::RatingRow& test) -> absl::Status {
-        if (test.size() == 0) return absl::OkStatus();
-        if (test.indices.back() >= model.num_items()) {  // indices are sorted
-          return absl::InvalidArgumentError(
-              absl::StrCat("participant ", id_, ": test item ", test.indices.back(),
-                           " outside the model's ", model.num_items(), " items"));
-        }
-        // As server/evaluation.cc scores centrally; a user with test ratings has train ratings,
-        // so the fallback mean (the client does not know the global one) is never used.
-        absl::StatusOr<Eigen::VectorXd> scores = model.Scores(train);
-        if (!scores.ok()) return scores.status();
-        if (model.predicts_ratings()) {
-          absl::StatusOr<Eigen::VectorXd> predicted = model.PredictRatings(train, 0);
-          if (!predicted.ok()) return predicted.status();
-          sums.Add(metrics::EvaluateUserErrors(test, AsSpan(*predicted)));
-        }
-        sums.Add(metrics::EvaluateUserRanking(train, test, AsSpan(*scores), options),
-                 /*has_test=*/true);
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  return sums;
-}
-
-absl::StatusOr<v1::secagg::ClientToServer> Participant::StartEvaluation(
-    const algorithms::Scorer& model, const metrics::RankingOptions& options,
-    const metrics::MetricCodec& codec, const secagg::SessionConfig& config) {
-  session_.reset();
-  absl::StatusOr<metrics::MetricSums> sums = Evaluate(model, options);
-  if (!sums.ok()) return sums.status();
-  return OpenSession(config, algorithms::ContributionVector::Dense(codec.Encode(*sums)), nullptr,
-                     nullptr);
 }
 
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(

@@ -2,8 +2,9 @@
 // anywhere; train ratings for training, test ratings for federated evaluation), its private noise
 // generator, its local state (each algorithm's state bytes and, if it keeps a budget, its own
 // privacy ledger), its SecAgg client session of the current phase and the user factor of its last
-// contribution. It ranks items and scores its test ratings with a model's Scorer
-// (common/algorithms/scorer.h), which needs no factors. No networking: the host
+// contribution that had one. It ranks items with a model's Scorer (common/algorithms/scorer.h),
+// which needs no factors; a federated evaluation scores its test ratings the same way, as an
+// algorithm of its own (common/algorithms/federated_evaluation/). No networking: the host
 // (participant_host.h) routes messages.
 #ifndef FEDMF_CLIENT_PARTICIPANT_H_
 #define FEDMF_CLIENT_PARTICIPANT_H_
@@ -24,8 +25,6 @@
 #include "common/data/ratings_dataset.h"
 #include "common/dp/participant_budget.h"
 #include "common/dp/rng.h"
-#include "common/metrics/metric_codec.h"
-#include "common/metrics/metrics.h"
 #include "common/mf/recommend.h"
 #include "crypto/ed25519.h"
 #include "crypto/secagg/client_session.h"
@@ -51,7 +50,9 @@ class Participant {
   // This phase's contribution with `contributor`, built from the plan of `algorithm`: ends any
   // previous session; asks the participant's own budget (if it keeps one) whether it may pay the
   // contributor's ParticipantCost and charges it; then contributes from its local data and its
-  // state of `algorithm`, which the contribution replaces. ResourceExhausted when its budget
+  // state of `algorithm`, which the contribution's replaces (an empty one is none: nothing is
+  // kept), as its user factor replaces the kept one if it has one (a stateless contribution
+  // without a factor, e.g. an evaluation's, leaves no trace). ResourceExhausted when its budget
   // refuses (nothing changes: the participant sits the phase out); the contributor's errors.
   absl::StatusOr<algorithms::ContributionVector> Contribute(
       const algorithms::Contributor& contributor, absl::string_view algorithm);
@@ -64,31 +65,14 @@ class Participant {
       const crypto::Ed25519PrivateKey* signing_key = nullptr,
       std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
 
-  // The metric sums (user_metrics.h) of this participant's users (algorithms::ForEachUser) under
-  // `model`: each user's ranking scores and, if it predicts ratings, predicted ratings (fallback
-  // mean 0), both from the train ratings, scored on the test ratings; a model without rating
-  // predictions adds no error part (MetricSums::errors_absent). Zero for users without test
-  // ratings. InvalidArgument for a test item outside the model or invalid options; the model's
-  // errors.
-  absl::StatusOr<metrics::MetricSums> Evaluate(const algorithms::Scorer& model,
-                                               const metrics::RankingOptions& options) const;
-
-  // Evaluates (Evaluate), encodes the sums with `codec` and opens a SecAgg session for them (an
-  // evaluation round, always unsigned: docs/runtime.md); returns the AdvertiseKeys message. Ends
-  // any previous session.
-  absl::StatusOr<v1::secagg::ClientToServer> StartEvaluation(const algorithms::Scorer& model,
-                                                             const metrics::RankingOptions& options,
-                                                             const metrics::MetricCodec& codec,
-                                                             const secagg::SessionConfig& config);
-
   // The reply to one server message of the current session, if any. FailedPrecondition when no
   // session is open; an inconsistent server message yields the session's Abort reply.
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(
       const v1::secagg::ServerToClient& message);
 
   // Points a user participant at new train and test ratings (same lifetime rule as Create): the
-  // next contribution, evaluation and recommendation use them; a session in progress keeps the
-  // input it was given.
+  // next contribution (an evaluation's too) and recommendation use them; a session in progress
+  // keeps the input it was given.
   void set_ratings(data::RatingRow ratings, data::RatingRow test) {
     data_.train = ratings;
     data_.test = test;
@@ -127,7 +111,7 @@ class Participant {
   uint32_t id() const { return id_; }
   const algorithms::LocalData& data() const { return data_; }
   const data::RatingRow& ratings() const { return data_.train; }  // a user participant's
-  // The factor of the last contribution (empty before the first, and for a model without user
+  // The factor of the last contribution that had one (empty before, and for models without user
   // factors).
   const Eigen::VectorXd& user_factor() const { return user_factor_; }
   const secagg::ClientSession* session() const { return session_.get(); }

@@ -263,8 +263,6 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
       return HandleTask(message.task());
     case v1::ServerMessage::kSecagg:
       return HandleSecAgg(message.secagg());
-    case v1::ServerMessage::kEvaluationTask:
-      return HandleEvaluationTask(message.evaluation_task());
     case v1::ServerMessage::kResult:
       HandleResult(message.result());
       return std::vector<v1::ClientMessage>{};
@@ -313,7 +311,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
   for (uint32_t id : task.participant_ids()) {
     Participant& p = participants_.at(id);
     absl::StatusOr<algorithms::ContributionVector> contribution =
-        p.Contribute(*contributor_, model_.algorithm());
+        p.Contribute(*phase_contributor_, task.plan().algorithm());
     if (absl::IsResourceExhausted(contribution.status())) {  // its own budget is spent
       replies.push_back(Decline(tag_, id, contribution.status().message()));
       continue;
@@ -350,11 +348,17 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
                                                      " which this process does not host"));
     }
   }
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
+      algorithms::FindAlgorithm(plan.algorithm());
+  if (!algorithm.ok()) return algorithm.status();
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
-      algorithms::MakeContributor(plan);
+      (*algorithm)->make_contributor(plan);
   if (!contributor.ok()) return contributor.status();
-  contributor_ = std::move(*contributor);
-  model_ = plan;
+  phase_contributor_ = *std::move(contributor);
+  if (!(*algorithm)->contributor_only()) {
+    contributor_ = phase_contributor_;
+    model_ = plan;
+  }
   tag_ = tag;
   signing_keys_.Clear();
   return absl::OkStatus();

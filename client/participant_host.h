@@ -2,9 +2,9 @@
 // coordinator messages to them: a round task builds the phase's contributor once and starts every
 // listed local participant (one whose own privacy budget refuses declines with a SecAgg Abort: the
 // coordinator sees a dropout), then hands their local states to the local-state sink before any
-// reply leaves (write-ahead); an
-// evaluation task likewise, with each participant's metric sums as input); SecAgg messages go to
-// the participant they name; a round result closes the round. Transport-free: it
+// reply leaves (write-ahead); a federated evaluation is such a task too, of a contributor-only
+// algorithm (registry.h) that leaves the host's model as it is; SecAgg messages go to the
+// participant they name; a round result closes the round. Transport-free: it
 // maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
 // stream, an in-process test, a mobile binding) can drive it. A host is one trust domain: it holds
 // every hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one
@@ -122,10 +122,11 @@ class ParticipantHost {
   std::string signing_public_key() const;
   const Participant* Find(uint32_t id) const;
   Participant* FindMutable(uint32_t id);
-  // The model of the last round or evaluation task (nullptr before the first), for local
-  // recommendations.
+  // The model of the last task of an algorithm with an updater, i.e. a trained model, not an
+  // evaluation of one (nullptr before the first), for local recommendations.
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
-  // The plan `contributor()` was built from (empty before the first task), e.g. to persist it.
+  // The plan `contributor()` was built from (empty before the first such task), e.g. to persist
+  // it.
   const v1::RoundPlan& model() const { return model_; }
   // The host's signing key, e.g. to persist it (the seed is a secret: store it as one).
   const crypto::Ed25519PrivateKey& signing_key() const { return signing_key_; }
@@ -148,12 +149,10 @@ class ParticipantHost {
 
   absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
-  // participant_host_eval.cc
-  absl::StatusOr<std::vector<v1::ClientMessage>> HandleEvaluationTask(
-      const v1::EvaluationTask& task);
   // What every task does before its participants start: InvalidArgument naming the first of
-  // `ids` this host does not host; else builds the round's contributor from `plan` and makes
-  // `tag` the current task's aggregation.
+  // `ids` this host does not host; else builds the phase's contributor from `plan` (also the
+  // host's model unless the algorithm is contributor-only) and makes `tag` the current task's
+  // aggregation.
   absl::Status BeginTask(const wire::AggregationTag& tag,
                          const google::protobuf::RepeatedField<uint32_t>& ids,
                          const v1::RoundPlan& plan);
@@ -164,8 +163,9 @@ class ParticipantHost {
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
   crypto::Ed25519PrivateKey signing_key_;
   std::map<uint32_t, Participant> participants_;
-  std::unique_ptr<algorithms::Contributor> contributor_;
-  v1::RoundPlan model_;  // contributor_'s plan
+  std::shared_ptr<const algorithms::Contributor> phase_contributor_;  // of the last task
+  std::shared_ptr<const algorithms::Contributor> contributor_;        // the model
+  v1::RoundPlan model_;                                               // contributor_'s plan
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
   // The aggregation of the last task (round -1 before the first).

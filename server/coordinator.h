@@ -4,10 +4,10 @@
 // deadline per stage (late = dropped), apply the decoded sum, record the round in the privacy
 // ledger, checkpoint - until the rounds are done or the budget is spent; every few rounds and at
 // the end, a federated evaluation round secure-sums the cohort's metric sums
-// (coordinator_eval.cc). A fixed-population run (Updater::fixed_population(), population.h) has
-// one cohort, every user live when it starts, for all its phases, and ends when it loses one of
-// them. Network input only ever reaches the Aggregation's validation or the
-// checks here; problems become gRPC statuses and log lines.
+// (coordinator_eval.cc, federated_evaluator.h). A fixed-population run
+// (Updater::fixed_population(), population.h) has one cohort, every user live when it starts, for
+// all its phases, and ends when it loses one of them. Network input only ever reaches the
+// Aggregation's validation or the checks here; problems become gRPC statuses and log lines.
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
@@ -164,19 +164,38 @@ class Coordinator final : public StreamHandler {
   // plan (errors: local failures only).
   absl::Status StartSecureSum(const v1::RoundPlan& plan, int attempt, std::vector<uint32_t> cohort);
   absl::Status StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort);
-  // The task of a training round (`config` null for clear rounds), without its participants.
+  // Makes `cohort` the aggregation of `plan` (tagged with its round and phase) through a SecAgg
+  // session with `config`, unmasking at least `min_inputs` inputs, and sends it the plan; a
+  // signed session verifies against `directory`, which the task relays as `keys`.
+  absl::Status StartSession(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
+                            std::vector<uint32_t> cohort,
+                            std::shared_ptr<const secagg::SigningKeyDirectory> directory,
+                            google::protobuf::RepeatedPtrField<v1::SigningKeys> keys,
+                            int64_t min_inputs);
+  // The task of a phase (`config` null for clear rounds), without its participants.
   v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, const secagg::SessionConfig* config) const;
-  // `task` (a RoundTask or EvaluationTask) to every client process hosting members of
-  // aggregation_'s cohort, listing its members; members without a stream are dropped.
-  void SendTasks(const v1::ServerMessage& task);
+  // `task` to every client process hosting members of aggregation_'s cohort, listing its
+  // members; members without a stream are dropped.
+  void SendTasks(const v1::RoundTask& task);
   // The registered keys of the live `cohort` members, grouped by key, and as a directory.
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> CohortDirectory(
       const std::vector<uint32_t>& cohort,
       google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
   // Sends each envelope to its participant's stream; participants without one are dropped.
   void Route(Aggregation::Envelopes envelopes);
-  // Applies aggregation_'s sum (ledger, updater, checkpoint) and ends it.
-  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock);
+  // What a phase's sum is for, given the sum and its contributors (ascending): applied to the
+  // model (ApplyToModel) or decoded as an evaluation's metrics. Not applied: the outcome says
+  // why; errors: local failures only.
+  using SumUse = std::function<absl::StatusOr<RoundOutcome>(
+      std::unique_lock<std::mutex>& lock, const std::vector<uint64_t>& sum,
+      const std::vector<uint32_t>& contributors)>;
+  // Ends aggregation_, hands its sum (if it has one) to `use` and sends every client the phase's
+  // result.
+  absl::StatusOr<RoundOutcome> Finalize(std::unique_lock<std::mutex>& lock, const SumUse& use);
+  // A training phase's SumUse: the ledger, the updater, the checkpoint.
+  absl::StatusOr<RoundOutcome> ApplyToModel(std::unique_lock<std::mutex>& lock,
+                                            const std::vector<uint64_t>& sum,
+                                            const std::vector<uint32_t>& contributors);
   // A whole (unchunked or reassembled) message of a bound stream.
   grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
@@ -191,8 +210,9 @@ class Coordinator final : public StreamHandler {
   // coordinator_eval.cc: an evaluation round if one is due after the rounds applied so far
   // (`last`: training ended, evaluate unless this model was evaluated).
   absl::Status MaybeEvaluate(std::unique_lock<std::mutex>& lock, bool last);
-  // One evaluation round of the current model; a failed round (dropouts, a bad sum) is logged,
-  // not retried. Errors: local failures only.
+  // One evaluation round of the current model: a phase of the federated-evaluation algorithm
+  // (federated_evaluator.h), unsigned, run like a training phase; a failed round (dropouts, a bad
+  // sum) is logged, not retried. Errors: local failures only.
   absl::Status RunEvaluation(std::unique_lock<std::mutex>& lock);
   // Sends `message` (as chunks when large) and counts its bytes; under mu_.
   size_t Send(Connection& connection, v1::ServerMessage message);

@@ -27,15 +27,6 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// Appends `id` to the participants of the task in `message` (a RoundTask or an EvaluationTask).
-void AddTaskParticipant(v1::ServerMessage& message, uint32_t id) {
-  if (message.has_evaluation_task()) {
-    message.mutable_evaluation_task()->add_participant_ids(id);
-  } else {
-    message.mutable_task()->add_participant_ids(id);
-  }
-}
-
 }  // namespace
 
 absl::Status Coordinator::Run() {
@@ -250,7 +241,11 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   if (absl::Status s = Drive(lock, "", stage_seconds); !s.ok()) return s;
   const int threshold = aggregation_->threshold();
   const std::vector<uint32_t> lost = aggregation_->Lost();
-  absl::StatusOr<RoundOutcome> outcome = Finalize(lock);
+  absl::StatusOr<RoundOutcome> outcome =
+      Finalize(lock, [this](std::unique_lock<std::mutex>& l, const std::vector<uint64_t>& sum,
+                            const std::vector<uint32_t>& contributors) {
+        return ApplyToModel(l, sum, contributors);
+      });
   if (!outcome.ok()) return outcome;
   if (state_.updater->fixed_population() && !outcome->applied && !lost.empty()) {
     outcome->population_lost = true;
@@ -331,13 +326,6 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
-  // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
-  // fewer inputs than the privacy calibration assumed: the session refuses that itself.
-  absl::StatusOr<std::unique_ptr<Aggregation>> aggregation =
-      Aggregation::Secure({plan.round(), plan.phase()}, config, std::move(cohort),
-                          std::move(directory), request.min_contributors);
-  if (!aggregation.ok()) return aggregation.status();
-  aggregation_ = std::move(*aggregation);
   EventLine("secagg_session")
       .Add("round", plan.round())
       .Add("graph", config.graph == secagg::GraphKind::kHarary ? "harary" : "complete")
@@ -345,9 +333,24 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
       .Add("threshold", config.threshold)
       .Add("signatures", config.signatures ? "on" : "off")
       .Add("consistency_check", config.consistency_check ? "on" : "off");
-  v1::ServerMessage task;
-  *task.mutable_task() = RoundTaskFor(plan, &config);
-  if (config.signatures) *task.mutable_task()->mutable_signing_keys() = std::move(keys);
+  // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
+  // fewer inputs than the privacy calibration assumed: the session refuses that itself.
+  return StartSession(plan, config, std::move(cohort), std::move(directory), std::move(keys),
+                      request.min_contributors);
+}
+
+absl::Status Coordinator::StartSession(const v1::RoundPlan& plan,
+                                       const secagg::SessionConfig& config,
+                                       std::vector<uint32_t> cohort,
+                                       std::shared_ptr<const secagg::SigningKeyDirectory> directory,
+                                       google::protobuf::RepeatedPtrField<v1::SigningKeys> keys,
+                                       int64_t min_inputs) {
+  absl::StatusOr<std::unique_ptr<Aggregation>> aggregation = Aggregation::Secure(
+      {plan.round(), plan.phase()}, config, std::move(cohort), std::move(directory), min_inputs);
+  if (!aggregation.ok()) return aggregation.status();
+  aggregation_ = std::move(*aggregation);
+  v1::RoundTask task = RoundTaskFor(plan, &config);
+  *task.mutable_signing_keys() = std::move(keys);
   SendTasks(task);
   return absl::OkStatus();
 }
@@ -378,9 +381,7 @@ absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint
   const int64_t min_inputs = MinInputs(plan, static_cast<int64_t>(cohort.size()));
   aggregation_ =
       Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort), min_inputs);
-  v1::ServerMessage task;
-  *task.mutable_task() = RoundTaskFor(plan, nullptr);
-  SendTasks(task);
+  SendTasks(RoundTaskFor(plan, nullptr));
   return absl::OkStatus();
 }
 
@@ -411,7 +412,7 @@ absl::Status Coordinator::Drive(std::unique_lock<std::mutex>& lock, absl::string
   return absl::OkStatus();
 }
 
-void Coordinator::SendTasks(const v1::ServerMessage& task) {
+void Coordinator::SendTasks(const v1::RoundTask& task) {
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
   for (uint32_t id : aggregation_->cohort()) {
     std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
@@ -422,15 +423,15 @@ void Coordinator::SendTasks(const v1::ServerMessage& task) {
     auto& [connection, message] = tasks[c.get()];
     if (connection == nullptr) {
       connection = c;
-      message = task;
+      *message.mutable_task() = task;
     }
-    AddTaskParticipant(message, id);
+    message.mutable_task()->add_participant_ids(id);
   }
   for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
 }
 
-absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
-    std::unique_lock<std::mutex>& lock) {
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock<std::mutex>& lock,
+                                                                const SumUse& use) {
   const int64_t round = state_.updater->round();
   const std::unique_ptr<Aggregation> done = std::move(aggregation_);
   const absl::StatusOr<std::vector<uint64_t>> collected = done->sum();
@@ -445,30 +446,40 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(
   if (!collected.ok()) {
     outcome.reason = std::string(collected.status().message());
   } else {
-    const std::vector<uint64_t>& sum = *collected;
-    // The server saw the sum: the release happened, so it is in the ledger whatever follows.
-    absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
-        state_.updater->RoundPrivacy(n, state_.ledger.orders());
-    if (!entry.ok()) return entry.status();
-    if (*entry) {
-      if (absl::Status s = state_.ledger.Append(std::move(**entry)); !s.ok()) return s;
-    }
-    if (absl::Status s = state_.updater->ApplySum(sum, contributors); !s.ok()) {
-      outcome.reason = absl::StrCat("sum discarded: ", s.message());
-    } else {
-      outcome.applied = true;
-    }
-    if (absl::Status s = Checkpoint(lock); !s.ok()) return s;
-    if (state_.updater->round() != round) {
-      lock.unlock();  // only this thread touches the updater
-      LogEvaluation(state_.updater->round());
-      lock.lock();
-    }
+    absl::StatusOr<RoundOutcome> used = use(lock, *collected, contributors);
+    if (!used.ok()) return used.status();
+    outcome = *std::move(used);
   }
   result.set_rounds_completed(state_.updater->round());
   result.set_applied(outcome.applied);
   result.set_reason(outcome.reason);
   Broadcast(result);
+  return outcome;
+}
+
+absl::StatusOr<Coordinator::RoundOutcome> Coordinator::ApplyToModel(
+    std::unique_lock<std::mutex>& lock, const std::vector<uint64_t>& sum,
+    const std::vector<uint32_t>& contributors) {
+  const int64_t round = state_.updater->round();
+  RoundOutcome outcome;
+  // The server saw the sum: the release happened, so it is in the ledger whatever follows.
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry = state_.updater->RoundPrivacy(
+      static_cast<int64_t>(contributors.size()), state_.ledger.orders());
+  if (!entry.ok()) return entry.status();
+  if (*entry) {
+    if (absl::Status s = state_.ledger.Append(std::move(**entry)); !s.ok()) return s;
+  }
+  if (absl::Status s = state_.updater->ApplySum(sum, contributors); !s.ok()) {
+    outcome.reason = absl::StrCat("sum discarded: ", s.message());
+  } else {
+    outcome.applied = true;
+  }
+  if (absl::Status s = Checkpoint(lock); !s.ok()) return s;
+  if (state_.updater->round() != round) {
+    lock.unlock();  // only this thread touches the updater
+    LogEvaluation(state_.updater->round());
+    lock.lock();
+  }
   return outcome;
 }
 

@@ -85,9 +85,9 @@ algorithms::RunSettings RunSettingsFromFlags(int64_t users, int32_t items) {
           .seed = absl::GetFlag(FLAGS_seed)};
 }
 
-// The algorithm --algorithm names; NotFound listing the registered ones.
+// The algorithm --algorithm names; NotFound listing the registered ones that train.
 absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
-  return algorithms::FindAlgorithm(absl::GetFlag(FLAGS_algorithm));
+  return algorithms::FindTrainingAlgorithm(absl::GetFlag(FLAGS_algorithm));
 }
 
 }  // namespace

@@ -52,8 +52,6 @@ Tag TagOf(const v1::ServerMessage& message) {
       return {message.secagg().round(), message.secagg().participant_id()};
     case v1::ServerMessage::kResult:
       return {message.result().round(), 0};
-    case v1::ServerMessage::kEvaluationTask:
-      return {message.evaluation_task().round(), 0};
     case v1::ServerMessage::kChunk:
       return {message.chunk().round(), message.chunk().participant_id()};
     default:

@@ -11,8 +11,9 @@
 
 namespace fedmf::wire {
 
-// The phase of the federated evaluation of the model after `round` training rounds: it runs
-// before that round's training phases (0, 1, ...).
+// The phase of the federated evaluation of the model after `round` training rounds (the
+// RoundPlan.phase of its federated-evaluation plan): it runs before that round's training phases
+// (0, 1, ...).
 inline constexpr int32_t kEvaluationPhase = -1;
 
 // Which aggregation of the run a routed message belongs to.

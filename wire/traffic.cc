@@ -66,7 +66,6 @@ absl::string_view StageName(Stage stage) {
 Stage StageOf(const v1::ServerMessage& message) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:
-    case v1::ServerMessage::kEvaluationTask:
       return Stage::kTask;
     case v1::ServerMessage::kSecagg:
       return StageOf(message.secagg().message());

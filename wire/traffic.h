@@ -14,8 +14,8 @@ namespace fedmf::wire {
 
 // In protocol order. A SecAgg stage's download is the request that opens it (ShareKeysRequest,
 // MaskedInputRequest, ...), its upload the participants' answers; the task (plan and model: a
-// RoundTask or an EvaluationTask) is the download that opens AdvertiseKeys. An evaluation round's
-// messages fall in the same stages; the coordinator counts them as a round of their own.
+// RoundTask) is the download that opens AdvertiseKeys. An evaluation round's messages fall in the
+// same stages; the coordinator counts them as a round of their own.
 enum class Stage {
   kTask,
   kAdvertiseKeys,

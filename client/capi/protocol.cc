@@ -215,7 +215,7 @@ fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int
     if (!model->predicts_ratings()) {
       return Fail(FEDMF_ERR_FAILED_PRECONDITION, "the model ranks items but predicts no ratings");
     }
-    // As the federated evaluation scores ratings (Participant::Evaluate).
+    // As the federated evaluation scores ratings (federated_evaluation::EvaluateUsers).
     absl::StatusOr<Eigen::VectorXd> predicted =
         model->PredictRatings(Self(*participant).ratings(), 0);
     if (!predicted.ok()) return FromStatus(predicted.status());

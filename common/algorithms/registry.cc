@@ -25,10 +25,14 @@ Registry& TheRegistry() {
   return *registry;
 }
 
+// `training_only`: name only the algorithms with an updater.
 absl::Status Unknown(absl::string_view name,
-                     const std::map<std::string, AlgorithmDefinition>& known) {
+                     const std::map<std::string, AlgorithmDefinition>& known,
+                     bool training_only = false) {
   std::vector<absl::string_view> names;
-  for (const auto& [known_name, definition] : known) names.push_back(known_name);
+  for (const auto& [known_name, definition] : known) {
+    if (!training_only || !definition.contributor_only()) names.push_back(known_name);
+  }
   return absl::NotFoundError(
       absl::StrCat("unknown algorithm '", name, "' (known: ", absl::StrJoin(names, ", "), ")"));
 }
@@ -46,7 +50,6 @@ absl::Status RegisterAlgorithm(AlgorithmDefinition definition) {
     return refuse(absl::StrCat("ranking options: ", s.message()));
   }
   if (!definition.make_contributor) return refuse("no contributor factory");
-  if (!definition.restore_updater) return refuse("no updater restore");
   Registry& registry = TheRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   const std::string name = definition.name;
@@ -71,6 +74,16 @@ absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name)
   return &it->second;
 }
 
+absl::StatusOr<const AlgorithmDefinition*> FindTrainingAlgorithm(absl::string_view name) {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  const auto it = registry.by_name.find(std::string(name));
+  if (it == registry.by_name.end() || it->second.contributor_only()) {
+    return Unknown(name, registry.by_name, /*training_only=*/true);
+  }
+  return &it->second;
+}
+
 std::vector<const AlgorithmDefinition*> RegisteredAlgorithms() {
   Registry& registry = TheRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
@@ -80,7 +93,8 @@ std::vector<const AlgorithmDefinition*> RegisteredAlgorithms() {
 }
 
 std::string DescribeAlgorithms() {
-  const std::vector<const AlgorithmDefinition*> definitions = RegisteredAlgorithms();
+  std::vector<const AlgorithmDefinition*> definitions = RegisteredAlgorithms();
+  std::erase_if(definitions, [](const AlgorithmDefinition* d) { return d->contributor_only(); });
   size_t width = 0;
   for (const AlgorithmDefinition* d : definitions) width = std::max(width, d->name.size());
   std::string lines;
@@ -101,6 +115,10 @@ absl::StatusOr<std::unique_ptr<Updater>> RestoreUpdater(absl::string_view algori
                                                         absl::string_view state) {
   absl::StatusOr<const AlgorithmDefinition*> definition = FindAlgorithm(algorithm);
   if (!definition.ok()) return definition.status();
+  if ((*definition)->contributor_only()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "algorithm '", algorithm, "' is contributor-only: it has no updater to restore"));
+  }
   return (*definition)->restore_updater(state);
 }
 

@@ -3,7 +3,8 @@
 // Each algorithm registers itself from its own folder (<algorithm>/registration.cc) with a static
 // AlgorithmRegistrar; nothing outside the folder changes when one is added (docs/algorithms.md).
 // Registering a name twice, or a definition with a missing part, ends the process at startup
-// with a message naming the algorithm.
+// with a message naming the algorithm. A contributor-only algorithm (no updater, e.g. the
+// federated evaluation of another algorithm's model) trains no model of its own.
 #ifndef FEDMF_COMMON_ALGORITHMS_REGISTRY_H_
 #define FEDMF_COMMON_ALGORITHMS_REGISTRY_H_
 
@@ -33,12 +34,18 @@ struct AlgorithmDefinition {
   // Validates everything in the plan (it comes from the network).
   std::function<absl::StatusOr<std::unique_ptr<Contributor>>(const v1::RoundPlan& plan)>
       make_contributor;
-  // `state` is what the algorithm's Updater::SerializeState() returned.
+  // `state` is what the algorithm's Updater::SerializeState() returned. Empty for a
+  // contributor-only algorithm.
   std::function<absl::StatusOr<std::unique_ptr<Updater>>(absl::string_view state)> restore_updater;
+
+  // No updater: its phases evaluate or query another algorithm's model and train none, so a
+  // client's model (for recommendations and its saved state) stays that of its last phase of
+  // an algorithm with an updater.
+  bool contributor_only() const { return !restore_updater; }
 };
 
 // AlreadyExists when the name is taken; InvalidArgument for an empty name or doc line, invalid
-// ranking options or a missing factory.
+// ranking options or a missing contributor factory.
 absl::Status RegisterAlgorithm(AlgorithmDefinition definition);
 
 // Registers at static initialization: `static const AlgorithmRegistrar registrar({...});`.
@@ -52,11 +59,15 @@ class AlgorithmRegistrar {
 // as long as the process.
 absl::StatusOr<const AlgorithmDefinition*> FindAlgorithm(absl::string_view name);
 
+// FindAlgorithm among the algorithms with an updater (what --algorithm can name): NotFound
+// naming those for any other name, a contributor-only algorithm's too.
+absl::StatusOr<const AlgorithmDefinition*> FindTrainingAlgorithm(absl::string_view name);
+
 // Every registered algorithm, ordered by name.
 std::vector<const AlgorithmDefinition*> RegisteredAlgorithms();
 
-// One line per registered algorithm, "  NAME  DOC" with the names padded to one width, ordered
-// by name: the list --help shows.
+// One line per registered algorithm with an updater (what --algorithm can name), "  NAME  DOC"
+// with the names padded to one width, ordered by name: the list --help shows.
 std::string DescribeAlgorithms();
 
 // The contributor of plan.algorithm(); NotFound for an unknown algorithm, otherwise the
@@ -64,7 +75,7 @@ std::string DescribeAlgorithms();
 absl::StatusOr<std::unique_ptr<Contributor>> MakeContributor(const v1::RoundPlan& plan);
 
 // `state` is what Updater::SerializeState() returned for an updater of `algorithm`; NotFound for
-// an unknown algorithm.
+// an unknown algorithm, FailedPrecondition for a contributor-only one.
 absl::StatusOr<std::unique_ptr<Updater>> RestoreUpdater(absl::string_view algorithm,
                                                         absl::string_view state);
 

@@ -134,7 +134,8 @@ case "$CASE" in
     # The converge run with 1 KiB chunks both ways: the task (the full item model, 200 x 14
     # doubles = 22 KiB) and every masked input (2800 values) travel in chunks and are reassembled;
     # the model must train as well (same margin as converge). The evaluation round after
-    # round 5 sends its EvaluationTasks (the same model) in chunks too and decodes its sum.
+    # round 5 sends its tasks (the federated-evaluation plan around the same model) in chunks too
+    # and decodes its sum.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
       --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
       --wait_for_users=300 --chunk_bytes=1024 --eval_every=5

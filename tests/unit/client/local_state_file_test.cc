@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/algorithms/probe/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/util/atomic_file.h"
 #include "gmock/gmock.h"
@@ -13,7 +14,6 @@
 #include "tests/unit/client/fixed_contributor.h"
 #include "tests/unit/client/test_round.h"
 #include "tests/unit/common/test_files.h"
-#include "wire/secagg_params.h"
 
 namespace fedmf::client {
 namespace {
@@ -107,17 +107,19 @@ TEST_F(LocalStateFileTest, TheSinkReplacesTheFileBeforeRepliesLeave) {
   std::vector<std::unique_ptr<ParticipantHost>> hosts = Hosts({test_util::AllUsers(*data_)});
   absl::StatusOr<std::unique_ptr<LocalStateFile>> file = LocalStateFile::Attach(dir_, hosts);
   ASSERT_TRUE(file.ok()) << file.status();
-  std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> updater = test_util::SmallUpdater();
-  const v1::RoundPlan plan = updater->Plan().value();
+  // The contract probe keeps a state per participant (DPMF-RP keeps none).
+  v1::ProbeConfig config;
+  config.set_num_items(data_->num_items());
+  config.set_num_users(data_->num_users());
+  config.set_rounds(1);
+  config.set_cohort_size(10);
+  config.set_min_contributors(1);
+  config.set_report_epsilon(1);
+  const v1::RoundPlan plan =
+      algorithms::probe::ProbeUpdater::Create(config).value()->Plan().value();
   v1::ServerMessage task;
   task.mutable_task()->set_round(0);
   *task.mutable_task()->mutable_plan() = plan;
-  *task.mutable_task()->mutable_secagg() =
-      wire::ToProto(secagg::SessionConfig{.context = "test/round-0",
-                                          .num_clients = 10,
-                                          .threshold = 6,
-                                          .bits = plan.bits(),
-                                          .length = plan.length()});
   for (uint32_t id : test_util::ParticipantIds(10)) task.mutable_task()->add_participant_ids(id);
   ASSERT_TRUE(hosts[0]->Handle(task).ok());
 

@@ -1,11 +1,16 @@
-// ParticipantHost's evaluation rounds (participant_host_eval.cc) and Participant::Evaluate.
+// ParticipantHost running a federated evaluation: a RoundTask of the federated-evaluation
+// algorithm (common/algorithms/federated_evaluation/) tagged with the evaluation phase.
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <tuple>
 
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/contributor.h"
 #include "common/algorithms/factor_scorer.h"
+#include "common/algorithms/federated_evaluation/contributor.h"
+#include "common/algorithms/federated_evaluation/plan.h"
 #include "common/algorithms/party_split.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
@@ -13,6 +18,7 @@
 #include "common/metrics/metrics.h"
 #include "common/mf/rating_predictor.h"
 #include "crypto/secagg/server_session.h"
+#include "fedmf/v1/federated_evaluation.pb.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/envelope.h"
@@ -20,6 +26,8 @@
 
 namespace fedmf::client {
 namespace {
+
+using ::fedmf::algorithms::federated_evaluation::EvaluateUsers;
 
 constexpr int kCohort = 10;
 
@@ -45,14 +53,22 @@ struct Fixture {
   }
   v1::ServerMessage Task(std::vector<uint32_t> ids) {
     v1::ServerMessage m;
-    v1::EvaluationTask* t = m.mutable_evaluation_task();
+    v1::RoundTask* t = m.mutable_task();
     t->set_round(0);
-    *t->mutable_plan() = plan;
+    *t->mutable_plan() =
+        algorithms::federated_evaluation::MakePlan(plan, kCohort, metrics::kDpmfRpRanking).value();
+    t->mutable_plan()->set_phase(wire::kEvaluationPhase);
     *t->mutable_secagg() = wire::ToProto(config);
-    t->set_fraction_bits(codec.fraction_bits());
-    t->set_top_n(10);
-    t->set_relevance_threshold(4);
     for (uint32_t id : ids) t->add_participant_ids(id);
+    return m;
+  }
+  // Task(ids) with its plan's payload changed by `edit`.
+  v1::ServerMessage TaskWithPayload(const std::function<void(v1::FederatedEvaluationPlan&)>& edit) {
+    v1::ServerMessage m = Task(test_util::ParticipantIds(kCohort));
+    v1::FederatedEvaluationPlan payload;
+    EXPECT_TRUE(payload.ParseFromString(m.task().plan().payload()));
+    edit(payload);
+    m.mutable_task()->mutable_plan()->set_payload(payload.SerializeAsString());
     return m;
   }
 };
@@ -128,19 +144,43 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
 TEST(ParticipantHostEvalTest, RefusesATaskWithAnotherMetricFormat) {
   Fixture f;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(Cohort());
-  task.mutable_evaluation_task()->set_fraction_bits(f.codec.fraction_bits() + 1);
+  v1::ServerMessage task = f.TaskWithPayload(
+      [&](v1::FederatedEvaluationPlan& p) { p.set_fraction_bits(f.codec.fraction_bits() + 1); });
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
   task = f.Task(Cohort());
-  task.mutable_evaluation_task()->mutable_secagg()->set_bits(61);
+  task.mutable_task()->mutable_secagg()->set_bits(61);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
   task = f.Task(Cohort());
-  task.mutable_evaluation_task()->mutable_secagg()->set_length(12);
+  task.mutable_task()->mutable_secagg()->set_length(12);
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
-  task = f.Task(Cohort());
-  task.mutable_evaluation_task()->set_top_n(0);
+  task = f.TaskWithPayload([](v1::FederatedEvaluationPlan& p) { p.set_top_n(0); });
   EXPECT_EQ(host->Handle(task).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->Find(1)->session(), nullptr);  // nothing started
+}
+
+// The host's model stays the trained one: an evaluation neither replaces it (recommendations,
+// the mobile state's model) nor leaves a local state or clears the participants' user factors.
+TEST(ParticipantHostEvalTest, AnEvaluationLeavesTheHostsModelAndStates) {
+  Fixture f;
+  auto host = f.Host();
+  v1::ServerMessage training;
+  *training.mutable_task()->mutable_plan() = f.plan;
+  training.mutable_task()->set_round(0);
+  training.mutable_task()->set_simulation_plain_sum(true);
+  host->AllowSimulationPlainSum();
+  training.mutable_task()->add_participant_ids(1);
+  ASSERT_TRUE(host->Handle(training).ok());
+  const algorithms::Contributor* model = host->contributor();
+  ASSERT_NE(model, nullptr);
+  const Eigen::VectorXd factor = host->Find(1)->user_factor();
+  ASSERT_GT(factor.size(), 0);
+  const std::string state = host->ExportLocalState().SerializeAsString();
+
+  ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());
+  EXPECT_EQ(host->contributor(), model);
+  EXPECT_EQ(host->model().SerializeAsString(), f.plan.SerializeAsString());
+  EXPECT_EQ(host->Find(1)->user_factor(), factor);
+  EXPECT_EQ(host->ExportLocalState().SerializeAsString(), state);
 }
 
 TEST(ParticipantHostEvalTest, RefusesATaskForAUserItDoesNotHost) {
@@ -180,7 +220,9 @@ TEST(ParticipantHostEvalTest, UsersWithoutTestRatingsContributeZeros) {
   auto host = f.Host(/*with_test=*/false);
   auto contributor = algorithms::MakeContributor(f.plan).value();
   const metrics::MetricSums sums =
-      host->Find(1)->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).value();
+      algorithms::federated_evaluation::EvaluateUsers(host->Find(1)->data(), contributor->scorer(),
+                                                      metrics::kDpmfRpRanking)
+          .value();
   EXPECT_EQ(sums.num_ratings, 0);
   EXPECT_EQ(sums.error_users, 0);
   EXPECT_EQ(sums.ranking_users, 0);
@@ -220,27 +262,15 @@ TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
                                                 metrics::kDpmfRpRanking),
                    /*has_test=*/true);
     }
-    const metrics::MetricSums sums = p.Evaluate(model, metrics::kDpmfRpRanking).value();
+    const metrics::MetricSums sums =
+        algorithms::federated_evaluation::EvaluateUsers(p.data(), model, metrics::kDpmfRpRanking)
+            .value();
     EXPECT_EQ(Fields(sums), Fields(expected)) << u;
     EXPECT_FALSE(sums.errors_absent()) << u;
   }
 }
 
-TEST(ParticipantHostEvalTest, EvaluateRefusesTestItemsOutsideTheModel) {
-  Fixture f;
-  auto contributor = algorithms::MakeContributor(f.plan).value();  // 30 items
-  const std::vector<int32_t> items = {3, 30};
-  const std::vector<float> ratings = {4, 5};
-  auto p = Participant::Create(1, algorithms::LocalData::User(f.train->user(0),
-                                                              data::RatingRow{items, ratings, {}}))
-               .value();
-  EXPECT_EQ(p.Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(p.Evaluate(contributor->scorer(), {.top_n = 0}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
-// A party's host evaluates every user of its shard (Participant::Evaluate goes through
+// A party's host evaluates every user of its shard (the evaluator goes through
 // algorithms::ForEachUser): an HFL party's sums are those of its users hosted one by one, added
 // in the same order (so exactly equal); a VFL party scores every test rating of its items.
 TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
@@ -253,8 +283,8 @@ TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
   EXPECT_EQ(party->participant_ids(), std::vector<uint32_t>{2});
   auto expected = Fields(metrics::MetricSums());
   for (int32_t u : hfl->global_users) {
-    const metrics::MetricSums s = users->Find(static_cast<uint32_t>(u) + 1)
-                                      ->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking)
+    const metrics::MetricSums s = EvaluateUsers(users->Find(static_cast<uint32_t>(u) + 1)->data(),
+                                                contributor->scorer(), metrics::kDpmfRpRanking)
                                       .value();
     expected = std::apply(
         [&](auto... total) {
@@ -264,7 +294,7 @@ TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
         expected);
   }
   const metrics::MetricSums sums =
-      party->Find(2)->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking).value();
+      EvaluateUsers(party->Find(2)->data(), contributor->scorer(), metrics::kDpmfRpRanking).value();
   EXPECT_GT(sums.num_ratings, 0);
   EXPECT_EQ(Fields(sums), expected);
 
@@ -274,10 +304,8 @@ TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
   for (int32_t u = 0; u < vfl->test->num_users(); ++u)
     users_with_test += vfl->test->user(u).size() > 0;
   const metrics::MetricSums vfl_sums =
-      ParticipantHost::CreateParty(vfl, 1)
-          .value()
-          ->Find(1)
-          ->Evaluate(contributor->scorer(), metrics::kDpmfRpRanking)
+      EvaluateUsers(ParticipantHost::CreateParty(vfl, 1).value()->Find(1)->data(),
+                    contributor->scorer(), metrics::kDpmfRpRanking)
           .value();
   EXPECT_EQ(vfl_sums.num_ratings, vfl->test->num_ratings());
   EXPECT_EQ(vfl_sums.error_users, users_with_test);

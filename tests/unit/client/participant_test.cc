@@ -12,16 +12,18 @@
 #include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/registry.h"
 #include "common/algorithms/scorer.h"
-#include "common/metrics/metric_codec.h"
 #include "crypto/secagg/vector_codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/fixed_contributor.h"
 #include "tests/unit/client/test_round.h"
+#include "tests/unit/common/item_item_filter.h"
 
 namespace fedmf::client {
 namespace {
 
+using ::fedmf::test_util::FiveItemFilter;
+using ::fedmf::test_util::ItemItemFilter;
 using test_util::FixedContributor;
 using ::testing::ElementsAre;
 
@@ -134,41 +136,6 @@ TEST(ParticipantTest, RecommendsOnlyUnratedItems) {
   }
 }
 
-// A model with no factors at all: an item-item filter F (m x m) scoring items by r_u F, the shape
-// of the graph filters GF-CF, Turbo-CF and BSPM (PriviRec). It predicts no ratings.
-class ItemItemFilter final : public algorithms::Scorer {
- public:
-  explicit ItemItemFilter(Eigen::MatrixXd filter) : filter_(std::move(filter)) {}
-
-  int32_t num_items() const override { return static_cast<int32_t>(filter_.rows()); }
-  absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const override {
-    Eigen::VectorXd scores = Eigen::VectorXd::Zero(filter_.cols());
-    for (int64_t k = 0; k < ratings.size(); ++k) {
-      const int32_t item = ratings.indices[k];
-      if (item < 0 || item >= num_items()) {
-        return absl::InvalidArgumentError(absl::StrCat("item ", item, " outside the filter"));
-      }
-      scores += static_cast<double>(ratings.ratings[k]) * filter_.row(item).transpose();
-    }
-    return scores;
-  }
-  bool predicts_ratings() const override { return false; }
-  absl::StatusOr<Eigen::VectorXd> PredictRatings(const data::RatingRow&, double) const override {
-    return absl::FailedPreconditionError("an item-item filter predicts no ratings");
-  }
-
- private:
-  Eigen::MatrixXd filter_;
-};
-
-// Five items; the user rated item 0 with 1 and item 1 with 2, so the scores r_u F are
-// 1 * (0, 0, 3, 1, 0) + 2 * (0, 0, 0, 1, 2) = (0, 0, 3, 3, 4).
-ItemItemFilter FiveItemFilter() {
-  Eigen::MatrixXd f = Eigen::MatrixXd::Identity(5, 5);
-  f.row(0) << 0, 0, 3, 1, 0;
-  f.row(1) << 0, 0, 0, 1, 2;
-  return ItemItemFilter(f);
-}
 constexpr int32_t kTrainItems[] = {0, 1};
 constexpr float kTrainRatings[] = {1, 2};
 
@@ -184,48 +151,6 @@ TEST(ParticipantTest, RecommendsWithAModelThatHasNoFactors) {
   EXPECT_EQ(top[1].item, 2);
   EXPECT_EQ(top[2].item, 3);
   EXPECT_EQ(top[2].score, 3);
-}
-
-// Federated evaluation of a ranking-only model: the ranking part as metrics.h defines it, no
-// error part (absent, not 0), and the sums go into an evaluation session as any model's do.
-TEST(ParticipantTest, EvaluatesAModelWithoutRatingPredictions) {
-  const ItemItemFilter filter = FiveItemFilter();
-  // Test: item 2 rated 2, item 3 rated 5, item 4 rated 4; relevant (>= 4): items 3 and 4.
-  const std::vector<int32_t> test_items = {2, 3, 4};
-  const std::vector<float> test_ratings = {2, 5, 4};
-  Participant p =
-      Participant::Create(1, algorithms::LocalData::User({kTrainItems, kTrainRatings, {}},
-                                                         {test_items, test_ratings, {}}))
-          .value();
-  const metrics::RankingOptions options{.top_n = 2, .relevance_threshold = 4};
-  const metrics::MetricSums sums = p.Evaluate(filter, options).value();
-  EXPECT_EQ(sums.num_ratings, 0);
-  EXPECT_EQ(sums.error_users, 0);
-  EXPECT_EQ(sums.squared_error, 0);
-  EXPECT_TRUE(sums.errors_absent());
-  // Top 2 of the candidates 4 (4), 2 (3), 3 (3) is (4, 2): one hit of R = 2 relevant items.
-  EXPECT_EQ(sums.ranking_users, 1);
-  EXPECT_EQ(sums.precision, 0.5);
-  EXPECT_EQ(sums.recall, 0.5);
-  EXPECT_EQ(sums.ap, 1);
-  EXPECT_EQ(sums.ap_at_n, 0.5);
-
-  const metrics::MetricCodec codec = metrics::MetricCodec::ForContributors(10).value();
-  const secagg::SessionConfig config{.context = "t/eval-0",
-                                     .num_clients = 10,
-                                     .threshold = 6,
-                                     .bits = codec.bits(),
-                                     .length = codec.length()};
-  const absl::StatusOr<v1::secagg::ClientToServer> advertise =
-      p.StartEvaluation(filter, options, codec, config);
-  ASSERT_TRUE(advertise.ok()) << advertise.status();
-  EXPECT_TRUE(advertise->has_advertise_keys());
-
-  // A test item outside the filter is refused like one outside a factor model.
-  const std::vector<int32_t> outside = {5};
-  const std::vector<float> five = {5};
-  p.set_ratings({kTrainItems, kTrainRatings, {}}, {outside, five, {}});
-  EXPECT_EQ(p.Evaluate(filter, options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Each contribution gets the participant's state of that algorithm and replaces it; another

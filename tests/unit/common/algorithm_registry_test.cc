@@ -102,10 +102,31 @@ TEST(AlgorithmRegistryTest, RefusesIncompleteDefinitions) {
   d = Fake("registry-test-incomplete");
   d.make_contributor = nullptr;
   EXPECT_TRUE(refused(d));
-  d = Fake("registry-test-incomplete");
-  d.restore_updater = nullptr;
-  EXPECT_TRUE(refused(d));
   EXPECT_EQ(FindAlgorithm("registry-test-incomplete").status().code(), absl::StatusCode::kNotFound);
+}
+
+// No updater is allowed: such an algorithm only contributes, and its restore is refused clearly.
+TEST(AlgorithmRegistryTest, AcceptsAContributorOnlyAlgorithm) {
+  AlgorithmDefinition d = Fake("registry-test-no-updater");
+  d.restore_updater = nullptr;
+  ASSERT_TRUE(RegisterAlgorithm(std::move(d)).ok());
+  const AlgorithmDefinition* found = FindAlgorithm("registry-test-no-updater").value();
+  EXPECT_TRUE(found->contributor_only());
+  EXPECT_FALSE(FindAlgorithm("dpmf-rp").value()->contributor_only());
+  v1::RoundPlan plan;
+  plan.set_algorithm("registry-test-no-updater");
+  EXPECT_EQ(MakeContributor(plan).status(),
+            absl::UnimplementedError("registry-test-no-updater contributor"));
+  const absl::Status restore = RestoreUpdater("registry-test-no-updater", "").status();
+  EXPECT_EQ(restore.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(restore.message(), HasSubstr("contributor-only"));
+  EXPECT_TRUE(FindAlgorithm("federated-evaluation").value()->contributor_only());
+  // --algorithm names only algorithms that train.
+  const absl::Status training = FindTrainingAlgorithm("registry-test-no-updater").status();
+  EXPECT_EQ(training.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(training.message(), HasSubstr("unknown algorithm 'registry-test-no-updater'"));
+  EXPECT_THAT(training.message(), ::testing::Not(HasSubstr("federated-evaluation")));
+  EXPECT_EQ(FindTrainingAlgorithm("dpmf-rp").value(), FindAlgorithm("dpmf-rp").value());
 }
 
 TEST(AlgorithmRegistryTest, ListsAlgorithmsByNameWithTheirDocLines) {
@@ -115,10 +136,14 @@ TEST(AlgorithmRegistryTest, ListsAlgorithmsByNameWithTheirDocLines) {
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_THAT(names, ::testing::IsSupersetOf({"dpmf-rp", "registry-test-a-longer-name"}));
 
-  // One line per algorithm, docs aligned after the longest name.
+  // One line per algorithm with an updater (not the federated evaluation's, which --algorithm
+  // cannot name), docs aligned after the longest name.
   const std::vector<std::string> lines =
       absl::StrSplit(DescribeAlgorithms(), '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), names.size());
+  size_t trainable = 0;
+  for (const AlgorithmDefinition* d : RegisteredAlgorithms()) trainable += !d->contributor_only();
+  ASSERT_EQ(lines.size(), trainable);
+  EXPECT_THAT(DescribeAlgorithms(), ::testing::Not(HasSubstr("federated-evaluation")));
   const std::string dpmf_rp_doc = FindAlgorithm("dpmf-rp").value()->doc;
   const size_t doc_column = std::string("  registry-test-a-longer-name  ").size();
   EXPECT_THAT(lines,

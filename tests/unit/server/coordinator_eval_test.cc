@@ -75,7 +75,7 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
     if (i == 3 && last_silent_in_evaluation) {
       // Ignores evaluation tasks and their SecAgg messages (a dropout).
       hooks.ignore = [](const v1::ServerMessage& m) {
-        return m.has_evaluation_task() ||
+        return (m.has_task() && m.task().plan().phase() == wire::kEvaluationPhase) ||
                (m.has_secagg() && m.secagg().phase() == wire::kEvaluationPhase);
       };
     }
@@ -238,7 +238,7 @@ TEST(CoordinatorEvalTest, EvaluationRoundsChunkBothWaysAndReportTheirOwnTraffic)
        {"task", "advertise_keys", "share_keys", "masked_input", "unmasking", "result"}) {
     ASSERT_TRUE(stages.count(stage)) << stage;
   }
-  EXPECT_GT(stages["task"]->down_bytes(), 0);        // the EvaluationTasks
+  EXPECT_GT(stages["task"]->down_bytes(), 0);        // the evaluation's RoundTasks
   EXPECT_GT(stages["masked_input"]->up_bytes(), 0);  // the masked metric vectors
   EXPECT_EQ(stages["result"]->up_bytes(), 0);
   EXPECT_GT(stages["result"]->down_bytes(), 0);  // the evaluation RoundResult

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "wire/envelope.h"
 
 namespace fedmf::wire {
 namespace {
@@ -241,9 +242,10 @@ TEST(ChunkingTest, TagOfNamesRoundAndParticipant) {
   secagg.mutable_secagg()->set_participant_id(6);
   EXPECT_EQ(TagOf(secagg).round, 2);
   EXPECT_EQ(TagOf(secagg).participant_id, 6u);
-  v1::ServerMessage evaluation;
-  evaluation.mutable_evaluation_task()->set_round(5);
-  evaluation.mutable_evaluation_task()->add_participant_ids(9);
+  v1::ServerMessage evaluation;  // an evaluation phase's task
+  evaluation.mutable_task()->set_round(5);
+  evaluation.mutable_task()->mutable_plan()->set_phase(kEvaluationPhase);
+  evaluation.mutable_task()->add_participant_ids(9);
   EXPECT_EQ(TagOf(evaluation).round, 5);
   EXPECT_EQ(TagOf(evaluation).participant_id, 0u);
   v1::ClientMessage upload;
@@ -258,12 +260,13 @@ TEST(ChunkingTest, TagOfNamesRoundAndParticipant) {
 }
 
 TEST(ChunkingTest, EvaluationTasksAndEvaluationSecAggRoundTrip) {
-  v1::ServerMessage task;
-  task.mutable_evaluation_task()->set_round(10);
-  task.mutable_evaluation_task()->add_participant_ids(4);
-  task.mutable_evaluation_task()->mutable_plan()->set_round(10);
-  task.mutable_evaluation_task()->set_fraction_bits(28);
-  task.mutable_evaluation_task()->mutable_plan()->set_payload(std::string(700, 'm'));
+  v1::ServerMessage task;  // an evaluation phase's task
+  task.mutable_task()->set_round(10);
+  task.mutable_task()->add_participant_ids(4);
+  task.mutable_task()->mutable_plan()->set_round(10);
+  task.mutable_task()->mutable_plan()->set_phase(kEvaluationPhase);
+  task.mutable_task()->mutable_plan()->set_algorithm("federated-evaluation");
+  task.mutable_task()->mutable_plan()->set_payload(std::string(700, 'm'));
   const std::vector<v1::ServerMessage> down = Split(task, 100);
   ASSERT_GT(down.size(), 1u);
   ServerReassembler r;

@@ -23,7 +23,8 @@ TEST(TrafficTest, ServerMessagesOpenTheirStage) {
   task.mutable_task()->set_round(1);
   EXPECT_EQ(StageOf(task), Stage::kTask);
   v1::ServerMessage evaluation_task;  // an evaluation round's task
-  evaluation_task.mutable_evaluation_task()->set_round(1);
+  evaluation_task.mutable_task()->set_round(1);
+  evaluation_task.mutable_task()->mutable_plan()->set_phase(-1);
   EXPECT_EQ(StageOf(evaluation_task), Stage::kTask);
   v1::ServerMessage result;
   result.mutable_result()->set_round(1);

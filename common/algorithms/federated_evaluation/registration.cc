@@ -1,0 +1,31 @@
+// Registers the federated evaluation with the algorithm registry (registry.h): a contributor and
+// no updater (the coordinator builds its plans and decodes its sums itself:
+// server/federated_evaluator.h), and no flags or fresh run.
+#include <memory>
+#include <string>
+
+#include "common/algorithms/federated_evaluation/contributor.h"
+#include "common/algorithms/federated_evaluation/plan.h"
+#include "common/algorithms/registry.h"
+
+namespace fedmf::algorithms::federated_evaluation {
+namespace {
+
+absl::StatusOr<std::unique_ptr<Contributor>> MakeEvaluationContributor(const v1::RoundPlan& plan) {
+  absl::StatusOr<std::unique_ptr<FederatedEvaluationContributor>> contributor =
+      FederatedEvaluationContributor::Create(plan);
+  if (!contributor.ok()) return contributor.status();
+  return std::unique_ptr<Contributor>(*std::move(contributor));
+}
+
+const AlgorithmRegistrar kRegistrar({
+    .name = std::string(kAlgorithmName),
+    .doc = "metric sums of another algorithm's model over a cohort's test ratings, secure-summed "
+           "(the coordinator's evaluation phase, --eval_every; not a training algorithm)",
+    .ranking = {},  // unused: each plan carries the evaluated algorithm's
+    .make_contributor = MakeEvaluationContributor,
+    .restore_updater = nullptr,
+});
+
+}  // namespace
+}  // namespace fedmf::algorithms::federated_evaluation
