@@ -21,6 +21,7 @@ absl::StatusOr<Participant> Participant::Create(uint32_t id, algorithms::LocalDa
   if (data.is_party()) {
     if (absl::Status s = data.party->Validate(); !s.ok()) return s;
   }
+  data.participant_id = id;
   if (insecure_noise_seed)
     return Participant(id, std::move(data), dp::Rng(*insecure_noise_seed, id));
   absl::StatusOr<dp::Rng> rng = dp::Rng::FromOsEntropy();

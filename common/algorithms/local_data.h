@@ -47,6 +47,9 @@ struct LocalData {
   data::RatingRow test;
   // A party participant: its shard (null for a user).
   std::shared_ptr<const PartyShard> party;
+  // The participant's id in the federation (>= 1; a user's is its dense user index + 1), set by
+  // the runtime: e.g. to place a per-participant value in a vector. 0 when not yet known.
+  uint32_t participant_id = 0;
 
   bool is_party() const { return party != nullptr; }
 };
@@ -54,10 +57,9 @@ struct LocalData {
 // Calls `fn(user_train, user_test)` for every user `data` holds, item indices global: the user's
 // own rows, or each local user of a party with its rows mapped to global items (views valid
 // during the call only). Stops at and returns the first error.
-absl::Status ForEachUser(
-    const LocalData& data,
-    const std::function<absl::Status(const data::RatingRow& train, const data::RatingRow& test)>&
-        fn);
+absl::Status ForEachUser(const LocalData& data,
+                         const std::function<absl::Status(const data::RatingRow& train,
+                                                          const data::RatingRow& test)>& fn);
 
 }  // namespace fedmf::algorithms
 

@@ -88,7 +88,7 @@ case "$CASE" in
   state_lost)
     users_with_a_killed_client "$WORK/client-2-fresh"
     wait_for "$WORK/coordinator.log" "lost its state" 90
-    echo "detected: $(grep -o 'the [0-9]* contributors.*lost its state' "$WORK/coordinator.log" |
+    echo "detected: $(grep -o "participant [0-9]*'s state counter.*lost its state" "$WORK/coordinator.log" |
       head -n 1)"
     ;;
 

@@ -48,7 +48,7 @@ absl::StatusOr<std::unique_ptr<ProbeContributor>> ProbeContributor::Create(
     return absl::InvalidArgumentError(
         absl::StrCat("probe round plan: phase ", broadcast.phase(), " (the probe has 0 and 1)"));
   }
-  const int64_t length = reports ? m : 1;
+  const int64_t length = reports ? m : broadcast.config().num_users();
   if (static_cast<int64_t>(plan.length()) != length) {
     return Mismatch("length", static_cast<int64_t>(plan.length()), length);
   }
@@ -96,7 +96,14 @@ absl::StatusOr<Contribution> ProbeContributor::Contribute(const LocalData& data,
   absl::StatusOr<int64_t> counter = DecodeCounter(state);
   if (!counter.ok()) return counter.status();
   if (broadcast_.phase() == kCounterPhase) {
-    return Contribution{.vector = ContributionVector::Dense({static_cast<uint64_t>(*counter)}),
+    const int64_t id = data.participant_id;
+    if (id < 1 || id > broadcast_.config().num_users()) {
+      return absl::InvalidArgumentError(absl::StrCat("probe phase 1: participant id ", id,
+                                                     " outside [1, ",
+                                                     broadcast_.config().num_users(), "]"));
+    }
+    return Contribution{.vector = ContributionVector::Sparse({static_cast<uint64_t>(id - 1)},
+                                                             {static_cast<uint64_t>(*counter)}),
                         .state = std::string(state),
                         .user_factor = {}};
   }

@@ -1,6 +1,7 @@
 // The probe's client side (probe.h): phase 0 turns each of the participant's users into one k-ary
 // randomized-response report of a rated item and uploads the counts sparsely, advancing the
-// participant's counter; phase 1 uploads the counter. Works for users and silo parties alike.
+// participant's counter; phase 1 uploads the counter at the participant's coordinate. Works for
+// users and silo parties alike.
 #ifndef FEDMF_COMMON_ALGORITHMS_PROBE_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_PROBE_CONTRIBUTOR_H_
 

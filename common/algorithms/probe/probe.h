@@ -6,9 +6,10 @@
 //     of their rated items through k-ary randomized response (pure report_epsilon-LDP per user,
 //     charged to the participant's own budget); a participant uploads its reports' counts as a
 //     sparse vector, and its state counts its phase-0 contributions.
-//   phase 1 (SecAgg, dense, phase 0's contributors only): each uploads its state counter; the sum
-//     must be at least the contributions the coordinator counted for them, else a participant
-//     lost its state and the phase fails.
+//   phase 1 (SecAgg, phase 0's contributors only): each uploads its state counter at its own
+//     coordinate (participant id - 1 of num_users); each counter must be at least the phase-0
+//     contributions the coordinator received from that participant, else it lost its state and
+//     the phase fails. (Counters are not private: the coordinator knows whom it asked.)
 // The model is the debiased popularity estimate; it scores items without factors and predicts
 // no ratings. Run-level accounting: pure epsilon per user, basic composition over rounds.
 #ifndef FEDMF_COMMON_ALGORITHMS_PROBE_PROBE_H_

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/probe/probe.h"
@@ -88,7 +89,7 @@ absl::StatusOr<v1::RoundPlan> ProbeUpdater::Plan() const {
     // A fixed population is every registered participant, at most every id.
     plan.set_max_contributors(c.fixed_population() ? c.num_users() : c.cohort_size());
   } else {
-    plan.set_length(1);
+    plan.set_length(static_cast<uint64_t>(c.num_users()));
     plan.set_combination(v1::COMBINATION_SECURE_SUM);
     plan.set_min_contributors(1);
     plan.set_max_contributors(state_.pending_contributors_size());
@@ -120,34 +121,43 @@ absl::Status ProbeUpdater::ApplyReports(absl::Span<const uint64_t> sum,
   state_.mutable_pending_counts()->Add(sum.begin(), sum.end());
   state_.clear_pending_contributors();
   state_.mutable_pending_contributors()->Add(contributors.begin(), contributors.end());
+  for (uint32_t id : contributors) ++(*state_.mutable_received())[id];
   state_.set_phase(kCounterPhase);
   return absl::OkStatus();
 }
 
 absl::Status ProbeUpdater::ApplyCounters(absl::Span<const uint64_t> sum,
                                          absl::Span<const uint32_t> contributors) {
-  if (sum.size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("probe phase 1: sum of length ", sum.size(), ", expected 1"));
+  if (sum.size() != static_cast<size_t>(state_.config().num_users())) {
+    return absl::InvalidArgumentError(absl::StrCat("probe phase 1: sum of length ", sum.size(),
+                                                   ", expected ", state_.config().num_users()));
   }
-  // Each contributor's counter counts its phase-0 contributions, this round's included, and is
-  // at least what was applied for it plus one. (It may be more: a round abandoned after its
-  // phase 0, or a report lost on the way, counts on the device only.)
-  uint64_t expected = 0;
+  // Each contributor's counter counts the phase-0 contributions it made, at least those
+  // received. (It may count more: a report lost on the way counts on the device only.)
+  std::vector<bool> contributed(sum.size(), false);
   for (uint32_t id : contributors) {
-    if (!std::binary_search(state_.pending_contributors().begin(),
+    if (id < 1 || id > sum.size() ||
+        !std::binary_search(state_.pending_contributors().begin(),
                             state_.pending_contributors().end(), id)) {
       return absl::InvalidArgumentError(
           absl::StrCat("probe phase 1: participant ", id, " did not contribute to phase 0"));
     }
-    const auto it = state_.contributions().find(id);
-    expected += static_cast<uint64_t>(it == state_.contributions().end() ? 0 : it->second) + 1;
+    contributed[id - 1] = true;
+    const auto it = state_.received().find(id);
+    const int64_t received = it == state_.received().end() ? 0 : it->second;
+    if (sum[id - 1] < static_cast<uint64_t>(received)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("probe round ", state_.round(), ": participant ", id, "'s state counter is ",
+                       sum[id - 1], ", below the ", received,
+                       " contributions the coordinator received from it: it lost its state"));
+    }
   }
-  if (sum[0] < expected) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("probe round ", state_.round(), ": the ", contributors.size(),
-                     " contributors' state counters sum to ", sum[0], ", below the ", expected,
-                     " contributions the coordinator counted: a participant lost its state"));
+  for (size_t k = 0; k < sum.size(); ++k) {
+    if (!contributed[k] && sum[k] != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("probe phase 1: a counter at participant ",
+                                                     k + 1,
+                                                     "'s coordinate, who is not in the sum"));
+    }
   }
   uint64_t reports = 0;
   for (int32_t j = 0; j < state_.report_counts_size(); ++j) {
@@ -155,7 +165,6 @@ absl::Status ProbeUpdater::ApplyCounters(absl::Span<const uint64_t> sum,
     reports += state_.pending_counts(j);
   }
   state_.set_reports(state_.reports() + reports);
-  for (uint32_t id : state_.pending_contributors()) ++(*state_.mutable_contributions())[id];
   state_.set_round(state_.round() + 1);
   AbandonRound();  // clears the pending phase 0 and returns to phase 0
   return absl::OkStatus();

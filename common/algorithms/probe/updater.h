@@ -1,6 +1,7 @@
 // The probe's coordinator side (probe.h): plans the report phase for a cohort and the counter
-// phase for its contributors, keeps phase 0's counts pending until phase 1 confirms that no
-// contributor lost its state, then adds them to the popularity estimate.
+// phase for its contributors, counts the reports it received from each participant, keeps phase
+// 0's counts pending until phase 1 confirms that no contributor lost its state, then adds them to
+// the popularity estimate.
 #ifndef FEDMF_COMMON_ALGORITHMS_PROBE_UPDATER_H_
 #define FEDMF_COMMON_ALGORITHMS_PROBE_UPDATER_H_
 
@@ -26,8 +27,9 @@ class ProbeUpdater final : public Updater {
   int64_t round() const override { return state_.round(); }
   absl::StatusOr<v1::RoundPlan> Plan() const override;
   std::vector<uint32_t> PhaseParticipants() const override;
-  // Phase 1 refuses (FailedPrecondition, state unchanged) a counter sum below what the
-  // coordinator counted: a contributor forgot contributions it made, i.e. lost its state.
+  // Phase 1 refuses (FailedPrecondition, state unchanged) a contributor's counter below the
+  // phase-0 contributions received from it: it forgot contributions it made, i.e. lost its
+  // state; InvalidArgument for a counter at a non-contributor's coordinate.
   absl::Status ApplySum(absl::Span<const uint64_t> sum,
                         absl::Span<const uint32_t> contributors) override;
   void AbandonRound() override;

@@ -1,12 +1,13 @@
 // The contract probe (common/algorithms/probe/): its contributor and updater alone, without a
 // runtime (the networked tests drive it through real processes: tests/integration/probe_test.sh).
+#include "common/algorithms/probe/probe.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/algorithms/local_data.h"
 #include "common/algorithms/probe/contributor.h"
-#include "common/algorithms/probe/probe.h"
 #include "common/algorithms/probe/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/ratings_dataset.h"
@@ -102,7 +103,8 @@ TEST(ProbeTest, PartyReportsForEachOfItsUsers) {
 TEST(ProbeTest, TwoPhasesApplyReportsAfterTheCounterCheck) {
   auto updater = ProbeUpdater::Create(Config(/*report_epsilon=*/60)).value();
   dp::Rng rng(1);
-  const LocalData user = LocalData::User({kItems0, kRating, {}});
+  LocalData user = LocalData::User({kItems0, kRating, {}});
+  user.participant_id = 3;
   auto phase0 = ContributorFor(*updater);
   const dp::LedgerEntry cost = phase0->ParticipantCost(user, "").value().value();
   EXPECT_EQ(cost.pure_epsilon, 60);
@@ -116,15 +118,19 @@ TEST(ProbeTest, TwoPhasesApplyReportsAfterTheCounterCheck) {
   EXPECT_EQ(plan1.phase(), kCounterPhase);
   EXPECT_EQ(plan1.combination(), v1::COMBINATION_SECURE_SUM);
   EXPECT_EQ(plan1.max_contributors(), 2);
+  EXPECT_EQ(plan1.length(), 4u);  // one coordinate per participant id
   EXPECT_FALSE(updater->RoundPrivacy(2, {}).value().has_value());
   auto phase1 = ContributorFor(*updater);
   EXPECT_FALSE(phase1->ParticipantCost(user, state).value().has_value());
   const Contribution counter = phase1->Contribute(user, state, rng).value();
+  EXPECT_THAT(counter.vector.indices(), ElementsAre(2));  // participant 3
   EXPECT_THAT(counter.vector.values(), ElementsAre(1));
   EXPECT_EQ(counter.state, state);
+  user.participant_id = 0;  // unknown: no coordinate
+  EXPECT_FALSE(phase1->Contribute(user, state, rng).ok());
 
   EXPECT_EQ(updater->Popularity().sum(), 0);  // nothing applied yet
-  ASSERT_TRUE(updater->ApplySum({2}, std::vector<uint32_t>{1, 3}).ok());
+  ASSERT_TRUE(updater->ApplySum({1, 0, 1, 0}, std::vector<uint32_t>{1, 3}).ok());
   EXPECT_EQ(updater->round(), 1);
   EXPECT_EQ(updater->Plan()->phase(), kReportPhase);
   // Epsilon 60: the estimate is the true count up to e^-60.
@@ -133,23 +139,29 @@ TEST(ProbeTest, TwoPhasesApplyReportsAfterTheCounterCheck) {
   EXPECT_NEAR(updater->Popularity()[0], 0, 1e-9);
 }
 
-// Round 2: participant 1 has one applied contribution, so its counter must be >= 2; a counter of
-// 1 (it lost its state and started over) fails the phase and changes nothing.
-TEST(ProbeTest, CounterBelowTheCoordinatorsCountMeansLostState) {
+// Participant 1 contributed to rounds 0 and 1, so its counter must be >= 2 in round 1's phase 1;
+// a counter of 1 (it lost its state and started over) fails the phase and changes nothing.
+TEST(ProbeTest, CounterBelowWhatWasReceivedMeansLostState) {
   auto updater = ProbeUpdater::Create(Config()).value();
   ASSERT_TRUE(updater->ApplySum({0, 1, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
-  ASSERT_TRUE(updater->ApplySum({1}, std::vector<uint32_t>{1}).ok());
+  ASSERT_TRUE(updater->ApplySum({1, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
   ASSERT_TRUE(updater->ApplySum({0, 1, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
   const std::string before = updater->SerializeState().value();
-  const absl::Status lost = updater->ApplySum({1}, std::vector<uint32_t>{1});
+  const absl::Status lost = updater->ApplySum({1, 0, 0, 0}, std::vector<uint32_t>{1});
   EXPECT_EQ(lost.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(lost.message(), HasSubstr("lost its state"));
+  EXPECT_THAT(lost.message(), HasSubstr("participant 1's state counter is 1, below the 2"));
   EXPECT_EQ(updater->SerializeState().value(), before);
-  // A counter ahead (a round abandoned after its phase 0) is fine.
-  EXPECT_TRUE(updater->ApplySum({3}, std::vector<uint32_t>{1}).ok());
-  // A phase-1 contributor that was not in phase 0 is refused.
+  // A round abandoned after its phase 0 still counts what was received: the retry expects 3.
+  updater->AbandonRound();
   ASSERT_TRUE(updater->ApplySum({0, 1, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
-  EXPECT_EQ(updater->ApplySum({9}, std::vector<uint32_t>{1, 2}).code(),
+  EXPECT_FALSE(updater->ApplySum({2, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
+  // A counter ahead (a report lost on the way) is fine.
+  EXPECT_TRUE(updater->ApplySum({4, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
+  // A counter at a non-contributor's coordinate, or a contributor absent from phase 0: refused.
+  ASSERT_TRUE(updater->ApplySum({0, 1, 0, 0, 0}, std::vector<uint32_t>{1}).ok());
+  EXPECT_EQ(updater->ApplySum({5, 9, 0, 0}, std::vector<uint32_t>{1}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(updater->ApplySum({5, 9, 0, 0}, std::vector<uint32_t>{1, 2}).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
