@@ -44,6 +44,18 @@ struct AlgorithmDefinition {
   bool contributor_only() const { return !restore_updater; }
 };
 
+// `factory` (e.g. &MyContributor::Create, returning a StatusOr of the derived class) as the
+// registry's factory of `Base` (Contributor or Updater), for AlgorithmDefinition's fields.
+template <typename Base, typename Derived, typename Arg>
+std::function<absl::StatusOr<std::unique_ptr<Base>>(Arg)> AsFactory(
+    absl::StatusOr<std::unique_ptr<Derived>> (*factory)(Arg)) {
+  return [factory](Arg arg) -> absl::StatusOr<std::unique_ptr<Base>> {
+    absl::StatusOr<std::unique_ptr<Derived>> made = factory(arg);
+    if (!made.ok()) return made.status();
+    return std::unique_ptr<Base>(*std::move(made));
+  };
+}
+
 // AlreadyExists when the name is taken; InvalidArgument for an empty name or doc line, invalid
 // ranking options or a missing contributor factory.
 absl::Status RegisterAlgorithm(AlgorithmDefinition definition);

@@ -12,25 +12,13 @@
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
 
-absl::StatusOr<std::unique_ptr<Contributor>> MakeDpmfRpContributor(const v1::RoundPlan& plan) {
-  absl::StatusOr<std::unique_ptr<DpmfRpContributor>> contributor = DpmfRpContributor::Create(plan);
-  if (!contributor.ok()) return contributor.status();
-  return std::unique_ptr<Contributor>(*std::move(contributor));
-}
-
-absl::StatusOr<std::unique_ptr<Updater>> RestoreDpmfRpUpdater(absl::string_view state) {
-  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Restore(state);
-  if (!updater.ok()) return updater.status();
-  return std::unique_ptr<Updater>(*std::move(updater));
-}
-
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "DPMF-RP: matrix factorization, sparse random projection of the item gradients, "
            "PBM / Gaussian / no noise, Adam on the server",
     .ranking = metrics::kDpmfRpRanking,
-    .make_contributor = MakeDpmfRpContributor,
-    .restore_updater = RestoreDpmfRpUpdater,
+    .make_contributor = AsFactory<Contributor>(&DpmfRpContributor::Create),
+    .restore_updater = AsFactory<Updater>(&DpmfRpUpdater::Restore),
 });
 
 }  // namespace

@@ -11,19 +11,12 @@
 namespace fedmf::algorithms::federated_evaluation {
 namespace {
 
-absl::StatusOr<std::unique_ptr<Contributor>> MakeEvaluationContributor(const v1::RoundPlan& plan) {
-  absl::StatusOr<std::unique_ptr<FederatedEvaluationContributor>> contributor =
-      FederatedEvaluationContributor::Create(plan);
-  if (!contributor.ok()) return contributor.status();
-  return std::unique_ptr<Contributor>(*std::move(contributor));
-}
-
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "metric sums of another algorithm's model over a cohort's test ratings, secure-summed "
            "(the coordinator's evaluation phase, --eval_every; not a training algorithm)",
     .ranking = {},  // unused: each plan carries the evaluated algorithm's
-    .make_contributor = MakeEvaluationContributor,
+    .make_contributor = AsFactory<Contributor>(&FederatedEvaluationContributor::Create),
     .restore_updater = nullptr,
 });
 

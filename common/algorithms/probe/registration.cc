@@ -12,25 +12,13 @@
 namespace fedmf::algorithms::probe {
 namespace {
 
-absl::StatusOr<std::unique_ptr<Contributor>> MakeProbeContributor(const v1::RoundPlan& plan) {
-  absl::StatusOr<std::unique_ptr<ProbeContributor>> contributor = ProbeContributor::Create(plan);
-  if (!contributor.ok()) return contributor.status();
-  return std::unique_ptr<Contributor>(*std::move(contributor));
-}
-
-absl::StatusOr<std::unique_ptr<Updater>> RestoreProbeUpdater(absl::string_view state) {
-  absl::StatusOr<std::unique_ptr<ProbeUpdater>> updater = ProbeUpdater::Restore(state);
-  if (!updater.ok()) return updater.status();
-  return std::unique_ptr<Updater>(*std::move(updater));
-}
-
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "TEST-ONLY contract probe: local-DP item popularity (k-ary RR) in two phases, "
            "participant state, silo parties, own budgets (docs/algorithms.md)",
     .ranking = {.top_n = 10, .relevance_threshold = 4},
-    .make_contributor = MakeProbeContributor,
-    .restore_updater = RestoreProbeUpdater,
+    .make_contributor = AsFactory<Contributor>(&ProbeContributor::Create),
+    .restore_updater = AsFactory<Updater>(&ProbeUpdater::Restore),
 });
 
 }  // namespace
