@@ -75,7 +75,7 @@ if [[ $status -ne 0 ]]; then
   tail -n 20 "$WORK"/*.log
   exit "$status"
 fi
-first="$(grep ' event=evaluation ' "$WORK/coordinator.log" | head -n 1)"
+first="$(grep -m 1 ' event=evaluation ' "$WORK/coordinator.log")"
 last="$(grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1)"
 echo
 echo "==> final metrics (held-out 20% of the synthetic ratings), initial -> final model:"
