@@ -198,6 +198,9 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
   EXPECT_NE(log.find("event=message_refused client=\"\" peer="), std::string::npos)
       << log;  // RegisterUser names no client
   EXPECT_NE(log.find("code=3 reason=\"unparseable ClientMessage\""), std::string::npos) << log;
+  // The client sees its status before the server's OnDone unbinds the refused stream: wait for
+  // that, or the new stream below could be counted next to it.
+  WaitUntil([&] { return coordinator->Status().connected_clients() == 0; });
   // The coordinator keeps serving: a valid stream is parsed and bound.
   grpc::ClientContext context;
   auto stream = server.stub->Participate(&context);
