@@ -24,10 +24,11 @@ absl::StatusOr<std::unique_ptr<Aggregation>> Aggregation::Secure(
 }
 
 std::unique_ptr<Aggregation> Aggregation::Clear(wire::AggregationTag tag, const v1::RoundPlan& plan,
-                                                std::vector<uint32_t> cohort, int64_t min_inputs) {
+                                                std::vector<uint32_t> cohort, int64_t min_inputs,
+                                                ClearAggregation::UploadCheck check) {
   std::unique_ptr<Aggregation> a(
       new Aggregation(tag, std::move(cohort), static_cast<int>(min_inputs), min_inputs));
-  a->clear_ = std::make_unique<ClearAggregation>(plan, a->cohort_);
+  a->clear_ = std::make_unique<ClearAggregation>(plan, a->cohort_, std::move(check));
   return a;
 }
 

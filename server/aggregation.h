@@ -35,9 +35,11 @@ class Aggregation {
   static absl::StatusOr<std::unique_ptr<Aggregation>> Secure(
       wire::AggregationTag tag, const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
       std::shared_ptr<const secagg::SigningKeyDirectory> directory, int64_t min_inputs);
-  // By clear uploads fitting `plan`; fewer than `min_inputs` uploads give no sum.
+  // By clear uploads fitting `plan` and passing `check` (if any); fewer than `min_inputs` uploads
+  // give no sum.
   static std::unique_ptr<Aggregation> Clear(wire::AggregationTag tag, const v1::RoundPlan& plan,
-                                            std::vector<uint32_t> cohort, int64_t min_inputs);
+                                            std::vector<uint32_t> cohort, int64_t min_inputs,
+                                            ClearAggregation::UploadCheck check = {});
 
   const wire::AggregationTag& tag() const { return tag_; }
   const std::vector<uint32_t>& cohort() const { return cohort_; }  // ascending

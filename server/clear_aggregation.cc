@@ -5,13 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "wire/clear_upload.h"
 #include "common/algorithms/contribution_vector.h"
+#include "wire/clear_upload.h"
 
 namespace fedmf::server {
 
-ClearAggregation::ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_t>& cohort)
+ClearAggregation::ClearAggregation(v1::RoundPlan plan, const std::vector<uint32_t>& cohort,
+                                   UploadCheck check)
     : plan_(std::move(plan)),
+      check_(std::move(check)),
       cohort_(cohort.begin(), cohort.end()),
       sum_(static_cast<size_t>(plan_.length()), 0) {}
 
@@ -25,12 +27,20 @@ absl::Status ClearAggregation::Accept(const v1::ClearUpload& upload) {
     return absl::FailedPreconditionError(
         absl::StrCat("participant ", participant_id, " already uploaded or was dropped"));
   }
+  // A malformed or refused upload is that participant's dropout: nobody waits for it.
+  const auto refuse = [&](absl::Status status) {
+    dropped_.insert(participant_id);
+    return status;
+  };
   absl::StatusOr<algorithms::ContributionVector> vector = wire::FromClearUpload(upload);
-  if (!vector.ok()) return vector.status();
-  if (absl::Status s = algorithms::CheckVector(plan_, *vector); !s.ok()) return s;
+  if (!vector.ok()) return refuse(vector.status());
+  if (absl::Status s = algorithms::CheckVector(plan_, *vector); !s.ok()) return refuse(s);
+  if (check_) {
+    if (absl::Status s = check_(*vector); !s.ok()) return refuse(s);
+  }
   if (absl::Status s = algorithms::AddModPow2(*vector, plan_.bits(), absl::MakeSpan(sum_));
       !s.ok()) {
-    return s;
+    return refuse(s);
   }
   received_.insert(participant_id);
   return absl::OkStatus();

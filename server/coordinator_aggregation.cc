@@ -105,8 +105,16 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
 
 absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort) {
   const int64_t min_inputs = MinInputs(plan, static_cast<int64_t>(cohort.size()));
-  aggregation_ =
-      Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort), min_inputs);
+  // A secure-sum plan collected in the clear (fedmf-sim --plain_sum) gets no per-upload test:
+  // it would get none through SecAgg either.
+  ClearAggregation::UploadCheck check;
+  if (plan.combination() == v1::COMBINATION_CLEAR) {
+    check = [updater = state_.updater.get()](const algorithms::ContributionVector& vector) {
+      return updater->CheckUpload(vector);
+    };
+  }
+  aggregation_ = Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort),
+                                    min_inputs, std::move(check));
   SendTasks(RoundTaskFor(plan, nullptr));
   return absl::OkStatus();
 }

@@ -97,6 +97,14 @@ class Updater {
   // unchanged (e.g. a sum that may have wrapped: the phase is discarded).
   virtual absl::Status ApplySum(absl::Span<const uint64_t> sum,
                                 absl::Span<const uint32_t> contributors) = 0;
+  // The planned phase's test of ONE participant's clear upload, after it was checked against the
+  // plan and before it is added: for algorithms whose guarantee is the shape of each upload (a
+  // local-DP report of exactly one coordinate of magnitude B). A refused upload is that
+  // participant's dropout and leaves the sum untouched. Clear phases only (a secure sum hides
+  // the inputs); the default accepts whatever fits the plan.
+  virtual absl::Status CheckUpload(const ContributionVector& /*vector*/) const {
+    return absl::OkStatus();
+  }
   // The planned phase failed (too few contributors, a refused sum): back to phase 0 of round(),
   // which the runtime retries with a fresh cohort. Nothing to undo with one phase per round.
   virtual void AbandonRound() {}

@@ -33,6 +33,20 @@ absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
     if (!absl::SimpleAtoi(value, &count)) return bad_value("a fold count");
     return SplitKFold(data, count, seed);
   }
+  if (kind == "fold") {
+    int fold = 0;
+    const size_t slash = value.find('/');
+    if (slash == value.npos || !absl::SimpleAtoi(value.substr(0, slash), &fold) ||
+        !absl::SimpleAtoi(value.substr(slash + 1), &count)) {
+      return bad_value("I/K (fold I of K)");
+    }
+    if (fold < 1 || fold > count) return bad_value("I/K with I in [1, K]");
+    absl::StatusOr<std::vector<TrainTest>> folds = SplitKFold(data, count, seed);
+    if (!folds.ok()) return folds.status();
+    std::vector<TrainTest> one;
+    one.push_back(std::move((*folds)[fold - 1]));
+    return one;
+  }
   if (kind == "holdout") {
     if (!absl::SimpleAtod(value, &fraction)) return bad_value("a fraction");
     return One(SplitHoldoutPerUser(data, fraction, seed));
@@ -45,8 +59,9 @@ absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
     if (!absl::SimpleAtoi(value, &count)) return bad_value("a rating count");
     return One(SplitLeaveLatestNOut(data, count));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "split '", spec, "': expected kfold:K, holdout:FRACTION, leave:N or leave-latest:N"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("split '", spec,
+                   "': expected kfold:K, fold:I/K, holdout:FRACTION, leave:N or leave-latest:N"));
 }
 
 }  // namespace fedmf::data

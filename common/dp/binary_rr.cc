@@ -25,20 +25,33 @@ double BinaryRrMagnitude(int64_t dim, double epsilon) {
   return static_cast<double>(dim) / std::tanh(epsilon / 2);
 }
 
+double BinaryRrPositiveProbability(double x, double epsilon) {
+  // (x (e^eps - 1) + e^eps + 1) / (2 (e^eps + 1)) = (1 + x tanh(eps/2)) / 2.
+  return 0.5 * (1 + std::clamp(x, -1.0, 1.0) * std::tanh(epsilon / 2));
+}
+
 absl::StatusOr<BinaryRrReport> BinaryRrRandomize(const Eigen::Ref<const Eigen::VectorXd>& x,
                                                  double epsilon, Rng& rng) {
-  if (absl::Status s = CheckEpsilon(epsilon); !s.ok()) return s;
   if (x.size() == 0) return absl::InvalidArgumentError("BinaryRrRandomize: empty gradient");
+  return BinaryRrRandomizeEntry(
+      x.size(), [&x](int64_t s) { return x[s]; }, epsilon, rng);
+}
+
+absl::StatusOr<BinaryRrReport> BinaryRrRandomizeEntry(int64_t dim,
+                                                      const std::function<double(int64_t)>& entry,
+                                                      double epsilon, Rng& rng) {
+  if (absl::Status s = CheckEpsilon(epsilon); !s.ok()) return s;
+  if (dim < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("BinaryRrRandomize: dimension ", dim));
+  }
   BinaryRrReport report;
-  report.index = static_cast<int64_t>(UniformInt(rng, static_cast<uint64_t>(x.size())));
-  const double value = x[report.index];
+  report.index = static_cast<int64_t>(UniformInt(rng, static_cast<uint64_t>(dim)));
+  const double value = entry(report.index);
   if (std::isnan(value)) {
     return absl::InvalidArgumentError(
         absl::StrCat("BinaryRrRandomize: gradient entry ", report.index, " is NaN"));
   }
-  // P(T = 1) = (x (e^eps - 1) + e^eps + 1) / (2 (e^eps + 1)) = (1 + x tanh(eps/2)) / 2.
-  const double p = 0.5 * (1 + std::clamp(value, -1.0, 1.0) * std::tanh(epsilon / 2));
-  report.positive = Bernoulli(rng, p);
+  report.positive = Bernoulli(rng, BinaryRrPositiveProbability(value, epsilon));
   return report;
 }
 

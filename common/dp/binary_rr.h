@@ -10,6 +10,7 @@
 #define FEDMF_COMMON_DP_BINARY_RR_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
@@ -26,9 +27,18 @@ struct BinaryRrReport {
 // B = D (e^eps + 1) / (e^eps - 1).
 double BinaryRrMagnitude(int64_t dim, double epsilon);
 
+// P(T = 1) for a picked entry x: (clamp(x, -1, 1) (e^eps - 1) + e^eps + 1) / (2 (e^eps + 1)).
+// Over all x the ratio of two such probabilities (or of their complements) is at most e^eps.
+double BinaryRrPositiveProbability(double x, double epsilon);
+
 // Client side. Error if x is empty, epsilon is not > 0, or x_s is NaN.
 absl::StatusOr<BinaryRrReport> BinaryRrRandomize(const Eigen::Ref<const Eigen::VectorXd>& x,
                                                  double epsilon, Rng& rng);
+// The same for a gradient too large to materialize: `entry(s)` computes x_s for the one picked
+// coordinate s in [0, dim). Draws from `rng` as BinaryRrRandomize does on a vector of dim values.
+absl::StatusOr<BinaryRrReport> BinaryRrRandomizeEntry(int64_t dim,
+                                                      const std::function<double(int64_t)>& entry,
+                                                      double epsilon, Rng& rng);
 
 // Server side: (1/n) sum of the n reports' vectors, dimension D. Error if there are no reports or
 // a report's index is outside [0, D) (reports come from the network).

@@ -2,7 +2,8 @@
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
-# streams_500, sim_pbm, sim_none, sim_gaussian_clear. Every process started here is killed on exit.
+# streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr. Every process
+# started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -62,6 +63,8 @@ kill_during_secagg() {
 }
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
+# DPMF-RP's flags of the small runs that compare fedmf-sim with the network.
+DPMF_SMALL=(--rank=4 --item_model=full --compression=2)
 
 # sim_equivalence FLAGS...: the same small run (a) in fedmf-sim and (b) through fedmf-coordinator
 # and 2 fedmf-client processes with --insecure_noise_seed = the run's --seed, the coordinator
@@ -69,9 +72,9 @@ SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
 # with byte-identical checkpoints (model, Adam moments, privacy ledger) and the same evaluations.
 sim_equivalence() {
   local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
-  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds.
-  local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --rank=4
-    --item_model=full --compression=2 --seed="$seed" "$@")
+  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds; the algorithm's flags follow.
+  local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --seed="$seed"
+    "$@")
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
     --save_model="$WORK/sim-model.pb" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
   grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
@@ -322,10 +325,26 @@ case "$CASE" in
       fail "fewer than 500 registrations"
     ;;
 
-  sim_pbm) sim_equivalence --mechanism=pbm --epsilon=10 ;;
-  sim_none) sim_equivalence --mechanism=none ;;
+  sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;
+  sim_none) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=none ;;
   sim_gaussian_clear)
-    sim_equivalence --mechanism=gaussian --epsilon=10 --delta=1e-5 --secure_aggregation=false
+    sim_equivalence "${DPMF_SMALL[@]}" --mechanism=gaussian --epsilon=10 --delta=1e-5 \
+      --secure_aggregation=false
+    ;;
+  sim_ldp_gd)
+    # Private GD: clear one-coordinate reports, each user's factor in the clients' state; the
+    # ledger holds exactly the run's epsilon after its k = 3 rounds.
+    sim_equivalence --algorithm=ldp-gd --epsilon=0.9 --ldp_rank=4
+    grep -q 'pure epsilon 0.9,' "$WORK/ledger-report.log" ||
+      fail "ledger: not pure epsilon 0.9: $(cat "$WORK/ledger-report.log")"
+    grep -q ' event=new_run .*epsilon_per_round=0.3 ' "$WORK/coordinator.log" ||
+      fail "no per-round epsilon in the new_run line"
+    ;;
+  sim_ldp_gd_dr)
+    # Private GD-DR, unbiased projection, reports through SecAgg (defence in depth).
+    sim_equivalence --algorithm=ldp-gd-dr --epsilon=1 --ldp_rank=4 --ldp_projection_dim=8 \
+      --ldp_projection_mode=unbiased --ldp_secure_sum
+    grep -q ' event=secagg_session ' "$WORK/coordinator.log" || fail "no SecAgg session"
     ;;
 
   *)

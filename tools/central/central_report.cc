@@ -20,6 +20,13 @@ std::string DescribeModel(const TrainerConfig& c) {
                            c.central.rank, c.central.lambda, c.central.mu, c.central.kappa,
                            c.central.iterations);
   }
+  if (c.model == "ldp-gd") {
+    return absl::StrFormat(
+        "ldp-gd (non-private GD) rank=%d iterations=%d learning_rate=%g "
+        "lambda=%g init_scale=%g",
+        c.gd.rank(), c.gd.rounds(), c.gd.learning_rate(), c.gd.lambda_u(), c.gd.init_scale());
+  }
+  if (c.model != "als") return c.model;  // a baseline without factors
   return absl::StrFormat("als rank=%d lambda=%g iterations=%d biases=%d", c.als.rank, c.als.lambda,
                          c.als.iterations, c.als.biases);
 }

@@ -1,14 +1,19 @@
-// fedmf-central: the centralized baselines (explicit ALS, and DPMF-RP's CentralMF) trained and
+// fedmf-central: the centralized baselines (explicit ALS, DPMF-RP's CentralMF, the local-DP MF
+// paper's non-private GD, and the global-mean, user-mean and popularity predictors) trained and
 // evaluated with cross-validation on any dataset fedmf can load; the yardstick for federated runs.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/mf/als.h"
@@ -22,15 +27,23 @@ ABSL_FLAG(
     std::string, data, "synthetic",
     "dataset: synthetic[:key=value,...], ml-100k:PATH, ml-csv:PATH, ml-dat:PATH or csv:PATH?...");
 ABSL_FLAG(std::string, model, "als",
-          "als (explicit ALS with biases) or central-mf (DPMF-RP eq. 4)");
+          "als (explicit ALS with biases), central-mf (DPMF-RP eq. 4), ldp-gd (the local-DP MF "
+          "paper's non-private GD, --iterations = k), or the baselines without factors: "
+          "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean)");
 ABSL_FLAG(
     std::string, split, "kfold:5",
     "evaluation split: kfold:K, holdout:FRACTION (per user), leave:N or leave-latest:N (per user)");
 ABSL_FLAG(int, folds_to_run, 0, "evaluate only the first N folds (0 = all)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the split and of the factor initialization");
-ABSL_FLAG(int, rank, 0, "latent dimension k (0 = model default: als 20, central-mf 14)");
+ABSL_FLAG(int, rank, 0, "latent dimension k (0 = model default: als 20, central-mf 14, ldp-gd 15)");
 ABSL_FLAG(double, lambda, 0,
-          "user regularization (0 = model default: als 0.12 per rating, central-mf 0.25)");
+          "user regularization (0 = model default: als 0.12 per rating, central-mf 0.25, ldp-gd "
+          "1e-8 for users and items)");
+ABSL_FLAG(double, gd_learning_rate, fedmf::algorithms::ldp_gd::kDefaultLearningRate,
+          "ldp-gd: gamma_0 (iteration t steps by gamma_0 / (t + 1)), as fedmf-sim's "
+          "--ldp_learning_rate");
+ABSL_FLAG(double, gd_init_scale, fedmf::algorithms::ldp_gd::kDefaultInitScale,
+          "ldp-gd: V and every u_i start N(0, scale^2) from --seed, as the federated ldp-gd");
 ABSL_FLAG(double, mu, 0.9, "central-mf item regularization");
 ABSL_FLAG(double, kappa, 15, "central-mf confidence: observed ratings weigh 1 + kappa");
 ABSL_FLAG(int, iterations, 15, "ALS sweeps (users then items)");
@@ -52,9 +65,10 @@ namespace {
 absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   TrainerConfig c;
   c.model = absl::GetFlag(FLAGS_model);
-  if (c.model != "als" && c.model != "central-mf") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--model must be als or central-mf, got '", c.model, "'"));
+  if (std::find_if(std::begin(kModels), std::end(kModels),
+                   [&](const char* m) { return c.model == m; }) == std::end(kModels)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--model must be one of ", absl::StrJoin(kModels, ", "), "; got '", c.model, "'"));
   }
   const int rank = absl::GetFlag(FLAGS_rank);
   const double lambda = absl::GetFlag(FLAGS_lambda);
@@ -62,6 +76,15 @@ absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   c.als.seed = c.central.seed = absl::GetFlag(FLAGS_seed);
   if (rank != 0) c.als.rank = c.central.rank = rank;
   if (lambda != 0) c.als.lambda = c.central.lambda = lambda;
+  c.gd.set_rank(rank != 0 ? rank : algorithms::ldp_gd::kDefaultRank);
+  c.gd.set_rounds(absl::GetFlag(FLAGS_iterations));
+  c.gd.set_seed(absl::GetFlag(FLAGS_seed));
+  c.gd.set_learning_rate(absl::GetFlag(FLAGS_gd_learning_rate));
+  c.gd.set_lambda_u(lambda != 0 ? lambda : algorithms::ldp_gd::kDefaultLambda);
+  c.gd.set_lambda_v(c.gd.lambda_u());
+  c.gd.set_init_scale(absl::GetFlag(FLAGS_gd_init_scale));
+  c.gd.set_score_lambda(algorithms::ldp_gd::kDefaultScoreLambda);
+  c.gd.set_score_kappa(algorithms::ldp_gd::kDefaultScoreKappa);
   c.central.mu = absl::GetFlag(FLAGS_mu);
   c.central.kappa = absl::GetFlag(FLAGS_kappa);
   c.clip_predictions = absl::GetFlag(FLAGS_clip_predictions);
@@ -100,6 +123,10 @@ absl::Status Run() {
   PrintSummary(*config, absl::GetFlag(FLAGS_data), absl::GetFlag(FLAGS_split), results, stdout);
 
   if (const std::string path = absl::GetFlag(FLAGS_save_model); !path.empty()) {
+    if (!IsFactorModel(config->model)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--save_model: model '", config->model, "' has no factors to save"));
+    }
     absl::StatusOr<mf::FactorModel> model = Train(*dataset, *config, /*fold=*/0);
     if (!model.ok()) return model.status();
     if (absl::Status s = mf::SaveModel(*model, *dataset->id_maps(), path); !s.ok()) return s;

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "common/algorithms/factor_scorer.h"
+#include "common/algorithms/ldp_gd/central_gd.h"
 #include "common/mf/rating_predictor.h"
 #include "common/util/event_log.h"
 
@@ -46,7 +48,91 @@ metrics::UserScorer Clipped(metrics::UserScorer scorer, double lo, double hi) {
   };
 }
 
+// The non-private GD of the local-DP MF paper on `train`; each user's factor is the one the
+// federated ldp-gd scores with (FactorScorer::UserFactor), so both evaluate alike.
+absl::StatusOr<mf::FactorModel> TrainLdpGd(const data::RatingsDataset& train,
+                                           v1::LdpGdConfig config, int fold) {
+  config.set_num_users(train.num_users());
+  config.set_num_items(train.num_items());
+  config.set_epsilon(1);  // unused: no noise; the config check wants a value
+  config.set_projection(v1::LDP_PROJECTION_NONE);
+  config.set_correction(false);
+  config.set_cohort_size(train.num_users());
+  config.set_min_contributors(1);
+  absl::StatusOr<algorithms::ldp_gd::CentralGdModel> gd = algorithms::ldp_gd::TrainCentralGd(
+      train, config, [fold](int64_t iteration, const Eigen::MatrixXd&) {
+        EventLine("iteration").Add("fold", fold).Add("iteration", iteration);
+      });
+  if (!gd.ok()) return gd.status();
+  const algorithms::FactorScorer scorer(gd->item_factors, config.score_lambda(),
+                                        config.score_kappa());
+  mf::FactorModel model;
+  model.algorithm = "ldp-gd";
+  model.item_factors = gd->item_factors;
+  model.user_factors.resize(train.num_users(), config.rank());
+  for (int32_t u = 0; u < train.num_users(); ++u) {
+    absl::StatusOr<Eigen::VectorXd> f = scorer.UserFactor(train.user(u));
+    if (!f.ok()) return f.status();
+    model.user_factors.row(u) = f->transpose();
+  }
+  return model;
+}
+
+// The baselines without factors: global-mean, user-mean, popularity (trainer.h).
+metrics::UserScorer MeanScorer(const std::string& model, const data::RatingsDataset& train) {
+  double total = 0;
+  for (int32_t u = 0; u < train.num_users(); ++u) {
+    for (float r : train.user(u).ratings) total += r;
+  }
+  const double global =
+      train.num_ratings() > 0 ? total / static_cast<double>(train.num_ratings()) : 0;
+  auto per = std::make_shared<std::vector<double>>();
+  if (model == "user-mean") {
+    for (int32_t u = 0; u < train.num_users(); ++u) {
+      const data::RatingRow row = train.user(u);
+      double sum = 0;
+      for (float r : row.ratings) sum += r;
+      per->push_back(row.size() > 0 ? sum / static_cast<double>(row.size()) : global);
+    }
+    return [per](int32_t user, absl::Span<double> scores) {
+      std::fill(scores.begin(), scores.end(), (*per)[static_cast<size_t>(user)]);
+    };
+  }
+  if (model == "popularity") {  // the item's mean rating
+    for (int32_t i = 0; i < train.num_items(); ++i) {
+      const data::RatingRow col = train.item(i);
+      double sum = 0;
+      for (float r : col.ratings) sum += r;
+      per->push_back(col.size() > 0 ? sum / static_cast<double>(col.size()) : global);
+    }
+    return [per](int32_t, absl::Span<double> scores) {
+      std::copy(per->begin(), per->end(), scores.begin());
+    };
+  }
+  return [global](int32_t, absl::Span<double> scores) {
+    std::fill(scores.begin(), scores.end(), global);
+  };
+}
+
+// Ranking of the baselines without factors: popularity by train rating count, the means rank
+// nothing (constant scores).
+metrics::UserScorer BaselineRanking(const std::string& model, const data::RatingsDataset& train,
+                                    metrics::UserScorer mean) {
+  if (model != "popularity") return mean;
+  auto counts = std::make_shared<std::vector<double>>();
+  for (int32_t i = 0; i < train.num_items(); ++i) {
+    counts->push_back(static_cast<double>(train.item(i).size()));
+  }
+  return [counts](int32_t, absl::Span<double> scores) {
+    std::copy(counts->begin(), counts->end(), scores.begin());
+  };
+}
+
 }  // namespace
+
+bool IsFactorModel(const std::string& model) {
+  return model == "als" || model == "central-mf" || model == "ldp-gd";
+}
 
 absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
                                       const TrainerConfig& config, int fold) {
@@ -54,28 +140,37 @@ absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
     EventLine("iteration").Add("fold", fold).Add("iteration", iteration);
   };
   if (config.model == "central-mf") return mf::TrainCentralMf(train, config.central, progress);
-  return mf::TrainExplicitAls(train, config.als, progress);
+  if (config.model == "ldp-gd") return TrainLdpGd(train, config.gd, fold);
+  if (config.model == "als") return mf::TrainExplicitAls(train, config.als, progress);
+  return absl::InvalidArgumentError(
+      absl::StrCat("model '", config.model, "' has no factors to train"));
 }
 
 absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
                                             const TrainerConfig& config, int fold) {
   const absl::Time start = absl::Now();
-  absl::StatusOr<mf::FactorModel> model = Train(split.train, config, fold);
-  if (!model.ok()) return model.status();
   FoldResult result;
   result.fold = fold;
+  std::shared_ptr<const mf::FactorModel> model;
+  metrics::UserScorer raw, rating_scorer;
+  if (IsFactorModel(config.model)) {
+    absl::StatusOr<mf::FactorModel> trained = Train(split.train, config, fold);
+    if (!trained.ok()) return trained.status();
+    model = std::make_shared<const mf::FactorModel>(*std::move(trained));
+    raw = [model](int32_t user, absl::Span<double> scores) { model->ScoreUser(user, scores); };
+    rating_scorer = raw;
+    if (config.model != "als" && config.rating_predictor) {
+      absl::StatusOr<metrics::UserScorer> predictor = PredictorScorer(*model, split.train);
+      if (!predictor.ok()) return predictor.status();
+      rating_scorer = *std::move(predictor);  // refers to *model, alive until we return
+    }
+  } else {
+    rating_scorer = MeanScorer(config.model, split.train);
+    raw = BaselineRanking(config.model, split.train, rating_scorer);
+  }
   result.train_seconds = absl::ToDoubleSeconds(absl::Now() - start);
 
   const auto [lo, hi] = RatingRange(split.train);
-  const metrics::UserScorer raw = [&](int32_t user, absl::Span<double> scores) {
-    model->ScoreUser(user, scores);
-  };
-  metrics::UserScorer rating_scorer = raw;
-  if (config.model == "central-mf" && config.rating_predictor) {
-    absl::StatusOr<metrics::UserScorer> predictor = PredictorScorer(*model, split.train);
-    if (!predictor.ok()) return predictor.status();
-    rating_scorer = *std::move(predictor);
-  }
   // Clipping only helps error metrics; for ranking it would create ties at the top of the scale.
   if (config.clip_predictions) rating_scorer = Clipped(std::move(rating_scorer), lo, hi);
   result.errors = metrics::EvaluateErrors(split.test, rating_scorer);

@@ -1,5 +1,8 @@
 // Trains one centralized baseline on a train split and evaluates it on the test split, logging one
-// progress line per ALS sweep.
+// progress line per ALS sweep or GD iteration. Factor models: als, central-mf (DPMF-RP eq. 4) and
+// ldp-gd (the local-DP MF paper's non-private GD, scored as the federated ldp-gd scores); models
+// without factors: global-mean and user-mean (predict that mean, rank nothing: every item ties)
+// and popularity (ranks by train rating count, predicts the item's mean rating).
 #ifndef FEDMF_TOOLS_CENTRAL_TRAINER_H_
 #define FEDMF_TOOLS_CENTRAL_TRAINER_H_
 
@@ -11,6 +14,7 @@
 #include "common/metrics/metrics.h"
 #include "common/mf/als.h"
 #include "common/mf/factor_model.h"
+#include "fedmf/v1/ldp_gd.pb.h"
 
 namespace fedmf::central {
 
@@ -18,6 +22,9 @@ struct TrainerConfig {
   std::string model = "als";  // "als" or "central-mf"
   mf::ExplicitAlsConfig als{.rank = 20, .lambda = 0.12};
   mf::CentralMfConfig central;
+  // ldp-gd: rank, iterations (k), seed, learning_rate, lambda_u and lambda_v, init_scale,
+  // score_lambda and score_kappa; the user and item counts come from the data.
+  v1::LdpGdConfig gd;
   bool clip_predictions = true;  // clip to the training rating range for RMSE/MAE
   // central-mf: RMSE/MAE from mf::RatingPredictor on the item factors (eq. 4's u_i v_j shrinks
   // ratings toward 0; rating_predictor.h), as the federated evaluation does; false: u_i v_j.
@@ -34,7 +41,12 @@ struct FoldResult {
   double train_seconds = 0;
 };
 
-// Trains the configured model; `fold` only labels progress lines.
+// The models --model can name, for its help and checks.
+inline constexpr const char* kModels[] = {"als",         "central-mf", "ldp-gd",
+                                          "global-mean", "user-mean",  "popularity"};
+bool IsFactorModel(const std::string& model);
+
+// Trains the configured factor model; `fold` only labels progress lines.
 absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
                                       const TrainerConfig& config, int fold);
 

@@ -1,5 +1,6 @@
 #include "common/data/split_spec.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,25 @@ TEST(SplitSpecTest, KFoldGivesKPairs) {
   for (const TrainTest& s : *splits) EXPECT_EQ(s.train.num_ratings() + s.test.num_ratings(), 20);
 }
 
+TEST(SplitSpecTest, OneFoldIsThatFoldOfKFold) {
+  const auto all = MakeSplits(Small(), "kfold:4", 7);
+  ASSERT_TRUE(all.ok()) << all.status();
+  for (int i = 1; i <= 4; ++i) {
+    const auto one = MakeSplits(Small(), absl::StrCat("fold:", i, "/4"), 7);
+    ASSERT_TRUE(one.ok()) << one.status();
+    ASSERT_EQ(one->size(), 1u);
+    const TrainTest& expected = (*all)[i - 1];
+    const TrainTest& got = (*one)[0];
+    ASSERT_EQ(got.test.num_ratings(), expected.test.num_ratings());
+    for (int32_t u = 0; u < expected.test.num_users(); ++u) {
+      const data::RatingRow a = expected.test.user(u), b = got.test.user(u);
+      EXPECT_TRUE(
+          std::equal(a.indices.begin(), a.indices.end(), b.indices.begin(), b.indices.end()))
+          << "fold " << i << " user " << u;
+    }
+  }
+}
+
 TEST(SplitSpecTest, PerUserSplitsGiveOnePair) {
   for (const char* spec : {"holdout:0.2", "leave:1", "leave-latest:2"}) {
     const auto splits = MakeSplits(Small(), spec, 1);
@@ -40,7 +60,10 @@ TEST(SplitSpecTest, MalformedSpecsNameTheProblem) {
       {"kfold:x", "'x' is not a fold count"},
       {"holdout:", "'' is not a fraction"},
       {"leave:1.5", "'1.5' is not a rating count"},
-      {"random", "expected kfold:K, holdout:FRACTION, leave:N or leave-latest:N"},
+      {"fold:3", "'3' is not I/K (fold I of K)"},
+      {"fold:5/4", "'5/4' is not I/K with I in [1, K]"},
+      {"fold:0/4", "'0/4' is not I/K with I in [1, K]"},
+      {"random", "expected kfold:K, fold:I/K, holdout:FRACTION, leave:N or leave-latest:N"},
   };
   for (const auto& [spec, message] : cases) {
     const absl::Status s = MakeSplits(Small(), spec, 1).status();

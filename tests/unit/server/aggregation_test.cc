@@ -156,7 +156,7 @@ TEST(ClearAggregationRoundTest, SumsUploadsUntilEveryoneAnsweredOrDropped) {
   v1::ClearUpload other_phase = Upload(4, 2, {7, 7});
   other_phase.set_phase(0);
   EXPECT_EQ(a->DeliverClear(other_phase), "");  // another phase's: ignored
-  EXPECT_THAT(a->DeliverClear(Upload(4, 2, {8, 0})), HasSubstr("2^3"));
+  EXPECT_FALSE(a->ReadyToClose());
   EXPECT_EQ(a->DeliverClear(Upload(4, 3, {7, 2})), "");
   EXPECT_FALSE(a->ReadyToClose());
   EXPECT_TRUE(a->Drop(2));
@@ -167,6 +167,30 @@ TEST(ClearAggregationRoundTest, SumsUploadsUntilEveryoneAnsweredOrDropped) {
   EXPECT_TRUE(a->Finished());
   EXPECT_EQ(a->sum().value(), (std::vector<uint64_t>{14, 3}));
   EXPECT_EQ(a->contributors(), (std::vector<uint32_t>{1, 3}));
+}
+
+// A malformed upload, or one the algorithm's check refuses, drops its participant at once (no
+// one waits for it) and leaves the sum to the others.
+TEST(ClearAggregationRoundTest, RefusedUploadsDropTheirParticipant) {
+  const auto at_most_one_value = [](const algorithms::ContributionVector& v) {
+    return v.values().size() == 1 ? absl::OkStatus()
+                                  : absl::InvalidArgumentError("one value, please");
+  };
+  v1::RoundPlan plan = ClearPlan();
+  std::unique_ptr<Aggregation> a = Aggregation::Clear(kTag, plan, {1, 2, 3}, 1, at_most_one_value);
+  v1::ClearUpload sparse = Upload(4, 1, {5});
+  sparse.set_sparse(true);
+  sparse.add_indices(1);
+  EXPECT_EQ(a->DeliverClear(sparse), "");
+  EXPECT_THAT(a->DeliverClear(Upload(4, 2, {8, 0})), HasSubstr("2^3"));
+  EXPECT_THAT(a->DeliverClear(Upload(4, 3, {1, 1})), HasSubstr("one value, please"));
+  EXPECT_THAT(a->DeliverClear(Upload(4, 3, {1, 1})), HasSubstr("already uploaded or was dropped"));
+  EXPECT_TRUE(a->ReadyToClose());
+  EXPECT_FALSE(a->Drop(3));
+  ASSERT_TRUE(a->CloseStage().ok());
+  EXPECT_EQ(a->sum().value(), (std::vector<uint64_t>{0, 5}));
+  EXPECT_EQ(a->contributors(), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(a->Lost(), (std::vector<uint32_t>{2, 3}));
 }
 
 TEST(ClearAggregationRoundTest, TooFewUploadsGiveNoSum) {

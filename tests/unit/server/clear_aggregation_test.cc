@@ -48,14 +48,21 @@ TEST(ClearAggregationTest, AddsUploadsModTwoToTheBits) {
   EXPECT_EQ(a.sum(), (std::vector<uint64_t>{5, 3, 11}));
 }
 
+// A refused upload drops its participant: nobody waits for it, and it cannot try again.
 TEST(ClearAggregationTest, RefusesStrangersRepeatsAndMisfitVectors) {
-  ClearAggregation a(Plan(), {1, 2});
+  ClearAggregation a(Plan(), {1, 2, 3, 4});
   EXPECT_EQ(a.Accept(Dense(9, {1, 1, 1})).code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(a.Accept(Dense(1, {1, 1})).code(), absl::StatusCode::kInvalidArgument);     // length
-  EXPECT_EQ(a.Accept(Dense(1, {8, 0, 0})).code(), absl::StatusCode::kInvalidArgument);  // >= 2^3
+  EXPECT_EQ(a.Accept(Dense(2, {1, 1})).code(), absl::StatusCode::kInvalidArgument);     // length
+  EXPECT_EQ(a.Accept(Dense(3, {8, 0, 0})).code(), absl::StatusCode::kInvalidArgument);  // >= 2^3
+  EXPECT_EQ(a.Accept(Dense(3, {1, 1, 1})).code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_TRUE(a.Accept(Dense(1, {1, 1, 1})).ok());
   EXPECT_EQ(a.Accept(Dense(1, {1, 1, 1})).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(a.sum(), (std::vector<uint64_t>{1, 1, 1}));  // refusals left it unchanged
+  EXPECT_FALSE(a.Complete());                            // participant 4 may still upload
+  EXPECT_FALSE(a.MarkDropped(2));                        // already dropped by its refusal
+  EXPECT_TRUE(a.MarkDropped(4));
+  EXPECT_TRUE(a.Complete());
+  EXPECT_EQ(a.contributor_ids(), (std::vector<uint32_t>{1}));
 }
 
 TEST(ClearAggregationTest, DroppedParticipantsCompleteTheRoundWithoutUploading) {
@@ -104,18 +111,19 @@ TEST(ClearAggregationTest, RefusesMalformedSparseUploads) {
       {"value too large", Upload(1, ContributionVector::Sparse({1}, {8})), "is not below 2^3"},
       {"dense with indices", dense_with_indices, "dense clear upload carries 1 indices"},
   };
-  ClearAggregation a(Plan(), {1});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
+    ClearAggregation a(Plan(), {1, 2});
     const absl::Status s = a.Accept(c.upload);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(s.message(), HasSubstr(c.reason));
     EXPECT_EQ(a.sum(), (std::vector<uint64_t>{0, 0, 0}));
     EXPECT_EQ(a.contributors(), 0);
+    // Nothing of the refused upload was kept; the others' uploads still count.
+    ASSERT_TRUE(a.Accept(Upload(2, ContributionVector::Sparse({1}, {2}))).ok());
+    EXPECT_EQ(a.sum(), (std::vector<uint64_t>{0, 2, 0}));
+    EXPECT_TRUE(a.Complete());
   }
-  // Nothing of the refused uploads was kept.
-  ASSERT_TRUE(a.Accept(Upload(1, ContributionVector::Sparse({1}, {2}))).ok());
-  EXPECT_EQ(a.sum(), (std::vector<uint64_t>{0, 2, 0}));
 }
 
 // A sparse upload larger than the chunk size is split and reassembled like any client message,
