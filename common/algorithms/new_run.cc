@@ -1,5 +1,7 @@
 #include "common/algorithms/new_run.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -43,6 +45,22 @@ NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory fact
     std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
     std::abort();
   }
+}
+
+int64_t SampledCohort(const RunSettings& run) {
+  const double cohort = std::round(run.participation * static_cast<double>(run.num_users));
+  return std::max<int64_t>(1, static_cast<int64_t>(cohort));
+}
+
+int64_t LocalDpMinContributors(const RunSettings& run) {
+  return std::max<int64_t>(1, run.min_clients);
+}
+
+absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm) {
+  if (run.delta == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(algorithm, ": --delta=", run.delta,
+                                                 "; its budget is pure epsilon per user "
+                                                 "(--delta=0)"));
 }
 
 absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings) {

@@ -35,6 +35,13 @@ struct RunSettings {
   uint64_t seed = 0;               // model initialization, public seeds, cohort sampling
 };
 
+// round(participation * num_users), at least 1: the cohort a run samples each round.
+int64_t SampledCohort(const RunSettings& run);
+// --min_clients, or 1 when it is 0: a local-DP report is private on its own.
+int64_t LocalDpMinContributors(const RunSettings& run);
+// InvalidArgument naming `algorithm` unless --delta is 0: its budget is pure epsilon per user.
+absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm);
+
 struct NewRun {
   std::unique_ptr<Updater> updater;  // round 0
   // key=value fields of the event=new_run line, in order, values formatted as EventLine does.

@@ -12,6 +12,9 @@
 //   flood         its advertisement --flood_copies times
 //   oversized     its advertisement padded (an unknown field) past the coordinator's receive limit
 //                 (wire/limits.h), a message the transport must refuse
+//   ldp_two_coordinates  (ldp-gd, clear uploads) each user's one-coordinate local-DP report
+//                 turned into two coordinates of +B, which would bias the mean
+//   ldp_wrong_magnitude  (ldp-gd) each report's value turned into 1000 B
 // It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -46,7 +49,7 @@ ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
           "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
-          "oversized");
+          "oversized, ldp_two_coordinates, ldp_wrong_magnitude");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
@@ -109,6 +112,24 @@ class Attacker {
         out.push_back(r.SerializeAsString());
       }
       Strike(absl::StrCat(replies.size(), " masked inputs"));
+      return out;
+    }
+    if (attack_ == "ldp_two_coordinates" || attack_ == "ldp_wrong_magnitude") {
+      for (v1::ClientMessage& r : replies) {
+        v1::ClearUpload* upload = r.mutable_clear_upload();
+        if (attack_ == "ldp_wrong_magnitude") {
+          upload->set_values(0, 1000);
+        } else {
+          upload->clear_indices();
+          upload->clear_values();
+          for (uint64_t index : {0, 1}) {
+            upload->add_indices(index);
+            upload->add_values(1);
+          }
+        }
+        out.push_back(r.SerializeAsString());
+      }
+      Strike(absl::StrCat(out.size(), " forged reports"));
       return out;
     }
     if (!advertisement || struck_) return out;

@@ -47,10 +47,7 @@ namespace fedmf::algorithms::ldp_gd {
 namespace {
 
 absl::StatusOr<v1::LdpGdConfig> ConfigFromFlags(const RunSettings& run, bool projected) {
-  if (run.delta != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ldp-gd: --delta=", run.delta, "; its budget is pure epsilon per user (--delta=0)"));
-  }
+  if (absl::Status s = RequirePureEpsilon(run, "ldp-gd"); !s.ok()) return s;
   v1::LdpGdConfig c;
   c.set_num_users(run.num_users);
   c.set_num_items(run.num_items);
@@ -63,9 +60,8 @@ absl::StatusOr<v1::LdpGdConfig> ConfigFromFlags(const RunSettings& run, bool pro
   c.set_correction(absl::GetFlag(FLAGS_ldp_correction));
   c.set_seed(run.seed);
   c.set_init_scale(absl::GetFlag(FLAGS_ldp_init_scale));
-  const double cohort = std::round(run.participation * static_cast<double>(run.num_users));
-  c.set_cohort_size(std::max<int64_t>(1, static_cast<int64_t>(cohort)));
-  c.set_min_contributors(std::max<int64_t>(1, run.min_clients));
+  c.set_cohort_size(SampledCohort(run));
+  c.set_min_contributors(LocalDpMinContributors(run));
   c.set_secure_sum(absl::GetFlag(FLAGS_ldp_secure_sum));
   c.set_score_lambda(absl::GetFlag(FLAGS_ldp_score_lambda));
   c.set_score_kappa(absl::GetFlag(FLAGS_ldp_score_kappa));

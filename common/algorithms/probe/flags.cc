@@ -1,7 +1,5 @@
 // The contract probe's flags and the factory of a fresh probe run (new_run.h). Linked only into
 // the binaries that start runs (fedmf-coordinator, fedmf-sim).
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,17 +23,13 @@ namespace {
 // The run's --epsilon is the probe's pure-epsilon budget per user (basic composition over
 // rounds); --delta must be 0. --min_clients 0 means 1: a local-DP report is private alone.
 absl::StatusOr<NewRun> StartProbeRun(const RunSettings& run) {
-  if (run.delta != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "probe: --delta=", run.delta, "; its budget is pure epsilon per user (--delta=0)"));
-  }
+  if (absl::Status s = RequirePureEpsilon(run, kAlgorithmName); !s.ok()) return s;
   v1::ProbeConfig c;
   c.set_num_items(run.num_items);
   c.set_num_users(run.num_users);
   c.set_rounds(run.rounds);
-  const double cohort = std::round(run.participation * static_cast<double>(run.num_users));
-  c.set_cohort_size(std::max<int64_t>(1, static_cast<int64_t>(cohort)));
-  c.set_min_contributors(std::max<int64_t>(1, run.min_clients));
+  c.set_cohort_size(SampledCohort(run));
+  c.set_min_contributors(LocalDpMinContributors(run));
   c.set_report_epsilon(absl::GetFlag(FLAGS_probe_report_epsilon));
   c.set_budget_epsilon(run.epsilon);
   c.set_fixed_population(absl::GetFlag(FLAGS_probe_fixed_population));

@@ -74,5 +74,21 @@ TEST(NewRunTest, RegistrarAbortsNamingADuplicate) {
                "ALREADY_EXISTS: new-run factory of algorithm 'dpmf-rp' is registered twice");
 }
 
+// The run-level settings local-DP algorithms share: the sampled cohort (rounded, at least one),
+// n_min 1 unless --min_clients says more, and a pure-epsilon budget (--delta = 0).
+TEST(NewRunTest, SharedSettingsOfLocalDpRuns) {
+  RunSettings run{.num_users = 943, .participation = 0.1};
+  EXPECT_EQ(SampledCohort(run), 94);
+  run.participation = 0.0001;
+  EXPECT_EQ(SampledCohort(run), 1);
+  EXPECT_EQ(LocalDpMinContributors(run), 1);
+  run.min_clients = 7;
+  EXPECT_EQ(LocalDpMinContributors(run), 7);
+  EXPECT_TRUE(RequirePureEpsilon(run, "x").ok());
+  run.delta = 1e-5;
+  EXPECT_THAT(RequirePureEpsilon(run, "ldp-gd").message(),
+              HasSubstr("ldp-gd: --delta=1e-05; its budget is pure epsilon per user"));
+}
+
 }  // namespace
 }  // namespace fedmf::algorithms
