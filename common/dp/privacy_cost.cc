@@ -100,4 +100,14 @@ absl::StatusOr<bool> WithinBudget(const PrivacyCost& cost, const PrivacyBudget& 
   return *spent <= budget.epsilon;
 }
 
+double SplitPureEpsilon(double total, int64_t parts) {
+  double share = total / static_cast<double>(parts);
+  while (true) {
+    double sum = 0;
+    for (int64_t t = 0; t < parts; ++t) sum += share;
+    if (sum <= total) return share;
+    share = std::nextafter(share, 0.0);
+  }
+}
+
 }  // namespace fedmf::dp

@@ -88,6 +88,12 @@ absl::StatusOr<double> SpentEpsilon(const PrivacyCost& cost, const PrivacyBudget
 // SpentEpsilon(cost, budget) <= budget.epsilon (compared as doubles, without tolerance).
 absl::StatusOr<bool> WithinBudget(const PrivacyCost& cost, const PrivacyBudget& budget);
 
+// A pure-epsilon budget `total` split over `parts` releases by basic composition: total / parts,
+// stepped down by ulps until `parts` of them add up to at most `total` as doubles (e.g. 7 x (0.1/7)
+// > 0.1), so the last release still fits a ledger that forgives no rounding. total > 0 and finite,
+// 1 <= parts <= 1e6 (the check adds `parts` values).
+double SplitPureEpsilon(double total, int64_t parts);
+
 }  // namespace fedmf::dp
 
 #endif  // FEDMF_COMMON_DP_PRIVACY_COST_H_

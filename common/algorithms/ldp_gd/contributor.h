@@ -34,13 +34,13 @@ class LdpGdContributor final : public Contributor {
       const LocalData& data, absl::string_view state) const override;
   const FactorScorer& scorer() const override { return scorer_; }
 
-  // The user's factor after this round's step: from `state`, or u_i^0 when it is empty.
-  absl::StatusOr<Eigen::VectorXd> SteppedUserFactor(const LocalData& data,
-                                                    absl::string_view state) const;
-
  private:
   LdpGdContributor(v1::LdpGdBroadcast broadcast, std::optional<dp::GaussianProjection> projection,
                    mf::FactorMatrix item_factors);
+
+  // The user's factor after this round's step: from `state`, or u_i^0 when it is empty.
+  absl::StatusOr<Eigen::VectorXd> SteppedUserFactor(const LocalData& data,
+                                                    absl::string_view state) const;
 
   v1::LdpGdBroadcast broadcast_;
   std::optional<dp::GaussianProjection> projection_;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/dp/privacy_cost.h"
 #include "common/dp/rng.h"
 #include "common/dp/samplers.h"
 
@@ -95,15 +96,7 @@ int64_t ReportRows(const v1::LdpGdConfig& config) {
 int64_t ReportDim(const v1::LdpGdConfig& config) { return ReportRows(config) * config.rank(); }
 
 double RoundEpsilon(const v1::LdpGdConfig& config) {
-  // The ledgers add the k rounds' epsilons as doubles and never forgive rounding: step eps / k
-  // down until k of them add up to at most eps (a few ulps at most), so round k still fits.
-  double step = config.epsilon() / static_cast<double>(config.rounds());
-  while (true) {
-    double total = 0;
-    for (int64_t t = 0; t < config.rounds(); ++t) total += step;
-    if (total <= config.epsilon()) return step;
-    step = std::nextafter(step, 0.0);
-  }
+  return dp::SplitPureEpsilon(config.epsilon(), config.rounds());
 }
 
 double UserStep(const v1::LdpGdConfig& config, int64_t round) {

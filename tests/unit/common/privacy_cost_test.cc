@@ -181,5 +181,24 @@ TEST(PrivacyCostTest, FormatReportStatesTheFiguresAndTheUnit) {
             "case; heterogeneous: a participant's own cost may be lower)");
 }
 
+// Basic composition's split: k shares add up to at most the total (checked as doubles, the way the
+// ledgers add them), and are the exact quotient or a few ulps below it.
+TEST(PrivacyCostTest, SplitPureEpsilonFitsTheTotalExactly) {
+  int stepped = 0;
+  for (double total : {0.05, 0.1, 0.9, 1.0, 1.6, 3.3}) {
+    for (int64_t parts : {1, 3, 7, 10, 49, 50, 1000}) {
+      const double share = SplitPureEpsilon(total, parts);
+      double sum = 0;
+      for (int64_t t = 0; t < parts; ++t) sum += share;
+      EXPECT_LE(sum, total) << total << " / " << parts;
+      const double quotient = total / static_cast<double>(parts);
+      EXPECT_LE(share, quotient);
+      EXPECT_GE(share, quotient * (1 - 1e-12)) << total << " / " << parts;
+      stepped += share < quotient ? 1 : 0;
+    }
+  }
+  EXPECT_GT(stepped, 0);  // some quotients do overshoot (e.g. 7 x (0.1 / 7) > 0.1)
+}
+
 }  // namespace
 }  // namespace fedmf::dp
