@@ -83,7 +83,7 @@ absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
   }
   std::vector<double> gamma = ItemWeights(c.spec(), c.num_items());
   const double threshold = c.variant() == v1::HDPMF_VARIANT_PDPMF ? PdpmfThreshold(c) : 0;
-  HdpmfScorer scorer(*v, Stretches(c) ? gamma : std::vector<double>{}, c.lambda());
+  HdpmfScorer scorer(*v, Stretches(c) ? gamma : std::vector<double>{}, c.score_lambda());
   return std::unique_ptr<HdpmfContributor>(
       new HdpmfContributor(std::move(broadcast), *codec, UserWeights(c.spec(), c.num_users()),
                            std::move(gamma), threshold, std::move(scorer)));

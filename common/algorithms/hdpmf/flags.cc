@@ -29,6 +29,8 @@ ABSL_FLAG(double, hdpmf_learning_rate, fedmf::algorithms::hdpmf::kDefaultLearnin
           "hdpmf: eta_0; divided by 5 at 25% and again at 75% of the epochs");
 ABSL_FLAG(double, hdpmf_lambda, fedmf::algorithms::hdpmf::kDefaultLambda,
           "hdpmf: lambda of ||U||^2 + ||V||^2 (> 0)");
+ABSL_FLAG(double, hdpmf_score_lambda, fedmf::algorithms::hdpmf::kDefaultScoreLambda,
+          "hdpmf: ridge lambda of the user factor that predicts (client-local, no privacy cost)");
 ABSL_FLAG(double, hdpmf_clip, fedmf::algorithms::hdpmf::kDefaultClip,
           "hdpmf sound mode: C, the L1 clip of a user's m x K gradient");
 ABSL_FLAG(double, hdpmf_init_scale, fedmf::algorithms::hdpmf::kDefaultInitScale,
@@ -94,6 +96,7 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
   c.set_rating_min(absl::GetFlag(FLAGS_hdpmf_rating_min));
   c.set_rating_max(absl::GetFlag(FLAGS_hdpmf_rating_max));
   c.set_clip(absl::GetFlag(FLAGS_hdpmf_clip));
+  c.set_score_lambda(absl::GetFlag(FLAGS_hdpmf_score_lambda));
   c.set_seed(run.seed);
   c.set_init_scale(absl::GetFlag(FLAGS_hdpmf_init_scale));
   const double cohort = std::round(run.participation * static_cast<double>(run.num_users));

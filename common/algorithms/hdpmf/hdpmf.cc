@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/hdpmf/privacy_spec.h"
+#include "common/algorithms/public_init.h"
 #include "common/dp/fixed_point.h"
 #include "common/dp/laplace.h"
-#include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::hdpmf {
 namespace {
@@ -43,14 +43,6 @@ double GammaTail(double k, double log_tail) {
   return hi;
 }
 
-Eigen::MatrixXd Normal(int64_t rows, int64_t cols, double scale, dp::Rng rng) {
-  Eigen::MatrixXd m(rows, cols);
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) m(i, j) = scale * dp::StandardNormal(rng);
-  }
-  return m;
-}
-
 }  // namespace
 
 absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
@@ -81,6 +73,7 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
     return Bad("rating_max", c.rating_max(), "> rating_min");
   }
   if (!Positive(c.clip())) return Bad("clip", c.clip(), "> 0");
+  if (!Positive(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
   if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
   if (c.cohort_size() < 1 || c.cohort_size() > c.num_users()) {
     return Bad("cohort_size", static_cast<double>(c.cohort_size()), "in [1, num_users]");
@@ -192,11 +185,12 @@ std::optional<dp::LedgerEntry> UserCost(const v1::HdpmfConfig& config, int64_t r
 }
 
 Eigen::MatrixXd InitialItemFactors(const v1::HdpmfConfig& config) {
-  return Normal(config.num_items(), config.rank(), config.init_scale(), dp::Rng(config.seed(), 0));
+  return PublicNormalMatrix(config.num_items(), config.rank(), config.init_scale(), config.seed(),
+                            0);
 }
 
 Eigen::VectorXd InitialUserFactor(const v1::HdpmfConfig& config, uint32_t participant_id) {
-  return Normal(config.rank(), 1, config.init_scale(), dp::Rng(config.seed(), participant_id))
+  return PublicNormalMatrix(config.rank(), 1, config.init_scale(), config.seed(), participant_id)
       .col(0);
 }
 

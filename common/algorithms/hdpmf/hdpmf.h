@@ -30,6 +30,7 @@ inline constexpr double kDefaultLearningRate = 0.01;
 inline constexpr double kDefaultLambda = 0.01;
 inline constexpr double kDefaultInitScale = 0.1;
 inline constexpr double kDefaultClip = 1;
+inline constexpr double kDefaultScoreLambda = 1;
 // The probability, per round, that a valid sum leaves the codec's range (the round is discarded).
 inline constexpr double kWrapProbability = 1e-12;
 

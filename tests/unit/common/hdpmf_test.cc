@@ -48,6 +48,7 @@ v1::HdpmfConfig Config(v1::HdpmfMode mode = v1::HDPMF_MODE_SOUND) {
   c.set_cohort_size(3);
   c.set_min_contributors(1);
   *c.mutable_spec() = DefaultPrivacySpec(11);
+  c.set_score_lambda(1);
   return c;
 }
 
