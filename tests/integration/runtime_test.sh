@@ -2,8 +2,8 @@
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
-# streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr. Every process
-# started here is killed on exit.
+# streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr, sim_hdpmf. Every
+# process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -70,16 +70,20 @@ DPMF_SMALL=(--rank=4 --item_model=full --compression=2)
 # and 2 fedmf-client processes with --insecure_noise_seed = the run's --seed, the coordinator
 # waiting for all 60 users so the cohorts (sampled from the live users) are the same; both must end
 # with byte-identical checkpoints (model, Adam moments, privacy ledger) and the same evaluations.
+# The sim also saves its factor model, unless SIM_FACTOR_MODEL=0 (a model that is not a plain
+# factor model, e.g. hdpmf's rescaled predictions, has none to save).
 sim_equivalence() {
   local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
   # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds; the algorithm's flags follow.
   local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --seed="$seed"
     "$@")
+  local save=()
+  [[ "${SIM_FACTOR_MODEL:-1}" == 0 ]] || save=(--save_model="$WORK/sim-model.pb")
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
-    --save_model="$WORK/sim-model.pb" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
+    ${save[@]+"${save[@]}"} >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
   grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
   grep -q ' event=sim_summary .*wall_s=' "$WORK/sim.log" || fail "sim: no summary"
-  [[ -s "$WORK/sim-model.pb" ]] || fail "sim: no model file"
+  [[ "${SIM_FACTOR_MODEL:-1}" == 0 || -s "$WORK/sim-model.pb" ]] || fail "sim: no model file"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
     --wait_for_users=60 --state_dir="$WORK/net"
   start_clients 2 "$data" --insecure_noise_seed="$seed"
@@ -91,7 +95,7 @@ sim_equivalence() {
   cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
   "$BUILD/tools/fedmf-privacy" --ledger="$WORK/net/checkpoint.pb" >"$WORK/ledger-report.log" ||
     fail "fedmf-privacy --ledger failed"
-  grep -q '^spent: .* per user (worst case)$' "$WORK/ledger-report.log" ||
+  grep -Eq '^spent: .* per user \(worst case(; heterogeneous: .*)?\)$' "$WORK/ledger-report.log" ||
     fail "fedmf-privacy --ledger: no per-user worst-case report"
   diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
     <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
@@ -345,6 +349,15 @@ case "$CASE" in
     sim_equivalence --algorithm=ldp-gd-dr --epsilon=1 --ldp_rank=4 --ldp_projection_dim=8 \
       --ldp_projection_mode=unbiased --ldp_secure_sum
     grep -q ' event=secagg_session ' "$WORK/coordinator.log" || fail "no SecAgg session"
+    ;;
+  sim_hdpmf)
+    # HDPMF, sound mode: each user's u_i and private beta_i in the clients' state, Laplace noise
+    # shares for n_min = 10 through SecAgg; the ledger holds the worst case, eps = 3, after T = 3.
+    SIM_FACTOR_MODEL=0 sim_equivalence --algorithm=hdpmf --epsilon=3 --hdpmf_rank=4
+    grep -q 'pure epsilon 3, .* per user (worst case; heterogeneous' "$WORK/ledger-report.log" ||
+      fail "ledger: not a heterogeneous pure epsilon 3: $(cat "$WORK/ledger-report.log")"
+    grep -q ' event=new_run .*mode=sound .*epsilon_per_round=1 ' "$WORK/coordinator.log" ||
+      fail "no sound-mode new_run line with epsilon_per_round=1"
     ;;
 
   *)

@@ -4,9 +4,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/public_init.h"
 #include "common/dp/privacy_cost.h"
-#include "common/dp/rng.h"
-#include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::ldp_gd {
 namespace {
@@ -27,14 +26,6 @@ uint64_t Mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-Eigen::MatrixXd Normal(int64_t rows, int64_t cols, double scale, dp::Rng rng) {
-  Eigen::MatrixXd m(rows, cols);
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) m(i, j) = scale * dp::StandardNormal(rng);
-  }
-  return m;
 }
 
 }  // namespace
@@ -135,11 +126,12 @@ absl::StatusOr<std::optional<dp::GaussianProjection>> RoundProjection(const v1::
 }
 
 Eigen::MatrixXd InitialItemFactors(const v1::LdpGdConfig& config) {
-  return Normal(config.num_items(), config.rank(), config.init_scale(), dp::Rng(config.seed(), 0));
+  return PublicNormalMatrix(config.num_items(), config.rank(), config.init_scale(), config.seed(),
+                            0);
 }
 
 Eigen::VectorXd InitialUserFactor(const v1::LdpGdConfig& config, uint32_t participant_id) {
-  return Normal(config.rank(), 1, config.init_scale(), dp::Rng(config.seed(), participant_id))
+  return PublicNormalMatrix(config.rank(), 1, config.init_scale(), config.seed(), participant_id)
       .col(0);
 }
 

@@ -41,14 +41,14 @@ TEST(AlgorithmRegistryTest, FindsDpmfRpWithThePapersRanking) {
 }
 
 TEST(AlgorithmRegistryTest, UnknownNameIsNotFoundListingTheKnownOnes) {
-  const absl::Status unknown = FindAlgorithm("hdpmf").status();
+  const absl::Status unknown = FindAlgorithm("no-such-algorithm").status();
   EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(unknown.message(), HasSubstr("unknown algorithm 'hdpmf' (known: "));
+  EXPECT_THAT(unknown.message(), HasSubstr("unknown algorithm 'no-such-algorithm' (known: "));
   EXPECT_THAT(unknown.message(), HasSubstr("dpmf-rp"));
   v1::RoundPlan plan;
-  plan.set_algorithm("hdpmf");
+  plan.set_algorithm("no-such-algorithm");
   EXPECT_EQ(MakeContributor(plan).status(), unknown);
-  EXPECT_EQ(RestoreUpdater("hdpmf", "").status(), unknown);
+  EXPECT_EQ(RestoreUpdater("no-such-algorithm", "").status(), unknown);
 }
 
 TEST(AlgorithmRegistryTest, DispatchesByName) {

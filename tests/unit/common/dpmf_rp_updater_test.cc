@@ -182,7 +182,7 @@ TEST(DpmfRpUpdaterTest, RestoreRejectsCorruptState) {
   v1::DpmfRpState state;
   ASSERT_TRUE(state.ParseFromString(a->SerializeState().value()));
   EXPECT_FALSE(DpmfRpUpdater::Restore("\xff\xff garbage").ok());
-  EXPECT_EQ(RestoreUpdater("hdpmf", state.SerializeAsString()).status().code(),
+  EXPECT_EQ(RestoreUpdater("no-such-algorithm", state.SerializeAsString()).status().code(),
             absl::StatusCode::kNotFound);
   const auto rejected = [](const v1::DpmfRpState& s) {
     return !DpmfRpUpdater::Restore(s.SerializeAsString()).ok();

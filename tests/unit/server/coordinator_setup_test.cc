@@ -52,11 +52,12 @@ TEST_F(CoordinatorSetupTest, UsageListsTheAlgorithms) {
 }
 
 TEST_F(CoordinatorSetupTest, UnknownAlgorithmIsNotFoundListingTheKnownOnes) {
-  absl::SetFlag(&FLAGS_algorithm, "hdpmf");
+  absl::SetFlag(&FLAGS_algorithm, "no-such-algorithm");
   for (const absl::Status& status :
        {CoordinatorOptionsFromFlags().status(), InitialStateFromFlags(40, 30).status()}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-    EXPECT_THAT(status.message(), HasSubstr("unknown algorithm 'hdpmf' (known: dpmf-rp"));
+    EXPECT_THAT(status.message(),
+                HasSubstr("unknown algorithm 'no-such-algorithm' (known: dpmf-rp"));
   }
 }
 

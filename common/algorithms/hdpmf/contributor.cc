@@ -1,0 +1,190 @@
+#include "common/algorithms/hdpmf/contributor.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/hdpmf/privacy_spec.h"
+#include "common/algorithms/hdpmf/user_math.h"
+#include "common/algorithms/matrix_proto.h"
+#include "common/dp/clipping.h"
+#include "common/dp/samplers.h"
+
+namespace fedmf::algorithms::hdpmf {
+namespace {
+
+absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("hdpmf round plan: ", field, "=", plan, ", the broadcast implies ", expected));
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<v1::HdpmfUserState>> DecodeUserState(absl::string_view state,
+                                                                  int rank) {
+  if (state.empty()) return std::nullopt;
+  v1::HdpmfUserState decoded;
+  if (!decoded.ParseFromString(std::string(state)) || decoded.user_factor_size() != rank ||
+      decoded.round() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hdpmf participant state is not an HdpmfUserState with ", rank, " factors"));
+  }
+  for (double x : decoded.user_factor()) {
+    if (!std::isfinite(x)) {
+      return absl::InvalidArgumentError("hdpmf participant state: a non-finite user factor");
+    }
+  }
+  if (!(decoded.privacy_weight() > 0 && decoded.privacy_weight() <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "hdpmf participant state: privacy_weight=", decoded.privacy_weight(), ", need (0, 1]"));
+  }
+  return decoded;
+}
+
+absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
+    const v1::RoundPlan& plan) {
+  v1::HdpmfBroadcast broadcast;
+  if (!broadcast.ParseFromString(plan.payload())) {
+    return absl::InvalidArgumentError("hdpmf round plan: payload is not an HdpmfBroadcast");
+  }
+  const v1::HdpmfConfig& c = broadcast.config();
+  if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
+  if (plan.algorithm() != kName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not '", kName, "'"));
+  }
+  absl::StatusOr<Eigen::MatrixXd> v =
+      MatrixFromProto(broadcast.item_factors(), c.num_items(), c.rank(), "hdpmf item factors");
+  if (!v.ok()) return v.status();
+  absl::StatusOr<RoundCodec> codec = MakeRoundCodec(c, *v);
+  if (!codec.ok()) return codec.status();
+  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
+  if (broadcast.round() < 0 || broadcast.round() > c.rounds()) {
+    return Mismatch("round", broadcast.round(), c.rounds());
+  }
+  if (plan.phase() != 0) return Mismatch("phase", plan.phase(), 0);
+  if (static_cast<int64_t>(plan.length()) != GradientDim(c)) {
+    return Mismatch("length", static_cast<int64_t>(plan.length()), GradientDim(c));
+  }
+  if (plan.bits() != codec->bits) return Mismatch("bits", plan.bits(), codec->bits);
+  if (plan.client_bits() != codec->bits) {
+    return Mismatch("client_bits", plan.client_bits(), codec->bits);
+  }
+  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
+    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
+  }
+  // The noise shares assume n_min honest clients; a plan accepting fewer would void the guarantee.
+  if (plan.min_contributors() < c.min_contributors()) {
+    return Mismatch("min_contributors", plan.min_contributors(), c.min_contributors());
+  }
+  if (plan.max_contributors() > c.cohort_size()) {
+    return Mismatch("max_contributors", plan.max_contributors(), c.cohort_size());
+  }
+  std::vector<double> gamma = ItemWeights(c.spec(), c.num_items());
+  const double threshold = c.variant() == v1::HDPMF_VARIANT_PDPMF ? PdpmfThreshold(c) : 0;
+  HdpmfScorer scorer(*v, Stretches(c) ? gamma : std::vector<double>{}, c.score_lambda());
+  return std::unique_ptr<HdpmfContributor>(
+      new HdpmfContributor(std::move(broadcast), *codec, UserWeights(c.spec(), c.num_users()),
+                           std::move(gamma), threshold, std::move(scorer)));
+}
+
+absl::StatusOr<v1::HdpmfUserState> HdpmfContributor::CurrentState(const LocalData& data,
+                                                                  absl::string_view state) const {
+  const v1::HdpmfConfig& c = broadcast_.config();
+  absl::StatusOr<std::optional<v1::HdpmfUserState>> decoded = DecodeUserState(state, c.rank());
+  if (!decoded.ok()) return decoded.status();
+  if (decoded->has_value()) return **decoded;
+  if (data.participant_id < 1 || data.participant_id > c.num_users()) {
+    return absl::InvalidArgumentError(absl::StrCat("hdpmf: participant id ", data.participant_id,
+                                                   " outside [1, ", c.num_users(), "]"));
+  }
+  v1::HdpmfUserState initial;
+  initial.set_round(-1);
+  const Eigen::VectorXd u = InitialUserFactor(c, data.participant_id);
+  initial.mutable_user_factor()->Add(u.data(), u.data() + u.size());
+  initial.set_privacy_weight(user_weights_[data.participant_id - 1]);
+  return initial;
+}
+
+absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
+                                                          absl::string_view state,
+                                                          dp::Rng& rng) const {
+  if (data.is_party()) {
+    return absl::InvalidArgumentError(
+        "hdpmf contributions are per user (its weight and ledger): a silo party cannot contribute");
+  }
+  const v1::HdpmfConfig& c = broadcast_.config();
+  const int64_t round = broadcast_.round();
+  if (round >= c.rounds()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("hdpmf: all ", c.rounds(), " rounds are done"));
+  }
+  if (absl::Status s = CheckRatings(data.train, c); !s.ok()) return s;
+  absl::StatusOr<v1::HdpmfUserState> current = CurrentState(data, state);
+  if (!current.ok()) return current.status();
+  const double beta = current->privacy_weight();
+  // PDPMF trains on one sample of the user's ratings, drawn from a seed of its own kept in its
+  // state (Zhang et al. sample once, before training).
+  std::vector<int32_t> kept_items;
+  std::vector<float> kept_ratings;
+  data::RatingRow train = data.train;
+  if (c.variant() == v1::HDPMF_VARIANT_PDPMF) {
+    if (current->round() < 0) current->set_sample_seed(rng());
+    dp::Rng sampler(current->sample_seed());
+    for (int64_t k = 0; k < train.size(); ++k) {
+      const int32_t j = train.indices[k];
+      if (dp::Bernoulli(sampler,
+                        PdpmfKeepProbability(c, pdpmf_threshold_, beta * item_weights_[j]))) {
+        kept_items.push_back(j);
+        kept_ratings.push_back(train.ratings[k]);
+      }
+    }
+    train = data::RatingRow{kept_items, kept_ratings, {}};
+  }
+  const Eigen::MatrixXd& v = scorer_.item_factors();
+  const Eigen::VectorXd targets = Targets(c, train, beta, item_weights_);
+  Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(current->user_factor().data(), c.rank());
+  // The step of the previous round's line 12, on the V that round produced. (A retried round, or
+  // a contribution the server never applied, steps nothing.)
+  if (current->round() >= 0 && current->round() < round) {
+    u = StepUserFactor(v, u, train, targets, c.lambda(), StepSize(c, round - 1));
+  }
+  Eigen::MatrixXd gradient;
+  if (c.mode() == v1::HDPMF_MODE_PAPER) {
+    // Theorem 2's sensitivity assumes ||u_i||_2 <= 1; the paper never enforces it.
+    const double norm = u.norm();
+    gradient = ItemGradient(v, norm > 1 ? Eigen::VectorXd(u / norm) : u, train, targets);
+  } else {
+    const Eigen::MatrixXd raw = ItemGradient(v, u, train, targets);
+    absl::StatusOr<Eigen::VectorXd> clipped =
+        dp::ClipL1(Eigen::Map<const Eigen::VectorXd>(raw.data(), raw.size()), c.clip());
+    if (!clipped.ok()) return clipped.status();
+    gradient = beta * Eigen::Map<const Eigen::MatrixXd>(clipped->data(), raw.rows(), raw.cols());
+  }
+  // Row-major: coordinate j K + l is item j, factor l.
+  Eigen::VectorXd values(GradientDim(c));
+  for (int64_t j = 0; j < c.num_items(); ++j) {
+    values.segment(j * c.rank(), c.rank()) = gradient.row(j).transpose();
+  }
+  absl::StatusOr<Eigen::VectorXd> noise = NoiseShare(c, values.size(), rng);
+  if (!noise.ok()) return noise.status();
+  absl::StatusOr<ContributionVector> vector = codec_.Encode(values + *noise, rng);
+  if (!vector.ok()) return vector.status();
+  v1::HdpmfUserState next;
+  next.set_round(round);
+  next.mutable_user_factor()->Add(u.data(), u.data() + u.size());
+  next.set_privacy_weight(beta);
+  next.set_sample_seed(current->sample_seed());
+  return Contribution{
+      .vector = *std::move(vector), .state = next.SerializeAsString(), .user_factor = std::move(u)};
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> HdpmfContributor::ParticipantCost(
+    const LocalData& data, absl::string_view state) const {
+  absl::StatusOr<v1::HdpmfUserState> current = CurrentState(data, state);
+  if (!current.ok()) return current.status();
+  return UserCost(broadcast_.config(), broadcast_.round(), current->privacy_weight());
+}
+
+}  // namespace fedmf::algorithms::hdpmf
