@@ -23,6 +23,7 @@
 #include "common/dp/rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/three_users_test_util.h"
 
 namespace fedmf::algorithms::hdpmf {
 namespace {
@@ -52,15 +53,9 @@ v1::HdpmfConfig Config(v1::HdpmfMode mode = v1::HDPMF_MODE_SOUND) {
   return c;
 }
 
-// Three users' ratings (items ascending).
-const int32_t kItems[3][3] = {{0, 2, 5}, {1, 2, 3}, {0, 4, 5}};
-const float kRatings[3][3] = {{5, 3, 1}, {4, 4, 2}, {1, 5, 3}};
-
-LocalData User(int i) {
-  LocalData data = LocalData::User({kItems[i], kRatings[i], {}});
-  data.participant_id = static_cast<uint32_t>(i + 1);
-  return data;
-}
+using test_util::kItems;
+using test_util::kRatings;
+using test_util::User;
 
 std::unique_ptr<HdpmfContributor> ContributorOf(const HdpmfUpdater& updater) {
   return HdpmfContributor::Create(updater.Plan().value()).value();
@@ -308,8 +303,8 @@ TEST(HdpmfTest, SoundContributionIsClippedAndScaledByBeta) {
 }
 
 // Each user's own ledger is charged beta_i eps / T per round: after T rounds it holds beta_i eps
-// (up to the ulps dp::SplitPureEpsilon steps down, never above), a budget of exactly beta_i eps pays for
-// T rounds and refuses one more; the coordinator's ledger holds the worst case, eps.
+// (up to the ulps dp::SplitPureEpsilon steps down, never above), a budget of exactly beta_i eps
+// pays for T rounds and refuses one more; the coordinator's ledger holds the worst case, eps.
 TEST(HdpmfTest, PerUserLedgersReachBetaEpsilonInTRounds) {
   for (int rounds : {1, 3, 7, 100}) {
     for (double eps : {0.1, 1.0, 1.6}) {

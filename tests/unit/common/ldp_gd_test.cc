@@ -18,6 +18,7 @@
 #include "common/dp/rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/three_users_test_util.h"
 
 namespace fedmf::algorithms::ldp_gd {
 namespace {
@@ -49,15 +50,9 @@ v1::LdpGdConfig Config(v1::LdpProjectionMode projection = v1::LDP_PROJECTION_NON
   return c;
 }
 
-// Three users' ratings (items ascending).
-const int32_t kItems[3][3] = {{0, 2, 5}, {1, 2, 3}, {0, 4, 5}};
-const float kRatings[3][3] = {{5, 3, 1}, {4, 4, 2}, {1, 5, 3}};
-
-LocalData User(int i) {
-  LocalData data = LocalData::User({kItems[i], kRatings[i], {}});
-  data.participant_id = static_cast<uint32_t>(i + 1);
-  return data;
-}
+using test_util::kItems;
+using test_util::kRatings;
+using test_util::User;
 
 TEST(LdpGdTest, ConfigAndPlanValidation) {
   v1::LdpGdConfig bad = Config(v1::LDP_PROJECTION_FIXED_PSEUDOINVERSE);
