@@ -20,6 +20,24 @@ absl::StatusOr<std::vector<TrainTest>> One(absl::StatusOr<TrainTest> split) {
 
 absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
                                                   absl::string_view spec, uint64_t seed) {
+  if (const size_t plus = spec.find("+train:"); plus != spec.npos) {
+    const absl::string_view value = spec.substr(plus + 7);
+    double fraction = 0;
+    if (!absl::SimpleAtod(value, &fraction)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("split '", spec, "': '", value, "' is not a training fraction"));
+    }
+    absl::StatusOr<std::vector<TrainTest>> splits = MakeSplits(data, spec.substr(0, plus), seed);
+    if (!splits.ok()) return splits.status();
+    for (TrainTest& split : *splits) {
+      // Its own stream: the subsample is independent of the test choice.
+      absl::StatusOr<TrainTest> sub =
+          SubsampleTrainPerUser(std::move(split), fraction, seed ^ 0x5eed5a3b1e0f7a11ULL);
+      if (!sub.ok()) return sub.status();
+      split = *std::move(sub);
+    }
+    return splits;
+  }
   const size_t colon = spec.find(':');
   const absl::string_view kind = spec.substr(0, colon);
   const absl::string_view value = colon == spec.npos ? "" : spec.substr(colon + 1);

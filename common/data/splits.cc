@@ -76,6 +76,24 @@ absl::StatusOr<TrainTest> SplitHoldoutPerUser(const RatingsDataset& data, double
       .Apply(data);
 }
 
+absl::StatusOr<TrainTest> SubsampleTrainPerUser(TrainTest split, double train_fraction,
+                                                uint64_t seed) {
+  if (!(train_fraction > 0 && train_fraction <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("train subsample: fraction ", train_fraction, " must be in (0, 1]"));
+  }
+  PortableRandom rng(seed);
+  // The dropped ratings go to the front (PerUser's "test" side), the kept ones stay.
+  const Picks picks = PerUser(split.train, [&](int32_t, std::vector<int64_t>& row) {
+    const int64_t c = static_cast<int64_t>(row.size());
+    const int64_t kept = std::max<int64_t>(
+        std::min<int64_t>(c, 1), static_cast<int64_t>(std::floor(train_fraction * c + 0.5)));
+    ChooseFront(row, c - kept, rng);
+    return c - kept;
+  });
+  return TrainTest{split.train.Subset(picks.train), std::move(split.test)};
+}
+
 absl::StatusOr<TrainTest> SplitLeaveNOut(const RatingsDataset& data, int n, uint64_t seed) {
   if (absl::Status s = CheckN(n); !s.ok()) return s;
   PortableRandom rng(seed);

@@ -31,6 +31,12 @@ absl::StatusOr<TrainTest> SplitLeaveNOut(const RatingsDataset& data, int n, uint
 // larger item index counts as later). FailedPrecondition if the dataset has no timestamps.
 absl::StatusOr<TrainTest> SplitLeaveLatestNOut(const RatingsDataset& data, int n);
 
+// `split` with each user's training ratings subsampled (the paper's sparsity experiments): a user
+// with c > 0 of them keeps max(1, floor(train_fraction * c + 0.5)), chosen at random; the test
+// side is unchanged. train_fraction must be in (0, 1].
+absl::StatusOr<TrainTest> SubsampleTrainPerUser(TrainTest split, double train_fraction,
+                                                uint64_t seed);
+
 // k folds over all ratings: a seeded random permutation puts the rating at position p in fold
 // p mod k, so fold sizes differ by at most one and every rating is in exactly one test set.
 // Result j has fold j as test and the other k - 1 folds as train (a user or item may then have no

@@ -176,6 +176,10 @@ template <Urbg64 G>
 double Gamma(G& g, double shape) {
   if (shape < 1) {
     const double log_u = std::log(UniformPositiveUnit(g));
+    // Gamma(shape + 1) U^(1/shape). With U^(1/shape) below e^-860 the product underflows to 0
+    // unless Gamma(shape + 1) > e^110 (probability below e^-1e47), so that draw is skipped: with
+    // shape = 1/n (Laplace shares) 40% of the draws end here at n = 943.
+    if (log_u / shape < -860) return 0;
     return std::exp(std::log(Gamma(g, shape + 1)) + log_u / shape);
   }
   const double d = shape - 1.0 / 3.0;

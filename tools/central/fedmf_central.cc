@@ -32,7 +32,8 @@ ABSL_FLAG(std::string, model, "als",
           "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean)");
 ABSL_FLAG(
     std::string, split, "kfold:5",
-    "evaluation split: kfold:K, holdout:FRACTION (per user), leave:N or leave-latest:N (per user)");
+    "evaluation split: kfold:K, holdout:FRACTION (per user), leave:N or leave-latest:N (per user), "
+    "optionally +train:F (each user's training ratings subsampled to F)");
 ABSL_FLAG(int, folds_to_run, 0, "evaluate only the first N folds (0 = all)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the split and of the factor initialization");
 ABSL_FLAG(int, rank, 0, "latent dimension k (0 = model default: als 20, central-mf 14, ldp-gd 15)");

@@ -4,11 +4,14 @@
 # OUT/runs.csv; hdpmf_summary.py turns the CSV into the tables of docs/results/hdpmf.md.
 #
 #   tools/experiments/hdpmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N] [--ranks="10 5"]
-#                              [--variants="mf hdpmf pdpmf dpmf"] [--extra="FLAGS"] [GROUP...]
+#                              [--variants="mf hdpmf pdpmf dpmf"] [--epsilon_sound="100"]
+#                              [--extra="FLAGS"] [GROUP...]
 #
-# GROUPs (default: table3 sound): table3 (paper mode: MF, HDPMF, PDPMF, DPMF and the central
-# baselines, --seeds seeds, each --ranks), sound (sound mode, same seeds and ranks), fuc and euc
-# (Fig. 2-5 shapes: HDPMF and PDPMF, K = 10, seed 1, f_uc in 0.1..0.54 and eps_uc in 0.1..0.4).
+# GROUPs (default: table3 sound): table3 (paper mode: --variants and the central baselines, --seeds
+# seeds, each --ranks), sound (sound mode, same seeds and ranks, --epsilon_sound run budgets),
+# ablation (HDPMF-R, Fig. 8: trained as HDPMF, no rescaling), fuc and euc (Fig. 2-5 shapes: HDPMF
+# and PDPMF, seed 1, each --ranks, f_uc in 0.1..0.54 and eps_uc in 0.1..0.4), sparsity (Fig. 6-7:
+# MF, HDPMF and PDPMF on 20..100% of each user's training ratings, leave-one-out, seed 1).
 # The split is the paper's: 10 random ratings of each user held out (leave:10). The data file
 # defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says so
 # and exits 0.
@@ -18,6 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA="${ROOT}/../shared/data/ml-100k/u.data"
 OUT="${ROOT}/docs/results/hdpmf"
 SEEDS=5
+EPS_SOUND="100"
 RANKS="10 5"
 VARIANTS="mf hdpmf pdpmf dpmf"
 EXTRA=()
@@ -32,7 +36,8 @@ for arg in "$@"; do
     --ranks=*) RANKS="${arg#--ranks=}" ;;
     --variants=*) VARIANTS="${arg#--variants=}" ;;
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
-    --help|-h) sed -n '2,15p' "$0"; exit 0 ;;
+    --epsilon_sound=*) EPS_SOUND="${arg#--epsilon_sound=}" ;;
+    --help|-h) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "hdpmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -53,12 +58,13 @@ CSV="${OUT}/runs.csv"
 
 # Every user in every epoch (full batch, T = 100), n_min = the whole cohort (so the summed noise
 # is exactly Laplace(b)), the paper's epsilon = 1 per epoch (--epsilon=100 for the run), lambda
-# 0.01 and eta_0 = 0.001 from the paper's grids (0.005 diverges: our gradient is the paper's sum
-# over raters, eq. 4; 0.002 was worse than 0.001 for MF on seed 1). Secure sums are added in the
-# clear (--plain_sum: the same sum, tested) to keep 943-user cohorts fast; the privacy accounting
-# is that of the secure run.
-COMMON=(--algorithm=hdpmf --split=leave:10 --rounds=100 --participation=1 --min_clients=0
-        --epsilon=100 --plain_sum --eval_every=0 --evaluate_every=100)
+# 0.01 and eta_0 = 0.001 from the paper's grids, factors starting at the rating scale's midpoint
+# (--hdpmf_init_center's default). Secure sums are added in the clear (--plain_sum: the same sum,
+# tested) to keep 943-user cohorts fast; the privacy accounting is that of the secure run.
+COMMON=(--algorithm=hdpmf --rounds=100 --participation=1 --min_clients=0 --plain_sum
+        --eval_every=0 --evaluate_every=100)
+SPLIT=leave:10
+EPSILON=100
 
 # run GROUP NAME RANK SEED FLAGS...: one fedmf-sim run, its last evaluation into the CSV.
 run() {
@@ -66,8 +72,9 @@ run() {
   shift 4
   local log="${OUT}/logs/${group}-${name}-k${rank}-seed${seed}.log"
   echo "== ${group} ${name} K=${rank} seed ${seed}" >&2
-  "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" \
-    "${COMMON[@]}" --hdpmf_rank="${rank}" "$@" ${EXTRA[@]+"${EXTRA[@]}"} > "${log}" 2>&1
+  "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" --split="${SPLIT}" \
+    --epsilon="${EPSILON}" "${COMMON[@]}" --hdpmf_rank="${rank}" "$@" ${EXTRA[@]+"${EXTRA[@]}"} \
+    > "${log}" 2>&1
   awk -v group="${group}" -v name="${name}" -v rank="${rank}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
     /event=evaluation/ { rmse = val("test_rmse"); mae = val("test_mae") }
@@ -78,52 +85,81 @@ run() {
   tail -n 1 "${CSV}" >&2
 }
 
-# central MODEL SEED: a fedmf-central baseline on the same split.
+# central GROUP MODEL SEED: a fedmf-central baseline on the same split.
 central() {
-  local model="$1" seed="$2" log="${OUT}/logs/table3-${1}-seed${2}.log"
-  echo "== table3 ${model} seed ${seed}" >&2
-  "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split=leave:10 --seed="${seed}" \
+  local group="$1" model="$2" seed="$3"
+  local log="${OUT}/logs/${group}-${model}-seed${seed}.log"
+  echo "== ${group} ${model} seed ${seed}" >&2
+  "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split="${SPLIT}" --seed="${seed}" \
     > "${log}" 2>&1
-  awk -v model="${model}" -v seed="${seed}" '
+  awk -v group="${group}" -v model="${model}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    /event=fold_done/ { print "table3," model ",0," seed ",0," val("rmse") "," val("mae") ",0" }
+    /event=fold_done/ { print group "," model ",0," seed ",0," val("rmse") "," val("mae") ",0" }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
 
-PAPER=(--hdpmf_mode=paper --hdpmf_learning_rate=0.001 --hdpmf_lambda=0.01)
+# paper VARIANT: the paper-mode flags of a variant. eta_0 0.001 (the paper's grid for HDPMF, PDPMF
+# and MF); for DPMF its own grid's smallest, 0.0001, as its noise (b = 2530 per coordinate at the
+# strongest weight 0.01) swamps larger steps.
+paper() {
+  local lr=0.001
+  [[ "$1" == dpmf ]] && lr=0.0001
+  echo --hdpmf_mode=paper --hdpmf_lambda=0.01 --hdpmf_variant="$1" --hdpmf_learning_rate="${lr}"
+}
 for group in "${SELECTED[@]}"; do
   case "${group}" in
     table3)
       for seed in $(seq 1 "${SEEDS}"); do
-        for model in global-mean user-mean popularity; do central "${model}" "${seed}"; done
+        for model in global-mean user-mean popularity; do central table3 "${model}" "${seed}"; done
         for rank in ${RANKS}; do
           for variant in ${VARIANTS}; do
-            run table3 "${variant}" "${rank}" "${seed}" "${PAPER[@]}" --hdpmf_variant="${variant}"
+            run table3 "${variant}" "${rank}" "${seed}" $(paper "${variant}")
           done
+        done
+      done ;;
+    ablation)
+      for seed in $(seq 1 "${SEEDS}"); do
+        for rank in ${RANKS}; do
+          run table3 hdpmf-r "${rank}" "${seed}" $(paper hdpmf-r)
         done
       done ;;
     sound)
       for seed in $(seq 1 "${SEEDS}"); do
         for rank in ${RANKS}; do
-          run sound hdpmf-sound "${rank}" "${seed}" --hdpmf_mode=sound --hdpmf_learning_rate=0.001 \
-            --hdpmf_lambda=0.01
+          for eps in ${EPS_SOUND}; do
+            EPSILON="${eps}" run sound "hdpmf-sound-eps${eps}" "${rank}" "${seed}" \
+              --hdpmf_mode=sound --hdpmf_learning_rate=0.001 --hdpmf_lambda=0.01
+          done
         done
       done ;;
     fuc)
-      for f in 0.1 0.2 0.3 0.4 0.54; do
-        for variant in hdpmf pdpmf; do
-          run fuc "${variant}-fuc${f}" 10 1 "${PAPER[@]}" --hdpmf_variant="${variant}" \
-            --hdpmf_f_uc="${f}"
+      for rank in ${RANKS}; do
+        for f in 0.1 0.2 0.3 0.4 0.54; do
+          for variant in hdpmf pdpmf; do
+            run fuc "${variant}-fuc${f}" "${rank}" 1 $(paper "${variant}") --hdpmf_f_uc="${f}"
+          done
         done
       done ;;
     euc)
-      for e in 0.1 0.2 0.3 0.4; do
-        for variant in hdpmf pdpmf; do
-          run euc "${variant}-euc${e}" 10 1 "${PAPER[@]}" --hdpmf_variant="${variant}" \
-            --hdpmf_eps_uc="${e}"
+      for rank in ${RANKS}; do
+        for e in 0.1 0.2 0.3 0.4; do
+          for variant in hdpmf pdpmf; do
+            run euc "${variant}-euc${e}" "${rank}" 1 $(paper "${variant}") --hdpmf_eps_uc="${e}"
+          done
         done
       done ;;
+    sparsity)
+      for fraction in 0.2 0.4 0.6 0.8 1; do
+        SPLIT="leave:1+train:${fraction}"
+        for model in user-mean popularity; do central "sparsity${fraction}" "${model}" 1; done
+        for rank in ${RANKS}; do
+          for variant in mf hdpmf pdpmf; do
+            run "sparsity${fraction}" "${variant}" "${rank}" 1 $(paper "${variant}")
+          done
+        done
+      done
+      SPLIT=leave:10 ;;
     *) echo "hdpmf.sh: unknown group ${group}" >&2; exit 2 ;;
   esac
 done

@@ -83,7 +83,11 @@ absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
   }
   std::vector<double> gamma = ItemWeights(c.spec(), c.num_items());
   const double threshold = c.variant() == v1::HDPMF_VARIANT_PDPMF ? PdpmfThreshold(c) : 0;
-  HdpmfScorer scorer(*v, Stretches(c) ? gamma : std::vector<double>{}, c.score_lambda());
+  HdpmfScorer scorer(*v, {.item_weights = Stretches(c) ? gamma : std::vector<double>{},
+                          .rescale = !c.skip_rescaling(),
+                          .lambda = c.score_lambda(),
+                          .rating_min = c.rating_min(),
+                          .rating_max = c.rating_max()});
   return std::unique_ptr<HdpmfContributor>(
       new HdpmfContributor(std::move(broadcast), *codec, UserWeights(c.spec(), c.num_users()),
                            std::move(gamma), threshold, std::move(scorer)));
@@ -150,17 +154,16 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
   if (current->round() >= 0 && current->round() < round) {
     u = StepUserFactor(v, u, train, targets, c.lambda(), StepSize(c, round - 1));
   }
-  Eigen::MatrixXd gradient;
-  if (c.mode() == v1::HDPMF_MODE_PAPER) {
-    // Theorem 2's sensitivity assumes ||u_i||_2 <= 1; the paper never enforces it.
-    const double norm = u.norm();
-    gradient = ItemGradient(v, norm > 1 ? Eigen::VectorXd(u / norm) : u, train, targets);
-  } else {
-    const Eigen::MatrixXd raw = ItemGradient(v, u, train, targets);
+  // Theorem 2's sensitivity and the codec's bound need ||u|| <= 1 (user_math.h); every step keeps
+  // it, but the state is the device's and may be stale or corrupt.
+  u = ProjectToUnitBall(std::move(u));
+  Eigen::MatrixXd gradient = ItemGradient(v, u, train, targets);
+  if (c.mode() == v1::HDPMF_MODE_SOUND) {
     absl::StatusOr<Eigen::VectorXd> clipped =
-        dp::ClipL1(Eigen::Map<const Eigen::VectorXd>(raw.data(), raw.size()), c.clip());
+        dp::ClipL1(Eigen::Map<const Eigen::VectorXd>(gradient.data(), gradient.size()), c.clip());
     if (!clipped.ok()) return clipped.status();
-    gradient = beta * Eigen::Map<const Eigen::MatrixXd>(clipped->data(), raw.rows(), raw.cols());
+    gradient =
+        beta * Eigen::Map<const Eigen::MatrixXd>(clipped->data(), gradient.rows(), gradient.cols());
   }
   // Row-major: coordinate j K + l is item j, factor l.
   Eigen::VectorXd values(GradientDim(c));

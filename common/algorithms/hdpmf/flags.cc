@@ -23,7 +23,8 @@ ABSL_FLAG(std::string, hdpmf_mode, "sound",
           "beta_i, noise per user) or paper (stretched ratings, noise per rating, as published)");
 ABSL_FLAG(std::string, hdpmf_variant, "hdpmf",
           "hdpmf: hdpmf, or a paper-mode baseline: dpmf (no stretching, uniform noise at the "
-          "smallest weight), mf (no noise) or pdpmf (Zhang et al.'s sample mechanism)");
+          "smallest weight), mf (no noise), pdpmf (Zhang et al.'s sample mechanism) or hdpmf-r "
+          "(trained as hdpmf, predicting without rescaling: Fig. 8's ablation)");
 ABSL_FLAG(int, hdpmf_rank, fedmf::algorithms::hdpmf::kDefaultRank, "hdpmf: K, the factors' size");
 ABSL_FLAG(double, hdpmf_learning_rate, fedmf::algorithms::hdpmf::kDefaultLearningRate,
           "hdpmf: eta_0; divided by 5 at 25% and again at 75% of the epochs");
@@ -34,7 +35,11 @@ ABSL_FLAG(double, hdpmf_score_lambda, fedmf::algorithms::hdpmf::kDefaultScoreLam
 ABSL_FLAG(double, hdpmf_clip, fedmf::algorithms::hdpmf::kDefaultClip,
           "hdpmf sound mode: C, the L1 clip of a user's m x K gradient");
 ABSL_FLAG(double, hdpmf_init_scale, fedmf::algorithms::hdpmf::kDefaultInitScale,
-          "hdpmf: V and each u_i start N(0, scale^2) (public seed)");
+          "hdpmf: the N(0, scale^2) part of V's and each u_i's start (public seed)");
+ABSL_FLAG(double, hdpmf_init_center, -1,
+          "hdpmf: every prediction u_i^T v_j starts near this (V's coordinates center / sqrt(K), "
+          "u's 1 / sqrt(K)); 0: zero-mean factors; negative: the rating scale's midpoint, times "
+          "the specification's mean weights when the ratings are stretched");
 ABSL_FLAG(double, hdpmf_rating_min, 1, "hdpmf: smallest rating (Delta = max - min)");
 ABSL_FLAG(double, hdpmf_rating_max, 5, "hdpmf: largest rating");
 ABSL_FLAG(double, hdpmf_f_uc, 0.54, "hdpmf privacy spec: fraction of conservative users");
@@ -87,9 +92,12 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
     c.set_variant(v1::HDPMF_VARIANT_MF);
   } else if (variant == "pdpmf") {
     c.set_variant(v1::HDPMF_VARIANT_PDPMF);
+  } else if (variant == "hdpmf-r") {
+    c.set_variant(v1::HDPMF_VARIANT_HDPMF);
+    c.set_skip_rescaling(true);
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--hdpmf_variant='", variant, "': expected hdpmf, dpmf, mf or pdpmf"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--hdpmf_variant='", variant, "': expected hdpmf, dpmf, mf, pdpmf or hdpmf-r"));
   }
   c.set_learning_rate(absl::GetFlag(FLAGS_hdpmf_learning_rate));
   c.set_lambda(absl::GetFlag(FLAGS_hdpmf_lambda));
@@ -112,6 +120,8 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
   s.set_item_w_mod(absl::GetFlag(FLAGS_hdpmf_eps_im));
   const uint64_t spec_seed = absl::GetFlag(FLAGS_hdpmf_spec_seed);
   s.set_seed(spec_seed != 0 ? spec_seed : run.seed);
+  const double center = absl::GetFlag(FLAGS_hdpmf_init_center);
+  c.set_init_center(center >= 0 ? center : DefaultInitCenter(c));
   if (absl::Status st = ValidateConfig(c); !st.ok()) return st;
   return c;
 }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/hdpmf/privacy_spec.h"
+#include "common/algorithms/hdpmf/user_math.h"
 #include "common/algorithms/public_init.h"
 #include "common/dp/fixed_point.h"
 #include "common/dp/laplace.h"
@@ -76,6 +77,10 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
   if (!Positive(c.clip())) return Bad("clip", c.clip(), "> 0");
   if (!Positive(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
   if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
+  if (!std::isfinite(c.init_center())) return Bad("init_center", c.init_center(), "finite");
+  if (c.skip_rescaling() && !Stretches(c)) {
+    return Bad("skip_rescaling", 1, "only for the hdpmf variant in paper mode (HDPMF-R)");
+  }
   if (c.cohort_size() < 1 || c.cohort_size() > c.num_users()) {
     return Bad("cohort_size", static_cast<double>(c.cohort_size()), "in [1, num_users]");
   }
@@ -113,12 +118,21 @@ double RoundEpsilon(const v1::HdpmfConfig& config) {
   }
 }
 
-double PdpmfThreshold(const v1::HdpmfConfig& config) {
+double MeanRatingWeight(const v1::HdpmfConfig& config) {
   const std::vector<double> beta = UserWeights(config.spec(), config.num_users());
   const std::vector<double> gamma = ItemWeights(config.spec(), config.num_items());
   const double mean_beta = std::accumulate(beta.begin(), beta.end(), 0.0) / beta.size();
   const double mean_gamma = std::accumulate(gamma.begin(), gamma.end(), 0.0) / gamma.size();
-  return dp::SplitPureEpsilon(config.epsilon() * mean_beta * mean_gamma, config.rounds());
+  return mean_beta * mean_gamma;
+}
+
+double PdpmfThreshold(const v1::HdpmfConfig& config) {
+  return dp::SplitPureEpsilon(config.epsilon() * MeanRatingWeight(config), config.rounds());
+}
+
+double DefaultInitCenter(const v1::HdpmfConfig& config) {
+  const double midpoint = (config.rating_min() + config.rating_max()) / 2;
+  return Stretches(config) ? midpoint * MeanRatingWeight(config) : midpoint;
 }
 
 double PdpmfKeepProbability(const v1::HdpmfConfig& config, double threshold, double rating_weight) {
@@ -177,13 +191,21 @@ std::optional<dp::LedgerEntry> UserCost(const v1::HdpmfConfig& config, int64_t r
 }
 
 Eigen::MatrixXd InitialItemFactors(const v1::HdpmfConfig& config) {
+  const double center = config.init_center() / std::sqrt(static_cast<double>(config.rank()));
   return PublicNormalMatrix(config.num_items(), config.rank(), config.init_scale(), config.seed(),
-                            0);
+                            0)
+             .array() +
+         center;
 }
 
 Eigen::VectorXd InitialUserFactor(const v1::HdpmfConfig& config, uint32_t participant_id) {
-  return PublicNormalMatrix(config.rank(), 1, config.init_scale(), config.seed(), participant_id)
-      .col(0);
+  const double center =
+      config.init_center() == 0 ? 0 : 1 / std::sqrt(static_cast<double>(config.rank()));
+  return ProjectToUnitBall(
+      PublicNormalMatrix(config.rank(), 1, config.init_scale(), config.seed(), participant_id)
+          .col(0)
+          .array() +
+      center);
 }
 
 absl::StatusOr<RoundCodec> MakeRoundCodec(const v1::HdpmfConfig& config,

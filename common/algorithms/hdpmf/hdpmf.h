@@ -26,9 +26,9 @@ namespace fedmf::algorithms::hdpmf {
 inline constexpr absl::string_view kName = "hdpmf";
 // Defaults of the flags: the paper's K, T, lambda and initial step (from its grids) on ML-100K.
 inline constexpr int kDefaultRank = 10;
-inline constexpr double kDefaultLearningRate = 0.01;
+inline constexpr double kDefaultLearningRate = 0.001;
 inline constexpr double kDefaultLambda = 0.01;
-inline constexpr double kDefaultInitScale = 0.1;
+inline constexpr double kDefaultInitScale = 0.01;
 inline constexpr double kDefaultClip = 1;
 inline constexpr double kDefaultScoreLambda = 1;
 // The probability, per round, that a valid sum leaves the codec's range (the round is discarded).
@@ -46,9 +46,14 @@ double StepSize(const v1::HdpmfConfig& config, int64_t round);
 // DPMF the uniform epsilon of every rating, times the smallest weight; for PDPMF its t; 0 for MF
 // (no noise).
 double RoundEpsilon(const v1::HdpmfConfig& config);
-// PDPMF's t: the mean rating budget, mean(beta) mean(gamma) eps_r over the specification's users
-// and items (public; the mean over the training ratings would be data-dependent), stepped by ulps.
+// mean(beta) mean(gamma) over the specification's users and items (public; the mean over the
+// training ratings would be data-dependent).
+double MeanRatingWeight(const v1::HdpmfConfig& config);
+// PDPMF's t: the mean rating budget, MeanRatingWeight eps_r, stepped by ulps.
 double PdpmfThreshold(const v1::HdpmfConfig& config);
+// The init_center of --hdpmf_init_center's default: the rating scale's midpoint, times
+// MeanRatingWeight when the ratings are stretched (the targets' scale).
+double DefaultInitCenter(const v1::HdpmfConfig& config);
 // PDPMF's pi(R_ij, t) for a rating of weight W_ij and t = `threshold` (PdpmfThreshold; eq. 5):
 // (e^(W eps_r) - 1) / (e^t - 1) when W eps_r < t, else 1.
 double PdpmfKeepProbability(const v1::HdpmfConfig& config, double threshold, double rating_weight);
@@ -74,7 +79,9 @@ std::optional<dp::LedgerEntry> RoundRelease(const v1::HdpmfConfig& config, int64
 std::optional<dp::LedgerEntry> UserCost(const v1::HdpmfConfig& config, int64_t round,
                                         double privacy_weight);
 
-// V_0 (m x K) and a user's u_i^0, N(0, init_scale^2) from the public seed (data-independent).
+// V_0 (m x K) and a user's u_i^0 from the public seed (data-independent): init_center / sqrt(K)
+// (V) and 1 / sqrt(K) (u, unless init_center = 0) plus N(0, init_scale^2) per coordinate, u on
+// the unit ball; so u^T v starts near init_center.
 Eigen::MatrixXd InitialItemFactors(const v1::HdpmfConfig& config);
 Eigen::VectorXd InitialUserFactor(const v1::HdpmfConfig& config, uint32_t participant_id);
 

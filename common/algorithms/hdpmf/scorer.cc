@@ -8,11 +8,6 @@
 namespace fedmf::algorithms::hdpmf {
 
 absl::StatusOr<Eigen::VectorXd> HdpmfScorer::Scores(const data::RatingRow& ratings) const {
-  return PredictRatings(ratings, 0);
-}
-
-absl::StatusOr<Eigen::VectorXd> HdpmfScorer::PredictRatings(const data::RatingRow& ratings,
-                                                            double fallback_mean) const {
   const int64_t m = item_factors_.rows();
   for (int64_t k = 0; k < ratings.size(); ++k) {
     if (ratings.indices[k] < 0 || ratings.indices[k] >= m || !std::isfinite(ratings.ratings[k])) {
@@ -21,23 +16,31 @@ absl::StatusOr<Eigen::VectorXd> HdpmfScorer::PredictRatings(const data::RatingRo
                                                      " items or not finite"));
     }
   }
-  if (ratings.size() == 0) return Eigen::VectorXd::Constant(m, fallback_mean);
-  const bool stretched = !item_weights_.empty();
+  const std::vector<double>& gamma = prediction_.item_weights;
   const int64_t k_dim = item_factors_.cols();
-  Eigen::MatrixXd a = lambda_ * Eigen::MatrixXd::Identity(k_dim, k_dim);
+  Eigen::MatrixXd a = prediction_.lambda * Eigen::MatrixXd::Identity(k_dim, k_dim);
   Eigen::VectorXd b = Eigen::VectorXd::Zero(k_dim);
   for (int64_t k = 0; k < ratings.size(); ++k) {
     const int32_t j = ratings.indices[k];
     const auto v = item_factors_.row(j).transpose();
     a.noalias() += v * v.transpose();
-    b += (stretched ? item_weights_[j] : 1.0) * ratings.ratings[k] * v;
+    b += (gamma.empty() ? 1.0 : gamma[j]) * ratings.ratings[k] * v;
   }
   const Eigen::VectorXd u = a.ldlt().solve(b);
   Eigen::VectorXd predicted = item_factors_ * u;
-  if (stretched) {
-    for (int64_t j = 0; j < m; ++j) predicted[j] /= item_weights_[j];
+  if (!gamma.empty() && prediction_.rescale) {
+    for (int64_t j = 0; j < m; ++j) predicted[j] /= gamma[j];
   }
   return predicted;
+}
+
+absl::StatusOr<Eigen::VectorXd> HdpmfScorer::PredictRatings(const data::RatingRow& ratings,
+                                                            double fallback_mean) const {
+  absl::StatusOr<Eigen::VectorXd> predicted = Scores(ratings);
+  if (!predicted.ok()) return predicted.status();
+  if (ratings.size() == 0) return Eigen::VectorXd::Constant(item_factors_.rows(), fallback_mean);
+  return Eigen::VectorXd(
+      predicted->cwiseMax(prediction_.rating_min).cwiseMin(prediction_.rating_max));
 }
 
 }  // namespace fedmf::algorithms::hdpmf

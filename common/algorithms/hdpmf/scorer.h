@@ -4,6 +4,9 @@
 // prediction u^T v_j / gamma_j (Algorithm 1, lines 13-17). The user's private beta_i is not needed:
 // the fit is linear in its targets, so fitting beta_i gamma_j R_ij and dividing by beta_i gamma_j
 // gives the same prediction. Without stretching t_j = R_ij and the prediction is u^T v_j.
+// Scores rank by the unclamped prediction; PredictRatings clamps it to the rating scale.
+// HDPMF-R (the ablation) fits the same stretched targets and skips the division by gamma_j (its
+// beta_i cancels in the fit, so only the item half of the rescaling is removed).
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_SCORER_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_SCORER_H_
 
@@ -16,17 +19,23 @@ namespace fedmf::algorithms::hdpmf {
 
 class HdpmfScorer final : public Scorer {
  public:
-  // `item_weights`: gamma (m values in (0, 1]) when stretched, empty otherwise. lambda > 0.
-  HdpmfScorer(Eigen::MatrixXd item_factors, std::vector<double> item_weights, double lambda)
-      : item_factors_(std::move(item_factors)),
-        item_weights_(std::move(item_weights)),
-        lambda_(lambda) {}
+  // How the model predicts: `item_weights` gamma (m values in (0, 1]) when trained on stretched
+  // ratings, empty otherwise; `rescale` false for HDPMF-R; lambda > 0; the rating scale.
+  struct Prediction {
+    std::vector<double> item_weights;
+    bool rescale = true;
+    double lambda = 1;
+    double rating_min = 1;
+    double rating_max = 5;
+  };
+  HdpmfScorer(Eigen::MatrixXd item_factors, Prediction prediction)
+      : item_factors_(std::move(item_factors)), prediction_(std::move(prediction)) {}
 
   int32_t num_items() const override { return static_cast<int32_t>(item_factors_.rows()); }
-  // The predicted ratings.
+  // The predicted ratings, unclamped (they rank without ties).
   absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const override;
   bool predicts_ratings() const override { return true; }
-  // fallback_mean for every item of a user without ratings.
+  // Clamped to [rating_min, rating_max]; fallback_mean for every item of a user without ratings.
   absl::StatusOr<Eigen::VectorXd> PredictRatings(const data::RatingRow& ratings,
                                                  double fallback_mean) const override;
 
@@ -34,8 +43,7 @@ class HdpmfScorer final : public Scorer {
 
  private:
   Eigen::MatrixXd item_factors_;
-  std::vector<double> item_weights_;
-  double lambda_;
+  Prediction prediction_;
 };
 
 }  // namespace fedmf::algorithms::hdpmf

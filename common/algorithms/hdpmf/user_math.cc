@@ -38,6 +38,12 @@ Eigen::VectorXd Targets(const v1::HdpmfConfig& config, const data::RatingRow& ra
   return t;
 }
 
+Eigen::VectorXd ProjectToUnitBall(Eigen::VectorXd u) {
+  const double norm = u.norm();
+  if (norm > 1) u /= norm;
+  return u;
+}
+
 Eigen::MatrixXd ItemGradient(const Eigen::MatrixXd& item_factors,
                              const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
                              const Eigen::VectorXd& targets) {
@@ -58,7 +64,7 @@ Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,
     grad +=
         2 * (item_factors.row(j).dot(user_factor) - targets[k]) * item_factors.row(j).transpose();
   }
-  return user_factor - step * grad;
+  return ProjectToUnitBall(user_factor - step * grad);
 }
 
 }  // namespace fedmf::algorithms::hdpmf

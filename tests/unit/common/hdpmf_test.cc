@@ -200,6 +200,23 @@ TEST(HdpmfTest, PdpmfSamplesOnceWithEq5AndSpendsT) {
   EXPECT_EQ(DecodeUserState(again.state, 2).value()->sample_seed(), seed);
 }
 
+// Every prediction starts near init_center: V's coordinates init_center / sqrt(K), u's 1 / sqrt(K),
+// plus N(0, init_scale^2); u within the unit ball.
+TEST(HdpmfTest, InitialFactorsPredictInitCenter) {
+  v1::HdpmfConfig c = Config();
+  c.set_init_center(3);
+  c.set_init_scale(1e-9);
+  const Eigen::MatrixXd v = InitialItemFactors(c);
+  for (uint32_t id = 1; id <= 3; ++id) {
+    const Eigen::VectorXd u = InitialUserFactor(c, id);
+    EXPECT_LE(u.norm(), 1 + 1e-12);
+    for (int j = 0; j < v.rows(); ++j) EXPECT_NEAR(u.dot(v.row(j)), 3, 1e-6);
+  }
+  c.set_init_center(0);  // zero-mean factors
+  c.set_init_scale(0.1);
+  EXPECT_LT(std::abs(InitialItemFactors(c).mean()), 0.1);
+}
+
 TEST(HdpmfTest, StepScheduleDividesByFiveAt25And75Percent) {
   v1::HdpmfConfig c = Config();
   c.set_rounds(100);
@@ -229,9 +246,18 @@ TEST(HdpmfTest, StretchThenRescaleIsExactWithoutNoise) {
       ratings[j] = static_cast<float>(exact[j]);
     }
     const data::RatingRow row{items, ratings, {}};
-    HdpmfScorer scorer(v, gamma, 1e-12);
-    const Eigen::VectorXd predicted = scorer.PredictRatings(row, 0).value();
+    const HdpmfScorer scorer(v, {.item_weights = gamma, .lambda = 1e-12});
+    const Eigen::VectorXd predicted = scorer.Scores(row).value();
     for (int j = 0; j < 6; ++j) EXPECT_NEAR(predicted[j], ratings[j], 1e-6) << beta << " " << j;
+    // Predicted ratings are the same, clamped to the rating scale [1, 5].
+    const Eigen::VectorXd clamped = scorer.PredictRatings(row, 0).value();
+    for (int j = 0; j < 6; ++j) {
+      EXPECT_NEAR(clamped[j], std::clamp<double>(ratings[j], 1, 5), 1e-6) << beta << " " << j;
+    }
+    // HDPMF-R skips the division by gamma_j: its predictions are the fit's gamma_j R_j.
+    const HdpmfScorer unscaled(v, {.item_weights = gamma, .rescale = false, .lambda = 1e-12});
+    const Eigen::VectorXd r_scores = unscaled.Scores(row).value();
+    for (int j = 0; j < 6; ++j) EXPECT_NEAR(r_scores[j], gamma[j] * ratings[j], 1e-6);
     // Stretching in the contributor's targets is W_ij R_ij with W = beta gamma.
     const Eigen::VectorXd t = Targets(c, row, beta, gamma);
     for (int j = 0; j < 6; ++j) EXPECT_DOUBLE_EQ(t[j], beta * gamma[j] * ratings[j]);
@@ -403,6 +429,11 @@ TEST(HdpmfTest, UserFactorStepsOnEachNewVAndStateIsValidated) {
       StepUserFactor(updater->item_factors(), first.user_factor, row,
                      Targets(c, row, UserWeights(c.spec(), 3)[0], {}), c.lambda(), StepSize(c, 0));
   EXPECT_EQ(round1->Contribute(User(0), first.state, rng).value().user_factor, want);
+  // However long the step, u stays on the unit ball (Theorem 2's ||u|| <= 1).
+  EXPECT_LE(StepUserFactor(updater->item_factors(), first.user_factor, row, Targets(c, row, 1, {}),
+                           c.lambda(), 1e6)
+                .norm(),
+            1 + 1e-12);
 
   EXPECT_THAT(round1->Contribute(User(0), "garbage", rng).status().message(),
               HasSubstr("not an HdpmfUserState"));
@@ -434,6 +465,9 @@ TEST(HdpmfTest, ConfigPlanAndStateAreValidated) {
   c = Config();
   c.set_rating_max(1);
   EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("rating_max=1"));
+  c = Config();
+  c.set_skip_rescaling(true);  // sound mode does not stretch: nothing to skip
+  EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("skip_rescaling"));
   c = Config();
   c.mutable_spec()->set_user_f_con(2);
   EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("user_f_con=2"));

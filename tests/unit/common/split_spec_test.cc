@@ -55,6 +55,33 @@ TEST(SplitSpecTest, PerUserSplitsGiveOnePair) {
   EXPECT_EQ((*latest)[0].test.num_ratings(), 8);
 }
 
+// "+train:F" keeps max(1, round(F c)) of each user's c training ratings, a subset of the
+// unsubsampled split's, and leaves its test side alone.
+TEST(SplitSpecTest, TrainSubsampleKeepsAFractionOfEachUsersTrainRatings) {
+  const auto base = MakeSplits(Small(), "leave:1", 3);
+  ASSERT_TRUE(base.ok()) << base.status();
+  for (const auto& [spec, kept] :
+       {std::pair{"leave:1+train:0.5", 2}, std::pair{"leave:1+train:0.01", 1},
+        std::pair{"leave:1+train:1", 4}}) {
+    const auto sub = MakeSplits(Small(), spec, 3);
+    ASSERT_TRUE(sub.ok()) << spec << ": " << sub.status();
+    const TrainTest& b = (*base)[0];
+    const TrainTest& s = (*sub)[0];
+    EXPECT_EQ(s.test.num_ratings(), b.test.num_ratings()) << spec;
+    for (int32_t u = 0; u < 4; ++u) {
+      const RatingRow sub_row = s.train.user(u), base_row = b.train.user(u);
+      EXPECT_EQ(sub_row.size(), kept) << spec << " user " << u;
+      EXPECT_TRUE(std::includes(base_row.indices.begin(), base_row.indices.end(),
+                                sub_row.indices.begin(), sub_row.indices.end()))
+          << spec << " user " << u;
+      EXPECT_TRUE(std::equal(s.test.user(u).indices.begin(), s.test.user(u).indices.end(),
+                             b.test.user(u).indices.begin(), b.test.user(u).indices.end()));
+    }
+  }
+  EXPECT_FALSE(MakeSplits(Small(), "leave:1+train:0", 3).ok());
+  EXPECT_FALSE(MakeSplits(Small(), "leave:1+train:x", 3).ok());
+}
+
 TEST(SplitSpecTest, MalformedSpecsNameTheProblem) {
   const std::pair<const char*, const char*> cases[] = {
       {"kfold:x", "'x' is not a fold count"},
