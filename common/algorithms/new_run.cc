@@ -58,9 +58,8 @@ int64_t LocalDpMinContributors(const RunSettings& run) {
 
 absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm) {
   if (run.delta == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(algorithm, ": --delta=", run.delta,
-                                                 "; its budget is pure epsilon per user "
-                                                 "(--delta=0)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(algorithm, ": --delta=", run.delta, "; its budget is pure epsilon (--delta=0)"));
 }
 
 absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings) {

@@ -39,7 +39,7 @@ struct RunSettings {
 int64_t SampledCohort(const RunSettings& run);
 // --min_clients, or 1 when it is 0: a local-DP report is private on its own.
 int64_t LocalDpMinContributors(const RunSettings& run);
-// InvalidArgument naming `algorithm` unless --delta is 0: its budget is pure epsilon per user.
+// InvalidArgument naming `algorithm` unless --delta is 0: its budget is pure epsilon.
 absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm);
 
 struct NewRun {

@@ -5,13 +5,14 @@
 #
 #   tools/experiments/hdpmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N] [--ranks="10 5"]
 #                              [--variants="mf hdpmf pdpmf dpmf"] [--epsilon_sound="100"]
-#                              [--extra="FLAGS"] [GROUP...]
+#                              [--sweep="VALUES"] [--extra="FLAGS"] [GROUP...]
 #
 # GROUPs (default: table3 sound): table3 (paper mode: --variants and the central baselines, --seeds
 # seeds, each --ranks), sound (sound mode, same seeds and ranks, --epsilon_sound run budgets),
 # ablation (HDPMF-R, Fig. 8: trained as HDPMF, no rescaling), fuc and euc (Fig. 2-5 shapes: HDPMF
 # and PDPMF, seed 1, each --ranks, f_uc in 0.1..0.54 and eps_uc in 0.1..0.4), sparsity (Fig. 6-7:
 # MF, HDPMF and PDPMF on 20..100% of each user's training ratings, leave-one-out, seed 1).
+# --sweep replaces the values of fuc, euc or sparsity (e.g. --sweep="0.1 0.3 0.54" fuc).
 # The split is the paper's: 10 random ratings of each user held out (leave:10). The data file
 # defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says so
 # and exits 0.
@@ -22,6 +23,7 @@ DATA="${ROOT}/../shared/data/ml-100k/u.data"
 OUT="${ROOT}/docs/results/hdpmf"
 SEEDS=5
 EPS_SOUND="100"
+SWEEP=""
 RANKS="10 5"
 VARIANTS="mf hdpmf pdpmf dpmf"
 EXTRA=()
@@ -37,7 +39,8 @@ for arg in "$@"; do
     --variants=*) VARIANTS="${arg#--variants=}" ;;
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
     --epsilon_sound=*) EPS_SOUND="${arg#--epsilon_sound=}" ;;
-    --help|-h) sed -n '2,17p' "$0"; exit 0 ;;
+    --sweep=*) SWEEP="${arg#--sweep=}" ;;
+    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "hdpmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -135,7 +138,7 @@ for group in "${SELECTED[@]}"; do
       done ;;
     fuc)
       for rank in ${RANKS}; do
-        for f in 0.1 0.2 0.3 0.4 0.54; do
+        for f in ${SWEEP:-0.1 0.2 0.3 0.4 0.54}; do
           for variant in hdpmf pdpmf; do
             run fuc "${variant}-fuc${f}" "${rank}" 1 $(paper "${variant}") --hdpmf_f_uc="${f}"
           done
@@ -143,14 +146,14 @@ for group in "${SELECTED[@]}"; do
       done ;;
     euc)
       for rank in ${RANKS}; do
-        for e in 0.1 0.2 0.3 0.4; do
+        for e in ${SWEEP:-0.1 0.2 0.3 0.4}; do
           for variant in hdpmf pdpmf; do
             run euc "${variant}-euc${e}" "${rank}" 1 $(paper "${variant}") --hdpmf_eps_uc="${e}"
           done
         done
       done ;;
     sparsity)
-      for fraction in 0.2 0.4 0.6 0.8 1; do
+      for fraction in ${SWEEP:-0.2 0.4 0.6 0.8 1}; do
         SPLIT="leave:1+train:${fraction}"
         for model in user-mean popularity; do central "sparsity${fraction}" "${model}" 1; done
         for rank in ${RANKS}; do

@@ -64,11 +64,13 @@ def main():
     print("| method | K | MSE (ours) | MSE (paper) | MAE (ours) | MAE (paper) | seeds |")
     print("|---|---|---|---|---|---|---|")
     for rank in ranks:
-        for name in ("mf", "hdpmf", "pdpmf", "dpmf"):
+        for name in ("mf", "hdpmf", "pdpmf", "dpmf", "hdpmf-r"):
             key = ("table3", name, rank)
-            paper = PAPER[name].get(rank, ("-", "-"))
+            if key not in runs:
+                continue
+            paper = PAPER.get(name, {}).get(rank, ("-", "-"))
             print(f"| {name} | {rank} | {fmt(metric(key, 0))} | {paper[0]} | {fmt(metric(key, 1))} "
-                  f"| {paper[1]} | {len(runs.get(key, {}))} |")
+                  f"| {paper[1]} | {len(runs[key])} |")
     for name in ("global-mean", "user-mean", "popularity"):
         key = ("table3", name, 0)
         if key in runs:
@@ -94,14 +96,29 @@ def main():
                   f"{len(runs[key])} |")
         print()
     for group, label in (("fuc", "f_uc"), ("euc", "eps_uc")):
-        keys = sorted(k for k in runs if k[0] == group)
-        if keys:
-            print(f"### MSE vs {label} (K = 10, seed 1)\n")
-            print(f"| run | MSE | MAE |")
-            print("|---|---|---|")
-            for key in keys:
-                print(f"| {key[1]} | {fmt(metric(key, 0))} | {fmt(metric(key, 1))} |")
+        keys = [k for k in runs if k[0] == group]
+        for rank in sorted({k[2] for k in keys}, reverse=True):
+            values = sorted({k[1].split(group)[1] for k in keys if k[2] == rank}, key=float)
+            print(f"### MSE vs {label} (K = {rank}, seed 1)\n")
+            print(f"| {label} | HDPMF MSE | PDPMF MSE | HDPMF lower by |")
+            print("|---|---|---|---|")
+            for v in values:
+                h = metric((group, f"hdpmf-{group}{v}", rank), 0)
+                p = metric((group, f"pdpmf-{group}{v}", rank), 0)
+                gap = f"{100 * (p[0] - h[0]) / p[0]:.1f}%" if h and p else "-"
+                print(f"| {v} | {fmt(h)} | {fmt(p)} | {gap} |")
             print()
+    sparsity = sorted({k[0] for k in runs if k[0].startswith("sparsity")},
+                      key=lambda g: float(g[len("sparsity"):]))
+    for rank in sorted({k[2] for k in runs if k[0] in sparsity and k[2] > 0}, reverse=True):
+        print(f"### MSE vs training fraction (leave-one-out, K = {rank}, seed 1)\n")
+        print("| fraction | MF | HDPMF | PDPMF | user mean | item popularity |")
+        print("|---|---|---|---|---|---|")
+        for g in sparsity:
+            cells = [fmt(metric((g, name, rank), 0)) for name in ("mf", "hdpmf", "pdpmf")]
+            cells += [fmt(metric((g, name, 0), 0)) for name in ("user-mean", "popularity")]
+            print(f"| {g[len('sparsity'):]} | " + " | ".join(cells) + " |")
+        print()
 
 
 if __name__ == "__main__":

@@ -60,10 +60,7 @@ namespace fedmf::algorithms::hdpmf {
 namespace {
 
 absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
-  if (run.delta != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("hdpmf: --delta=", run.delta, "; its budget is pure epsilon (--delta=0)"));
-  }
+  if (absl::Status s = RequirePureEpsilon(run, kName); !s.ok()) return s;
   if (!run.secure_aggregation) {
     return absl::InvalidArgumentError(
         "hdpmf: --secure_aggregation=false; its noise is shared among the clients of a secure sum");

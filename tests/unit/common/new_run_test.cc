@@ -87,7 +87,7 @@ TEST(NewRunTest, SharedSettingsOfLocalDpRuns) {
   EXPECT_TRUE(RequirePureEpsilon(run, "x").ok());
   run.delta = 1e-5;
   EXPECT_THAT(RequirePureEpsilon(run, "ldp-gd").message(),
-              HasSubstr("ldp-gd: --delta=1e-05; its budget is pure epsilon per user"));
+              HasSubstr("ldp-gd: --delta=1e-05; its budget is pure epsilon (--delta=0)"));
 }
 
 }  // namespace
