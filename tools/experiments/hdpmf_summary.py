@@ -3,12 +3,17 @@
 
 usage: hdpmf_summary.py RUNS_CSV  (markdown on stdout)
 
+Precision@10 of the final evaluation comes from the run logs next to the CSV (logs/, as hdpmf.sh
+writes them), where present.
+
 MSE is the square of each run's test RMSE; mean +/- sample standard deviation over seeds. The
 paired t-test (HDPMF vs PDPMF, same seeds) is one-sided, as the paper's Table 3 marks.
 """
 import collections
 import csv
 import math
+import os
+import re
 import statistics
 import sys
 
@@ -48,21 +53,38 @@ def paired_t(a, b):
     return t, stars
 
 
+def precision10(logs, group, name, rank, seed):
+    """Precision@10 (threshold 4) of the run's last evaluation in its hdpmf.sh log, or None:
+    fedmf-sim's precision10, fedmf-central's precision (same N and threshold by default)."""
+    name_part = f"{name}-k{rank}" if rank > 0 else name
+    path = os.path.join(logs, f"{group}-{name_part}-seed{seed}.log")
+    found = None
+    if os.path.exists(path):
+        for line in open(path):
+            if "event=evaluation" in line or "event=fold_done" in line:
+                m = re.search(r" precision(?:10)?=([^ ]+)", line)
+                found = float(m.group(1)) if m else found
+    return found
+
+
 def main():
-    runs = collections.defaultdict(dict)  # (group, name, rank) -> seed -> (mse, mae)
+    logs = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "logs")
+    runs = collections.defaultdict(dict)  # (group, name, rank) -> seed -> (mse, mae, p@10)
     for row in csv.DictReader(open(sys.argv[1])):
         if not row["rmse"]:
             continue
         rmse, mae = float(row["rmse"]), float(row["mae"])
-        runs[(row["group"], row["name"], int(row["rank"]))][int(row["seed"])] = (rmse * rmse, mae)
+        group, name, rank, seed = row["group"], row["name"], int(row["rank"]), int(row["seed"])
+        runs[(group, name, rank)][seed] = (rmse * rmse, mae,
+                                           precision10(logs, group, name, rank, seed))
 
     def metric(key, i):
-        return [v[i] for _, v in sorted(runs.get(key, {}).items())]
+        return [v[i] for _, v in sorted(runs.get(key, {}).items()) if v[i] is not None]
 
     ranks = sorted({k[2] for k in runs if k[0] == "table3" and k[2] > 0}, reverse=True)
     print("### Table 3, ML-100K, paper mode\n")
-    print("| method | K | MSE (ours) | MSE (paper) | MAE (ours) | MAE (paper) | seeds |")
-    print("|---|---|---|---|---|---|---|")
+    print("| method | K | MSE (ours) | MSE (paper) | MAE (ours) | MAE (paper) | P@10 (ours) | seeds |")
+    print("|---|---|---|---|---|---|---|---|")
     for rank in ranks:
         for name in ("mf", "hdpmf", "pdpmf", "dpmf", "hdpmf-r"):
             key = ("table3", name, rank)
@@ -70,12 +92,12 @@ def main():
                 continue
             paper = PAPER.get(name, {}).get(rank, ("-", "-"))
             print(f"| {name} | {rank} | {fmt(metric(key, 0))} | {paper[0]} | {fmt(metric(key, 1))} "
-                  f"| {paper[1]} | {len(runs[key])} |")
+                  f"| {paper[1]} | {fmt(metric(key, 2))} | {len(runs[key])} |")
     for name in ("global-mean", "user-mean", "popularity"):
         key = ("table3", name, 0)
         if key in runs:
             print(f"| {name} (fedmf-central) | - | {fmt(metric(key, 0))} | - | "
-                  f"{fmt(metric(key, 1))} | - | {len(runs[key])} |")
+                  f"{fmt(metric(key, 1))} | - | {fmt(metric(key, 2))} | {len(runs[key])} |")
     print()
     for rank in ranks:
         h, p = runs.get(("table3", "hdpmf", rank), {}), runs.get(("table3", "pdpmf", rank), {})
