@@ -57,7 +57,7 @@ for bin in "${SIM}" "${CENTRAL}"; do
 done
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
-[[ -f "${CSV}" ]] || echo "group,name,rank,seed,epsilon_run,rmse,mae,wall_s" > "${CSV}"
+[[ -f "${CSV}" ]] || echo "group,name,rank,seed,epsilon_run,rmse,mae,wall_s,p10" > "${CSV}"
 
 # Every user in every epoch (full batch, T = 100), n_min = the whole cohort (so the summed noise
 # is exactly Laplace(b)), the paper's epsilon = 1 per epoch (--epsilon=100 for the run), lambda
@@ -80,10 +80,10 @@ run() {
     > "${log}" 2>&1
   awk -v group="${group}" -v name="${name}" -v rank="${rank}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    /event=evaluation/ { rmse = val("test_rmse"); mae = val("test_mae") }
+    /event=evaluation/ { rmse = val("test_rmse"); mae = val("test_mae"); p10 = val("precision10") }
     /event=new_run/ { eps = val("epsilon") }
     /event=sim_summary/ { wall = val("wall_s") }
-    END { print group "," name "," rank "," seed "," eps "," rmse "," mae "," wall }
+    END { print group "," name "," rank "," seed "," eps "," rmse "," mae "," wall "," p10 }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
@@ -97,7 +97,9 @@ central() {
     > "${log}" 2>&1
   awk -v group="${group}" -v model="${model}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    /event=fold_done/ { print group "," model ",0," seed ",0," val("rmse") "," val("mae") ",0" }
+    /event=fold_done/ {
+      print group "," model ",0," seed ",0," val("rmse") "," val("mae") ",0," val("precision")
+    }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }

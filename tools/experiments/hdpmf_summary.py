@@ -3,17 +3,15 @@
 
 usage: hdpmf_summary.py RUNS_CSV  (markdown on stdout)
 
-Precision@10 of the final evaluation comes from the run logs next to the CSV (logs/, as hdpmf.sh
-writes them), where present.
+Precision@10 (threshold 4) of the final evaluation is the CSV's p10 column.
 
 MSE is the square of each run's test RMSE; mean +/- sample standard deviation over seeds. The
-paired t-test (HDPMF vs PDPMF, same seeds) is one-sided, as the paper's Table 3 marks.
+paired t-test (HDPMF vs PDPMF, same seeds) is one-sided, as the paper's Table 3 marks, in the
+direction the data show.
 """
 import collections
 import csv
 import math
-import os
-import re
 import statistics
 import sys
 
@@ -43,40 +41,26 @@ def fmt(xs):
 
 
 def paired_t(a, b):
-    """t statistic of mean(b - a) > 0 and its stars (*, **, ***) for 90/95/99%."""
+    """t statistic of mean(b - a) and its one-sided stars (*, **, ***: 90/95/99%) in the direction
+    of its sign (t > 0: a lower; t < 0: b lower)."""
     d = [y - x for x, y in zip(a, b)]
     if len(d) < 2 or statistics.stdev(d) == 0:
         return None, ""
     t = statistics.mean(d) / (statistics.stdev(d) / math.sqrt(len(d)))
     crit = T_CRIT.get(len(d) - 1)
-    stars = "" if crit is None else "*" * sum(t > c for c in crit)
+    stars = "" if crit is None else "*" * sum(abs(t) > c for c in crit)
     return t, stars
 
 
-def precision10(logs, group, name, rank, seed):
-    """Precision@10 (threshold 4) of the run's last evaluation in its hdpmf.sh log, or None:
-    fedmf-sim's precision10, fedmf-central's precision (same N and threshold by default)."""
-    name_part = f"{name}-k{rank}" if rank > 0 else name
-    path = os.path.join(logs, f"{group}-{name_part}-seed{seed}.log")
-    found = None
-    if os.path.exists(path):
-        for line in open(path):
-            if "event=evaluation" in line or "event=fold_done" in line:
-                m = re.search(r" precision(?:10)?=([^ ]+)", line)
-                found = float(m.group(1)) if m else found
-    return found
-
-
 def main():
-    logs = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "logs")
     runs = collections.defaultdict(dict)  # (group, name, rank) -> seed -> (mse, mae, p@10)
     for row in csv.DictReader(open(sys.argv[1])):
         if not row["rmse"]:
             continue
         rmse, mae = float(row["rmse"]), float(row["mae"])
-        group, name, rank, seed = row["group"], row["name"], int(row["rank"]), int(row["seed"])
-        runs[(group, name, rank)][seed] = (rmse * rmse, mae,
-                                           precision10(logs, group, name, rank, seed))
+        p10 = float(row["p10"]) if row.get("p10") else None
+        runs[(row["group"], row["name"], int(row["rank"]))][int(row["seed"])] = (rmse * rmse, mae,
+                                                                                 p10)
 
     def metric(key, i):
         return [v[i] for _, v in sorted(runs.get(key, {}).items()) if v[i] is not None]
@@ -86,7 +70,7 @@ def main():
     print("| method | K | MSE (ours) | MSE (paper) | MAE (ours) | MAE (paper) | P@10 (ours) | seeds |")
     print("|---|---|---|---|---|---|---|---|")
     for rank in ranks:
-        for name in ("mf", "hdpmf", "pdpmf", "dpmf", "hdpmf-r"):
+        for name in ("mf", "hdpmf", "pdpmf", "dpmf"):
             key = ("table3", name, rank)
             if key not in runs:
                 continue
@@ -105,24 +89,39 @@ def main():
         for i, label in ((0, "MSE"), (1, "MAE")):
             t, stars = paired_t([h[s][i] for s in seeds], [p[s][i] for s in seeds])
             if t is not None:
+                lower = "HDPMF" if t > 0 else "PDPMF"
                 print(f"- K = {rank}, {label}: paired t (PDPMF - HDPMF, {len(seeds)} seeds) = "
-                      f"{t:.2f} {stars or '(not significant at 90%)'}")
+                      f"{t:.2f}: {lower} lower, " + (
+                          f"significant at {('90', '95', '99')[len(stars) - 1]}% (one-sided)"
+                          if stars else "not significant at 90%"))
     print()
+    ablation = [r for r in ranks if ("table3", "hdpmf-r", r) in runs]
+    if ablation:
+        print("### Fig. 8 ablation: MSE on the seeds HDPMF-R ran\n")
+        names = ("hdpmf", "hdpmf-r", "dpmf", "pdpmf", "mf")
+        print("| K | seeds | " + " | ".join(n.upper() for n in names) + " |")
+        print("|---|---|" + "---|" * len(names))
+        for rank in ablation:
+            seeds = sorted(runs[("table3", "hdpmf-r", rank)])
+            cells = [fmt([runs[("table3", n, rank)][s][0] for s in seeds
+                          if s in runs.get(("table3", n, rank), {})]) for n in names]
+            print(f"| {rank} | {', '.join(map(str, seeds))} | " + " | ".join(cells) + " |")
+        print()
     sound = sorted(k for k in runs if k[0] == "sound")
     if sound:
         print("### Sound mode\n")
-        print("| method | K | MSE | MAE | seeds |")
-        print("|---|---|---|---|---|")
+        print("| method | K | MSE | MAE | P@10 | seeds |")
+        print("|---|---|---|---|---|---|")
         for key in sound:
             print(f"| {key[1]} | {key[2]} | {fmt(metric(key, 0))} | {fmt(metric(key, 1))} | "
-                  f"{len(runs[key])} |")
+                  f"{fmt(metric(key, 2))} | {len(runs[key])} |")
         print()
     for group, label in (("fuc", "f_uc"), ("euc", "eps_uc")):
         keys = [k for k in runs if k[0] == group]
         for rank in sorted({k[2] for k in keys}, reverse=True):
             values = sorted({k[1].split(group)[1] for k in keys if k[2] == rank}, key=float)
             print(f"### MSE vs {label} (K = {rank}, seed 1)\n")
-            print(f"| {label} | HDPMF MSE | PDPMF MSE | HDPMF lower by |")
+            print(f"| {label} | HDPMF MSE | PDPMF MSE | (PDPMF - HDPMF) / PDPMF |")
             print("|---|---|---|---|")
             for v in values:
                 h = metric((group, f"hdpmf-{group}{v}", rank), 0)
