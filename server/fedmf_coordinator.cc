@@ -157,6 +157,12 @@ absl::Status PrintStatus() {
 }
 
 absl::Status Serve() {
+  // An empty token is a token everyone holds: refused unless mutual TLS names the clients.
+  if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty()) {
+    return absl::InvalidArgumentError(
+        "--enrollment_token is empty, so any client could register: set a token (or use mutual "
+        "TLS, --tls_client_ca)");
+  }
   absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
   if (!flag_options.ok()) return flag_options.status();
   CoordinatorOptions options = *std::move(flag_options);
