@@ -36,9 +36,9 @@ absl::StatusOr<Eigen::VectorXd> HdpmfScorer::Scores(const data::RatingRow& ratin
 
 absl::StatusOr<Eigen::VectorXd> HdpmfScorer::PredictRatings(const data::RatingRow& ratings,
                                                             double fallback_mean) const {
+  if (ratings.size() == 0) return Eigen::VectorXd::Constant(item_factors_.rows(), fallback_mean);
   absl::StatusOr<Eigen::VectorXd> predicted = Scores(ratings);
   if (!predicted.ok()) return predicted.status();
-  if (ratings.size() == 0) return Eigen::VectorXd::Constant(item_factors_.rows(), fallback_mean);
   return Eigen::VectorXd(
       predicted->cwiseMax(prediction_.rating_min).cwiseMin(prediction_.rating_max));
 }

@@ -254,6 +254,9 @@ TEST(HdpmfTest, StretchThenRescaleIsExactWithoutNoise) {
     for (int j = 0; j < 6; ++j) {
       EXPECT_NEAR(clamped[j], std::clamp<double>(ratings[j], 1, 5), 1e-6) << beta << " " << j;
     }
+    // A user without ratings gets the fallback mean for every item, unclamped.
+    const Eigen::VectorXd fallback = scorer.PredictRatings(data::RatingRow{}, 3.5).value();
+    EXPECT_EQ(fallback, Eigen::VectorXd::Constant(v.rows(), 3.5));
     // HDPMF-R skips the division by gamma_j: its predictions are the fit's gamma_j R_j.
     const HdpmfScorer unscaled(v, {.item_weights = gamma, .rescale = false, .lambda = 1e-12});
     const Eigen::VectorXd r_scores = unscaled.Scores(row).value();
