@@ -63,8 +63,8 @@ ABSL_FLAG(std::string, name, "", "name in the coordinator's logs (default: the s
 ABSL_FLAG(double, give_up_after_s, 0,
           "exit after this many seconds without a working stream (0: never)");
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
-          "messages to the coordinator larger than this (serialized) travel as chunks of at most "
-          "this many bytes");
+          "no message to the coordinator serializes to more than this many bytes: larger ones "
+          "travel as chunks");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
 ABSL_FLAG(bool, one_stream_per_user, false,
           "register every user as its own client (own signing key, own stream) on gRPC's "

@@ -13,9 +13,9 @@
 #include "absl/time/time.h"
 #include "client/channel.h"
 #include "client/registration.h"
+#include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
-#include "wire/envelope.h"
 
 namespace fedmf::client {
 namespace {
@@ -55,10 +55,10 @@ class Session {
  public:
   Session(ParticipantHost& host, const GrpcClientOptions& options, StopWatcher& watcher,
           const std::shared_ptr<grpc::Channel>& channel)
-      : host_(host),
-        options_(options),
-        watcher_(watcher),
-        stub_(v1::Federation::NewStub(channel)) {}
+      : host_(host), options_(options), watcher_(watcher), stub_(v1::Federation::NewStub(channel)) {
+    host_.set_result_observer(
+        [name = options_.name](const v1::RoundResult& r) { LogRoundResult(name, r); });
+  }
 
   // One registration and stream; `status` is set for kRefused and kBroken.
   StreamEnd Run(absl::Status& status) {
@@ -104,7 +104,6 @@ class Session {
       for (const v1::ClientMessage& reply : *replies) {
         if (!(writable = stream->Write(reply))) break;
       }
-      if (message.has_result()) LogResult(message.result());
       if (host_.training_done()) {
         stream->WritesDone();
         break;
@@ -122,16 +121,6 @@ class Session {
   std::optional<absl::Time> opened() const { return opened_; }
 
  private:
-  void LogResult(const v1::RoundResult& r) {
-    EventLine("round_result")
-        .Add("client", options_.name)
-        .Add("round", r.round())
-        .Add("kind", r.phase() == wire::kEvaluationPhase ? "evaluation" : "training")
-        .Add("applied", r.applied() ? "yes" : "no")
-        .Add("contributors", r.contributors())
-        .Add("reason", r.reason());
-  }
-
   ParticipantHost& host_;
   const GrpcClientOptions& options_;
   StopWatcher& watcher_;

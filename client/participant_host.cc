@@ -126,14 +126,7 @@ absl::Status ParticipantHost::RestoreLocalState(const v1::HostLocalState& state)
 
 absl::Status ParticipantHost::RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
                                               bool training_done) {
-  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
-      algorithms::MakeContributor(model);
-  if (!contributor.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("restored model: ", contributor.status().message()));
-  }
-  contributor_ = std::move(*contributor);
-  model_ = model;
+  if (absl::Status s = AdoptModel(model, "restored model"); !s.ok()) return s;
   rounds_completed_ = rounds_completed;
   training_done_ = training_done;
   return absl::OkStatus();
@@ -263,9 +256,12 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
       return HandleTask(message.task());
     case v1::ServerMessage::kSecagg:
       return HandleSecAgg(message.secagg());
-    case v1::ServerMessage::kResult:
-      HandleResult(message.result());
+    case v1::ServerMessage::kResult: {
+      const absl::Status handled = HandleResult(message.result());
+      if (result_observer_) result_observer_(message.result());
+      if (!handled.ok()) return handled;
       return std::vector<v1::ClientMessage>{};
+    }
     default:
       return absl::InvalidArgumentError("coordinator message with no content");
   }
@@ -386,10 +382,30 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
   return replies;
 }
 
-void ParticipantHost::HandleResult(const v1::RoundResult& result) {
+absl::Status ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
   rounds_completed_ = std::max(rounds_completed_, result.rounds_completed());
-  if (result.training_done()) training_done_ = true;
+  if (!result.training_done()) return absl::OkStatus();
+  training_done_ = true;
+  if (!result.has_final_model()) return absl::OkStatus();
+  return AdoptModel(result.final_model(), "final model");
+}
+
+absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string_view what) {
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
+      algorithms::FindAlgorithm(plan.algorithm());
+  if (algorithm.ok() && (*algorithm)->contributor_only()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": algorithm '", plan.algorithm(),
+                                                   "' only evaluates a model, it has none"));
+  }
+  absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
+      algorithms::MakeContributor(plan);
+  if (!contributor.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", contributor.status().message()));
+  }
+  contributor_ = std::move(*contributor);
+  model_ = plan;
+  return absl::OkStatus();
 }
 
 }  // namespace fedmf::client

@@ -4,13 +4,13 @@
 // coordinator sees a dropout), then hands their local states to the local-state sink before any
 // reply leaves (write-ahead); a federated evaluation is such a task too, of a contributor-only
 // algorithm (registry.h) that leaves the host's model as it is; SecAgg messages go to the
-// participant they name; a round result closes the round. Transport-free: it
-// maps a fedmf.v1.ServerMessage to the ClientMessages to send back, so any transport (the gRPC
-// stream, an in-process test, a mobile binding) can drive it. A host is one trust domain: it holds
-// every hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one
-// Ed25519 key (registered as RegisterRequest.signing_public_key). It also speaks the wire's
-// chunking (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than
-// the chunk size are returned as chunks.
+// participant they name; a round result closes the round, and the last one (training_done) brings
+// the final model. Transport-free: it maps a fedmf.v1.ServerMessage to the ClientMessages to send
+// back, so any transport (the gRPC stream, an in-process test, a mobile binding) can drive it. A
+// host is one trust domain: it holds every hosted user's secrets anyway, so all of them sign SecAgg
+// messages with the host's one Ed25519 key (registered as RegisterRequest.signing_public_key). It
+// also speaks the wire's chunking (wire/chunking.h): chunked coordinator messages are reassembled,
+// replies larger than the chunk size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "client/participant.h"
 #include "common/algorithms/algorithm.h"
 #include "common/algorithms/local_data.h"
@@ -113,6 +114,11 @@ class ParticipantHost {
   // reply instead.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
 
+  // Called with every whole RoundResult once the host handled it (a chunked one after its last
+  // chunk), e.g. to log it (client/result_log.h).
+  using ResultObserver = std::function<void(const v1::RoundResult&)>;
+  void set_result_observer(ResultObserver observer) { result_observer_ = std::move(observer); }
+
   // Replies whose serialization exceeds `bytes` go out as chunks (default
   // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
   void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
@@ -123,7 +129,8 @@ class ParticipantHost {
   const Participant* Find(uint32_t id) const;
   Participant* FindMutable(uint32_t id);
   // The model of the last task of an algorithm with an updater, i.e. a trained model, not an
-  // evaluation of one (nullptr before the first), for local recommendations.
+  // evaluation of one, or the final model of the training_done result (nullptr before the
+  // first), for local recommendations.
   const algorithms::Contributor* contributor() const { return contributor_.get(); }
   // The plan `contributor()` was built from (empty before the first such task), e.g. to persist
   // it.
@@ -157,7 +164,12 @@ class ParticipantHost {
                          const google::protobuf::RepeatedField<uint32_t>& ids,
                          const v1::RoundPlan& plan);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
-  void HandleResult(const v1::RoundResult& result);
+  // Ends the round; the training_done result's final model becomes the host's (InvalidArgument,
+  // naming it, for one that builds no contributor: training is done all the same).
+  absl::Status HandleResult(const v1::RoundResult& result);
+  // Makes `plan`'s contributor the host's model (`what` names it in errors): InvalidArgument for
+  // a plan of a contributor-only algorithm or one that builds no contributor (no change then).
+  absl::Status AdoptModel(const v1::RoundPlan& plan, absl::string_view what);
 
   std::shared_ptr<const data::RatingsDataset> data_;
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
@@ -176,6 +188,7 @@ class ParticipantHost {
   bool training_done_ = false;
   bool allow_simulation_plain_sum_ = false;
   LocalStateSink local_state_sink_;
+  ResultObserver result_observer_;
 };
 
 }  // namespace fedmf::client

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/channel.h"
 #include "client/registration.h"
+#include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 
@@ -138,6 +139,10 @@ class Pool {
                             absl::StrCat(options.client.name, "-p", ids.empty() ? 0 : ids.front()),
                             Backoff(options.client.backoff, jitter_, now));
     }
+    if (!members_.empty()) {  // one line per round is enough for thousands of streams
+      members_[0].host->set_result_observer(
+          [name = members_[0].name](const v1::RoundResult& r) { LogRoundResult(name, r); });
+    }
   }
 
   absl::Status Run(const std::atomic<bool>& stop);
@@ -159,15 +164,6 @@ class Pool {
     work_cv_.notify_one();
   }
   StreamObserver* observer() const { return options_.observer; }
-  void LogResult(size_t member, const v1::RoundResult& r) {
-    if (member != 0) return;  // one line per round is enough for thousands of streams
-    EventLine("round_result")
-        .Add("client", members_[member].name)
-        .Add("round", r.round())
-        .Add("applied", r.applied() ? "yes" : "no")
-        .Add("contributors", r.contributors())
-        .Add("reason", r.reason());
-  }
 
  private:
   enum class State { kWaiting, kRegistering, kStreaming, kDone };
@@ -263,7 +259,6 @@ void StreamCall::Process() {
   } else {
     for (v1::ClientMessage& reply : *replies) Write(std::move(reply));
   }
-  if (incoming_.has_result()) pool_->LogResult(member_, incoming_.result());
   if (host_->training_done()) FinishWrites();
   StartRead(&incoming_);
 }

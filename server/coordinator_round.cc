@@ -67,8 +67,17 @@ void Coordinator::Finish(const std::string& reason) {
   done.set_rounds_completed(state_.updater->round());
   done.set_training_done(true);
   done.set_reason(reason);
+  // The final model reaches every connected client, which otherwise keeps the model of its last
+  // task, one update behind. Between phases (a run stopped mid-round) the next plan is no
+  // phase 0 and carries no settled model.
+  absl::StatusOr<v1::RoundPlan> next = state_.updater->Plan();
+  const bool final_model = next.ok() && next->phase() == 0;
+  if (final_model) *done.mutable_final_model() = *std::move(next);
   Broadcast(done);
-  EventLine("training_end").Add("rounds", state_.updater->round()).Add("reason", reason);
+  EventLine("training_end")
+      .Add("rounds", state_.updater->round())
+      .Add("reason", reason)
+      .Add("final_model", final_model ? "sent" : "none");
 }
 
 absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const {

@@ -65,8 +65,8 @@ ABSL_FLAG(std::string, eval_data, "",
 ABSL_FLAG(int64_t, wait_for_users, 0,
           "the first round waits until this many users are connected (0: one cohort)");
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
-          "messages to clients larger than this (serialized) travel as chunks of at most this "
-          "many bytes");
+          "no message to a client serializes to more than this many bytes: larger ones travel "
+          "as chunks (default: gRPC's default receive limit)");
 ABSL_FLAG(int64_t, max_streams, fedmf::server::StreamLimits().max_streams,
           "concurrent Participate streams; more are refused with RESOURCE_EXHAUSTED");
 ABSL_FLAG(double, max_stream_messages_per_s, fedmf::server::StreamLimits().messages_per_second,

@@ -17,7 +17,8 @@ std::vector<Message> SplitMessage(Message message, size_t chunk_bytes) {
     return out;
   }
   const std::string serialized = message.SerializeAsString();
-  const size_t count = (serialized.size() + chunk_bytes - 1) / chunk_bytes;
+  const size_t data_bytes = chunk_bytes - kChunkOverheadBytes;
+  const size_t count = (serialized.size() + data_bytes - 1) / data_bytes;
   const Tag tag = TagOf(message);
   out.reserve(count);
   for (size_t i = 0; i < count; ++i) {
@@ -27,7 +28,7 @@ std::vector<Message> SplitMessage(Message message, size_t chunk_bytes) {
     chunk->set_index(static_cast<uint32_t>(i));
     chunk->set_count(static_cast<uint32_t>(count));
     chunk->set_total_bytes(serialized.size());
-    chunk->set_data(serialized.substr(i * chunk_bytes, chunk_bytes));
+    chunk->set_data(serialized.substr(i * data_bytes, data_bytes));
   }
   return out;
 }

@@ -18,11 +18,14 @@
 
 namespace fedmf::wire {
 
+// A chunk size bounds the serialized size of every message a sender puts on the wire, whole or a
+// chunk (header, envelope and data): the default is gRPC's default receive limit in every
+// language (4 MiB), so a peer with default settings takes any message, whatever the model size.
 inline constexpr size_t kDefaultChunkBytes = size_t{4} << 20;
-inline constexpr size_t kMinChunkBytes = 64;
-// A chunk's header and envelope take < 64 bytes, so a chunk of this much data fits the gRPC
-// message limit with room to spare.
-inline constexpr size_t kMaxChunkBytes = size_t{kMaxMessageBytes} - 1024;
+// A chunk's header and its envelope take at most 52 bytes (Chunk's varints at their widest).
+inline constexpr size_t kChunkOverheadBytes = 64;
+inline constexpr size_t kMinChunkBytes = 2 * kChunkOverheadBytes;
+inline constexpr size_t kMaxChunkBytes = size_t{kMaxMessageBytes};
 // The largest message a receiver reassembles by default (and the coordinator's bound on a plan).
 inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
 
@@ -39,8 +42,9 @@ Tag TagOf(const v1::ServerMessage& message);
 Tag TagOf(const v1::ClientMessage& message);
 
 // `message` itself if its serialization is at most `chunk_bytes`, else its chunks in order, each
-// carrying at most `chunk_bytes` bytes of it. `chunk_bytes` is clamped to [kMinChunkBytes,
-// kMaxChunkBytes]; `message` must not be a chunk itself.
+// carrying chunk_bytes - kChunkOverheadBytes bytes of it (the last one the rest), so that no
+// returned message serializes to more than `chunk_bytes`. `chunk_bytes` is clamped to
+// [kMinChunkBytes, kMaxChunkBytes]; `message` must not be a chunk itself.
 std::vector<v1::ServerMessage> Split(v1::ServerMessage message, size_t chunk_bytes);
 std::vector<v1::ClientMessage> Split(v1::ClientMessage message, size_t chunk_bytes);
 

@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "wire/limits.h"
-
 struct fedmf_transport {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<grpc::ClientContext> context;
@@ -56,11 +54,10 @@ extern "C" {
 
 fedmf_transport* fedmf_transport_connect(const char* target) {
   if (target == nullptr) return nullptr;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(fedmf::wire::kMaxMessageBytes);
-  args.SetMaxSendMessageSize(fedmf::wire::kMaxMessageBytes);
+  // gRPC's default limits (4 MiB received), as an app's own stack has them: the library's
+  // messages and the coordinator's must fit them (wire/chunking.h).
   auto transport = std::make_unique<fedmf_transport>();
-  transport->channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  transport->channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
   return transport.release();
 }
 

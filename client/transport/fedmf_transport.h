@@ -1,8 +1,9 @@
 /* A minimal blocking gRPC transport with a C interface, for the pure-C example program and its
  * integration test: it moves the serialized fedmf.v1 messages of the mobile C API
  * (fedmf/fedmf_client.h) over Federation.Register and one Participate stream, the way an app's
- * own networking would (grpc-java / grpc-swift with a bytes marshaller): it links gRPC but no
- * generated fedmf code. NOT part of the mobile ABI. One transport is used from one thread.
+ * own networking would (grpc-java / grpc-swift with a bytes marshaller and gRPC's default 4 MiB
+ * receive limit): it links gRPC but no generated fedmf code. NOT part of the mobile ABI. One
+ * transport is used from one thread.
  */
 #ifndef FEDMF_CLIENT_TRANSPORT_FEDMF_TRANSPORT_H_
 #define FEDMF_CLIENT_TRANSPORT_FEDMF_TRANSPORT_H_

@@ -1,56 +1,95 @@
 #!/usr/bin/env bash
-# Integration test of the mobile C API: a real fedmf-coordinator, two fedmf-c-example processes
-# (pure C on libfedmf_mobile.so, participants 1 and 2, their own ratings) and one fedmf-client
-# process hosting the other 38 users of a 40-user synthetic dataset. Every round samples all 40
-# users (participation 1), so a round applied with 40 contributors and no dropout summed the C
-# users' SecAgg inputs. The second C example is restarted from its saved state after the run and
-# must find training done. Usage: c_example_test.sh BUILD_DIR. Every process started is killed.
+# Integration tests of the mobile C API: a real fedmf-coordinator, fedmf-c-example processes (pure
+# C on libfedmf_mobile.so, over a transport with gRPC's default 4 MiB receive limit, as an app's
+# own stack has it) and one fedmf-client process hosting the other users.
+#   basic:       participants 1 and 2 with their own ratings among 40 synthetic users; every
+#                round samples all 40 (participation 1), so a round applied with 40 contributors
+#                and no dropout summed the C users' SecAgg inputs. The second C example is
+#                restarted from its saved state after the run and must find training done.
+#   large_model: 45,000 items, so each task is over 4 MiB and travels in chunks that must each
+#                fit the C examples' default receive limit.
+# Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed.
 set -euo pipefail
 BUILD="$1"
+CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 EXAMPLE="$BUILD/client/fedmf-c-example"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
-processes_init capi
+processes_init "capi-$CASE"
 
-DATA="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=4"
-start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=3 \
-  --participation=1 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
-  --wait_for_users=40 --eval_every=0 --stage_timeout_s=20
+# start_run DATA USERS ROUNDS ITEMS: a coordinator for DATA (USERS users, ITEMS items) running
+# ROUNDS rounds of all users, a fedmf-client hosting users 2..USERS-1 and C examples for
+# participants 1 and 2 (EXAMPLE_PIDS), each with five ratings.
+start_run() {
+  local data="$1" users="$2" rounds="$3" items="$4"
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" \
+    --rounds="$rounds" --participation=1 --min_clients=5 --mechanism=none --item_model=full \
+    --compression=2 --wait_for_users="$users" --eval_every=0 --stage_timeout_s=20
+  "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --users="$(seq -s, 2 $((users - 1)))" \
+    --give_up_after_s=40 >"$WORK/client.log" 2>&1 &
+  CLIENT_PID=$!
+  PIDS+=("$CLIENT_PID")
+  EXAMPLE_PIDS=()
+  for id in 1 2; do
+    "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id="$id" --num_items="$items" \
+      --ratings="$((id)):5,$((id + 7)):4,$((id + 20)):2,$((id + 33)):3,$((id + 41)):1" \
+      --state="$WORK/state-$id.pb" --give_up_after_s=50 >"$WORK/example-$id.log" 2>&1 &
+    EXAMPLE_PIDS+=($!)
+    PIDS+=($!)
+  done
+}
 
-users="$(seq -s, 2 39)"
-"$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$users" --give_up_after_s=40 \
-  >"$WORK/client.log" 2>&1 &
-CLIENT_PID=$!
-PIDS+=("$CLIENT_PID")
-EXAMPLE_PIDS=()
-for id in 1 2; do
-  "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id="$id" --num_items=60 \
-    --ratings="$((id)):5,$((id + 7)):4,$((id + 20)):2,$((id + 33)):3,$((id + 41)):1" \
-    --state="$WORK/state-$id.pb" --give_up_after_s=50 >"$WORK/example-$id.log" 2>&1 &
-  EXAMPLE_PIDS+=($!)
-  PIDS+=($!)
-done
-wait "$COORD_PID" || fail "coordinator failed"
-wait "$CLIENT_PID" || fail "fedmf-client failed"
-for pid in "${EXAMPLE_PIDS[@]}"; do wait "$pid" || fail "a C example failed"; done
+# finish_run USERS ROUNDS: waits for every process; all ROUNDS rounds applied with all USERS
+# users, the final model reached fedmf-client, and both C examples ended with training done after
+# ROUNDS rounds (their end line in LINE_1, LINE_2).
+finish_run() {
+  local users="$1" rounds="$2" applied
+  wait "$COORD_PID" || fail "coordinator failed"
+  wait "$CLIENT_PID" || fail "fedmf-client failed"
+  for pid in "${EXAMPLE_PIDS[@]}"; do wait "$pid" || fail "a C example failed"; done
+  grep -q "event=training_end rounds=$rounds .*final_model=sent" "$WORK/coordinator.log" ||
+    fail "not $rounds rounds, or no final model sent"
+  grep -q "event=training_done .*rounds_completed=$rounds .*final_model=yes" "$WORK/client.log" ||
+    fail "fedmf-client got no final model"
+  applied="$(grep -c " event=round .*applied=yes .*contributors=$users .*dropouts=0 " \
+    "$WORK/coordinator.log" || true)"
+  [[ "$applied" == "$rounds" ]] || fail "$applied of $rounds rounds applied with all $users users"
+  for id in 1 2; do
+    local line
+    line="$(grep 'event=c_example_end' "$WORK/example-$id.log")" || fail "example $id: no end line"
+    grep -q "done=yes rounds_completed=$rounds top5=[0-9]" <<<"$line" || fail "example $id: $line"
+    echo "$line"
+    printf -v "LINE_$id" '%s' "$line"
+  done
+}
 
-grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "not 3 rounds"
-rounds="$(grep -c ' event=round .*applied=yes .*contributors=40 .*dropouts=0 ' "$WORK/coordinator.log" || true)"
-[[ "$rounds" == 3 ]] || fail "$rounds of 3 rounds applied with all 40 users"
-for id in 1 2; do
-  line="$(grep 'event=c_example_end' "$WORK/example-$id.log")" || fail "example $id: no end line"
-  grep -q "done=yes rounds_completed=3 top5=[0-9]" <<<"$line" || fail "example $id: $line"
-  echo "$line"
-  [[ -s "$WORK/state-$id.pb" ]] || fail "example $id saved no state"
-done
-# Restarted from its state after the run (the coordinator is gone): the library restores the
-# participant with its ratings, model and progress, which says training is done, and it
-# recommends the same top 5 without connecting.
-"$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=2 --num_items=60 --state="$WORK/state-2.pb" \
-  --give_up_after_s=2 >"$WORK/example-2-restart.log" 2>&1 || fail "restart failed"
-grep -q 'event=c_example_restored participant=2 ratings=5' "$WORK/example-2-restart.log" ||
-  fail "restart did not restore the state"
-[[ "$(grep 'event=c_example_end' "$WORK/example-2-restart.log")" == "$line" ]] ||
-  fail "restart: $(grep 'event=c_example_end' "$WORK/example-2-restart.log"), before: $line"
-echo "PASS c_example"
+case_basic() {
+  start_run "synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=4" 40 3 60
+  finish_run 40 3
+  for id in 1 2; do [[ -s "$WORK/state-$id.pb" ]] || fail "example $id saved no state"; done
+  # Restarted from its state after the run (the coordinator is gone): the library restores the
+  # participant with its ratings, model and progress, which says training is done, and it
+  # recommends the same top 5 without connecting.
+  "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=2 --num_items=60 --state="$WORK/state-2.pb" \
+    --give_up_after_s=2 >"$WORK/example-2-restart.log" 2>&1 || fail "restart failed"
+  grep -q 'event=c_example_restored participant=2 ratings=5' "$WORK/example-2-restart.log" ||
+    fail "restart did not restore the state"
+  local again
+  again="$(grep 'event=c_example_end' "$WORK/example-2-restart.log")"
+  [[ "$again" == "$LINE_2" ]] || fail "restart: $again, before: $LINE_2"
+}
+
+case_large_model() {
+  start_run "synthetic:users=10,items=45000,per_user=12,min_per_user=5,seed=4" 10 2 45000
+  finish_run 10 2
+  grep ' event=round ' "$WORK/coordinator.log" | grep -qv ' chunks_down=0 ' ||
+    fail "no task was chunked: the model is not over the chunk size"
+}
+
+case "$CASE" in
+  basic) case_basic ;;
+  large_model) case_large_model ;;
+  *) fail "unknown case $CASE" ;;
+esac
+echo "PASS c_example $CASE"

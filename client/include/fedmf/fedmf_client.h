@@ -156,9 +156,11 @@ FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* particip
  * *replies is a new list (possibly empty) of serialized fedmf.v1.ClientMessages to write on the
  * stream in order; free it with fedmf_messages_free. On failure *replies is NULL, nothing is to
  * be sent and the participant stays usable (its ratings, key and progress are unchanged; a task
- * it could not answer may have replaced the model): the app logs fedmf_last_error() and keeps
- * the stream open. During a round, save the state before sending the replies (write-ahead: see
- * fedmf_participant_save). Serialize with other calls on the same handle. */
+ * it could not answer may have replaced the model; the result that ends training ends it even
+ * when its final model is refused): the app logs fedmf_last_error() and keeps the stream open.
+ * The result that ends training brings the final model, which becomes the participant's. During
+ * a round, save the state before sending the replies (write-ahead: see fedmf_participant_save).
+ * Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_handle(fedmf_participant* participant,
                                                 const uint8_t* message, size_t message_len,
                                                 fedmf_messages** replies);
@@ -181,7 +183,8 @@ FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participa
 
 /* ---- Local model queries ------------------------------------------------------------------ */
 
-/* 1 if a model arrived (a task, or a restored state with one), else 0. Serialize with other calls
+/* 1 if a model arrived (a task, the final model of the result that ends training, or a restored
+ * state with one), else 0. Serialize with other calls
  * on the same handle. */
 FEDMF_API int fedmf_participant_has_model(const fedmf_participant* participant);
 

@@ -34,14 +34,14 @@ static void CreateRefusesBadConfigs(void) {
   CHECK(strstr(fedmf_last_error(), "num_items") != NULL);
   CHECK(fedmf_participant_create(config, capi_config(config, 1, -4, 0, 0), &p) ==
         FEDMF_ERR_INVALID_ARGUMENT);
-  /* Chunks must be 64 bytes to 64 MiB - 1 KiB. */
-  CHECK(fedmf_participant_create(config, capi_config(config, 1, 30, 63, 0), &p) ==
+  /* Chunks must be 128 bytes to 64 MiB. */
+  CHECK(fedmf_participant_create(config, capi_config(config, 1, 30, 127, 0), &p) ==
         FEDMF_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(fedmf_last_error(), "chunk_bytes 63") != NULL);
+  CHECK(strstr(fedmf_last_error(), "chunk_bytes 127") != NULL);
   CHECK(fedmf_participant_create(NULL, 5, &p) == FEDMF_ERR_INVALID_ARGUMENT);
   CHECK(fedmf_participant_create(config, capi_config(config, 1, 30, 0, 0), NULL) ==
         FEDMF_ERR_INVALID_ARGUMENT);
-  CHECK(fedmf_participant_create(config, capi_config(config, 1, 30, 64, 0), &p) == FEDMF_OK);
+  CHECK(fedmf_participant_create(config, capi_config(config, 1, 30, 128, 0), &p) == FEDMF_OK);
   CHECK(fedmf_participant_id(p) == 1);
   fedmf_participant_destroy(p);
 }

@@ -284,14 +284,14 @@ static void ARestoredParticipantKeepsItsModel(void) {
   DestroyUsers();
 }
 
-/* Chunked replies: a participant with 64-byte chunks answers with pieces the server
+/* Chunked replies: a participant with 128-byte chunks answers with pieces the server
  * reassembles; the round completes. */
 static void ChunkedRepliesAreReassembled(void) {
   CreateUsers();
   fedmf_participant_destroy(users[0]);
   uint8_t config[48];
   users[0] = NULL;
-  CHECK(fedmf_participant_create(config, capi_config(config, 1, ITEMS, 64, 11), &users[0]) ==
+  CHECK(fedmf_participant_create(config, capi_config(config, 1, ITEMS, 128, 11), &users[0]) ==
         FEDMF_OK);
   CHECK(fedmf_participant_set_rating(users[0], 3, 4.0f) == FEDMF_OK);
   capi_server* server = NewServer(0);

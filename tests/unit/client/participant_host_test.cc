@@ -116,11 +116,28 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   v1::ServerMessage result;
   result.mutable_result()->set_applied(true);
   result.mutable_result()->set_rounds_completed(1);
-  result.mutable_result()->set_training_done(true);
   EXPECT_TRUE(host->Handle(result).value().empty());
   EXPECT_EQ(host->rounds_completed(), 1);
-  EXPECT_TRUE(host->training_done());
+  EXPECT_FALSE(host->training_done());
   EXPECT_EQ(host->Find(1)->session(), nullptr);
+  EXPECT_EQ(host->model().round(), 0);  // the task's model until the final one comes
+
+  // The result that ends training brings the final model; one that builds no contributor is
+  // refused, naming it, and leaves the model as it was (training is done all the same).
+  v1::ServerMessage done;
+  done.mutable_result()->set_rounds_completed(1);
+  done.mutable_result()->set_training_done(true);
+  *done.mutable_result()->mutable_final_model() = f.updater->Plan().value();
+  v1::ServerMessage broken = done;
+  broken.mutable_result()->mutable_final_model()->set_payload("not a broadcast");
+  const absl::Status refused = host->Handle(broken).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("final model"), std::string::npos) << refused;
+  EXPECT_TRUE(host->training_done());
+  EXPECT_EQ(host->model().round(), 0);
+  EXPECT_TRUE(host->Handle(done).value().empty());
+  EXPECT_EQ(host->model().SerializeAsString(), done.result().final_model().SerializeAsString());
+  EXPECT_NE(host->contributor(), nullptr);
 }
 
 // With signatures and the consistency check: the host signs with its one key, which the task's
@@ -285,13 +302,14 @@ TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort)
   EXPECT_TRUE((*replies)[0].secagg().message().has_abort());
 }
 
-// Chunking (wire/chunking.h) with a 64-byte chunk size: the task arrives in pieces, and every
-// AdvertiseKeys reply (two 32-byte keys plus envelope, > 64 bytes) leaves in pieces.
+// Chunking (wire/chunking.h) with the smallest chunk size: the task arrives in pieces, and no
+// reply serializes to more than the chunk size (an AdvertiseKeys reply, two 32-byte keys plus
+// its envelope, fits whole; a larger one would leave in chunks).
 TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
   Fixture f;
   auto host = f.Host();
-  host->set_chunk_bytes(64);
-  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 64);
+  host->set_chunk_bytes(wire::kMinChunkBytes);
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), wire::kMinChunkBytes);
   ASSERT_GT(chunks.size(), 2u);
   for (size_t i = 0; i + 1 < chunks.size(); ++i) {
     absl::StatusOr<std::vector<v1::ClientMessage>> none = host->Handle(chunks[i]);
@@ -308,13 +326,16 @@ TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
   wire::Reassembler<v1::ClientMessage> server;
   std::vector<uint32_t> advertised;
   for (const v1::ClientMessage& piece : *replies) {
-    ASSERT_TRUE(piece.has_chunk());
-    EXPECT_LE(piece.chunk().data().size(), 64u);
-    auto complete = server.Add(piece);
-    ASSERT_TRUE(complete.ok()) << complete.status();
-    if (!complete->has_value()) continue;
-    EXPECT_TRUE((*complete)->message.secagg().message().has_advertise_keys());
-    advertised.push_back((*complete)->message.secagg().participant_id());
+    EXPECT_LE(piece.ByteSizeLong(), wire::kMinChunkBytes);
+    v1::ClientMessage whole = piece;
+    if (piece.has_chunk()) {
+      auto complete = server.Add(piece);
+      ASSERT_TRUE(complete.ok()) << complete.status();
+      if (!complete->has_value()) continue;
+      whole = (*complete)->message;
+    }
+    EXPECT_TRUE(whole.secagg().message().has_advertise_keys());
+    advertised.push_back(whole.secagg().participant_id());
   }
   EXPECT_EQ(advertised, Cohort());
 }

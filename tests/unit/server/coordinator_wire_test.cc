@@ -1,9 +1,10 @@
 // The coordinator's wire hooks without sockets: chunked messages both ways (whole rounds with a
-// 64-byte chunk size on both ends), refused chunk sequences, and the per-stage traffic accounting
+// 128-byte chunk size on both ends), refused chunk sequences, and the per-stage traffic accounting
 // reported in Admin.Status.
 #include <chrono>
 #include <future>
 #include <memory>
+#include <vector>
 
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
@@ -38,9 +39,10 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
                                 dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
-// Runs to the end (at most 30 s) with 4 client processes of 10 users each.
+// Runs to the end (at most 30 s) with 4 client processes of 10 users each; the final models they
+// received whole in `final_models` (if given).
 absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
-                     int* chunks_sent) {
+                     int* chunks_sent, std::vector<v1::RoundPlan>* final_models = nullptr) {
   auto data = Data();
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
@@ -61,6 +63,7 @@ absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_r
     // Honest clients: every message handled, every reply accepted.
     EXPECT_EQ(c->handle_errors(), 0);
     EXPECT_EQ(c->refused_replies(), 0);
+    if (final_models != nullptr) final_models->push_back(c->final_model());
   }
   return run.get();
 }
@@ -73,14 +76,32 @@ const v1::StageTraffic* Find(const v1::StatusResponse& s, const std::string& sta
 }
 
 TEST(CoordinatorWireTest, RoundsCompleteWithTinyChunksBothWays) {
-  auto coordinator = MakeCoordinator(2, 64);
+  auto coordinator = MakeCoordinator(2, wire::kMinChunkBytes);
   int received = 0, sent = 0;
-  ASSERT_TRUE(RunWith(*coordinator, 64, &received, &sent).ok());
+  ASSERT_TRUE(RunWith(*coordinator, wire::kMinChunkBytes, &received, &sent).ok());
   const v1::StatusResponse s = coordinator->Status();
   EXPECT_EQ(s.round(), 2);
   EXPECT_EQ(s.dropouts(), 0);
   EXPECT_GT(received, 0);  // tasks (the plan holds 30 x 4 doubles) went out in chunks
   EXPECT_GT(sent, 0);      // and so did the participants' messages
+}
+
+// The result that ends training carries the final model, the plan of the round after the last,
+// to every client: without it a device would keep the model of its last task, one update behind.
+TEST(CoordinatorWireTest, TheLastResultCarriesTheFinalModel) {
+  auto coordinator = MakeCoordinator(2, wire::kDefaultChunkBytes);
+  int received = 0, sent = 0;
+  std::vector<v1::RoundPlan> final_models;
+  ASSERT_TRUE(
+      RunWith(*coordinator, wire::kDefaultChunkBytes, &received, &sent, &final_models).ok());
+  ASSERT_EQ(final_models.size(), 4u);
+  for (const v1::RoundPlan& model : final_models) {
+    EXPECT_EQ(model.algorithm(), "dpmf-rp");
+    EXPECT_EQ(model.round(), 2);
+    EXPECT_EQ(model.phase(), 0);
+    EXPECT_FALSE(model.payload().empty());
+    EXPECT_EQ(model.SerializeAsString(), final_models[0].SerializeAsString());
+  }
 }
 
 // Stage accounting on the real serialized messages of the last round (round 1 of 0..1, cohort 10).

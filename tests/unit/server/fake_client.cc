@@ -16,7 +16,10 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
     if (m.has_chunk()) ++chunks_received_;
     if (m.has_result() && m.result().phase() == wire::kEvaluationPhase)
       evaluation_results_.push_back(m.result().round());
-    if (m.has_result() && m.result().training_done()) done_reason_ = m.result().reason();
+    if (m.has_result() && m.result().training_done()) {
+      done_reason_ = m.result().reason();
+      final_model_ = m.result().final_model();
+    }
     if (m.has_task()) {
       tasks_.push_back(m.task());
       tasks_.back().mutable_plan()->clear_payload();
@@ -58,6 +61,11 @@ std::vector<v1::RoundTask> FakeClient::tasks() {
 std::string FakeClient::done_reason() {
   std::lock_guard<std::mutex> lock(mu_);
   return done_reason_;
+}
+
+v1::RoundPlan FakeClient::final_model() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return final_model_;
 }
 
 void FakeClient::Pump() {

@@ -50,6 +50,8 @@ class FakeClient {
   // ended training (empty until one came).
   std::vector<v1::RoundTask> tasks();
   std::string done_reason();
+  // The final model of that result, if it came whole (empty otherwise).
+  v1::RoundPlan final_model();
   // Messages the host could not handle, and replies the coordinator refused (which ends the
   // stream, as the gRPC reactor does).
   int handle_errors() const { return handle_errors_.load(); }
@@ -68,6 +70,7 @@ class FakeClient {
   std::vector<int64_t> evaluation_results_;
   std::vector<v1::RoundTask> tasks_;
   std::string done_reason_;
+  v1::RoundPlan final_model_;
   int64_t chunks_received_ = 0;
   bool stop_ = false;
   std::atomic<int> share_key_requests_{0};

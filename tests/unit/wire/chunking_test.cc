@@ -46,11 +46,11 @@ absl::Status Feed(ServerReassembler& r, const std::vector<v1::ServerMessage>& ch
 }
 
 TEST(ChunkingTest, ValidateChunkBytesAcceptsTheDocumentedRange) {
-  EXPECT_FALSE(ValidateChunkBytes(63).ok());
-  EXPECT_TRUE(ValidateChunkBytes(64).ok());
+  EXPECT_FALSE(ValidateChunkBytes(127).ok());
+  EXPECT_TRUE(ValidateChunkBytes(128).ok());
   EXPECT_TRUE(ValidateChunkBytes(1024).ok());
-  EXPECT_TRUE(ValidateChunkBytes((64 << 20) - 1024).ok());
-  EXPECT_FALSE(ValidateChunkBytes((64 << 20) - 1023).ok());
+  EXPECT_TRUE(ValidateChunkBytes(64 << 20).ok());
+  EXPECT_FALSE(ValidateChunkBytes((64 << 20) + 1).ok());
   EXPECT_FALSE(ValidateChunkBytes(-1).ok());
 }
 
@@ -62,8 +62,8 @@ TEST(ChunkingTest, MessagesThatFitAreSentWhole) {
   EXPECT_EQ(out[0].result().reason().size(), 1000u);
 }
 
-TEST(ChunkingTest, SplitCutsTheSerializationIntoCeilSizeOverChunkPieces) {
-  const std::vector<v1::ServerMessage> out = Split(Result1008(), 100);
+TEST(ChunkingTest, SplitCutsTheSerializationIntoPiecesOfChunkSizeLessOverhead) {
+  const std::vector<v1::ServerMessage> out = Split(Result1008(), 100 + kChunkOverheadBytes);
   ASSERT_EQ(out.size(), 11u);  // ceil(1008 / 100)
   std::string joined;
   for (uint32_t i = 0; i < 11; ++i) {
@@ -81,12 +81,33 @@ TEST(ChunkingTest, SplitCutsTheSerializationIntoCeilSizeOverChunkPieces) {
 }
 
 TEST(ChunkingTest, SplitClampsTooSmallChunkSizes) {
-  EXPECT_EQ(Split(Result1008(), 0).size(), 16u);  // ceil(1008 / 64)
+  EXPECT_EQ(Split(Result1008(), 0).size(), 16u);  // ceil(1008 / (128 - 64))
+}
+
+// A peer whose receive limit is the chunk size (gRPC's default 4 MiB against the default chunk
+// size) takes every message, even with every header field at its widest varint.
+TEST(ChunkingTest, NoMessageExceedsTheChunkSize) {
+  v1::ClientMessage m;
+  m.mutable_secagg()->set_participant_id(UINT32_MAX);
+  m.mutable_secagg()->set_round(-1);  // a 10-byte varint
+  m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
+      std::string((size_t{9} << 20) + 12345, 'y'));
+  for (size_t chunk_bytes : {kMinChunkBytes, size_t{1000}, kDefaultChunkBytes}) {
+    if (chunk_bytes < kDefaultChunkBytes) {
+      m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
+          std::string(20 * chunk_bytes + 7, 'y'));
+    }
+    const std::vector<v1::ClientMessage> pieces = Split(m, chunk_bytes);
+    ASSERT_GT(pieces.size(), 2u);
+    for (const v1::ClientMessage& piece : pieces) {
+      EXPECT_LE(piece.ByteSizeLong(), chunk_bytes) << "chunk size " << chunk_bytes;
+    }
+  }
 }
 
 TEST(ChunkingTest, RoundTripReturnsTheMessageAndCountsEnvelopeBytes) {
   ServerReassembler r;
-  const std::vector<v1::ServerMessage> chunks = Split(Result1008(), 100);
+  const std::vector<v1::ServerMessage> chunks = Split(Result1008(), 100 + kChunkOverheadBytes);
   for (size_t i = 0; i + 1 < chunks.size(); ++i) {
     absl::StatusOr<std::optional<ServerReassembler::Complete>> added = r.Add(chunks[i]);
     ASSERT_TRUE(added.ok()) << added.status();
