@@ -8,13 +8,16 @@
 # and kubectl (the k8s check): Debian's kubernetes-client (kubectl 1.20, enough for `kubectl
 # kustomize` and `kubectl create secret --dry-run=client`), unless a kubectl is already on PATH
 # (e.g. a newer one from Kubernetes' own repository, which that package would conflict with).
+# nlohmann-json3-dev reads and writes the SecAgg test vectors (tools/secagg_vectors,
+# tests/unit/crypto/secagg_vectors_test.cc); python3-cryptography runs their independent checker
+# (tools/secagg_vectors/check_vectors.py, ctest secagg_vectors_python).
 set -euo pipefail
 
 PACKAGES=(
   g++ cmake make pkg-config git ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libssl-dev libeigen3-dev libabsl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev python3-cryptography
   docker-compose python3-yaml mmdebstrap openssl iproute2
 )
 
