@@ -95,6 +95,13 @@ class Session {
     v1::ServerMessage message;
     while (writable && stream->Read(&message)) {
       absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_.Handle(message);
+      if (IsCatalogueMismatch(replies.status())) {  // no retry fixes it: stop, dropped at once
+        context.TryCancel();
+        stream->Finish();
+        watcher_.Watch(nullptr);
+        status = replies.status();
+        return StreamEnd::kRefused;
+      }
       if (!replies.ok()) {
         EventLine("client_error")
             .Add("client", options_.name)

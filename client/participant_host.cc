@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/registry.h"
@@ -14,6 +15,7 @@ namespace fedmf::client {
 namespace {
 
 constexpr uint32_t kLocalStateFormatVersion = 1;
+constexpr char kCatalogueMismatchPayload[] = "type.fedmf.dev/catalogue-mismatch";
 
 // A participant's reply declining the phase (its SecAgg Abort, which the coordinator counts as a
 // dropout).
@@ -24,6 +26,10 @@ v1::ClientMessage Decline(const wire::AggregationTag& tag, uint32_t id, absl::st
 }
 
 }  // namespace
+
+bool IsCatalogueMismatch(const absl::Status& status) {
+  return status.GetPayload(kCatalogueMismatchPayload).has_value();
+}
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
     std::shared_ptr<const data::RatingsDataset> data, const std::vector<int32_t>& users,
@@ -36,7 +42,8 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::Create(
   }
   absl::StatusOr<crypto::Ed25519PrivateKey> key = crypto::Ed25519PrivateKey::Generate();
   if (!key.ok()) return key.status();
-  std::unique_ptr<ParticipantHost> host(new ParticipantHost(data, test, std::move(*key)));
+  std::unique_ptr<ParticipantHost> host(
+      new ParticipantHost(data, test, std::move(*key), data->num_items()));
   for (int32_t user : users) {
     if (user < 0 || user >= data->num_users()) {
       return absl::InvalidArgumentError(
@@ -64,16 +71,20 @@ absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::CreateParty(
   absl::StatusOr<Participant> p = Participant::Create(
       party_id, algorithms::LocalData::Party(std::move(shard)), insecure_noise_seed);
   if (!p.ok()) return p.status();
-  std::unique_ptr<ParticipantHost> host(new ParticipantHost(nullptr, nullptr, std::move(*key)));
+  std::unique_ptr<ParticipantHost> host(
+      new ParticipantHost(nullptr, nullptr, std::move(*key), /*num_items=*/0));
   host->participants_.emplace(party_id, std::move(*p));
   return host;
 }
 
 absl::StatusOr<std::unique_ptr<ParticipantHost>> ParticipantHost::CreateWithoutData(
-    const std::vector<uint32_t>& ids, crypto::Ed25519PrivateKey signing_key,
+    const std::vector<uint32_t>& ids, int32_t num_items, crypto::Ed25519PrivateKey signing_key,
     std::optional<uint64_t> insecure_noise_seed) {
+  if (num_items < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("num_items must be >= 1, got ", num_items));
+  }
   std::unique_ptr<ParticipantHost> host(
-      new ParticipantHost(nullptr, nullptr, std::move(signing_key)));
+      new ParticipantHost(nullptr, nullptr, std::move(signing_key), num_items));
   for (uint32_t id : ids) {
     absl::StatusOr<Participant> p = Participant::Create(id, {}, insecure_noise_seed);
     if (!p.ok()) return p.status();
@@ -350,6 +361,11 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       (*algorithm)->make_contributor(plan);
   if (!contributor.ok()) return contributor.status();
+  if (absl::Status s =
+          CheckCatalogue(**contributor, absl::StrCat("round ", tag.round, ": the model"));
+      !s.ok()) {
+    return s;
+  }
   phase_contributor_ = *std::move(contributor);
   if (!(*algorithm)->contributor_only()) {
     contributor_ = phase_contributor_;
@@ -403,9 +419,22 @@ absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string
   if (!contributor.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", contributor.status().message()));
   }
+  if (absl::Status s = CheckCatalogue(**contributor, what); !s.ok()) return s;
   contributor_ = std::move(*contributor);
   model_ = plan;
   return absl::OkStatus();
+}
+
+absl::Status ParticipantHost::CheckCatalogue(const algorithms::Contributor& model,
+                                             absl::string_view what) const {
+  const int32_t model_items = model.scorer().num_items();
+  if (num_items_ == 0 || model_items == num_items_) return absl::OkStatus();
+  absl::Status mismatch = absl::FailedPreconditionError(absl::StrCat(
+      what, " has ", model_items, " items, this client's catalogue ", num_items_,
+      ": it can neither train nor recommend with it (configure the catalogue the coordinator "
+      "trains, its --num_items)"));
+  mismatch.SetPayload(kCatalogueMismatchPayload, absl::Cord(absl::StrCat(model_items)));
+  return mismatch;
 }
 
 }  // namespace fedmf::client

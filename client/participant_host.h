@@ -39,6 +39,10 @@
 
 namespace fedmf::client {
 
+// True for the FailedPrecondition a host returns for a model whose catalogue differs from its
+// own (ParticipantHost::num_items): a configuration error no retry fixes, unlike a late message.
+bool IsCatalogueMismatch(const absl::Status& status);
+
 class ParticipantHost {
  public:
   // Hosts dense users `users` of `data` (participant id = user + 1), who train on `data` and
@@ -58,10 +62,11 @@ class ParticipantHost {
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // Hosts participants `ids` (each >= 1, no repeats) with no ratings until SetRatings gives
-  // them, signing with `signing_key` (a restored host keeps its registered key): for a binding
-  // that owns its users' ratings, e.g. the mobile C API (client/include/fedmf/fedmf_client.h).
+  // them, rating items of a catalogue of `num_items` (>= 1), signing with `signing_key` (a
+  // restored host keeps its registered key): for a binding that owns its users' ratings, e.g.
+  // the mobile C API (client/include/fedmf/fedmf_client.h).
   static absl::StatusOr<std::unique_ptr<ParticipantHost>> CreateWithoutData(
-      const std::vector<uint32_t>& ids, crypto::Ed25519PrivateKey signing_key,
+      const std::vector<uint32_t>& ids, int32_t num_items, crypto::Ed25519PrivateKey signing_key,
       std::optional<uint64_t> insecure_noise_seed = std::nullopt);
 
   // Points participant `id` at new train and test rows, which must outlive the host or the next
@@ -119,6 +124,13 @@ class ParticipantHost {
   using ResultObserver = std::function<void(const v1::RoundResult&)>;
   void set_result_observer(ResultObserver observer) { result_observer_ = std::move(observer); }
 
+  // The catalogue the hosted users rate (their dataset's items, or CreateWithoutData's); 0 for a
+  // silo party, whose shard holds only some of the federation's items. A model of another size
+  // (a task's, the final one, a restored one) is refused before it replaces the host's
+  // (IsCatalogueMismatch): the participants could neither contribute to it nor use its
+  // recommendations.
+  int32_t num_items() const { return num_items_; }
+
   // Replies whose serialization exceeds `bytes` go out as chunks (default
   // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
   void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
@@ -146,8 +158,14 @@ class ParticipantHost {
  private:
   ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
                   std::shared_ptr<const data::RatingsDataset> test,
-                  crypto::Ed25519PrivateKey signing_key)
-      : data_(std::move(data)), test_(std::move(test)), signing_key_(std::move(signing_key)) {}
+                  crypto::Ed25519PrivateKey signing_key, int32_t num_items)
+      : data_(std::move(data)),
+        test_(std::move(test)),
+        signing_key_(std::move(signing_key)),
+        num_items_(num_items) {}
+
+  // OK when `model` scores num_items_ items (or num_items_ is 0), else the mismatch error.
+  absl::Status CheckCatalogue(const algorithms::Contributor& model, absl::string_view what) const;
 
   // The cohort's directory of a task with signatures; InvalidArgument if it is malformed or does
   // not list this host's own key for the users the task names.
@@ -174,6 +192,7 @@ class ParticipantHost {
   std::shared_ptr<const data::RatingsDataset> data_;
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
   crypto::Ed25519PrivateKey signing_key_;
+  int32_t num_items_ = 0;  // 0: not checked (a party)
   std::map<uint32_t, Participant> participants_;
   std::shared_ptr<const algorithms::Contributor> phase_contributor_;  // of the last task
   std::shared_ptr<const algorithms::Contributor> contributor_;        // the model

@@ -118,6 +118,9 @@ fedmf_status Fail(fedmf_status code, absl::string_view message) {
 }
 
 fedmf_status FromStatus(const absl::Status& status) {
+  if (client::IsCatalogueMismatch(status)) {
+    return Fail(FEDMF_ERR_INCOMPATIBLE_MODEL, status.message());
+  }
   switch (status.code()) {
     case absl::StatusCode::kOk:
       return FEDMF_OK;
@@ -151,8 +154,8 @@ fedmf_status NewParticipant(const v1::ParticipantConfig& config,
   std::optional<uint64_t> seed;
   if (config.insecure_noise_seeded()) seed = config.insecure_noise_seed();
   absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host =
-      client::ParticipantHost::CreateWithoutData({config.participant_id()}, std::move(signing_key),
-                                                 seed);
+      client::ParticipantHost::CreateWithoutData({config.participant_id()}, config.num_items(),
+                                                 std::move(signing_key), seed);
   if (!host.ok()) return FromStatus(host.status());
   if (!config.budget().empty()) {
     absl::StatusOr<dp::PrivacyBudget> budget = dp::ParseBudgetSpec(config.budget());

@@ -178,6 +178,11 @@ int fedmf_participant_has_model(const fedmf_participant* participant) {
   return participant != nullptr && participant->host->contributor() != nullptr;
 }
 
+int32_t fedmf_participant_model_num_items(const fedmf_participant* participant) {
+  if (participant == nullptr || participant->host->contributor() == nullptr) return 0;
+  return participant->host->contributor()->scorer().num_items();
+}
+
 fedmf_status fedmf_participant_recommend(const fedmf_participant* participant, int32_t n,
                                          int32_t* items, double* scores, size_t capacity,
                                          size_t* count) {

@@ -151,8 +151,9 @@ static int SetRatings(fedmf_participant* p, const char* list) {
 }
 
 /* One registration and stream. Returns 1 when training is done, 0 when the stream broke, -1 when
- * the coordinator refused the registration (wrong token, bad participant id: retrying is
- * pointless). */
+ * retrying is pointless: the coordinator refused the registration (wrong token, bad participant
+ * id) or trains a model of another catalogue than --num_items (the stream is cancelled, so the
+ * coordinator drops this participant at once). */
 static int Session(fedmf_participant* p, const Options* o) {
   fedmf_transport* t = fedmf_transport_connect(o->coordinator);
   if (t == NULL) return 0;
@@ -180,7 +181,14 @@ static int Session(fedmf_participant* p, const Options* o) {
     size_t len = 0;
     while (!done && fedmf_transport_read(t, &message, &len) == 0) {
       fedmf_messages* replies = NULL;
-      if (fedmf_participant_handle(p, message, len, &replies) != FEDMF_OK) {
+      const fedmf_status handled = fedmf_participant_handle(p, message, len, &replies);
+      if (handled == FEDMF_ERR_INCOMPATIBLE_MODEL) {
+        fprintf(stderr, "event=c_example_incompatible_model error=\"%s\"\n", fedmf_last_error());
+        fedmf_transport_free(message);
+        done = -1;
+        break;
+      }
+      if (handled != FEDMF_OK) {
         /* Not fatal: e.g. a late message of a round this user left. */
         fprintf(stderr, "event=c_example_error error=\"%s\"\n", fedmf_last_error());
       }
@@ -194,7 +202,7 @@ static int Session(fedmf_participant* p, const Options* o) {
       fedmf_transport_free(message);
       done = fedmf_participant_training_done(p);
     }
-    fedmf_transport_finish(t);
+    if (done != -1) fedmf_transport_finish(t); /* else fedmf_transport_destroy cancels it */
   }
   fedmf_free(request);
   fedmf_transport_free(response);

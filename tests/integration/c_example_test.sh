@@ -8,6 +8,8 @@
 #                restarted from its saved state after the run and must find training done.
 #   large_model: 45,000 items, so each task is over 4 MiB and travels in chunks that must each
 #                fit the C examples' default receive limit.
+#   catalogue_mismatch: one app configured with fewer items than the model is refused clearly
+#                and dropped at once.
 # Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed.
 set -euo pipefail
 BUILD="$1"
@@ -18,11 +20,12 @@ EXAMPLE="$BUILD/client/fedmf-c-example"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
 processes_init "capi-$CASE"
 
-# start_run DATA USERS ROUNDS ITEMS: a coordinator for DATA (USERS users, ITEMS items) running
-# ROUNDS rounds of all users, a fedmf-client hosting users 2..USERS-1 and C examples for
-# participants 1 and 2 (EXAMPLE_PIDS), each with five ratings.
+# start_run DATA USERS ROUNDS ITEMS [ITEMS_2]: a coordinator for DATA (USERS users, ITEMS items)
+# running ROUNDS rounds of all users, a fedmf-client hosting users 2..USERS-1 and C examples for
+# participants 1 and 2 (EXAMPLE_PIDS), each with five ratings; participant 2's app is configured
+# with ITEMS_2 items (default ITEMS).
 start_run() {
-  local data="$1" users="$2" rounds="$3" items="$4"
+  local data="$1" users="$2" rounds="$3" items="$4" items_2="${5:-$4}"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" \
     --rounds="$rounds" --participation=1 --min_clients=5 --mechanism=none --item_model=full \
     --compression=2 --wait_for_users="$users" --eval_every=0 --stage_timeout_s=20
@@ -32,7 +35,8 @@ start_run() {
   PIDS+=("$CLIENT_PID")
   EXAMPLE_PIDS=()
   for id in 1 2; do
-    "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id="$id" --num_items="$items" \
+    "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id="$id" \
+      --num_items="$([[ $id == 2 ]] && echo "$items_2" || echo "$items")" \
       --ratings="$((id)):5,$((id + 7)):4,$((id + 20)):2,$((id + 33)):3,$((id + 41)):1" \
       --state="$WORK/state-$id.pb" --give_up_after_s=50 >"$WORK/example-$id.log" 2>&1 &
     EXAMPLE_PIDS+=($!)
@@ -87,9 +91,28 @@ case_large_model() {
     fail "no task was chunked: the model is not over the chunk size"
 }
 
+# An app configured with 50 items against a 60-item model: its first task is refused with
+# FEDMF_ERR_INCOMPATIBLE_MODEL naming both sizes, it cancels its stream and the coordinator drops
+# it from the round at once; the others complete the round.
+case_catalogue_mismatch() {
+  # One round: the next would wait for a cohort of all 40 users.
+  start_run "synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=4" 40 1 60 50
+  if wait "${EXAMPLE_PIDS[1]}"; then fail "the mismatched C example exited 0"; fi
+  grep -q 'event=c_example_incompatible_model error=".*has 60 items, this client.s catalogue 50' \
+    "$WORK/example-2.log" || fail "no clear catalogue error"
+  wait_for "$WORK/coordinator.log" 'event=stream_closed client=fedmf-c-example .*dropped_in_round=1' 30
+  wait "$COORD_PID" || fail "coordinator failed"
+  wait "$CLIENT_PID" || fail "fedmf-client failed"
+  wait "${EXAMPLE_PIDS[0]}" || fail "the matching C example failed"
+  grep -q " event=round .*applied=yes .*contributors=39 .*dropouts=1 " "$WORK/coordinator.log" ||
+    fail "the round did not apply without the mismatched app"
+  grep 'event=c_example_incompatible_model' "$WORK/example-2.log"
+}
+
 case "$CASE" in
   basic) case_basic ;;
   large_model) case_large_model ;;
+  catalogue_mismatch) case_catalogue_mismatch ;;
   *) fail "unknown case $CASE" ;;
 esac
 echo "PASS c_example $CASE"

@@ -53,7 +53,12 @@ typedef enum fedmf_status {
   /* The item has no rating to remove. */
   FEDMF_ERR_NOT_FOUND = 4,
   /* Anything else (e.g. the OS random generator failed). */
-  FEDMF_ERR_INTERNAL = 5
+  FEDMF_ERR_INTERNAL = 5,
+  /* The coordinator's model covers another item catalogue than the config's num_items (see
+   * fedmf_participant_model_num_items). The participant keeps its previous model and cannot take
+   * part: no retry fixes this. Close the stream (the coordinator then drops the device at once,
+   * instead of after a stage timeout) and ship a config with the coordinator's catalogue. */
+  FEDMF_ERR_INCOMPATIBLE_MODEL = 6
 } fedmf_status;
 
 typedef struct fedmf_participant fedmf_participant;
@@ -187,6 +192,12 @@ FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participa
  * state with one), else 0. Serialize with other calls
  * on the same handle. */
 FEDMF_API int fedmf_participant_has_model(const fedmf_participant* participant);
+
+/* The number of items the last model covers (the coordinator's catalogue; 0 without a model).
+ * Item indices of fedmf_participant_recommend and _predict are in [0, this). A task or final model
+ * whose size differs from the config's num_items is refused (FEDMF_ERR_INCOMPATIBLE_MODEL), so a
+ * model this returns always matches the config. Serialize with other calls on the same handle. */
+FEDMF_API int32_t fedmf_participant_model_num_items(const fedmf_participant* participant);
 
 /* The top-`n` (n >= 1) unrated items under the last model, best first: writes up to `capacity`
  * item indices and scores (either array may be NULL when capacity is 0) and the number written

@@ -3,6 +3,7 @@
  * 1..10, each a fedmf_participant fed the serialized server messages and answering with the
  * serialized replies, as an app would over its own gRPC stream. Pure C. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "capi_check.h"
@@ -13,6 +14,8 @@
 
 static fedmf_participant* users[COHORT]; /* participant id = index + 1 */
 static int refused[COHORT];              /* FEDMF_ERR_FAILED_PRECONDITION answers per user */
+static int incompatible[COHORT];         /* FEDMF_ERR_INCOMPATIBLE_MODEL answers per user */
+static char incompatible_error[512];     /* the last one's fedmf_last_error() */
 /* When set, Pump saves, destroys and restores each participant after every message it handles
  * and before its replies go out, as an app killed right after its write-ahead save would. */
 static int restart_after_handle = 0;
@@ -30,6 +33,7 @@ static void CreateUsers(void) {
                                          (float)(1 + (i + k) % 5)) == FEDMF_OK);
     }
     refused[i] = 0;
+    incompatible[i] = 0;
   }
 }
 
@@ -60,6 +64,11 @@ static void Pump(capi_server* server) {
     const fedmf_status s = fedmf_participant_handle(users[to - 1], data, len, &replies);
     if (s == FEDMF_ERR_FAILED_PRECONDITION) {
       ++refused[to - 1];
+      continue;
+    }
+    if (s == FEDMF_ERR_INCOMPATIBLE_MODEL) {
+      ++incompatible[to - 1];
+      snprintf(incompatible_error, sizeof incompatible_error, "%s", fedmf_last_error());
       continue;
     }
     CHECK(s == FEDMF_OK);
@@ -109,6 +118,7 @@ static void RegisterUsers(capi_server* server) {
  * did not rate, best first. */
 static void CheckModelQueries(fedmf_participant* p) {
   CHECK(fedmf_participant_has_model(p) == 1);
+  CHECK(fedmf_participant_model_num_items(p) == ITEMS);
   double factor[8];
   size_t len = 0;
   CHECK(fedmf_participant_user_factor(p, factor, 8, &len) == FEDMF_OK);
@@ -302,6 +312,30 @@ static void ChunkedRepliesAreReassembled(void) {
   DestroyUsers();
 }
 
+/* A participant configured with fewer items than the model (25 of 30) is refused at its first
+ * task with FEDMF_ERR_INCOMPATIBLE_MODEL naming both sizes and keeps no model; the round completes
+ * without it (its silence is a dropout). */
+static void AMismatchedCatalogueIsRefused(void) {
+  CreateUsers();
+  fedmf_participant_destroy(users[0]);
+  uint8_t config[48];
+  users[0] = NULL;
+  CHECK(fedmf_participant_create(config, capi_config(config, 1, ITEMS - 5, 0, 11), &users[0]) ==
+        FEDMF_OK);
+  CHECK(fedmf_participant_model_num_items(users[0]) == 0);
+  capi_server* server = NewServer(0);
+  CHECK(capi_server_start_round(server) == 0);
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  CHECK(capi_server_contributors(server) == COHORT - 1);
+  CHECK(incompatible[0] == 1);
+  CHECK(strstr(incompatible_error, "has 30 items, this client's catalogue 25") != NULL);
+  CHECK(fedmf_participant_has_model(users[0]) == 0);
+  CHECK(fedmf_participant_model_num_items(users[0]) == 0);
+  for (int i = 1; i < COHORT; ++i) CHECK(incompatible[i] == 0);
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
 int main(void) {
   RUN_TEST(AWholeRoundUpdatesTheModel);
   RUN_TEST(ASignedRoundWithTheConsistencyCheck);
@@ -309,5 +343,6 @@ int main(void) {
   RUN_TEST(RestoredParticipantsContinueTheRound);
   RUN_TEST(ARestoredParticipantKeepsItsModel);
   RUN_TEST(ChunkedRepliesAreReassembled);
+  RUN_TEST(AMismatchedCatalogueIsRefused);
   return capi_failures != 0;
 }

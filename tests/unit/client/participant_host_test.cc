@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common/algorithms/registry.h"
+#include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
@@ -47,15 +48,16 @@ TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
   auto key = crypto::Ed25519PrivateKey::Generate().value();
   const std::string public_key(key.public_key().bytes().begin(), key.public_key().bytes().end());
   EXPECT_EQ(
-      ParticipantHost::CreateWithoutData({3, 3}, crypto::Ed25519PrivateKey::Generate().value())
+      ParticipantHost::CreateWithoutData({3, 3}, 30, crypto::Ed25519PrivateKey::Generate().value())
           .status()
           .code(),
       absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParticipantHost::CreateWithoutData({0}, crypto::Ed25519PrivateKey::Generate().value())
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
-  auto host = ParticipantHost::CreateWithoutData({5}, std::move(key)).value();
+  EXPECT_EQ(
+      ParticipantHost::CreateWithoutData({0}, 30, crypto::Ed25519PrivateKey::Generate().value())
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  auto host = ParticipantHost::CreateWithoutData({5}, f.data->num_items(), std::move(key)).value();
   EXPECT_EQ(host->signing_public_key(), public_key);  // the key it was given
   EXPECT_EQ(host->Find(5)->ratings().size(), 0);
   ASSERT_TRUE(host->SetRatings(5, f.data->user(4)).ok());
@@ -74,6 +76,37 @@ TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
   v1::ServerMessage m;  // a SecAgg message of round 0: no round is in progress after a restore
   m.mutable_secagg()->set_participant_id(5);
   EXPECT_EQ(host->Handle(m).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A model of another catalogue than the host's dataset is refused before it replaces anything,
+// with the status IsCatalogueMismatch recognizes: from a task (nobody contributes) and as the
+// final model (training is done all the same).
+TEST(ParticipantHostTest, RefusesAModelOfAnotherCatalogue) {
+  Fixture f;  // the plan's model has 30 items
+  data::SyntheticConfig c;
+  c.num_users = 40;
+  c.num_items = 25;
+  c.ratings_per_user = 8;
+  c.min_ratings_per_user = 4;
+  auto data = std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
+  auto host = ParticipantHost::Create(data, test_util::AllUsers(*data)).value();
+  EXPECT_EQ(host->num_items(), 25);
+  const absl::Status task = host->Handle(f.Task(Cohort())).status();
+  EXPECT_EQ(task.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(IsCatalogueMismatch(task)) << task;
+  EXPECT_NE(task.message().find("has 30 items, this client's catalogue 25"), std::string::npos)
+      << task;
+  EXPECT_EQ(host->contributor(), nullptr);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+  v1::ServerMessage done;
+  done.mutable_result()->set_training_done(true);
+  *done.mutable_result()->mutable_final_model() = f.plan;
+  EXPECT_TRUE(IsCatalogueMismatch(host->Handle(done).status()));
+  EXPECT_TRUE(host->training_done());
+  EXPECT_EQ(host->contributor(), nullptr);
+  EXPECT_FALSE(IsCatalogueMismatch(absl::FailedPreconditionError("has 30 items")));
+  // A host of the matching catalogue takes the same task.
+  EXPECT_TRUE(f.Host()->Handle(f.Task(Cohort())).ok());
 }
 
 TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {

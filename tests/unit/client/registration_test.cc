@@ -17,7 +17,7 @@ namespace {
 using ::testing::ElementsAre;
 
 std::unique_ptr<ParticipantHost> Host(const std::vector<uint32_t>& ids) {
-  return ParticipantHost::CreateWithoutData(ids, crypto::Ed25519PrivateKey::Generate().value())
+  return ParticipantHost::CreateWithoutData(ids, 30, crypto::Ed25519PrivateKey::Generate().value())
       .value();
 }
 
