@@ -41,6 +41,10 @@ ABSL_FLAG(
     "false: clients upload privatized vectors in the clear, each with the noise a lone client "
     "needs (the paper's non-SecAgg case)");
 ABSL_FLAG(double, epsilon, 1, "privacy budget of the whole run");
+ABSL_FLAG(double, rating_min, 1,
+          "smallest rating of the scale: predicted ratings are clamped to [rating_min, "
+          "rating_max] (hdpmf: Delta = rating_max - rating_min)");
+ABSL_FLAG(double, rating_max, 5, "largest rating of the scale");
 ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (epsilon, delta)-DP");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
@@ -82,7 +86,9 @@ algorithms::RunSettings RunSettingsFromFlags(int64_t users, int32_t items) {
           .secure_aggregation = absl::GetFlag(FLAGS_secure_aggregation),
           .epsilon = absl::GetFlag(FLAGS_epsilon),
           .delta = absl::GetFlag(FLAGS_delta),
-          .seed = absl::GetFlag(FLAGS_seed)};
+          .seed = absl::GetFlag(FLAGS_seed),
+          .rating_scale = {.min = absl::GetFlag(FLAGS_rating_min),
+                           .max = absl::GetFlag(FLAGS_rating_max)}};
 }
 
 // The algorithm --algorithm names; NotFound listing the registered ones that train.

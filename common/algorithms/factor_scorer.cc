@@ -7,11 +7,13 @@
 
 namespace fedmf::algorithms {
 
-FactorScorer::FactorScorer(mf::FactorMatrix item_factors, double lambda, double ranking_kappa)
+FactorScorer::FactorScorer(mf::FactorMatrix item_factors, double lambda, double ranking_kappa,
+                           RatingScale scale)
     : item_factors_(std::move(item_factors)),
       gram_(item_factors_.transpose() * item_factors_),
       lambda_(lambda),
-      ranking_kappa_(ranking_kappa) {}
+      ranking_kappa_(ranking_kappa),
+      scale_(scale) {}
 
 absl::StatusOr<Eigen::VectorXd> FactorScorer::UserFactor(const data::RatingRow& ratings) const {
   return mf::SolveUserFactor(item_factors_, gram_, ratings, lambda_, ranking_kappa_);
@@ -30,7 +32,7 @@ absl::StatusOr<Eigen::VectorXd> FactorScorer::PredictRatings(const data::RatingR
       mf::RatingPredictor::Fit(item_factors_, ratings, {}, fallback_mean);
   if (!predictor.ok()) return predictor.status();
   Eigen::VectorXd predicted = (item_factors_ * predictor->weights()).array() + predictor->mean();
-  return predicted;
+  return scale_.Clamp(std::move(predicted));
 }
 
 }  // namespace fedmf::algorithms

@@ -19,14 +19,16 @@ namespace fedmf::algorithms {
 class FactorScorer final : public Scorer {
  public:
   // `item_factors` is V (m x k); `lambda` > 0 and `ranking_kappa` >= 0 are eq. 5's (validated
-  // with the algorithm's config).
-  FactorScorer(mf::FactorMatrix item_factors, double lambda, double ranking_kappa);
+  // with the algorithm's config); predicted ratings are clamped to `scale` (when set).
+  FactorScorer(mf::FactorMatrix item_factors, double lambda, double ranking_kappa,
+               RatingScale scale = {});
 
   int32_t num_items() const override { return static_cast<int32_t>(item_factors_.rows()); }
   // V u with u = UserFactor(ratings).
   absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const override;
   bool predicts_ratings() const override { return true; }
-  // mean + V w of mf::RatingPredictor::Fit(V, ratings, default options, fallback_mean).
+  // mean + V w of mf::RatingPredictor::Fit(V, ratings, default options, fallback_mean), clamped
+  // to the scale. Scores are not: they rank, and clamping would tie the top items.
   absl::StatusOr<Eigen::VectorXd> PredictRatings(const data::RatingRow& ratings,
                                                  double fallback_mean) const override;
 
@@ -40,6 +42,7 @@ class FactorScorer final : public Scorer {
   Eigen::MatrixXd gram_;
   double lambda_;
   double ranking_kappa_;
+  RatingScale scale_;
 };
 
 }  // namespace fedmf::algorithms

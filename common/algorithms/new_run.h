@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/scorer.h"
 
 namespace fedmf::algorithms {
 
@@ -33,6 +34,7 @@ struct RunSettings {
   double epsilon = 0;              // privacy budget of the whole run ...
   double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0, else as RDP
   uint64_t seed = 0;               // model initialization, public seeds, cohort sampling
+  RatingScale rating_scale{.min = 1, .max = 5};  // the ratings' range (scorer.h)
 };
 
 // round(participation * num_users), at least 1: the cohort a run samples each round.

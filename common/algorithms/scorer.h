@@ -6,13 +6,39 @@
 #ifndef FEDMF_COMMON_ALGORITHMS_SCORER_H_
 #define FEDMF_COMMON_ALGORITHMS_SCORER_H_
 
+#include <cmath>
 #include <cstdint>
 
 #include "Eigen/Core"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/data/ratings_dataset.h"
 
 namespace fedmf::algorithms {
+
+// The rating scale a model was trained on (the run's --rating_min, --rating_max): predicted
+// ratings are clamped to it, since a rating outside it means nothing to a user. Unset (min >= max,
+// e.g. a model from before the scale was recorded): nothing is clamped.
+struct RatingScale {
+  double min = 0;
+  double max = 0;
+
+  bool set() const { return min < max; }
+  // InvalidArgument unless unset (both 0) or finite with min < max.
+  absl::Status Validate() const {
+    if ((min == 0 && max == 0) || (std::isfinite(min) && std::isfinite(max) && min < max)) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("rating scale [", min, ", ", max, "]: needs finite bounds, min < max"));
+  }
+  // `predicted` clamped to [min, max] when set, else unchanged.
+  Eigen::VectorXd Clamp(Eigen::VectorXd predicted) const {
+    if (set()) predicted = predicted.cwiseMax(min).cwiseMin(max);
+    return predicted;
+  }
+};
 
 class Scorer {
  public:
@@ -30,7 +56,8 @@ class Scorer {
   // errors (RMSE/MAE) are then absent, not 0 (common/metrics/user_metrics.h).
   virtual bool predicts_ratings() const = 0;
 
-  // m predicted ratings for the user with `ratings` (as in Scores). `fallback_mean` is the rating
+  // m predicted ratings for the user with `ratings` (as in Scores), within the model's rating
+  // scale where it knows one (RatingScale). `fallback_mean` is the rating
   // to fall back on where the user's ratings say nothing (a user without ratings): the mean of all
   // train ratings where the caller knows it (central evaluation), else 0 (a client). Errors as
   // Scores; FailedPrecondition when !predicts_ratings().

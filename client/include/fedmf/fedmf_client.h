@@ -201,14 +201,19 @@ FEDMF_API int32_t fedmf_participant_model_num_items(const fedmf_participant* par
 
 /* The top-`n` (n >= 1) unrated items under the last model, best first: writes up to `capacity`
  * item indices and scores (either array may be NULL when capacity is 0) and the number written
- * in *count (at most min(n, capacity, unrated items)). FEDMF_ERR_FAILED_PRECONDITION without a
- * model. Serialize with other calls on the same handle. */
+ * in *count (at most min(n, capacity, unrated items)). The scores are RANKING scores, not ratings:
+ * higher ranks first, they compare items for this user only and are on no rating scale (a factor
+ * model ranks with a user factor fitted for ranking, which differs from the rating fit of
+ * fedmf_participant_predict, so the two may order items differently). Show ratings with _predict.
+ * FEDMF_ERR_FAILED_PRECONDITION without a model. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_recommend(const fedmf_participant* participant, int32_t n,
                                                    int32_t* items, double* scores, size_t capacity,
                                                    size_t* count);
 
 /* The predicted rating of `item` under the last model (the rating the federated evaluation
- * scores, from the local ratings; for a factor model with no ratings, 0).
+ * scores, from the local ratings; for a factor model with no ratings, 0), clamped to the rating
+ * scale the model was trained on (the coordinator's --rating_min, --rating_max; a model from an
+ * older coordinator that did not record it is not clamped).
  * FEDMF_ERR_FAILED_PRECONDITION without a model or for a model that only ranks items (it predicts
  * no ratings). Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_predict(const fedmf_participant* participant, int32_t item,

@@ -81,6 +81,7 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (c.ranking_kappa && (!std::isfinite(*c.ranking_kappa) || *c.ranking_kappa < 0)) {
     return Bad("ranking_kappa", *c.ranking_kappa, "must be >= 0");
   }
+  if (absl::Status s = c.rating_scale.Validate(); !s.ok()) return s;
   if (!PositiveFinite(c.user_l1_clip)) return Bad("user_l1_clip", c.user_l1_clip, "must be > 0");
   if (!PositiveFinite(c.error_clip)) return Bad("error_clip", c.error_clip, "must be > 0");
   if (!std::isfinite(c.compression) || c.compression < 1) {
@@ -183,6 +184,8 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_mu(c.mu);
   p.set_kappa(c.kappa);
   if (c.ranking_kappa) p.set_ranking_kappa(*c.ranking_kappa);
+  p.set_rating_min(c.rating_scale.min);
+  p.set_rating_max(c.rating_scale.max);
   p.set_user_l1_clip(c.user_l1_clip);
   p.set_error_clip(c.error_clip);
   switch (c.mechanism) {
@@ -234,6 +237,7 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
   c.mu = p.mu();
   c.kappa = p.kappa();
   if (p.has_ranking_kappa()) c.ranking_kappa = p.ranking_kappa();
+  c.rating_scale = {.min = p.rating_min(), .max = p.rating_max()};
   c.user_l1_clip = p.user_l1_clip();
   c.error_clip = p.error_clip();
   switch (p.mechanism()) {

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/algorithms/scorer.h"
 #include "common/dp/dp_conversion.h"
 #include "common/mf/adam.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
@@ -66,6 +67,8 @@ struct DpmfRpConfig {
   // The confidence of the user factor that ranks items for recommendations (eq. 5 again, local
   // to the client, no privacy cost); unset: kappa.
   std::optional<double> ranking_kappa;
+  // Predicted ratings are clamped to it (unset in a state from before it was recorded).
+  RatingScale rating_scale;
   double user_l1_clip = 0.001;  // B1: u_i is clipped to this L1 norm before the gradient
   double error_clip = 1;        // e: rating errors are clipped to [-e, e]
 

@@ -74,7 +74,7 @@ DpmfRpContributor::DpmfRpContributor(DpmfRpConfig config,
     : config_(std::move(config)),
       projection_(std::move(projection)),
       scorer_(std::move(item_factors), config_.lambda,
-              config_.ranking_kappa.value_or(config_.kappa)),
+              config_.ranking_kappa.value_or(config_.kappa), config_.rating_scale),
       codec_(std::move(codec)) {}
 
 absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data::RatingRow& ratings,

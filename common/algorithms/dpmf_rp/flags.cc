@@ -75,6 +75,7 @@ absl::StatusOr<DpmfRpConfig> ConfigFromFlags(const RunSettings& run) {
   c.mu = absl::GetFlag(FLAGS_mu);
   c.kappa = absl::GetFlag(FLAGS_kappa);
   if (const double k = absl::GetFlag(FLAGS_ranking_kappa); k >= 0) c.ranking_kappa = k;
+  c.rating_scale = run.rating_scale;
   c.user_l1_clip = absl::GetFlag(FLAGS_user_l1_clip);
   c.error_clip = absl::GetFlag(FLAGS_error_clip);
   c.contribution_clip = absl::GetFlag(FLAGS_contribution_clip);

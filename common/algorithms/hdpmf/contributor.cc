@@ -86,8 +86,7 @@ absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
   HdpmfScorer scorer(*v, {.item_weights = Stretches(c) ? gamma : std::vector<double>{},
                           .rescale = !c.skip_rescaling(),
                           .lambda = c.score_lambda(),
-                          .rating_min = c.rating_min(),
-                          .rating_max = c.rating_max()});
+                          .scale = {.min = c.rating_min(), .max = c.rating_max()}});
   return std::unique_ptr<HdpmfContributor>(
       new HdpmfContributor(std::move(broadcast), *codec, UserWeights(c.spec(), c.num_users()),
                            std::move(gamma), threshold, std::move(scorer)));

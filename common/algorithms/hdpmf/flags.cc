@@ -40,8 +40,6 @@ ABSL_FLAG(double, hdpmf_init_center, -1,
           "hdpmf: every prediction u_i^T v_j starts near this (V's coordinates center / sqrt(K), "
           "u's 1 / sqrt(K)); 0: zero-mean factors; negative: the rating scale's midpoint, times "
           "the specification's mean weights when the ratings are stretched");
-ABSL_FLAG(double, hdpmf_rating_min, 1, "hdpmf: smallest rating (Delta = max - min)");
-ABSL_FLAG(double, hdpmf_rating_max, 5, "hdpmf: largest rating");
 ABSL_FLAG(double, hdpmf_f_uc, 0.54, "hdpmf privacy spec: fraction of conservative users");
 ABSL_FLAG(double, hdpmf_f_um, 0.37, "hdpmf privacy spec: fraction of moderate users");
 ABSL_FLAG(double, hdpmf_eps_uc, 0.1,
@@ -98,8 +96,8 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
   }
   c.set_learning_rate(absl::GetFlag(FLAGS_hdpmf_learning_rate));
   c.set_lambda(absl::GetFlag(FLAGS_hdpmf_lambda));
-  c.set_rating_min(absl::GetFlag(FLAGS_hdpmf_rating_min));
-  c.set_rating_max(absl::GetFlag(FLAGS_hdpmf_rating_max));
+  c.set_rating_min(run.rating_scale.min);  // Delta = rating_max - rating_min
+  c.set_rating_max(run.rating_scale.max);
   c.set_clip(absl::GetFlag(FLAGS_hdpmf_clip));
   c.set_score_lambda(absl::GetFlag(FLAGS_hdpmf_score_lambda));
   c.set_seed(run.seed);

@@ -39,8 +39,7 @@ absl::StatusOr<Eigen::VectorXd> HdpmfScorer::PredictRatings(const data::RatingRo
   if (ratings.size() == 0) return Eigen::VectorXd::Constant(item_factors_.rows(), fallback_mean);
   absl::StatusOr<Eigen::VectorXd> predicted = Scores(ratings);
   if (!predicted.ok()) return predicted.status();
-  return Eigen::VectorXd(
-      predicted->cwiseMax(prediction_.rating_min).cwiseMin(prediction_.rating_max));
+  return prediction_.scale.Clamp(*std::move(predicted));
 }
 
 }  // namespace fedmf::algorithms::hdpmf

@@ -25,8 +25,7 @@ class HdpmfScorer final : public Scorer {
     std::vector<double> item_weights;
     bool rescale = true;
     double lambda = 1;
-    double rating_min = 1;
-    double rating_max = 5;
+    RatingScale scale{.min = 1, .max = 5};
   };
   HdpmfScorer(Eigen::MatrixXd item_factors, Prediction prediction)
       : item_factors_(std::move(item_factors)), prediction_(std::move(prediction)) {}

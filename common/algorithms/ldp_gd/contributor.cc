@@ -77,7 +77,7 @@ LdpGdContributor::LdpGdContributor(v1::LdpGdBroadcast broadcast,
     : broadcast_(std::move(broadcast)),
       projection_(std::move(projection)),
       scorer_(std::move(item_factors), broadcast_.config().score_lambda(),
-              broadcast_.config().score_kappa()) {}
+              broadcast_.config().score_kappa(), RatingScaleOf(broadcast_.config())) {}
 
 absl::StatusOr<Eigen::VectorXd> LdpGdContributor::SteppedUserFactor(const LocalData& data,
                                                                     absl::string_view state) const {

@@ -65,6 +65,8 @@ absl::StatusOr<v1::LdpGdConfig> ConfigFromFlags(const RunSettings& run, bool pro
   c.set_secure_sum(absl::GetFlag(FLAGS_ldp_secure_sum));
   c.set_score_lambda(absl::GetFlag(FLAGS_ldp_score_lambda));
   c.set_score_kappa(absl::GetFlag(FLAGS_ldp_score_kappa));
+  c.set_rating_min(run.rating_scale.min);
+  c.set_rating_max(run.rating_scale.max);
   if (!projected) {
     c.set_projection(v1::LDP_PROJECTION_NONE);
   } else {

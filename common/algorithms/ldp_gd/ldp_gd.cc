@@ -48,6 +48,7 @@ absl::Status ValidateConfig(const v1::LdpGdConfig& c) {
   if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
   if (!Positive(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
   if (!NonNegative(c.score_kappa())) return Bad("score_kappa", c.score_kappa(), ">= 0");
+  if (absl::Status s = RatingScaleOf(c).Validate(); !s.ok()) return s;
   switch (c.projection()) {
     case v1::LDP_PROJECTION_NONE:
       if (c.projection_dim() != 0) {

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/algorithms/contribution_vector.h"
+#include "common/algorithms/scorer.h"
 #include "common/dp/binary_rr.h"
 #include "common/dp/gaussian_projection.h"
 #include "common/dp/privacy_ledger.h"
@@ -44,6 +45,11 @@ absl::string_view AlgorithmName(const v1::LdpGdConfig& config);
 
 // InvalidArgument naming the first bad field (a configuration may come from the network).
 absl::Status ValidateConfig(const v1::LdpGdConfig& config);
+
+// The config's rating scale (predicted ratings are clamped to it).
+inline RatingScale RatingScaleOf(const v1::LdpGdConfig& config) {
+  return {.min = config.rating_min(), .max = config.rating_max()};
+}
 
 // Rows of the reported gradient: m, or q with a projection.
 int64_t ReportRows(const v1::LdpGdConfig& config);

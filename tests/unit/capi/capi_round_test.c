@@ -134,8 +134,10 @@ static void CheckModelQueries(fedmf_participant* p) {
     if (k > 0) CHECK(scores[k] <= scores[k - 1]);
   }
   double rating = NAN;
-  CHECK(fedmf_participant_predict(p, items[0], &rating) == FEDMF_OK);
-  CHECK(isfinite(rating));
+  for (int32_t item = 0; item < ITEMS; ++item) { /* on the model's 1-5 scale */
+    CHECK(fedmf_participant_predict(p, item, &rating) == FEDMF_OK);
+    CHECK(rating >= 1 && rating <= 5);
+  }
   CHECK(fedmf_participant_predict(p, ITEMS, &rating) == FEDMF_ERR_INVALID_ARGUMENT);
   CHECK(fedmf_participant_recommend(p, 0, items, scores, 5, &count) == FEDMF_ERR_INVALID_ARGUMENT);
 }

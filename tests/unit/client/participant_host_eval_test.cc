@@ -113,7 +113,7 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
     const mf::RatingPredictor p =
         mf::RatingPredictor::Fit(model.item_factors(), f.train->user(u), {}, 0).value();
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        (model.item_factors() * p.weights()).array() + p.mean();
+        ((model.item_factors() * p.weights()).array() + p.mean()).cwiseMax(1).cwiseMin(5);
   };
   const metrics::ErrorMetrics errors = metrics::EvaluateErrors(cohort_test, rating_scorer);
   const metrics::RankingMetrics ranking =
@@ -239,7 +239,7 @@ auto Fields(const metrics::MetricSums& s) {
 
 // Under DPMF-RP a user's sums are bit for bit those of the factor formulas the evaluation used
 // before models were scored through algorithms::Scorer: ranking by V u (eq. 5's factor at the
-// ranking kappa), ratings by mf::RatingPredictor (fallback mean 0).
+// ranking kappa), ratings by mf::RatingPredictor (fallback mean 0) clamped to the 1-5 scale.
 TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
   Fixture f;
   auto host = f.Host();
@@ -253,7 +253,8 @@ TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
     metrics::MetricSums expected;
     if (test.size() > 0) {
       const mf::RatingPredictor predictor = mf::RatingPredictor::Fit(v, train, {}, 0).value();
-      const Eigen::VectorXd predicted = (v * predictor.weights()).array() + predictor.mean();
+      const Eigen::VectorXd predicted =
+          ((v * predictor.weights()).array() + predictor.mean()).cwiseMax(1).cwiseMin(5);
       expected.Add(metrics::EvaluateUserErrors(
           test, {predicted.data(), static_cast<size_t>(predicted.size())}));
       const Eigen::VectorXd scores = v * model.UserFactor(train).value();

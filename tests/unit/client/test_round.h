@@ -46,6 +46,7 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
   c.min_clients = 6;
   c.rounds = 3;
   c.secure_aggregation = secure_aggregation;
+  c.rating_scale = {.min = 1, .max = 5};
   return algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value();
 }
 

@@ -47,6 +47,7 @@ DpmfRpConfig ExpectedConfig() {
   c.min_clients = 15;
   c.epsilon = 2;
   c.seed = 7;
+  c.rating_scale = {.min = 1, .max = 5};  // RunSettings' default
   return c;
 }
 

@@ -3,6 +3,7 @@
 // kappa, predicted ratings mean + V w of mf::RatingPredictor.
 #include "common/algorithms/factor_scorer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -55,6 +56,30 @@ TEST(FactorScorerTest, PredictedRatingsAreTheRatingPredictors) {
   for (int32_t j = 0; j < 5; ++j) EXPECT_NEAR(predicted[j], p.Predict(v, j), 1e-12);
   // A user without ratings predicts the fallback mean everywhere.
   EXPECT_EQ(scorer.PredictRatings({}, 3.5).value(), Eigen::VectorXd::Constant(5, 3.5));
+}
+
+// With a rating scale, predictions are the same fit clamped to it (here the unclamped fit leaves
+// [2, 4] on both sides); ranking scores stay unclamped. An invalid scale is named.
+TEST(FactorScorerTest, PredictedRatingsAreClampedToTheScale) {
+  const mf::FactorMatrix v = SmallModel();
+  const std::vector<int32_t> items = {0, 2, 4};
+  const std::vector<float> ratings = {5, 1, 4};
+  const data::RatingRow row{items, ratings, {}};
+  const Eigen::VectorXd free =
+      FactorScorer(v, kLambda, kRankingKappa).PredictRatings(row, 0).value();
+  const RatingScale scale{.min = 2, .max = 4};
+  ASSERT_GT(free.maxCoeff(), scale.max);
+  ASSERT_LT(free.minCoeff(), scale.min);
+  const FactorScorer clamped(v, kLambda, kRankingKappa, scale);
+  const Eigen::VectorXd predicted = clamped.PredictRatings(row, 0).value();
+  for (int32_t j = 0; j < 5; ++j) EXPECT_EQ(predicted[j], std::clamp(free[j], 2.0, 4.0)) << j;
+  EXPECT_EQ(clamped.Scores(row).value(),
+            FactorScorer(v, kLambda, kRankingKappa).Scores(row).value());
+  EXPECT_TRUE(RatingScale{}.Validate().ok());  // unset: nothing clamped
+  EXPECT_EQ(RatingScale{}.Clamp(free), free);
+  EXPECT_FALSE((RatingScale{.min = 5, .max = 1}.Validate().ok()));
+  EXPECT_FALSE(
+      (RatingScale{.min = 1, .max = std::numeric_limits<double>::infinity()}.Validate().ok()));
 }
 
 TEST(FactorScorerTest, RejectsItemsOutsideTheModelAndNonFiniteRatings) {

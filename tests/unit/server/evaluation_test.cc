@@ -50,7 +50,7 @@ TEST(EvaluationTest, EqualsTheFactorFormulasExactly) {
   const metrics::UserScorer rating_scorer = [&](int32_t user, absl::Span<double> scores) {
     const mf::RatingPredictor& p = predictors[static_cast<size_t>(user)];
     Eigen::Map<Eigen::VectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size())) =
-        (items * p.weights()).array() + p.mean();
+        ((items * p.weights()).array() + p.mean()).cwiseMax(1).cwiseMin(5);  // the 1-5 scale
   };
   const metrics::ErrorMetrics errors = metrics::EvaluateErrors(split.test, rating_scorer);
   const metrics::RankingMetrics ranking =

@@ -90,13 +90,9 @@ TEST(ChunkingTest, NoMessageExceedsTheChunkSize) {
   v1::ClientMessage m;
   m.mutable_secagg()->set_participant_id(UINT32_MAX);
   m.mutable_secagg()->set_round(-1);  // a 10-byte varint
-  m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
-      std::string((size_t{9} << 20) + 12345, 'y'));
   for (size_t chunk_bytes : {kMinChunkBytes, size_t{1000}, kDefaultChunkBytes}) {
-    if (chunk_bytes < kDefaultChunkBytes) {
-      m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
-          std::string(20 * chunk_bytes + 7, 'y'));
-    }
+    m.mutable_secagg()->mutable_message()->mutable_masked_input()->set_packed(
+        std::string(2 * chunk_bytes + 12345, 'y'));
     const std::vector<v1::ClientMessage> pieces = Split(m, chunk_bytes);
     ASSERT_GT(pieces.size(), 2u);
     for (const v1::ClientMessage& piece : pieces) {
