@@ -24,6 +24,23 @@ using fedmf::v1::secagg::ClientSessionState;
 using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::ServerToClient;
 
+// The session state every restored client of session `s` starts from: client `c`'s recorded
+// keys and input at `stage` (the caller adds what that stage holds).
+ClientSessionState RecordedState(const json& s, const json& c, const SessionConfig& config,
+                                 ClientSessionState::Stage stage) {
+  ClientSessionState state;
+  state.set_format_version(1);
+  *state.mutable_config() = ConfigToProto(config);
+  state.set_config_digest(Str(B(s.at("config_digest"))));
+  state.set_client_id(c.at("id").get<uint32_t>());
+  state.set_stage(stage);
+  state.set_c_private_key(Str(B(c.at("c_private_key"))));
+  state.set_s_private_key(Str(B(c.at("s_private_key"))));
+  state.set_has_input(true);
+  state.set_input(Str(B(c.at("input_packed"))));
+  return state;
+}
+
 // Every recorded message parses, in stage order, and carries the recorded values.
 TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
   for (const json& s : Sessions()) {
@@ -173,16 +190,8 @@ TEST(SecAggVectorsTest, RestoredClientRepliesAsRecorded) {
     for (uint32_t id : Ids(s.at("included"))) {
       SCOPED_TRACE(id);
       const json& c = Client(s, id);
-      ClientSessionState state;
-      state.set_format_version(1);
-      *state.mutable_config() = ConfigToProto(config);
-      state.set_config_digest(Str(B(s.at("config_digest"))));
-      state.set_client_id(id);
-      state.set_stage(ClientSessionState::STAGE_AWAITING_MASKED_INPUT_REQUEST);
-      state.set_c_private_key(Str(B(c.at("c_private_key"))));
-      state.set_s_private_key(Str(B(c.at("s_private_key"))));
-      state.set_has_input(true);
-      state.set_input(Str(B(c.at("input_packed"))));
+      ClientSessionState state =
+          RecordedState(s, c, config, ClientSessionState::STAGE_AWAITING_MASKED_INPUT_REQUEST);
       state.set_session_id(Str(B(s.at("session_id"))));
       for (size_t i = 0; i < advertised.size(); ++i) {
         const json& n = Client(s, advertised[i]);
@@ -233,16 +242,8 @@ TEST(SecAggVectorsTest, RestoredClientAcceptsTheRecordedKeyList) {
     for (const json& c : s.at("clients")) {
       const uint32_t id = c.at("id").get<uint32_t>();
       SCOPED_TRACE(id);
-      ClientSessionState state;
-      state.set_format_version(1);
-      *state.mutable_config() = ConfigToProto(config);
-      state.set_config_digest(Str(B(s.at("config_digest"))));
-      state.set_client_id(id);
-      state.set_stage(ClientSessionState::STAGE_AWAITING_SHARE_KEYS);
-      state.set_c_private_key(Str(B(c.at("c_private_key"))));
-      state.set_s_private_key(Str(B(c.at("s_private_key"))));
-      state.set_has_input(true);
-      state.set_input(Str(B(c.at("input_packed"))));
+      ClientSessionState state =
+          RecordedState(s, c, config, ClientSessionState::STAGE_AWAITING_SHARE_KEYS);
       ClientIdentity identity{
           id, crypto::Ed25519PrivateKey::FromSeed(B(c.at("signing_key_seed"))).value()};
       absl::StatusOr<std::unique_ptr<ClientSession>> client =
