@@ -238,6 +238,9 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
     const v1::ServerMessage& message) {
   const v1::ServerMessage* whole = &message;
   std::optional<wire::Reassembler<v1::ServerMessage>::Complete> complete;
+  if (message.has_chunk() && !inbound_.in_progress() && message.chunk().index() > 0) {
+    return SkipOrphanChunk(message.chunk());
+  }
   if (message.has_chunk()) {
     absl::StatusOr<std::optional<wire::Reassembler<v1::ServerMessage>::Complete>> added =
         inbound_.Add(message);
@@ -258,6 +261,28 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
     }
   }
   return out;
+}
+
+std::vector<v1::ClientMessage> ParticipantHost::SkipOrphanChunk(const v1::Chunk& chunk) {
+  const wire::AggregationTag tag{.round = chunk.round(), .phase = chunk.phase()};
+  const bool first = !orphan_.has_value() || orphan_->round() != chunk.round() ||
+                     orphan_->participant_id() != chunk.participant_id() ||
+                     orphan_->phase() != chunk.phase() || orphan_->index() >= chunk.index();
+  orphan_ = chunk;
+  orphan_->clear_data();
+  if (chunk.index() + 1 >= chunk.count()) orphan_.reset();  // the sequence's last chunk
+  std::vector<v1::ClientMessage> replies;
+  if (!first) return replies;
+  // The message is lost to its addressees (a task or result names none: all of this host's); an
+  // Abort for an aggregation they are not in, or that is over, changes nothing at the coordinator.
+  for (auto& [id, p] : participants_) {
+    if (chunk.participant_id() != 0 && chunk.participant_id() != id) continue;
+    p.EndRound();
+    replies.push_back(Decline(tag, id,
+                              absl::StrCat("lost chunks 0-", chunk.index() - 1, " of ",
+                                           chunk.count(), " (restored between two chunks)")));
+  }
+  return replies;
 }
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(

@@ -112,7 +112,9 @@ class ParticipantHost {
   absl::Status RestoreRound(uint32_t id, const v1::SavedRound& saved);
 
   // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
-  // size. A chunk yields no reply until its message is complete. Errors (a task this host cannot
+  // size. A chunk yields no reply until its message is complete; the chunks of a message whose
+  // start the host lost (restored between two chunks) yield its participants' declines once
+  // (SkipOrphanChunk). Errors (a task this host cannot
   // run, a message for a participant it does not host or of another round or kind than the last
   // task's, a malformed chunk sequence, which is then discarded) are returned as a Status and
   // change nothing else; a participant whose session rejects a message answers with its Abort
@@ -173,6 +175,11 @@ class ParticipantHost {
       const v1::RoundTask& task) const;
 
   absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
+  // A chunk of a sequence whose start this host never saw (it was restored between two chunks):
+  // the first such chunk of a sequence is answered with its addressees' declines (SecAgg Aborts
+  // for the chunk's aggregation, so the coordinator drops them at once instead of after a stage
+  // timeout; their sessions end), the rest of the sequence with nothing.
+  std::vector<v1::ClientMessage> SkipOrphanChunk(const v1::Chunk& chunk);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
   // What every task does before its participants start: InvalidArgument naming the first of
   // `ids` this host does not host; else builds the phase's contributor from `plan` (also the
@@ -199,6 +206,7 @@ class ParticipantHost {
   v1::RoundPlan model_;                                               // contributor_'s plan
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
+  std::optional<v1::Chunk> orphan_;  // header of the last chunk skipped by SkipOrphanChunk
   // The aggregation of the last task (round -1 before the first).
   wire::AggregationTag tag_{.round = -1, .phase = 0};
   // The last task's signing key directory (signed rounds only), kept for SaveRound.

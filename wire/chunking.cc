@@ -25,6 +25,7 @@ std::vector<Message> SplitMessage(Message message, size_t chunk_bytes) {
     v1::Chunk* chunk = out.emplace_back().mutable_chunk();
     chunk->set_round(tag.round);
     chunk->set_participant_id(tag.participant_id);
+    chunk->set_phase(tag.phase);
     chunk->set_index(static_cast<uint32_t>(i));
     chunk->set_count(static_cast<uint32_t>(count));
     chunk->set_total_bytes(serialized.size());
@@ -48,13 +49,14 @@ absl::Status ValidateChunkBytes(int64_t chunk_bytes) {
 Tag TagOf(const v1::ServerMessage& message) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:
-      return {message.task().round(), 0};
+      return {message.task().round(), 0, message.task().plan().phase()};
     case v1::ServerMessage::kSecagg:
-      return {message.secagg().round(), message.secagg().participant_id()};
+      return {message.secagg().round(), message.secagg().participant_id(),
+              message.secagg().phase()};
     case v1::ServerMessage::kResult:
-      return {message.result().round(), 0};
+      return {message.result().round(), 0, message.result().phase()};
     case v1::ServerMessage::kChunk:
-      return {message.chunk().round(), message.chunk().participant_id()};
+      return {message.chunk().round(), message.chunk().participant_id(), message.chunk().phase()};
     default:
       return {};
   }
@@ -63,11 +65,13 @@ Tag TagOf(const v1::ServerMessage& message) {
 Tag TagOf(const v1::ClientMessage& message) {
   switch (message.message_case()) {
     case v1::ClientMessage::kSecagg:
-      return {message.secagg().round(), message.secagg().participant_id()};
+      return {message.secagg().round(), message.secagg().participant_id(),
+              message.secagg().phase()};
     case v1::ClientMessage::kClearUpload:
-      return {message.clear_upload().round(), message.clear_upload().participant_id()};
+      return {message.clear_upload().round(), message.clear_upload().participant_id(),
+              message.clear_upload().phase()};
     case v1::ClientMessage::kChunk:
-      return {message.chunk().round(), message.chunk().participant_id()};
+      return {message.chunk().round(), message.chunk().participant_id(), message.chunk().phase()};
     default:
       return {};
   }
@@ -112,13 +116,14 @@ absl::Status Reassembler<Message>::Check(const v1::Chunk& chunk) const {
           absl::StrCat("chunk index ", chunk.index(), ", expected ", next_index_));
     }
     if (chunk.count() != header_.count() || chunk.total_bytes() != header_.total_bytes() ||
-        chunk.round() != header_.round() || chunk.participant_id() != header_.participant_id()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("chunk ", chunk.index(), " header (round ", chunk.round(), ", participant ",
-                       chunk.participant_id(), ", count ", chunk.count(), ", total_bytes ",
-                       chunk.total_bytes(), ") differs from chunk 0's (round ", header_.round(),
-                       ", participant ", header_.participant_id(), ", count ", header_.count(),
-                       ", total_bytes ", header_.total_bytes(), ")"));
+        chunk.round() != header_.round() || chunk.participant_id() != header_.participant_id() ||
+        chunk.phase() != header_.phase()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "chunk ", chunk.index(), " header (round ", chunk.round(), ", participant ",
+          chunk.participant_id(), ", phase ", chunk.phase(), ", count ", chunk.count(),
+          ", total_bytes ", chunk.total_bytes(), ") differs from chunk 0's (round ",
+          header_.round(), ", participant ", header_.participant_id(), ", phase ", header_.phase(),
+          ", count ", header_.count(), ", total_bytes ", header_.total_bytes(), ")"));
     }
   }
   const uint64_t total = chunk.total_bytes();
@@ -159,6 +164,7 @@ absl::StatusOr<std::optional<typename Reassembler<Message>::Complete>> Reassembl
     in_progress_ = true;
     header_.set_round(chunk.round());  // the header without its data
     header_.set_participant_id(chunk.participant_id());
+    header_.set_phase(chunk.phase());
     header_.set_count(chunk.count());
     header_.set_total_bytes(chunk.total_bytes());
   }
@@ -180,10 +186,12 @@ absl::StatusOr<std::optional<typename Reassembler<Message>::Complete>> Reassembl
     return absl::InvalidArgumentError("the reassembled message is itself a chunk");
   }
   const Tag tag = TagOf(complete.message);
-  if (tag.round != header.round() || tag.participant_id != header.participant_id()) {
+  if (tag.round != header.round() || tag.participant_id != header.participant_id() ||
+      tag.phase != header.phase()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the reassembled message is of round ", tag.round, ", participant ", tag.participant_id,
-        "; its chunks said round ", header.round(), ", participant ", header.participant_id()));
+        ", phase ", tag.phase, "; its chunks said round ", header.round(), ", participant ",
+        header.participant_id(), ", phase ", header.phase()));
   }
   return complete;
 }

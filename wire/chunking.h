@@ -22,7 +22,7 @@ namespace fedmf::wire {
 // chunk (header, envelope and data): the default is gRPC's default receive limit in every
 // language (4 MiB), so a peer with default settings takes any message, whatever the model size.
 inline constexpr size_t kDefaultChunkBytes = size_t{4} << 20;
-// A chunk's header and its envelope take at most 52 bytes (Chunk's varints at their widest).
+// A chunk's header and its envelope take at most 63 bytes (Chunk's varints at their widest).
 inline constexpr size_t kChunkOverheadBytes = 64;
 inline constexpr size_t kMinChunkBytes = 2 * kChunkOverheadBytes;
 inline constexpr size_t kMaxChunkBytes = size_t{kMaxMessageBytes};
@@ -32,11 +32,12 @@ inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
 // InvalidArgument unless kMinChunkBytes <= chunk_bytes <= kMaxChunkBytes (for flag checks).
 absl::Status ValidateChunkBytes(int64_t chunk_bytes);
 
-// What a message is about: the round and participant id its chunks repeat in their header
+// What a message is about: the round, participant id and phase its chunks repeat in their header
 // (participant 0 for a task, a result or a session token).
 struct Tag {
   int64_t round = 0;
   uint32_t participant_id = 0;
+  int32_t phase = 0;
 };
 Tag TagOf(const v1::ServerMessage& message);
 Tag TagOf(const v1::ClientMessage& message);

@@ -390,5 +390,55 @@ TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
   EXPECT_NE(host->Find(1)->session(), nullptr);
 }
 
+// A host restored between two chunks of a task never saw chunk 0: the first chunk it gets
+// answers with every hosted participant's decline for the chunk's aggregation (the coordinator
+// drops them at once), the rest of that sequence with nothing, and the next task is taken as
+// usual. A chunked message for one participant declines that participant only.
+TEST(ParticipantHostTest, DeclinesAMessageWhoseStartItLost) {
+  Fixture f;
+  auto host = f.Host();
+  const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 256);
+  ASSERT_GT(chunks.size(), 3u);
+  EXPECT_EQ(chunks[1].chunk().phase(), 0);
+  absl::StatusOr<std::vector<v1::ClientMessage>> declines = host->Handle(chunks[1]);
+  ASSERT_TRUE(declines.ok()) << declines.status();
+  ASSERT_EQ(declines->size(), host->participant_ids().size());
+  for (const v1::ClientMessage& d : *declines) {
+    EXPECT_TRUE(d.secagg().message().has_abort());
+    EXPECT_EQ(d.secagg().round(), 0);
+    EXPECT_EQ(d.secagg().phase(), 0);
+    EXPECT_NE(d.secagg().message().abort().reason().find("restored between two chunks"),
+              std::string::npos);
+  }
+  for (size_t i = 2; i < chunks.size(); ++i) {
+    absl::StatusOr<std::vector<v1::ClientMessage>> none = host->Handle(chunks[i]);
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_TRUE(none->empty()) << i;
+  }
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
+  for (const v1::ServerMessage& c : chunks) {
+    replies = host->Handle(c);
+    ASSERT_TRUE(replies.ok()) << replies.status();
+  }
+  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));
+  EXPECT_NE(host->Find(1)->session(), nullptr);
+
+  v1::ServerMessage secagg;  // a large SecAgg message for participant 3 of an evaluation
+  secagg.mutable_secagg()->set_participant_id(3);
+  secagg.mutable_secagg()->set_round(0);
+  secagg.mutable_secagg()->set_phase(wire::kEvaluationPhase);
+  secagg.mutable_secagg()->mutable_message()->mutable_abort()->set_reason(std::string(600, 'x'));
+  const std::vector<v1::ServerMessage> pieces = wire::Split(secagg, 256);
+  ASSERT_GT(pieces.size(), 2u);
+  declines = host->Handle(pieces[1]);
+  ASSERT_TRUE(declines.ok()) << declines.status();
+  ASSERT_EQ(declines->size(), 1u);
+  EXPECT_EQ((*declines)[0].secagg().participant_id(), 3u);
+  EXPECT_EQ((*declines)[0].secagg().phase(), wire::kEvaluationPhase);
+  EXPECT_EQ(host->Find(3)->session(), nullptr);
+  EXPECT_NE(host->Find(1)->session(), nullptr);
+}
+
 }  // namespace
 }  // namespace fedmf::client

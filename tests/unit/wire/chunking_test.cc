@@ -171,6 +171,30 @@ TEST(ChunkingTest, RefusesABadFirstChunk) {
   }
 }
 
+// Every chunk repeats its message's phase; a chunk of another phase than chunk 0's, and a
+// reassembled message of another phase than its chunks, are refused.
+TEST(ChunkingTest, ChunksCarryThePhaseAndMustAgreeOnIt) {
+  v1::ServerMessage task;
+  task.mutable_task()->set_round(4);
+  task.mutable_task()->mutable_plan()->set_phase(2);
+  task.mutable_task()->mutable_plan()->set_payload(std::string(500, 'p'));
+  std::vector<v1::ServerMessage> chunks = Split(task, kMinChunkBytes);
+  ASSERT_GT(chunks.size(), 2u);
+  for (const v1::ServerMessage& c : chunks) EXPECT_EQ(c.chunk().phase(), 2);
+  EXPECT_EQ(TagOf(chunks[0]).phase, 2);
+  ServerReassembler r;
+  ASSERT_TRUE(r.Add(chunks[0]).ok());
+  v1::ServerMessage other = chunks[1];
+  other.mutable_chunk()->set_phase(3);
+  EXPECT_TRUE(absl::IsInvalidArgument(r.Add(other).status()));
+  for (v1::ServerMessage& c : chunks) c.mutable_chunk()->set_phase(1);  // all agree, but lie
+  ServerReassembler lied;
+  absl::Status last;
+  for (const v1::ServerMessage& c : chunks) last = lied.Add(c).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(last));
+  EXPECT_NE(last.message().find("phase 2"), std::string::npos) << last;
+}
+
 TEST(ChunkingTest, RefusesAChunkThatDoesNotContinueTheSequence) {
   const v1::ServerMessage first = ChunkMessage(7, 0, 0, 3, 15, "abcde");
   struct Case {
