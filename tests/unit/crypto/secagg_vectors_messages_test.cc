@@ -41,6 +41,22 @@ ClientSessionState RecordedState(const json& s, const json& c, const SessionConf
   return state;
 }
 
+// Session `s`'s signing key directory, from its recorded public keys.
+std::shared_ptr<MapSigningKeyDirectory> Directory(const json& s) {
+  auto directory = std::make_shared<MapSigningKeyDirectory>();
+  for (const json& c : s.at("clients")) {
+    directory->Add(c.at("id").get<uint32_t>(),
+                   crypto::Ed25519PublicKey::FromBytes(B(c.at("signing_public_key"))).value());
+  }
+  return directory;
+}
+
+// Client `c`'s identity, signing with its recorded key.
+ClientIdentity Identity(const json& c) {
+  return {c.at("id").get<uint32_t>(),
+          crypto::Ed25519PrivateKey::FromSeed(B(c.at("signing_key_seed"))).value()};
+}
+
 // Every recorded message parses, in stage order, and carries the recorded values.
 TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
   for (const json& s : Sessions()) {
@@ -181,11 +197,7 @@ TEST(SecAggVectorsTest, RestoredClientRepliesAsRecorded) {
   for (const json& s : Sessions()) {
     SCOPED_TRACE(s.at("name").get<std::string>());
     const SessionConfig config = Config(s);
-    auto directory = std::make_shared<MapSigningKeyDirectory>();
-    for (const json& c : s.at("clients")) {
-      directory->Add(c.at("id").get<uint32_t>(),
-                     crypto::Ed25519PublicKey::FromBytes(B(c.at("signing_public_key"))).value());
-    }
+    const std::shared_ptr<MapSigningKeyDirectory> directory = Directory(s);
     const std::vector<uint32_t> advertised = Ids(s.at("advertised"));
     for (uint32_t id : Ids(s.at("included"))) {
       SCOPED_TRACE(id);
@@ -206,10 +218,8 @@ TEST(SecAggVectorsTest, RestoredClientRepliesAsRecorded) {
         entry->set_self_mask_share(Str(HeldShare(s, id, "self_mask_secret", id)));
       }
       state.set_self_mask_secret(Str(B(c.at("self_mask_secret"))));
-      ClientIdentity identity{
-          id, crypto::Ed25519PrivateKey::FromSeed(B(c.at("signing_key_seed"))).value()};
       absl::StatusOr<std::unique_ptr<ClientSession>> client =
-          ClientSession::Restore(state, std::move(identity), directory);
+          ClientSession::Restore(state, Identity(c), directory);
       ASSERT_TRUE(client.ok()) << client.status();
       for (const char* stage : {"MaskedInput", "ConsistencyCheck", "Unmasking"}) {
         SCOPED_TRACE(stage);
@@ -234,20 +244,14 @@ TEST(SecAggVectorsTest, RestoredClientAcceptsTheRecordedKeyList) {
   for (const json& s : Sessions()) {
     SCOPED_TRACE(s.at("name").get<std::string>());
     const SessionConfig config = Config(s);
-    auto directory = std::make_shared<MapSigningKeyDirectory>();
-    for (const json& c : s.at("clients")) {
-      directory->Add(c.at("id").get<uint32_t>(),
-                     crypto::Ed25519PublicKey::FromBytes(B(c.at("signing_public_key"))).value());
-    }
+    const std::shared_ptr<MapSigningKeyDirectory> directory = Directory(s);
     for (const json& c : s.at("clients")) {
       const uint32_t id = c.at("id").get<uint32_t>();
       SCOPED_TRACE(id);
       ClientSessionState state =
           RecordedState(s, c, config, ClientSessionState::STAGE_AWAITING_SHARE_KEYS);
-      ClientIdentity identity{
-          id, crypto::Ed25519PrivateKey::FromSeed(B(c.at("signing_key_seed"))).value()};
       absl::StatusOr<std::unique_ptr<ClientSession>> client =
-          ClientSession::Restore(state, std::move(identity), directory);
+          ClientSession::Restore(state, Identity(c), directory);
       ASSERT_TRUE(client.ok()) << client.status();
       const std::vector<Bytes> request = Messages(s, "ShareKeys", true, id);
       ASSERT_EQ(request.size(), 1u);
