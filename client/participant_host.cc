@@ -135,12 +135,13 @@ absl::Status ParticipantHost::RestoreLocalState(const v1::HostLocalState& state)
   return absl::OkStatus();
 }
 
-absl::Status ParticipantHost::RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
-                                              bool training_done) {
-  if (absl::Status s = AdoptModel(model, "restored model"); !s.ok()) return s;
+void ParticipantHost::RestoreProgress(int64_t rounds_completed, bool training_done) {
   rounds_completed_ = rounds_completed;
   training_done_ = training_done;
-  return absl::OkStatus();
+}
+
+absl::Status ParticipantHost::RestoreModel(const v1::RoundPlan& model) {
+  return AdoptModel(model, "restored model");
 }
 
 absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_t id) const {
@@ -395,6 +396,7 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
   if (!(*algorithm)->contributor_only()) {
     contributor_ = phase_contributor_;
     model_ = plan;
+    ++model_version_;
   }
   tag_ = tag;
   signing_keys_.Clear();
@@ -447,6 +449,7 @@ absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string
   if (absl::Status s = CheckCatalogue(**contributor, what); !s.ok()) return s;
   contributor_ = std::move(*contributor);
   model_ = plan;
+  ++model_version_;
   return absl::OkStatus();
 }
 

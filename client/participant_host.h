@@ -90,13 +90,13 @@ class ParticipantHost {
   using LocalStateSink = std::function<absl::Status(const v1::HostLocalState&)>;
   void set_local_state_sink(LocalStateSink sink) { local_state_sink_ = std::move(sink); }
 
-  // Restores what a host persisted (mobile state): the model of the last task, the training
-  // rounds completed and whether training is done. No round is in progress after it (SecAgg
-  // messages of that task's round are refused, so the participants drop out of it) unless
-  // RestoreRound restores one.
-  // InvalidArgument if `model` builds no contributor.
-  absl::Status RestoreProgress(const v1::RoundPlan& model, int64_t rounds_completed,
-                               bool training_done);
+  // Restores what a host persisted (mobile state): the training rounds completed and whether
+  // training is done. No round is in progress after it (SecAgg messages of that task's round are
+  // refused, so the participants drop out of it) unless RestoreRound restores one.
+  void RestoreProgress(int64_t rounds_completed, bool training_done);
+  // Makes a persisted model (model()) the host's again: InvalidArgument if it builds no
+  // contributor, the catalogue mismatch error (IsCatalogueMismatch) for another catalogue.
+  absl::Status RestoreModel(const v1::RoundPlan& model);
 
   // The last task's round and participant `id`'s SecAgg session in it (unset when none is
   // open), to persist them with RestoreProgress's fields (mobile state); nullopt before the
@@ -149,6 +149,9 @@ class ParticipantHost {
   // The plan `contributor()` was built from (empty before the first such task), e.g. to persist
   // it.
   const v1::RoundPlan& model() const { return model_; }
+  // Changes whenever model() does (starts at 0, no model): a persisted copy of model() is still
+  // current while this is unchanged.
+  uint64_t model_version() const { return model_version_; }
   // The host's signing key, e.g. to persist it (the seed is a secret: store it as one).
   const crypto::Ed25519PrivateKey& signing_key() const { return signing_key_; }
   int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
@@ -204,6 +207,7 @@ class ParticipantHost {
   std::shared_ptr<const algorithms::Contributor> phase_contributor_;  // of the last task
   std::shared_ptr<const algorithms::Contributor> contributor_;        // the model
   v1::RoundPlan model_;                                               // contributor_'s plan
+  uint64_t model_version_ = 0;
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
   std::optional<v1::Chunk> orphan_;  // header of the last chunk skipped by SkipOrphanChunk

@@ -4,9 +4,11 @@
 #ifndef FEDMF_CLIENT_CAPI_CAPI_INTERNAL_H_
 #define FEDMF_CLIENT_CAPI_CAPI_INTERNAL_H_
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,13 @@ struct fedmf_participant {
   std::vector<int32_t> items;    // ascending
   std::vector<float> ratings;    // ratings[k] rates items[k]
   bool registered_done = false;  // a RegisterResponse said training_done
+  // The id (SHA-256 of the SavedModel blob) of the host's model at model_version, computed when
+  // first asked for after the model changed: once per model, not on every save.
+  struct ModelId {
+    uint64_t model_version = 0;
+    std::array<uint8_t, 32> sha256{};
+  };
+  mutable std::optional<ModelId> model_id;
 
   // Points the host's participant at `items` and `ratings` (after every change of them).
   absl::Status SyncRatings();
@@ -51,6 +60,9 @@ fedmf_status Guard(F&& body) {
     return Fail(FEDMF_ERR_INTERNAL, "unknown C++ exception");
   }
 }
+
+// Parses an app-supplied blob (NULL with length 0 is empty); false if it does not parse.
+bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message);
 
 // Copies `bytes` into a new malloc'ed buffer for the app (freed with fedmf_free).
 fedmf_status ReturnBytes(const std::string& bytes, uint8_t** out, size_t* out_len);

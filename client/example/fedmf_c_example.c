@@ -3,7 +3,8 @@
  * the minimal gRPC wrapper fedmf_transport.h. Flow: create (or restore from --state) a
  * participant, set its ratings, register, open the Participate stream, feed every server message
  * to the library and write back its replies until training is done, then print a local top-5
- * and save the state. Reconnects (and re-registers) when the stream breaks.
+ * and save the state (--state=PATH) and the model blob it names (PATH.model-<id in hex>).
+ * Reconnects (and re-registers) when the stream breaks.
  *
  * Usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M
  *            [--ratings=ITEM:RATING,...] [--token=ENROLLMENT_TOKEN] [--state=PATH]
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/transport/fedmf_transport.h"
 #include "fedmf/fedmf_client.h"
@@ -112,20 +114,83 @@ static int Fail(const char* what) {
   return 1;
 }
 
-static fedmf_participant* CreateOrRestore(const Options* o) {
-  fedmf_participant* p = NULL;
-  size_t len = 0;
-  uint8_t* state = o->state != NULL ? ReadFile(o->state, &len) : NULL;
-  if (state != NULL) {
-    const fedmf_status s = fedmf_participant_restore(state, len, &p);
-    free(state);
-    if (s == FEDMF_OK) {
-      printf("event=c_example_restored participant=%u ratings=%zu\n", fedmf_participant_id(p),
-             fedmf_participant_rating_count(p));
-      return p;
-    }
-    Fail("restore (starting afresh)");
+/* The file of the model blob with id `id` next to the state at `state_path`:
+ * "<state_path>.model-<64 hex digits>" in `out` (of `capacity` bytes); 0 if it does not fit. */
+static int ModelPath(const char* state_path, const uint8_t id[FEDMF_MODEL_ID_BYTES], char* out,
+                     size_t capacity) {
+  int n = snprintf(out, capacity, "%s.model-", state_path);
+  for (int i = 0; i < FEDMF_MODEL_ID_BYTES && n >= 0 && (size_t)n < capacity; ++i) {
+    n += snprintf(out + n, capacity - (size_t)n, "%02x", id[i]);
   }
+  return n >= 0 && (size_t)n < capacity;
+}
+
+/* Writes `data` to `path` through a temporary file renamed over it: a crash leaves the old file
+ * or the new one, never half of one. 1 on success. */
+static int WriteFileAtomically(const char* path, const uint8_t* data, size_t len) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return 0;
+  FILE* f = fopen(tmp, "wb");
+  if (f == NULL) return 0;
+  const int written = fwrite(data, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  return fclose(f) == 0 && written && rename(tmp, path) == 0;
+}
+
+/* Restores from --state and the model blob it names; a missing blob restores without the model
+ * (the next task brings it). */
+static fedmf_participant* Restore(const char* state_path) {
+  size_t len = 0, model_len = 0;
+  uint8_t* state = ReadFile(state_path, &len);
+  if (state == NULL) return NULL;
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  char model_path[4096];
+  uint8_t* model = NULL;
+  if (fedmf_state_model_id(state, len, id) == FEDMF_OK &&
+      ModelPath(state_path, id, model_path, sizeof model_path) &&
+      (model = ReadFile(model_path, &model_len)) == NULL) {
+    fprintf(stderr, "fedmf-c-example: no model blob %s: restoring without the model\n", model_path);
+  }
+  fedmf_participant* p = NULL;
+  const fedmf_status s = fedmf_participant_restore_with_model(state, len, model, model_len, &p);
+  free(state);
+  free(model);
+  if (s != FEDMF_OK) {
+    Fail("restore (starting afresh)");
+    return NULL;
+  }
+  printf("event=c_example_restored participant=%u ratings=%zu model=%s\n", fedmf_participant_id(p),
+         fedmf_participant_rating_count(p), fedmf_participant_has_model(p) ? "yes" : "no");
+  return p;
+}
+
+/* Saves the model blob (if there is a model) under its id, then the state that names it. An
+ * app saving after every message would write the blob only when the id changed, and delete the
+ * blobs no state names any more. 1 on success. */
+static int Save(const fedmf_participant* p, const char* state_path) {
+  uint8_t *state = NULL, *model = NULL;
+  size_t len = 0, model_len = 0;
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  char model_path[4096];
+  int ok = 1;
+  if (fedmf_participant_model_id(p, id) == FEDMF_OK) {
+    ok = ModelPath(state_path, id, model_path, sizeof model_path) &&
+         fedmf_participant_save_model(p, &model, &model_len) == FEDMF_OK &&
+         WriteFileAtomically(model_path, model, model_len);
+  }
+  ok = ok && fedmf_participant_save(p, &state, &len) == FEDMF_OK &&
+       WriteFileAtomically(state_path, state, len);
+  if (ok) {
+    printf("event=c_example_saved participant=%u state_bytes=%zu model_bytes=%zu\n",
+           fedmf_participant_id(p), len, model_len);
+  }
+  fedmf_free(state);
+  fedmf_free(model);
+  return ok;
+}
+
+static fedmf_participant* CreateOrRestore(const Options* o) {
+  fedmf_participant* p = o->state != NULL ? Restore(o->state) : NULL;
+  if (p != NULL) return p;
   uint8_t config[16];
   if (fedmf_participant_create(
           config, EncodeConfig(config, (uint32_t)o->id, (uint32_t)o->num_items), &p) != FEDMF_OK) {
@@ -244,20 +309,7 @@ int main(int argc, char** argv) {
   }
   printf("\n");
   int rc = done == 1 ? 0 : 1;
-  if (o.state != NULL) {
-    uint8_t* state = NULL;
-    size_t len = 0;
-    FILE* f = NULL;
-    if (fedmf_participant_save(p, &state, &len) != FEDMF_OK || (f = fopen(o.state, "wb")) == NULL ||
-        fwrite(state, 1, len, f) != len) {
-      rc = Fail("save state");
-    } else {
-      printf("event=c_example_saved participant=%u state_bytes=%zu\n", fedmf_participant_id(p),
-             len);
-    }
-    if (f != NULL) fclose(f);
-    fedmf_free(state);
-  }
+  if (o.state != NULL && !Save(p, o.state)) rc = Fail("save state");
   fedmf_participant_destroy(p);
   return rc;
 }

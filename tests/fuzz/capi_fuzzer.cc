@@ -1,8 +1,10 @@
 // libFuzzer over the mobile C API's entry points (client/include/fedmf/fedmf_client.h): the bytes
 // an app or a server can hand the library. Byte 0 picks the target:
-//   0: a config blob (fedmf_participant_create) and the same bytes as a state (restore);
+//   0: a config blob (fedmf_participant_create) and the same bytes as a state (restore, also
+//      with themselves as the model blob) and the model id it names;
 //   1: a genuine saved state (with ratings and a model, or mid-round with a SecAgg session) XORed
-//      with the input, restored, used and fed the input as a server message;
+//      with the input, restored with its genuine model blob, used and fed the input as a server
+//      message;
 //   2: server messages (2-byte length prefixed) fed to participant 1 of a live three-user SecAgg
 //      round (tests/unit/capi/test_server.h) between the genuine stages, raw or XORed into the
 //      genuine message addressed to it;
@@ -64,17 +66,26 @@ void Use(fedmf_participant* p) {
   uint8_t* out = nullptr;
   size_t len = 0;
   if (fedmf_participant_save(p, &out, &len) == FEDMF_OK) fedmf_free(out);
+  if (fedmf_participant_save_model(p, &out, &len) == FEDMF_OK) fedmf_free(out);
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  fedmf_participant_model_id(p, id);
 }
 
-// Saved states of participant 1, made once: [0] after a completed round (ratings and a model);
+// Saved states of participant 1 and their model blobs, made once: [0] after a completed round
+// (ratings and a model);
 // [1..4] in the middle of a signed round (with the consistency check), saved right after it
 // answered stage 0..3 (AdvertiseKeys, ShareKeys, MaskedInput, ConsistencyCheck), so the SecAgg
 // session's fields (keys, input, neighbors, shares, survivors, directory) are reachable.
 constexpr int kGenuineStates = 5;
 
-const std::string& GenuineState(int which) {
-  static const std::vector<std::string>* states = [] {
-    auto* out = new std::vector<std::string>(kGenuineStates);
+struct Saved {
+  std::string state;
+  std::string model;
+};
+
+const Saved& GenuineState(int which) {
+  static const std::vector<Saved>* states = [] {
+    auto* out = new std::vector<Saved>(kGenuineStates);
     for (int k = 0; k < kGenuineStates; ++k) {
       const uint32_t ids[] = {1, 2, 3};
       const bool mid_round = k > 0;
@@ -100,7 +111,10 @@ const std::string& GenuineState(int which) {
       uint8_t* state = nullptr;
       size_t len = 0;
       if (fedmf_participant_save(users[0], &state, &len) != FEDMF_OK) __builtin_trap();
-      (*out)[k].assign(reinterpret_cast<char*>(state), len);
+      (*out)[k].state.assign(reinterpret_cast<char*>(state), len);
+      fedmf_free(state);
+      if (fedmf_participant_save_model(users[0], &state, &len) != FEDMF_OK) __builtin_trap();
+      (*out)[k].model.assign(reinterpret_cast<char*>(state), len);
       fedmf_free(state);
       for (fedmf_participant* u : users) fedmf_participant_destroy(u);
       capi_server_destroy(server);
@@ -117,16 +131,24 @@ void FuzzBlobs(const uint8_t* data, size_t size) {
   p = nullptr;
   if (fedmf_participant_restore(data, size, &p) == FEDMF_OK) Use(p);
   fedmf_participant_destroy(p);
+  p = nullptr;
+  if (fedmf_participant_restore_with_model(data, size, data, size, &p) == FEDMF_OK) Use(p);
+  fedmf_participant_destroy(p);
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  fedmf_state_model_id(data, size, id);
 }
 
 void FuzzState(const uint8_t* data, size_t size) {
-  std::string state = GenuineState(static_cast<int>(size % kGenuineStates));
+  const Saved& genuine = GenuineState(static_cast<int>(size % kGenuineStates));
+  std::string state = genuine.state;
   for (size_t i = 0; i < size; ++i) state[i % state.size()] ^= static_cast<char>(data[i]);
   // Also a truncation, from the input's length.
   if (size % 7 == 3) state.resize(state.size() - size % state.size());
   fedmf_participant* p = nullptr;
-  if (fedmf_participant_restore(reinterpret_cast<const uint8_t*>(state.data()), state.size(), &p) ==
-      FEDMF_OK) {
+  if (fedmf_participant_restore_with_model(reinterpret_cast<const uint8_t*>(state.data()),
+                                           state.size(),
+                                           reinterpret_cast<const uint8_t*>(genuine.model.data()),
+                                           genuine.model.size(), &p) == FEDMF_OK) {
     Use(p);
     fedmf_messages* replies = nullptr;
     if (fedmf_participant_handle(p, data, size, &replies) == FEDMF_OK) {

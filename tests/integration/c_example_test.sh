@@ -7,7 +7,8 @@
 #                and no dropout summed the C users' SecAgg inputs. The second C example is
 #                restarted from its saved state after the run and must find training done.
 #   large_model: 45,000 items, so each task is over 4 MiB and travels in chunks that must each
-#                fit the C examples' default receive limit.
+#                fit the C examples' default receive limit; the saved state stays under 64 KiB,
+#                the model going to its own blob.
 #   catalogue_mismatch: one app configured with fewer items than the model is refused clearly
 #                and dropped at once.
 # Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed.
@@ -77,8 +78,8 @@ case_basic() {
   # recommends the same top 5 without connecting.
   "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=2 --num_items=60 --state="$WORK/state-2.pb" \
     --give_up_after_s=2 >"$WORK/example-2-restart.log" 2>&1 || fail "restart failed"
-  grep -q 'event=c_example_restored participant=2 ratings=5' "$WORK/example-2-restart.log" ||
-    fail "restart did not restore the state"
+  grep -q 'event=c_example_restored participant=2 ratings=5 model=yes' \
+    "$WORK/example-2-restart.log" || fail "restart did not restore the state and its model"
   local again
   again="$(grep 'event=c_example_end' "$WORK/example-2-restart.log")"
   [[ "$again" == "$LINE_2" ]] || fail "restart: $again, before: $LINE_2"
@@ -89,6 +90,14 @@ case_large_model() {
   finish_run 10 2
   grep ' event=round ' "$WORK/coordinator.log" | grep -qv ' chunks_down=0 ' ||
     fail "no task was chunked: the model is not over the chunk size"
+  # The model (45,000 x 14 factors) goes to its own blob; the state stays small.
+  local saved state_bytes model_bytes
+  saved="$(grep 'event=c_example_saved participant=1 ' "$WORK/example-1.log")" ||
+    fail "example 1 saved nothing"
+  state_bytes="$(sed -E 's/.* state_bytes=([0-9]+).*/\1/' <<<"$saved")"
+  model_bytes="$(sed -E 's/.* model_bytes=([0-9]+).*/\1/' <<<"$saved")"
+  ((state_bytes < 65536 && model_bytes > 4194304)) || fail "sizes: $saved"
+  echo "$saved"
 }
 
 # An app configured with 50 items against a 60-item model: its first task is refused with

@@ -18,7 +18,7 @@
  *    "thread-safe" may be called from anywhere at any time. A fedmf_messages list is immutable:
  *    any number of threads may read it until it is freed. Each function states its own rule.
  *  - Persistence: save the state after every fedmf_participant_handle and before sending its
- *    replies (write-ahead, see fedmf_participant_save). */
+ *    replies (write-ahead, see fedmf_participant_save), and the model when it changed. */
 #ifndef FEDMF_FEDMF_CLIENT_H_
 #define FEDMF_FEDMF_CLIENT_H_
 
@@ -35,8 +35,9 @@ extern "C" {
 #define FEDMF_API __attribute__((visibility("default")))
 #endif
 
-/* Bumped on any incompatible change of this header. */
-#define FEDMF_ABI_VERSION 1
+/* Bumped on any incompatible change of this header. 2: the saved state leaves the model out
+ * (fedmf_participant_save_model). */
+#define FEDMF_ABI_VERSION 2
 
 typedef enum fedmf_status {
   FEDMF_OK = 0,
@@ -91,12 +92,26 @@ FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t co
  * same handle (nor after it): the handle is gone. */
 FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
 
-/* Serializes everything the participant needs after an app restart into a new buffer (*out,
- * *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version 3): config,
- * signing key, ratings, last model, user factor, progress, the round in progress with its
- * SecAgg session (keys, input, shares held, and the ledger of shares already revealed), and its
- * local state: its algorithms' states and, with a budget, its own privacy ledger. It holds
- * secrets: store it encrypted (Keystore / Keychain, docs/mobile.md).
+/* The participant persists in two blobs: its STATE (fedmf_participant_save), small, saved after
+ * every message of a round, and its MODEL (fedmf_participant_save_model), large (the item
+ * factors), changed once per round when a task or the final model arrives. The state names its
+ * model by the model's id, the SHA-256 of the model blob. App recipe (docs/mobile.md):
+ *   after fedmf_participant_handle, before sending its replies:
+ *     1. if fedmf_participant_model_id differs from the id of the model blob last stored:
+ *        store fedmf_participant_save_model's blob under its id (a new file, durably);
+ *     2. store fedmf_participant_save's state (replacing the old one atomically, durably);
+ *     3. delete model blobs other than the one the state names;
+ *   at start: fedmf_state_model_id names the model blob to pass to
+ *   fedmf_participant_restore_with_model with the state. */
+#define FEDMF_MODEL_ID_BYTES 32
+
+/* Serializes everything the participant needs after an app restart but its model into a new
+ * buffer (*out, *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version
+ * 4): config, signing key, ratings, the id of its model, user factor, progress, the round in
+ * progress with its SecAgg session (keys, input, shares held, and the ledger of shares already
+ * revealed), and its local state: its algorithms' states and, with a budget, its own privacy
+ * ledger. Its size does not grow with the model (docs/mobile.md, "Size"). It holds secrets:
+ * store it encrypted (Keystore / Keychain, docs/mobile.md).
  * WRITE-AHEAD RULE: during a round, save (and durably store) the state after
  * fedmf_participant_handle returns and BEFORE sending its replies. A state older than a reply
  * that was sent does not know the shares that reply revealed; restored from it, the participant
@@ -106,14 +121,45 @@ FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
 FEDMF_API fedmf_status fedmf_participant_save(const fedmf_participant* participant, uint8_t** out,
                                               size_t* out_len);
 
-/* Creates a participant from bytes fedmf_participant_save produced. A participant saved during a
- * round continues it: it answers that round's next server message exactly as the saved one
- * would have (given the stream still reaches the coordinator's round: docs/mobile.md). A
- * version-1 state (older libraries; no session) restores a participant that drops out of the
- * round in progress: its SecAgg messages are refused with FEDMF_ERR_FAILED_PRECONDITION and it
- * takes part again from the next task. A version-2 state (no local state) restores a participant
- * whose algorithms start afresh. Every field is validated (FEDMF_ERR_INVALID_ARGUMENT naming it).
- * Thread-safe. */
+/* The id of the participant's model (FEDMF_MODEL_ID_BYTES bytes to `id`): the SHA-256 of the
+ * blob fedmf_participant_save_model returns, which the saved state names. It changes exactly
+ * when the model does: compare it with the stored blob's to save a new model only then.
+ * FEDMF_ERR_FAILED_PRECONDITION without a model. Serialize with other calls on the same handle. */
+FEDMF_API fedmf_status fedmf_participant_model_id(const fedmf_participant* participant,
+                                                  uint8_t id[FEDMF_MODEL_ID_BYTES]);
+
+/* Serializes the participant's model into a new buffer (*out, *out_len; free with fedmf_free),
+ * as a fedmf.v1.SavedModel (format_version 1): the plan the coordinator sent every participant
+ * (the item factors), no secret of the user. FEDMF_ERR_FAILED_PRECONDITION without a model.
+ * Serialize with other calls on the same handle. */
+FEDMF_API fedmf_status fedmf_participant_save_model(const fedmf_participant* participant,
+                                                    uint8_t** out, size_t* out_len);
+
+/* Reads from a saved state the id of the model blob it names (FEDMF_MODEL_ID_BYTES bytes to
+ * `id`), to find the blob to restore it with. FEDMF_ERR_NOT_FOUND if it names none (no model was
+ * saved, or a version 1 to 3 state, which holds its model itself); FEDMF_ERR_INVALID_ARGUMENT
+ * for bytes that are not a state. Thread-safe. */
+FEDMF_API fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_len,
+                                            uint8_t id[FEDMF_MODEL_ID_BYTES]);
+
+/* Creates a participant from a state fedmf_participant_save produced and the model blob it names
+ * (fedmf_participant_save_model's bytes; NULL with model_len 0 for none). A participant saved
+ * during a round continues it: it answers that round's next server message exactly as the saved
+ * one would have (given the stream still reaches the coordinator's round: docs/mobile.md).
+ * Without its model blob (lost, or none passed) the participant has no model (no
+ * recommendations) until its next task brings one; everything else is restored, a round in
+ * progress included. A model blob whose SHA-256 is not the id the state names, or passed with a
+ * state that names none, is refused (FEDMF_ERR_INVALID_ARGUMENT). Older states: a version-1
+ * state (no session) restores a participant that drops out of the round in progress: its SecAgg
+ * messages are refused with FEDMF_ERR_FAILED_PRECONDITION and it takes part again from the next
+ * task; a version-2 state (no local state) restores a participant whose algorithms start afresh;
+ * versions 1 to 3 hold their model themselves. Every field is validated
+ * (FEDMF_ERR_INVALID_ARGUMENT naming it). Thread-safe. */
+FEDMF_API fedmf_status fedmf_participant_restore_with_model(const uint8_t* state, size_t state_len,
+                                                            const uint8_t* model, size_t model_len,
+                                                            fedmf_participant** out);
+
+/* fedmf_participant_restore_with_model without a model blob. Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_restore(const uint8_t* state, size_t state_len,
                                                  fedmf_participant** out);
 

@@ -154,6 +154,14 @@ static void SaveAndRestoreRoundTrip(void) {
   CHECK(fedmf_participant_set_rating(q, 11, 5.0f) == FEDMF_OK);
   CHECK(fedmf_participant_save(q, &again, &again_len) == FEDMF_OK);
   CHECK(again_len == state_len && memcmp(state, again, state_len) == 0);
+  /* No model yet: none to save, and the state names none. */
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  uint8_t* model = NULL;
+  size_t model_len = 0;
+  CHECK(fedmf_participant_model_id(q, id) == FEDMF_ERR_FAILED_PRECONDITION);
+  CHECK(fedmf_participant_save_model(q, &model, &model_len) == FEDMF_ERR_FAILED_PRECONDITION);
+  CHECK(model == NULL);
+  CHECK(fedmf_state_model_id(state, state_len, id) == FEDMF_ERR_NOT_FOUND);
   CHECK(fedmf_participant_register_request(p, "a", NULL, &reg_a, &reg_a_len) == FEDMF_OK);
   CHECK(fedmf_participant_register_request(q, "a", NULL, &reg_b, &reg_b_len) == FEDMF_OK);
   CHECK(reg_a_len == reg_b_len && memcmp(reg_a, reg_b, reg_a_len) == 0);
@@ -170,9 +178,9 @@ static void RestoreRefusesBadStates(void) {
   const uint8_t garbage[] = {0x0a, 0xff};
   CHECK(fedmf_participant_restore(garbage, sizeof garbage, &p) == FEDMF_ERR_INVALID_ARGUMENT);
   CHECK(p == NULL);
-  const uint8_t version4[] = {0x08, 0x04}; /* format_version 4 */
-  CHECK(fedmf_participant_restore(version4, sizeof version4, &p) == FEDMF_ERR_INVALID_ARGUMENT);
-  CHECK(strstr(fedmf_last_error(), "format_version 4") != NULL);
+  const uint8_t version5[] = {0x08, 0x05}; /* format_version 5 */
+  CHECK(fedmf_participant_restore(version5, sizeof version5, &p) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(fedmf_last_error(), "format_version 5") != NULL);
   /* format_version 1, config {participant_id 1, num_items 30}, no signing key. */
   const uint8_t no_key[] = {0x08, 0x01, 0x12, 0x04, 0x08, 0x01, 0x10, 0x1e};
   CHECK(fedmf_participant_restore(no_key, sizeof no_key, &p) == FEDMF_ERR_INVALID_ARGUMENT);
@@ -232,6 +240,12 @@ static void NullIsHarmless(void) {
   uint8_t* out = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_save(NULL, &out, &len) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(fedmf_participant_save_model(NULL, &out, &len) == FEDMF_ERR_INVALID_ARGUMENT);
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  CHECK(fedmf_participant_model_id(NULL, id) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(fedmf_state_model_id(NULL, 0, NULL) == FEDMF_ERR_INVALID_ARGUMENT);
+  fedmf_participant* p = NULL;
+  CHECK(fedmf_participant_restore_with_model(NULL, 0, NULL, 1, &p) == FEDMF_ERR_INVALID_ARGUMENT);
 }
 
 int main(void) {

@@ -19,13 +19,19 @@ static char incompatible_error[512];     /* the last one's fedmf_last_error() */
 /* When set, Pump saves, destroys and restores each participant after every message it handles
  * and before its replies go out, as an app killed right after its write-ahead save would. */
 static int restart_after_handle = 0;
+/* What such an app stores per user: the model blob (saved when its id changed) and its id. */
+static uint8_t* stored_model[COHORT];
+static size_t stored_model_len[COHORT];
+static uint8_t stored_model_id[COHORT][FEDMF_MODEL_ID_BYTES];
+static int model_saves[COHORT];  /* model blobs stored per user */
+static size_t largest_state = 0; /* the largest state saved */
 
 /* Participant i rates 8 items (i * 7 + 4 k) mod 30, k = 0..7 (distinct: 4 k mod 30 is), with
- * rating 1 + (i + k) mod 5. Noise keyed from seed 11 (mechanism none: only the rounding). */
-static void CreateUsers(void) {
+ * rating 1 + (i + k) mod 5, in a catalogue of `num_items` >= 30. Noise keyed from seed 11. */
+static void CreateUsersWith(int32_t num_items) {
   for (uint32_t i = 0; i < COHORT; ++i) {
     uint8_t config[48];
-    const size_t n = capi_config(config, i + 1, ITEMS, 0, 11);
+    const size_t n = capi_config(config, i + 1, num_items, 0, 11);
     users[i] = NULL;
     CHECK(fedmf_participant_create(config, n, &users[i]) == FEDMF_OK);
     for (int k = 0; k < 8; ++k) {
@@ -34,21 +40,48 @@ static void CreateUsers(void) {
     }
     refused[i] = 0;
     incompatible[i] = 0;
+    stored_model[i] = NULL;
+    stored_model_len[i] = 0;
+    model_saves[i] = 0;
+  }
+  largest_state = 0;
+}
+
+/* The model of the tests' server (mechanism none: only the rounding). */
+static void CreateUsers(void) { CreateUsersWith(ITEMS); }
+
+static void DestroyUsers(void) {
+  for (int i = 0; i < COHORT; ++i) {
+    fedmf_participant_destroy(users[i]);
+    fedmf_free(stored_model[i]);
   }
 }
 
-static void DestroyUsers(void) {
-  for (int i = 0; i < COHORT; ++i) fedmf_participant_destroy(users[i]);
-}
-
-/* Replaces users[i] by a participant restored from its saved state. */
+/* Replaces users[i] by a participant restored from what it saved, as docs/mobile.md's app does:
+ * the model blob when its id changed, then the state; at start, the state and the blob it names. */
 static void SaveDestroyRestore(int i) {
+  uint8_t id[FEDMF_MODEL_ID_BYTES];
+  if (fedmf_participant_model_id(users[i], id) == FEDMF_OK &&
+      (stored_model[i] == NULL || memcmp(id, stored_model_id[i], sizeof id) != 0)) {
+    fedmf_free(stored_model[i]);
+    stored_model[i] = NULL;
+    CHECK(fedmf_participant_save_model(users[i], &stored_model[i], &stored_model_len[i]) ==
+          FEDMF_OK);
+    memcpy(stored_model_id[i], id, sizeof id);
+    ++model_saves[i];
+  }
   uint8_t* state = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_save(users[i], &state, &len) == FEDMF_OK);
+  if (len > largest_state) largest_state = len;
   fedmf_participant_destroy(users[i]);
   users[i] = NULL;
-  CHECK(fedmf_participant_restore(state, len, &users[i]) == FEDMF_OK);
+  uint8_t named[FEDMF_MODEL_ID_BYTES];
+  const int has_model = fedmf_state_model_id(state, len, named) == FEDMF_OK;
+  CHECK(!has_model || memcmp(named, stored_model_id[i], sizeof named) == 0);
+  CHECK(fedmf_participant_restore_with_model(state, len, has_model ? stored_model[i] : NULL,
+                                             has_model ? stored_model_len[i] : 0,
+                                             &users[i]) == FEDMF_OK);
   fedmf_free(state);
 }
 
@@ -172,9 +205,10 @@ static void ASignedRoundWithTheConsistencyCheck(void) {
 }
 
 /* A version-1 state (no round in progress, as libraries before version 2 saved it): participant
- * 3, saved after its AdvertiseKeys, is restored without its session, refuses the rest of that
- * round's SecAgg messages, so the round completes with 9 contributors; it keeps the model and
- * takes part in the next round, which has all 10. A version-1 blob with a round is refused. */
+ * 3, saved after its AdvertiseKeys, is restored without its session (and, stripped of its model
+ * id, without a model), refuses the rest of that round's SecAgg messages, so the round completes
+ * with 9 contributors; it takes part in the next round, whose task brings the model, which has
+ * all 10. A version-1 blob with a round, or with a model id, is refused. */
 static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
   CreateUsers();
   capi_server* server = NewServer(0);
@@ -183,11 +217,15 @@ static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
   uint8_t* state = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_save(users[2], &state, &len) == FEDMF_OK);
-  CHECK(len > 2 && state[0] == 0x08 && state[1] == 0x03); /* format_version 3 comes first */
+  CHECK(len > 2 && state[0] == 0x08 && state[1] == 0x04); /* format_version 4 comes first */
   state[1] = 0x01;
   len = capi_strip_field(state, len, 12); /* ParticipantState.local_state (version 3) */
   CHECK(len > 0);
   fedmf_participant* refused_state = NULL;
+  CHECK(fedmf_participant_restore(state, len, &refused_state) == FEDMF_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(fedmf_last_error(), "model_id needs format_version 4") != NULL);
+  len = capi_strip_field(state, len, 13); /* ParticipantState.model_id (version 4) */
+  CHECK(len > 0);
   CHECK(fedmf_participant_restore(state, len, &refused_state) == FEDMF_ERR_INVALID_ARGUMENT);
   CHECK(strstr(fedmf_last_error(), "format_version 2") != NULL);
   len = capi_strip_field(state, len, 11); /* ParticipantState.round */
@@ -196,7 +234,7 @@ static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
   users[2] = NULL;
   CHECK(fedmf_participant_restore(state, len, &users[2]) == FEDMF_OK);
   fedmf_free(state);
-  CHECK(fedmf_participant_has_model(users[2]) == 1);
+  CHECK(fedmf_participant_has_model(users[2]) == 0);
   CHECK(capi_server_close_stage(server) == CAPI_ROUND_RUNNING);
   CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
   CHECK(capi_server_contributors(server) == COHORT - 1);
@@ -209,6 +247,7 @@ static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
   CHECK(capi_server_contributors(server) == COHORT);
   CHECK(capi_server_rounds(server) == 2);
   CHECK(fedmf_participant_rounds_completed(users[2]) == 2); /* both results reached it */
+  CHECK(fedmf_participant_has_model(users[2]) == 1);
   capi_server_destroy(server);
   DestroyUsers();
 }
@@ -239,6 +278,7 @@ static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum
   for (int i = 0; i < COHORT; ++i) {
     CHECK(refused[i] == 0);
     CHECK(fedmf_participant_rounds_completed(users[i]) == 1);
+    CHECK(model_saves[i] == (restart_stage >= 0)); /* the task's model, once */
   }
   const size_t n = capi_server_last_sum(server, sum, SUM_CAPACITY);
   CHECK(n > 0 && n <= SUM_CAPACITY);
@@ -267,7 +307,8 @@ static void RestoredParticipantsContinueTheRound(void) {
   }
 }
 
-/* The model survives a restart: a restored participant recommends exactly what it did. */
+/* The model survives a restart through its blob: a restored participant recommends exactly what
+ * it did, and the blob is stored once while the model does not change. */
 static void ARestoredParticipantKeepsItsModel(void) {
   CreateUsers();
   capi_server* server = NewServer(0);
@@ -278,20 +319,18 @@ static void ARestoredParticipantKeepsItsModel(void) {
   size_t n_before = 0, n_after = 0, len = 0;
   CHECK(fedmf_participant_recommend(users[0], 6, before, before_scores, 6, &n_before) == FEDMF_OK);
   CHECK(fedmf_participant_user_factor(users[0], f_before, 4, &len) == FEDMF_OK);
-  uint8_t* state = NULL;
-  size_t state_len = 0;
-  CHECK(fedmf_participant_save(users[0], &state, &state_len) == FEDMF_OK);
-  fedmf_participant* restored = NULL;
-  CHECK(fedmf_participant_restore(state, state_len, &restored) == FEDMF_OK);
-  fedmf_free(state);
-  CHECK(fedmf_participant_recommend(restored, 6, after, after_scores, 6, &n_after) == FEDMF_OK);
+  SaveDestroyRestore(0);
+  CHECK(model_saves[0] == 1);
+  CHECK(fedmf_participant_recommend(users[0], 6, after, after_scores, 6, &n_after) == FEDMF_OK);
   CHECK(n_before == 6 && n_after == 6);
   CHECK(memcmp(before, after, sizeof before) == 0);
   CHECK(memcmp(before_scores, after_scores, sizeof before_scores) == 0);
-  CHECK(fedmf_participant_user_factor(restored, f_after, 4, &len) == FEDMF_OK);
+  CHECK(fedmf_participant_user_factor(users[0], f_after, 4, &len) == FEDMF_OK);
   CHECK(len == 4 && memcmp(f_before, f_after, sizeof f_before) == 0);
-  CHECK(fedmf_participant_rounds_completed(restored) == 1);
-  fedmf_participant_destroy(restored);
+  CHECK(fedmf_participant_rounds_completed(users[0]) == 1);
+  SaveDestroyRestore(0); /* the same model: no new blob */
+  CHECK(model_saves[0] == 1);
+  CHECK(fedmf_participant_has_model(users[0]) == 1);
   capi_server_destroy(server);
   DestroyUsers();
 }
@@ -338,6 +377,42 @@ static void AMismatchedCatalogueIsRefused(void) {
   DestroyUsers();
 }
 
+#define LARGE_ITEMS 45000
+#define LARGE_D 16384
+
+/* The write-ahead state stays small with a large model (docs/mobile.md, "Size"): 45,000 items at
+ * rank 14 (a 5 MB model) and SecAgg vectors of d = 2^14 values (PBM, rotated_l2: p = 1125,
+ * p k = 15750). Every user is saved and restored after every message of a round, as the
+ * write-ahead rule asks: the round applies with all 10, each user stored the model blob once,
+ * and no state reached 64 KiB. */
+static void TheWriteAheadStateStaysSmallWithALargeModel(void) {
+  CreateUsersWith(LARGE_ITEMS);
+  uint32_t ids[COHORT];
+  for (uint32_t i = 0; i < COHORT; ++i) ids[i] = i + 1;
+  capi_server* server = capi_server_create_pbm(ids, COHORT, 6, LARGE_ITEMS, 14, 40);
+  CHECK(server != NULL);
+  if (server == NULL) {
+    DestroyUsers();
+    return;
+  }
+  CHECK(capi_server_start_round(server) == 0);
+  restart_after_handle = 1;
+  CHECK(FinishRound(server) == CAPI_ROUND_APPLIED);
+  restart_after_handle = 0;
+  CHECK(capi_server_contributors(server) == COHORT);
+  CHECK(capi_server_last_sum(server, NULL, 0) == LARGE_D);
+  for (int i = 0; i < COHORT; ++i) {
+    CHECK(refused[i] == 0);
+    CHECK(model_saves[i] == 1);
+  }
+  printf("  d = %d: largest state %zu bytes, model blob %zu bytes\n", LARGE_D, largest_state,
+         stored_model_len[0]);
+  CHECK(largest_state > 0 && largest_state < 65536);
+  CHECK(stored_model_len[0] > (size_t)LARGE_ITEMS * 14 * 8);
+  capi_server_destroy(server);
+  DestroyUsers();
+}
+
 int main(void) {
   RUN_TEST(AWholeRoundUpdatesTheModel);
   RUN_TEST(ASignedRoundWithTheConsistencyCheck);
@@ -346,5 +421,6 @@ int main(void) {
   RUN_TEST(ARestoredParticipantKeepsItsModel);
   RUN_TEST(ChunkedRepliesAreReassembled);
   RUN_TEST(AMismatchedCatalogueIsRefused);
+  RUN_TEST(TheWriteAheadStateStaysSmallWithALargeModel);
   return capi_failures != 0;
 }

@@ -1,6 +1,8 @@
-// The C API's saved state across format versions (fedmf.v1.ParticipantState): version 3 carries
-// the participant's local state (algorithm states, own privacy ledger under the config's budget),
-// version 2 blobs still restore. C++, to build and inspect the blobs with the generated protos.
+// The C API's saved state across format versions (fedmf.v1.ParticipantState): version 4 names
+// its model, saved apart as a SavedModel blob, by the blob's SHA-256; version 3 (the model
+// inside) carries the participant's local state (algorithm states, own privacy ledger under the
+// config's budget); versions 2 and 3 still restore. C++, to build and inspect the blobs with the
+// generated protos.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +13,8 @@
 #include "fedmf/v1/mobile.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "openssl/evp.h"
+#include "tests/unit/client/test_round.h"
 
 namespace fedmf {
 namespace {
@@ -77,10 +81,11 @@ std::string SpentLedger() {
   return dp::SerializeLedger(budget.ledger());
 }
 
-TEST(CapiStateTest, SavesVersion3WithTheLocalState) {
+TEST(CapiStateTest, SavesVersion4WithTheLocalState) {
   Handle p = Create(Config("pure:1"));
   const v1::ParticipantState state = Save(p.get());
-  EXPECT_EQ(state.format_version(), 3u);
+  EXPECT_EQ(state.format_version(), 4u);
+  EXPECT_TRUE(state.model_id().empty());  // no model yet
   EXPECT_EQ(state.config().budget(), "pure:1");
   ASSERT_TRUE(state.has_local_state());
   EXPECT_EQ(state.local_state().participant_id(), 5u);
@@ -118,7 +123,7 @@ TEST(CapiStateTest, RefusesALedgerWithoutABudget) {
   EXPECT_THAT(fedmf_last_error(), HasSubstr("local state of participant 6"));
 }
 
-// A version-2 blob (no local state) restores, and is saved again as version 3 with an empty one;
+// A version-2 blob (no local state) restores, and is saved again as version 4 with an empty one;
 // a version-2 blob that claims a local state is refused.
 TEST(CapiStateTest, Version2StatesStillRestore) {
   Handle p = Create(Config(""));
@@ -130,13 +135,186 @@ TEST(CapiStateTest, Version2StatesStillRestore) {
   ASSERT_EQ(Restore(state, &restored), FEDMF_OK) << fedmf_last_error();
   EXPECT_EQ(fedmf_participant_rating_count(restored.get()), 1u);
   const v1::ParticipantState again = Save(restored.get());
-  EXPECT_EQ(again.format_version(), 3u);
+  EXPECT_EQ(again.format_version(), 4u);
   EXPECT_EQ(again.local_state().participant_id(), 5u);
   EXPECT_TRUE(again.local_state().algorithm_states().empty());
 
   state.mutable_local_state()->set_participant_id(5);
   EXPECT_EQ(Restore(state, &restored), FEDMF_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(fedmf_last_error(), HasSubstr("needs format_version 3"));
+}
+
+// The bytes of a buffer the library returned, freed.
+std::string Take(uint8_t* out, size_t len) {
+  std::string bytes(reinterpret_cast<const char*>(out), len);
+  fedmf_free(out);
+  return bytes;
+}
+
+std::string SaveModel(const fedmf_participant* p) {
+  uint8_t* out = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(fedmf_participant_save_model(p, &out, &len), FEDMF_OK) << fedmf_last_error();
+  return Take(out, len);
+}
+
+std::string ModelId(const fedmf_participant* p) {
+  std::string id(FEDMF_MODEL_ID_BYTES, '\0');
+  EXPECT_EQ(fedmf_participant_model_id(p, reinterpret_cast<uint8_t*>(id.data())), FEDMF_OK)
+      << fedmf_last_error();
+  return id;
+}
+
+std::string Sha256(const std::string& bytes) {
+  std::string digest(32, '\0');
+  unsigned int len = 0;
+  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), reinterpret_cast<unsigned char*>(digest.data()),
+                       &len, EVP_sha256(), nullptr),
+            1);
+  return digest;
+}
+
+fedmf_status RestoreWithModel(const v1::ParticipantState& state, const std::string& model,
+                              Handle* out) {
+  const std::string bytes = state.SerializeAsString();
+  fedmf_participant* p = nullptr;
+  const fedmf_status status = fedmf_participant_restore_with_model(Bytes(bytes), bytes.size(),
+                                                                   Bytes(model), model.size(), &p);
+  out->reset(p);
+  return status;
+}
+
+// The top 5 items under `p`'s model.
+std::vector<int32_t> Top5(const fedmf_participant* p) {
+  std::vector<int32_t> items(5);
+  std::vector<double> scores(5);
+  size_t count = 0;
+  EXPECT_EQ(fedmf_participant_recommend(p, 5, items.data(), scores.data(), 5, &count), FEDMF_OK)
+      << fedmf_last_error();
+  items.resize(count);
+  return items;
+}
+
+// A participant with a model: restored from a version-3 state that carries one (the model of
+// the client tests' small DPMF-RP run, 30 items), after two rounds.
+struct WithModel {
+  v1::RoundPlan plan = client::test_util::SmallUpdater()->Plan().value();
+  Handle p;
+
+  WithModel() {
+    Handle fresh = Create(Config(""));
+    EXPECT_EQ(fedmf_participant_set_rating(fresh.get(), 4, 2.5f), FEDMF_OK);
+    EXPECT_EQ(fedmf_participant_set_rating(fresh.get(), 9, 5.0f), FEDMF_OK);
+    v1::ParticipantState v3 = Save(fresh.get());
+    v3.set_format_version(3);
+    *v3.mutable_model() = plan;
+    v3.set_rounds_completed(2);
+    EXPECT_EQ(Restore(v3, &p), FEDMF_OK) << fedmf_last_error();
+  }
+};
+
+// A version-4 state names the model by the SHA-256 of its blob instead of holding it; the blob
+// is a SavedModel of the plan. The id changes only with the model.
+TEST(CapiStateTest, TheModelIsSavedApartAndNamedByItsHash) {
+  WithModel f;
+  const v1::ParticipantState state = Save(f.p.get());
+  EXPECT_EQ(state.format_version(), 4u);
+  EXPECT_FALSE(state.has_model());
+  const std::string blob = SaveModel(f.p.get());
+  EXPECT_EQ(state.model_id(), Sha256(blob));
+  EXPECT_EQ(ModelId(f.p.get()), Sha256(blob));
+  v1::SavedModel saved;
+  ASSERT_TRUE(saved.ParseFromString(blob));
+  EXPECT_EQ(saved.format_version(), 1u);
+  EXPECT_EQ(saved.plan().SerializeAsString(), f.plan.SerializeAsString());
+
+  const std::string state_bytes = state.SerializeAsString();
+  std::string named(FEDMF_MODEL_ID_BYTES, '\0');
+  EXPECT_EQ(fedmf_state_model_id(Bytes(state_bytes), state_bytes.size(),
+                                 reinterpret_cast<uint8_t*>(named.data())),
+            FEDMF_OK);
+  EXPECT_EQ(named, state.model_id());
+  // Ratings change the state, not the model.
+  ASSERT_EQ(fedmf_participant_set_rating(f.p.get(), 20, 1.0f), FEDMF_OK);
+  EXPECT_EQ(Save(f.p.get()).model_id(), state.model_id());
+  EXPECT_EQ(SaveModel(f.p.get()), blob);
+  // The blob holds the model; the state, whose size does not depend on it, does not.
+  EXPECT_LT(state_bytes.size(), blob.size() / 4);
+}
+
+// Restored with its blob, the participant has the same model (same recommendations) and the same
+// id, so the app has no new blob to store; restored without it, everything but the model is back.
+TEST(CapiStateTest, RestoresWithOrWithoutItsModelBlob) {
+  WithModel f;
+  const v1::ParticipantState state = Save(f.p.get());
+  const std::string blob = SaveModel(f.p.get());
+  Handle with;
+  ASSERT_EQ(RestoreWithModel(state, blob, &with), FEDMF_OK) << fedmf_last_error();
+  EXPECT_EQ(Top5(with.get()), Top5(f.p.get()));
+  EXPECT_EQ(ModelId(with.get()), state.model_id());
+  EXPECT_EQ(Save(with.get()).SerializeAsString(), state.SerializeAsString());
+
+  Handle without;
+  ASSERT_EQ(Restore(state, &without), FEDMF_OK) << fedmf_last_error();
+  EXPECT_EQ(fedmf_participant_has_model(without.get()), 0);
+  EXPECT_EQ(fedmf_participant_rating_count(without.get()), 2u);
+  EXPECT_EQ(fedmf_participant_rounds_completed(without.get()), 2);
+  uint8_t* out = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(fedmf_participant_save_model(without.get(), &out, &len), FEDMF_ERR_FAILED_PRECONDITION);
+  EXPECT_TRUE(Save(without.get()).model_id().empty());
+}
+
+// A blob that is not the one the state names, or one for a state that names none, is refused, as
+// are a malformed id and a version-4 state that holds a model itself.
+TEST(CapiStateTest, RefusesAModelBlobTheStateDoesNotName) {
+  WithModel f;
+  const v1::ParticipantState state = Save(f.p.get());
+  const std::string blob = SaveModel(f.p.get());
+  Handle restored;
+  std::string altered = blob;
+  altered.back() ^= 1;
+  EXPECT_EQ(RestoreWithModel(state, altered, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(restored, nullptr);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("but the state names model"));
+
+  v1::ParticipantState nameless = state;
+  nameless.clear_model_id();
+  EXPECT_EQ(RestoreWithModel(nameless, blob, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("names no model blob"));
+
+  v1::ParticipantState short_id = state;
+  short_id.set_model_id("abc");
+  EXPECT_EQ(RestoreWithModel(short_id, blob, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("model_id has 3 bytes"));
+
+  v1::SavedModel future;  // named correctly, but of an unknown format
+  future.set_format_version(2);
+  *future.mutable_plan() = f.plan;
+  const std::string future_blob = future.SerializeAsString();
+  v1::ParticipantState names_future = state;
+  names_future.set_model_id(Sha256(future_blob));
+  EXPECT_EQ(RestoreWithModel(names_future, future_blob, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("model: format_version 2"));
+
+  v1::ParticipantState inside = state;
+  *inside.mutable_model() = f.plan;
+  EXPECT_EQ(Restore(inside, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("needs format_version 1 to 3"));
+}
+
+// A model blob of another catalogue (here 30 items for a participant of 25) is refused as
+// incompatible, as a task's model would be.
+TEST(CapiStateTest, RefusesAModelBlobOfAnotherCatalogue) {
+  WithModel f;
+  v1::ParticipantState state = Save(f.p.get());
+  const std::string blob = SaveModel(f.p.get());
+  state.mutable_config()->set_num_items(25);
+  state.clear_items();
+  state.clear_ratings();
+  Handle restored;
+  EXPECT_EQ(RestoreWithModel(state, blob, &restored), FEDMF_ERR_INCOMPATIBLE_MODEL);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("this client's catalogue 25"));
 }
 
 TEST(CapiStateTest, RefusesAMalformedBudget) {

@@ -17,8 +17,7 @@ struct capi_server {
   std::vector<uint32_t> ids;
   int threshold = 0;
   bool signatures = false;
-  std::unique_ptr<fedmf::algorithms::dpmf_rp::DpmfRpUpdater> updater =
-      fedmf::client::test_util::SmallUpdater();
+  std::unique_ptr<fedmf::algorithms::dpmf_rp::DpmfRpUpdater> updater;
   google::protobuf::RepeatedPtrField<fedmf::v1::SigningKeys> keys;
   fedmf::v1::RoundPlan plan;
   std::unique_ptr<fedmf::secagg::ServerSession> session;
@@ -42,17 +41,40 @@ struct capi_server {
   }
 };
 
-extern "C" {
+namespace {
 
-capi_server* capi_server_create(const uint32_t* ids, size_t n, int threshold, int signatures) {
+capi_server* NewServer(const uint32_t* ids, size_t n, int threshold, int signatures,
+                       const fedmf::algorithms::dpmf_rp::DpmfRpConfig& config) {
   if (ids == nullptr || n < 2 || n > 10 || threshold < 2 || threshold > static_cast<int>(n)) {
     return nullptr;
   }
+  auto updater = fedmf::algorithms::dpmf_rp::DpmfRpUpdater::Create(config);
+  if (!updater.ok()) return nullptr;
   auto server = std::make_unique<capi_server>();
   server->ids.assign(ids, ids + n);
   server->threshold = threshold;
   server->signatures = signatures != 0;
+  server->updater = std::move(*updater);
   return server.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+capi_server* capi_server_create(const uint32_t* ids, size_t n, int threshold, int signatures) {
+  return NewServer(ids, n, threshold, signatures, fedmf::client::test_util::SmallConfig());
+}
+
+capi_server* capi_server_create_pbm(const uint32_t* ids, size_t n, int threshold, int32_t num_items,
+                                    int rank, double compression) {
+  fedmf::algorithms::dpmf_rp::DpmfRpConfig config =
+      fedmf::client::test_util::SmallConfig(true, fedmf::algorithms::dpmf_rp::Mechanism::kPbm);
+  config.num_items = num_items;
+  config.rank = rank;
+  config.compression = compression;
+  config.pbm_geometry = fedmf::algorithms::dpmf_rp::PbmGeometry::kRotatedL2;
+  return NewServer(ids, n, threshold, 0, config);
 }
 
 void capi_server_destroy(capi_server* server) { delete server; }

@@ -1,7 +1,8 @@
 /* Test support for the C API's C tests: the coordinator's side of training rounds, in process,
  * behind a C interface. It plays DPMF-RP on 40 users x 30 items (rank 4, no noise; the client
- * tests' SmallUpdater) with a real SecAgg ServerSession, exchanging serialized fedmf.v1 messages
- * exactly as the Participate stream would. Not part of the mobile ABI. */
+ * tests' SmallUpdater; or a larger PBM model) with a real SecAgg ServerSession, exchanging
+ * serialized fedmf.v1 messages exactly as the Participate stream would. Not part of the mobile ABI.
+ */
 #ifndef FEDMF_TESTS_UNIT_CAPI_TEST_SERVER_H_
 #define FEDMF_TESTS_UNIT_CAPI_TEST_SERVER_H_
 
@@ -20,6 +21,11 @@ enum capi_round_state { CAPI_ROUND_RUNNING = 0, CAPI_ROUND_APPLIED = 1, CAPI_ROU
  * SecAgg threshold `threshold`; `signatures` != 0: signed advertisements and the consistency
  * check. NULL on invalid parameters. */
 capi_server* capi_server_create(const uint32_t* ids, size_t n, int threshold, int signatures);
+/* As capi_server_create (unsigned), playing DPMF-RP with PBM noise (epsilon 1, rotated_l2
+ * geometry: D = 2^ceil(log2(p k)) values per SecAgg vector, p = ceil(num_items / compression))
+ * over `num_items` items at rank `rank`. NULL on invalid parameters. */
+capi_server* capi_server_create_pbm(const uint32_t* ids, size_t n, int threshold, int32_t num_items,
+                                    int rank, double compression);
 void capi_server_destroy(capi_server* server);
 
 /* Reads a serialized RegisterRequest (as a participant made it) and records its signing key for

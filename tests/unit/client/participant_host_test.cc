@@ -66,11 +66,14 @@ TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
 
   v1::RoundPlan broken = f.plan;
   broken.set_algorithm("no-such-algorithm");
-  EXPECT_EQ(host->RestoreProgress(broken, 2, false).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host->RestoreModel(broken).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->contributor(), nullptr);
-  ASSERT_TRUE(host->RestoreProgress(f.plan, 2, true).ok());
+  EXPECT_EQ(host->model_version(), 0);
+  ASSERT_TRUE(host->RestoreModel(f.plan).ok());
+  host->RestoreProgress(2, true);
   EXPECT_NE(host->contributor(), nullptr);
   EXPECT_EQ(host->model().SerializeAsString(), f.plan.SerializeAsString());
+  EXPECT_EQ(host->model_version(), 1);
   EXPECT_EQ(host->rounds_completed(), 2);
   EXPECT_TRUE(host->training_done());
   v1::ServerMessage m;  // a SecAgg message of round 0: no round is in progress after a restore
@@ -154,6 +157,7 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_FALSE(host->training_done());
   EXPECT_EQ(host->Find(1)->session(), nullptr);
   EXPECT_EQ(host->model().round(), 0);  // the task's model until the final one comes
+  EXPECT_EQ(host->model_version(), 1);  // the task's; a result without a model keeps it
 
   // The result that ends training brings the final model; one that builds no contributor is
   // refused, naming it, and leaves the model as it was (training is done all the same).
@@ -168,8 +172,10 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_NE(refused.message().find("final model"), std::string::npos) << refused;
   EXPECT_TRUE(host->training_done());
   EXPECT_EQ(host->model().round(), 0);
+  EXPECT_EQ(host->model_version(), 1);
   EXPECT_TRUE(host->Handle(done).value().empty());
   EXPECT_EQ(host->model().SerializeAsString(), done.result().final_model().SerializeAsString());
+  EXPECT_EQ(host->model_version(), 2);
   EXPECT_NE(host->contributor(), nullptr);
 }
 

@@ -32,7 +32,7 @@ inline std::shared_ptr<const data::RatingsDataset> SmallData() {
 // Cohort of 10 (participation 0.25 of 40 users), n_min 6, rank 4, no noise (unless `mechanism`
 // says otherwise, at epsilon 1), full item model. Without secure aggregation the plans ask for
 // clear uploads (n_min 1).
-inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
+inline algorithms::dpmf_rp::DpmfRpConfig SmallConfig(
     bool secure_aggregation = true,
     algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
   algorithms::dpmf_rp::DpmfRpConfig c;
@@ -47,7 +47,14 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
   c.rounds = 3;
   c.secure_aggregation = secure_aggregation;
   c.rating_scale = {.min = 1, .max = 5};
-  return algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value();
+  return c;
+}
+
+inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
+    bool secure_aggregation = true,
+    algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
+  return algorithms::dpmf_rp::DpmfRpUpdater::Create(SmallConfig(secure_aggregation, mechanism))
+      .value();
 }
 
 using fedmf::test_util::ParticipantIds;
