@@ -11,16 +11,27 @@
 namespace fedmf::secagg {
 namespace {
 
+// Grows `out` by `n` bytes and copies them from `data` (resize + memcpy: GCC 12 at -O3 takes the
+// range insert of a fixed-size array into an empty vector for an overflow, a false positive).
+void AppendRaw(std::vector<uint8_t>& out, const void* data, size_t n) {
+  if (n == 0) return;
+  const size_t at = out.size();
+  out.resize(at + n);
+  std::memcpy(out.data() + at, data, n);
+}
+
 void AppendU32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  const uint8_t bytes[4] = {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
+                            static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)};
+  AppendRaw(out, bytes, sizeof bytes);
 }
 
 void Append(std::vector<uint8_t>& out, absl::Span<const uint8_t> bytes) {
-  out.insert(out.end(), bytes.begin(), bytes.end());
+  AppendRaw(out, bytes.data(), bytes.size());
 }
 
 void Append(std::vector<uint8_t>& out, absl::string_view text) {
-  out.insert(out.end(), text.begin(), text.end());
+  AppendRaw(out, text.data(), text.size());
 }
 
 uint32_t LoadU32(const uint8_t* p) {
