@@ -1,4 +1,9 @@
-# Project-wide build helpers: warnings-as-errors on our own code, optional sanitizers.
+# Project-wide build helpers: the warning policy on our own code, optional sanitizers, source
+# paths relative to the repository, and the build-info header.
+
+# __FILE__ (e.g. the file names --help groups flags under) relative to the repository, not the
+# path of the machine it was built on.
+add_compile_options(-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
 
 if(FEDMF_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
@@ -17,10 +22,27 @@ if(FEDMF_BUILD_FUZZERS)
   endif()
 endif()
 
-# Applies the warning policy of CONVENTIONS.md to a target built from our sources.
+# Applies the warning policy of CONVENTIONS.md to a target built from our sources: -Wall -Wextra,
+# errors with FEDMF_WERROR (the presets and CI; not imposed on other toolchains).
+set(FEDMF_WERROR_FLAGS "")
+if(FEDMF_WERROR)
+  set(FEDMF_WERROR_FLAGS -Werror)
+endif()
 function(fedmf_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  target_compile_options(${target} PRIVATE -Wall -Wextra ${FEDMF_WERROR_FLAGS})
 endfunction()
+
+# fedmf_build_info: include it for fedmf/build_info.h (FEDMF_VERSION, FEDMF_COMMIT), regenerated
+# on every build by cmake/build_info.cmake.
+set(FEDMF_BUILD_INFO_H ${PROJECT_BINARY_DIR}/generated/fedmf/build_info.h)
+add_custom_target(fedmf_build_info_header
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DOUTPUT=${FEDMF_BUILD_INFO_H}
+          -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/build_info.cmake
+  BYPRODUCTS ${FEDMF_BUILD_INFO_H}
+  COMMENT "Build info (version, commit)")
+add_library(fedmf_build_info INTERFACE)
+target_include_directories(fedmf_build_info INTERFACE ${PROJECT_BINARY_DIR}/generated)
+add_dependencies(fedmf_build_info fedmf_build_info_header)
 
 # fedmf_library(<name> SOURCES ... [DEPS ...]): a static library of one top-level module.
 function(fedmf_library name)
@@ -31,13 +53,17 @@ function(fedmf_library name)
   fedmf_warnings(${name})
 endfunction()
 
-# fedmf_binary(<name> SOURCES ... [DEPS ...]): an installed executable.
+# fedmf_binary(<name> SOURCES ... [DEPS ...] [COMPONENT c]): an installed executable, in install
+# component `c` (default tools; cmake/packaging.cmake makes a Debian package per component).
 function(fedmf_binary name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "COMPONENT" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_COMPONENT)
+    set(ARG_COMPONENT tools)
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   fedmf_warnings(${name})
-  install(TARGETS ${name} RUNTIME DESTINATION bin)
+  install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ${ARG_COMPONENT})
 endfunction()
 
 # fedmf_test(<name> SOURCES ... [DEPS ...] [LABELS ...]): a GoogleTest binary registered with CTest.

@@ -14,7 +14,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  g++ cmake make pkg-config git ca-certificates
+  g++ cmake make pkg-config git ca-certificates dpkg-dev file
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libssl-dev libeigen3-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev python3-cryptography

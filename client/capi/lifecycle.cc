@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
 #include "common/dp/dp_conversion.h"
+#include "fedmf/build_info.h"
 #include "wire/chunking.h"
 
 namespace fedmf::capi {
@@ -118,7 +119,7 @@ using fedmf::capi::Guard;
 
 extern "C" {
 
-const char* fedmf_version(void) { return "0.1.0"; }
+const char* fedmf_version(void) { return FEDMF_VERSION; }
 uint32_t fedmf_abi_version(void) { return FEDMF_ABI_VERSION; }
 const char* fedmf_last_error(void) { return fedmf::capi::last_error.c_str(); }
 void fedmf_free(void* buffer) { std::free(buffer); }

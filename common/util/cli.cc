@@ -2,12 +2,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "fedmf/build_info.h"
 
 namespace fedmf {
 namespace {
@@ -15,12 +19,34 @@ namespace {
 // Flags defined in fedmf's sources; Abseil's own are reachable with --helpfull.
 bool IsProjectFlagFile(absl::string_view file) { return !absl::StrContains(file, "absl/"); }
 
-std::string Version() { return "fedmf " FEDMF_VERSION "\n"; }
+std::string Version() { return "fedmf " FEDMF_VERSION " (commit " FEDMF_COMMIT ")\n"; }
 
 // The name errors are reported under; set once by InitCommandLine.
 std::string& ProgramName() {
   static std::string* name = new std::string("fedmf");
   return *name;
+}
+
+// Answers --help, --helpfull, --version and the other usage flags on stdout with exit status 0.
+// Abseil's parser (20220623, Debian 12) answers them itself but exits 1 after help, which scripts
+// read as a failure; so they are found here first, with Abseil's own rules
+// (flags_internal::DeduceUsageFlags, the one internal API used), and answered by Abseil's printer.
+void AnswerUsageFlags(int argc, char** argv, absl::string_view usage) {
+  namespace internal = absl::flags_internal;
+  bool asked = false;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;  // what follows is positional
+    if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
+    const size_t eq = arg.find('=');
+    const absl::string_view value = eq == absl::string_view::npos ? "" : arg.substr(eq + 1);
+    asked = internal::DeduceUsageFlags(arg.substr(0, eq), value) || asked;
+  }
+  // --only_check_args needs the parse: Abseil answers it.
+  if (!asked || internal::GetFlagsHelpMode() == internal::HelpMode::kOnlyCheckArgs) return;
+  internal::HandleUsageFlags(std::cout, usage);
+  std::cout.flush();
+  std::exit(0);
 }
 
 }  // namespace
@@ -36,6 +62,7 @@ std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usag
   config.version_string = Version;
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+  AnswerUsageFlags(argc, argv, usage);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   args.erase(args.begin());
   return args;

@@ -1,5 +1,6 @@
 // Command-line setup shared by every fedmf binary: usage text, --help listing the binary's own
-// flags (not Abseil's internals), --version, and --flagfile=PATH for settings kept in a file.
+// flags (not Abseil's internals) on stdout with exit status 0, --version (the version and the
+// commit built from), and --flagfile=PATH for settings kept in a file.
 #ifndef FEDMF_COMMON_UTIL_CLI_H_
 #define FEDMF_COMMON_UTIL_CLI_H_
 
@@ -10,8 +11,8 @@
 
 namespace fedmf {
 
-// Parses the command line (exits on --help or a bad flag, as Abseil does) and returns the
-// positional arguments after the program name.
+// Parses the command line and returns the positional arguments after the program name. Exits 0
+// after answering --help or --version, 1 on a bad flag (as Abseil does).
 std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usage);
 
 // InitCommandLine for binaries that take flags only: a positional argument (a stray word, or a

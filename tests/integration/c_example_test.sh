@@ -11,13 +11,16 @@
 #                the model going to its own blob.
 #   catalogue_mismatch: one app configured with fewer items than the model is refused clearly
 #                and dropped at once.
-# Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed.
+# Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed. FEDMF_C_EXAMPLE,
+# FEDMF_COORDINATOR and FEDMF_CLIENT name other binaries to run than BUILD_DIR's (an out-of-tree
+# build of the example, installed packages).
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
-COORD="$BUILD/server/fedmf-coordinator"
-CLIENT="$BUILD/client/fedmf-client"
-EXAMPLE="$BUILD/client/fedmf-c-example"
+# Installed binaries may stand in for the build's (tools/package-check.sh).
+COORD="${FEDMF_COORDINATOR:-$BUILD/server/fedmf-coordinator}"
+CLIENT="${FEDMF_CLIENT:-$BUILD/client/fedmf-client}"
+EXAMPLE="${FEDMF_C_EXAMPLE:-$BUILD/client/fedmf-c-example}"  # or a build of it out of tree
 source "$(dirname "$0")/../../tools/lib/processes.sh"
 processes_init "capi-$CASE"
 

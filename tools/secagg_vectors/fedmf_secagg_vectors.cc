@@ -4,7 +4,6 @@
 // derives from them, for another implementation to check itself against. The keys come from the
 // OS CSPRNG, so each run writes a different (equally valid) file; the committed one is checked by
 // tests/unit/crypto/secagg_vectors_test.cc and tools/secagg_vectors/check_vectors.py.
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -13,13 +12,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "common/util/cli.h"
 #include "crypto/secagg/config.h"
 #include "nlohmann/json.hpp"
 #include "tools/secagg_vectors/session_recorder.h"
@@ -60,7 +56,9 @@ std::string CompactNumberArrays(const std::string& text) {
   for (std::sregex_iterator it(text.begin(), text.end(), kArray), end; it != end; ++it) {
     out.append(last, (*it)[0].first);
     static const std::regex kSpace(R"(,\s*)");
-    out += "[" + std::regex_replace((*it)[1].str(), kSpace, ", ") + "]";
+    out += '[';  // appended piecewise: GCC 12 at -O3 takes "[" + string&& for an overlap
+    out += std::regex_replace((*it)[1].str(), kSpace, ", ");
+    out += ']';
     last = (*it)[0].second;
   }
   out.append(last, text.cend());
@@ -110,27 +108,10 @@ absl::Status Main() {
 }  // namespace fedmf::secagg_vectors
 
 int main(int argc, char** argv) {
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "fedmf_secagg_vectors");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  absl::SetProgramUsageMessage(
+  fedmf::InitFlagsOnlyCommandLine(
+      argc, argv,
       "Runs two SecAgg sessions of 3 clients (all answer; client 3 drops after ShareKeys) and "
       "writes their test vectors as JSON (docs/vectors/README.md).\n"
       "Example: fedmf-secagg-vectors --out=docs/vectors/secagg_3_clients.json");
-  const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() > 1) {
-    std::fprintf(stderr,
-                 "fedmf-secagg-vectors: unexpected argument '%s' (flags only; see --help)\n",
-                 args[1]);
-    return 2;
-  }
-  const absl::Status status = fedmf::secagg_vectors::Main();
-  if (!status.ok()) {
-    std::fprintf(stderr, "fedmf-secagg-vectors: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  return 0;
+  return fedmf::ExitCode(fedmf::secagg_vectors::Main());
 }

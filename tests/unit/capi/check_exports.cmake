@@ -18,7 +18,8 @@ foreach(line ${lines})
   math(EXPR count "${count} + 1")
 endforeach()
 foreach(required fedmf_participant_create fedmf_participant_handle fedmf_participant_save
-                 fedmf_participant_restore fedmf_version)
+                 fedmf_participant_save_model fedmf_participant_model_id fedmf_state_model_id
+                 fedmf_participant_restore fedmf_participant_restore_with_model fedmf_version)
   if(NOT out MATCHES "${required}")
     message(FATAL_ERROR "${LIBRARY} does not export ${required}")
   endif()
