@@ -42,7 +42,7 @@ CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
     : options_(ResolveEvalEvery(std::move(options), *state.updater)),
       state_(std::move(state)),
-      registry_(options_.enrollment_token, options_.num_users) {
+      registry_(options_.enrollment_token, options_.num_users, options_.pending_registrations) {
   registry_.set_max_streams_per_identity(options_.max_streams_per_identity);
 }
 

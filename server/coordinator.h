@@ -46,6 +46,8 @@ struct CoordinatorOptions {
   std::string enrollment_token;
   // Live streams one TLS identity may hold (Registry); 0: no limit.
   int64_t max_streams_per_identity = 1;
+  // Registrations waiting for their stream: how many, and how long (Registry).
+  PendingLimits pending_registrations;
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);

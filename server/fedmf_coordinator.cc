@@ -51,6 +51,13 @@ ABSL_FLAG(std::string, revoked_identities, "",
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client identity may hold (a --one_stream_per_user client with one "
           "certificate opens one per user); 0: no limit");
+ABSL_FLAG(int64_t, max_pending_registrations, 100000,
+          "registrations that may wait for their Participate stream, in all; more are refused "
+          "(RESOURCE_EXHAUSTED) until some bind or expire");
+ABSL_FLAG(int64_t, max_pending_per_identity, 64,
+          "registrations one client identity (mutual TLS) may have waiting for their stream");
+ABSL_FLAG(int64_t, registration_ttl_s, 60,
+          "seconds a registration's session token stays valid before its stream presents it");
 ABSL_FLAG(
     std::string, tls_ca, "",
     "status, health: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
@@ -172,6 +179,18 @@ absl::Status Serve() {
     return absl::InvalidArgumentError(absl::StrCat("--max_streams_per_identity must be >= 0, got ",
                                                    options.max_streams_per_identity));
   }
+  const int64_t max_pending = absl::GetFlag(FLAGS_max_pending_registrations);
+  const int64_t max_pending_per_identity = absl::GetFlag(FLAGS_max_pending_per_identity);
+  const int64_t ttl_s = absl::GetFlag(FLAGS_registration_ttl_s);
+  if (max_pending < 1 || max_pending_per_identity < 1 || ttl_s < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_pending_registrations (", max_pending, "), --max_pending_per_identity (",
+        max_pending_per_identity, ") and --registration_ttl_s (", ttl_s, ") must be >= 1"));
+  }
+  options.pending_registrations = {
+      .max_pending = static_cast<size_t>(max_pending),
+      .max_pending_per_identity = static_cast<size_t>(max_pending_per_identity),
+      .ttl = absl::Seconds(ttl_s)};
   const ServerTls tls{.cert_file = absl::GetFlag(FLAGS_tls_cert),
                       .key_file = absl::GetFlag(FLAGS_tls_key),
                       .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)};

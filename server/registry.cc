@@ -47,14 +47,46 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
       return absl::InvalidArgumentError(absl::StrCat("participant id ", id, " is listed twice"));
     }
   }
-  if (pending_.size() >= max_pending_) {
-    return absl::ResourceExhaustedError("too many registrations waiting for their stream");
+  const absl::Time now = clock_();
+  ExpirePending(now);
+  if (pending_.size() >= limits_.max_pending) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("too many registrations waiting for their stream (", pending_.size(),
+                     "); retry after ", absl::FormatDuration(limits_.ttl)));
+  }
+  if (!r.identity.empty() &&
+      pending_per_identity_[r.identity] >= limits_.max_pending_per_identity) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("identity '", r.identity, "' has ", limits_.max_pending_per_identity,
+                     " registrations waiting for their stream, the limit"));
   }
   std::array<uint8_t, 16> bytes{};
   if (absl::Status s = crypto::RandomBytes(absl::MakeSpan(bytes)); !s.ok()) return s;
   std::string session(bytes.begin(), bytes.end());
+  r.expires = now + limits_.ttl;
+  if (!r.identity.empty()) ++pending_per_identity_[r.identity];
   pending_[session] = std::move(r);
+  pending_order_.push_back(session);
   return session;
+}
+
+void Registry::ExpirePending(absl::Time now) {
+  while (!pending_order_.empty()) {
+    auto it = pending_.find(pending_order_.front());
+    if (it != pending_.end()) {
+      if (it->second.expires > now) return;
+      ErasePending(it);
+    }
+    pending_order_.pop_front();
+  }
+}
+
+void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iterator it) {
+  if (const std::string& identity = it->second.identity; !identity.empty()) {
+    auto count = pending_per_identity_.find(identity);
+    if (--count->second == 0) pending_per_identity_.erase(count);
+  }
+  pending_.erase(it);
 }
 
 absl::Status Registry::Bind(absl::string_view session_token,
@@ -62,9 +94,10 @@ absl::Status Registry::Bind(absl::string_view session_token,
   if (streams_.contains(connection.get())) {
     return absl::FailedPreconditionError("stream already presented a session token");
   }
+  ExpirePending(clock_());
   auto it = pending_.find(std::string(session_token));
   if (it == pending_.end()) {
-    return absl::NotFoundError("unknown session token: register again");
+    return absl::NotFoundError("unknown or expired session token: register again");
   }
   for (uint32_t id : it->second.participant_ids) {
     if (owner_.contains(id)) {
@@ -82,8 +115,8 @@ absl::Status Registry::Bind(absl::string_view session_token,
   }
   if (!identity.empty()) ++identity_streams_[identity];
   for (uint32_t id : it->second.participant_ids) owner_[id] = connection.get();
-  streams_[connection.get()] = Stream{connection, std::move(it->second)};
-  pending_.erase(it);
+  streams_[connection.get()] = Stream{connection, it->second};
+  ErasePending(it);
   return absl::OkStatus();
 }
 

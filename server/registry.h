@@ -2,11 +2,16 @@
 // the enrollment token (constant time), the protocol version and the users, and hands out a random
 // session token; the first message of a Participate stream presents it (Bind). A registration may
 // carry the client's TLS identity (server_tls.h); one identity holds at most
-// max_streams_per_identity live streams. Not thread-safe: the coordinator calls it under its lock.
+// max_streams_per_identity live streams. Registrations waiting for their stream are bounded in
+// number (in all, and per identity) and expire after pending_ttl, so a flood of registrations that
+// never bind locks nobody out for longer than that. Not thread-safe: the coordinator calls it under
+// its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,29 +20,42 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/connection.h"
 
 namespace fedmf::server {
 
+// How many registrations may wait for their stream, and for how long.
+struct PendingLimits {
+  size_t max_pending = 100000;             // in all
+  size_t max_pending_per_identity = 64;    // per TLS identity (registrations without one: no cap)
+  absl::Duration ttl = absl::Seconds(60);  // a session token not presented by then expires
+};
+
 class Registry {
  public:
-  // Participant ids must be in [1, num_users]. At most max_pending registrations wait for a stream.
-  Registry(std::string enrollment_token, int64_t num_users, size_t max_pending = 100000)
-      : token_(std::move(enrollment_token)), num_users_(num_users), max_pending_(max_pending) {}
+  // Participant ids must be in [1, num_users].
+  Registry(std::string enrollment_token, int64_t num_users, PendingLimits limits = {})
+      : token_(std::move(enrollment_token)), num_users_(num_users), limits_(limits) {}
 
   // The session token. UNAUTHENTICATED for a wrong token, INVALID_ARGUMENT for a bad version,
-  // signing key or participant id, RESOURCE_EXHAUSTED when too many registrations wait.
-  // `identity`: the client's verified TLS identity (empty: none).
+  // signing key or participant id, RESOURCE_EXHAUSTED when too many registrations wait (in all,
+  // or of `identity`). `identity`: the client's verified TLS identity (empty: none).
   absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
                                        absl::string_view identity = "");
-  // NOT_FOUND for an unknown session token (register again), ALREADY_EXISTS when one of its users
+  // NOT_FOUND for an unknown or expired session token (register again), ALREADY_EXISTS when one
+  // of its users
   // is hosted by another live stream or its identity already has max_streams_per_identity live
   // streams, FAILED_PRECONDITION if the stream is already bound.
   absl::Status Bind(absl::string_view session_token, const std::shared_ptr<Connection>& connection);
   // 0: no limit. Default 1: one identity, one live stream (a copied certificate cannot join a
   // second time); a --one_stream_per_user client with one certificate needs its user count.
   void set_max_streams_per_identity(int64_t n) { max_streams_per_identity_ = n; }
+  // Tests: the clock pending registrations expire by (default absl::Now).
+  void set_clock(std::function<absl::Time()> clock) { clock_ = std::move(clock); }
+  size_t pending() const { return pending_.size(); }
   // Forgets the stream; returns the users it hosted.
   std::vector<uint32_t> Unbind(const Connection* connection);
 
@@ -54,6 +72,7 @@ class Registry {
 
  private:
   struct Registration {
+    absl::Time expires;
     std::string name;
     std::string identity;  // verified TLS identity, empty without mutual TLS
     std::string signing_key;
@@ -64,11 +83,20 @@ class Registry {
     Registration registration;
   };
 
+  // Forgets the registrations whose session token expired by `now`.
+  void ExpirePending(absl::Time now);
+  // Removes a pending registration (its identity's count too).
+  void ErasePending(absl::flat_hash_map<std::string, Registration>::iterator it);
+
   std::string token_;
   int64_t num_users_;
-  size_t max_pending_;
+  PendingLimits limits_;
   int64_t max_streams_per_identity_ = 1;
+  std::function<absl::Time()> clock_ = [] { return absl::Now(); };
   absl::flat_hash_map<std::string, Registration> pending_;  // by session token
+  // Session tokens in order of registration (so of expiry); some may be bound already.
+  std::deque<std::string> pending_order_;
+  absl::flat_hash_map<std::string, size_t> pending_per_identity_;
   absl::flat_hash_map<const Connection*, Stream> streams_;
   std::map<uint32_t, const Connection*> owner_;                 // live users
   absl::flat_hash_map<std::string, int64_t> identity_streams_;  // live streams per identity

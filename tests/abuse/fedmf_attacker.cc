@@ -15,6 +15,8 @@
 //   ldp_two_coordinates  (ldp-gd, clear uploads) each user's one-coordinate local-DP report
 //                 turned into two coordinates of +B, which would bias the mean
 //   ldp_wrong_magnitude  (ldp-gd) each report's value turned into 1000 B
+//   squat_registrations  --registrations Register calls and no stream: session tokens that
+//                 never bind, filling the coordinator's waiting room (logs how many it got)
 // It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -53,6 +55,7 @@ ABSL_FLAG(std::string, attack, "silent",
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
+ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
 
 namespace fedmf::abuse {
 namespace {
@@ -185,6 +188,30 @@ class Attacker {
   std::vector<v1::ClientMessage> recorded_;
 };
 
+// Registers --registrations times and never opens a stream.
+absl::Status SquatRegistrations(v1::Federation::Stub& stub, const v1::RegisterRequest& request) {
+  int accepted = 0, refused = 0;
+  for (int i = 0; i < absl::GetFlag(FLAGS_registrations); ++i) {
+    v1::RegisterResponse response;
+    grpc::ClientContext context;
+    context.set_wait_for_ready(true);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + client::kRegisterDeadline));
+    const grpc::Status s = stub.Register(&context, request, &response);
+    if (s.ok()) {
+      ++accepted;
+    } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+    } else {
+      return absl::UnavailableError(absl::StrCat("register: ", s.error_message()));
+    }
+  }
+  EventLine("attack")
+      .Add("attack", "squat_registrations")
+      .Add("accepted", accepted)
+      .Add("refused", refused);
+  return absl::OkStatus();
+}
+
 absl::Status Run() {
   absl::StatusOr<data::RatingsDataset> full = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!full.ok()) return full.status();
@@ -213,6 +240,8 @@ absl::Status Run() {
   const v1::RegisterRequest request =
       client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
                                   absl::GetFlag(FLAGS_enrollment_token));
+  if (absl::GetFlag(FLAGS_attack) == "squat_registrations")
+    return SquatRegistrations(*stub, request);
   v1::RegisterResponse response;
   grpc::ClientContext register_context;
   register_context.set_wait_for_ready(true);

@@ -1,5 +1,7 @@
 #include "server/registry.h"
 
+#include <functional>
+
 #include "gtest/gtest.h"
 #include "wire/limits.h"
 
@@ -70,11 +72,58 @@ TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
   EXPECT_TRUE(registry.Unbind(a.get()).empty());
 }
 
+// A clock the test moves.
+struct FakeClock {
+  absl::Time now = absl::FromUnixSeconds(1000);
+  std::function<absl::Time()> Get() {
+    return [this] { return now; };
+  }
+};
+
 TEST(RegistryTest, BoundsWaitingRegistrations) {
-  Registry registry("secret", 10, 2);
+  Registry registry("secret", 10, {.max_pending = 2});
   ASSERT_TRUE(registry.Register(Request({1})).ok());
   ASSERT_TRUE(registry.Register(Request({2})).ok());
   EXPECT_EQ(registry.Register(Request({3})).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+// Registrations that never bind lock nobody out for longer than the TTL: they expire, their
+// tokens no longer bind, and new registrations are accepted again.
+TEST(RegistryTest, WaitingRegistrationsExpire) {
+  FakeClock clock;
+  Registry registry("secret", 10, {.max_pending = 2, .ttl = absl::Seconds(60)});
+  registry.set_clock(clock.Get());
+  const std::string first = registry.Register(Request({1})).value();
+  clock.now += absl::Seconds(30);
+  const std::string second = registry.Register(Request({2})).value();
+  const absl::Status full = registry.Register(Request({3})).status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("retry after 1m"), std::string::npos) << full;
+  clock.now += absl::Seconds(30);  // the first expires, exactly at its TTL
+  const std::string third = registry.Register(Request({3})).value();
+  EXPECT_EQ(registry.pending(), 2u);
+  EXPECT_EQ(registry.Bind(first, Conn(1)).code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(registry.Bind(second, Conn(2)).ok());  // 30 s old: still valid
+  clock.now += absl::Seconds(60);
+  EXPECT_EQ(registry.Bind(third, Conn(3)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.pending(), 0u);
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2}));
+}
+
+// One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.
+TEST(RegistryTest, BoundsWaitingRegistrationsPerIdentity) {
+  Registry registry("secret", 10, {.max_pending_per_identity = 2});
+  const std::string a = registry.Register(Request({1}), "mallory").value();
+  ASSERT_TRUE(registry.Register(Request({2}), "mallory").ok());
+  const absl::Status refused = registry.Register(Request({3}), "mallory").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(refused.message(),
+            "identity 'mallory' has 2 registrations waiting for their stream, the limit");
+  EXPECT_TRUE(registry.Register(Request({3}), "alice").ok());
+  EXPECT_TRUE(registry.Register(Request({4})).ok());
+  // A registration that binds frees its identity's place.
+  ASSERT_TRUE(registry.Bind(a, Conn(1)).ok());
+  EXPECT_TRUE(registry.Register(Request({5}), "mallory").ok());
 }
 
 // The directory the coordinator relays: each live user maps to its stream's registered key.
