@@ -53,6 +53,9 @@ class Connection {
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
+  // Ends the stream with `status` from any thread (after the write in flight; queued messages are
+  // dropped), e.g. when its client's identity is revoked. A no-op once it is ending.
+  void Close(const grpc::Status& status) { FinishOnce(status); }
 
  private:
   friend class FederationReactor;

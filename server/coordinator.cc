@@ -111,6 +111,29 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
   return status;
 }
 
+int Coordinator::EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked) {
+  std::vector<std::pair<std::shared_ptr<Connection>, std::string>> streams;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+      std::string identity = registry_.IdentityOf(c.get());
+      if (!identity.empty()) streams.emplace_back(std::move(c), std::move(identity));
+    }
+  }
+  int ended = 0;
+  for (const auto& [connection, identity] : streams) {
+    if (!revoked(identity)) continue;
+    EventLine("stream_revoked")
+        .Add("identity", identity)
+        .Add("peer", connection->peer())
+        .Add("effect", "stream ended; its users drop out");
+    connection->Close(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                   absl::StrCat("identity '", identity, "' is revoked")));
+    ++ended;
+  }
+  return ended;
+}
+
 void Coordinator::OnMessageRefused(const std::shared_ptr<Connection>& connection,
                                    const grpc::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);

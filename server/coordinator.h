@@ -112,6 +112,10 @@ class Coordinator final : public StreamHandler {
   // after telling every client why) a fixed-population run that lost a member.
   absl::Status Run();
   void Stop();
+  // Ends (PERMISSION_DENIED) the live streams whose client identity `revoked` names, logging
+  // event=stream_revoked; their users then drop out as on any closed stream. `revoked` is called
+  // without the coordinator's lock (it may read a file). Returns how many streams it ended.
+  int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked);
   // Waits (up to `timeout`) until every client stream has closed.
   void WaitForDisconnects(absl::Duration timeout);
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }

@@ -283,8 +283,16 @@ absl::Status Serve() {
       .Add("max_stream_queue_mib", queue_mib);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  std::thread watcher([&coordinator] {
-    while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Stops the coordinator on a signal; with a revocation list, ends revoked identities' live
+  // streams within a second of the file's change.
+  std::thread watcher([&coordinator, &policy] {
+    for (int tick = 1; !g_stop.load(); ++tick) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (policy.revokes() && tick % 10 == 0) {
+        coordinator.EndRevokedStreams(
+            [&policy](absl::string_view identity) { return policy.IsRevoked(identity); });
+      }
+    }
     coordinator.Stop();
   });
   const absl::Status status = coordinator.Run();

@@ -85,7 +85,7 @@ absl::Status PeerPolicy::Admit(absl::string_view identity) {
     }
     return absl::OkStatus();
   }
-  if (revoked_ != nullptr && revoked_->IsRevoked(identity)) {
+  if (IsRevoked(identity)) {
     return absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked"));
   }
   return absl::OkStatus();

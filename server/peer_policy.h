@@ -1,8 +1,9 @@
 // Who may register, by TLS identity: with mutual TLS every client must present one (the CN of its
 // certificate, server_tls.h), and identities listed in the revocation file are refused. The file
 // is read at start and re-read when it changes (checked at most once per check interval, at a
-// registration), so revoking needs no restart; a revoked client's live stream is not cut, its
-// next registration (a reconnect, a restart) is refused. Thread-safe.
+// registration, a stream open or the coordinator's sweep of live streams), so revoking needs no
+// restart: a revoked client's live stream is ended (fedmf-coordinator checks them every second),
+// and its next registration or stream open is refused. Thread-safe.
 #ifndef FEDMF_SERVER_PEER_POLICY_H_
 #define FEDMF_SERVER_PEER_POLICY_H_
 
@@ -68,6 +69,11 @@ class PeerPolicy {
   // OK if `identity` (empty: the peer presented none) may register; UNAUTHENTICATED when an
   // identity is required and missing, PERMISSION_DENIED when it is revoked.
   absl::Status Admit(absl::string_view identity);
+  // Whether a revocation list is in force (IsRevoked can ever be true).
+  bool revokes() const { return revoked_ != nullptr; }
+  bool IsRevoked(absl::string_view identity) {
+    return revoked_ != nullptr && revoked_->IsRevoked(identity);
+  }
 
  private:
   const bool require_identity_;

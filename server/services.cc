@@ -9,15 +9,18 @@
 namespace fedmf::server {
 namespace {
 
-// A Participate stream over the limit: ended at once, nothing read.
+// A Participate stream refused at open (over the limit, or a revoked identity): ended at once
+// with `status`, nothing read.
 class RefusedStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  explicit RefusedStream(int64_t max) {
-    Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                        "too many streams: the coordinator serves at most " + std::to_string(max)));
-  }
+  explicit RefusedStream(const grpc::Status& status) { Finish(status); }
   void OnDone() override { delete this; }
 };
+
+std::string IdentityOf(const grpc::CallbackServerContext& context) {
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  return auth != nullptr ? PeerIdentity(*auth) : std::string();
+}
 
 }  // namespace
 
@@ -25,8 +28,7 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
                                                       const v1::RegisterRequest* request,
                                                       v1::RegisterResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
-  const std::string identity = auth != nullptr ? PeerIdentity(*auth) : std::string();
+  const std::string identity = IdentityOf(*context);
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
       EventLine("register")
@@ -45,11 +47,25 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::Participate(
     grpc::CallbackServerContext* context) {
+  // A session token registered before its identity was revoked opens no stream.
+  if (policy_ != nullptr) {
+    const std::string identity = IdentityOf(*context);
+    if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
+      EventLine("stream_refused")
+          .Add("identity", identity)
+          .Add("peer", context->peer())
+          .Add("status", admitted.ToString());
+      return new RefusedStream(grpc::Status(static_cast<grpc::StatusCode>(admitted.code()),
+                                            std::string(admitted.message())));
+    }
+  }
   if (!streams_.TryAcquire()) {
     EventLine("stream_refused")
         .Add("peer", context->peer())
         .Add("max_streams", limits_.max_streams);
-    return new RefusedStream(limits_.max_streams);
+    return new RefusedStream(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "too many streams: the coordinator serves at most " + std::to_string(limits_.max_streams)));
   }
   return new FederationReactor(coordinator_, coordinator_->NextConnectionId(), context->peer(),
                                limits_, &streams_);

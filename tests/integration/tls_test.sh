@@ -6,8 +6,9 @@
 #                  `status` works over TLS, plaintext clients and status are refused
 #   mtls           mutual TLS: three client identities train 2 rounds, identities in the log
 #   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
-#                  CA, a revoked identity (listed at start and added while running), one identity
-#                  joining twice: each refused, the coordinator unharmed
+#                  CA, a revoked identity (listed at start and added while running; a connected
+#                  client revoked loses its live stream), one identity joining twice: each
+#                  refused, the coordinator unharmed
 #   health         `fedmf-coordinator health` (grpc.health.v1 Check, what the probes run): SERVING
 #                  over mutual TLS with the admin identity; refused without a client certificate;
 #                  a clear UNAVAILABLE and a non-zero exit once nothing listens on the port
@@ -137,6 +138,7 @@ case "$CASE" in
     # One identity joining twice: the second stream is refused while the first lives.
     # shellcheck disable=SC2046
     client first --shard=0/3 --give_up_after_s=30 "${CA[@]}" $(identity client-0)
+    first_pid=$LAST_PID
     wait_for "$WORK/coordinator.log" "event=stream_open .*identity=client-0 status=OK" 10
     # shellcheck disable=SC2046
     client twice --shard=1/3 --give_up_after_s=4 "${CA[@]}" $(identity client-0)
@@ -152,6 +154,11 @@ case "$CASE" in
     refused revoked_later "$LAST_PID" "PERMISSION_DENIED: identity 'client-1' is revoked"
     grep -q 'event=revocation_list .*revoked_identities=2' "$WORK/coordinator.log" ||
       fail "the revocation file was not re-read"
+    # Revoking a connected client ends its live stream, and its reconnection is refused: it exits.
+    sleep 1.1
+    echo "client-0" >>"$WORK/revoked.txt"
+    wait_for "$WORK/coordinator.log" "event=stream_revoked identity=client-0 " 10
+    refused first "$first_pid" "PERMISSION_DENIED: identity 'client-0' is revoked"
     kill -0 "$COORD_PID" || fail "coordinator died"
     grep -q 'event=round ' "$WORK/coordinator.log" && fail "a round ran without its users"
     ;;
