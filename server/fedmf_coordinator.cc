@@ -15,10 +15,12 @@
 #include <string>
 #include <thread>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "client/channel.h"
 #include "client/health_check.h"
 #include "common/util/cli.h"
@@ -51,6 +53,9 @@ ABSL_FLAG(std::string, revoked_identities, "",
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client identity may hold (a --one_stream_per_user client with one "
           "certificate opens one per user); 0: no limit");
+ABSL_FLAG(std::string, admin_identities, "admin",
+          "mutual TLS: comma-separated client identities (certificate CNs) allowed to call "
+          "Admin.Status (`status`); others are refused");
 ABSL_FLAG(int64_t, max_pending_registrations, 100000,
           "registrations that may wait for their Participate stream, in all; more are refused "
           "(RESOURCE_EXHAUSTED) until some bind or expire");
@@ -132,9 +137,9 @@ absl::Status PrintStatus() {
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
   v1::StatusResponse r;
   const grpc::Status s = stub->Status(&context, v1::StatusRequest(), &r);
-  if (!s.ok()) {
-    return absl::UnavailableError(
-        absl::StrCat(absl::GetFlag(FLAGS_target), ": ", s.error_message()));
+  if (!s.ok()) {  // the coordinator's own code, e.g. PERMISSION_DENIED for a non-admin identity
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                        absl::StrCat(absl::GetFlag(FLAGS_target), ": ", s.error_message()));
   }
   std::printf(
       "round=%lld total_rounds=%lld stage=%s registered_users=%d connected_clients=%d "
@@ -252,7 +257,18 @@ absl::Status Serve() {
   limits.max_queued_bytes = static_cast<uint64_t>(queue_mib) << 20;
   Coordinator coordinator(options, std::move(*state));
   FederationService federation(&coordinator, &policy, limits);
-  AdminService admin(&coordinator);
+  absl::flat_hash_set<std::string> admins;
+  if (tls.mutual()) {
+    for (absl::string_view id :
+         absl::StrSplit(absl::GetFlag(FLAGS_admin_identities), ',', absl::SkipEmpty())) {
+      admins.insert(std::string(id));
+    }
+    if (admins.empty()) {
+      return absl::InvalidArgumentError(
+          "--admin_identities is empty: under mutual TLS nobody could query the status");
+    }
+  }
+  AdminService admin(&coordinator, std::move(admins));
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -75,6 +75,14 @@ grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* cont
                                                const v1::StatusRequest*,
                                                v1::StatusResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!admins_.empty()) {
+    if (const std::string identity = IdentityOf(*context); !admins_.contains(identity)) {
+      EventLine("admin_refused").Add("identity", identity).Add("peer", context->peer());
+      reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                   "identity '" + identity + "' is not an admin identity"));
+      return reactor;
+    }
+  }
   *response = coordinator_->Status();
   reactor->Finish(grpc::Status::OK);
   return reactor;

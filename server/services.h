@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/container/flat_hash_set.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "server/coordinator.h"
 #include "server/peer_policy.h"
@@ -38,9 +39,14 @@ class FederationService final
   StreamCounter streams_;
 };
 
+// The Admin service (status). Under mutual TLS only the identities in `admins` may call it
+// (PERMISSION_DENIED for the others: a participant's certificate shows no run state); without
+// mutual TLS, `admins` is empty and anyone who reaches the port may.
 class AdminService final : public v1::Admin::CallbackService {
  public:
-  explicit AdminService(const Coordinator* coordinator) : coordinator_(coordinator) {}
+  explicit AdminService(const Coordinator* coordinator,
+                        absl::flat_hash_set<std::string> admins = {})
+      : coordinator_(coordinator), admins_(std::move(admins)) {}
 
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const v1::StatusRequest* request,
@@ -48,6 +54,7 @@ class AdminService final : public v1::Admin::CallbackService {
 
  private:
   const Coordinator* coordinator_;
+  const absl::flat_hash_set<std::string> admins_;
 };
 
 }  // namespace fedmf::server

@@ -4,7 +4,8 @@
 # Usage: tls_test.sh BUILD_DIR CASE, CASE one of
 #   tls            server TLS: a stream client and a --one_stream_per_user client train 2 rounds;
 #                  `status` works over TLS, plaintext clients and status are refused
-#   mtls           mutual TLS: three client identities train 2 rounds, identities in the log
+#   mtls           mutual TLS: three client identities train 2 rounds, identities in the log;
+#                  `status` answers the admin identity only
 #   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
 #                  CA, a revoked identity (listed at start and added while running; a connected
 #                  client revoked loses its live stream), one identity joining twice: each
@@ -100,6 +101,14 @@ case "$CASE" in
         >"$WORK/status.out" || fail "status with a client certificate failed"
       grep -q "registered_users=200 connected_clients=101 " "$WORK/status.out" ||
         fail "status: $(cat "$WORK/status.out")"
+      # A participant's certificate is not an admin identity (--admin_identities=admin).
+      # shellcheck disable=SC2046
+      if "$COORD" status --target="127.0.0.1:$PORT" "${CA[@]}" $(identity client-0) \
+          >"$WORK/status-client.out" 2>&1; then
+        fail "status with a participant's certificate was answered"
+      fi
+      grep -q "PERMISSION_DENIED.*'client-0' is not an admin identity" "$WORK/status-client.out" ||
+        fail "status with a participant's certificate: $(cat "$WORK/status-client.out")"
     done
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${pids[@]}"; do wait "$pid" || fail "a client failed"; done
