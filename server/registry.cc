@@ -31,6 +31,12 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
   if (request.participant_ids().empty()) {
     return absl::InvalidArgumentError("participant_ids is empty");
   }
+  // Bounds the sort below (under the coordinator's lock) by the population, whatever was sent.
+  if (request.participant_ids_size() > num_users_) {
+    return absl::InvalidArgumentError(absl::StrCat("participant_ids lists ",
+                                                   request.participant_ids_size(),
+                                                   " ids, more than the ", num_users_, " users"));
+  }
   Registration r;
   r.name = request.client_name().substr(0, 128);
   r.identity = std::string(identity);

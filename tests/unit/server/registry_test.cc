@@ -36,6 +36,11 @@ TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
   EXPECT_EQ(registry.Register(Request({0})).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(registry.Register(Request({11})).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(registry.Register(Request({4, 4})).status().code(), absl::StatusCode::kInvalidArgument);
+  // More ids than users is refused before they are sorted.
+  std::vector<uint32_t> many(11, 1);
+  const absl::Status too_many = registry.Register(Request(many)).status();
+  EXPECT_EQ(too_many.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(too_many.message(), "participant_ids lists 11 ids, more than the 10 users");
 }
 
 TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
