@@ -327,7 +327,7 @@ absl::Status Run() {
     const Percentiles& p = it->second;
     absl::StrAppend(&line,
                     absl::StrFormat(" %s_n=%d %s_p50_s=%.3f %s_p95_s=%.3f %s_p99_s=%.3f", series,
-                                    p.count, series, p.p50, series, p.p95, series, p.p99, series));
+                                    p.count, series, p.p50, series, p.p95, series, p.p99));
   }
   if (sampled.have_status) {
     absl::StrAppend(&line, " coord_rounds=", sampled.status.round(),
