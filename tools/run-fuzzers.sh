@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (build-fuzz/) and runs each for SECONDS (default 60; 6
-# targets, so 6 minutes in all). The coordinator fuzzers' event lines go to a closed stderr
+# Builds the libFuzzer targets (and the binaries) with clang (build-fuzz/) and runs each fuzzer
+# for SECONDS (default 60; 6 targets, so 6 minutes in all). The coordinator fuzzers' event lines go to a closed stderr
 # (-close_fd_mask=2; libFuzzer still reports findings).
 # A finding makes the fuzzer exit non-zero and leaves its crash-* input in build-fuzz/findings/.
 # Usage: tools/run-fuzzers.sh [SECONDS]
@@ -12,8 +12,10 @@ deploy/install-deps.sh --fuzzing
 FUZZERS=(secagg_client_fuzzer secagg_server_fuzzer shamir_fuzzer coordinator_register_fuzzer
   coordinator_stream_fuzzer capi_fuzzer)
 cmake --preset fuzz
-# The fuzzers only: the rest of the tree is built and tested by the other presets.
-cmake --build --preset fuzz -j "$(nproc)" --target "${FUZZERS[@]}"
+# The fuzzers, and the binaries so that clang compiles all product code (it checks what GCC does
+# not, e.g. StrFormat arguments); the tests are built and run by the GCC presets.
+cmake --build --preset fuzz -j "$(nproc)" --target "${FUZZERS[@]}" fedmf-coordinator \
+  fedmf-client fedmf-sim fedmf-loadgen fedmf-central fedmf-privacy fedmf-compare-models
 
 mkdir -p build-fuzz/findings
 for fuzzer in "${FUZZERS[@]}"; do
