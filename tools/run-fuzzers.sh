@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (and the binaries) with clang (build-fuzz/) and runs each fuzzer
-# for SECONDS (default 60; 6 targets, so 6 minutes in all). The coordinator fuzzers' event lines go to a closed stderr
-# (-close_fd_mask=2; libFuzzer still reports findings).
+# for SECONDS (default 60; 6 targets, so 6 minutes in all). The coordinator fuzzers' event lines
+# go to a closed stderr (-close_fd_mask=2; libFuzzer still reports findings).
 # A finding makes the fuzzer exit non-zero and leaves its crash-* input in build-fuzz/findings/.
 # Usage: tools/run-fuzzers.sh [SECONDS]
 set -euo pipefail
