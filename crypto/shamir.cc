@@ -104,6 +104,55 @@ absl::Status RandomFieldElements(absl::Span<uint64_t> out) {
   return absl::OkStatus();
 }
 
+// The secret from its chunk values, or kDataLoss if a chunk is out of its width (the header's
+// consistency check).
+absl::StatusOr<SecretBytes> SecretFromChunks(const uint64_t (&chunks)[kShamirChunks]) {
+  SecretBytes secret(kShamirSecretSize);
+  for (int c = 0; c < kShamirChunks; ++c) {
+    if (chunks[c] >> (8 * kChunkBytes[c]) != 0) {
+      return absl::DataLossError(absl::StrFormat(
+          "Shamir shares are inconsistent: secret chunk %d does not fit in %d bytes", c,
+          kChunkBytes[c]));
+    }
+    StoreLe(chunks[c], secret.data() + kChunkOffset[c], kChunkBytes[c]);
+  }
+  return secret;
+}
+
+// Solves the linear system over GF(p) whose augmented matrix `a` is rows x (cols + 1), row-major
+// with the right-hand side last, by Gauss-Jordan elimination in place. Writes a solution to `z`
+// (cols entries; free variables are 0) and returns true, or returns false if there is none.
+bool SolveMersenne61(absl::Span<uint64_t> a, size_t rows, size_t cols, absl::Span<uint64_t> z) {
+  const size_t stride = cols + 1;
+  std::vector<size_t> pivot_cols;  // pivot_cols[k]: the column of row k's leading 1
+  for (size_t col = 0; col < cols && pivot_cols.size() < rows; ++col) {
+    const size_t rank = pivot_cols.size();
+    size_t pivot = rank;
+    while (pivot < rows && a[pivot * stride + col] == 0) ++pivot;
+    if (pivot == rows) continue;  // a free variable
+    uint64_t* r = &a[rank * stride];
+    if (pivot != rank) std::swap_ranges(r, r + stride, &a[pivot * stride]);
+    // Entries left of `col` are 0 in rows >= rank, so the row operations start at `col`.
+    const uint64_t inverse = InvModMersenne61(r[col]);
+    for (size_t j = col; j < stride; ++j) r[j] = MulModMersenne61(r[j], inverse);
+    for (size_t i = 0; i < rows; ++i) {
+      uint64_t* s = &a[i * stride];
+      const uint64_t f = s[col];
+      if (i == rank || f == 0) continue;
+      for (size_t j = col; j < stride; ++j) {
+        s[j] = SubModMersenne61(s[j], MulModMersenne61(f, r[j]));
+      }
+    }
+    pivot_cols.push_back(col);
+  }
+  for (size_t i = pivot_cols.size(); i < rows; ++i) {
+    if (a[i * stride + cols] != 0) return false;  // the row reads 0 = nonzero
+  }
+  std::fill(z.begin(), z.end(), 0);
+  for (size_t k = 0; k < pivot_cols.size(); ++k) z[pivot_cols[k]] = a[k * stride + cols];
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ShamirShare>> ShamirSplit(absl::Span<const uint8_t> secret,
@@ -226,19 +275,8 @@ absl::StatusOr<SecretBytes> ShamirReconstructor::Reconstruct(
     }
   }
 
-  SecretBytes secret(kShamirSecretSize);
-  absl::Status status = absl::OkStatus();
-  for (int c = 0; c < kShamirChunks; ++c) {
-    if (sum[c] >> (8 * kChunkBytes[c]) != 0) {
-      status = absl::DataLossError(absl::StrFormat(
-          "Shamir shares are inconsistent: secret chunk %d does not fit in %d bytes", c,
-          kChunkBytes[c]));
-      break;
-    }
-    StoreLe(sum[c], secret.data() + kChunkOffset[c], kChunkBytes[c]);
-  }
+  absl::StatusOr<SecretBytes> secret = SecretFromChunks(sum);
   OPENSSL_cleanse(sum, sizeof(sum));
-  if (!status.ok()) return status;
   return secret;
 }
 
@@ -252,6 +290,98 @@ absl::StatusOr<SecretBytes> ShamirReconstruct(absl::Span<const ShamirShare> shar
   absl::StatusOr<ShamirReconstructor> reconstructor = ShamirReconstructor::Create(holders, params);
   if (!reconstructor.ok()) return reconstructor.status();
   return reconstructor->Reconstruct(shares);
+}
+
+// Berlekamp-Welch, per chunk. Unknowns: Q of degree < t + e and E monic of degree e, with
+// Q(x_k) = y_k E(x_k) for every share k. If a polynomial P of degree < t is off at most e shares B,
+// then E = prod_{k in B} (x - x_k) * x^(e - |B|), Q = P E is a solution; and for any solution,
+// Q - P E has degree < t + e and vanishes at the >= m - e >= t + e shares on P, so Q = P E. Hence
+// one solve with the largest e decodes whenever decoding is possible, whichever solution the
+// elimination picks when the system is rank deficient (fewer than e errors); retrying with a
+// smaller e cannot succeed where it failed, as a P off at most e' < e shares is found with e.
+absl::StatusOr<ShamirDecoding> ShamirDecode(absl::Span<const ShamirShare> shares,
+                                            ShamirParams params) {
+  if (absl::Status s = CheckParams(params); !s.ok()) return s;
+  absl::StatusOr<std::vector<size_t>> order = ValidateShares(shares, params);
+  if (!order.ok()) return order.status();
+  const size_t m = shares.size();
+  const size_t t = static_cast<size_t>(params.threshold);
+  const size_t e = (m - t) / 2;
+  const size_t cols = t + 2 * e;  // Q's t + e coefficients, then E's e coefficients below x^e
+  const size_t stride = cols + 1;
+
+  // All of these hold share values or polynomial coefficients.
+  std::vector<uint64_t> y(m), matrix(m * stride), solution(cols), division(t + e);
+  uint64_t constants[kShamirChunks] = {};
+  absl::Cleanup wipe = [&] {
+    for (std::vector<uint64_t>* v : {&y, &matrix, &solution, &division}) {
+      OPENSSL_cleanse(v->data(), v->size() * sizeof(uint64_t));
+    }
+    OPENSSL_cleanse(constants, sizeof(constants));
+  };
+  std::vector<bool> off(m, false);  // by position in index order
+  for (int c = 0; c < kShamirChunks; ++c) {
+    for (size_t k = 0; k < m; ++k) {
+      const uint64_t x = shares[(*order)[k]].index;
+      y[k] = LoadLe(shares[(*order)[k]].value.data() + 8 * c, 8);
+      // Row k: sum_j q_j x^j - y_k sum_{j<e} e_j x^j = y_k x^e.
+      uint64_t* row = &matrix[k * stride];
+      uint64_t power = 1;
+      for (size_t j = 0; j < t + e; ++j, power = MulModMersenne61(power, x)) row[j] = power;
+      for (size_t j = 0; j < e; ++j) {
+        row[t + e + j] = SubModMersenne61(0, MulModMersenne61(y[k], row[j]));
+      }
+      row[cols] = MulModMersenne61(y[k], row[e]);
+    }
+    const auto undecodable = [&] {
+      return absl::DataLossError(absl::StrFormat(
+          "Shamir shares cannot be decoded: in chunk %d, more than %d of the %d shares are off "
+          "every polynomial of degree < %d",
+          c, e, m, t));
+    };
+    if (!SolveMersenne61(absl::MakeSpan(matrix), m, cols, absl::MakeSpan(solution))) {
+      return undecodable();
+    }
+
+    // Q / E by long division in place: afterwards division[e + j] is P's coefficient of x^j and
+    // division[0, e) the remainder.
+    std::copy(solution.begin(), solution.begin() + t + e, division.begin());
+    const uint64_t* e_low = solution.data() + t + e;  // E's coefficients of x^0 .. x^(e-1)
+    for (size_t k = t + e; k-- > e;) {
+      for (size_t j = 0; j < e; ++j) {
+        division[k - e + j] =
+            SubModMersenne61(division[k - e + j], MulModMersenne61(division[k], e_low[j]));
+      }
+    }
+    for (size_t j = 0; j < e; ++j) {
+      if (division[j] != 0) return undecodable();
+    }
+
+    // The acceptance test: P is the answer iff it is off at most e shares (the exits above only
+    // save work; after a solution and an exact division the off shares are roots of E, so <= e).
+    size_t disagreements = 0;
+    for (size_t k = 0; k < m; ++k) {
+      const uint64_t x = shares[(*order)[k]].index;
+      uint64_t value = 0;
+      for (size_t j = t; j-- > 0;) {
+        value = AddModMersenne61(MulModMersenne61(value, x), division[e + j]);
+      }
+      if (value != y[k]) {
+        off[k] = true;
+        ++disagreements;
+      }
+    }
+    if (disagreements > e) return undecodable();
+    constants[c] = division[e];
+  }
+
+  absl::StatusOr<SecretBytes> secret = SecretFromChunks(constants);
+  if (!secret.ok()) return secret.status();
+  ShamirDecoding decoding{*std::move(secret), {}};
+  for (size_t k = 0; k < m; ++k) {
+    if (off[k]) decoding.off_polynomial.push_back(shares[(*order)[k]].index);
+  }
+  return decoding;
 }
 
 }  // namespace fedmf::crypto

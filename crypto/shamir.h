@@ -54,6 +54,27 @@ absl::StatusOr<std::vector<ShamirShare>> ShamirSplit(absl::Span<const uint8_t> s
 absl::StatusOr<SecretBytes> ShamirReconstruct(absl::Span<const ShamirShare> shares,
                                               ShamirParams params);
 
+// The result of ShamirDecode.
+struct ShamirDecoding {
+  SecretBytes secret;
+  // Indices of the shares that are off the decoded polynomial in at least one chunk, ascending.
+  std::vector<uint32_t> off_polynomial;
+};
+
+// Error-correcting reconstruction from all m >= t shares, some of which may be wrong (a lying
+// holder): for each chunk separately, the polynomial of degree < t that agrees with at least
+// m - e of the shares, e = floor((m - t) / 2), if there is one (it is then unique). Reed-Solomon
+// decoding (Berlekamp-Welch); a share wrong in one chunk only counts against that chunk. Malformed
+// input is kInvalidArgument as in ShamirReconstruct; kDataLoss when some chunk has no such
+// polynomial, or a decoded chunk is out of its width. Up to e wrong shares per chunk are corrected.
+// More may give kDataLoss or another polynomial (a wrong secret), so the secret still needs
+// checking; only when m - t is odd are e + 1 wrong shares in a chunk always kDataLoss. With m = t
+// (e = 0) nothing is corrected or flagged: only the width check applies.
+// Cost O(m^3) time per chunk and O(m^2) memory: for the slow path, after the secret from t
+// shares failed verification.
+absl::StatusOr<ShamirDecoding> ShamirDecode(absl::Span<const ShamirShare> shares,
+                                            ShamirParams params);
+
 // Lagrange coefficients at x = 0 for a fixed set of t holders, for reconstructing many secrets
 // shared with the same parameters from the same holders (the server rebuilding one secret per
 // dropped client from the same survivors): O(t^2) once, then O(t) per secret.
