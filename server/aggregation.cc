@@ -124,6 +124,11 @@ std::vector<uint32_t> Aggregation::contributors() const {
   return session_ != nullptr ? session_->IncludedClients() : clear_->contributor_ids();
 }
 
+const std::vector<secagg::ServerSession::Misbehaviour>& Aggregation::misbehaviour() const {
+  static const std::vector<secagg::ServerSession::Misbehaviour> kNone;
+  return session_ != nullptr ? session_->misbehaviour() : kNone;
+}
+
 std::vector<uint32_t> Aggregation::Lost() const {
   std::vector<uint32_t> lost;
   if (session_ != nullptr) {

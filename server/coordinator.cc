@@ -254,6 +254,13 @@ v1::StatusResponse Coordinator::Status() const {
     r.set_privacy_bound(std::string(dp::PrivacyBoundName(*report)));
   }
   if (last_evaluation_) *r.mutable_federated_evaluation() = *last_evaluation_;
+  r.set_failed_rounds_in_a_row(failed_rounds_in_a_row_);
+  r.set_last_failure(last_failure_);
+  for (const auto& [id, reason] : exclusions_.excluded()) {
+    v1::ExcludedParticipant* e = r.add_excluded();
+    e->set_participant_id(id);
+    e->set_reason(reason);
+  }
   return r;
 }
 

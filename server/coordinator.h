@@ -35,6 +35,7 @@
 #include "server/cohort.h"
 #include "server/connection.h"
 #include "server/evaluation.h"
+#include "server/exclusions.h"
 #include "server/registry.h"
 #include "wire/chunking.h"
 #include "wire/traffic.h"
@@ -51,7 +52,10 @@ struct CoordinatorOptions {
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
-  int max_failed_rounds = 5;  // consecutive aborted rounds before giving up
+  // Consecutive failed rounds before Run() gives up with ABORTED; 0: never (a service keeps
+  // retrying, after kRetriesBeforeBackoff failures with a growing pause, and reports the streak
+  // in Status). Attempts that failed because of an excluded culprit do not count.
+  int max_failed_rounds = 0;
   // The first round (of this process) waits for this many live users, e.g. every client of a
   // demo; later rounds wait only for a cohort. 0: a cohort. A fixed-population run freezes its
   // population, every live user, once this many (0: a cohort, the plan's max_contributors) are
@@ -128,6 +132,7 @@ class Coordinator final : public StreamHandler {
     bool budget_spent = false;
     bool population_lost = false;  // a fixed-population run lost members: it cannot go on
     std::string reason;
+    std::vector<uint32_t> excluded = {};  // culprits of this attempt's failure, now excluded
   };
 
   // coordinator_round.cc; called with mu_ held through `lock`.
@@ -141,6 +146,15 @@ class Coordinator final : public StreamHandler {
   // fixed-population run the live members of its population (frozen first if need be).
   absl::StatusOr<std::vector<uint32_t>> PhaseCohort(std::unique_lock<std::mutex>& lock,
                                                     const v1::RoundPlan& plan, int attempt);
+  // The live users a cohort may be drawn from: not excluded.
+  std::vector<uint32_t> EligibleUsers() const;
+  // Logs what `done`'s participants did wrong and excludes its culprits; the newly excluded.
+  std::vector<uint32_t> HandleMisbehaviour(const Aggregation& done);
+  // After a failed round: the streak, and (past kRetriesBeforeBackoff failures) a pause that
+  // grows to kMaxBackoff, cut short by Stop().
+  void PauseAfterFailure(std::unique_lock<std::mutex>& lock, const std::string& reason);
+  static constexpr int kRetriesBeforeBackoff = 5;
+  static constexpr absl::Duration kMaxBackoff = absl::Seconds(30);
   // PhaseCohort of a fixed-population run.
   // FailedPrecondition for a population larger than the plan's max_contributors.
   absl::StatusOr<std::vector<uint32_t>> PopulationCohort(std::unique_lock<std::mutex>& lock,
@@ -234,6 +248,9 @@ class Coordinator final : public StreamHandler {
   std::condition_variable cv_;
   CoordinatorState state_;
   Registry registry_;
+  Exclusions exclusions_;
+  int failed_rounds_in_a_row_ = 0;  // counted as Run() counts them
+  std::string last_failure_;        // why the last round failed (empty once one applies)
   bool stop_ = false;
   bool first_round_ = true;
   std::string stage_ = "starting";

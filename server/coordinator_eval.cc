@@ -77,16 +77,14 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
     return s;
   }
   if (absl::Status s = Drive(lock, "eval:", stage_seconds); !s.ok()) return s;
-  absl::StatusOr<RoundOutcome> outcome =
-      Finalize(lock,
-               [&](std::unique_lock<std::mutex>&, const std::vector<uint64_t>& sum,
-                   const std::vector<uint32_t>& contributors) -> absl::StatusOr<RoundOutcome> {
-                 const absl::Status decoded =
-                     evaluator->Decode(sum, static_cast<int64_t>(contributors.size()));
-                 return RoundOutcome{.applied = decoded.ok(),
-                                     .budget_spent = false,
-                                     .reason = std::string(decoded.message())};
-               });
+  absl::StatusOr<RoundOutcome> outcome = Finalize(
+      lock,
+      [&](std::unique_lock<std::mutex>&, const std::vector<uint64_t>& sum,
+          const std::vector<uint32_t>& contributors) -> absl::StatusOr<RoundOutcome> {
+        const absl::Status decoded =
+            evaluator->Decode(sum, static_cast<int64_t>(contributors.size()));
+        return RoundOutcome{.applied = decoded.ok(), .reason = std::string(decoded.message())};
+      });
   if (!outcome.ok()) return outcome.status();
 
   EventLine line("federated_eval");

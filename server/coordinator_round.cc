@@ -48,16 +48,65 @@ absl::Status Coordinator::Run() {
     }
     if (outcome->applied) {
       failures = 0;
+      failed_rounds_in_a_row_ = 0;
+      last_failure_.clear();
       if (absl::Status s = MaybeEvaluate(lock, /*last=*/false); !s.ok()) return s;
-    } else if (!stop_ && ++failures >= options_.max_failed_rounds) {
-      return absl::AbortedError(
-          absl::StrCat(failures, " rounds in a row failed; last: ", outcome->reason));
+      continue;
     }
+    if (stop_) break;
+    last_failure_ = outcome->reason;
+    // Without its now excluded culprits the round can succeed: that attempt is not a failure of
+    // the run, only its attempt number moves on (a fresh cohort).
+    ++failures;
+    if (!outcome->excluded.empty()) continue;
+    ++failed_rounds_in_a_row_;
+    if (options_.max_failed_rounds > 0 && failed_rounds_in_a_row_ >= options_.max_failed_rounds) {
+      return absl::AbortedError(absl::StrCat(failed_rounds_in_a_row_,
+                                             " rounds in a row failed; last: ", outcome->reason));
+    }
+    PauseAfterFailure(lock, outcome->reason);
   }
   if (absl::Status s = MaybeEvaluate(lock, /*last=*/true); !s.ok()) return s;
   if (stop_) end = "stopped";
   Finish(end);
   return absl::OkStatus();
+}
+
+void Coordinator::PauseAfterFailure(std::unique_lock<std::mutex>& lock, const std::string& reason) {
+  if (failed_rounds_in_a_row_ < kRetriesBeforeBackoff) return;
+  const absl::Duration pause = std::min(
+      kMaxBackoff, absl::Seconds(1) * (int64_t{1} << std::min(
+                                           failed_rounds_in_a_row_ - kRetriesBeforeBackoff, 5)));
+  EventLine("rounds_failing")
+      .Add("round", state_.updater->round())
+      .Add("failed_in_a_row", failed_rounds_in_a_row_)
+      .Add("pause_s", absl::ToDoubleSeconds(pause))
+      .Add("last", reason);
+  stage_ = "paused after failed rounds";
+  cv_.wait_for(lock, absl::ToChronoMilliseconds(pause), [this] { return stop_; });
+}
+
+std::vector<uint32_t> Coordinator::EligibleUsers() const {
+  return exclusions_.Without(registry_.LiveUsers());
+}
+
+std::vector<uint32_t> Coordinator::HandleMisbehaviour(const Aggregation& done) {
+  std::vector<uint32_t> excluded;
+  for (const secagg::ServerSession::Misbehaviour& m : done.misbehaviour()) {
+    EventLine("secagg_misbehaviour")
+        .Add("round", done.tag().round)
+        .Add("phase", done.tag().phase)
+        .Add("participant", m.client_id)
+        .Add("tolerated", m.aborted_session ? "no" : "yes")
+        .Add("evidence", m.evidence);
+    if (!m.aborted_session || !exclusions_.Exclude(m.client_id, m.evidence)) continue;
+    excluded.push_back(m.client_id);
+    EventLine("participant_excluded")
+        .Add("participant", m.client_id)
+        .Add("round", done.tag().round)
+        .Add("reason", m.evidence);
+  }
+  return excluded;
 }
 
 void Coordinator::Finish(const std::string& reason) {
@@ -104,7 +153,7 @@ bool Coordinator::WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t n
                                    int64_t round) {
   stage_ = "waiting";
   auto live = [this] {
-    const std::vector<uint32_t> users = registry_.LiveUsers();
+    const std::vector<uint32_t> users = EligibleUsers();
     return state_.population.frozen() ? state_.population.CountPresent(users)
                                       : static_cast<int64_t>(users.size());
   };
@@ -147,7 +196,7 @@ absl::StatusOr<std::vector<uint32_t>> Coordinator::PhaseCohort(std::unique_lock<
   if (plan.phase() > 0) {
     // The algorithm's choice, among the users still connected.
     const std::vector<uint32_t> chosen = state_.updater->PhaseParticipants();
-    const std::vector<uint32_t> live = registry_.LiveUsers();
+    const std::vector<uint32_t> live = EligibleUsers();
     std::vector<uint32_t> cohort;
     std::set_intersection(chosen.begin(), chosen.end(), live.begin(), live.end(),
                           std::back_inserter(cohort));
@@ -158,8 +207,7 @@ absl::StatusOr<std::vector<uint32_t>> Coordinator::PhaseCohort(std::unique_lock<
       first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
   first_round_ = false;
   if (!WaitForLiveUsers(lock, needed, plan.round())) return std::vector<uint32_t>();
-  return SampleCohort(registry_.LiveUsers(), cohort_size, state_.sampling_seed, plan.round(),
-                      attempt);
+  return SampleCohort(EligibleUsers(), cohort_size, state_.sampling_seed, plan.round(), attempt);
 }
 
 absl::StatusOr<std::vector<uint32_t>> Coordinator::PopulationCohort(
@@ -171,7 +219,7 @@ absl::StatusOr<std::vector<uint32_t>> Coordinator::PopulationCohort(
                                : plan.max_contributors();
     first_round_ = false;
     if (!WaitForLiveUsers(lock, needed, plan.round())) return std::vector<uint32_t>();
-    if (absl::Status s = population.Freeze(registry_.LiveUsers()); !s.ok()) return s;
+    if (absl::Status s = population.Freeze(EligibleUsers()); !s.ok()) return s;
     EventLine("population_frozen")
         .Add("round", plan.round())
         .Add("phase", plan.phase())
@@ -187,7 +235,7 @@ absl::StatusOr<std::vector<uint32_t>> Coordinator::PopulationCohort(
                      " of round ", plan.round(), "'s max_contributors ", plan.max_contributors(),
                      ": a fixed-population plan must admit every user"));
   }
-  const std::vector<uint32_t> live = registry_.LiveUsers();
+  const std::vector<uint32_t> live = EligibleUsers();
   std::vector<uint32_t> cohort;
   std::set_intersection(population.members().begin(), population.members().end(), live.begin(),
                         live.end(), std::back_inserter(cohort));
@@ -207,33 +255,26 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   absl::StatusOr<bool> affordable = BudgetAllows(*plan);
   if (!affordable.ok()) return affordable.status();
   if (!*affordable) {
-    return RoundOutcome{
-        .applied = false, .budget_spent = true, .population_lost = false, .reason = "budget"};
+    return RoundOutcome{.budget_spent = true, .reason = "budget"};
   }
 
   absl::StatusOr<std::vector<uint32_t>> cohort = PhaseCohort(lock, *plan, attempt);
   if (!cohort.ok()) return cohort.status();
   if (stop_) {
-    return RoundOutcome{
-        .applied = false, .budget_spent = false, .population_lost = false, .reason = "stopped"};
+    return RoundOutcome{.reason = "stopped"};
   }
   const int64_t cohort_size = static_cast<int64_t>(cohort->size());
   if (state_.updater->fixed_population() && cohort_size < state_.population.size()) {
     return RoundOutcome{
-        .applied = false,
-        .budget_spent = false,
         .population_lost = true,
         .reason = PopulationLostReason(
             state_.population.size(), state_.population.Missing(*cohort),
             absl::StrCat("gone when phase ", plan->phase(), " of round ", round, " started"))};
   }
   if (cohort_size < std::max<int64_t>(plan->min_contributors(), 1)) {
-    return RoundOutcome{
-        .applied = false,
-        .budget_spent = false,
-        .population_lost = false,
-        .reason = absl::StrCat("phase ", plan->phase(), ": ", cohort_size,
-                               " participants left, fewer than ", plan->min_contributors())};
+    return RoundOutcome{.reason = absl::StrCat("phase ", plan->phase(), ": ", cohort_size,
+                                               " participants left, fewer than ",
+                                               plan->min_contributors())};
   }
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
@@ -332,6 +373,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock
     if (!used.ok()) return used.status();
     outcome = *std::move(used);
   }
+  outcome.excluded = HandleMisbehaviour(*done);
   result.set_rounds_completed(state_.updater->round());
   result.set_applied(outcome.applied);
   result.set_reason(outcome.reason);

@@ -36,6 +36,9 @@ ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: th
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
 ABSL_FLAG(double, stage_timeout_s, 20, "deadline of each SecAgg stage; late clients are dropped");
+ABSL_FLAG(int32_t, max_failed_rounds, 0,
+          "rounds failing in a row before the run ends with ABORTED; 0: never (retry, pausing "
+          "up to 30 s between attempts, and report the streak in Status)");
 ABSL_FLAG(
     bool, secure_aggregation, true,
     "false: clients upload privatized vectors in the clear, each with the noise a lone client "
@@ -111,6 +114,11 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
+  options.max_failed_rounds = absl::GetFlag(FLAGS_max_failed_rounds);
+  if (options.max_failed_rounds < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_failed_rounds=", options.max_failed_rounds, ": need >= 0"));
+  }
   options.run_id = absl::GetFlag(FLAGS_run_id);
   absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));
   if (!graph.ok()) return graph.status();

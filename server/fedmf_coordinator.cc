@@ -151,6 +151,13 @@ absl::Status PrintStatus() {
       static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),
       r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
       r.privacy_bound().empty() ? "none" : r.privacy_bound().c_str(), FormatTraffic(r).c_str());
+  if (r.failed_rounds_in_a_row() > 0) {
+    std::printf("failing failed_rounds_in_a_row=%d last_failure=\"%s\"\n",
+                r.failed_rounds_in_a_row(), r.last_failure().c_str());
+  }
+  for (const v1::ExcludedParticipant& e : r.excluded()) {
+    std::printf("excluded participant=%u reason=\"%s\"\n", e.participant_id(), e.reason().c_str());
+  }
   if (r.has_federated_evaluation()) {
     const v1::FederatedEvaluation& e = r.federated_evaluation();
     const std::string errors =

@@ -1,6 +1,6 @@
 // Client round 2 (MaskedInputCollection): decrypt the shares the neighbors sent, then send
 // y = x + PRG(self-mask seed) + sum over neighbors v that shared of +PRG(s_uv) (u < v) or
-// -PRG(s_uv) (u > v), mod 2^b, bit-packed.
+// -PRG(s_uv) (u > v), mod 2^b, bit-packed, with the list of neighbors whose shares were unusable.
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -33,17 +33,21 @@ absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInpu
     if (sender == id_) return Invalid("shares from itself in the request");
     Neighbor* n = FindNeighbor(sender);
     if (n == nullptr) return Invalid("shares from client %d, which is not a neighbor", sender);
+    // The sender shared (the server accepted its ciphertexts), so its pairwise mask is added
+    // whatever the ciphertext holds. A ciphertext that does not decrypt or decode costs only
+    // the sender's shares here: they are reported, never a reason to abort (a single member
+    // could otherwise stop every session it is in).
+    n->shared = true;
     absl::StatusOr<crypto::SecretBytes> payload = n->channel->Decrypt(
         AsBytes(entry.ciphertext()), ShareAssociatedData(session_id_, sender, id_));
-    if (!payload.ok()) {
-      return Invalid("shares from client %d do not decrypt: %s", sender,
-                     payload.status().message());
+    absl::StatusOr<SharePayload> shares =
+        payload.ok() ? DecodeSharePayload(*payload, sender, id_) : payload.status();
+    if (!shares.ok()) {
+      n->unusable = true;
+      continue;
     }
-    absl::StatusOr<SharePayload> shares = DecodeSharePayload(*payload, sender, id_);
-    if (!shares.ok()) return shares.status();
     n->key_share = std::move(shares->key_share);
     n->self_mask_share = std::move(shares->self_mask_share);
-    n->shared = true;
   }
 
   absl::StatusOr<MaskAccumulator> acc = MaskAccumulator::Create(config_.bits, config_.length);
@@ -67,6 +71,9 @@ absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInpu
 
   ClientToServer out;
   out.mutable_masked_input()->set_packed(std::move(*packed));
+  for (const Neighbor& n : neighbors_) {
+    if (n.unusable) out.mutable_masked_input()->add_unusable_shares_from(n.id);
+  }
   stage_ = config_.consistency_check ? ClientStage::kAwaitingConsistencyCheck
                                      : ClientStage::kAwaitingUnmasking;
   return out;

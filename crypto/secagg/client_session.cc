@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "crypto/bit_unpack.h"
+#include "crypto/csprng.h"
 #include "crypto/secagg/vector_codec.h"
 
 namespace fedmf::secagg {
@@ -72,18 +73,25 @@ absl::StatusOr<ClientToServer> ClientSession::Start() {
     return absl::FailedPreconditionError(
         absl::StrFormat("SecAgg client %d: Start() in stage %s", id_, ClientStageName(stage_)));
   }
+  // b is fixed now, before any neighbor is known, so that the advertisement can commit to it.
+  absl::StatusOr<crypto::SecretBytes> b = crypto::RandomSecretBytes(crypto::kShamirSecretSize);
+  if (!b.ok()) return b.status();
+  absl::StatusOr<Commitment> commitment = SelfMaskCommitment(config_digest_, id_, b->span());
+  if (!commitment.ok()) return commitment.status();
   ClientToServer out;
   fedmf::v1::secagg::AdvertiseKeys* keys = out.mutable_advertise_keys();
   const PublicKeyBytes& c = c_key_->public_key().bytes();
   const PublicKeyBytes& s = s_key_->public_key().bytes();
   keys->set_c_public_key(c.data(), c.size());
   keys->set_s_public_key(s.data(), s.size());
+  keys->set_self_mask_commitment(commitment->data(), commitment->size());
   if (config_.signatures) {
     absl::StatusOr<crypto::Ed25519Signature> signature =
-        signing_key_->Sign(AdvertisementMessage(config_digest_, id_, c, s));
+        signing_key_->Sign(AdvertisementMessage(config_digest_, id_, c, s, *commitment));
     if (!signature.ok()) return signature.status();
     keys->set_signature(signature->data(), signature->size());
   }
+  self_mask_secret_ = std::move(*b);
   stage_ = ClientStage::kAwaitingShareKeys;
   return out;
 }
@@ -157,11 +165,15 @@ absl::Status ClientSession::VerifyAdvertisement(const fedmf::v1::secagg::ClientK
     return absl::InvalidArgumentError(
         absl::StrFormat("client %d is not in the signing key directory", keys.client_id()));
   }
+  // The caller checked the sizes.
   PublicKeyBytes c{}, s{};
+  Commitment commitment{};
   std::copy(keys.keys().c_public_key().begin(), keys.keys().c_public_key().end(), c.begin());
   std::copy(keys.keys().s_public_key().begin(), keys.keys().s_public_key().end(), s.begin());
+  std::copy(keys.keys().self_mask_commitment().begin(), keys.keys().self_mask_commitment().end(),
+            commitment.begin());
   if (absl::Status st =
-          verifier->Verify(AdvertisementMessage(config_digest_, keys.client_id(), c, s),
+          verifier->Verify(AdvertisementMessage(config_digest_, keys.client_id(), c, s, commitment),
                            AsBytes(keys.keys().signature()));
       !st.ok()) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -3,8 +3,11 @@
 // with no sockets, threads or clocks. One handler per stage (client_*.cc). Any server message
 // that is malformed, inconsistent with what the client saw before, or not expected in the
 // current stage makes the client abort: it wipes its secrets and returns an Abort message with
-// the reason. An honest client never reveals both the self-mask share and the key share of one
-// client, whatever the server asks (a ledger of revealed shares is kept across stages).
+// the reason. A neighbor's share ciphertext that does not decrypt is not the server's message
+// being malformed but that neighbor's doing: it is reported with the masked input (the
+// neighbor's shares are unusable here) and the session goes on. An honest client never reveals both
+// the self-mask share and the key share of one client, whatever the server asks (a ledger of
+// revealed shares is kept across stages).
 #ifndef FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_
 #define FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_
 
@@ -99,8 +102,9 @@ class ClientSession {
     std::optional<crypto::X25519PublicKey> s_public;
     std::optional<crypto::Aes256Gcm> channel;  // share AEAD (not for itself)
     bool shared = false;                       // its shares reached us (round 2)
-    crypto::SecretBytes key_share;             // its share of s_SK held by us
-    crypto::SecretBytes self_mask_share;       // its share of b held by us
+    bool unusable = false;                     // shared, but did not decrypt or decode
+    crypto::SecretBytes key_share;             // its share of s_SK held by us (usable shares)
+    crypto::SecretBytes self_mask_share;       // its share of b held by us (usable shares)
   };
   enum class Revealed { kSelfMaskShare, kKeyShare };
 
@@ -109,6 +113,10 @@ class ClientSession {
                 std::optional<crypto::X25519PrivateKey> c_key,
                 std::optional<crypto::X25519PrivateKey> s_key);
 
+  // A format-1 state: restored as it is outside a session, as ABORTED (ledger kept) inside one.
+  static absl::StatusOr<std::unique_ptr<ClientSession>> RestoreBeforeCommitment(
+      const fedmf::v1::secagg::ClientSessionState& state, ClientIdentity identity,
+      std::shared_ptr<const SigningKeyDirectory> directory);
   // Restore's per-part validation and rebuilding (client_session_state.cc).
   absl::Status RestoreInput(const fedmf::v1::secagg::ClientSessionState& state);
   absl::Status RestoreNeighbors(const fedmf::v1::secagg::ClientSessionState& state);

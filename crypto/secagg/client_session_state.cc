@@ -19,7 +19,12 @@ namespace {
 
 using State = fedmf::v1::secagg::ClientSessionState;
 
-constexpr uint32_t kStateFormatVersion = 1;
+// 2: b is generated and committed at advertisement (so it is held from AWAITING_SHARE_KEYS), and
+// neighbors may be `unusable`.
+constexpr uint32_t kStateFormatVersion = 2;
+// Format 1's sessions in progress belong to the protocol before the self-mask commitment: no
+// server runs them any more.
+constexpr uint32_t kStateFormatVersionBeforeCommitment = 1;
 
 State::Stage ToProto(ClientStage stage) {
   switch (stage) {
@@ -116,6 +121,7 @@ absl::StatusOr<State> ClientSession::Export() const {
     SetBytes(entry->mutable_c_public_key(), n.c_public->bytes());
     SetBytes(entry->mutable_s_public_key(), n.s_public->bytes());
     entry->set_shared(n.shared);
+    entry->set_unusable(n.unusable);
     SetBytes(entry->mutable_key_share(), n.key_share.span());
     SetBytes(entry->mutable_self_mask_share(), n.self_mask_share.span());
   }
@@ -138,6 +144,9 @@ absl::StatusOr<State> ClientSession::Export() const {
 absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
     const State& state, ClientIdentity identity,
     std::shared_ptr<const SigningKeyDirectory> directory) {
+  if (state.format_version() == kStateFormatVersionBeforeCommitment) {
+    return RestoreBeforeCommitment(state, std::move(identity), std::move(directory));
+  }
   if (state.format_version() != kStateFormatVersion) {
     return Invalid("session state: format_version %d, expected %d", state.format_version(),
                    kStateFormatVersion);
@@ -183,6 +192,13 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
   session->stage_ = *stage;
 
   if (absl::Status s = session->RestoreInput(state); !s.ok()) return s;
+  const bool holds_b = *stage == ClientStage::kAwaitingShareKeys || HoldsNeighbors(*stage);
+  const size_t b_size = holds_b ? crypto::kShamirSecretSize : 0;
+  if (state.self_mask_secret().size() != b_size) {
+    return Invalid("session state: self_mask_secret is %d bytes, need %d in stage %s",
+                   state.self_mask_secret().size(), b_size, ClientStageName(*stage));
+  }
+  session->self_mask_secret_ = crypto::SecretBytes(AsBytes(state.self_mask_secret()));
   const size_t sid_size = HoldsNeighbors(*stage) ? kSessionIdSize : 0;
   if (state.session_id().size() != sid_size) {
     return Invalid("session state: session_id is %d bytes, need %d in stage %s",
@@ -196,6 +212,35 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
   }
   session->abort_reason_ = state.abort_reason();
   return session;
+}
+
+absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::RestoreBeforeCommitment(
+    const State& state, ClientIdentity identity,
+    std::shared_ptr<const SigningKeyDirectory> directory) {
+  State current = state;
+  current.set_format_version(kStateFormatVersion);
+  const bool in_progress = state.stage() != State::STAGE_NOT_STARTED &&
+                           state.stage() != State::STAGE_COMPLETED &&
+                           state.stage() != State::STAGE_ABORTED;
+  if (in_progress) {
+    // Its ledger of revealed shares is kept; its secrets are of no further use.
+    WipeClientSessionState(current);
+    current.set_stage(State::STAGE_ABORTED);
+    current.clear_c_private_key();
+    current.clear_s_private_key();
+    current.clear_input();
+    current.clear_session_id();
+    current.clear_neighbors();
+    current.clear_self_position();
+    current.clear_self_mask_secret();
+    current.set_abort_reason(
+        "a session saved by an older fedmf (state format 1) cannot continue: the protocol now "
+        "commits to the self-mask secret at advertisement");
+  }
+  absl::StatusOr<std::unique_ptr<ClientSession>> restored =
+      Restore(current, std::move(identity), std::move(directory));
+  WipeClientSessionState(current);
+  return restored;
 }
 
 absl::Status ClientSession::RestoreInput(const State& state) {
@@ -218,9 +263,8 @@ absl::Status ClientSession::RestoreInput(const State& state) {
 absl::Status ClientSession::RestoreNeighbors(const State& state) {
   const bool holds = HoldsNeighbors(stage_);
   if (!holds) {
-    if (state.neighbors_size() != 0 || !state.self_mask_secret().empty() ||
-        state.self_position() != 0) {
-      return Invalid("session state: neighbors, self_position or self_mask_secret in stage %s",
+    if (state.neighbors_size() != 0 || state.self_position() != 0) {
+      return Invalid("session state: neighbors or self_position in stage %s",
                      ClientStageName(stage_));
     }
     if (!state.signed_survivors().empty() && stage_ != ClientStage::kCompleted &&
@@ -234,10 +278,6 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
       }
     }
     return absl::OkStatus();
-  }
-  if (state.self_mask_secret().size() != crypto::kShamirSecretSize) {
-    return Invalid("session state: self_mask_secret is %d bytes, need %d",
-                   state.self_mask_secret().size(), crypto::kShamirSecretSize);
   }
   // As ShareKeys accepted it: at least t members, at most the cohort or k + 1.
   const size_t count = static_cast<size_t>(state.neighbors_size());
@@ -279,7 +319,12 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     n.c_public = *c;
     n.s_public = *s;
     n.shared = entry.shared();
+    n.unusable = entry.unusable();
     const bool self = i == self_position_;
+    if (n.unusable && (self || !n.shared)) {
+      return Invalid("session state: neighbors[%d] (client %d) unusable but %s", i, n.id,
+                     self ? "itself" : "not shared");
+    }
     if (self && (!(*c == c_key_->public_key()) || !(*s == s_key_->public_key()) || !n.shared)) {
       return Invalid(
           "session state: neighbors[%d] (itself) does not match its own keys or has "
@@ -292,13 +337,13 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
           "request",
           i, n.id);
     }
-    const size_t share_size = n.shared ? crypto::kShamirShareSize : 0;
+    const size_t share_size = n.shared && !n.unusable ? crypto::kShamirShareSize : 0;
     if (entry.key_share().size() != share_size || entry.self_mask_share().size() != share_size) {
       return Invalid(
-          "session state: neighbors[%d] (client %d, shared=%d): shares of %d and %d "
-          "bytes, need %d",
-          i, n.id, static_cast<int>(n.shared), entry.key_share().size(),
-          entry.self_mask_share().size(), share_size);
+          "session state: neighbors[%d] (client %d, shared=%d, unusable=%d): shares of %d and "
+          "%d bytes, need %d",
+          i, n.id, static_cast<int>(n.shared), static_cast<int>(n.unusable),
+          entry.key_share().size(), entry.self_mask_share().size(), share_size);
     }
     n.key_share = crypto::SecretBytes(AsBytes(entry.key_share()));
     n.self_mask_share = crypto::SecretBytes(AsBytes(entry.self_mask_share()));
@@ -312,7 +357,6 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     n.channel = std::move(*channel);
   }
   neighbors_ = std::move(neighbors);
-  self_mask_secret_ = crypto::SecretBytes(AsBytes(state.self_mask_secret()));
 
   // The survivor list it signed: only once it answered the consistency check.
   const bool signed_list = config_.consistency_check && stage_ == ClientStage::kAwaitingUnmasking;

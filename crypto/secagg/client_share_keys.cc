@@ -6,7 +6,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
-#include "crypto/csprng.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/errors.h"
 #include "crypto/secagg/vector_codec.h"
@@ -55,6 +54,10 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
     if (c.size() != crypto::kX25519KeySize || s.size() != crypto::kX25519KeySize) {
       return Invalid("client %d: public keys of %d and %d bytes, need 32", id, c.size(), s.size());
     }
+    if (entry.keys().self_mask_commitment().size() != kCommitmentSize) {
+      return Invalid("client %d: self-mask commitment of %d bytes, need %d", id,
+                     entry.keys().self_mask_commitment().size(), kCommitmentSize);
+    }
     if (!seen_keys.insert(c).second || !seen_keys.insert(s).second) {
       return Invalid("client %d reuses a public key already listed", id);
     }
@@ -94,14 +97,12 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
   session_id_ = sid;
 
   // Shares: holder i of the closed neighborhood gets Shamir index i + 1.
-  absl::StatusOr<crypto::SecretBytes> b = crypto::RandomSecretBytes(crypto::kShamirSecretSize);
-  if (!b.ok()) return b.status();
   const crypto::ShamirParams params{config_.threshold, static_cast<int>(expected)};
   absl::StatusOr<std::vector<crypto::ShamirShare>> key_shares =
       crypto::ShamirSplit(s_key_->private_bytes().span(), params);
   if (!key_shares.ok()) return key_shares.status();
   absl::StatusOr<std::vector<crypto::ShamirShare>> b_shares =
-      crypto::ShamirSplit(b->span(), params);
+      crypto::ShamirSplit(self_mask_secret_.span(), params);
   if (!b_shares.ok()) return b_shares.status();
 
   ClientToServer out;
@@ -127,7 +128,6 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
     n.channel = std::move(*channel);
   }
   neighbors_ = std::move(neighbors);
-  self_mask_secret_ = std::move(*b);
   stage_ = ClientStage::kAwaitingMaskedInputRequest;
   return out;
 }

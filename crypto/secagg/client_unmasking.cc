@@ -98,7 +98,7 @@ absl::StatusOr<ClientToServer> ClientSession::HandleUnmasking(const UnmaskingReq
   ClientToServer out;
   fedmf::v1::secagg::UnmaskingResponse* response = out.mutable_unmasking();
   for (const Neighbor& n : neighbors_) {
-    if (!n.shared) continue;
+    if (!n.shared || n.unusable) continue;  // no share of an unusable neighbor to reveal
     const bool is_dropped = dropped.contains(n.id);
     if (absl::Status s =
             RecordReveal(n.id, is_dropped ? Revealed::kKeyShare : Revealed::kSelfMaskShare);

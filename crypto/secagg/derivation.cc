@@ -168,6 +168,17 @@ absl::StatusOr<crypto::SecretBytes> SelfMaskSeed(absl::Span<const uint8_t> self_
   return crypto::HkdfSha256(self_mask_secret, sid, info, 32);
 }
 
+absl::StatusOr<Commitment> SelfMaskCommitment(const std::array<uint8_t, 32>& config_digest,
+                                              uint32_t id,
+                                              absl::Span<const uint8_t> self_mask_secret) {
+  Sha256 hash;
+  hash.Update(kLabelSelfMaskCommitment);
+  hash.Update(config_digest);
+  hash.UpdateU32(id);
+  hash.Update(self_mask_secret);
+  return hash.Finish();
+}
+
 crypto::SecretBytes EncodeSharePayload(uint32_t sender, uint32_t receiver,
                                        const crypto::SecretBytes& key_share,
                                        const crypto::SecretBytes& self_mask_share) {
@@ -204,13 +215,15 @@ absl::StatusOr<SharePayload> DecodeSharePayload(const crypto::SecretBytes& paylo
 
 std::vector<uint8_t> AdvertisementMessage(const std::array<uint8_t, 32>& config_digest, uint32_t id,
                                           const PublicKeyBytes& c_public,
-                                          const PublicKeyBytes& s_public) {
+                                          const PublicKeyBytes& s_public,
+                                          const Commitment& self_mask_commitment) {
   std::vector<uint8_t> m;
   Append(m, kLabelAdvertise);
   Append(m, config_digest);
   AppendU32(m, id);
   Append(m, c_public);
   Append(m, s_public);
+  Append(m, self_mask_commitment);
   return m;
 }
 

@@ -30,10 +30,14 @@ inline constexpr absl::string_view kLabelSelfMask = "fedmf/secagg/v1/self-mask";
 inline constexpr absl::string_view kLabelHarary = "fedmf/secagg/v1/harary-permutation";
 inline constexpr absl::string_view kLabelAdvertise = "fedmf/secagg/v1/advertise";
 inline constexpr absl::string_view kLabelSurvivors = "fedmf/secagg/v1/survivors";
+inline constexpr absl::string_view kLabelSelfMaskCommitment =
+    "fedmf/secagg/v1/self-mask-commitment";
 
 inline constexpr size_t kSessionIdSize = 32;
 using SessionId = std::array<uint8_t, kSessionIdSize>;
 using PublicKeyBytes = std::array<uint8_t, crypto::kX25519KeySize>;
+inline constexpr size_t kCommitmentSize = 32;
+using Commitment = std::array<uint8_t, kCommitmentSize>;
 
 // Incremental SHA-256 (OpenSSL EVP). Finish() is kInternal if any OpenSSL call failed.
 class Sha256 {
@@ -92,6 +96,14 @@ absl::StatusOr<crypto::SecretBytes> PairwiseMaskSeed(const crypto::X25519Private
 absl::StatusOr<crypto::SecretBytes> SelfMaskSeed(absl::Span<const uint8_t> self_mask_secret,
                                                  uint32_t id, const SessionId& sid);
 
+// A client's commitment to its self-mask secret b, sent (and signed) with its advertisement so
+// that the server can tell a b rebuilt from honest shares from one rebuilt from false ones:
+// SHA-256(label || config digest || u32 id || b). b is 32 uniformly random bytes, so the hash
+// hides it.
+absl::StatusOr<Commitment> SelfMaskCommitment(const std::array<uint8_t, 32>& config_digest,
+                                              uint32_t id,
+                                              absl::Span<const uint8_t> self_mask_secret);
+
 // Plaintext of one share ciphertext: u32 sender || u32 receiver || share of the s private key (40)
 // || share of the self-mask secret b (40).
 inline constexpr size_t kSharePayloadSize = 8 + 2 * crypto::kShamirShareSize;
@@ -110,10 +122,12 @@ struct SharePayload {
 absl::StatusOr<SharePayload> DecodeSharePayload(const crypto::SecretBytes& payload, uint32_t sender,
                                                 uint32_t receiver);
 
-// Signed by a client over its advertisement: label || config digest || u32 id || c_pk || s_pk.
+// Signed by a client over its advertisement: label || config digest || u32 id || c_pk || s_pk ||
+// self-mask commitment.
 std::vector<uint8_t> AdvertisementMessage(const std::array<uint8_t, 32>& config_digest, uint32_t id,
                                           const PublicKeyBytes& c_public,
-                                          const PublicKeyBytes& s_public);
+                                          const PublicKeyBytes& s_public,
+                                          const Commitment& self_mask_commitment);
 
 // Signed in the consistency check: label || sid || u32 count || u32 id for each survivor.
 std::vector<uint8_t> SurvivorListMessage(const SessionId& sid,

@@ -1,5 +1,6 @@
-// Server round 0 (AdvertiseKeys): collect the public keys, then fix the participants U1, the
-// session id and the neighbor graph, and send each client the keys of its closed neighborhood.
+// Server round 0 (AdvertiseKeys): collect the public keys and self-mask commitments, then fix the
+// participants U1, the session id and the neighbor graph, and send each client the keys of its
+// closed neighborhood.
 #include <algorithm>
 #include <utility>
 
@@ -19,9 +20,15 @@ absl::Status ServerSession::AcceptAdvertiseKeys(Client& c, const AdvertiseKeys& 
     return Invalid("public keys of %d and %d bytes, need 32", m.c_public_key().size(),
                    m.s_public_key().size());
   }
+  if (m.self_mask_commitment().size() != kCommitmentSize) {
+    return Invalid("self-mask commitment of %d bytes, need %d", m.self_mask_commitment().size(),
+                   kCommitmentSize);
+  }
   PublicKeyBytes c_public{}, s_public{};
+  Commitment commitment{};
   std::copy(m.c_public_key().begin(), m.c_public_key().end(), c_public.begin());
   std::copy(m.s_public_key().begin(), m.s_public_key().end(), s_public.begin());
+  std::copy(m.self_mask_commitment().begin(), m.self_mask_commitment().end(), commitment.begin());
   if (c_public == s_public) return Invalid("the two public keys are equal");
   if (seen_keys_.contains(c_public) || seen_keys_.contains(s_public)) {
     return Invalid("a public key already advertised by another client");
@@ -30,7 +37,8 @@ absl::Status ServerSession::AcceptAdvertiseKeys(Client& c, const AdvertiseKeys& 
     const std::optional<crypto::Ed25519PublicKey> verifier = directory_->Find(c.id);
     if (!verifier.has_value()) return Invalid("not in the signing key directory");
     if (absl::Status s = verifier->Verify(
-            AdvertisementMessage(config_digest_, c.id, c_public, s_public), AsBytes(m.signature()));
+            AdvertisementMessage(config_digest_, c.id, c_public, s_public, commitment),
+            AsBytes(m.signature()));
         !s.ok()) {
       return Invalid("advertisement signature does not verify (%s)", s.message());
     }
@@ -41,6 +49,7 @@ absl::Status ServerSession::AcceptAdvertiseKeys(Client& c, const AdvertiseKeys& 
   seen_keys_.insert(s_public);
   c.c_public = c_public;
   c.s_public = s_public;
+  c.self_mask_commitment = commitment;
   c.advertisement_signature = m.signature();
   c.advertised = true;
   return absl::OkStatus();
@@ -91,6 +100,10 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseAdvertiseKeys() {
       entry->mutable_keys()->set_c_public_key(member.c_public.data(), member.c_public.size());
       entry->mutable_keys()->set_s_public_key(member.s_public.data(), member.s_public.size());
       entry->mutable_keys()->set_signature(member.advertisement_signature);
+      // The advertisement as sent: each member requires the commitment and, with signatures,
+      // verifies the signature over it.
+      entry->mutable_keys()->set_self_mask_commitment(member.self_mask_commitment.data(),
+                                                      member.self_mask_commitment.size());
     }
     return out;
   };

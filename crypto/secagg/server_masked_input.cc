@@ -1,8 +1,14 @@
-// Server round 2 (MaskedInputCollection): add each masked input into the running sum on arrival,
-// then fix U3 (the clients whose input counts) and start the consistency check or the unmasking.
+// Server round 2 (MaskedInputCollection): add each masked input into the running sum on arrival
+// (with its sender's reports of neighbors whose shares it could not use), then fix U3 (the clients
+// whose input counts) and start the consistency check or the unmasking.
+#include <algorithm>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "crypto/secagg/errors.h"
 #include "crypto/secagg/server_session.h"
 #include "crypto/secagg/vector_codec.h"
 
@@ -12,9 +18,23 @@ using fedmf::v1::secagg::MaskedInput;
 using fedmf::v1::secagg::ServerToClient;
 
 absl::Status ServerSession::AcceptMaskedInput(Client& c, const MaskedInput& m) {
+  // Checked before the input is added: a rejected message must leave the sum untouched.
+  const absl::Span<const uint32_t> members = Neighborhood(c.id);
+  for (int i = 0; i < m.unusable_shares_from_size(); ++i) {
+    const uint32_t owner = m.unusable_shares_from(i);
+    if (i > 0 && owner <= m.unusable_shares_from(i - 1)) {
+      return Invalid("unusable_shares_from not strictly ascending at %d", i);
+    }
+    const Client* sender = Find(owner);
+    if (owner == c.id || !std::binary_search(members.begin(), members.end(), owner) ||
+        !sender->shared) {
+      return Invalid("unusable_shares_from names client %d, which sent it no shares", owner);
+    }
+  }
   if (absl::Status s = sum_.AddPacked(AsBytes(m.packed())); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrFormat("masked input: %s", s.message()));
   }
+  c.unusable_from.assign(m.unusable_shares_from().begin(), m.unusable_shares_from().end());
   c.masked = true;
   return absl::OkStatus();
 }
@@ -30,6 +50,19 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {
                                                          survivors_.size(), config_.threshold));
   }
   if (absl::Status s = CheckReconstructable(&Client::masked); !s.ok()) return s;
+  // Reports of unusable shares that CheckReconstructable let pass: tolerated, one entry per owner.
+  std::map<uint32_t, std::vector<uint32_t>> reporters;
+  for (const Client& reporter : clients_) {
+    if (!reporter.masked) continue;
+    for (uint32_t owner : reporter.unusable_from) reporters[owner].push_back(reporter.id);
+  }
+  for (const auto& [owner, by] : reporters) {
+    misbehaviour_.push_back(
+        {owner,
+         absl::StrFormat("its share ciphertexts did not decrypt or decode at %d holder(s): %s",
+                         by.size(), absl::StrJoin(by, ",")),
+         false});
+  }
   if (static_cast<int64_t>(survivors_.size()) < min_inputs_) {
     return absl::FailedPreconditionError(
         absl::StrFormat("%d masked inputs, fewer than n_min %d", survivors_.size(), min_inputs_));

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace fedmf::secagg {
 
@@ -200,27 +201,59 @@ std::vector<ServerMessage> ServerSession::AbortAll(const absl::Status& reason) {
   return out;
 }
 
-absl::Status ServerSession::CheckReconstructable(bool Client::*holds) const {
+bool ServerSession::Reported(const Client& reporter, uint32_t owner) {
+  return std::binary_search(reporter.unusable_from.begin(), reporter.unusable_from.end(), owner);
+}
+
+absl::Status ServerSession::CheckReconstructable(bool Client::*holds) {
   const char* stage = ServerStageName(stage_);
   auto live_holder = [holds](const Client& v) { return v.*holds && !v.dropped; };
-  if (graph_->complete()) {
-    const size_t live =
-        static_cast<size_t>(std::count_if(clients_.begin(), clients_.end(), live_holder));
-    if (live < static_cast<size_t>(config_.threshold)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "too few clients left after %s: %d, threshold %d", stage, live, config_.threshold));
-    }
-    return absl::OkStatus();
+  // Live holders per owner, before and after the reports: the complete graph's count is global.
+  const size_t all_live =
+      static_cast<size_t>(std::count_if(clients_.begin(), clients_.end(), live_holder));
+  absl::flat_hash_map<uint32_t, size_t> reports;  // owner -> live holders that reported it
+  for (const Client& v : clients_) {
+    if (!live_holder(v)) continue;
+    for (uint32_t owner : v.unusable_from) ++reports[owner];
   }
+  std::vector<uint32_t> short_of_holders, culprits;
+  size_t first_live = 0;
   for (const Client& u : clients_) {
     if (!u.shared) continue;
-    size_t live = 0;
-    for (uint32_t v : Neighborhood(u.id)) live += live_holder(*Find(v)) ? 1 : 0;
-    if (live < static_cast<size_t>(config_.threshold)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "too few clients left after %s in the neighborhood of client %d: %d, threshold %d", stage,
-          u.id, live, config_.threshold));
+    size_t live = all_live;
+    if (!graph_->complete()) {
+      live = 0;
+      for (uint32_t v : Neighborhood(u.id)) live += live_holder(*Find(v)) ? 1 : 0;
     }
+    const auto it = reports.find(u.id);
+    const size_t reported = it == reports.end() ? 0 : it->second;
+    if (live < static_cast<size_t>(config_.threshold)) {
+      if (short_of_holders.empty()) first_live = live;
+      short_of_holders.push_back(u.id);
+    } else if (live - reported < static_cast<size_t>(config_.threshold)) {
+      culprits.push_back(u.id);
+      misbehaviour_.push_back(
+          {u.id,
+           absl::StrFormat("%d of its %d live share holders reported its share ciphertexts "
+                           "undecryptable, leaving fewer than the threshold %d",
+                           reported, live, config_.threshold),
+           true});
+    }
+  }
+  if (!culprits.empty()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "after %s the secrets of client(s) %s cannot be rebuilt: their neighbors reported their "
+        "shares unusable",
+        stage, absl::StrJoin(culprits, ",")));
+  }
+  if (!short_of_holders.empty()) {
+    if (graph_->complete()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "too few clients left after %s: %d, threshold %d", stage, first_live, config_.threshold));
+    }
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "too few clients left after %s in the neighborhood of client %d: %d, threshold %d", stage,
+        short_of_holders.front(), first_live, config_.threshold));
   }
   return absl::OkStatus();
 }

@@ -8,14 +8,24 @@
 // messages to all remaining clients, status() says why). After the Unmasking stage closes,
 // result() is the sum mod 2^b of the inputs of every client whose masked input arrived.
 //
-// Cost: O(d) memory for the sum (masked inputs are added on arrival); shares are kept only until
-// t per secret; unmasking is one ShamirReconstructor per distinct holder set (one for the whole
-// complete graph) and one mask expansion per removed mask into a single accumulator.
+// One misbehaving client costs at most its own participation (docs/protocol.md, "Misbehaving
+// clients"): share ciphertexts its neighbors cannot use are reported and tolerated while enough
+// usable shares remain; every rebuilt secret is checked (b against the commitment in the
+// advertisement, s_SK against the advertised key) and, when the first t shares fail the check,
+// decoded from all revealed shares with error correction, so that false shares from up to
+// (m - t) / 2 of m holders change nothing. A client whose secret cannot be rebuilt for what it or
+// its holders reported aborts the session and is named in misbehaviour() as its culprit.
+//
+// Cost: O(d) memory for the sum (masked inputs are added on arrival); the revealed shares (40
+// bytes per holder and secret); unmasking is one ShamirReconstructor per distinct holder set (one
+// for the whole complete graph), one hash or X25519 check per rebuilt secret, and one mask
+// expansion per removed mask into a single accumulator.
 #ifndef FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 #define FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,6 +108,14 @@ class ServerSession {
   const SessionId& session_id() const { return session_id_; }
   // The neighbor graph (after AdvertiseKeys closed), else nullptr.
   const NeighborGraph* graph() const { return graph_ ? &*graph_ : nullptr; }
+  // A client's misbehaviour seen by the session: tolerated (the session went on without what it
+  // sent wrong), or the reason the session aborted (the client is the culprit; exclude it).
+  struct Misbehaviour {
+    uint32_t client_id = 0;
+    std::string evidence;
+    bool aborted_session = false;
+  };
+  const std::vector<Misbehaviour>& misbehaviour() const { return misbehaviour_; }
   // Why `client_id` was dropped (empty if it was not).
   std::string DropReason(uint32_t client_id) const;
   // Threads that remove the masks of dropped clients at Unmasking (default: the hardware's); the
@@ -113,7 +131,9 @@ class ServerSession {
     bool advertised = false, shared = false, masked = false, signed_survivors = false,
          unmasked = false;
     PublicKeyBytes c_public{}, s_public{};
+    Commitment self_mask_commitment{};
     std::string advertisement_signature;  // forwarded to the neighbors, who verify it
+    std::vector<uint32_t> unusable_from;  // round 2: neighbors whose shares it reported unusable
     std::string ciphertexts;  // round 1: fixed-size ciphertexts to N(u)\{u}, ascending receiver
     std::string survivor_signature;  // round 3
   };
@@ -151,10 +171,20 @@ class ServerSession {
   const Client* Find(uint32_t id) const;
   void Drop(Client& c, std::string reason);
   // Checks that every secret still needed can be rebuilt from t live holders: for each client u
-  // that shared keys, |{v in N[u] : v.*holds and not dropped}| >= t (u itself counts only if it
-  // holds, i.e. if its input arrived). The error names the stage closing and the first client
-  // that fails.
-  absl::Status CheckReconstructable(bool Client::*holds) const;
+  // that shared keys, |{v in N[u] : v.*holds, not dropped, v did not report u's shares
+  // unusable}| >= t (u itself counts only if it holds, i.e. if its input arrived). The error
+  // names the stage closing and the clients that fail; a client that fails only because of the
+  // reports is the culprit (recorded in misbehaviour_).
+  absl::Status CheckReconstructable(bool Client::*holds);
+  // True if `reporter` reported `owner`'s shares unusable.
+  static bool Reported(const Client& reporter, uint32_t owner);
+  // `owner`'s secret from its revealed shares, checked by `valid`: the first t shares, else all of
+  // them with error correction (holders whose shares were off the polynomial are recorded as
+  // tolerated misbehaviour). kDataLoss naming `what` if no valid secret comes out.
+  absl::StatusOr<crypto::SecretBytes> RebuildSecret(
+      uint32_t owner, const char* what,
+      const std::function<bool(const crypto::SecretBytes&)>& valid,
+      std::optional<crypto::ShamirReconstructor>& reconstructor);
   // Unmasking requests for the live clients with `flag` set (masked, or signed_survivors).
   std::vector<ServerMessage> UnmaskingRequests(bool Client::*flag);
   std::vector<ServerMessage> AbortAll(const absl::Status& reason);
@@ -174,9 +204,12 @@ class ServerSession {
   absl::flat_hash_set<PublicKeyBytes> seen_keys_;  // every advertised public key
   MaskAccumulator sum_;
   std::vector<uint32_t> survivors_;  // U3, ascending (round 3 onwards)
-  // Round 4: per owner, the first t revealed shares of its self-mask secret (owners that sent a
-  // masked input) or key (owners that did not), Shamir index = position in N[owner] + 1.
+  // Round 4: per owner, the revealed shares of its self-mask secret (owners that sent a masked
+  // input) or key (owners that did not), in arrival order, Shamir index = position in
+  // N[owner] + 1.
   absl::flat_hash_map<uint32_t, std::vector<crypto::ShamirShare>> revealed_;
+  std::vector<Misbehaviour> misbehaviour_;
+  absl::flat_hash_set<uint32_t> false_share_holders_;  // revealed a share off a verified secret
   std::vector<uint64_t> result_;
   int64_t min_inputs_ = 0;
   int unmasking_threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -1,11 +1,13 @@
-// Server round 4 (Unmasking): collect the revealed shares (the first t per secret), then rebuild
-// the self-mask secret b of every client in U3 and the masking key s_SK of every client in
-// U2 \ U3, and remove from the sum the self masks and the pairwise masks that did not cancel.
+// Server round 4 (Unmasking): collect the revealed shares, then rebuild and check the self-mask
+// secret b of every client in U3 (against its commitment) and the masking key s_SK of every
+// client in U2 \ U3 (against its advertised key), and remove from the sum the self masks and the
+// pairwise masks that did not cancel.
 #include <algorithm>
 #include <system_error>
 #include <thread>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "crypto/mersenne61.h"
 #include "crypto/secagg/errors.h"
@@ -42,6 +44,7 @@ absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& 
   // What c must reveal: self-mask shares of N[c] ∩ U3, key shares of N(c) ∩ (U2 \ U3).
   std::vector<uint32_t> want_self, want_key;
   for (uint32_t u : Neighborhood(c.id)) {
+    if (Reported(c, u)) continue;  // c holds no usable share of u
     const Client& owner = *Find(u);
     if (owner.masked) {
       want_self.push_back(u);
@@ -70,7 +73,6 @@ absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& 
 
   auto keep = [&](const RevealedShare& r) {
     std::vector<crypto::ShamirShare>& shares = revealed_[r.owner_id()];
-    if (shares.size() >= static_cast<size_t>(config_.threshold)) return;
     const absl::Span<const uint32_t> members = Neighborhood(r.owner_id());
     const size_t position = static_cast<size_t>(
         std::lower_bound(members.begin(), members.end(), c.id) - members.begin());
@@ -83,42 +85,86 @@ absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& 
   return absl::OkStatus();
 }
 
-absl::Status ServerSession::CloseUnmasking() {
-  // Reconstructors are reused while consecutive secrets have the same holders (always, for the
-  // complete graph).
-  std::optional<crypto::ShamirReconstructor> reconstructor;
-  auto rebuild = [&](uint32_t owner) -> absl::StatusOr<crypto::SecretBytes> {
-    auto it = revealed_.find(owner);
-    const size_t have = it == revealed_.end() ? 0 : it->second.size();
-    if (have < static_cast<size_t>(config_.threshold)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "too few shares to unmask client %d: %d, threshold %d", owner, have, config_.threshold));
+absl::StatusOr<crypto::SecretBytes> ServerSession::RebuildSecret(
+    uint32_t owner, const char* what, const std::function<bool(const crypto::SecretBytes&)>& valid,
+    std::optional<crypto::ShamirReconstructor>& reconstructor) {
+  auto it = revealed_.find(owner);
+  const size_t have = it == revealed_.end() ? 0 : it->second.size();
+  if (have < static_cast<size_t>(config_.threshold)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "too few shares to unmask client %d: %d, threshold %d", owner, have, config_.threshold));
+  }
+  const absl::Span<const crypto::ShamirShare> shares = it->second;
+  const absl::Span<const uint32_t> members = Neighborhood(owner);
+  const crypto::ShamirParams params{config_.threshold, static_cast<int>(members.size())};
+  // The fast path: the first t shares (the same holders for every owner of the complete graph,
+  // so the reconstructor is reused), skipping holders caught with a false share before, so that
+  // a liar costs one decoding per session, not one per secret.
+  std::vector<uint32_t> holders;
+  for (const crypto::ShamirShare& share : shares) {
+    if (holders.size() == static_cast<size_t>(config_.threshold)) break;
+    if (!false_share_holders_.contains(members[share.index - 1])) holders.push_back(share.index);
+  }
+  for (size_t i = 0; holders.size() < static_cast<size_t>(config_.threshold); ++i) {
+    if (false_share_holders_.contains(members[shares[i].index - 1])) {
+      holders.push_back(shares[i].index);
     }
-    std::vector<uint32_t> holders;
-    for (const crypto::ShamirShare& s : it->second) holders.push_back(s.index);
-    std::sort(holders.begin(), holders.end());
-    const crypto::ShamirParams params{config_.threshold,
-                                      static_cast<int>(Neighborhood(owner).size())};
-    if (!reconstructor.has_value() ||
-        !std::equal(holders.begin(), holders.end(), reconstructor->indices().begin(),
-                    reconstructor->indices().end())) {
-      absl::StatusOr<crypto::ShamirReconstructor> r =
-          crypto::ShamirReconstructor::Create(holders, params);
-      if (!r.ok()) return r.status();
-      reconstructor = std::move(*r);
+  }
+  std::sort(holders.begin(), holders.end());
+  if (!reconstructor.has_value() ||
+      !std::equal(holders.begin(), holders.end(), reconstructor->indices().begin(),
+                  reconstructor->indices().end())) {
+    absl::StatusOr<crypto::ShamirReconstructor> r =
+        crypto::ShamirReconstructor::Create(holders, params);
+    if (!r.ok()) return r.status();
+    reconstructor = std::move(*r);
+  }
+  absl::StatusOr<crypto::SecretBytes> secret = reconstructor->Reconstruct(shares);
+  if (secret.ok() && valid(*secret)) return secret;
+  // Some of those shares are false: decode from all of them, correcting up to (have - t) / 2.
+  absl::StatusOr<crypto::ShamirDecoding> decoded = crypto::ShamirDecode(shares, params);
+  if (decoded.ok() && valid(decoded->secret)) {
+    for (uint32_t index : decoded->off_polynomial) {
+      false_share_holders_.insert(members[index - 1]);
+      misbehaviour_.push_back(
+          {members[index - 1],
+           absl::StrFormat("its revealed share of client %d's %s is off the polynomial of the "
+                           "verified secret (a false share from it, or from client %d)",
+                           owner, what, owner),
+           false});
     }
-    absl::StatusOr<crypto::SecretBytes> secret = reconstructor->Reconstruct(it->second);
-    if (!secret.ok()) {
-      return absl::DataLossError(absl::StrFormat("shares of client %d do not reconstruct: %s",
-                                                 owner, secret.status().message()));
-    }
-    return secret;
-  };
+    return std::move(decoded->secret);
+  }
+  misbehaviour_.push_back(
+      {owner,
+       absl::StrFormat("its %d revealed shares do not rebuild a %s matching its advertisement%s",
+                       have, what,
+                       decoded.ok() ? "" : absl::StrCat(" (", decoded.status().message(), ")")),
+       true});
+  return absl::DataLossError(
+      absl::StrFormat("the shares of client %d do not rebuild its %s", owner, what));
+}
 
+absl::Status ServerSession::CloseUnmasking() {
+  // Every secret is rebuilt before the first fails the session, so that every culprit is named.
+  std::optional<crypto::ShamirReconstructor> reconstructor;
+  absl::Status failed;
+  auto note = [&failed](const absl::Status& s) {
+    if (failed.ok()) failed = s;
+  };
   for (const Client& u : clients_) {
     if (!u.masked) continue;
-    absl::StatusOr<crypto::SecretBytes> b = rebuild(u.id);
-    if (!b.ok()) return b.status();
+    absl::StatusOr<crypto::SecretBytes> b = RebuildSecret(
+        u.id, "self-mask secret",
+        [&](const crypto::SecretBytes& candidate) {
+          absl::StatusOr<Commitment> c = SelfMaskCommitment(config_digest_, u.id, candidate.span());
+          return c.ok() && *c == u.self_mask_commitment;
+        },
+        reconstructor);
+    if (!b.ok()) {
+      note(b.status());
+      continue;
+    }
     absl::StatusOr<crypto::SecretBytes> seed = SelfMaskSeed(b->span(), u.id, session_id_);
     if (!seed.ok()) return seed.status();
     if (absl::Status s = sum_.AddMask(seed->span(), crypto::MaskOp::kSubtract); !s.ok()) return s;
@@ -126,17 +172,24 @@ absl::Status ServerSession::CloseUnmasking() {
   std::vector<DroppedKey> dropped;
   for (const Client& w : clients_) {
     if (!w.shared || w.masked) continue;
-    absl::StatusOr<crypto::SecretBytes> scalar = rebuild(w.id);
-    if (!scalar.ok()) return scalar.status();
+    absl::StatusOr<crypto::SecretBytes> scalar = RebuildSecret(
+        w.id, "masking key",
+        [&](const crypto::SecretBytes& candidate) {
+          absl::StatusOr<crypto::X25519PrivateKey> key =
+              crypto::X25519PrivateKey::FromBytes(candidate.span());
+          return key.ok() && key->public_key().bytes() == w.s_public;
+        },
+        reconstructor);
+    if (!scalar.ok()) {
+      note(scalar.status());
+      continue;
+    }
     absl::StatusOr<crypto::X25519PrivateKey> key =
         crypto::X25519PrivateKey::FromBytes(scalar->span());
     if (!key.ok()) return key.status();
-    if (key->public_key().bytes() != w.s_public) {
-      return absl::DataLossError(absl::StrFormat(
-          "the reconstructed key of client %d does not match its advertised key", w.id));
-    }
     dropped.push_back({w.id, std::move(*key)});
   }
+  if (!failed.ok()) return failed;
   if (absl::Status s = RemovePairwiseMasks(dropped); !s.ok()) return s;
   revealed_.clear();
   result_ = sum_.Values();

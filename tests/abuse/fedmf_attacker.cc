@@ -1,7 +1,8 @@
 // fedmf-attacker: a malicious client process for the protocol-abuse tests (abuse_test.sh). It
 // hosts users like fedmf-client (an honest ParticipantHost computes every reply) but speaks the
 // Federation service over a byte-level stream, so it can send what no honest client sends. It is
-// silent (never answers) in every round but --attack_round; there --attack decides:
+// silent (never answers) in every round but --attack_round (or in none, with --attack_every_round:
+// garbage_shares and false_shares only); there --attack decides:
 //   silent        never answers (the baseline the others are compared with)
 //   garbage       bytes that are not a ClientMessage, in place of its advertisement
 //   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
@@ -17,7 +18,14 @@
 //   ldp_wrong_magnitude  (ldp-gd) each report's value turned into 1000 B
 //   squat_registrations  --registrations Register calls and no stream: session tokens that
 //                 never bind, filling the coordinator's waiting room (logs how many it got)
-// It logs event=attack when it strikes and event=attacker_stop with the stream's final status.
+//   garbage_shares  honest but for its ShareKeysResponses: each Shamir share ciphertext replaced
+//                 by random bytes of the same length, which no neighbor can decrypt
+//   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
+//                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
+//                 server's decoding gets a wrong share from this holder
+// It logs event=task with its users in each round task's cohort (and the SecAgg context, which
+// names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
+// status.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/client_callback.h>
@@ -27,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,6 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/participant_host.h"
 #include "client/registration.h"
@@ -41,6 +51,8 @@
 #include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "crypto/mersenne61.h"
+#include "crypto/shamir.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "wire/limits.h"
 
@@ -51,8 +63,10 @@ ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
           "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
-          "oversized, ldp_two_coordinates, ldp_wrong_magnitude");
+          "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
+ABSL_FLAG(bool, attack_every_round, false,
+          "garbage_shares, false_shares: attack in every round (--attack_round is ignored)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
 ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
@@ -83,9 +97,27 @@ bool IsAdvertisement(const v1::ClientMessage& m) {
   return m.has_secagg() && m.secagg().message().has_advertise_keys();
 }
 
+bool IsShareAttack(const std::string& attack) {
+  return attack == "garbage_shares" || attack == "false_shares";
+}
+
+// Another valid share: every field element + 1 (mod 2^61 - 1), so each of the five chunks'
+// decodings sees the lie, not only one a decoder might locate errors with.
+std::string FalseShare(std::string share) {
+  if (share.size() != crypto::kShamirShareSize) return share;  // the server refuses it anyway
+  for (size_t e = 0; e < static_cast<size_t>(crypto::kShamirChunks); ++e) {
+    uint64_t v = 0;
+    for (size_t b = 0; b < 8; ++b) v |= uint64_t{static_cast<uint8_t>(share[8 * e + b])} << (8 * b);
+    v = crypto::AddModMersenne61(v, 1);
+    for (size_t b = 0; b < 8; ++b) share[8 * e + b] = static_cast<char>(v >> (8 * b));
+  }
+  return share;
+}
+
 class Attacker {
  public:
-  Attacker(std::string attack, int64_t round) : attack_(std::move(attack)), round_(round) {}
+  Attacker(std::string attack, int64_t round, bool every_round)
+      : attack_(std::move(attack)), round_(round), every_round_(every_round) {}
 
   // What to send for `replies` (the honest host's answers to a message of `round`).
   std::vector<std::string> Respond(int64_t round, std::vector<v1::ClientMessage> replies) {
@@ -94,7 +126,8 @@ class Attacker {
       for (const auto& r : replies)
         if (IsAdvertisement(r)) recorded_.push_back(r);
     }
-    if (round != round_ || attack_ == "silent" || replies.empty()) return out;
+    if ((round != round_ && !every_round_) || attack_ == "silent" || replies.empty()) return out;
+    if (IsShareAttack(attack_)) return ForgeShares(round, std::move(replies));
     const bool advertisement = IsAdvertisement(replies.front());
     const bool masked =
         replies.front().has_secagg() && replies.front().secagg().message().has_masked_input();
@@ -114,7 +147,7 @@ class Attacker {
         }
         out.push_back(r.SerializeAsString());
       }
-      Strike(absl::StrCat(replies.size(), " masked inputs"));
+      Strike(round, absl::StrCat(replies.size(), " masked inputs"));
       return out;
     }
     if (attack_ == "ldp_two_coordinates" || attack_ == "ldp_wrong_magnitude") {
@@ -132,7 +165,7 @@ class Attacker {
         }
         out.push_back(r.SerializeAsString());
       }
-      Strike(absl::StrCat(out.size(), " forged reports"));
+      Strike(round, absl::StrCat(out.size(), " forged reports"));
       return out;
     }
     if (!advertisement || struck_) return out;
@@ -166,7 +199,7 @@ class Attacker {
           1000, std::string(static_cast<size_t>(wire::kMaxMessageBytes) + 1024, 'x'));
       out.push_back(padded.SerializeAsString());
     }
-    Strike(absl::StrCat(out.size(), " messages"));
+    Strike(round, absl::StrCat(out.size(), " messages"));
     return out;
   }
   void SetPlan(const v1::RoundPlan& plan) {
@@ -175,14 +208,49 @@ class Attacker {
   }
 
  private:
-  void Strike(const std::string& what) {
+  // garbage_shares, false_shares: every reply as the honest host wrote it, but for the shares.
+  std::vector<std::string> ForgeShares(int64_t round, std::vector<v1::ClientMessage> replies) {
+    std::vector<std::string> out;
+    std::vector<uint32_t> forgers;
+    for (v1::ClientMessage& r : replies) {
+      const bool share_keys = r.has_secagg() && r.secagg().message().has_share_keys();
+      const bool unmasking = r.has_secagg() && r.secagg().message().has_unmasking();
+      if (attack_ == "garbage_shares" && share_keys) {
+        std::uniform_int_distribution<int> byte(0, 255);
+        for (v1::secagg::EncryptedShares& s :
+             *r.mutable_secagg()->mutable_message()->mutable_share_keys()->mutable_shares()) {
+          for (char& c : *s.mutable_ciphertext()) c = static_cast<char>(byte(random_));
+        }
+        forgers.push_back(r.secagg().participant_id());
+      } else if (attack_ == "false_shares" && unmasking) {
+        v1::secagg::UnmaskingResponse* u =
+            r.mutable_secagg()->mutable_message()->mutable_unmasking();
+        for (auto* list : {u->mutable_self_mask_shares(), u->mutable_key_shares()}) {
+          for (v1::secagg::RevealedShare& s : *list) s.set_share(FalseShare(s.share()));
+        }
+        forgers.push_back(r.secagg().participant_id());
+      }
+      out.push_back(r.SerializeAsString());
+    }
+    if (!forgers.empty()) {
+      const char* kind = attack_ == "garbage_shares" ? " ShareKeys" : " Unmasking";
+      Strike(round, absl::StrCat(forgers.size(), kind, " responses"), absl::StrJoin(forgers, ","));
+    }
+    return out;
+  }
+
+  void Strike(int64_t round, const std::string& what, const std::string& participants = "") {
     struck_ = true;
-    EventLine("attack").Add("attack", attack_).Add("round", round_).Add("sent", what);
+    EventLine line("attack");
+    line.Add("attack", attack_).Add("round", round).Add("sent", what);
+    if (!participants.empty()) line.Add("participants", participants);
   }
 
   const std::string attack_;
   const int64_t round_;
+  const bool every_round_;
   bool struck_ = false;
+  std::mt19937_64 random_{std::random_device{}()};  // a test tool: no CSPRNG needed
   int64_t length_ = 0;
   int bits_ = 0;
   std::vector<v1::ClientMessage> recorded_;
@@ -242,6 +310,9 @@ absl::Status Run() {
                                   absl::GetFlag(FLAGS_enrollment_token));
   if (absl::GetFlag(FLAGS_attack) == "squat_registrations")
     return SquatRegistrations(*stub, request);
+  if (absl::GetFlag(FLAGS_attack_every_round) && !IsShareAttack(absl::GetFlag(FLAGS_attack))) {
+    return absl::InvalidArgumentError("--attack_every_round: garbage_shares or false_shares only");
+  }
   v1::RegisterResponse response;
   grpc::ClientContext register_context;
   register_context.set_wait_for_ready(true);
@@ -258,7 +329,8 @@ absl::Status Run() {
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &context));
   Write(*stream, client::StreamHello(response));
-  Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round));
+  Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round),
+                    absl::GetFlag(FLAGS_attack_every_round));
   grpc::ByteBuffer buffer;
   while (stream->Read(&buffer)) {
     std::vector<grpc::Slice> slices;
@@ -269,7 +341,15 @@ absl::Status Run() {
     v1::ServerMessage m;
     if (!m.ParseFromString(bytes)) break;
     if (m.has_result() && m.result().training_done()) break;
-    if (m.has_task()) attacker.SetPlan(m.task().plan());
+    if (m.has_task()) {
+      attacker.SetPlan(m.task().plan());
+      // Who of its users the coordinator asked in, and in which attempt (the context names it):
+      // the coordinator logs only cohort sizes.
+      EventLine("task")
+          .Add("round", m.task().round())
+          .Add("context", m.task().secagg().context())
+          .Add("participants", absl::StrJoin(m.task().participant_ids(), ","));
+    }
     absl::StatusOr<std::vector<v1::ClientMessage>> replies = (*host)->Handle(m);
     if (!replies.ok()) continue;  // e.g. the Abort after a rejected message
     for (const std::string& out : attacker.Respond(RoundOf(m), std::move(*replies))) {

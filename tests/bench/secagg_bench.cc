@@ -233,15 +233,21 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
   for (int i = 1; i <= n; ++i) ids.push_back(static_cast<uint32_t>(i));
   std::unique_ptr<ServerSession> server = ServerSession::Create(config, ids, nullptr).value();
   server->set_unmasking_threads(threads);
+  const std::array<uint8_t, 32> digest = ConfigDigest(config).value();
   std::vector<crypto::X25519PrivateKey> s_keys;
+  std::vector<crypto::SecretBytes> self_mask_secrets;
   for (uint32_t id : ids) {
     const crypto::X25519PrivateKey c = crypto::X25519PrivateKey::Generate().value();
     s_keys.push_back(crypto::X25519PrivateKey::Generate().value());
+    self_mask_secrets.push_back(crypto::RandomSecretBytes(32).value());
+    const Commitment commitment =
+        SelfMaskCommitment(digest, id, self_mask_secrets.back().span()).value();
     ClientToServer m;
     const auto& cb = c.public_key().bytes();
     const auto& sb = s_keys.back().public_key().bytes();
     m.mutable_advertise_keys()->set_c_public_key(cb.data(), cb.size());
     m.mutable_advertise_keys()->set_s_public_key(sb.data(), sb.size());
+    m.mutable_advertise_keys()->set_self_mask_commitment(commitment.data(), commitment.size());
     if (!Accepted(*server, id, m)) return -1;
   }
   if (!server->CloseStage().ok()) return -1;
@@ -276,8 +282,8 @@ double ServerUnmaskingSeconds(int n, int t, int dropped, int threads) {
   const crypto::ShamirParams params{t, n};
   for (uint32_t owner : ids) {
     const bool lost = owner <= static_cast<uint32_t>(dropped);
-    crypto::SecretBytes secret =
-        lost ? s_keys[owner - 1].private_bytes().Clone() : crypto::RandomSecretBytes(32).value();
+    const crypto::SecretBytes secret =
+        lost ? s_keys[owner - 1].private_bytes().Clone() : self_mask_secrets[owner - 1].Clone();
     const std::vector<crypto::ShamirShare> shares =
         crypto::ShamirSplit(secret.span(), params).value();
     for (int h = dropped + 1; h <= dropped + t; ++h) {

@@ -10,8 +10,8 @@ python3-cryptography. Every field of the file must be used by some check: a fiel
 reads is reported as a failure, so that no recorded value goes unchecked.
 
 Usage: check_vectors.py [--mutations] [VECTORS_JSON]   (default: docs/vectors/secagg_3_clients.json)
-  --mutations: then alter each field of the file in turn (a hex digit flipped, a number plus one)
-  and require every altered file to fail the checks.
+  --mutations: then alter each field of the file in turn (a hex digit flipped, a number plus one,
+  an empty list given an element) and require every altered file to fail the checks.
 Exit status: 0 all checks passed, 1 a check failed, 77 python3-cryptography is missing (ctest
 SKIP_RETURN_CODE).
 """
@@ -25,8 +25,9 @@ import sys
 SKIP = 77
 sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__ in it
 try:
-    from secagg_spec import (CLIENT_CASES, LABEL, SERVER_CASES, aes_gcm_decrypt, ed25519_public,
-                             ed25519_sign, ed25519_verifies, field, hkdf, oneof, pack,
+    from secagg_spec import (ADVERTISE_KEYS_FIELDS, CLIENT_CASES, LABEL, MASKED_INPUT_FIELDS,
+                             SERVER_CASES, aes_gcm_decrypt, ed25519_public, ed25519_sign,
+                             ed25519_verifies, field, field_numbers, hkdf, oneof, pack,
                              proto_fields, prg, repeated, repeated_uint32, sha256,
                              shamir_evaluate, shamir_reconstruct, share_elements, u32, u64,
                              unpack, x25519_agree, x25519_public)
@@ -159,7 +160,7 @@ def check_session(ck, s):
     ck.true(what("the vectors are of the complete graph (N[u] = U1)"), graph == 0 and k == 0)
     mask = (1 << b) - 1
 
-    # Keys and advertisements.
+    # Keys, self-mask secrets and their commitments, advertisements.
     clients = {c["id"]: c for c in s["clients"]}
     ck.eq(what("client ids ascending"), [c["id"] for c in s["clients"]], sorted(clients))
     keys = {}
@@ -174,8 +175,18 @@ def check_session(ck, s):
         keys[cid]["signing_pk"] = ed25519_public(seed)
         ck.eq(what(f"client {cid} signing_public_key"), keys[cid]["signing_pk"],
               h(c["signing_public_key"]))
+        # b is drawn before advertising; the advertisement commits to it ("Key derivation").
+        bu = h(c["self_mask_secret"])
+        ck.eq(what(f"client {cid} self_mask_secret size"), len(bu), 32)
+        commitment_input = LABEL + b"self-mask-commitment" + digest + u32(cid) + bu
+        ck.eq(what(f"client {cid} self_mask_commitment_input"), commitment_input,
+              h(c["self_mask_commitment_input"]))
+        commitment = sha256(commitment_input)
+        ck.eq(what(f"client {cid} self_mask_commitment"), commitment,
+              h(c["self_mask_commitment"]))
+        keys[cid]["commitment"] = commitment
         message = (LABEL + b"advertise" + digest + u32(cid) + keys[cid]["c_pk"]
-                   + keys[cid]["s_pk"])
+                   + keys[cid]["s_pk"] + commitment)
         ck.eq(what(f"client {cid} advertise_message"), message, h(c["advertise_message"]))
         signature = ed25519_sign(seed, message)
         ck.eq(what(f"client {cid} advertise_signature"), signature, h(c["advertise_signature"]))
@@ -289,6 +300,7 @@ def check_session(ck, s):
     u3 = s["included"]
     masked = {}
     self_masks = {}
+    reported = {}  # u -> the senders whose shares u reported unusable
     for cid, c in clients.items():
         x = c["input"]
         ck.eq(what(f"client {cid} input length"), len(x), d)
@@ -304,8 +316,15 @@ def check_session(ck, s):
         ck.eq(what(f"client {cid} self_mask"), self_masks[cid], c["self_mask"])
         if cid not in u3:
             ck.true(what(f"client {cid} outside U3 has no masked input"),
-                    "masked_input" not in c and "masked_input_packed" not in c)
+                    "masked_input" not in c and "masked_input_packed" not in c
+                    and "unusable_shares_from" not in c)
             continue
+        # Senders whose ciphertext it could not use: every ciphertext above decrypted to a
+        # payload naming its sender and receiver, so none (honest sessions). Their pairwise masks
+        # would be added all the same.
+        reported[cid] = c["unusable_shares_from"]
+        ck.eq(what(f"client {cid} unusable_shares_from (every ciphertext to it is usable)"),
+              reported[cid], [])
         senders = c["masked_with"]
         y = [(x[i] + self_masks[cid][i]) & mask for i in range(d)]
         for v in senders:
@@ -347,10 +366,11 @@ def check_session(ck, s):
         cid = rs["client"]
         self_shares = [(e["owner_id"], h(e["share"])) for e in rs["self_mask_shares"]]
         key_shares = [(e["owner_id"], h(e["share"])) for e in rs["key_shares"]]
-        ck.eq(what(f"{cid} reveals self-mask shares of N[u] ∩ U3"),
-              [o for o, _ in self_shares], [o for o in hood(cid) if o in u3])
-        ck.eq(what(f"{cid} reveals key shares of N(u) ∩ (U2 \\ U3)"),
-              [o for o, _ in key_shares], [o for o in hood(cid) if o in dropped])
+        usable = [o for o in hood(cid) if o not in reported[cid]]  # shares it holds
+        ck.eq(what(f"{cid} reveals self-mask shares of N[u] ∩ U3 minus what it reported"),
+              [o for o, _ in self_shares], [o for o in usable if o in u3])
+        ck.eq(what(f"{cid} reveals key shares of N(u) ∩ (U2 \\ U3) minus what it reported"),
+              [o for o, _ in key_shares], [o for o in usable if o in dropped])
         for kind, revealed in (("self_mask_secret", self_shares), ("s_private_key", key_shares)):
             for owner, share in revealed:
                 ck.eq(what(f"{cid} reveals the {kind} share of {owner} it holds"), share,
@@ -370,9 +390,14 @@ def check_session(ck, s):
         value = shamir_reconstruct([(i, sh) for _, i, sh in got])
         ck.eq(what(f"rebuilt {owner} {kind}"), value, h(r["value"]))
         ck.eq(what(f"rebuilt {owner} {kind} is the owner's secret"), value, secrets[(owner, kind)])
+        # The server's checks: a rebuilt s_SK against s_pk, a rebuilt b against the commitment.
         if kind == "s_private_key":
             ck.eq(what(f"rebuilt key of {owner} matches its s_pk"), x25519_public(value),
                   keys[owner]["s_pk"])
+        else:
+            ck.eq(what(f"rebuilt b of {owner} matches its self_mask_commitment"),
+                  sha256(LABEL + b"self-mask-commitment" + digest + u32(owner) + value),
+                  keys[owner]["commitment"])
         rebuilt[owner] = (kind, value)
     ck.eq(what("a secret rebuilt per client of U2"), sorted(rebuilt), sorted(u2))
 
@@ -437,6 +462,8 @@ def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
             ck.eq(what(tag + " c_public_key"), field(f, 1), h(c["c_public_key"]))
             ck.eq(what(tag + " s_public_key"), field(f, 2), h(c["s_public_key"]))
             ck.eq(what(tag + " signature"), field(f, 3), h(c["advertise_signature"]))
+            ck.eq(what(tag + " self_mask_commitment"), field(f, 4), h(c["self_mask_commitment"]))
+            ck.eq(what(tag + " fields"), field_numbers(f), sorted(ADVERTISE_KEYS_FIELDS))
         elif direction == "server_to_client" and case == "share_keys":
             ck.eq(what(tag + " session_id"), field(f, 1), sid)
             ck.eq(what(tag + " num_advertised"), field(f, 2), len(u1))
@@ -446,9 +473,12 @@ def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
                 kid = field(ef, 1)
                 kf = proto_fields(field(ef, 2, b""))
                 listed.append(kid)
-                ck.eq(what(tag + f" keys of {kid}"), (field(kf, 1), field(kf, 2), field(kf, 3)),
+                ck.eq(what(tag + f" keys of {kid} (its advertisement as sent)"),
+                      (field(kf, 1), field(kf, 2), field(kf, 3), field(kf, 4),
+                       field_numbers(kf)),
                       (keys[kid]["c_pk"], keys[kid]["s_pk"],
-                       h(clients[kid]["advertise_signature"])))
+                       h(clients[kid]["advertise_signature"]), keys[kid]["commitment"],
+                       sorted(ADVERTISE_KEYS_FIELDS)))
             ck.eq(what(tag + " clients = N[u]"), listed, u1)
         elif direction == "client_to_server" and case == "share_keys":
             got = [(field(proto_fields(e), 1), field(proto_fields(e), 2)) for e in repeated(f, 1)]
@@ -462,6 +492,12 @@ def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
                   clients[cid]["masked_with"])
         elif direction == "client_to_server" and case == "masked_input":
             ck.eq(what(tag + " packed"), field(f, 1), h(clients[cid]["masked_input_packed"]))
+            ck.eq(what(tag + " unusable_shares_from"), repeated_uint32(f, 2),
+                  clients[cid]["unusable_shares_from"])
+            # Empty, so absent on the wire: the bytes are those of a MaskedInput without it.
+            ck.eq(what(tag + " fields (unusable_shares_from absent)"), field_numbers(f),
+                  [n for n in sorted(MASKED_INPUT_FIELDS)
+                   if n == 1 or clients[cid]["unusable_shares_from"]])
         elif direction == "server_to_client" and case == "consistency_check":
             ck.eq(what(tag + " survivor_ids"), repeated_uint32(f, 1), u3)
         elif direction == "client_to_server" and case == "consistency_check":
@@ -523,10 +559,13 @@ def run_all(ck, doc):
 
 
 def leaves(node, path=()):
+    """The paths of the scalars, and of the empty lists (which hold none)."""
     if isinstance(node, dict):
         for key, value in node.items():
             yield from leaves(value, path + (key,))
     elif isinstance(node, list):
+        if not node:
+            yield path
         for i, value in enumerate(node):
             yield from leaves(value, path + (i,))
     else:
@@ -534,7 +573,10 @@ def leaves(node, path=()):
 
 
 def mutated(value):
-    """A different value of the same JSON type: one hex digit flipped, a number plus one."""
+    """A different value of the same JSON type: one hex digit flipped, a number plus one, an
+    empty list given an element (e.g. an `unusable_shares_from` naming client 1)."""
+    if value == []:
+        return [1]
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
@@ -548,7 +590,9 @@ def mutated(value):
 
 
 def mutation_test(text):
-    """Alters each field of the file in turn (except free text) and checks that a check fails."""
+    """Alters each field of the file in turn (except free text) and checks that a check fails:
+    each scalar, and each empty list (`unusable_shares_from`, `dropped_ids`, `key_shares` where
+    nothing is revealed)."""
     plain = json.loads(text)
     free_text = {"about", "generator", "description"}
     survived, tried = [], 0

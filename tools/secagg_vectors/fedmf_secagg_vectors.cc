@@ -79,15 +79,16 @@ absl::Status Main() {
   absl::StatusOr<nlohmann::ordered_json> all = Session(
       "no_dropout", "fedmf/test-vectors/no-dropout", {},
       "Clients 1, 2 and 3 answer every stage: the pairwise masks cancel in the sum, the server "
-      "rebuilds each client's self-mask secret b from 2 shares.");
+      "rebuilds each client's self-mask secret b from 2 shares and checks it against the "
+      "commitment in the client's advertisement.");
   if (!all.ok()) return all.status();
   sessions.push_back(std::move(*all));
   absl::StatusOr<nlohmann::ordered_json> dropout = Session(
       "client_3_drops", "fedmf/test-vectors/client-3-drops", {3},
       "Client 3 sends its ShareKeys response and then drops (it never gets its "
       "MaskedInputRequest): clients 1 and 2 mask with it, and the server rebuilds client 3's "
-      "s private key from the key shares of clients 1 and 2 to remove those pairwise masks. The "
-      "sum is x_1 + x_2.");
+      "s private key from the key shares of clients 1 and 2 (checked against its s public key) "
+      "to remove those pairwise masks. The sum is x_1 + x_2.");
   if (!dropout.ok()) return dropout.status();
   sessions.push_back(std::move(*dropout));
   file["sessions"] = std::move(sessions);

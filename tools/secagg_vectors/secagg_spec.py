@@ -229,6 +229,17 @@ SERVER_CASES = {1: "share_keys", 2: "masked_input", 3: "consistency_check", 4: "
                 5: "abort"}
 
 
+# The fields of the messages whose every field the checker compares (secagg.proto).
+ADVERTISE_KEYS_FIELDS = {1: "c_public_key", 2: "s_public_key", 3: "signature",
+                         4: "self_mask_commitment"}
+MASKED_INPUT_FIELDS = {1: "packed", 2: "unusable_shares_from"}
+
+
+def field_numbers(fields):
+    """The distinct field numbers present on the wire, ascending (proto3 omits empty fields)."""
+    return sorted({n for n, _ in fields})
+
+
 def oneof(data, cases):
     fields = proto_fields(data)
     if len(fields) != 1 or fields[0][0] not in cases:

@@ -32,8 +32,9 @@ struct RecordedClient {
   std::string signing_seed;        // Ed25519 seed (RFC 8032 secret key), 32 bytes
   std::string signing_public_key;  // 32 bytes
   std::vector<uint64_t> input;     // x_u, each < 2^b
-  // ClientSession::Export after Start, after the ShareKeys response and after the masked input
-  // (the last only for a client that sent one).
+  // ClientSession::Export after Start (keys, input and the self-mask secret b it committed to),
+  // after the ShareKeys response and after the masked input (the last only for a client that sent
+  // one).
   fedmf::v1::secagg::ClientSessionState after_advertise;
   fedmf::v1::secagg::ClientSessionState after_share_keys;
   fedmf::v1::secagg::ClientSessionState after_masked_input;

@@ -173,7 +173,8 @@ class Builder {
     return absl::OkStatus();
   }
 
-  // Secret and public keys from the exported states, the advertisement and its signature.
+  // Secret and public keys and the self-mask secret b from the states exported after Start (b is
+  // drawn there), the commitment to b, the advertisement and its signature.
   absl::Status ClientKeys() {
     json clients = json::array();
     for (const RecordedClient& c : s_.clients) {
@@ -195,8 +196,25 @@ class Builder {
       if (m.c_public_key() != k.c_public || m.s_public_key() != k.s_public) {
         return Mismatch("advertised public keys");
       }
+      const Bytes b = ToBytes(st.self_mask_secret());
+      if (b.size() != crypto::kShamirSecretSize) return Mismatch("self_mask_secret size");
+      self_mask_secrets_[c.id] = b;
+      // SHA-256(label || config digest || u32 id || b), by hand and by the library.
+      Bytes commitment_input;
+      Append(commitment_input, secagg::kLabelSelfMaskCommitment);
+      Append(commitment_input, digest_);
+      AppendU32(commitment_input, c.id);
+      Append(commitment_input, b);
+      VECTORS_ASSIGN_OR_RETURN(const secagg::Commitment commitment,
+                               secagg::SelfMaskCommitment(digest_, c.id, b));
+      VECTORS_ASSIGN_OR_RETURN(const auto hashed, Sha256Of(commitment_input));
+      if (hashed != commitment) return Mismatch("self_mask_commitment_input");
+      if (ToBytes(commitment) != ToBytes(m.self_mask_commitment())) {
+        return Mismatch("self_mask_commitment");
+      }
+      commitments_[c.id] = commitment;
       const Bytes message = secagg::AdvertisementMessage(digest_, c.id, c_key.public_key().bytes(),
-                                                         s_key.public_key().bytes());
+                                                         s_key.public_key().bytes(), commitment);
       VECTORS_ASSIGN_OR_RETURN(auto signing,
                                crypto::Ed25519PrivateKey::FromSeed(ToBytes(c.signing_seed)));
       VECTORS_ASSIGN_OR_RETURN(const crypto::Ed25519Signature signature, signing.Sign(message));
@@ -212,6 +230,9 @@ class Builder {
       j["c_public_key"] = Hex(k.c_public);
       j["s_private_key"] = Hex(k.s_private);
       j["s_public_key"] = Hex(k.s_public);
+      j["self_mask_secret"] = Hex(b);
+      j["self_mask_commitment_input"] = Hex(commitment_input);
+      j["self_mask_commitment"] = Hex(commitment);
       j["advertise_message"] = Hex(message);
       j["advertise_signature"] = Hex(m.signature());
       clients.push_back(std::move(j));
@@ -228,7 +249,16 @@ class Builder {
       const fedmf::v1::secagg::ShareKeysRequest& m = r->server_message.share_keys();
       if (ToBytes(m.session_id()) != ToBytes(s_.session_id)) return Mismatch("request's sid");
       std::vector<uint32_t>& hood = neighborhood_[r->client];
-      for (const fedmf::v1::secagg::ClientKeys& k : m.clients()) hood.push_back(k.client_id());
+      for (const fedmf::v1::secagg::ClientKeys& k : m.clients()) {
+        // Each member's advertisement as it sent it, commitment included (it is signed).
+        const std::vector<const RecordedMessage*> sent =
+            Find("AdvertiseKeys", false, k.client_id());
+        if (sent.size() != 1 || k.keys().SerializeAsString() !=
+                                    sent[0]->client_message.advertise_keys().SerializeAsString()) {
+          return Mismatch("forwarded advertisement");
+        }
+        hood.push_back(k.client_id());
+      }
       for (uint32_t id : hood) advertised_.insert(id);
       num_advertised_ = m.num_advertised();
     }
@@ -366,6 +396,10 @@ class Builder {
       const ClientSessionState::Neighbor* self = NeighborIn(st, owner);
       if (self == nullptr) return Mismatch("own neighbor entry");
       held_[{owner, owner}] = {ToBytes(self->key_share()), ToBytes(self->self_mask_share())};
+      // The b it shares is the b it committed to when it advertised.
+      if (ToBytes(st.self_mask_secret()) != self_mask_secrets_.at(owner)) {
+        return Mismatch("self_mask_secret shared and self_mask_secret committed");
+      }
       secrets_[owner] = {ToBytes(keys_.at(owner).s_private), ToBytes(st.self_mask_secret())};
       const std::vector<uint32_t>& hood = neighborhood_.at(owner);
       for (int kind = 0; kind < 2; ++kind) {
@@ -401,16 +435,12 @@ class Builder {
       }
     }
     out_["shamir"] = std::move(out);
-    // The secrets also go with their clients.
-    for (json& j : out_["clients"]) {
-      const uint32_t id = j["id"].get<uint32_t>();
-      if (secrets_.contains(id)) j["self_mask_secret"] = Hex(secrets_[id].second);
-    }
     return absl::OkStatus();
   }
 
   // Per client: input, self_mask_seed and self mask, and (if sent) the masked input, checked
-  // against x + self mask + pairwise masks.
+  // against x + self mask + pairwise masks, with the neighbors it reported unusable shares of
+  // (none: Shares() decrypted and decoded every ciphertext).
   absl::Status MaskedInputs() {
     const int bits = s_.config.bits;
     const size_t d = s_.config.length;
@@ -445,7 +475,16 @@ class Builder {
       }
       const std::vector<const RecordedMessage*> reply = Find("MaskedInput", false, id);
       if (reply.size() != 1) return Mismatch("MaskedInput count");
-      const std::string& packed = reply[0]->client_message.masked_input().packed();
+      const fedmf::v1::secagg::MaskedInput& sent = reply[0]->client_message.masked_input();
+      const std::string& packed = sent.packed();
+      // The reported neighbors are those its state marks unusable; in these sessions none.
+      const std::vector<uint32_t> reported(sent.unusable_shares_from().begin(),
+                                           sent.unusable_shares_from().end());
+      std::vector<uint32_t> unusable;
+      for (const ClientSessionState::Neighbor& n : c.after_masked_input.neighbors()) {
+        if (n.unusable()) unusable.push_back(n.id());
+      }
+      if (reported != unusable || !reported.empty()) return Mismatch("unusable_shares_from");
       VECTORS_ASSIGN_OR_RETURN(std::vector<uint64_t> y,
                                secagg::UnpackVector(ToBytes(packed), d, bits));
       std::vector<uint64_t> expected = c.input;
@@ -460,6 +499,7 @@ class Builder {
       j["masked_with"] = Ids(senders);
       j["masked_input"] = Values(y);
       j["masked_input_packed"] = Hex(packed);
+      j["unusable_shares_from"] = Ids(reported);
       masked_inputs_[id] = std::move(y);
     }
     return absl::OkStatus();
@@ -487,7 +527,9 @@ class Builder {
   }
 
   // The requests and responses, the secrets the server rebuilds from the first t shares of each
-  // owner (in arrival order), the masks it removes and the sum.
+  // owner (in arrival order) and checks (b against the owner's commitment, s_SK against its s_pk:
+  // honest shares pass, so the server needs no error-correcting decode), the masks it removes and
+  // the sum.
   absl::Status Unmasking() {
     json requests = json::array();
     for (const RecordedMessage* r : Find("Unmasking", true)) {
@@ -541,6 +583,18 @@ class Builder {
                                crypto::ShamirReconstruct(shares, params));
       const Bytes& expected = is_key[owner] ? secrets_.at(owner).first : secrets_.at(owner).second;
       if (ToBytes(secret.span()) != expected) return Mismatch("rebuilt secret");
+      if (is_key[owner]) {
+        VECTORS_ASSIGN_OR_RETURN(auto key, crypto::X25519PrivateKey::FromBytes(secret.span()));
+        if (ToBytes(key.public_key().bytes()) != ToBytes(keys_.at(owner).s_public)) {
+          return Mismatch("rebuilt s private key and s_public_key");
+        }
+      } else {
+        VECTORS_ASSIGN_OR_RETURN(const secagg::Commitment commitment,
+                                 secagg::SelfMaskCommitment(digest_, owner, secret.span()));
+        if (commitment != commitments_.at(owner)) {
+          return Mismatch("rebuilt self_mask_secret and self_mask_commitment");
+        }
+      }
       json indices = json::array();
       for (const crypto::ShamirShare& s : shares) indices.push_back(s.index);
       rebuilt.push_back({{"owner", owner},
@@ -603,6 +657,8 @@ class Builder {
   json out_;
   std::array<uint8_t, 32> digest_{};
   std::map<uint32_t, KeySet> keys_;
+  std::map<uint32_t, Bytes> self_mask_secrets_;             // b, drawn at Start
+  std::map<uint32_t, secagg::Commitment> commitments_;      // its self_mask_commitment
   std::map<uint32_t, std::vector<uint32_t>> neighborhood_;  // N[u] from u's ShareKeysRequest
   std::set<uint32_t> advertised_;                           // U1
   uint32_t num_advertised_ = 0;

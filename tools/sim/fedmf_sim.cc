@@ -60,6 +60,8 @@ absl::Status Simulate() {
   if (!flag_options.ok()) return flag_options.status();
   server::CoordinatorOptions options = *std::move(flag_options);
   options.simulation_plain_sum = absl::GetFlag(FLAGS_plain_sum);
+  // A simulation is a batch job whose clients are all honest: repeated failures end it.
+  if (options.max_failed_rounds == 0) options.max_failed_rounds = 5;
   options.enrollment_token = kEnrollmentToken;
   options.num_users = train->num_users();
   if (const int64_t every = absl::GetFlag(FLAGS_evaluate_every); every > 0) {

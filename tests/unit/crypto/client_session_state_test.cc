@@ -314,7 +314,7 @@ TEST_F(CorruptStateTest, LowOrderNeighborKey) {
 TEST_F(CorruptStateTest, ShareLengths) {
   ClientSessionState state = Genuine(ServerStage::kConsistencyCheck);
   state.mutable_neighbors(0)->mutable_key_share()->pop_back();
-  ExpectRefused(state, "neighbors[0] (client 1, shared=1): shares of 39 and 40 bytes");
+  ExpectRefused(state, "neighbors[0] (client 1, shared=1, unusable=0): shares of 39 and 40 bytes");
   // A neighbor that has not shared yet cannot hold shares.
   state = Genuine(ServerStage::kMaskedInput);
   state.mutable_neighbors(0)->set_shared(true);
@@ -341,8 +341,54 @@ TEST_F(CorruptStateTest, ConfigDigestAndIds) {
   state.set_client_id(4);
   ExpectRefused(state, "client_id 4");
   state = Genuine(ServerStage::kShareKeys);
-  state.set_format_version(2);
-  ExpectRefused(state, "format_version 2");
+  state.set_format_version(3);
+  ExpectRefused(state, "format_version 3");
+}
+
+// A neighbor whose ciphertext did not decrypt: reported, holding no shares.
+TEST_F(CorruptStateTest, UnusableNeighbor) {
+  ClientSessionState state = Genuine(ServerStage::kConsistencyCheck);
+  state.mutable_neighbors(0)->set_unusable(true);
+  ExpectRefused(state,
+                "neighbors[0] (client 1, shared=1, unusable=1): shares of 40 and 40 bytes, "
+                "need 0");
+  state.mutable_neighbors(0)->clear_key_share();
+  state.mutable_neighbors(0)->clear_self_mask_share();
+  EXPECT_TRUE(Restore(state).ok()) << Restore(state);
+  state.mutable_neighbors(2)->set_unusable(true);  // client 3 itself
+  state.mutable_neighbors(2)->clear_key_share();
+  state.mutable_neighbors(2)->clear_self_mask_share();
+  ExpectRefused(state, "neighbors[2] (client 3) unusable but itself");
+  state = Genuine(ServerStage::kMaskedInput);
+  state.mutable_neighbors(0)->set_unusable(true);
+  ExpectRefused(state, "neighbors[0] (client 1) unusable but not shared");
+}
+
+// b is fixed (and committed) at advertisement, so a session awaiting ShareKeys holds it.
+TEST_F(CorruptStateTest, SelfMaskSecretFromAdvertisement) {
+  ClientSessionState state = Genuine(ServerStage::kShareKeys);
+  ASSERT_EQ(state.self_mask_secret().size(), 32u);
+  state.clear_self_mask_secret();
+  ExpectRefused(state, "self_mask_secret is 0 bytes, need 32 in stage AwaitingShareKeys");
+}
+
+// A format-1 state saved mid-session (the protocol before the self-mask commitment) restores as
+// an aborted session, keeping the participant; its secrets are gone.
+TEST_F(CorruptStateTest, FormatOneSessionInProgressRestoresAborted) {
+  ClientSessionState state = Genuine(ServerStage::kUnmasking);
+  state.set_format_version(1);
+  absl::StatusOr<ClientIdentity> identity = harness_->Identity(id_);
+  ASSERT_TRUE(identity.ok());
+  absl::StatusOr<std::unique_ptr<ClientSession>> session =
+      ClientSession::Restore(state, std::move(*identity), harness_->directory());
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->stage(), ClientStage::kAborted);
+  EXPECT_THAT((*session)->abort_reason(), HasSubstr("state format 1"));
+  absl::StatusOr<ClientSessionState> exported = (*session)->Export();
+  ASSERT_TRUE(exported.ok());
+  EXPECT_EQ(exported->format_version(), 2u);
+  EXPECT_TRUE(exported->s_private_key().empty());
+  EXPECT_TRUE(exported->self_mask_secret().empty());
 }
 
 TEST_F(CorruptStateTest, InputWrongSizeOrPresentTooLate) {

@@ -208,22 +208,49 @@ TEST_F(ClientStageTest, MaskedInputSendersNotAscendingAborts) {
   ExpectAbort(client(1), message(1), "share senders not ascending");
 }
 
-TEST_F(ClientStageTest, MaskedInputTamperedCiphertextAborts) {
+// A ciphertext that does not decrypt is its sender's doing (or the server's), never a reason to
+// abort: the client reports the sender with its masked input and holds none of its shares.
+TEST_F(ClientStageTest, MaskedInputTamperedCiphertextIsReported) {
   Begin(ServerStage::kMaskedInput);
   auto* entry = message(1).mutable_masked_input()->mutable_shares(0);
   std::string ct = entry->ciphertext();
   ct[20] ^= 1;
   entry->set_ciphertext(ct);
-  ExpectAbort(client(1), message(1), "shares from client 2 do not decrypt");
+  absl::StatusOr<std::optional<fedmf::v1::secagg::ClientToServer>> reply =
+      client(1).Handle(message(1));
+  ASSERT_TRUE(reply.ok() && reply->has_value()) << reply.status();
+  ASSERT_TRUE((*reply)->has_masked_input());
+  EXPECT_THAT((*reply)->masked_input().unusable_shares_from(), ::testing::ElementsAre(2u));
+  EXPECT_EQ(client(1).stage(), ClientStage::kAwaitingUnmasking);
 }
 
-TEST_F(ClientStageTest, MaskedInputCiphertextForAnotherReceiverAborts) {
+TEST_F(ClientStageTest, MaskedInputCiphertextForAnotherReceiverIsReported) {
   Begin(ServerStage::kMaskedInput);
   // Client 2's ciphertext for client 3, delivered to client 1 as if it were for 1.
   const std::string for_3 = message(3).masked_input().shares(1).ciphertext();
   ASSERT_EQ(message(3).masked_input().shares(1).peer_id(), 2u);
   message(1).mutable_masked_input()->mutable_shares(0)->set_ciphertext(for_3);
-  ExpectAbort(client(1), message(1), "shares from client 2 do not decrypt");
+  absl::StatusOr<std::optional<fedmf::v1::secagg::ClientToServer>> reply =
+      client(1).Handle(message(1));
+  ASSERT_TRUE(reply.ok() && reply->has_value()) << reply.status();
+  EXPECT_THAT((*reply)->masked_input().unusable_shares_from(), ::testing::ElementsAre(2u));
+}
+
+// ... and at unmasking it reveals no share of that sender (it has none), and the round completes.
+TEST_F(ClientStageTest, UnusableSharesAreNotRevealed) {
+  Begin(ServerStage::kMaskedInput);
+  auto* entry = message(1).mutable_masked_input()->mutable_shares(0);
+  entry->set_ciphertext(std::string(entry->ciphertext().size(), 'x'));
+  harness_->Deliver(messages_);
+  std::map<uint32_t, ServerToClient> unmasking = harness_->AdvanceTo(ServerStage::kUnmasking);
+  ASSERT_TRUE(harness_->status().ok()) << harness_->status();
+  harness_->Deliver(unmasking);
+  for (const auto& r : harness_->last_reply(1).unmasking().self_mask_shares()) {
+    EXPECT_NE(r.owner_id(), 2u);
+  }
+  EXPECT_EQ(harness_->last_reply(1).unmasking().self_mask_shares_size(), 4);
+  harness_->AdvanceTo(ServerStage::kCompleted);
+  ASSERT_EQ(harness_->server().stage(), ServerStage::kCompleted) << harness_->server().status();
 }
 
 TEST(ClientSessionTest, MaskedInputRequestBeforeSetInputIsRetryable) {

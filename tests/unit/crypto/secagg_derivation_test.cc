@@ -113,8 +113,27 @@ TEST(SecAggDerivationTest, SignedMessageLayouts) {
   EXPECT_EQ(ToHex(SurvivorListMessage(Fill(0xbb), survivors)),
             std::string("6665646d662f7365636167672f76312f7375727669766f7273") +
                 std::string(64, 'b') + "02000000" + "01000000" + "02010000");
-  const std::vector<uint8_t> ad = AdvertisementMessage(Fill(1), 7, Fill(2), Fill(3));
-  EXPECT_EQ(ad.size(), std::string("fedmf/secagg/v1/advertise").size() + 32 + 4 + 64);
+  const std::vector<uint8_t> ad = AdvertisementMessage(Fill(1), 7, Fill(2), Fill(3), Fill(4));
+  auto repeat = [](const char* byte) {
+    std::string out;
+    for (int i = 0; i < 32; ++i) out += byte;
+    return out;
+  };
+  EXPECT_EQ(ToHex(ad), std::string("6665646d662f7365636167672f76312f616476657274697365") +
+                           repeat("01") + "07000000" + repeat("02") + repeat("03") + repeat("04"));
+}
+
+// SHA-256(label || config digest || u32 id || b), recomputed from the layout.
+TEST(SecAggDerivationTest, SelfMaskCommitmentLayout) {
+  const std::vector<uint8_t> b(32, 0x5a);
+  Sha256 hash;
+  hash.Update(absl::string_view("fedmf/secagg/v1/self-mask-commitment"));
+  hash.Update(Fill(9));
+  hash.Update(std::vector<uint8_t>{0x07, 0x01, 0x00, 0x00});  // 263
+  hash.Update(b);
+  const std::array<uint8_t, 32> expected = hash.Finish().value();
+  EXPECT_EQ(SelfMaskCommitment(Fill(9), 263, b).value(), expected);
+  EXPECT_NE(SelfMaskCommitment(Fill(9), 262, b).value(), expected);
 }
 
 }  // namespace

@@ -175,6 +175,7 @@ DriverResult RunSession(const DriverOptions& o) {
   }
   if (server.graph() != nullptr) r.complete_graph = server.graph()->complete();
   r.included = server.IncludedClients();
+  r.misbehaviour = server.misbehaviour();
   r.expected.assign(config.length, 0);
   std::mt19937_64 replay(o.input_seed);
   for (uint32_t id : ids) {

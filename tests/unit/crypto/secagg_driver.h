@@ -70,6 +70,7 @@ struct DriverResult {
   int completed_clients = 0;
   bool complete_graph = true;         // the server's graph (when it got that far)
   std::vector<double> close_seconds;  // wall time of each ServerSession::CloseStage call
+  std::vector<ServerSession::Misbehaviour> misbehaviour;  // the server's
 };
 
 DriverResult RunSession(const DriverOptions& options);

@@ -3,6 +3,7 @@
 // recorded secrets (ClientSession::Restore) accepts the recorded key list and answers the
 // recorded MaskedInputRequest, ConsistencyCheckRequest and UnmaskingRequest with exactly the
 // recorded bytes (those stages are deterministic given the client's state).
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,10 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "crypto/aead.h"
 #include "crypto/ed25519.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/config.h"
+#include "crypto/secagg/derivation.h"
 #include "crypto/secagg/signing_directory.h"
+#include "crypto/shamir.h"
 #include "gtest/gtest.h"
 #include "tests/unit/crypto/secagg_vectors_file.h"
 
@@ -25,11 +29,12 @@ using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::ServerToClient;
 
 // The session state every restored client of session `s` starts from: client `c`'s recorded
-// keys and input at `stage` (the caller adds what that stage holds).
+// keys, input and self-mask secret b (held from AWAITING_SHARE_KEYS on, state format 2) at
+// `stage` (the caller adds what that stage holds).
 ClientSessionState RecordedState(const json& s, const json& c, const SessionConfig& config,
                                  ClientSessionState::Stage stage) {
   ClientSessionState state;
-  state.set_format_version(1);
+  state.set_format_version(2);
   *state.mutable_config() = ConfigToProto(config);
   state.set_config_digest(Str(B(s.at("config_digest"))));
   state.set_client_id(c.at("id").get<uint32_t>());
@@ -38,6 +43,7 @@ ClientSessionState RecordedState(const json& s, const json& c, const SessionConf
   state.set_s_private_key(Str(B(c.at("s_private_key"))));
   state.set_has_input(true);
   state.set_input(Str(B(c.at("input_packed"))));
+  state.set_self_mask_secret(Str(B(c.at("self_mask_secret"))));
   return state;
 }
 
@@ -90,6 +96,7 @@ TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
       EXPECT_EQ(H(keys.c_public_key()), c.at("c_public_key"));
       EXPECT_EQ(H(keys.s_public_key()), c.at("s_public_key"));
       EXPECT_EQ(H(keys.signature()), c.at("advertise_signature"));
+      EXPECT_EQ(H(keys.self_mask_commitment()), c.at("self_mask_commitment"));
 
       const std::vector<Bytes> request = Messages(s, "ShareKeys", true, id);
       ASSERT_EQ(request.size(), 1u);
@@ -103,6 +110,8 @@ TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
         EXPECT_EQ(H(entry.keys().c_public_key()), Client(s, advertised[i]).at("c_public_key"));
         EXPECT_EQ(H(entry.keys().s_public_key()), Client(s, advertised[i]).at("s_public_key"));
         EXPECT_EQ(H(entry.keys().signature()), Client(s, advertised[i]).at("advertise_signature"));
+        EXPECT_EQ(H(entry.keys().self_mask_commitment()),
+                  Client(s, advertised[i]).at("self_mask_commitment"));
       }
       const std::vector<Bytes> response = Messages(s, "ShareKeys", false, id);
       ASSERT_EQ(response.size(), 1u);
@@ -142,8 +151,16 @@ TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
       EXPECT_EQ(senders, Ids(c.at("masked_with")));
       const std::vector<Bytes> reply = Messages(s, "MaskedInput", false, id);
       ASSERT_EQ(reply.size(), 1u);
-      EXPECT_EQ(H(Parse<ClientToServer>(reply[0]).masked_input().packed()),
-                c.at("masked_input_packed"));
+      const auto masked = Parse<ClientToServer>(reply[0]).masked_input();
+      EXPECT_EQ(H(masked.packed()), c.at("masked_input_packed"));
+      EXPECT_EQ(std::vector<uint32_t>(masked.unusable_shares_from().begin(),
+                                      masked.unusable_shares_from().end()),
+                Ids(c.at("unusable_shares_from")));
+      // Nothing reported: the bytes are those of a MaskedInput with `packed` only.
+      EXPECT_EQ(masked.unusable_shares_from_size(), 0);
+      ClientToServer packed_only;
+      packed_only.mutable_masked_input()->set_packed(masked.packed());
+      EXPECT_EQ(H(packed_only.SerializeAsString()), H(reply[0]));
       const auto cc = Parse<ServerToClient>(Messages(s, "ConsistencyCheck", true, id).at(0));
       EXPECT_EQ(std::vector<uint32_t>(cc.consistency_check().survivor_ids().begin(),
                                       cc.consistency_check().survivor_ids().end()),
@@ -217,7 +234,6 @@ TEST(SecAggVectorsTest, RestoredClientRepliesAsRecorded) {
         entry->set_key_share(Str(HeldShare(s, id, "s_private_key", id)));
         entry->set_self_mask_share(Str(HeldShare(s, id, "self_mask_secret", id)));
       }
-      state.set_self_mask_secret(Str(B(c.at("self_mask_secret"))));
       absl::StatusOr<std::unique_ptr<ClientSession>> client =
           ClientSession::Restore(state, Identity(c), directory);
       ASSERT_TRUE(client.ok()) << client.status();
@@ -239,7 +255,9 @@ TEST(SecAggVectorsTest, RestoredClientRepliesAsRecorded) {
 }
 
 // A client restored just after advertising accepts the recorded ShareKeysRequest (it recomputes
-// the session id and verifies every advertisement signature) and shares with every neighbor.
+// the session id and verifies every advertisement signature, commitments included) and shares
+// with every neighbor: the b it shares is the recorded one it committed to, and its key shares
+// rebuild its s private key.
 TEST(SecAggVectorsTest, RestoredClientAcceptsTheRecordedKeyList) {
   for (const json& s : Sessions()) {
     SCOPED_TRACE(s.at("name").get<std::string>());
@@ -259,8 +277,31 @@ TEST(SecAggVectorsTest, RestoredClientAcceptsTheRecordedKeyList) {
           (*client)->Handle(Parse<ServerToClient>(request[0]));
       ASSERT_TRUE(answer.ok()) << answer.status();
       ASSERT_TRUE(answer->has_value() && (*answer)->has_share_keys()) << (*client)->abort_reason();
-      EXPECT_EQ(static_cast<size_t>((*answer)->share_keys().shares_size()),
-                Ids(s.at("advertised")).size() - 1);
+      const std::vector<uint32_t> advertised = Ids(s.at("advertised"));
+      EXPECT_EQ(static_cast<size_t>((*answer)->share_keys().shares_size()), advertised.size() - 1);
+      // Each receiver's shares, from the ciphertexts opened with the recorded share keys; the
+      // new shares are random, so t of them are checked by what they rebuild.
+      std::vector<crypto::ShamirShare> key_shares, b_shares;
+      for (const auto& e : (*answer)->share_keys().shares()) {
+        const crypto::Aes256Gcm aead =
+            crypto::Aes256Gcm::Create(B(PairOf(s, id, e.peer_id()).at("share_key"))).value();
+        absl::StatusOr<crypto::SecretBytes> payload =
+            aead.Decrypt(Bytes(e.ciphertext().begin(), e.ciphertext().end()),
+                         ShareAssociatedData(Sid(s), id, e.peer_id()));
+        ASSERT_TRUE(payload.ok()) << payload.status();
+        absl::StatusOr<SharePayload> shares = DecodeSharePayload(*payload, id, e.peer_id());
+        ASSERT_TRUE(shares.ok()) << shares.status();
+        const auto index = static_cast<uint32_t>(
+            std::find(advertised.begin(), advertised.end(), e.peer_id()) - advertised.begin() + 1);
+        key_shares.push_back({index, std::move(shares->key_share)});
+        b_shares.push_back({index, std::move(shares->self_mask_share)});
+      }
+      const crypto::ShamirParams params{config.threshold, static_cast<int>(advertised.size())};
+      ASSERT_GE(b_shares.size(), static_cast<size_t>(config.threshold));  // the first t are used
+      EXPECT_EQ(H(crypto::ShamirReconstruct(b_shares, params).value().span()),
+                c.at("self_mask_secret"));
+      EXPECT_EQ(H(crypto::ShamirReconstruct(key_shares, params).value().span()),
+                c.at("s_private_key"));
     }
   }
 }

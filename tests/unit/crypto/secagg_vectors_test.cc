@@ -60,8 +60,21 @@ TEST(SecAggVectorsTest, KeysAndAdvertisements) {
       const crypto::Ed25519PrivateKey signing =
           crypto::Ed25519PrivateKey::FromSeed(B(c.at("signing_key_seed"))).value();
       EXPECT_EQ(H(signing.public_key().bytes()), c.at("signing_public_key"));
-      const Bytes message =
-          AdvertisementMessage(digest, id, c_key.public_key().bytes(), s_key.public_key().bytes());
+      // The commitment to b, by the library and over the recorded hashed bytes.
+      const Bytes b = B(c.at("self_mask_secret"));
+      EXPECT_EQ(b.size(), crypto::kShamirSecretSize);
+      const Commitment commitment = SelfMaskCommitment(digest, id, b).value();
+      EXPECT_EQ(H(commitment), c.at("self_mask_commitment"));
+      Bytes commitment_input(kLabelSelfMaskCommitment.begin(), kLabelSelfMaskCommitment.end());
+      commitment_input.insert(commitment_input.end(), digest.begin(), digest.end());
+      for (int i = 0; i < 4; ++i) commitment_input.push_back(static_cast<uint8_t>(id >> (8 * i)));
+      commitment_input.insert(commitment_input.end(), b.begin(), b.end());
+      EXPECT_EQ(H(commitment_input), c.at("self_mask_commitment_input"));
+      Sha256 h;
+      h.Update(commitment_input);
+      EXPECT_EQ(h.Finish().value(), commitment);
+      const Bytes message = AdvertisementMessage(digest, id, c_key.public_key().bytes(),
+                                                 s_key.public_key().bytes(), commitment);
       EXPECT_EQ(H(message), c.at("advertise_message"));
       EXPECT_EQ(H(signing.Sign(message).value()), c.at("advertise_signature"));
       EXPECT_TRUE(signing.public_key().Verify(message, B(c.at("advertise_signature"))).ok());
@@ -254,6 +267,7 @@ TEST(SecAggVectorsTest, MaskedInputs) {
                 V(c.at("self_mask")));
       const bool in_u3 = std::find(included.begin(), included.end(), id) != included.end();
       EXPECT_EQ(c.contains("masked_input"), in_u3);
+      EXPECT_EQ(c.contains("unusable_shares_from"), in_u3);
       if (!in_u3) continue;
       std::vector<uint64_t> y = x;
       ASSERT_TRUE(
@@ -268,6 +282,8 @@ TEST(SecAggVectorsTest, MaskedInputs) {
       EXPECT_EQ(y, V(c.at("masked_input")));
       EXPECT_EQ(H(PackVector<uint64_t>(y, config.bits).value()), c.at("masked_input_packed"));
       EXPECT_TRUE(ValidatePacked(B(c.at("masked_input_packed")), config.length, config.bits).ok());
+      // Every ciphertext to it decrypted (ShareCiphertextsDecryptToThePayloads): nothing reported.
+      EXPECT_EQ(Ids(c.at("unusable_shares_from")), std::vector<uint32_t>{});
     }
   }
 }
@@ -292,8 +308,9 @@ TEST(SecAggVectorsTest, ConsistencyCheckSignatures) {
   }
 }
 
-// The server's side: the revealed shares are the ones held, they rebuild the secrets, and
-// removing the masks from the sum of the masked inputs leaves the sum of the inputs.
+// The server's side: the revealed shares are the ones held, they rebuild the secrets, which pass
+// the server's checks (b against the commitment, s_SK against s_pk), and removing the masks from
+// the sum of the masked inputs leaves the sum of the inputs.
 TEST(SecAggVectorsTest, UnmaskingGivesTheSumOfTheIncludedInputs) {
   for (const json& s : Sessions()) {
     SCOPED_TRACE(s.at("name").get<std::string>());
@@ -328,8 +345,19 @@ TEST(SecAggVectorsTest, UnmaskingGivesTheSumOfTheIncludedInputs) {
           }
         }
       }
-      EXPECT_EQ(self_owners, included) << holder;
-      EXPECT_EQ(key_owners, dropped) << holder;
+      // N[u] ∩ U3 and N(u) ∩ (U2 \ U3), minus the owners whose shares it reported unusable.
+      const std::vector<uint32_t> reported = Ids(Client(s, holder).at("unusable_shares_from"));
+      auto unreported = [&reported](std::vector<uint32_t> owners) {
+        owners.erase(std::remove_if(owners.begin(), owners.end(),
+                                    [&reported](uint32_t o) {
+                                      return std::find(reported.begin(), reported.end(), o) !=
+                                             reported.end();
+                                    }),
+                     owners.end());
+        return owners;
+      };
+      EXPECT_EQ(self_owners, unreported(included)) << holder;
+      EXPECT_EQ(key_owners, unreported(dropped)) << holder;
     }
     const crypto::ShamirParams params{config.threshold,
                                       static_cast<int>(Ids(s.at("advertised")).size())};
@@ -358,6 +386,9 @@ TEST(SecAggVectorsTest, UnmaskingGivesTheSumOfTheIncludedInputs) {
       EXPECT_EQ(H(secret->span()), r.at("value"));
       EXPECT_EQ(r.at("value"), Client(s, owner)[key ? "s_private_key" : "self_mask_secret"]);
       if (!key) {
+        EXPECT_EQ(
+            H(SelfMaskCommitment(Array32(B(s.at("config_digest"))), owner, secret->span()).value()),
+            Client(s, owner).at("self_mask_commitment"));
         const crypto::SecretBytes seed = SelfMaskSeed(secret->span(), owner, sid).value();
         ASSERT_TRUE(crypto::AddMask(seed.span(), config.bits, crypto::MaskOp::kSubtract,
                                     absl::MakeSpan(sum))

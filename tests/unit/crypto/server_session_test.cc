@@ -106,6 +106,7 @@ class FreshServerTest : public ::testing::Test {
     m.mutable_advertise_keys()->set_c_public_key(std::move(c));
     m.mutable_advertise_keys()->set_s_public_key(std::move(s));
     m.mutable_advertise_keys()->set_signature(std::move(signature));
+    m.mutable_advertise_keys()->set_self_mask_commitment(std::string(32, 'm'));
     return m;
   }
   void ExpectRejected(uint32_t id, const ClientToServer& m, const std::string& reason) {
@@ -117,6 +118,12 @@ class FreshServerTest : public ::testing::Test {
 
 TEST_F(FreshServerTest, ShortKeyRejected) {
   ExpectRejected(1, Advertise("abc", std::string(32, 'b')), "public keys of 3 and 32 bytes");
+}
+
+TEST_F(FreshServerTest, MissingSelfMaskCommitmentRejected) {
+  ClientToServer m = Advertise(std::string(32, 'a'), std::string(32, 'b'));
+  m.mutable_advertise_keys()->clear_self_mask_commitment();
+  ExpectRejected(1, m, "self-mask commitment of 0 bytes, need 32");
 }
 
 TEST_F(FreshServerTest, EqualKeysRejected) {
@@ -144,6 +151,7 @@ TEST(ServerSessionTest, MissingOrWrongAdvertisementSignatureRejected) {
   ClientToServer m;
   m.mutable_advertise_keys()->set_c_public_key(std::string(32, 'a'));
   m.mutable_advertise_keys()->set_s_public_key(std::string(32, 'b'));
+  m.mutable_advertise_keys()->set_self_mask_commitment(std::string(32, 'm'));
   ExpectAbortFor(server->HandleMessage(1, m), 1, "advertisement signature does not verify");
   ExpectAbortFor(server->HandleMessage(2, m), 2, "not in the signing key directory");
 }
