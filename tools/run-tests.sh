@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Installs missing dependencies, builds fedmf and runs the whole test suite through CTest.
-# Usage: tools/run-tests.sh [--sanitize]   (--sanitize: unit tests under ASan + UBSan, in build-asan/)
+# Usage: tools/run-tests.sh [--sanitize]
+#   --sanitize: the clang build in build-asan/ (ASan + UBSan, with the libFuzzer targets that
+#   tools/run-fuzzers.sh runs), and the unit tests under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 preset=release
-if [[ "${1:-}" == --sanitize ]]; then preset=asan; fi
+deps=()
+if [[ "${1:-}" == --sanitize ]]; then
+  preset=asan
+  deps=(--fuzzing)
+fi
 
-deploy/install-deps.sh
+deploy/install-deps.sh "${deps[@]}"
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" --output-on-failure

@@ -1,6 +1,7 @@
-// libFuzzer: Shamir reconstruction from arbitrary shares and parameters, one-shot and through a
-// ShamirReconstructor. Byte 0 and 1 give t and n; then each share is a 4-byte index and 40 bytes.
-// Errors are expected; crashes, leaks and out-of-bounds accesses are not.
+// libFuzzer: Shamir reconstruction from arbitrary shares and parameters, one-shot, through a
+// ShamirReconstructor and with error correction (ShamirDecode). Byte 0 and 1 give t and n; then
+// each share is a 4-byte index and 40 bytes. Errors are expected; crashes, leaks and out-of-bounds
+// accesses are not.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -34,5 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)fedmf::crypto::ShamirReconstruct(shares, params);
   auto reconstructor = fedmf::crypto::ShamirReconstructor::Create(holders, params);
   if (reconstructor.ok()) (void)reconstructor->Reconstruct(shares);
+  (void)fedmf::crypto::ShamirDecode(shares, params);
   return 0;
 }

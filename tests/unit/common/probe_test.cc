@@ -37,9 +37,8 @@ std::unique_ptr<ProbeContributor> ContributorFor(const ProbeUpdater& updater) {
   return ProbeContributor::Create(updater.Plan().value()).value();
 }
 
-// Users 0 and 1 rated items {1} and {3}; with a huge epsilon randomized response never lies.
+// User 0 rated item 1; with a huge epsilon randomized response never lies.
 const int32_t kItems0[] = {1};
-const int32_t kItems1[] = {3};
 const float kRating[] = {4};
 
 TEST(ProbeTest, ConfigAndPlanValidation) {

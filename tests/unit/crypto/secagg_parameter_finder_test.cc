@@ -50,8 +50,9 @@ TEST_P(FinderTest, ChoiceMeetsEveryBoundAndIsMinimal) {
   const int dropped = static_cast<int>(std::floor(delta * n + 1e-9));
   const double budget = -41 * std::log(2.0);
   const double log_n = std::log(static_cast<double>(n));
-  auto a_max = [&](int kk, int tt) {
-    return threat == ThreatModel::kSemiHonest ? tt - 1 : std::min(tt - 1, 2 * tt - kk - 2);
+  const bool semi_honest = threat == ThreatModel::kSemiHonest;  // lambdas cannot capture bindings
+  auto a_max = [semi_honest](int kk, int tt) {
+    return semi_honest ? tt - 1 : std::min(tt - 1, 2 * tt - kk - 2);
   };
   EXPECT_EQ(k % 2, 0);
   EXPECT_LE(LogHararyDisconnectionBound(n, k, corrupt + dropped), budget);
