@@ -44,6 +44,7 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
       state_(std::move(state)),
       registry_(options_.enrollment_token, options_.num_users, options_.pending_registrations) {
   registry_.set_max_streams_per_identity(options_.max_streams_per_identity);
+  if (options_.credentials) registry_.set_credentials(options_.credentials);
 }
 
 grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
@@ -78,7 +79,7 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
                                           const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (!registry_.IsBound(connection.get())) {
     if (!message.has_session_token()) {
       EventLine("message_refused")
@@ -89,15 +90,30 @@ grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& con
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                           "the first message must carry the session token");
     }
-    absl::Status bound = registry_.Bind(message.session_token(), connection);
+    absl::StatusOr<Registry::Takeover> replaced =
+        registry_.Bind(message.session_token(), connection);
     EventLine line("stream_open");
     line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
     if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
       line.Add("identity", identity);
     }
-    line.Add("status", bound.ToString());
-    if (bound.ok()) cv_.notify_all();  // the driver may be waiting for users
-    return ToGrpc(bound);
+    line.Add("status", replaced.status().ToString());
+    if (!replaced.ok()) return ToGrpc(replaced.status());
+    if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
+    // The same credential reconnected: its old streams are over. Their users stay, on this one,
+    // but they missed what the round in progress sent them there: they drop out of it.
+    for (const std::shared_ptr<Connection>& old : replaced->streams) inbound_.erase(old.get());
+    if (aggregation_ != nullptr) {
+      for (uint32_t id : replaced->participant_ids) aggregation_->Drop(id);
+    }
+    cv_.notify_all();  // the driver may be waiting for users
+    lock.unlock();
+    for (const std::shared_ptr<Connection>& old : replaced->streams) {
+      // A refusal, so that a second live copy of a client stops instead of taking its ids back.
+      old->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                              "replaced by a newer stream of the same credential"));
+    }
+    return grpc::Status::OK;
   }
   grpc::Status status;
   if (message.has_chunk()) {

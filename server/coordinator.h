@@ -45,6 +45,9 @@ namespace fedmf::server {
 struct CoordinatorOptions {
   std::string state_dir;  // checkpoint directory (empty: no persistence)
   std::string enrollment_token;
+  // --credentials_file (credentials.h): binds participant ids to client credentials; unset: the
+  // shared enrollment token admits any id.
+  std::function<std::shared_ptr<const Credentials>()> credentials;
   // Live streams one TLS identity may hold (Registry); 0: no limit.
   int64_t max_streams_per_identity = 1;
   // Registrations waiting for their stream: how many, and how long (Registry).

@@ -2,7 +2,8 @@
 // algorithms) over gRPC with fedmf-client processes
 // (secure aggregation, per-stage deadlines, privacy ledger, checkpoint/resume), or, as
 // `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status, or,
-// as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the probes).
+// as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the probes), or,
+// as `fedmf-coordinator issue-token --ids=... --credentials_file=PATH`, makes a client's token.
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
 // with client identities checked against a revocation file): docs/deployment.md.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -28,6 +29,7 @@
 #include "common/util/fd_limit.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "server/credentials.h"
 #include "server/peer_policy.h"
 #include "server/server_tls.h"
 #include "server/services.h"
@@ -50,6 +52,11 @@ ABSL_FLAG(std::string, tls_client_ca, "",
 ABSL_FLAG(std::string, revoked_identities, "",
           "file of revoked client identities (certificate CNs), one a line, '#' comments; "
           "re-read when it changes; needs --tls_client_ca");
+ABSL_FLAG(std::string, credentials_file, "",
+          "binds participant ids to client credentials (token-sha256:<hex> or identity:<CN>, "
+          "then ids such as 1-40,45; one a line; re-read when it changes): a client may then "
+          "register only its own ids; issue-token adds a token");
+ABSL_FLAG(std::string, ids, "", "issue-token: the participant ids of the new token, e.g. 1-40,45");
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client identity may hold (a --one_stream_per_user client with one "
           "certificate opens one per user); 0: no limit");
@@ -177,10 +184,11 @@ absl::Status PrintStatus() {
 
 absl::Status Serve() {
   // An empty token is a token everyone holds: refused unless mutual TLS names the clients.
-  if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty()) {
+  if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty() &&
+      absl::GetFlag(FLAGS_credentials_file).empty()) {
     return absl::InvalidArgumentError(
         "--enrollment_token is empty, so any client could register: set a token (or use mutual "
-        "TLS, --tls_client_ca)");
+        "TLS, --tls_client_ca, or per-client tokens, --credentials_file)");
   }
   absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
   if (!flag_options.ok()) return flag_options.status();
@@ -219,6 +227,19 @@ absl::Status Serve() {
     revoked = *std::move(list);
   }
   PeerPolicy policy(tls.mutual(), std::move(revoked));
+  std::shared_ptr<WatchedFile<Credentials>> credentials_file;
+  if (const std::string file = absl::GetFlag(FLAGS_credentials_file); !file.empty()) {
+    absl::StatusOr<std::unique_ptr<WatchedFile<Credentials>>> loaded =
+        WatchedFile<Credentials>::Load(
+            file, "credentials file", &Credentials::Parse,
+            [](const std::string& path, const Credentials& c) {
+              EventLine("credentials").Add("file", path).Add("credentials", c.size());
+            },
+            absl::Seconds(1));
+    if (!loaded.ok()) return loaded.status();
+    credentials_file = *std::move(loaded);
+    options.credentials = [credentials_file] { return credentials_file->Get(); };
+  }
   options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
   const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
@@ -326,6 +347,18 @@ absl::Status Serve() {
   return status;
 }
 
+absl::Status PrintNewToken() {
+  const std::string file = absl::GetFlag(FLAGS_credentials_file);
+  const std::string ids = absl::GetFlag(FLAGS_ids);
+  if (file.empty() || ids.empty()) {
+    return absl::InvalidArgumentError("issue-token needs --credentials_file and --ids");
+  }
+  absl::StatusOr<std::string> token = IssueToken(file, ids);
+  if (!token.ok()) return token.status();
+  std::printf("%s\n", token->c_str());
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace fedmf::server
 
@@ -337,12 +370,16 @@ int main(int argc, char** argv) {
           "federated training\n"
           "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
           "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
-          "answers SERVING"));
+          "answers SERVING\n"
+          "fedmf-coordinator issue-token --ids=1-40 --credentials_file=PATH: a new enrollment "
+          "token for those ids (printed; its hash is appended to the file)"));
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();
   } else if (args.size() == 1 && std::string(args[0]) == "health") {
     status = fedmf::server::PrintHealth();
+  } else if (args.size() == 1 && std::string(args[0]) == "issue-token") {
+    status = fedmf::server::PrintNewToken();
   } else if (args.empty()) {
     status = fedmf::server::Serve();
   } else {

@@ -7,17 +7,16 @@
 #ifndef FEDMF_SERVER_PEER_POLICY_H_
 #define FEDMF_SERVER_PEER_POLICY_H_
 
-#include <sys/types.h>
-
 #include <memory>
-#include <mutex>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "server/watched_file.h"
 
 namespace fedmf::server {
 
@@ -34,30 +33,14 @@ class RevocationList {
   // Re-reads the file first if it changed (modification time, size or inode) and the last check
   // is check_interval old. If the re-read fails (e.g. the file is being replaced), the previous
   // list stays in force and event=warning says why.
-  bool IsRevoked(absl::string_view identity);
-  size_t size();
+  bool IsRevoked(absl::string_view identity) { return file_->Get()->contains(identity); }
+  size_t size() { return file_->Get()->size(); }
 
  private:
-  struct Version {
-    timespec mtime{};
-    off_t size = 0;
-    ino_t inode = 0;
-    bool operator==(const Version& o) const {
-      return mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec && size == o.size &&
-             inode == o.inode;
-    }
-  };
-  RevocationList(std::string path, absl::Duration check_interval)
-      : path_(std::move(path)), check_interval_(check_interval) {}
-  absl::Status Reload();  // under mu_
-  void RefreshIfChanged();
+  using File = WatchedFile<absl::flat_hash_set<std::string>>;
+  explicit RevocationList(std::unique_ptr<File> file) : file_(std::move(file)) {}
 
-  const std::string path_;
-  const absl::Duration check_interval_;
-  std::mutex mu_;
-  absl::flat_hash_set<std::string> revoked_;
-  Version version_;
-  absl::Time last_check_ = absl::InfinitePast();
+  const std::unique_ptr<File> file_;
 };
 
 class PeerPolicy {

@@ -15,8 +15,16 @@ namespace fedmf::server {
 absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& request,
                                                absl::string_view identity) {
   const std::string& token = request.enrollment_token();
-  if (token.size() != token_.size() ||
-      CRYPTO_memcmp(token.data(), token_.data(), token_.size()) != 0) {
+  std::shared_ptr<const Credentials> credentials = credentials_ ? credentials_() : nullptr;
+  std::optional<std::string> credential;
+  if (credentials != nullptr) {
+    credential = credentials->Match(token, identity);
+    if (!credential) {
+      return absl::UnauthenticatedError(
+          "neither the enrollment token nor the TLS identity is in the credentials file");
+    }
+  } else if (token.size() != token_.size() ||
+             CRYPTO_memcmp(token.data(), token_.data(), token_.size()) != 0) {
     return absl::UnauthenticatedError("enrollment token refused");
   }
   if (request.protocol_version() != wire::kProtocolVersion) {
@@ -52,7 +60,12 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
     if (i > 0 && r.participant_ids[i - 1] == id) {
       return absl::InvalidArgumentError(absl::StrCat("participant id ", id, " is listed twice"));
     }
+    if (credential && !credentials->Allows(*credential, id)) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("participant id ", id, " does not belong to this client's credential"));
+    }
   }
+  if (credential) r.credential = *std::move(credential);
   const absl::Time now = clock_();
   ExpirePending(now);
   if (pending_.size() >= limits_.max_pending) {
@@ -95,8 +108,8 @@ void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iter
   pending_.erase(it);
 }
 
-absl::Status Registry::Bind(absl::string_view session_token,
-                            const std::shared_ptr<Connection>& connection) {
+absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_token,
+                                                  const std::shared_ptr<Connection>& connection) {
   if (streams_.contains(connection.get())) {
     return absl::FailedPreconditionError("stream already presented a session token");
   }
@@ -105,25 +118,45 @@ absl::Status Registry::Bind(absl::string_view session_token,
   if (it == pending_.end()) {
     return absl::NotFoundError("unknown or expired session token: register again");
   }
-  for (uint32_t id : it->second.participant_ids) {
-    if (owner_.contains(id)) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("participant ", id, " is already hosted by another live stream"));
+  const Registration& r = it->second;
+  // Live streams hosting some of its users: replaced if they hold the same credential (the
+  // holder reconnected before its old stream was seen to end), else the registration is refused
+  // and used up, so that a claimant cannot retry it until the holder's stream drops.
+  std::vector<const Connection*> replaced;
+  for (uint32_t id : r.participant_ids) {
+    auto owner = owner_.find(id);
+    if (owner == owner_.end()) continue;
+    const Stream& holder = streams_.at(owner->second);
+    if (r.credential.empty() || holder.registration.credential != r.credential) {
+      ErasePending(it);
+      return absl::AlreadyExistsError(absl::StrCat(
+          "participant ", id, " is already hosted by another live stream; register again"));
+    }
+    if (std::find(replaced.begin(), replaced.end(), owner->second) == replaced.end()) {
+      replaced.push_back(owner->second);
     }
   }
-  const std::string& identity = it->second.identity;
+  const std::string identity = r.identity;  // a copy: the refusal below erases `r`
   if (!identity.empty() && max_streams_per_identity_ > 0) {
     auto live = identity_streams_.find(identity);
-    if (live != identity_streams_.end() && live->second >= max_streams_per_identity_) {
-      return absl::AlreadyExistsError(absl::StrCat("identity '", identity, "' already has ",
-                                                   live->second, " live stream(s), the limit"));
+    int64_t others = live == identity_streams_.end() ? 0 : live->second;
+    for (const Connection* c : replaced) others -= IdentityOf(c) == identity ? 1 : 0;
+    if (others >= max_streams_per_identity_) {
+      ErasePending(it);
+      return absl::AlreadyExistsError(absl::StrCat("identity '", identity, "' already has ", others,
+                                                   " live stream(s), the limit"));
     }
   }
+  Takeover takeover;
+  for (const Connection* c : replaced) {
+    takeover.streams.push_back(streams_.at(c).connection);
+    for (uint32_t id : Unbind(c)) takeover.participant_ids.push_back(id);
+  }
   if (!identity.empty()) ++identity_streams_[identity];
-  for (uint32_t id : it->second.participant_ids) owner_[id] = connection.get();
-  streams_[connection.get()] = Stream{connection, it->second};
+  for (uint32_t id : r.participant_ids) owner_[id] = connection.get();
+  streams_[connection.get()] = Stream{connection, r};
   ErasePending(it);
-  return absl::OkStatus();
+  return takeover;
 }
 
 std::vector<uint32_t> Registry::Unbind(const Connection* connection) {

@@ -1,6 +1,11 @@
 // Which client processes are enrolled and which users each live stream hosts. Register checks
-// the enrollment token (constant time), the protocol version and the users, and hands out a random
-// session token; the first message of a Participate stream presents it (Bind). A registration may
+// the client's credential, the protocol version and the users, and hands out a random session
+// token; the first message of a Participate stream presents it (Bind). The credential is the
+// shared enrollment token (constant-time compare; any id may then be claimed), or, with a
+// credentials file (credentials.h), the client's own token or TLS identity, which names the ids
+// it may host: then a client without the credential of an id can neither register it nor keep its
+// legitimate holder out, and a holder that reconnects while its old stream still looks alive
+// takes the ids over (the old stream is ended). A registration may
 // carry the client's TLS identity (server_tls.h); one identity holds at most
 // max_streams_per_identity live streams. Registrations waiting for their stream are bounded in
 // number (in all, and per identity) and expire after pending_ttl, so a flood of registrations that
@@ -24,6 +29,7 @@
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/connection.h"
+#include "server/credentials.h"
 
 namespace fedmf::server {
 
@@ -40,16 +46,30 @@ class Registry {
   Registry(std::string enrollment_token, int64_t num_users, PendingLimits limits = {})
       : token_(std::move(enrollment_token)), num_users_(num_users), limits_(limits) {}
 
-  // The session token. UNAUTHENTICATED for a wrong token, INVALID_ARGUMENT for a bad version,
-  // signing key or participant id, RESOURCE_EXHAUSTED when too many registrations wait (in all,
-  // or of `identity`). `identity`: the client's verified TLS identity (empty: none).
+  // The session token. UNAUTHENTICATED for a wrong token (or, with credentials, neither token nor
+  // identity listed), PERMISSION_DENIED for an id its credential does not hold, INVALID_ARGUMENT
+  // for a bad version, signing key or participant id, RESOURCE_EXHAUSTED when too many
+  // registrations wait (in all, or of `identity`). `identity`: the client's verified TLS identity
+  // (empty: none).
   absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
                                        absl::string_view identity = "");
-  // NOT_FOUND for an unknown or expired session token (register again), ALREADY_EXISTS when one
-  // of its users
-  // is hosted by another live stream or its identity already has max_streams_per_identity live
-  // streams, FAILED_PRECONDITION if the stream is already bound.
-  absl::Status Bind(absl::string_view session_token, const std::shared_ptr<Connection>& connection);
+  // What a Bind took over: the live streams it replaced (same credential from a credentials file,
+  // hosting some of its users), already unbound, for the caller to end, and the users they hosted.
+  struct Takeover {
+    std::vector<std::shared_ptr<Connection>> streams;
+    std::vector<uint32_t> participant_ids;
+  };
+  // Binds the registration to `connection` (taking over as above). NOT_FOUND for an unknown or
+  // expired session token (register again), ALREADY_EXISTS when one of its users is hosted by a
+  // live stream of another credential (or any live stream, without credentials) or its identity
+  // already has max_streams_per_identity live streams (a refused registration is used up: register
+  // again), FAILED_PRECONDITION if the stream is already bound.
+  absl::StatusOr<Takeover> Bind(absl::string_view session_token,
+                                const std::shared_ptr<Connection>& connection);
+  // Binds ids to credentials from now on: `credentials` returns the current file (credentials.h).
+  void set_credentials(std::function<std::shared_ptr<const Credentials>()> credentials) {
+    credentials_ = std::move(credentials);
+  }
   // 0: no limit. Default 1: one identity, one live stream (a copied certificate cannot join a
   // second time); a --one_stream_per_user client with one certificate needs its user count.
   void set_max_streams_per_identity(int64_t n) { max_streams_per_identity_ = n; }
@@ -74,7 +94,8 @@ class Registry {
   struct Registration {
     absl::Time expires;
     std::string name;
-    std::string identity;  // verified TLS identity, empty without mutual TLS
+    std::string identity;    // verified TLS identity, empty without mutual TLS
+    std::string credential;  // from the credentials file; empty with the shared token
     std::string signing_key;
     std::vector<uint32_t> participant_ids;  // ascending, distinct
   };
@@ -93,6 +114,7 @@ class Registry {
   PendingLimits limits_;
   int64_t max_streams_per_identity_ = 1;
   std::function<absl::Time()> clock_ = [] { return absl::Now(); };
+  std::function<std::shared_ptr<const Credentials>()> credentials_;
   absl::flat_hash_map<std::string, Registration> pending_;  // by session token
   // Session tokens in order of registration (so of expiry); some may be bound already.
   std::deque<std::string> pending_order_;

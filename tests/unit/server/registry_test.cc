@@ -1,7 +1,11 @@
 #include "server/registry.h"
 
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "wire/limits.h"
 
@@ -48,7 +52,7 @@ TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
   const std::string token = registry.Register(Request({3, 1})).value();
   EXPECT_EQ(token.size(), 16u);
   auto a = Conn(1);
-  EXPECT_EQ(registry.Bind("nope", a).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Bind("nope", a).status().code(), absl::StatusCode::kNotFound);
   ASSERT_TRUE(registry.Bind(token, a).ok());
   EXPECT_TRUE(registry.IsBound(a.get()));
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 3}));
@@ -57,9 +61,9 @@ TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
   EXPECT_EQ(registry.ConnectionOf(1), a);
   EXPECT_EQ(registry.ConnectionOf(2), nullptr);
   // The session token is single use, and a bound stream cannot bind again.
-  EXPECT_EQ(registry.Bind(token, Conn(2)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Bind(token, Conn(2)).status().code(), absl::StatusCode::kNotFound);
   const std::string other = registry.Register(Request({5})).value();
-  EXPECT_EQ(registry.Bind(other, a).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(registry.Bind(other, a).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
@@ -67,12 +71,14 @@ TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
   auto a = Conn(1), b = Conn(2);
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1, 2})).value(), a).ok());
   const std::string token = registry.Register(Request({2, 3})).value();
-  EXPECT_EQ(registry.Bind(token, b).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2}));
+  // The refused registration is used up: a claimant cannot keep retrying it.
+  EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kNotFound);
   // Once the first stream is gone its users may reconnect.
   EXPECT_EQ(registry.Unbind(a.get()), (std::vector<uint32_t>{1, 2}));
   EXPECT_TRUE(registry.LiveUsers().empty());
-  EXPECT_TRUE(registry.Bind(token, b).ok());
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({2, 3})).value(), b).ok());
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3}));
   EXPECT_TRUE(registry.Unbind(a.get()).empty());
 }
@@ -107,10 +113,10 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
   clock.now += absl::Seconds(30);  // the first expires, exactly at its TTL
   const std::string third = registry.Register(Request({3})).value();
   EXPECT_EQ(registry.pending(), 2u);
-  EXPECT_EQ(registry.Bind(first, Conn(1)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Bind(first, Conn(1)).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(registry.Bind(second, Conn(2)).ok());  // 30 s old: still valid
   clock.now += absl::Seconds(60);
-  EXPECT_EQ(registry.Bind(third, Conn(3)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Bind(third, Conn(3)).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(registry.pending(), 0u);
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2}));
 }
@@ -160,7 +166,7 @@ TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   EXPECT_EQ(registry.IdentityOf(a.get()), "alice");
   // Other users, same identity: refused while alice's first stream lives.
   const std::string again = registry.Register(Request({2}), "alice").value();
-  const absl::Status twice = registry.Bind(again, b);
+  const absl::Status twice = registry.Bind(again, b).status();
   EXPECT_EQ(twice.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(twice.message(), "identity 'alice' already has 1 live stream(s), the limit");
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1}));
@@ -168,9 +174,10 @@ TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "bob").value(), c).ok());
   EXPECT_TRUE(registry.Bind(registry.Register(Request({4})).value(), Conn(4)).ok());
   EXPECT_TRUE(registry.Bind(registry.Register(Request({5})).value(), Conn(5)).ok());
-  // Once alice's stream is gone she may join again (a reconnect).
+  // Once alice's stream is gone she may join again (a reconnect), registering anew.
   registry.Unbind(a.get());
-  EXPECT_TRUE(registry.Bind(again, b).ok());
+  EXPECT_EQ(registry.Bind(again, b).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({2}), "alice").value(), b).ok());
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3, 4, 5}));
 }
 
@@ -180,7 +187,7 @@ TEST(RegistryTest, StreamsPerIdentityLimitIsSettable) {
   auto a = Conn(1), b = Conn(2);
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "pool").value(), a).ok());
   ASSERT_TRUE(registry.Bind(registry.Register(Request({2}), "pool").value(), b).ok());
-  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3)).code(),
+  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3)).status().code(),
             absl::StatusCode::kAlreadyExists);
   registry.Unbind(b.get());
   EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4)).ok());
@@ -190,6 +197,49 @@ TEST(RegistryTest, StreamsPerIdentityLimitIsSettable) {
   for (uint32_t id = 1; id <= 10; ++id) {
     EXPECT_TRUE(unlimited.Bind(unlimited.Register(Request({id}), "pool").value(), Conn(id)).ok());
   }
+}
+
+// With a credentials file, ids belong to credentials: a client registers only its own ids, by its
+// own token (or TLS identity); the shared token means nothing.
+TEST(RegistryTest, CredentialsBindIdsToTheirHolders) {
+  Registry registry("shared", 20);
+  auto credentials = std::make_shared<const Credentials>(
+      Credentials::Parse(absl::StrCat(TokenCredential("alice-token"), " 1-5\n",
+                                      TokenCredential("mallory-token"), " 6\n",
+                                      "identity:bob 7-8\n"))
+          .value());
+  registry.set_credentials([credentials] { return credentials; });
+  EXPECT_EQ(registry.Register(Request({1}, "shared")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  const absl::Status squat = registry.Register(Request({6, 1}, "mallory-token")).status();
+  EXPECT_EQ(squat.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(squat.message(), "participant id 1 does not belong to this client's credential");
+  EXPECT_TRUE(registry.Register(Request({6}, "mallory-token")).ok());
+  EXPECT_TRUE(registry.Register(Request({1, 5}, "alice-token")).ok());
+  EXPECT_TRUE(registry.Register(Request({7, 8}, "anything"), "bob").ok());
+  EXPECT_EQ(registry.Register(Request({1}, "anything"), "bob").status().code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
+// The holder that reconnects while its old stream still looks alive takes its ids over; the old
+// stream is handed back to be ended.
+TEST(RegistryTest, TheSameCredentialTakesItsIdsOver) {
+  Registry registry("shared", 20);
+  auto credentials = std::make_shared<const Credentials>(
+      Credentials::Parse(absl::StrCat(TokenCredential("alice-token"), " 1-5\n")).value());
+  registry.set_credentials([credentials] { return credentials; });
+  auto old_stream = Conn(1), new_stream = Conn(2);
+  ASSERT_TRUE(
+      registry.Bind(registry.Register(Request({1, 2}, "alice-token")).value(), old_stream).ok());
+  absl::StatusOr<Registry::Takeover> replaced =
+      registry.Bind(registry.Register(Request({1, 2, 3}, "alice-token")).value(), new_stream);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_EQ(replaced->streams, (std::vector<std::shared_ptr<Connection>>{old_stream}));
+  EXPECT_EQ(replaced->participant_ids, (std::vector<uint32_t>{1, 2}));
+  EXPECT_FALSE(registry.IsBound(old_stream.get()));
+  EXPECT_EQ(registry.ConnectionOf(1), new_stream);
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_TRUE(registry.Unbind(old_stream.get()).empty());  // its end changes nothing
 }
 
 }  // namespace
