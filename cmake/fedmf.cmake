@@ -66,16 +66,22 @@ function(fedmf_binary name)
   install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ${ARG_COMPONENT})
 endfunction()
 
-# fedmf_test(<name> SOURCES ... [DEPS ...] [LABELS ...]): a GoogleTest binary registered with CTest.
+# fedmf_test(<name> SOURCES ... [DEPS ...] [LABELS ...] [COST c]): a GoogleTest binary registered
+# with CTest. COST (e.g. the seconds a test takes) makes `ctest -j` start it early: without a cost
+# history (a fresh clone) CTest runs tests in order, and a long test started last leaves the other
+# cores idle at the end.
 function(fedmf_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_COST)
+    set(ARG_COST 0)
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   fedmf_warnings(${name})
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}"
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST}
                        DISCOVERY_TIMEOUT 60)
 endfunction()
 
