@@ -76,6 +76,9 @@ absl::Status Coordinator::StartSession(const v1::RoundPlan& plan,
   if (!aggregation.ok()) return aggregation.status();
   aggregation_ = std::move(*aggregation);
   v1::RoundTask task = RoundTaskFor(plan, &config);
+  // Every process gets the whole cohort's keys: a Harary graph is drawn from the session id,
+  // which the stage-0 advertisements fix after the tasks are sent, so no one knows its
+  // participants' neighbors yet (docs/protocol.md, "Round tasks").
   *task.mutable_signing_keys() = std::move(keys);
   SendTasks(task);
   return absl::OkStatus();

@@ -2,18 +2,24 @@
 // in-process connections (testing::FakeClient). Covers honest runs, clients that
 // go silent mid-round (dropped at the stage deadline, recovered by SecAgg) and clients that send
 // garbage (rejected, never a crash).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/coordinator.h"
 #include "tests/unit/server/fake_client.h"
@@ -181,6 +187,109 @@ TEST(CoordinatorRoundTest, HararyRoundsSurviveASilentClient) {
   EXPECT_TRUE(RunWith(*coordinator, Behavior::kSilentAfterAdvertise, &silent_in_cohorts).ok());
   EXPECT_EQ(coordinator->Status().round(), 3);
   EXPECT_GT(silent_in_cohorts, 0);
+}
+
+// What the processes saw of a signed run: the ids whose signatures their participants were asked
+// to verify without a key in the task, their own aborts, and the smallest key list of a
+// ShareKeysRequest.
+struct KeysSeen {
+  std::vector<uint32_t> missing;
+  std::vector<std::string> aborts;
+  size_t smallest_neighborhood = SIZE_MAX;
+};
+
+// Runs 3 signed rounds with 4 honest clients on `graph` (Harary: of degree 4) and returns what
+// each process saw. A client verifies every advertisement its ShareKeysRequest lists and, with
+// the consistency check, every survivor signature of its UnmaskingRequest, under the keys of its
+// task; an id without one aborts its session.
+std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
+  auto coordinator = MakeCoordinator(3, true, [graph](CoordinatorOptions& o) {
+    o.secagg_graph = graph;
+    if (graph == GraphMode::kHarary) o.harary_degree = 4;
+  });
+  struct Observer {
+    std::mutex mu;
+    std::set<uint32_t> keyed;  // the participants the last task lists a key for
+    KeysSeen seen;
+  };
+  auto data = Data();
+  std::vector<std::shared_ptr<Observer>> observers;
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    auto s = std::make_shared<Observer>();
+    testing::FakeClientOptions o;
+    o.ignore = [s](const v1::ServerMessage& m) {
+      std::lock_guard<std::mutex> lock(s->mu);
+      auto need = [&s](uint32_t id) {
+        if (!s->keyed.contains(id)) s->seen.missing.push_back(id);
+      };
+      if (m.has_task()) {
+        s->keyed.clear();
+        for (const v1::SigningKeys& k : m.task().signing_keys()) {
+          s->keyed.insert(k.participant_ids().begin(), k.participant_ids().end());
+        }
+      }
+      const v1::secagg::ServerToClient& request = m.secagg().message();
+      if (request.has_share_keys()) {
+        const auto& listed = request.share_keys().clients();
+        s->seen.smallest_neighborhood =
+            std::min(s->seen.smallest_neighborhood, static_cast<size_t>(listed.size()));
+        for (const v1::secagg::ClientKeys& c : listed) need(c.client_id());
+      }
+      for (const v1::secagg::SurvivorSignature& signer : request.unmasking().signatures()) {
+        need(signer.client_id());
+      }
+      return false;  // an observer: the client handles every message
+    };
+    o.tamper = [s](v1::ClientMessage& reply) {
+      if (!reply.has_secagg() || !reply.secagg().message().has_abort()) return;
+      std::lock_guard<std::mutex> lock(s->mu);
+      s->seen.aborts.push_back(reply.secagg().message().abort().reason());
+    };
+    observers.push_back(s);
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        *coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1, std::move(o)));
+  }
+  std::future<absl::Status> run =
+      std::async(std::launch::async, [&] { return coordinator->Run(); });
+  if (run.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ADD_FAILURE() << "coordinator did not finish in 60 s";
+    coordinator->Stop();
+  }
+  const absl::Status status = run.get();
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(coordinator->Status().round(), 3);
+  EXPECT_EQ(coordinator->Status().dropouts(), 0);
+  clients.clear();  // stops the pumps
+  std::vector<KeysSeen> out;
+  for (const auto& s : observers) out.push_back(s->seen);
+  return out;
+}
+
+// A Harary graph is drawn from the session id, a hash of the keys advertised at stage 0, after the
+// tasks went out, so a task cannot be cut to its participants' neighbors (docs/protocol.md, "Round
+// tasks"): it lists the cohort's keys, and every neighbor a process is sent has one there,
+// although each neighborhood is 5 of 10.
+TEST(CoordinatorRoundTest, HararyTasksListTheKeyOfEveryNeighborTheSessionPicks) {
+  const std::vector<KeysSeen> seen = RunSignedRounds(GraphMode::kHarary);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_THAT(seen[i].missing, ::testing::IsEmpty()) << "process " << i;
+    EXPECT_THAT(seen[i].aborts, ::testing::IsEmpty()) << "process " << i;
+    // Every process took part (seed 1) and got k + 1 = 5 keys.
+    EXPECT_EQ(seen[i].smallest_neighborhood, 5u) << "process " << i;
+  }
+}
+
+// The complete graph with the consistency check: every advertiser is a neighbor and every survivor
+// a signer of the unmasking request, all keyed in the task.
+TEST(CoordinatorRoundTest, CompleteGraphTasksListTheKeyOfEveryAdvertiserAndSigner) {
+  const std::vector<KeysSeen> seen = RunSignedRounds(GraphMode::kComplete);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_THAT(seen[i].missing, ::testing::IsEmpty()) << "process " << i;
+    EXPECT_THAT(seen[i].aborts, ::testing::IsEmpty()) << "process " << i;
+    EXPECT_EQ(seen[i].smallest_neighborhood, 10u) << "process " << i;
+  }
 }
 
 // A Harary session only needs t = 4 live holders per neighborhood (k = 8), but n_min is the whole
