@@ -16,6 +16,7 @@
 #include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/limits.h"
 
 namespace fedmf::client {
 namespace {
@@ -87,11 +88,12 @@ class Session {
         .Add("users", host_.participant_ids().size())
         .Add("coordinator_round", response.current_round());
     grpc::ClientContext context;
+    context.AddMetadata(wire::kSessionTokenMetadataKey, response.session_token());
     watcher_.Watch(&context);
     opened_ = absl::Now();
     std::unique_ptr<grpc::ClientReaderWriter<v1::ClientMessage, v1::ServerMessage>> stream =
         stub_->Participate(&context);
-    bool writable = stream->Write(StreamHello(response));
+    bool writable = true;
     v1::ServerMessage message;
     while (writable && stream->Read(&message)) {
       absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_.Handle(message);

@@ -31,12 +31,6 @@ absl::Status ValidateRegisterResponse(const v1::RegisterResponse& response) {
   return absl::OkStatus();
 }
 
-v1::ClientMessage StreamHello(const v1::RegisterResponse& response) {
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  return hello;
-}
-
 void EndTrainingFromRegistration(ParticipantHost& host, const v1::RegisterResponse& response) {
   v1::ServerMessage done;
   done.mutable_result()->set_round(response.current_round());

@@ -35,9 +35,6 @@ v1::RegisterRequest MakeRegisterRequest(const ParticipantHost& host, const std::
 // token while training is not done (a response with training_done needs none).
 absl::Status ValidateRegisterResponse(const v1::RegisterResponse& response);
 
-// The first message on the Participate stream: it presents the registration's session token.
-v1::ClientMessage StreamHello(const v1::RegisterResponse& response);
-
 // For a response with training_done (the client joined after the run ended): hands `host` the
 // run's closing RoundResult, so it ends as a host that saw the last round does.
 void EndTrainingFromRegistration(ParticipantHost& host, const v1::RegisterResponse& response);

@@ -19,6 +19,7 @@
 #include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "wire/limits.h"
 
 namespace fedmf::client {
 namespace {
@@ -34,9 +35,9 @@ class StreamCall final : public grpc::ClientBidiReactor<v1::ClientMessage, v1::S
   StreamCall(Pool* pool, size_t member, ParticipantHost* host)
       : pool_(pool), member_(member), host_(host) {}
 
-  void Start(v1::Federation::Stub& stub, v1::ClientMessage hello) {
+  void Start(v1::Federation::Stub& stub, const std::string& session_token) {
+    context_.AddMetadata(wire::kSessionTokenMetadataKey, session_token);
     stub.async()->Participate(&context_, this);
-    Write(std::move(hello));
     AddHold();  // released when the read side ends
     StartRead(&incoming_);
     StartCall();
@@ -329,7 +330,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
     }
     m.state = State::kStreaming;
     m.stream = std::make_unique<StreamCall>(this, i, m.host);
-    m.stream->Start(*m.stub, StreamHello(call->response));
+    m.stream->Start(*m.stub, call->response.session_token());
     return;
   }
   std::unique_ptr<StreamCall> call = std::move(m.stream);

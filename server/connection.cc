@@ -121,24 +121,34 @@ void Connection::Detach() {
 
 grpc::Status DeliverClientMessage(StreamHandler& handler,
                                   const std::shared_ptr<Connection>& connection,
-                                  grpc::ByteBuffer& bytes, v1::ClientMessage& scratch) {
-  scratch.Clear();
-  if (!grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&bytes, &scratch).ok()) {
+                                  grpc::ByteBuffer& bytes) {
+  v1::ClientMessage message;
+  const bool parsed =
+      grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&bytes, &message).ok();
+  bytes.Clear();
+  if (!parsed) {
     const grpc::Status refused(grpc::StatusCode::INVALID_ARGUMENT, "unparseable ClientMessage");
     handler.OnMessageRefused(connection, refused);
     return refused;
   }
-  return handler.OnClientMessage(connection, scratch);
+  return handler.OnClientMessage(connection, message);
 }
 
 FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
-                                     const StreamLimits& limits, StreamCounter* counter)
+                                     absl::string_view session_token, const StreamLimits& limits,
+                                     StreamCounter* counter)
     : handler_(handler),
       connection_(
           std::make_shared<Connection>(id, std::move(peer), nullptr, limits.max_queued_bytes)),
       bucket_(limits.messages_per_second, limits.message_burst, absl::Now()),
       counter_(counter) {
   connection_->Attach(this);
+  // Attached first: the round driver may send as soon as the stream is bound.
+  if (const grpc::Status opened = handler_->OnStreamOpen(connection_, session_token);
+      !opened.ok()) {
+    connection_->FinishOnce(opened);
+    return;
+  }
   StartRead(&incoming_);
 }
 
@@ -176,7 +186,7 @@ void FederationReactor::OnReadDone(bool ok) {
     return;
   }
   // After the cheap checks: parsing is what costs.
-  const grpc::Status status = DeliverClientMessage(*handler_, connection_, incoming_, message_);
+  const grpc::Status status = DeliverClientMessage(*handler_, connection_, incoming_);
   if (!status.ok()) {
     connection_->FinishOnce(status);
     return;

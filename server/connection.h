@@ -1,7 +1,10 @@
 // One client process's Participate stream on the coordinator: a gRPC callback-API reactor (no
-// thread of its own) over raw bytes, which parses each ClientMessage itself so that bytes that are
-// not one end the stream with INVALID_ARGUMENT (the typed API reports them like a half-close), and
-// the thread-safe Connection handle the round driver sends through. Writes are queued and issued
+// thread of its own) over raw bytes, and the thread-safe Connection handle the round driver sends
+// through. The stream is authenticated when it opens, by the session token in its metadata
+// (wire::kSessionTokenMetadataKey), before anything is read: a stream without a valid one ends at
+// once and costs no memory. The reactor then parses each ClientMessage itself, into a message that
+// lives only while it is handled, so that bytes that are not one end the stream with
+// INVALID_ARGUMENT (the typed API reports them like a half-close). Writes are queued and issued
 // one at a time; after the stream ends, Send is a no-op. A Connection may
 // instead deliver to a sink (an in-process transport, e.g. for tests of the orchestrator).
 // The queue is bounded (StreamLimits::max_queued_bytes beyond the message being written): a
@@ -22,8 +25,10 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
+#include "server/chunked_upload.h"
 #include "server/stream_limits.h"
 
 namespace fedmf::server {
@@ -53,6 +58,8 @@ class Connection {
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
+  // The chunked upload in progress; only the stream's reader (one message at a time) uses it.
+  ChunkedUpload& upload() { return upload_; }
   // Ends the stream with `status` from any thread (after the write in flight; queued messages are
   // dropped), e.g. when its client's identity is revoked. A no-op once it is ending.
   void Close(const grpc::Status& status) { FinishOnce(status); }
@@ -71,6 +78,7 @@ class Connection {
   const std::string peer_;
   const Sink sink_;
   const uint64_t max_queued_bytes_;
+  ChunkedUpload upload_;
   std::mutex mu_;
   FederationReactor* reactor_ = nullptr;
   std::deque<v1::ServerMessage> queue_;  // front is being written while writing_
@@ -87,6 +95,10 @@ class Connection {
 class StreamHandler {
  public:
   virtual ~StreamHandler() = default;
+  // Before the stream reads anything: binds it to the registration `session_token` names. A
+  // non-OK status ends the stream with it (OnStreamClosed still follows).
+  virtual grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                                    absl::string_view session_token) = 0;
   // A non-OK status ends the stream with it.
   virtual grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) = 0;
@@ -96,19 +108,22 @@ class StreamHandler {
                                 const grpc::Status& status) = 0;
 };
 
-// What FederationReactor does with the bytes of one message: parses them as a ClientMessage (into
-// `scratch`) and hands that to `handler`; bytes that do not parse are refused (OnMessageRefused,
+// What FederationReactor does with the bytes of one message: parses them as a ClientMessage and
+// hands that to `handler`; bytes that do not parse are refused (OnMessageRefused,
 // INVALID_ARGUMENT "unparseable ClientMessage"). A non-OK status ends the stream with it.
-// Consumes `bytes`. The stream fuzzer calls it as the reactor does.
+// Consumes `bytes`; the parsed message is gone when it returns. The stream fuzzer calls it as the
+// reactor does.
 grpc::Status DeliverClientMessage(StreamHandler& handler,
                                   const std::shared_ptr<Connection>& connection,
-                                  grpc::ByteBuffer& bytes, v1::ClientMessage& scratch);
+                                  grpc::ByteBuffer& bytes);
 
 class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  // `counter` (may be null) is released when the stream ends.
+  // Opens the stream with `session_token` (StreamHandler::OnStreamOpen) and starts reading if it
+  // is accepted. `counter` (may be null) is released when the stream ends.
   FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
-                    const StreamLimits& limits = StreamLimits(), StreamCounter* counter = nullptr);
+                    absl::string_view session_token, const StreamLimits& limits = StreamLimits(),
+                    StreamCounter* counter = nullptr);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -123,7 +138,6 @@ class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer,
   StreamHandler* handler_;
   std::shared_ptr<Connection> connection_;
   grpc::ByteBuffer incoming_;
-  v1::ClientMessage message_;
   grpc::ByteBuffer outgoing_;  // the write in flight
   TokenBucket bucket_;
   StreamCounter* counter_;

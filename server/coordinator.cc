@@ -42,7 +42,8 @@ CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state)
     : options_(ResolveEvalEvery(std::move(options), *state.updater)),
       state_(std::move(state)),
-      registry_(options_.enrollment_token, options_.num_users, options_.pending_registrations) {
+      registry_(options_.enrollment_token, options_.num_users, options_.pending_registrations),
+      upload_budget_(options_.max_upload_buffer_bytes) {
   registry_.set_max_streams_per_identity(options_.max_streams_per_identity);
   if (options_.credentials) registry_.set_credentials(options_.credentials);
 }
@@ -75,49 +76,42 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
   return grpc::Status::OK;
 }
 
+grpc::Status Coordinator::OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                                       absl::string_view session_token) {
+  std::unique_lock<std::mutex> lock(mu_);
+  absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
+  EventLine line("stream_open");
+  line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
+  if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
+    line.Add("identity", identity);
+  }
+  line.Add("status", replaced.status().ToString());
+  if (!replaced.ok()) return ToGrpc(replaced.status());
+  if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
+  // The same credential reconnected: its old streams are over. Their users stay, on this one,
+  // but they missed what the round in progress sent them there: they drop out of it.
+  if (aggregation_ != nullptr) {
+    for (uint32_t id : replaced->participant_ids) aggregation_->Drop(id);
+  }
+  cv_.notify_all();  // the driver may be waiting for users
+  lock.unlock();
+  for (const std::shared_ptr<Connection>& old : replaced->streams) {
+    // A refusal, so that a second live copy of a client stops instead of taking its ids back.
+    old->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "replaced by a newer stream of the same credential"));
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& connection,
                                           const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!registry_.IsBound(connection.get())) {
-    if (!message.has_session_token()) {
-      EventLine("message_refused")
-          .Add("client", "unbound")
-          .Add("peer", connection->peer())
-          .Add("code", static_cast<int>(grpc::StatusCode::UNAUTHENTICATED))
-          .Add("reason", "no session token");
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          "the first message must carry the session token");
-    }
-    absl::StatusOr<Registry::Takeover> replaced =
-        registry_.Bind(message.session_token(), connection);
-    EventLine line("stream_open");
-    line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
-    if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
-      line.Add("identity", identity);
-    }
-    line.Add("status", replaced.status().ToString());
-    if (!replaced.ok()) return ToGrpc(replaced.status());
-    if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
-    // The same credential reconnected: its old streams are over. Their users stay, on this one,
-    // but they missed what the round in progress sent them there: they drop out of it.
-    for (const std::shared_ptr<Connection>& old : replaced->streams) inbound_.erase(old.get());
-    if (aggregation_ != nullptr) {
-      for (uint32_t id : replaced->participant_ids) aggregation_->Drop(id);
-    }
-    cv_.notify_all();  // the driver may be waiting for users
-    lock.unlock();
-    for (const std::shared_ptr<Connection>& old : replaced->streams) {
-      // A refusal, so that a second live copy of a client stops instead of taking its ids back.
-      old->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                              "replaced by a newer stream of the same credential"));
-    }
-    return grpc::Status::OK;
-  }
+  if (message.has_chunk()) return HandleChunk(connection, message);
+  std::lock_guard<std::mutex> lock(mu_);
   grpc::Status status;
-  if (message.has_chunk()) {
-    status = HandleChunk(connection, message);
+  if (!registry_.IsBound(connection.get())) {  // ended by a takeover while this was in flight
+    status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "the stream is no longer bound");
   } else {
     traffic_.AddUp(wire::StageOf(message), size);
     status = Dispatch(connection, message);
@@ -150,6 +144,30 @@ int Coordinator::EndRevokedStreams(const std::function<bool(absl::string_view id
   return ended;
 }
 
+int Coordinator::EndStalledUploads(absl::Time now) {
+  std::vector<std::pair<std::shared_ptr<Connection>, absl::Time>> stalled;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+      const std::optional<absl::Time> started = c->upload().started();
+      if (started && now - *started > options_.upload_timeout) {
+        EventLine("upload_stalled")
+            .Add("client", registry_.NameOf(c.get()))
+            .Add("peer", c->peer())
+            .Add("seconds", absl::ToInt64Seconds(now - *started))
+            .Add("effect", "stream ended; its users drop out");
+        stalled.emplace_back(std::move(c), *started);
+      }
+    }
+  }
+  for (const auto& [connection, started] : stalled) {
+    connection->Close(grpc::Status(
+        grpc::StatusCode::DEADLINE_EXCEEDED,
+        absl::StrCat("chunked upload incomplete after ", absl::FormatDuration(now - started))));
+  }
+  return static_cast<int>(stalled.size());
+}
+
 void Coordinator::OnMessageRefused(const std::shared_ptr<Connection>& connection,
                                    const grpc::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -167,28 +185,42 @@ void Coordinator::LogRefused(const Connection& connection, const grpc::Status& s
 
 grpc::Status Coordinator::HandleChunk(const std::shared_ptr<Connection>& connection,
                                       const v1::ClientMessage& message) {
-  // Checked before any memory is spent on the sequence.
   const uint32_t id = message.chunk().participant_id();
-  if (!registry_.Owns(connection.get(), id)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
+  {
+    // Checked before any memory is spent on the sequence.
+    std::lock_guard<std::mutex> lock(mu_);
+    traffic_.AddChunksUp(1);
+    if (!registry_.Owns(connection.get(), id)) {
+      const grpc::Status refused(
+          grpc::StatusCode::PERMISSION_DENIED,
+          absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
+      LogRefused(*connection, refused);
+      return refused;
+    }
   }
-  auto it = inbound_.try_emplace(connection.get(), options_.max_upload_bytes).first;
-  absl::StatusOr<std::optional<wire::Reassembler<v1::ClientMessage>::Complete>> complete =
-      it->second.Add(message);
-  traffic_.AddChunksUp(1);
+  absl::StatusOr<std::optional<ChunkedUpload::Complete>> complete =
+      connection->upload().Add(message, upload_budget_, options_.max_upload_bytes, absl::Now());
+  std::lock_guard<std::mutex> lock(mu_);
   if (!complete.ok()) {
     EventLine("chunks_rejected")
         .Add("client", registry_.NameOf(connection.get()))
         .Add("participant", id)
         .Add("reason", complete.status().message());
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        absl::StrCat("chunk sequence refused: ", complete.status().message()));
+    const grpc::Status refused(
+        complete.status().code() == absl::StatusCode::kResourceExhausted
+            ? grpc::StatusCode::RESOURCE_EXHAUSTED
+            : grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("chunk sequence refused: ", complete.status().message()));
+    LogRefused(*connection, refused);
+    return refused;
   }
   if (!complete->has_value()) return grpc::Status::OK;
   const v1::ClientMessage& whole = (*complete)->message;
   traffic_.AddUp(wire::StageOf(whole), static_cast<int64_t>((*complete)->wire_bytes));
-  return Dispatch(connection, whole);
+  const grpc::Status status = Dispatch(connection, whole);
+  connection->upload().Release(upload_budget_);  // handled: the parsed message goes next
+  if (!status.ok()) LogRefused(*connection, status);
+  return status;
 }
 
 grpc::Status Coordinator::Dispatch(const std::shared_ptr<Connection>& connection,
@@ -216,7 +248,7 @@ void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) 
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = registry_.NameOf(connection.get());
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
-  inbound_.erase(connection.get());
+  connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
   int dropped = 0;
   if (aggregation_ != nullptr) {
     for (uint32_t id : ids) dropped += aggregation_->Drop(id) ? 1 : 0;

@@ -32,6 +32,7 @@
 #include "fedmf/v1/federation.pb.h"
 #include "server/aggregation.h"
 #include "server/checkpoint.h"
+#include "server/chunked_upload.h"
 #include "server/cohort.h"
 #include "server/connection.h"
 #include "server/evaluation.h"
@@ -82,6 +83,10 @@ struct CoordinatorOptions {
   size_t chunk_bytes = wire::kDefaultChunkBytes;
   // Largest client message reassembled from chunks; a stream holds at most this much pending.
   uint64_t max_upload_bytes = wire::kMaxTransferBytes;
+  // All streams' partial chunked uploads together (chunked_upload.h), and how long one may stay
+  // incomplete before EndStalledUploads ends its stream.
+  uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
+  absl::Duration upload_timeout = absl::Seconds(120);
   // Simulation only (evaluation.h): scores the model after every round when set.
   std::function<absl::StatusOr<Evaluation>(const algorithms::Updater&)> evaluate;
   int64_t evaluate_every = 1;  // ... after rounds that are multiples of this, and the last
@@ -107,6 +112,8 @@ class Coordinator final : public StreamHandler {
   // `identity`: the client's verified TLS identity (empty: none), see Registry.
   grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity = "");
+  grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                            absl::string_view session_token) override;
   grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override;
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
@@ -123,6 +130,11 @@ class Coordinator final : public StreamHandler {
   // event=stream_revoked; their users then drop out as on any closed stream. `revoked` is called
   // without the coordinator's lock (it may read a file). Returns how many streams it ended.
   int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked);
+  // Ends (DEADLINE_EXCEEDED) the streams whose chunked upload started more than
+  // options.upload_timeout before `now`, logging event=upload_stalled; returns how many.
+  int EndStalledUploads(absl::Time now);
+  // Bytes the partial chunked uploads of all streams hold now.
+  uint64_t upload_buffer_bytes() const { return upload_budget_.held(); }
   // Waits (up to `timeout`) until every client stream has closed.
   void WaitForDisconnects(absl::Duration timeout);
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
@@ -224,6 +236,8 @@ class Coordinator final : public StreamHandler {
                         const v1::ClientMessage& message);
   // The event=message_refused line for a stream ended with `status` (mu_ held).
   void LogRefused(const Connection& connection, const grpc::Status& status) const;
+  // Reassembles outside mu_ (the stream's reader owns its ChunkedUpload); locks to check the
+  // participant and to dispatch the whole message.
   grpc::Status HandleChunk(const std::shared_ptr<Connection>& connection,
                            const v1::ClientMessage& message);
   grpc::Status HandleClearUpload(const Connection& connection, const v1::ClearUpload& upload);
@@ -262,8 +276,7 @@ class Coordinator final : public StreamHandler {
   std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
-  // Chunked uploads in progress, by stream (as the registry keys streams).
-  std::map<const Connection*, wire::Reassembler<v1::ClientMessage>> inbound_;
+  UploadBudget upload_budget_;         // of all streams' chunked uploads
   wire::TrafficCounter traffic_;       // of the current round, by stage
   wire::TrafficCounter last_traffic_;  // of the last finished round
   int64_t last_traffic_round_ = -1;

@@ -67,7 +67,8 @@ ABSL_FLAG(int64_t, max_pending_registrations, 100000,
           "registrations that may wait for their Participate stream, in all; more are refused "
           "(RESOURCE_EXHAUSTED) until some bind or expire");
 ABSL_FLAG(int64_t, max_pending_per_identity, 64,
-          "registrations one client identity (mutual TLS) may have waiting for their stream");
+          "registrations one client (its --credentials_file credential, else its mutual-TLS "
+          "identity) may have waiting for their stream");
 ABSL_FLAG(int64_t, registration_ttl_s, 60,
           "seconds a registration's session token stays valid before its stream presents it");
 ABSL_FLAG(
@@ -86,6 +87,12 @@ ABSL_FLAG(int64_t, wait_for_users, 0,
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
           "no message to a client serializes to more than this many bytes: larger ones travel "
           "as chunks (default: gRPC's default receive limit)");
+ABSL_FLAG(double, max_registrations_per_s, fedmf::server::StreamLimits().registrations_per_second,
+          "Register calls per second per peer address (token bucket refill; 0: no limit); more are "
+          "refused with RESOURCE_EXHAUSTED");
+ABSL_FLAG(double, max_registration_burst, fedmf::server::StreamLimits().registration_burst,
+          "token bucket size: Register calls one address may make at once (a load generator "
+          "registers every simulated user)");
 ABSL_FLAG(int64_t, max_streams, fedmf::server::StreamLimits().max_streams,
           "concurrent Participate streams; more are refused with RESOURCE_EXHAUSTED");
 ABSL_FLAG(double, max_stream_messages_per_s, fedmf::server::StreamLimits().messages_per_second,
@@ -98,6 +105,18 @@ ABSL_FLAG(int64_t, max_stream_queue_mib,
           static_cast<int64_t>(fedmf::server::StreamLimits().max_queued_bytes >> 20),
           "MiB queued for one client beyond the message being written; a client that does not "
           "read past it leaves the round and its stream is ended");
+ABSL_FLAG(int64_t, max_message_mib, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes >> 20),
+          "largest message a client may send, in MiB (1 to 64; gRPC refuses larger ones with "
+          "RESOURCE_EXHAUSTED): at least the clients' --chunk_bytes, whose default it is");
+ABSL_FLAG(int64_t, max_upload_buffer_mib,
+          static_cast<int64_t>(fedmf::server::CoordinatorOptions().max_upload_buffer_bytes >> 20),
+          "MiB all streams' incomplete chunked uploads may hold together (each reserves the size "
+          "its first chunk declares); a stream whose upload does not fit is ended with "
+          "RESOURCE_EXHAUSTED");
+ABSL_FLAG(double, upload_timeout_s,
+          absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
+          "a chunked upload not complete this long after its first chunk ends its stream "
+          "(DEADLINE_EXCEEDED)");
 // The run's own settings (--algorithm, --rounds, --seed, --state_dir, --split, ...) are shared
 // with fedmf-sim: server/coordinator_setup.cc; each algorithm's (--mechanism, ...) are in its
 // folder, common/algorithms/<algorithm>/flags.cc. --chunk_bytes is not among them: fedmf-sim's
@@ -209,7 +228,7 @@ absl::Status Serve() {
   }
   options.pending_registrations = {
       .max_pending = static_cast<size_t>(max_pending),
-      .max_pending_per_identity = static_cast<size_t>(max_pending_per_identity),
+      .max_pending_per_client = static_cast<size_t>(max_pending_per_identity),
       .ttl = absl::Seconds(ttl_s)};
   const ServerTls tls{.cert_file = absl::GetFlag(FLAGS_tls_cert),
                       .key_file = absl::GetFlag(FLAGS_tls_key),
@@ -246,6 +265,20 @@ absl::Status Serve() {
     return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
   }
   options.chunk_bytes = static_cast<size_t>(chunk_bytes);
+  const int64_t message_mib = absl::GetFlag(FLAGS_max_message_mib);
+  if (message_mib < 1 || message_mib > (wire::kMaxMessageBytes >> 20)) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_message_mib=", message_mib,
+                                                   ": need 1 to ", wire::kMaxMessageBytes >> 20));
+  }
+  const int64_t upload_buffer_mib = absl::GetFlag(FLAGS_max_upload_buffer_mib);
+  const double upload_timeout_s = absl::GetFlag(FLAGS_upload_timeout_s);
+  if (upload_buffer_mib < 1 || !(upload_timeout_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_upload_buffer_mib (", upload_buffer_mib,
+                                                   ") must be >= 1 and ", "--upload_timeout_s (",
+                                                   upload_timeout_s, ") > 0"));
+  }
+  options.max_upload_buffer_bytes = static_cast<uint64_t>(upload_buffer_mib) << 20;
+  options.upload_timeout = absl::Seconds(upload_timeout_s);
   int64_t users = absl::GetFlag(FLAGS_num_users);
   int32_t items = absl::GetFlag(FLAGS_num_items);
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
@@ -283,6 +316,15 @@ absl::Status Serve() {
         ") >= 0 and, when it is > 0, --max_stream_burst (", limits.message_burst, ") >= 1"));
   }
   limits.max_queued_bytes = static_cast<uint64_t>(queue_mib) << 20;
+  limits.registrations_per_second = absl::GetFlag(FLAGS_max_registrations_per_s);
+  limits.registration_burst = absl::GetFlag(FLAGS_max_registration_burst);
+  if (limits.registrations_per_second < 0 ||
+      (limits.registrations_per_second > 0 && limits.registration_burst < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_registrations_per_s (", limits.registrations_per_second,
+                     ") must be >= 0 and, when it is > 0, --max_registration_burst (",
+                     limits.registration_burst, ") >= 1"));
+  }
   Coordinator coordinator(options, std::move(*state));
   FederationService federation(&coordinator, &policy, limits);
   absl::flat_hash_set<std::string> admins;
@@ -302,7 +344,7 @@ absl::Status Serve() {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, &port);
-  builder.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(message_mib << 20));
   builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   builder.RegisterService(&federation);
   builder.RegisterService(&admin);
@@ -324,18 +366,23 @@ absl::Status Serve() {
       .Add("max_streams", limits.max_streams)
       .Add("max_stream_messages_per_s", limits.messages_per_second)
       .Add("max_stream_burst", limits.message_burst)
-      .Add("max_stream_queue_mib", queue_mib);
+      .Add("max_stream_queue_mib", queue_mib)
+      .Add("max_registrations_per_s", limits.registrations_per_second)
+      .Add("max_message_mib", message_mib)
+      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20);
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  // Stops the coordinator on a signal; with a revocation list, ends revoked identities' live
-  // streams within a second of the file's change.
+  // Stops the coordinator on a signal; every second, ends the streams of revoked identities
+  // (within a second of the file's change) and those whose chunked upload stalled.
   std::thread watcher([&coordinator, &policy] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (policy.revokes() && tick % 10 == 0) {
+      if (tick % 10 != 0) continue;
+      if (policy.revokes()) {
         coordinator.EndRevokedStreams(
             [&policy](absl::string_view identity) { return policy.IsRevoked(identity); });
       }
+      coordinator.EndStalledUploads(absl::Now());
     }
     coordinator.Stop();
   });

@@ -73,17 +73,17 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
         absl::StrCat("too many registrations waiting for their stream (", pending_.size(),
                      "); retry after ", absl::FormatDuration(limits_.ttl)));
   }
-  if (!r.identity.empty() &&
-      pending_per_identity_[r.identity] >= limits_.max_pending_per_identity) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("identity '", r.identity, "' has ", limits_.max_pending_per_identity,
-                     " registrations waiting for their stream, the limit"));
+  if (const std::string client = r.PendingKey();
+      !client.empty() && pending_per_client_[client] >= limits_.max_pending_per_client) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        r.credential.empty() ? "identity '" : "credential '", client, "' has ",
+        limits_.max_pending_per_client, " registrations waiting for their stream, the limit"));
   }
   std::array<uint8_t, 16> bytes{};
   if (absl::Status s = crypto::RandomBytes(absl::MakeSpan(bytes)); !s.ok()) return s;
   std::string session(bytes.begin(), bytes.end());
   r.expires = now + limits_.ttl;
-  if (!r.identity.empty()) ++pending_per_identity_[r.identity];
+  if (const std::string client = r.PendingKey(); !client.empty()) ++pending_per_client_[client];
   pending_[session] = std::move(r);
   pending_order_.push_back(session);
   return session;
@@ -101,9 +101,9 @@ void Registry::ExpirePending(absl::Time now) {
 }
 
 void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iterator it) {
-  if (const std::string& identity = it->second.identity; !identity.empty()) {
-    auto count = pending_per_identity_.find(identity);
-    if (--count->second == 0) pending_per_identity_.erase(count);
+  if (const std::string client = it->second.PendingKey(); !client.empty()) {
+    auto count = pending_per_client_.find(client);
+    if (--count->second == 0) pending_per_client_.erase(count);
   }
   pending_.erase(it);
 }

@@ -8,9 +8,9 @@
 // takes the ids over (the old stream is ended). A registration may
 // carry the client's TLS identity (server_tls.h); one identity holds at most
 // max_streams_per_identity live streams. Registrations waiting for their stream are bounded in
-// number (in all, and per identity) and expire after pending_ttl, so a flood of registrations that
-// never bind locks nobody out for longer than that. Not thread-safe: the coordinator calls it under
-// its lock.
+// number (in all, and per client credential or identity) and expire after pending_ttl, so a flood
+// of registrations that never bind locks nobody out for longer than that. Not thread-safe: the
+// coordinator calls it under its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 
@@ -35,8 +35,10 @@ namespace fedmf::server {
 
 // How many registrations may wait for their stream, and for how long.
 struct PendingLimits {
-  size_t max_pending = 100000;             // in all
-  size_t max_pending_per_identity = 64;    // per TLS identity (registrations without one: no cap)
+  size_t max_pending = 100000;  // in all
+  // per client: its credential from the credentials file, else its TLS identity (registrations
+  // with the shared token and no TLS identity: no cap)
+  size_t max_pending_per_client = 64;
   absl::Duration ttl = absl::Seconds(60);  // a session token not presented by then expires
 };
 
@@ -98,6 +100,8 @@ class Registry {
     std::string credential;  // from the credentials file; empty with the shared token
     std::string signing_key;
     std::vector<uint32_t> participant_ids;  // ascending, distinct
+    // Who max_pending_per_client counts this registration against (empty: nobody).
+    std::string PendingKey() const { return credential.empty() ? identity : credential; }
   };
   struct Stream {
     std::shared_ptr<Connection> connection;
@@ -118,7 +122,7 @@ class Registry {
   absl::flat_hash_map<std::string, Registration> pending_;  // by session token
   // Session tokens in order of registration (so of expiry); some may be bound already.
   std::deque<std::string> pending_order_;
-  absl::flat_hash_map<std::string, size_t> pending_per_identity_;
+  absl::flat_hash_map<std::string, size_t> pending_per_client_;
   absl::flat_hash_map<const Connection*, Stream> streams_;
   std::map<uint32_t, const Connection*> owner_;                 // live users
   absl::flat_hash_map<std::string, int64_t> identity_streams_;  // live streams per identity

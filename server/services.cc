@@ -1,10 +1,14 @@
 #include "server/services.h"
 
+#include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/util/event_log.h"
 #include "server/connection.h"
 #include "server/server_tls.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
@@ -17,6 +21,14 @@ class RefusedStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grp
   void OnDone() override { delete this; }
 };
 
+// The session token the client opened the stream with (wire::kSessionTokenMetadataKey).
+std::optional<absl::string_view> SessionTokenOf(const grpc::CallbackServerContext& context) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(wire::kSessionTokenMetadataKey);
+  if (it == metadata.end()) return std::nullopt;
+  return absl::string_view(it->second.data(), it->second.size());
+}
+
 std::string IdentityOf(const grpc::CallbackServerContext& context) {
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   return auth != nullptr ? PeerIdentity(*auth) : std::string();
@@ -28,6 +40,23 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
                                                       const v1::RegisterRequest* request,
                                                       v1::RegisterResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::Time now = absl::Now();
+  if (!registrations_.Allow(context->peer(), now)) {
+    refused_registrations_.fetch_add(1);
+    int64_t last = last_refusal_line_ns_.load();
+    if (absl::ToUnixNanos(now) - last >= 1'000'000'000 &&
+        last_refusal_line_ns_.compare_exchange_strong(last, absl::ToUnixNanos(now))) {
+      EventLine("register_rate_limited")
+          .Add("peer", context->peer())
+          .Add("refused", refused_registrations_.exchange(0))
+          .Add("limit_per_s", limits_.registrations_per_second);
+    }
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("too many registrations from this address (at most ",
+                     limits_.registrations_per_second, " a second); retry with backoff")));
+    return reactor;
+  }
   const std::string identity = IdentityOf(*context);
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
@@ -59,6 +88,16 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
                                             std::string(admitted.message())));
     }
   }
+  // Authenticated before anything is read: a stream without a session token costs nothing.
+  const std::optional<absl::string_view> token = SessionTokenOf(*context);
+  if (!token) {
+    EventLine("stream_refused").Add("peer", context->peer()).Add("reason", "no session token");
+    return new RefusedStream(
+        grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                     absl::StrCat("no session token: open the stream with metadata '",
+                                  wire::kSessionTokenMetadataKey, "' (protocol version ",
+                                  wire::kProtocolVersion, ")")));
+  }
   if (!streams_.TryAcquire()) {
     EventLine("stream_refused")
         .Add("peer", context->peer())
@@ -68,7 +107,7 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
         "too many streams: the coordinator serves at most " + std::to_string(limits_.max_streams)));
   }
   return new FederationReactor(coordinator_, coordinator_->NextConnectionId(), context->peer(),
-                               limits_, &streams_);
+                               *token, limits_, &streams_);
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,

@@ -1,16 +1,21 @@
 // The coordinator's gRPC services over the callback API: Federation (Register, Participate
 // streams handed to FederationReactor, at most limits.max_streams at a time: the extra ones end at
 // once with RESOURCE_EXHAUSTED) and Admin (Status). Thin shells over Coordinator; Register first
-// checks the peer's TLS identity against the PeerPolicy, if there is one.
+// checks the peer address's rate limit and the peer's TLS identity against the PeerPolicy, if
+// there is one.
 #ifndef FEDMF_SERVER_SERVICES_H_
 #define FEDMF_SERVER_SERVICES_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <cstdint>
+
 #include "absl/container/flat_hash_set.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "server/coordinator.h"
 #include "server/peer_policy.h"
+#include "server/peer_rate_limiter.h"
 #include "server/stream_limits.h"
 
 namespace fedmf::server {
@@ -23,7 +28,11 @@ class FederationService final
   // `policy` may be null (no identity checks); both outlive the service.
   explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr,
                              StreamLimits limits = StreamLimits())
-      : coordinator_(coordinator), policy_(policy), limits_(limits), streams_(limits.max_streams) {}
+      : coordinator_(coordinator),
+        policy_(policy),
+        limits_(limits),
+        registrations_(limits.registrations_per_second, limits.registration_burst),
+        streams_(limits.max_streams) {}
 
   grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                      const v1::RegisterRequest* request,
@@ -36,7 +45,12 @@ class FederationService final
   Coordinator* coordinator_;
   PeerPolicy* policy_;
   const StreamLimits limits_;
+  PeerRateLimiter registrations_;
   StreamCounter streams_;
+  // Register calls refused by the rate limit since the last event=register_rate_limited line
+  // (at most one a second, so that a flood does not flood the log too).
+  std::atomic<int64_t> refused_registrations_{0};
+  std::atomic<int64_t> last_refusal_line_ns_{0};
 };
 
 // The Admin service (status). Under mutual TLS only the identities in `admins` may call it

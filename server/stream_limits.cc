@@ -15,6 +15,10 @@ bool TokenBucket::Take(absl::Time now) {
   return true;
 }
 
+bool TokenBucket::Full(absl::Time now) const {
+  return rate_ <= 0 || tokens_ + rate_ * absl::ToDoubleSeconds(now - last_) >= burst_;
+}
+
 bool StreamCounter::TryAcquire() {
   int64_t live = live_.load();
   while (live < max_) {

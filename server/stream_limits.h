@@ -1,8 +1,9 @@
-// Limits on the coordinator's Participate streams, so that no client can make it spend memory or
-// CPU without bound: concurrent streams (the extra ones are refused), messages per second per
-// stream (token bucket; a stream over it is ended), and the bytes queued for a client that does
-// not read (past them the stream is dropped from the round and ended). Sizes of single messages
-// are bounded by gRPC itself (wire/limits.h, 64 MiB).
+// Limits on what clients can make the coordinator's Federation service do, so that no client can
+// make it spend memory or CPU without bound: Register calls per second per peer address (token
+// bucket, peer_rate_limiter.h), concurrent Participate streams (the extra ones are refused),
+// messages per second per stream (token bucket; a stream over it is ended), and the bytes queued
+// for a client that does not read (past them the stream is dropped from the round and ended).
+// Sizes of single messages are bounded by gRPC itself (--max_message_mib).
 #ifndef FEDMF_SERVER_STREAM_LIMITS_H_
 #define FEDMF_SERVER_STREAM_LIMITS_H_
 
@@ -15,6 +16,8 @@
 namespace fedmf::server {
 
 struct StreamLimits {
+  double registrations_per_second = 1000;  // per peer address; 0: no limit
+  double registration_burst = 10000;       // a load generator registers thousands at once
   int64_t max_streams = 65536;        // concurrent Participate streams; more: RESOURCE_EXHAUSTED
   double messages_per_second = 1000;  // per stream, refill rate of its bucket; 0: no limit
   double message_burst = 20000;       // bucket size: a process hosting many users answers a
@@ -29,6 +32,8 @@ class TokenBucket {
       : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
   // Takes one token; false (nothing taken) when the bucket is empty. Always true when rate <= 0.
   bool Take(absl::Time now);
+  // Whether the bucket has refilled completely by `now` (its owner has been idle long enough).
+  bool Full(absl::Time now) const;
 
  private:
   double rate_;

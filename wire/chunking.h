@@ -33,7 +33,7 @@ inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
 absl::Status ValidateChunkBytes(int64_t chunk_bytes);
 
 // What a message is about: the round, participant id and phase its chunks repeat in their header
-// (participant 0 for a task, a result or a session token).
+// (participant 0 for a task or a result).
 struct Tag {
   int64_t round = 0;
   uint32_t participant_id = 0;

@@ -1,6 +1,7 @@
 // The limits both ends of the federation wire agree on: the largest gRPC message each direction
 // carries (larger messages travel in chunks well below it, wire/chunking.h) and the protocol
-// version a RegisterRequest names. The coordinator, the clients and the mobile C API read them
+// version a RegisterRequest names, and the metadata key of the session token a Participate stream
+// opens with. The coordinator, the clients and the mobile C API read them
 // here, so the two ends cannot drift apart.
 #ifndef FEDMF_WIRE_LIMITS_H_
 #define FEDMF_WIRE_LIMITS_H_
@@ -9,7 +10,10 @@ namespace fedmf::wire {
 
 inline constexpr int kMaxMessageBytes = 64 << 20;  // per gRPC message, each direction
 // 2: aggregations are tagged (round, phase) instead of (round, evaluation).
-inline constexpr unsigned kProtocolVersion = 2;
+// 3: the session token travels in the Participate stream's metadata, not in its first message.
+inline constexpr unsigned kProtocolVersion = 3;
+// Binary gRPC metadata (the "-bin" suffix): the RegisterResponse.session_token bytes as they are.
+inline constexpr char kSessionTokenMetadataKey[] = "fedmf-session-token-bin";
 
 }  // namespace fedmf::wire
 

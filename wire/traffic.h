@@ -26,7 +26,7 @@ enum class Stage {
   kClearUpload,
   kResult,
   kAbort,
-  kOther,  // session token, chunks classified on their own, empty messages
+  kOther,  // chunks classified on their own, empty messages
 };
 inline constexpr int kNumStages = 10;
 

@@ -2,6 +2,7 @@
 // (client/include/fedmf/fedmf_client.h).
 #include <algorithm>
 #include <climits>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
@@ -13,6 +14,10 @@
 using fedmf::capi::Fail;
 using fedmf::capi::FromStatus;
 using fedmf::capi::Guard;
+
+// The C header spells the key for apps; it must be the one the coordinator reads.
+static_assert(std::string_view(FEDMF_SESSION_TOKEN_METADATA_KEY) ==
+              fedmf::wire::kSessionTokenMetadataKey);
 
 namespace {
 
@@ -109,8 +114,7 @@ fedmf_status fedmf_participant_open_stream(fedmf_participant* participant, const
       return FromStatus(valid);
     }
     if (parsed.training_done()) participant->registered_done = true;
-    return fedmf::capi::ReturnBytes(fedmf::client::StreamHello(parsed).SerializeAsString(), out,
-                                    out_len);
+    return fedmf::capi::ReturnBytes(parsed.session_token(), out, out_len);
   });
 }
 

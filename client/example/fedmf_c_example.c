@@ -222,8 +222,8 @@ static int SetRatings(fedmf_participant* p, const char* list) {
 static int Session(fedmf_participant* p, const Options* o) {
   fedmf_transport* t = fedmf_transport_connect(o->coordinator);
   if (t == NULL) return 0;
-  uint8_t *request = NULL, *response = NULL, *hello = NULL;
-  size_t request_len = 0, response_len = 0, hello_len = 0;
+  uint8_t *request = NULL, *response = NULL, *session_token = NULL;
+  size_t request_len = 0, response_len = 0, session_token_len = 0;
   int done = 0, code = 0;
   if (fedmf_participant_register_request(p, "fedmf-c-example", o->token, &request, &request_len) !=
       FEDMF_OK) {
@@ -234,12 +234,12 @@ static int Session(fedmf_participant* p, const Options* o) {
             fedmf_transport_error(t));
     /* UNAUTHENTICATED, INVALID_ARGUMENT, PERMISSION_DENIED */
     if (code == 16 || code == 3 || code == 7) done = -1;
-  } else if (fedmf_participant_open_stream(p, response, response_len, &hello, &hello_len) !=
-             FEDMF_OK) {
+  } else if (fedmf_participant_open_stream(p, response, response_len, &session_token,
+                                           &session_token_len) != FEDMF_OK) {
     Fail("register response");
   } else if (fedmf_participant_training_done(p)) {
     done = 1;
-  } else if (fedmf_transport_open(t) == 0 && fedmf_transport_write(t, hello, hello_len) == 0) {
+  } else if (fedmf_transport_open(t, session_token, session_token_len) == 0) {
     printf("event=c_example_registered participant=%u\n", fedmf_participant_id(p));
     fflush(stdout);
     uint8_t* message = NULL;
@@ -271,7 +271,7 @@ static int Session(fedmf_participant* p, const Options* o) {
   }
   fedmf_free(request);
   fedmf_transport_free(response);
-  fedmf_free(hello);
+  fedmf_free(session_token);
   fedmf_transport_destroy(t);
   return done;
 }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "client/include/fedmf/fedmf_client.h"
+
 struct fedmf_transport {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<grpc::ClientContext> context;
@@ -85,8 +87,10 @@ int fedmf_transport_register(fedmf_transport* transport, const uint8_t* request,
   return 0;
 }
 
-int fedmf_transport_open(fedmf_transport* transport) {
+int fedmf_transport_open(fedmf_transport* transport, const uint8_t* session_token, size_t len) {
   transport->context = std::make_unique<grpc::ClientContext>();
+  transport->context->AddMetadata(FEDMF_SESSION_TOKEN_METADATA_KEY,
+                                  std::string(reinterpret_cast<const char*>(session_token), len));
   const grpc::internal::RpcMethod method(kParticipate, grpc::internal::RpcMethod::BIDI_STREAMING);
   transport->stream.reset(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(

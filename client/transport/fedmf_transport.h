@@ -28,8 +28,10 @@ void fedmf_transport_destroy(fedmf_transport* transport);
 int fedmf_transport_register(fedmf_transport* transport, const uint8_t* request, size_t len,
                              int timeout_ms, uint8_t** response, size_t* response_len);
 
-/* Opens the Participate stream. 0 on success. */
-int fedmf_transport_open(fedmf_transport* transport);
+/* Opens the Participate stream with the session token (bytes from
+ * fedmf_participant_open_stream) as its metadata FEDMF_SESSION_TOKEN_METADATA_KEY. 0 on
+ * success. */
+int fedmf_transport_open(fedmf_transport* transport, const uint8_t* session_token, size_t len);
 /* Writes one serialized ClientMessage (opaque bytes). 0 on success, 2 if the stream is
  * closed. */
 int fedmf_transport_write(fedmf_transport* transport, const uint8_t* message, size_t len);

@@ -28,6 +28,12 @@ if [[ "$ATTACK" == ldp_* ]]; then
   RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --algorithm=ldp-gd
     --ldp_rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 --stage_timeout_s=3)
 fi
+# The transport-level attacks meet the coordinator's bounds sooner than by default.
+case "$ATTACK" in
+  stalled_upload) RUN+=(--upload_timeout_s=1) ;;           # the attacker never finishes
+  upload_budget) RUN+=(--max_upload_buffer_mib=4) ;;       # the attacker declares 8 MiB
+  unauthenticated_streams) RUN+=(--max_streams=8) ;;       # 3 processes; 200 streams attack
+esac
 EVEN="$(seq -s, 0 2 59)"
 ODD="$(seq -s, 1 2 59)"
 
@@ -91,6 +97,29 @@ case "$ATTACK" in
   ldp_wrong_magnitude)
     grep -q 'event=participant_rejected participant=6[1-4] reason="ldp-gd report: value 1000 ' \
       "$A/coordinator.log" || fail "no rejection of a report of the wrong magnitude"
+    ;;
+  stalled_upload)
+    # Issue 21 item 7: a chunked upload that never completes ends its stream after the timeout.
+    grep -q 'code=4 ' <<<"$stop" || fail "not DEADLINE_EXCEEDED: $stop"
+    grep -q 'event=upload_stalled client=attacker-stalled_upload ' "$A/coordinator.log" ||
+      fail "no upload_stalled line"
+    ;;
+  upload_budget)
+    # Issue 21 item 7: partial uploads of all streams share one bounded budget.
+    grep -q 'code=8 status="chunk sequence refused: upload buffers are full' <<<"$stop" ||
+      fail "not RESOURCE_EXHAUSTED for the upload budget: $stop"
+    grep -q 'event=chunks_rejected client=attacker-upload_budget ' "$A/coordinator.log" ||
+      fail "no chunks_rejected line"
+    ;;
+  unauthenticated_streams)
+    # Issue 21 items 3 and 4: streams without a valid session token end when they open, unread,
+    # and hold none of the 8 places, which stay for the three registered processes.
+    grep -q 'event=attack attack=unauthenticated_streams round=1 sent="refused=200 held=0"' \
+      "$A/attacker.log" || fail "not every unauthenticated stream was refused at once"
+    [[ "$(grep -c ' event=stream_refused .*reason="no session token"' "$A/coordinator.log")" == 100 ]] ||
+      fail "not 100 stream_refused lines for streams without a token"
+    grep -q 'event=stream_open client=attacker-unauthenticated_streams .*status=OK' \
+      "$A/coordinator.log" || fail "the attacker's own registered stream did not open"
     ;;
   impersonate)
     grep -q 'code=7 ' <<<"$stop" || fail "not PERMISSION_DENIED: $stop"

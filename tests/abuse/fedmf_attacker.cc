@@ -63,13 +63,19 @@ ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
           "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
-          "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares");
+          "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares, "
+          "stalled_upload, upload_budget, unauthenticated_streams");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(bool, attack_every_round, false,
           "garbage_shares, false_shares: attack in every round (--attack_round is ignored)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
 ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
+ABSL_FLAG(int, streams, 100,
+          "unauthenticated_streams: streams opened without a session token (and as many with a "
+          "wrong one), held open from before registering until the attack round");
+ABSL_FLAG(int64_t, declared_upload_mib, 8,
+          "stalled_upload, upload_budget: the size the first (and only) chunk declares");
 
 namespace fedmf::abuse {
 namespace {
@@ -126,7 +132,10 @@ class Attacker {
       for (const auto& r : replies)
         if (IsAdvertisement(r)) recorded_.push_back(r);
     }
-    if ((round != round_ && !every_round_) || attack_ == "silent" || replies.empty()) return out;
+    if ((round != round_ && !every_round_) || attack_ == "silent" ||
+        attack_ == "unauthenticated_streams" || replies.empty()) {
+      return out;
+    }
     if (IsShareAttack(attack_)) return ForgeShares(round, std::move(replies));
     const bool advertisement = IsAdvertisement(replies.front());
     const bool masked =
@@ -192,6 +201,17 @@ class Attacker {
     } else if (attack_ == "flood") {
       const std::string copy = replies.front().SerializeAsString();
       out.assign(static_cast<size_t>(absl::GetFlag(FLAGS_flood_copies)), copy);
+    } else if (attack_ == "stalled_upload" || attack_ == "upload_budget") {
+      // The first chunk of a message that never comes: it declares declared_upload_mib.
+      v1::ClientMessage chunk;
+      v1::Chunk* c = chunk.mutable_chunk();
+      c->set_round(round);
+      c->set_participant_id(replies.front().secagg().participant_id());
+      c->set_phase(replies.front().secagg().phase());
+      c->set_count(2);
+      c->set_total_bytes(static_cast<uint64_t>(absl::GetFlag(FLAGS_declared_upload_mib)) << 20);
+      c->set_data(replies.front().SerializeAsString());
+      out.push_back(chunk.SerializeAsString());
     } else if (attack_ == "oversized") {
       // A valid ClientMessage but for its size: field 1000, length-delimited, 1 KiB over the limit.
       v1::ClientMessage padded = replies.front();
@@ -256,6 +276,48 @@ class Attacker {
   std::vector<v1::ClientMessage> recorded_;
 };
 
+// Participate streams opened without a valid session token, held open by the attacker.
+class UnauthenticatedStreams {
+ public:
+  // Opens --streams streams without a session token and as many with a wrong one; half of them
+  // write a 1 MiB message, the others stay idle.
+  explicit UnauthenticatedStreams(grpc::Channel* channel) {
+    const grpc::internal::RpcMethod method("/fedmf.v1.Federation/Participate",
+                                           grpc::internal::RpcMethod::BIDI_STREAMING);
+    v1::ClientMessage large;
+    large.mutable_clear_upload()->set_participant_id(1);
+    large.mutable_clear_upload()->mutable_values()->Resize(1 << 17, ~uint64_t{0} >> 1);
+    for (int i = 0; i < 2 * absl::GetFlag(FLAGS_streams); ++i) {
+      auto& [context, stream] = streams_.emplace_back();
+      context = std::make_unique<grpc::ClientContext>();
+      // Bounds the attack when streams are held (so never refused): then they count as held.
+      context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+      if (i % 2 == 1) context->AddMetadata(wire::kSessionTokenMetadataKey, "wrong token");
+      stream.reset(
+          grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+              channel, method, context.get()));
+      if (i % 4 < 2) (void)Write(*stream, large);  // the others stay idle
+    }
+  }
+  // Waits for every stream's end: "refused=R held=H" (held: ended by the deadline, not refused).
+  std::string Outcome() {
+    int refused = 0, held = 0;
+    for (auto& [context, stream] : streams_) {
+      grpc::ByteBuffer ignored;
+      while (stream->Read(&ignored)) {
+      }
+      const grpc::StatusCode code = stream->Finish().error_code();
+      ++(code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::NOT_FOUND ? refused
+                                                                                          : held);
+    }
+    streams_.clear();
+    return absl::StrCat("refused=", refused, " held=", held);
+  }
+
+ private:
+  std::vector<std::pair<std::unique_ptr<grpc::ClientContext>, std::unique_ptr<Stream>>> streams_;
+};
+
 // Registers --registrations times and never opens a stream.
 absl::Status SquatRegistrations(v1::Federation::Stub& stub, const v1::RegisterRequest& request) {
   int accepted = 0, refused = 0;
@@ -313,6 +375,9 @@ absl::Status Run() {
   if (absl::GetFlag(FLAGS_attack_every_round) && !IsShareAttack(absl::GetFlag(FLAGS_attack))) {
     return absl::InvalidArgumentError("--attack_every_round: garbage_shares or false_shares only");
   }
+  std::optional<UnauthenticatedStreams> unauthenticated;
+  if (absl::GetFlag(FLAGS_attack) == "unauthenticated_streams")
+    unauthenticated.emplace(channel.get());
   v1::RegisterResponse response;
   grpc::ClientContext register_context;
   register_context.set_wait_for_ready(true);
@@ -325,10 +390,10 @@ absl::Status Run() {
   const grpc::internal::RpcMethod method("/fedmf.v1.Federation/Participate",
                                          grpc::internal::RpcMethod::BIDI_STREAMING);
   grpc::ClientContext context;
+  context.AddMetadata(wire::kSessionTokenMetadataKey, response.session_token());
   std::unique_ptr<Stream> stream(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &context));
-  Write(*stream, client::StreamHello(response));
   Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round),
                     absl::GetFlag(FLAGS_attack_every_round));
   grpc::ByteBuffer buffer;
@@ -341,6 +406,13 @@ absl::Status Run() {
     v1::ServerMessage m;
     if (!m.ParseFromString(bytes)) break;
     if (m.has_result() && m.result().training_done()) break;
+    if (m.has_task() && unauthenticated && m.task().round() == absl::GetFlag(FLAGS_attack_round)) {
+      EventLine("attack")
+          .Add("attack", "unauthenticated_streams")
+          .Add("round", m.task().round())
+          .Add("sent", unauthenticated->Outcome());
+      unauthenticated.reset();
+    }
     if (m.has_task()) {
       attacker.SetPlan(m.task().plan());
       // Who of its users the coordinator asked in, and in which attempt (the context names it):

@@ -24,11 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     v1::RegisterResponse response;
     if (!coordinator->Register(request, response).ok()) break;
     auto connection = std::make_shared<server::Connection>(stream, "fuzz");
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    if (coordinator->OnClientMessage(connection, hello).ok()) {
-      // A second token on a bound stream is not a SecAgg message: refused.
-      if (coordinator->OnClientMessage(connection, hello).ok()) __builtin_trap();
+    if (coordinator->OnStreamOpen(connection, response.session_token()).ok()) {
+      // A bound stream cannot be bound again.
+      if (coordinator->OnStreamOpen(connection, response.session_token()).ok()) __builtin_trap();
     }
   }
   (void)coordinator->Status();

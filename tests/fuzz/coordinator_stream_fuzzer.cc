@@ -62,9 +62,7 @@ std::shared_ptr<server::Connection> Open(server::Coordinator& coordinator, uint6
   v1::RegisterResponse response;
   if (!coordinator.Register(request, response).ok()) __builtin_trap();
   auto connection = std::make_shared<server::Connection>(id, "fuzz", std::move(sink));
-  v1::ClientMessage hello;
-  hello.set_session_token(response.session_token());
-  if (!coordinator.OnClientMessage(connection, hello).ok()) __builtin_trap();
+  if (!coordinator.OnStreamOpen(connection, response.session_token()).ok()) __builtin_trap();
   return connection;
 }
 
@@ -92,7 +90,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   size_t at = 1;
-  v1::ClientMessage scratch;
   while (at + 2 <= size) {
     const size_t length = data[at] | (static_cast<size_t>(data[at + 1]) << 8);
     at += 2;
@@ -105,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     grpc::Slice slice(wire);
     grpc::ByteBuffer bytes(&slice, 1);
-    if (!server::DeliverClientMessage(*coordinator, fuzzed, bytes, scratch).ok()) {
+    if (!server::DeliverClientMessage(*coordinator, fuzzed, bytes).ok()) {
       coordinator->OnStreamClosed(fuzzed);  // the stream ends: the reactor's OnDone
       break;
     }

@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
   }
 
   std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name));
-  if (grpc::Status s = coordinator.OnClientMessage(c->connection_, client::StreamHello(response));
+  if (grpc::Status s = coordinator.OnStreamOpen(c->connection_, response.session_token());
       !s.ok()) {
     return FromGrpc(s);
   }

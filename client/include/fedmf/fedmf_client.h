@@ -36,8 +36,13 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of this header. 2: the saved state leaves the model out
- * (fedmf_participant_save_model). */
-#define FEDMF_ABI_VERSION 2
+ * (fedmf_participant_save_model). 3: fedmf_participant_open_stream returns the session token for
+ * the stream's metadata instead of a first message. */
+#define FEDMF_ABI_VERSION 3
+
+/* The gRPC metadata key (binary, "-bin") under which the app opens the Participate stream with
+ * the session token from fedmf_participant_open_stream. */
+#define FEDMF_SESSION_TOKEN_METADATA_KEY "fedmf-session-token-bin"
 
 typedef enum fedmf_status {
   FEDMF_OK = 0,
@@ -193,12 +198,13 @@ FEDMF_API fedmf_status fedmf_participant_register_request(const fedmf_participan
                                                           const char* enrollment_token,
                                                           uint8_t** out, size_t* out_len);
 
-/* Reads a serialized fedmf.v1.RegisterResponse and returns the first message to write on the
- * Participate stream (a ClientMessage with the session token) in *out, *out_len (free with
- * fedmf_free). If the response says training is done, the participant records it (see
- * fedmf_participant_training_done) and the app need not open the stream.
- * FEDMF_ERR_INVALID_ARGUMENT for bytes that are not a RegisterResponse, or one with no session
- * token while training is not done. Serialize with other calls on the same handle. */
+/* Reads a serialized fedmf.v1.RegisterResponse and returns its session token in *out, *out_len
+ * (free with fedmf_free): the app opens the Participate stream with these bytes as the value of
+ * the binary metadata FEDMF_SESSION_TOKEN_METADATA_KEY (the coordinator refuses a stream without
+ * it, UNAUTHENTICATED, before reading anything). If the response says training is done, the
+ * participant records it (see fedmf_participant_training_done) and the app need not open the
+ * stream. FEDMF_ERR_INVALID_ARGUMENT for bytes that are not a RegisterResponse, or one with no
+ * session token while training is not done. Serialize with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_open_stream(fedmf_participant* participant,
                                                      const uint8_t* response, size_t response_len,
                                                      uint8_t** out, size_t* out_len);

@@ -17,7 +17,7 @@ static fedmf_participant* New(uint32_t id) {
 static void Versions(void) {
   CHECK(fedmf_abi_version() == FEDMF_ABI_VERSION);
   CHECK(strcmp(fedmf_version(), "0.1.0") == 0);
-  CHECK(fedmf_protocol_version() == 2);
+  CHECK(fedmf_protocol_version() == 3);
 }
 
 static void CreateRefusesBadConfigs(void) {
@@ -85,7 +85,7 @@ static void QueriesNeedAModel(void) {
   fedmf_participant_destroy(p);
 }
 
-/* RegisterRequest fields, hand-encoded: 1 protocol_version = 2 (08 02), 2 client_name "x"
+/* RegisterRequest fields, hand-encoded: 1 protocol_version = 3 (08 03), 2 client_name "x"
  * (12 01 78), 3 enrollment_token "t" (1a 01 74), 4 signing_public_key (22 20 + 32 bytes),
  * 5 participant_ids [7] packed (2a 01 07): 45 bytes. */
 static void RegisterRequestBytes(void) {
@@ -95,7 +95,7 @@ static void RegisterRequestBytes(void) {
   CHECK(fedmf_participant_register_request(p, "x", "t", &out, &len) == FEDMF_OK);
   CHECK(len == 45);
   if (len == 45) {
-    const uint8_t head[] = {0x08, 0x02, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
+    const uint8_t head[] = {0x08, 0x03, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
     const uint8_t tail[] = {0x2a, 0x01, 0x07};
     CHECK(memcmp(out, head, sizeof head) == 0);
     CHECK(memcmp(out + 42, tail, sizeof tail) == 0);
@@ -118,15 +118,15 @@ static void RegisterRequestBytes(void) {
 }
 
 /* RegisterResponse {session_token "abc" (0a 03 61 62 63), training_done true (18 01)} gives the
- * ClientMessage {session_token "abc"}: 0a 03 61 62 63. */
+ * session token "abc" for the stream's metadata. */
 static void OpenStreamBytes(void) {
   fedmf_participant* p = New(2);
   const uint8_t response[] = {0x0a, 0x03, 'a', 'b', 'c', 0x18, 0x01};
-  const uint8_t hello[] = {0x0a, 0x03, 'a', 'b', 'c'};
+  const uint8_t token[] = {'a', 'b', 'c'};
   uint8_t* out = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_open_stream(p, response, sizeof response, &out, &len) == FEDMF_OK);
-  CHECK(len == sizeof hello && memcmp(out, hello, sizeof hello) == 0);
+  CHECK(len == sizeof token && memcmp(out, token, sizeof token) == 0);
   CHECK(fedmf_participant_training_done(p) == 1);
   fedmf_free(out);
   const uint8_t garbage[] = {0x0a, 0x09, 'a'}; /* a 9-byte field with 1 byte */

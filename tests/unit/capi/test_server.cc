@@ -11,6 +11,7 @@
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
+#include "wire/limits.h"
 #include "wire/secagg_params.h"
 
 struct capi_server {
@@ -81,7 +82,8 @@ void capi_server_destroy(capi_server* server) { delete server; }
 
 int capi_server_register(capi_server* server, const uint8_t* request, size_t len) {
   fedmf::v1::RegisterRequest parsed;
-  if (!parsed.ParseFromArray(request, static_cast<int>(len)) || parsed.protocol_version() != 2 ||
+  if (!parsed.ParseFromArray(request, static_cast<int>(len)) ||
+      parsed.protocol_version() != fedmf::wire::kProtocolVersion ||
       parsed.signing_public_key().size() != 32) {
     return 1;
   }

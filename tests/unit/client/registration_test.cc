@@ -56,14 +56,6 @@ TEST(RegistrationTest, ResponseNeedsATokenUnlessTrainingIsDone) {
   EXPECT_EQ(ValidateRegisterResponse(r).code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(RegistrationTest, HelloPresentsTheSessionToken) {
-  v1::RegisterResponse r;
-  r.set_session_token("token-bytes");
-  const v1::ClientMessage hello = StreamHello(r);
-  EXPECT_EQ(hello.message_case(), v1::ClientMessage::kSessionToken);
-  EXPECT_EQ(hello.session_token(), "token-bytes");
-}
-
 TEST(RegistrationTest, ATrainingDoneResponseEndsTheHost) {
   const std::unique_ptr<ParticipantHost> host = Host({1});
   v1::RegisterResponse r;

@@ -33,12 +33,6 @@ v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "toke
   return r;
 }
 
-v1::ClientMessage Hello(const std::string& token) {
-  v1::ClientMessage m;
-  m.set_session_token(token);
-  return m;
-}
-
 v1::ClientMessage SecAgg(uint32_t id) {
   v1::ClientMessage m;
   m.mutable_secagg()->set_participant_id(id);
@@ -58,15 +52,15 @@ TEST(CoordinatorTest, RegisterMapsRefusalsToGrpcCodes) {
   EXPECT_EQ(response.current_round(), 0);
 }
 
-TEST(CoordinatorTest, AStreamMustFirstPresentAValidSessionToken) {
+TEST(CoordinatorTest, AStreamOpensOnlyWithAValidSessionToken) {
   auto coordinator = MakeCoordinator();
   auto c = std::make_shared<Connection>(1, "test");
+  EXPECT_EQ(coordinator->OnStreamOpen(c, "unknown").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(coordinator->OnStreamOpen(c, "").error_code(), grpc::StatusCode::NOT_FOUND);
+  // Nothing an unbound stream sends is handled.
   EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(1)).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(coordinator->OnClientMessage(c, Hello("unknown")).error_code(),
-            grpc::StatusCode::NOT_FOUND);
-  EXPECT_EQ(coordinator->OnClientMessage(c, v1::ClientMessage()).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(coordinator->Status().connected_clients(), 0);
 }
 
 TEST(CoordinatorTest, BoundStreamsMaySpeakOnlyForTheirOwnUsers) {
@@ -74,14 +68,16 @@ TEST(CoordinatorTest, BoundStreamsMaySpeakOnlyForTheirOwnUsers) {
   v1::RegisterResponse response;
   ASSERT_TRUE(coordinator->Register(Request({1, 2}), response).ok());
   auto c = std::make_shared<Connection>(1, "test");
-  ASSERT_TRUE(coordinator->OnClientMessage(c, Hello(response.session_token())).ok());
+  ASSERT_TRUE(coordinator->OnStreamOpen(c, response.session_token()).ok());
   EXPECT_EQ(coordinator->Status().registered_users(), 2);
   EXPECT_EQ(coordinator->Status().connected_clients(), 1);
   EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(3)).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
   // No round is running: a (malformed) message of an own user is ignored, not fatal.
   EXPECT_TRUE(coordinator->OnClientMessage(c, SecAgg(1)).ok());
-  EXPECT_EQ(coordinator->OnClientMessage(c, Hello(response.session_token())).error_code(),
+  EXPECT_EQ(coordinator->OnStreamOpen(c, response.session_token()).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(coordinator->OnClientMessage(c, v1::ClientMessage()).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   coordinator->OnStreamClosed(c);
   EXPECT_EQ(coordinator->Status().registered_users(), 0);

@@ -1,6 +1,6 @@
 // The coordinator's wire hooks without sockets: chunked messages both ways (whole rounds with a
 // 128-byte chunk size on both ends), refused chunk sequences, and the per-stage traffic accounting
-// reported in Admin.Status.
+// reported in Admin.Status, and the bounds on partial uploads (one budget, a timeout).
 #include <chrono>
 #include <future>
 #include <memory>
@@ -24,8 +24,10 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 }
 
 // 40 users, cohort 10, n_min 3, rank 4, no noise, full item model.
-std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
-                                             bool secure_aggregation = true) {
+// `upload_budget`: bytes all streams' partial uploads may hold.
+std::unique_ptr<Coordinator> MakeCoordinator(
+    int64_t rounds, size_t chunk_bytes, bool secure_aggregation = true,
+    uint64_t upload_budget = CoordinatorOptions().max_upload_buffer_bytes) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
@@ -34,6 +36,8 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, size_t chunk_bytes,
   options.dropout_fraction = 0.6;
   options.stage_timeout = absl::Seconds(5);
   options.chunk_bytes = chunk_bytes;
+  options.max_upload_buffer_bytes = upload_budget;
+  options.upload_timeout = absl::Seconds(60);
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
                                 dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
@@ -140,17 +144,27 @@ TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
 class CoordinatorWireStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    coordinator_ = MakeCoordinator(1, 64);
+    coordinator_ = MakeCoordinator(1, 64, /*secure_aggregation=*/true, /*upload_budget=*/1000);
+    connection_ = Open(1);
+  }
+  // A stream bound to a registration of `participant`.
+  std::shared_ptr<Connection> Open(uint32_t participant) {
     v1::RegisterRequest request;
     request.set_protocol_version(wire::kProtocolVersion);
     request.set_enrollment_token("token");
     request.set_signing_public_key(std::string(32, 'k'));
-    request.add_participant_ids(1);
+    request.add_participant_ids(participant);
     v1::RegisterResponse response;
-    ASSERT_TRUE(coordinator_->Register(request, response).ok());
-    v1::ClientMessage hello;
-    hello.set_session_token(response.session_token());
-    ASSERT_TRUE(coordinator_->OnClientMessage(connection_, hello).ok());
+    EXPECT_TRUE(coordinator_->Register(request, response).ok());
+    auto connection = std::make_shared<Connection>(participant, "test");
+    EXPECT_TRUE(coordinator_->OnStreamOpen(connection, response.session_token()).ok());
+    return connection;
+  }
+  // The first chunk of a message of `participant` that declares `total_bytes`.
+  v1::ClientMessage FirstChunk(uint32_t participant, uint64_t total_bytes) {
+    v1::ClientMessage first = Chunks(participant)[0];
+    first.mutable_chunk()->set_total_bytes(total_bytes);
+    return first;
   }
   std::vector<v1::ClientMessage> Chunks(uint32_t participant) {
     v1::ClientMessage m;
@@ -160,7 +174,7 @@ class CoordinatorWireStreamTest : public ::testing::Test {
     return wire::Split(m, 64);
   }
   std::unique_ptr<Coordinator> coordinator_;
-  std::shared_ptr<Connection> connection_ = std::make_shared<Connection>(1, "test");
+  std::shared_ptr<Connection> connection_;
 };
 
 TEST_F(CoordinatorWireStreamTest, AcceptsAWholeChunkSequenceOutsideARound) {
@@ -188,6 +202,49 @@ TEST_F(CoordinatorWireStreamTest, ASequenceOverTheUploadBoundIsRefusedAtItsFirst
   first.mutable_chunk()->set_total_bytes(wire::kMaxTransferBytes + 1);
   EXPECT_EQ(coordinator_->OnClientMessage(connection_, first).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// Issue 21 item 7: partial uploads of all streams share one budget; what a sequence reserved
+// (the size its first chunk declares) is given back when it completes, fails or its stream ends.
+TEST_F(CoordinatorWireStreamTest, AllStreamsShareOneBoundedUploadBudget) {
+  for (const v1::ClientMessage& c : Chunks(1)) {
+    ASSERT_TRUE(coordinator_->OnClientMessage(connection_, c).ok());
+  }
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);  // completed
+  ASSERT_TRUE(coordinator_->OnClientMessage(connection_, FirstChunk(1, 600)).ok());
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
+  std::shared_ptr<Connection> second = Open(2);
+  const grpc::Status refused = coordinator_->OnClientMessage(second, FirstChunk(2, 600));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("600 of 1000 bytes held"), std::string::npos)
+      << refused.error_message();
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
+  coordinator_->OnStreamClosed(second);
+  // The first stream ends mid-sequence: its reservation is free again.
+  coordinator_->OnStreamClosed(connection_);
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
+  std::shared_ptr<Connection> third = Open(3);
+  EXPECT_TRUE(coordinator_->OnClientMessage(third, FirstChunk(3, 600)).ok());
+  // A sequence refused mid-way gives its reservation back too.
+  EXPECT_EQ(coordinator_->OnClientMessage(third, Chunks(3)[3]).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
+}
+
+TEST_F(CoordinatorWireStreamTest, AStalledUploadEndsItsStreamAfterTheTimeout) {
+  const absl::Time before = absl::Now();
+  ASSERT_TRUE(coordinator_->OnClientMessage(connection_, FirstChunk(1, 600)).ok());
+  const absl::Time after = absl::Now();
+  EXPECT_EQ(coordinator_->EndStalledUploads(before + absl::Seconds(59)), 0);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(coordinator_->EndStalledUploads(after + absl::Seconds(61)), 1);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("event=upload_stalled "), std::string::npos) << log;
+  // A stream without an upload in progress is never ended for it.
+  std::shared_ptr<Connection> idle = Open(2);
+  coordinator_->OnStreamClosed(connection_);
+  EXPECT_EQ(coordinator_->EndStalledUploads(after + absl::Hours(1)), 0);
+  coordinator_->OnStreamClosed(idle);
 }
 
 }  // namespace

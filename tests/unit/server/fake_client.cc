@@ -30,7 +30,7 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
   v1::RegisterResponse response;
   EXPECT_TRUE(
       coordinator_.Register(client::MakeRegisterRequest(*host_, "", "token"), response).ok());
-  EXPECT_TRUE(coordinator_.OnClientMessage(connection_, client::StreamHello(response)).ok());
+  EXPECT_TRUE(coordinator_.OnStreamOpen(connection_, response.session_token()).ok());
   pump_ = std::thread([this] { Pump(); });
 }
 

@@ -123,7 +123,7 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
 
 // One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.
 TEST(RegistryTest, BoundsWaitingRegistrationsPerIdentity) {
-  Registry registry("secret", 10, {.max_pending_per_identity = 2});
+  Registry registry("secret", 10, {.max_pending_per_client = 2});
   const std::string a = registry.Register(Request({1}), "mallory").value();
   ASSERT_TRUE(registry.Register(Request({2}), "mallory").ok());
   const absl::Status refused = registry.Register(Request({3}), "mallory").status();
@@ -135,6 +135,24 @@ TEST(RegistryTest, BoundsWaitingRegistrationsPerIdentity) {
   // A registration that binds frees its identity's place.
   ASSERT_TRUE(registry.Bind(a, Conn(1)).ok());
   EXPECT_TRUE(registry.Register(Request({5}), "mallory").ok());
+}
+
+// Issue 21 item 5: with a credentials file, each client token has its own cap on waiting
+// registrations, so one holder cannot fill the waiting room for the others.
+TEST(RegistryTest, BoundsWaitingRegistrationsPerCredential) {
+  Registry registry("", 10, {.max_pending_per_client = 2});
+  auto credentials = std::make_shared<const Credentials>(
+      Credentials::Parse(absl::StrCat(TokenCredential("mallory-token"), " 1-5\n",
+                                      TokenCredential("alice-token"), " 6-10\n"))
+          .value());
+  registry.set_credentials([credentials] { return credentials; });
+  ASSERT_TRUE(registry.Register(Request({1}, "mallory-token")).ok());
+  ASSERT_TRUE(registry.Register(Request({2}, "mallory-token")).ok());
+  const absl::Status refused = registry.Register(Request({3}, "mallory-token")).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("has 2 registrations waiting"), absl::string_view::npos)
+      << refused.message();
+  EXPECT_TRUE(registry.Register(Request({6}, "alice-token")).ok());
 }
 
 // The directory the coordinator relays: each live user maps to its stream's registered key.

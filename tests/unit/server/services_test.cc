@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,22 +69,39 @@ std::string RegisterUser(v1::Federation::Stub& stub, uint32_t id) {
   return response.session_token();
 }
 
-v1::ClientMessage Token(const std::string& token) {
-  v1::ClientMessage m;
-  m.set_session_token(token);
-  return m;
+// Opens a Participate stream that presents `token` (none if nullopt) in its metadata.
+std::unique_ptr<grpc::ClientReaderWriter<v1::ClientMessage, v1::ServerMessage>> Open(
+    v1::Federation::Stub& stub, grpc::ClientContext& context,
+    const std::optional<std::string>& token) {
+  if (token) context.AddMetadata(wire::kSessionTokenMetadataKey, *token);
+  return stub.Participate(&context);
+}
+
+// How a stream opened with `token` ends when it writes `messages`.
+grpc::Status StreamEnd(v1::Federation::Stub& stub, const std::optional<std::string>& token,
+                       const std::vector<v1::ClientMessage>& messages = {}) {
+  grpc::ClientContext context;
+  auto stream = Open(stub, context, token);
+  for (const v1::ClientMessage& m : messages) {
+    if (!stream->Write(m)) break;
+  }
+  v1::ServerMessage ignored;
+  while (stream->Read(&ignored)) {
+  }
+  return stream->Finish();
 }
 
 // A field tag with wire type 7, which no protobuf parser accepts.
 const std::string kGarbage("\x0f\xff\xff\xff\xff\x07garbage", 12);
 
-// Opens a Participate stream at the byte level (grpc::GenericStub), writes each of `messages`,
-// reads until the server ends the stream and returns its status.
-grpc::Status RawParticipate(const std::shared_ptr<grpc::Channel>& channel,
+// Opens a Participate stream at the byte level (grpc::GenericStub) with `token`, writes each of
+// `messages`, reads until the server ends the stream and returns its status.
+grpc::Status RawParticipate(const std::shared_ptr<grpc::Channel>& channel, const std::string& token,
                             const std::vector<std::string>& messages) {
   grpc::GenericStub stub(channel);
   grpc::CompletionQueue cq;
   grpc::ClientContext context;
+  context.AddMetadata(wire::kSessionTokenMetadataKey, token);
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
       stub.PrepareCall(&context, "/fedmf.v1.Federation/Participate", &cq);
   // One operation at a time: returns its ok flag.
@@ -124,14 +142,12 @@ TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
   FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
   Server server(&service);
   grpc::ClientContext c1, c2, c3;
-  auto s1 = server.stub->Participate(&c1);
-  auto s2 = server.stub->Participate(&c2);
-  ASSERT_TRUE(s1->Write(Token(RegisterUser(*server.stub, 1))));
-  ASSERT_TRUE(s2->Write(Token(RegisterUser(*server.stub, 2))));
+  auto s1 = Open(*server.stub, c1, RegisterUser(*server.stub, 1));
+  auto s2 = Open(*server.stub, c2, RegisterUser(*server.stub, 2));
   // Both streams are open on the server before the third arrives.
   WaitUntil([&] { return service.live_streams() >= 2; });
   ASSERT_EQ(service.live_streams(), 2);
-  auto s3 = server.stub->Participate(&c3);
+  auto s3 = Open(*server.stub, c3, RegisterUser(*server.stub, 3));
   v1::ServerMessage ignored;
   EXPECT_FALSE(s3->Read(&ignored));
   const grpc::Status refused = s3->Finish();
@@ -143,12 +159,69 @@ TEST(FederationServiceTest, StreamsBeyondTheMaximumAreRefused) {
   EXPECT_TRUE(s1->Finish().ok());
   WaitUntil([&] { return service.live_streams() <= 1; });
   grpc::ClientContext c4;
-  auto s4 = server.stub->Participate(&c4);
-  EXPECT_TRUE(s4->Write(Token(RegisterUser(*server.stub, 3))));
+  auto s4 = Open(*server.stub, c4, RegisterUser(*server.stub, 4));
   WaitUntil([&] { return service.live_streams() >= 2; });
   EXPECT_EQ(service.live_streams(), 2);
   c2.TryCancel();
   c4.TryCancel();
+}
+
+// Issue 21 item 3: a stream without a valid session token ends when it opens, reads nothing and
+// holds no slot, however many there are and whatever they send.
+TEST(FederationServiceTest, StreamsWithoutAValidSessionTokenAreRefusedAtOpen) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  StreamLimits limits;
+  limits.max_streams = 2;
+  FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
+  Server server(&service);
+  v1::ClientMessage large;  // 32 MiB: refused unread
+  large.mutable_clear_upload()->mutable_values()->Resize(4 << 20, ~uint64_t{0} >> 1);
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 20; ++i) {
+    const grpc::Status none = StreamEnd(*server.stub, std::nullopt, {large});
+    EXPECT_EQ(none.error_code(), grpc::StatusCode::UNAUTHENTICATED) << none.error_message();
+    EXPECT_NE(none.error_message().find(wire::kSessionTokenMetadataKey), std::string::npos);
+    const grpc::Status unknown = StreamEnd(*server.stub, "not a session token", {large});
+    EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND) << unknown.error_message();
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("event=stream_refused peer="), std::string::npos) << log;
+  EXPECT_EQ(coordinator->Status().bytes_in(), 0);  // no message was read
+  // Neither kind holds a slot: both places are free for registered clients.
+  WaitUntil([&] { return service.live_streams() == 0; });
+  grpc::ClientContext c1, c2;
+  auto s1 = Open(*server.stub, c1, RegisterUser(*server.stub, 1));
+  auto s2 = Open(*server.stub, c2, RegisterUser(*server.stub, 2));
+  WaitUntil([&] { return coordinator->Status().connected_clients() >= 2; });
+  EXPECT_EQ(coordinator->Status().connected_clients(), 2);
+  c1.TryCancel();
+  c2.TryCancel();
+}
+
+// Issue 21 item 5: one address cannot register faster than --max_registrations_per_s.
+TEST(FederationServiceTest, RegistrationsOverTheRateOfAnAddressAreRefused) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  StreamLimits limits;
+  limits.registrations_per_second = 0.001;  // no refill within the test
+  limits.registration_burst = 3;
+  FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
+  Server server(&service);
+  for (uint32_t id = 1; id <= 3; ++id) RegisterUser(*server.stub, id);
+  testing::internal::CaptureStderr();
+  grpc::ClientContext context;
+  v1::RegisterRequest request;
+  request.set_protocol_version(wire::kProtocolVersion);
+  request.set_enrollment_token("token");
+  request.set_signing_public_key(std::string(32, 'k'));
+  request.add_participant_ids(4);
+  v1::RegisterResponse response;
+  const grpc::Status refused = server.stub->Register(&context, request, &response);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("too many registrations from this address"),
+            std::string::npos);
+  EXPECT_NE(log.find("event=register_rate_limited peer="), std::string::npos) << log;
+  EXPECT_EQ(log.find("event=register "), std::string::npos) << log;  // not even parsed further
 }
 
 TEST(FederationServiceTest, StreamOverTheMessageRateIsEnded) {
@@ -159,8 +232,7 @@ TEST(FederationServiceTest, StreamOverTheMessageRateIsEnded) {
   FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
   Server server(&service);
   grpc::ClientContext context;
-  auto stream = server.stub->Participate(&context);
-  ASSERT_TRUE(stream->Write(Token(RegisterUser(*server.stub, 1))));
+  auto stream = Open(*server.stub, context, RegisterUser(*server.stub, 1));
   // Late SecAgg messages (no round is running) are accepted and ignored: only the rate ends it.
   v1::ClientMessage late;
   late.mutable_secagg()->set_participant_id(1);
@@ -176,8 +248,9 @@ TEST(FederationServiceTest, StreamOverTheMessageRateIsEnded) {
   EXPECT_NE(status.error_message().find("rate"), std::string::npos);
   // The coordinator keeps serving: a new stream is accepted.
   grpc::ClientContext again;
-  auto next = server.stub->Participate(&again);
-  EXPECT_TRUE(next->Write(Token(RegisterUser(*server.stub, 2))));
+  auto next = Open(*server.stub, again, RegisterUser(*server.stub, 2));
+  WaitUntil([&] { return coordinator->Status().connected_clients() >= 1; });
+  EXPECT_EQ(coordinator->Status().connected_clients(), 1);
   again.TryCancel();
 }
 
@@ -185,16 +258,12 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
   std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
   FederationService service(coordinator.get());
   Server server(&service);
-  // Garbage as the first message, and after the stream was bound by a valid one.
   testing::internal::CaptureStderr();
-  const grpc::Status first = RawParticipate(server.Channel(), {kGarbage});
-  const grpc::Status bound = RawParticipate(
-      server.Channel(), {Token(RegisterUser(*server.stub, 1)).SerializeAsString(), kGarbage});
+  const grpc::Status bound =
+      RawParticipate(server.Channel(), RegisterUser(*server.stub, 1), {kGarbage});
   const std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(first.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << first.error_message();
-  EXPECT_EQ(first.error_message(), "unparseable ClientMessage");
   EXPECT_EQ(bound.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bound.error_message();
-  EXPECT_NE(log.find("event=message_refused client=unbound peer="), std::string::npos) << log;
+  EXPECT_EQ(bound.error_message(), "unparseable ClientMessage");
   EXPECT_NE(log.find("event=message_refused client=\"\" peer="), std::string::npos)
       << log;  // RegisterUser names no client
   EXPECT_NE(log.find("code=3 reason=\"unparseable ClientMessage\""), std::string::npos) << log;
@@ -203,8 +272,7 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
   WaitUntil([&] { return coordinator->Status().connected_clients() == 0; });
   // The coordinator keeps serving: a valid stream is parsed and bound.
   grpc::ClientContext context;
-  auto stream = server.stub->Participate(&context);
-  ASSERT_TRUE(stream->Write(Token(RegisterUser(*server.stub, 2))));
+  auto stream = Open(*server.stub, context, RegisterUser(*server.stub, 2));
   WaitUntil([&] { return coordinator->Status().connected_clients() >= 1; });
   EXPECT_EQ(coordinator->Status().connected_clients(), 1);
   stream->WritesDone();
@@ -217,6 +285,9 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
 class Flooder final : public StreamHandler {
  public:
   explicit Flooder(int count) : count_(count) {}
+  grpc::Status OnStreamOpen(const std::shared_ptr<Connection>&, absl::string_view) override {
+    return grpc::Status::OK;
+  }
   grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage&) override {
     for (int i = 0; i < count_; ++i) {
@@ -244,7 +315,7 @@ class FloodService final
   FloodService(Flooder* handler, StreamLimits limits) : handler_(handler), limits_(limits) {}
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Participate(
       grpc::CallbackServerContext* context) override {
-    return new FederationReactor(handler_, 1, context->peer(), limits_);
+    return new FederationReactor(handler_, 1, context->peer(), "token", limits_);
   }
 
  private:
@@ -260,7 +331,7 @@ TEST(FederationReactorTest, ClientThatDoesNotReadHasABoundedQueueAndIsEnded) {
   Server server(&service);
   grpc::ClientContext context;
   auto stream = server.stub->Participate(&context);
-  ASSERT_TRUE(stream->Write(Token("x")));
+  ASSERT_TRUE(stream->Write(v1::ClientMessage()));
   WaitUntil([&] { return flooder.overflowed.load(); });
   EXPECT_TRUE(flooder.overflowed);
   EXPECT_LE(flooder.max_queued, (8u << 20) + (1u << 20) + 64);

@@ -294,10 +294,8 @@ TEST(ChunkingTest, TagOfNamesRoundAndParticipant) {
   upload.mutable_clear_upload()->set_participant_id(8);
   EXPECT_EQ(TagOf(upload).round, 3);
   EXPECT_EQ(TagOf(upload).participant_id, 8u);
-  v1::ClientMessage token;
-  token.set_session_token("t");
-  EXPECT_EQ(TagOf(token).round, 0);
-  EXPECT_EQ(TagOf(token).participant_id, 0u);
+  EXPECT_EQ(TagOf(v1::ClientMessage()).round, 0);
+  EXPECT_EQ(TagOf(v1::ClientMessage()).participant_id, 0u);
 }
 
 TEST(ChunkingTest, EvaluationTasksAndEvaluationSecAggRoundTrip) {
