@@ -299,19 +299,27 @@ class UnauthenticatedStreams {
       if (i % 4 < 2) (void)Write(*stream, large);  // the others stay idle
     }
   }
-  // Waits for every stream's end: "refused=R held=H" (held: ended by the deadline, not refused).
+  // Waits for every stream's end: "refused=R held=H" (held: not refused, e.g. ended by the
+  // deadline), then the other status codes seen, as " code:count".
   std::string Outcome() {
     int refused = 0, held = 0;
+    std::map<int, int> others;
     for (auto& [context, stream] : streams_) {
       grpc::ByteBuffer ignored;
       while (stream->Read(&ignored)) {
       }
       const grpc::StatusCode code = stream->Finish().error_code();
-      ++(code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::NOT_FOUND ? refused
-                                                                                          : held);
+      if (code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::NOT_FOUND) {
+        ++refused;
+      } else {
+        ++held;
+        ++others[static_cast<int>(code)];
+      }
     }
     streams_.clear();
-    return absl::StrCat("refused=", refused, " held=", held);
+    std::string outcome = absl::StrCat("refused=", refused, " held=", held);
+    for (const auto& [code, count] : others) absl::StrAppend(&outcome, " ", code, ":", count);
+    return outcome;
   }
 
  private:
