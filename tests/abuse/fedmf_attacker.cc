@@ -32,6 +32,7 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "client/channel.h"
 #include "client/participant_host.h"
 #include "client/registration.h"
 #include "common/data/dataset_source.h"
@@ -74,6 +76,12 @@ ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
 ABSL_FLAG(int, streams, 100,
           "unauthenticated_streams: streams opened without a session token (and as many with a "
           "wrong one), held open from before registering until the attack round");
+ABSL_FLAG(std::string, tls_ca, "", "as fedmf-client: CA of the coordinator's certificate");
+ABSL_FLAG(std::string, tls_cert, "", "as fedmf-client: this client's certificate (mutual TLS)");
+ABSL_FLAG(std::string, tls_key, "", "as fedmf-client: the private key of --tls_cert");
+ABSL_FLAG(std::string, open_stream_after_file, "",
+          "register, then open the stream only once this file exists (e.g. after the test revoked "
+          "the identity in between)");
 ABSL_FLAG(int64_t, declared_upload_mib, 8,
           "stalled_upload, upload_budget: the size the first (and only) chunk declares");
 
@@ -372,8 +380,14 @@ absl::Status Run() {
   // The oversized attack must get past its own side's limit.
   args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
                                                                         : wire::kMaxMessageBytes);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      absl::GetFlag(FLAGS_coordinator), grpc::InsecureChannelCredentials(), args);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      client::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                     .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                                     .key_file = absl::GetFlag(FLAGS_tls_key),
+                                     .server_name = ""});
+  if (!credentials.ok()) return credentials.status();
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(absl::GetFlag(FLAGS_coordinator), *credentials, args);
   auto stub = v1::Federation::NewStub(channel);
   const v1::RegisterRequest request =
       client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
@@ -392,6 +406,16 @@ absl::Status Run() {
   register_context.set_deadline(absl::ToChronoTime(absl::Now() + client::kRegisterDeadline));
   if (grpc::Status s = stub->Register(&register_context, request, &response); !s.ok()) {
     return absl::UnavailableError(absl::StrCat("register: ", s.error_message()));
+  }
+
+  EventLine("registered").Add("users", request.participant_ids_size());
+  if (const std::string go = absl::GetFlag(FLAGS_open_stream_after_file); !go.empty()) {
+    // Bounded by the test that creates the file; a minute guards against a test that never does.
+    const absl::Time give_up = absl::Now() + absl::Minutes(1);
+    while (!std::filesystem::exists(go)) {
+      if (absl::Now() > give_up) return absl::DeadlineExceededError(absl::StrCat("no ", go));
+      absl::SleepFor(absl::Milliseconds(50));
+    }
   }
 
   // The Participate method at the byte level (what the generated stub does with typed messages).

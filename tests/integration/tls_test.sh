@@ -8,7 +8,8 @@
 #                  `status` answers the admin identity only
 #   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
 #                  CA, a revoked identity (listed at start and added while running; a connected
-#                  client revoked loses its live stream), one identity joining twice: each
+#                  client revoked loses its live stream; a client revoked between its
+#                  registration and its stream cannot open it), one identity joining twice: each
 #                  refused, the coordinator unharmed
 #   health         `fedmf-coordinator health` (grpc.health.v1 Check, what the probes run): SERVING
 #                  over mutual TLS with the admin identity; refused without a client certificate;
@@ -20,6 +21,7 @@ CASE="$2"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
+ATTACKER="$BUILD/tests/abuse/fedmf-attacker"
 source "$ROOT/tools/lib/processes.sh"
 processes_init tls
 command -v openssl >/dev/null || { echo "SKIP: openssl not found"; exit 77; }
@@ -168,6 +170,23 @@ case "$CASE" in
     echo "client-0" >>"$WORK/revoked.txt"
     wait_for "$WORK/coordinator.log" "event=stream_revoked identity=client-0 " 10
     refused first "$first_pid" "PERMISSION_DENIED: identity 'client-0' is revoked"
+    # Revoked between its registration and its stream: the session token opens no stream.
+    # shellcheck disable=SC2046
+    "$ATTACKER" --coordinator="127.0.0.1:$PORT" --data="$SMALL" --users=200,201 "${CA[@]}" \
+      $(identity client-2) --open_stream_after_file="$WORK/open-stream" \
+      >"$WORK/late_stream.log" 2>&1 &
+    late_pid=$!
+    PIDS+=("$late_pid")
+    wait_for "$WORK/late_stream.log" "event=registered " 10
+    sleep 1.1  # the stream open re-reads the changed list: at most once a second
+    echo "client-2" >>"$WORK/revoked.txt"
+    touch "$WORK/open-stream"
+    wait "$late_pid" || fail "the attacker failed to run: $(tail -n 3 "$WORK/late_stream.log")"
+    grep -q "event=attacker_stop .*code=7 status=\"identity 'client-2' is revoked\"" \
+      "$WORK/late_stream.log" || fail "stream of a revoked identity not refused at open"
+    grep -q "event=stream_refused identity=client-2 " "$WORK/coordinator.log" ||
+      fail "no stream_refused line for client-2"
+    echo "refused as expected: a stream opened after its identity's revocation"
     kill -0 "$COORD_PID" || fail "coordinator died"
     grep -q 'event=round ' "$WORK/coordinator.log" && fail "a round ran without its users"
     ;;
