@@ -174,10 +174,10 @@ TEST(FederationServiceTest, StreamsWithoutAValidSessionTokenAreRefusedAtOpen) {
   limits.max_streams = 2;
   FederationService service(coordinator.get(), /*policy=*/nullptr, limits);
   Server server(&service);
-  v1::ClientMessage large;  // 32 MiB: refused unread
-  large.mutable_clear_upload()->mutable_values()->Resize(4 << 20, ~uint64_t{0} >> 1);
+  v1::ClientMessage large;  // 1 MiB: refused unread
+  large.mutable_clear_upload()->mutable_values()->Resize(1 << 17, ~uint64_t{0} >> 1);
   testing::internal::CaptureStderr();
-  for (int i = 0; i < 20; ++i) {
+  for (int i = 0; i < 10; ++i) {
     const grpc::Status none = StreamEnd(*server.stub, std::nullopt, {large});
     EXPECT_EQ(none.error_code(), grpc::StatusCode::UNAUTHENTICATED) << none.error_message();
     EXPECT_NE(none.error_message().find(wire::kSessionTokenMetadataKey), std::string::npos);
