@@ -142,15 +142,14 @@ absl::Status Participant::RestoreSession(
 
 absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
     const secagg::SessionConfig& config, const algorithms::ContributionVector& contribution,
-    const crypto::Ed25519PrivateKey* signing_key,
-    std::shared_ptr<const secagg::SigningKeyDirectory> directory) {
+    const crypto::Ed25519PrivateKey* signing_key) {
   session_.reset();
   absl::StatusOr<std::vector<uint64_t>> input = contribution.Densify(config.length);
   if (!input.ok()) return input.status();
   absl::StatusOr<secagg::ClientIdentity> identity = Identity(config.signatures, signing_key);
   if (!identity.ok()) return identity.status();
   absl::StatusOr<std::unique_ptr<secagg::ClientSession>> session =
-      secagg::ClientSession::Create(config, std::move(*identity), std::move(directory));
+      secagg::ClientSession::Create(config, std::move(*identity), /*directory=*/nullptr);
   if (!session.ok()) return session.status();
   if (absl::Status s = (*session)->SetInput(*input); !s.ok()) return s;
   absl::StatusOr<v1::secagg::ClientToServer> advertise = (*session)->Start();
@@ -160,10 +159,15 @@ absl::StatusOr<v1::secagg::ClientToServer> Participant::OpenSession(
 }
 
 absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Participant::Handle(
-    const v1::secagg::ServerToClient& message) {
+    const v1::secagg::ServerToClient& message,
+    std::shared_ptr<const secagg::SigningKeyDirectory> neighbor_keys) {
   if (session_ == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("participant ", id_, ": SecAgg message outside a round"));
+  }
+  if (neighbor_keys != nullptr && message.has_share_keys()) {
+    // Refused only after ShareKeys, where the session aborts on this message anyway.
+    session_->SetDirectory(std::move(neighbor_keys)).IgnoreError();
   }
   return session_->Handle(message);
 }

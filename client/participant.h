@@ -59,16 +59,18 @@ class Participant {
 
   // Opens this phase's SecAgg session with `input` (densified to config.length) and returns its
   // AdvertiseKeys message. With config.signatures the session signs with `signing_key` (the
-  // host's) and verifies its peers against `directory` (both required then).
+  // host's; required then).
   absl::StatusOr<v1::secagg::ClientToServer> OpenSession(
       const secagg::SessionConfig& config, const algorithms::ContributionVector& input,
-      const crypto::Ed25519PrivateKey* signing_key = nullptr,
-      std::shared_ptr<const secagg::SigningKeyDirectory> directory = nullptr);
+      const crypto::Ed25519PrivateKey* signing_key = nullptr);
 
   // The reply to one server message of the current session, if any. FailedPrecondition when no
-  // session is open; an inconsistent server message yields the session's Abort reply.
+  // session is open; an inconsistent server message yields the session's Abort reply. A
+  // ShareKeysRequest of a signed session comes with `neighbor_keys`, the keys its neighbors'
+  // signatures are verified under (secagg::ClientSession::SetDirectory).
   absl::StatusOr<std::optional<v1::secagg::ClientToServer>> Handle(
-      const v1::secagg::ServerToClient& message);
+      const v1::secagg::ServerToClient& message,
+      std::shared_ptr<const secagg::SigningKeyDirectory> neighbor_keys = nullptr);
 
   // Points a user participant at new train and test ratings (same lifetime rule as Create): the
   // next contribution (an evaluation's too) and recommendation use them; a session in progress
@@ -94,8 +96,9 @@ class Participant {
   // the session's secrets (secagg::WipeClientSessionState).
   absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> ExportSession() const;
   // Replaces the session with one restored from `state` (secagg::ClientSession::Restore), signing
-  // with `signing_key` and verifying against `directory` as in OpenSession; InvalidArgument for a
-  // malformed state, which leaves the participant unchanged.
+  // with `signing_key` as in OpenSession and verifying against `directory` (the neighbors' keys
+  // Handle was given, once past ShareKeys); InvalidArgument for a malformed state, which leaves
+  // the participant unchanged.
   absl::Status RestoreSession(const v1::secagg::ClientSessionState& state,
                               const crypto::Ed25519PrivateKey* signing_key,
                               std::shared_ptr<const secagg::SigningKeyDirectory> directory);

@@ -153,7 +153,9 @@ absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_
   v1::SavedRound out;
   out.set_round(tag_.round);
   out.set_phase(tag_.phase);
-  *out.mutable_signing_keys() = signing_keys_;
+  if (auto keys = neighbor_keys_.find(id); keys != neighbor_keys_.end()) {
+    *out.mutable_signing_keys() = keys->second;
+  }
   absl::StatusOr<std::optional<v1::secagg::ClientSessionState>> session = p->ExportSession();
   if (!session.ok()) return session.status();
   if (session->has_value()) *out.mutable_session() = std::move(**session);
@@ -170,11 +172,8 @@ absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& sa
   }
   std::shared_ptr<const secagg::SigningKeyDirectory> directory;
   if (!saved.signing_keys().empty()) {
-    v1::RoundTask task;  // TaskDirectory's checks, for this participant
-    task.set_round(saved.round());
-    task.add_participant_ids(id);
-    *task.mutable_signing_keys() = saved.signing_keys();
-    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = TaskDirectory(task);
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d =
+        NeighborKeys(id, saved.round(), saved.signing_keys());
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
@@ -187,7 +186,8 @@ absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& sa
   }
   // Format version 2 states say `evaluation` instead of a phase.
   tag_ = {saved.round(), saved.evaluation() ? wire::kEvaluationPhase : saved.phase()};
-  signing_keys_ = saved.signing_keys();
+  neighbor_keys_.erase(id);
+  if (directory != nullptr) neighbor_keys_.emplace(id, saved.signing_keys());
   return absl::OkStatus();
 }
 
@@ -202,25 +202,21 @@ std::string ParticipantHost::signing_public_key() const {
   return std::string(bytes.begin(), bytes.end());
 }
 
-absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> ParticipantHost::TaskDirectory(
-    const v1::RoundTask& task) const {
+absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> ParticipantHost::NeighborKeys(
+    uint32_t id, int64_t round,
+    const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const {
   absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> directory =
-      wire::DirectoryFromProto(task.signing_keys());
+      wire::DirectoryFromProto(keys);
   if (!directory.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("round ", task.round(), ": ", directory.status().message()));
+        absl::StrCat("round ", round, ": participant ", id, ": ", directory.status().message()));
   }
   // A coordinator that substituted our own key would show it here (it could still substitute
   // other processes' keys: docs/runtime.md, "Signatures").
-  for (uint32_t id : task.participant_ids()) {
-    const std::optional<crypto::Ed25519PublicKey> key = (*directory)->Find(id);
-    if (!key.has_value() || !(*key == signing_key_.public_key())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("round ", task.round(),
-                       ": the signing key directory does not list this process's key "
-                       "for participant ",
-                       id));
-    }
+  const std::optional<crypto::Ed25519PublicKey> own = (*directory)->Find(id);
+  if (!own.has_value() || !(*own == signing_key_.public_key())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "round ", round, ": the signing keys do not list this process's key for participant ", id));
   }
   return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(*directory));
 }
@@ -328,18 +324,11 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     }
     config = *c;
   }
-  std::shared_ptr<const secagg::SigningKeyDirectory> directory;
-  if (config && config->signatures) {
-    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = TaskDirectory(task);
-    if (!d.ok()) return d.status();
-    directory = std::move(*d);
-  }
   if (absl::Status s =
           BeginTask({task.round(), task.plan().phase()}, task.participant_ids(), task.plan());
       !s.ok()) {
     return s;
   }
-  if (directory != nullptr) signing_keys_ = task.signing_keys();
   std::vector<v1::ClientMessage> replies;
   for (uint32_t id : task.participant_ids()) {
     Participant& p = participants_.at(id);
@@ -355,7 +344,7 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       continue;
     }
     absl::StatusOr<v1::secagg::ClientToServer> advertise =
-        p.OpenSession(*config, *contribution, &signing_key_, directory);
+        p.OpenSession(*config, *contribution, &signing_key_);
     if (!advertise.ok()) return advertise.status();
     replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
   }
@@ -399,7 +388,7 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
     ++model_version_;
   }
   tag_ = tag;
-  signing_keys_.Clear();
+  neighbor_keys_.clear();
   return absl::OkStatus();
 }
 
@@ -416,9 +405,22 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
                                                       " phase ", m.phase(), " during round ",
                                                       tag_.round, " phase ", tag_.phase));
   }
-  absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply = it->second.Handle(m.message());
-  if (!reply.ok()) return reply.status();
   std::vector<v1::ClientMessage> replies;
+  std::shared_ptr<const secagg::SigningKeyDirectory> neighbor_keys;
+  if (m.message().has_share_keys() && !m.signing_keys().empty()) {
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> keys =
+        NeighborKeys(m.participant_id(), m.round(), m.signing_keys());
+    if (!keys.ok()) {  // as the session answers a malformed request: it aborts
+      it->second.EndRound();
+      replies.push_back(Decline(tag_, m.participant_id(), keys.status().message()));
+      return replies;
+    }
+    neighbor_keys = std::move(*keys);
+    neighbor_keys_.insert_or_assign(m.participant_id(), m.signing_keys());
+  }
+  absl::StatusOr<std::optional<v1::secagg::ClientToServer>> reply =
+      it->second.Handle(m.message(), std::move(neighbor_keys));
+  if (!reply.ok()) return reply.status();
   if (reply->has_value()) {
     replies.push_back(wire::FromParticipant(tag_, m.participant_id(), std::move(**reply)));
   }

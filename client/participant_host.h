@@ -172,10 +172,11 @@ class ParticipantHost {
   // OK when `model` scores num_items_ items (or num_items_ is 0), else the mismatch error.
   absl::Status CheckCatalogue(const algorithms::Contributor& model, absl::string_view what) const;
 
-  // The cohort's directory of a task with signatures; InvalidArgument if it is malformed or does
-  // not list this host's own key for the users the task names.
-  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> TaskDirectory(
-      const v1::RoundTask& task) const;
+  // The directory of the signing keys that came with participant `id`'s ShareKeysRequest in
+  // `round`; InvalidArgument if they are malformed or do not list this host's own key for `id`.
+  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> NeighborKeys(
+      uint32_t id, int64_t round,
+      const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
 
   absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
   // A chunk of a sequence whose start this host never saw (it was restored between two chunks):
@@ -213,8 +214,9 @@ class ParticipantHost {
   std::optional<v1::Chunk> orphan_;  // header of the last chunk skipped by SkipOrphanChunk
   // The aggregation of the last task (round -1 before the first).
   wire::AggregationTag tag_{.round = -1, .phase = 0};
-  // The last task's signing key directory (signed rounds only), kept for SaveRound.
-  google::protobuf::RepeatedPtrField<v1::SigningKeys> signing_keys_;
+  // Per participant of the last task, the signing keys its ShareKeysRequest came with (signed
+  // rounds only), kept for SaveRound.
+  std::map<uint32_t, google::protobuf::RepeatedPtrField<v1::SigningKeys>> neighbor_keys_;
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
   bool allow_simulation_plain_sum_ = false;

@@ -14,12 +14,13 @@ absl::StatusOr<std::unique_ptr<Aggregation>> Aggregation::Secure(
     wire::AggregationTag tag, const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
     std::shared_ptr<const secagg::SigningKeyDirectory> directory, int64_t min_inputs) {
   absl::StatusOr<std::unique_ptr<secagg::ServerSession>> session =
-      secagg::ServerSession::Create(config, cohort, std::move(directory));
+      secagg::ServerSession::Create(config, cohort, directory);
   if (!session.ok()) return session.status();
   (*session)->set_min_inputs(min_inputs);
   std::unique_ptr<Aggregation> a(
       new Aggregation(tag, std::move(cohort), config.threshold, min_inputs));
   a->session_ = std::move(*session);
+  a->directory_ = std::move(directory);
   return a;
 }
 
@@ -147,7 +148,8 @@ Aggregation::Envelopes Aggregation::Wrap(std::vector<secagg::ServerMessage> mess
   Envelopes out;
   out.reserve(messages.size());
   for (secagg::ServerMessage& m : messages) {
-    out.push_back({m.client_id, wire::ToParticipant(tag_, m.client_id, std::move(m.message))});
+    out.push_back({m.client_id,
+                   wire::ToParticipant(tag_, m.client_id, std::move(m.message), directory_.get())});
   }
   return out;
 }

@@ -94,15 +94,17 @@ class Aggregation {
               int64_t min_inputs)
       : tag_(tag), cohort_(std::move(cohort)), threshold_(threshold), min_inputs_(min_inputs) {}
 
-  // Wraps SecAgg messages in envelopes tagged with this aggregation.
+  // Wraps SecAgg messages in envelopes tagged with this aggregation (a ShareKeysRequest with its
+  // neighbors' signing keys).
   Envelopes Wrap(std::vector<secagg::ServerMessage> messages) const;
 
   wire::AggregationTag tag_;
   std::vector<uint32_t> cohort_;
   int threshold_;
   int64_t min_inputs_;
-  std::unique_ptr<secagg::ServerSession> session_;  // secure
-  std::unique_ptr<ClearAggregation> clear_;         // or clear
+  std::unique_ptr<secagg::ServerSession> session_;                // secure
+  std::shared_ptr<const secagg::SigningKeyDirectory> directory_;  // secure and signed
+  std::unique_ptr<ClearAggregation> clear_;                       // or clear
   bool clear_closed_ = false;
 };
 

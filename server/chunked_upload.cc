@@ -18,7 +18,8 @@ bool UploadBudget::TryReserve(uint64_t bytes) {
 absl::StatusOr<std::optional<ChunkedUpload::Complete>> ChunkedUpload::Add(
     const v1::ClientMessage& envelope, UploadBudget& budget, uint64_t max_bytes, absl::Time now) {
   if (!reassembler_.in_progress()) {
-    // Reserved before the Reassembler stores any byte of it.
+    // Reserved before the Reassembler stores any byte of it; so the size is checked here too, not
+    // only by the Reassembler, lest a huge declared size be reserved first.
     const uint64_t total = envelope.chunk().total_bytes();
     if (total > max_bytes) {
       return absl::InvalidArgumentError(
@@ -27,7 +28,7 @@ absl::StatusOr<std::optional<ChunkedUpload::Complete>> ChunkedUpload::Add(
     if (!budget.TryReserve(total)) {
       return absl::ResourceExhaustedError(
           absl::StrCat("upload buffers are full (", budget.held(), " of ", budget.max(),
-                       " bytes held); a message of ", total, " bytes must wait"));
+                       " bytes held); a message of ", total, " bytes does not fit"));
     }
     reserved_ = total;
     started_ns_.store(absl::ToUnixNanos(now));

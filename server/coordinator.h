@@ -201,21 +201,20 @@ class Coordinator final : public StreamHandler {
   absl::Status StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort);
   // Makes `cohort` the aggregation of `plan` (tagged with its round and phase) through a SecAgg
   // session with `config`, unmasking at least `min_inputs` inputs, and sends it the plan; a
-  // signed session verifies against `directory`, which the task relays as `keys`.
+  // signed session verifies against `directory`, whose keys each ShareKeysRequest carries for
+  // the neighbors it lists.
   absl::Status StartSession(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
                             std::vector<uint32_t> cohort,
                             std::shared_ptr<const secagg::SigningKeyDirectory> directory,
-                            google::protobuf::RepeatedPtrField<v1::SigningKeys> keys,
                             int64_t min_inputs);
   // The task of a phase (`config` null for clear rounds), without its participants.
   v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, const secagg::SessionConfig* config) const;
   // `task` to every client process hosting members of aggregation_'s cohort, listing its
   // members; members without a stream are dropped.
   void SendTasks(const v1::RoundTask& task);
-  // The registered keys of the live `cohort` members, grouped by key, and as a directory.
+  // The registered keys of the live `cohort` members.
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> CohortDirectory(
-      const std::vector<uint32_t>& cohort,
-      google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
+      const std::vector<uint32_t>& cohort) const;
   // Sends each envelope to its participant's stream; participants without one are dropped.
   void Route(Aggregation::Envelopes envelopes);
   // What a phase's sum is for, given the sum and its contributors (ascending): applied to the

@@ -44,11 +44,9 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
   // Only defined on the complete graph (docs/protocol.md, "Signatures").
   config.consistency_check = options_.signatures && options_.consistency_check &&
                              graph->graph == secagg::GraphKind::kComplete;
-  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
   std::shared_ptr<const secagg::SigningKeyDirectory> directory;
   if (config.signatures) {
-    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d =
-        CohortDirectory(cohort, keys);
+    absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> d = CohortDirectory(cohort);
     if (!d.ok()) return d.status();
     directory = std::move(*d);
   }
@@ -61,7 +59,7 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
       .Add("consistency_check", config.consistency_check ? "on" : "off");
   // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
   // fewer inputs than the privacy calibration assumed: the session refuses that itself.
-  return StartSession(plan, config, std::move(cohort), std::move(directory), std::move(keys),
+  return StartSession(plan, config, std::move(cohort), std::move(directory),
                       request.min_contributors);
 }
 
@@ -69,26 +67,21 @@ absl::Status Coordinator::StartSession(const v1::RoundPlan& plan,
                                        const secagg::SessionConfig& config,
                                        std::vector<uint32_t> cohort,
                                        std::shared_ptr<const secagg::SigningKeyDirectory> directory,
-                                       google::protobuf::RepeatedPtrField<v1::SigningKeys> keys,
                                        int64_t min_inputs) {
   absl::StatusOr<std::unique_ptr<Aggregation>> aggregation = Aggregation::Secure(
       {plan.round(), plan.phase()}, config, std::move(cohort), std::move(directory), min_inputs);
   if (!aggregation.ok()) return aggregation.status();
   aggregation_ = std::move(*aggregation);
-  v1::RoundTask task = RoundTaskFor(plan, &config);
-  // Every process gets the whole cohort's keys: a Harary graph is drawn from the session id,
-  // which the stage-0 advertisements fix after the tasks are sent, so no one knows its
-  // participants' neighbors yet (docs/protocol.md, "Round tasks").
-  *task.mutable_signing_keys() = std::move(keys);
-  SendTasks(task);
+  // The signing keys go out later, each participant's neighbors' with its ShareKeysRequest
+  // (Aggregation): a Harary graph is drawn from the session id, which the stage-0 advertisements
+  // fix after the tasks are sent (docs/protocol.md, "Round tasks").
+  SendTasks(RoundTaskFor(plan, &config));
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::CohortDirectory(
-    const std::vector<uint32_t>& cohort,
-    google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const {
+    const std::vector<uint32_t>& cohort) const {
   auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
-  std::map<std::string, v1::SigningKeys*> by_key;
   for (uint32_t id : cohort) {
     const std::string key = registry_.SigningKeyOf(id);
     if (key.empty()) continue;  // gone: SendTasks drops it
@@ -96,12 +89,6 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
         absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
     if (!parsed.ok()) return parsed.status();  // the registry checked the size
     directory->Add(id, *parsed);
-    v1::SigningKeys*& entry = by_key[key];
-    if (entry == nullptr) {
-      entry = keys.Add();
-      entry->set_public_key(key);
-    }
-    entry->add_participant_ids(id);  // the cohort is ascending
   }
   return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
 }

@@ -1,6 +1,9 @@
 #include "wire/envelope.h"
 
 #include <utility>
+#include <vector>
+
+#include "wire/secagg_params.h"
 
 namespace fedmf::wire {
 namespace {
@@ -23,9 +26,17 @@ AggregationTag TagOf(const v1::ServerToParticipant& message) {
 }
 
 v1::ServerMessage ToParticipant(const AggregationTag& tag, uint32_t participant_id,
-                                v1::secagg::ServerToClient message) {
+                                v1::secagg::ServerToClient message,
+                                const secagg::SigningKeyDirectory* signing_keys) {
   v1::ServerMessage out;
   SetTag(tag, participant_id, *out.mutable_secagg());
+  if (signing_keys != nullptr && message.has_share_keys()) {
+    std::vector<uint32_t> listed;
+    for (const v1::secagg::ClientKeys& c : message.share_keys().clients()) {
+      listed.push_back(c.client_id());
+    }
+    *out.mutable_secagg()->mutable_signing_keys() = DirectoryToProto(*signing_keys, listed);
+  }
   *out.mutable_secagg()->mutable_message() = std::move(message);
   return out;
 }

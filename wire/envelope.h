@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "crypto/secagg/signing_directory.h"
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/secagg.pb.h"
 
@@ -28,9 +29,12 @@ struct AggregationTag {
 AggregationTag TagOf(const v1::ParticipantToServer& message);
 AggregationTag TagOf(const v1::ServerToParticipant& message);
 
-// Coordinator -> participant `participant_id`.
+// Coordinator -> participant `participant_id`. With `signing_keys` (a signed session's directory),
+// a ShareKeysRequest carries the keys of the members it lists, and only theirs: a process learns
+// the keys, and so the grouping into processes, of its participants' neighbors alone.
 v1::ServerMessage ToParticipant(const AggregationTag& tag, uint32_t participant_id,
-                                v1::secagg::ServerToClient message);
+                                v1::secagg::ServerToClient message,
+                                const secagg::SigningKeyDirectory* signing_keys = nullptr);
 // Participant `participant_id` -> coordinator.
 v1::ClientMessage FromParticipant(const AggregationTag& tag, uint32_t participant_id,
                                   v1::secagg::ClientToServer message);

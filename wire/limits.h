@@ -11,7 +11,9 @@ namespace fedmf::wire {
 inline constexpr int kMaxMessageBytes = 64 << 20;  // per gRPC message, each direction
 // 2: aggregations are tagged (round, phase) instead of (round, evaluation).
 // 3: the session token travels in the Participate stream's metadata, not in its first message.
-inline constexpr unsigned kProtocolVersion = 3;
+// 4: signing keys come with each ShareKeysRequest (the neighbors'), not with the task (the
+//    cohort's).
+inline constexpr unsigned kProtocolVersion = 4;
 // Binary gRPC metadata (the "-bin" suffix): the RegisterResponse.session_token bytes as they are.
 inline constexpr char kSessionTokenMetadataKey[] = "fedmf-session-token-bin";
 

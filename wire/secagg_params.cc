@@ -1,5 +1,10 @@
 #include "wire/secagg_params.h"
 
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -35,6 +40,24 @@ absl::StatusOr<std::shared_ptr<secagg::MapSigningKeyDirectory>> DirectoryFromPro
     }
   }
   return directory;
+}
+
+google::protobuf::RepeatedPtrField<v1::SigningKeys> DirectoryToProto(
+    const secagg::SigningKeyDirectory& directory, absl::Span<const uint32_t> ids) {
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  absl::flat_hash_map<std::string, v1::SigningKeys*> by_key;
+  for (uint32_t id : ids) {
+    const std::optional<crypto::Ed25519PublicKey> key = directory.Find(id);
+    if (!key.has_value()) continue;
+    std::string bytes(key->bytes().begin(), key->bytes().end());
+    v1::SigningKeys*& entry = by_key[bytes];
+    if (entry == nullptr) {
+      entry = keys.Add();
+      entry->set_public_key(std::move(bytes));
+    }
+    entry->add_participant_ids(id);
+  }
+  return keys;
 }
 
 }  // namespace fedmf::wire

@@ -52,10 +52,9 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Create(
     const SessionConfig& config, ClientIdentity identity,
     std::shared_ptr<const SigningKeyDirectory> directory) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
-  if (config.signatures && (!identity.signing_key.has_value() || directory == nullptr)) {
+  if (config.signatures && !identity.signing_key.has_value()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "SecAgg client %d: signatures are on but the signing key or the directory is missing",
-        identity.id));
+        "SecAgg client %d: signatures are on but the signing key is missing", identity.id));
   }
   absl::StatusOr<std::array<uint8_t, 32>> digest = ConfigDigest(config);
   if (!digest.ok()) return digest.status();
@@ -159,7 +158,21 @@ absl::StatusOr<std::optional<ClientToServer>> ClientSession::Handle(const Server
   return std::optional<ClientToServer>(std::move(*reply));
 }
 
+absl::Status ClientSession::SetDirectory(std::shared_ptr<const SigningKeyDirectory> directory) {
+  if (stage_ != ClientStage::kNotStarted && stage_ != ClientStage::kAwaitingShareKeys) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("SecAgg client %d: signing keys given in stage %s, after ShareKeys", id_,
+                        ClientStageName(stage_)));
+  }
+  directory_ = std::move(directory);
+  return absl::OkStatus();
+}
+
 absl::Status ClientSession::VerifyAdvertisement(const fedmf::v1::secagg::ClientKeys& keys) const {
+  if (directory_ == nullptr) {
+    return absl::InvalidArgumentError(
+        "signatures are on but no signing keys came for the neighbors");
+  }
   const std::optional<crypto::Ed25519PublicKey> verifier = directory_->Find(keys.client_id());
   if (!verifier.has_value()) {
     return absl::InvalidArgumentError(

@@ -53,11 +53,18 @@ struct ClientIdentity {
 
 class ClientSession {
  public:
-  // Validates the config; `directory` is required iff config.signatures. Generates the two X25519
-  // key pairs.
+  // Validates the config; the signing key is required iff config.signatures. Generates the two
+  // X25519 key pairs. `directory` (the neighbors' verification keys) may be null here and given
+  // later with SetDirectory, as the runtime does: the neighbors are known only once the
+  // ShareKeysRequest names them. A signed session without one aborts at ShareKeys.
   static absl::StatusOr<std::unique_ptr<ClientSession>> Create(
       const SessionConfig& config, ClientIdentity identity,
       std::shared_ptr<const SigningKeyDirectory> directory);
+
+  // The neighbors' verification keys, delivered with the ShareKeysRequest (config.signatures):
+  // replaces the directory given to Create or Restore. kFailedPrecondition once the
+  // ShareKeysRequest was handled (the keys it was verified under must stay the ones used later).
+  absl::Status SetDirectory(std::shared_ptr<const SigningKeyDirectory> directory);
 
   // The AdvertiseKeys message. kFailedPrecondition if called twice.
   absl::StatusOr<fedmf::v1::secagg::ClientToServer> Start();
@@ -82,7 +89,8 @@ class ClientSession {
 
   // A session continuing from an exported state, answering the next server message exactly as
   // the exported one would have. `identity` and `directory` are the caller's, as for Create (the
-  // id must be the state's). Every field is validated: kInvalidArgument naming the first field
+  // id must be the state's); with signatures, a state past ShareKeys needs the directory it was
+  // verified under. Every field is validated: kInvalidArgument naming the first field
   // that is malformed, out of range or inconsistent with the stage (never a crash); the AEAD
   // channels are re-derived from the keys.
   static absl::StatusOr<std::unique_ptr<ClientSession>> Restore(

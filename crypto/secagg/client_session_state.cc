@@ -164,13 +164,15 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
     return Invalid("session state: client_id %d, but the caller's identity is %d",
                    state.client_id(), identity.id);
   }
-  if (config.signatures && (!identity.signing_key.has_value() || directory == nullptr)) {
-    return Invalid(
-        "session state: signatures are on but the signing key or the directory is "
-        "missing");
-  }
   absl::StatusOr<ClientStage> stage = FromProto(state.stage());
   if (!stage.ok()) return stage.status();
+  if (config.signatures && !identity.signing_key.has_value()) {
+    return Invalid("session state: signatures are on but the signing key is missing");
+  }
+  if (config.signatures && HoldsNeighbors(*stage) && directory == nullptr) {
+    return Invalid("session state: signatures are on but the directory is missing in stage %s",
+                   ClientStageName(*stage));
+  }
 
   std::optional<crypto::X25519PrivateKey> c_key, s_key;
   if (HoldsKeys(*stage)) {

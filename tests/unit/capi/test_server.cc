@@ -19,7 +19,8 @@ struct capi_server {
   int threshold = 0;
   bool signatures = false;
   std::unique_ptr<fedmf::algorithms::dpmf_rp::DpmfRpUpdater> updater;
-  google::protobuf::RepeatedPtrField<fedmf::v1::SigningKeys> keys;
+  google::protobuf::RepeatedPtrField<fedmf::v1::SigningKeys> keys;  // as registered
+  std::shared_ptr<fedmf::secagg::SigningKeyDirectory> directory;    // of the round, signed
   fedmf::v1::RoundPlan plan;
   std::unique_ptr<fedmf::secagg::ServerSession> session;
   fedmf::wire::Reassembler<fedmf::v1::ClientMessage> inbound;
@@ -105,13 +106,13 @@ int capi_server_start_round(capi_server* server) {
                                             .length = plan->length(),
                                             .signatures = server->signatures,
                                             .consistency_check = server->signatures};
-  std::shared_ptr<fedmf::secagg::SigningKeyDirectory> directory;
+  server->directory.reset();
   if (server->signatures) {
     auto d = fedmf::wire::DirectoryFromProto(server->keys);
     if (!d.ok()) return 1;
-    directory = *d;
+    server->directory = *d;
   }
-  auto session = fedmf::secagg::ServerSession::Create(config, server->ids, directory);
+  auto session = fedmf::secagg::ServerSession::Create(config, server->ids, server->directory);
   if (!session.ok()) return 1;
   server->session = std::move(*session);
   server->contributors = 0;
@@ -122,7 +123,6 @@ int capi_server_start_round(capi_server* server) {
     *task->mutable_plan() = *plan;
     *task->mutable_secagg() = fedmf::wire::ToProto(config);
     task->add_participant_ids(id);
-    if (server->signatures) *task->mutable_signing_keys() = server->keys;
     server->Queue(id, m);
   }
   return 0;
@@ -160,7 +160,8 @@ int capi_server_close_stage(capi_server* server) {
   const int64_t round = server->updater->round();
   for (fedmf::secagg::ServerMessage& sm : *next) {
     server->Queue(sm.client_id,
-                  fedmf::wire::ToParticipant({round, 0}, sm.client_id, std::move(sm.message)));
+                  fedmf::wire::ToParticipant({round, 0}, sm.client_id, std::move(sm.message),
+                                             server->directory.get()));
   }
   if (server->session->stage() == fedmf::secagg::ServerStage::kAborted) {
     server->Result(false);

@@ -179,40 +179,75 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_NE(host->contributor(), nullptr);
 }
 
-// With signatures and the consistency check: the host signs with its one key, which the task's
-// directory lists for its users; the server verifies against the same directory.
+// The directory a signed session's server verifies against: every cohort member signs with `key`.
+std::shared_ptr<secagg::MapSigningKeyDirectory> CohortSignedWith(const std::string& key) {
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  v1::SigningKeys* entry = keys.Add();
+  entry->set_public_key(key);
+  for (uint32_t id : Cohort()) entry->add_participant_ids(id);
+  return wire::DirectoryFromProto(keys).value();
+}
+
+// With signatures and the consistency check: the host signs with its one key, which each
+// ShareKeysRequest lists for its neighbors (the task lists no key); the server verifies against
+// the same directory.
 TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
   Fixture f;
   f.config.signatures = true;
   f.config.consistency_check = true;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(Cohort());
-  v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
-  keys->set_public_key(host->signing_public_key());
-  for (uint32_t id : Cohort()) keys->add_participant_ids(id);
-  auto directory = wire::DirectoryFromProto(task.task().signing_keys()).value();
+  auto directory = CohortSignedWith(host->signing_public_key());
   auto server = secagg::ServerSession::Create(f.config, Cohort(), directory).value();
-  absl::StatusOr<int> consistency_requests =
-      test_util::RunSecAggRound(*host, *server, host->Handle(task).value(), false);
+  absl::StatusOr<int> consistency_requests = test_util::RunSecAggRound(
+      *host, *server, host->Handle(f.Task(Cohort())).value(), false, directory.get());
   ASSERT_TRUE(consistency_requests.ok()) << consistency_requests.status();
   EXPECT_EQ(*consistency_requests, kCohort);
   EXPECT_EQ(server->IncludedClients().size(), static_cast<size_t>(kCohort));
 }
 
-TEST(ParticipantHostTest, RefusesASignedTaskWhoseDirectoryMissesItsKey) {
+// Participant 1's answer to the first ShareKeysRequest of a signed session whose envelope carries
+// `signing_keys`' keys (none: null), after the whole cohort advertised.
+v1::ClientMessage AnswerToShareKeys(Fixture& f, ParticipantHost& host,
+                                    const secagg::SigningKeyDirectory* signing_keys) {
+  auto server =
+      secagg::ServerSession::Create(f.config, Cohort(), CohortSignedWith(host.signing_public_key()))
+          .value();
+  const std::vector<v1::ClientMessage> advertised = host.Handle(f.Task(Cohort())).value();
+  for (const v1::ClientMessage& r : advertised) {
+    EXPECT_TRUE(server->HandleMessage(r.secagg().participant_id(), r.secagg().message()).ok());
+  }
+  std::vector<secagg::ServerMessage> share_keys = server->CloseStage().value();
+  EXPECT_EQ(share_keys.front().client_id, 1u);
+  std::vector<v1::ClientMessage> replies =
+      host.Handle(wire::ToParticipant({}, 1, share_keys.front().message, signing_keys)).value();
+  EXPECT_EQ(replies.size(), 1u);
+  return replies.empty() ? v1::ClientMessage() : replies.front();
+}
+
+TEST(ParticipantHostTest, AbortsWhenTheShareKeysRequestListsAnotherKeyForItsParticipant) {
   Fixture f;
   f.config.signatures = true;
   auto host = f.Host();
-  v1::ServerMessage task = f.Task(Cohort());
-  v1::SigningKeys* keys = task.mutable_task()->add_signing_keys();
-  keys->set_public_key(std::string(32, 'x'));  // a substituted key
-  for (uint32_t id : Cohort()) keys->add_participant_ids(id);
-  const absl::Status s = host->Handle(task).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("does not list this process's key for participant 1"),
-            absl::string_view::npos)
-      << s;
+  const crypto::Ed25519PublicKey other = crypto::Ed25519PrivateKey::Generate()->public_key();
+  auto substituted = CohortSignedWith(std::string(other.bytes().begin(), other.bytes().end()));
+  const v1::ClientMessage reply = AnswerToShareKeys(f, *host, substituted.get());
+  ASSERT_TRUE(reply.secagg().message().has_abort()) << reply.ShortDebugString();
+  EXPECT_NE(reply.secagg().message().abort().reason().find(
+                "do not list this process's key for participant 1"),
+            std::string::npos)
+      << reply.ShortDebugString();
   EXPECT_EQ(host->Find(1)->session(), nullptr);
+}
+
+TEST(ParticipantHostTest, AbortsASignedShareKeysRequestThatCameWithoutKeys) {
+  Fixture f;
+  f.config.signatures = true;
+  auto host = f.Host();
+  const v1::ClientMessage reply = AnswerToShareKeys(f, *host, nullptr);
+  ASSERT_TRUE(reply.secagg().message().has_abort()) << reply.ShortDebugString();
+  EXPECT_NE(reply.secagg().message().abort().reason().find("no signing keys came"),
+            std::string::npos)
+      << reply.ShortDebugString();
 }
 
 TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {

@@ -68,10 +68,12 @@ inline std::vector<int32_t> AllUsers(const data::RatingsDataset& data) {
 
 // Plays `server` against `host` from the host's answers to the task (`replies`) until the
 // session completes: every reply goes to the server, every server message of the next stage to
-// the host (tagged `evaluation`). Returns how many of those asked for a consistency check; an
-// error if the session aborts, a message is refused, or a reply is not SecAgg of the round's kind.
-inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerSession& server,
-                                          std::vector<v1::ClientMessage> replies, bool evaluation) {
+// the host (tagged `evaluation`; a ShareKeysRequest with the neighbors' keys from `signing_keys`,
+// in a signed session). Returns how many of those asked for a consistency check; an error if the
+// session aborts, a message is refused, or a reply is not SecAgg of the round's kind.
+inline absl::StatusOr<int> RunSecAggRound(
+    ParticipantHost& host, secagg::ServerSession& server, std::vector<v1::ClientMessage> replies,
+    bool evaluation, const secagg::SigningKeyDirectory* signing_keys = nullptr) {
   int consistency_requests = 0;
   while (true) {
     for (const v1::ClientMessage& r : replies) {
@@ -93,7 +95,7 @@ inline absl::StatusOr<int> RunSecAggRound(ParticipantHost& host, secagg::ServerS
       if (m.message.has_consistency_check()) ++consistency_requests;
       const v1::ServerMessage out =
           wire::ToParticipant({.round = 0, .phase = evaluation ? wire::kEvaluationPhase : 0},
-                              m.client_id, std::move(m.message));
+                              m.client_id, std::move(m.message), signing_keys);
       absl::StatusOr<std::vector<v1::ClientMessage>> answer = host.Handle(out);
       if (!answer.ok()) return answer.status();
       for (v1::ClientMessage& r : *answer) replies.push_back(std::move(r));

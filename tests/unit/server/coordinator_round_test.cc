@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -193,15 +194,16 @@ TEST(CoordinatorRoundTest, HararyRoundsSurviveASilentClient) {
 // to verify without a key in the task, their own aborts, and the smallest key list of a
 // ShareKeysRequest.
 struct KeysSeen {
-  std::vector<uint32_t> missing;
+  std::vector<uint32_t> missing;  // listed or signing without a key
+  std::vector<uint32_t> extra;    // keyed though not in the participant's neighborhood
   std::vector<std::string> aborts;
   size_t smallest_neighborhood = SIZE_MAX;
 };
 
 // Runs 3 signed rounds with 4 honest clients on `graph` (Harary: of degree 4) and returns what
 // each process saw. A client verifies every advertisement its ShareKeysRequest lists and, with
-// the consistency check, every survivor signature of its UnmaskingRequest, under the keys of its
-// task; an id without one aborts its session.
+// the consistency check, every survivor signature of its UnmaskingRequest, under the keys that
+// came with that ShareKeysRequest; an id without one aborts its session.
 std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
   auto coordinator = MakeCoordinator(3, true, [graph](CoordinatorOptions& o) {
     o.secagg_graph = graph;
@@ -209,7 +211,7 @@ std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
   });
   struct Observer {
     std::mutex mu;
-    std::set<uint32_t> keyed;  // the participants the last task lists a key for
+    std::map<uint32_t, std::set<uint32_t>> keyed;  // per participant, of its ShareKeysRequest
     KeysSeen seen;
   };
   auto data = Data();
@@ -220,21 +222,29 @@ std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
     testing::FakeClientOptions o;
     o.ignore = [s](const v1::ServerMessage& m) {
       std::lock_guard<std::mutex> lock(s->mu);
-      auto need = [&s](uint32_t id) {
-        if (!s->keyed.contains(id)) s->seen.missing.push_back(id);
+      if (m.has_task()) s->keyed.clear();
+      const uint32_t to = m.secagg().participant_id();
+      std::set<uint32_t>& keyed = s->keyed[to];
+      auto need = [&](uint32_t id) {
+        if (!keyed.contains(id)) s->seen.missing.push_back(id);
       };
-      if (m.has_task()) {
-        s->keyed.clear();
-        for (const v1::SigningKeys& k : m.task().signing_keys()) {
-          s->keyed.insert(k.participant_ids().begin(), k.participant_ids().end());
-        }
-      }
       const v1::secagg::ServerToClient& request = m.secagg().message();
       if (request.has_share_keys()) {
-        const auto& listed = request.share_keys().clients();
+        for (const v1::SigningKeys& k : m.secagg().signing_keys()) {
+          keyed.insert(k.participant_ids().begin(), k.participant_ids().end());
+        }
+        std::set<uint32_t> neighborhood;
+        for (const v1::secagg::ClientKeys& c : request.share_keys().clients()) {
+          need(c.client_id());
+          neighborhood.insert(c.client_id());
+        }
+        for (uint32_t id : keyed) {
+          if (!neighborhood.contains(id)) s->seen.extra.push_back(id);
+        }
         s->seen.smallest_neighborhood =
-            std::min(s->seen.smallest_neighborhood, static_cast<size_t>(listed.size()));
-        for (const v1::secagg::ClientKeys& c : listed) need(c.client_id());
+            std::min(s->seen.smallest_neighborhood, neighborhood.size());
+      } else if (m.secagg().signing_keys_size() > 0) {
+        s->seen.extra.push_back(to);  // keys with another message
       }
       for (const v1::secagg::SurvivorSignature& signer : request.unmasking().signatures()) {
         need(signer.client_id());
@@ -268,13 +278,14 @@ std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
 }
 
 // A Harary graph is drawn from the session id, a hash of the keys advertised at stage 0, after the
-// tasks went out, so a task cannot be cut to its participants' neighbors (docs/protocol.md, "Round
-// tasks"): it lists the cohort's keys, and every neighbor a process is sent has one there,
-// although each neighborhood is 5 of 10.
-TEST(CoordinatorRoundTest, HararyTasksListTheKeyOfEveryNeighborTheSessionPicks) {
+// tasks went out, so the keys come with each participant's ShareKeysRequest, which names its
+// neighbors (docs/protocol.md, "Round tasks"): each neighborhood is 5 of 10, and a process is
+// sent the keys of those 5 only, so it learns neither the rest of the cohort nor its grouping.
+TEST(CoordinatorRoundTest, HararyShareKeysRequestsCarryTheKeysOfTheNeighborsOnly) {
   const std::vector<KeysSeen> seen = RunSignedRounds(GraphMode::kHarary);
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_THAT(seen[i].missing, ::testing::IsEmpty()) << "process " << i;
+    EXPECT_THAT(seen[i].extra, ::testing::IsEmpty()) << "process " << i;
     EXPECT_THAT(seen[i].aborts, ::testing::IsEmpty()) << "process " << i;
     // Every process took part (seed 1) and got k + 1 = 5 keys.
     EXPECT_EQ(seen[i].smallest_neighborhood, 5u) << "process " << i;
@@ -282,11 +293,12 @@ TEST(CoordinatorRoundTest, HararyTasksListTheKeyOfEveryNeighborTheSessionPicks) 
 }
 
 // The complete graph with the consistency check: every advertiser is a neighbor and every survivor
-// a signer of the unmasking request, all keyed in the task.
-TEST(CoordinatorRoundTest, CompleteGraphTasksListTheKeyOfEveryAdvertiserAndSigner) {
+// a signer of the unmasking request, all keyed in the ShareKeysRequest.
+TEST(CoordinatorRoundTest, CompleteGraphShareKeysRequestsKeyEveryAdvertiserAndSigner) {
   const std::vector<KeysSeen> seen = RunSignedRounds(GraphMode::kComplete);
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_THAT(seen[i].missing, ::testing::IsEmpty()) << "process " << i;
+    EXPECT_THAT(seen[i].extra, ::testing::IsEmpty()) << "process " << i;
     EXPECT_THAT(seen[i].aborts, ::testing::IsEmpty()) << "process " << i;
     EXPECT_EQ(seen[i].smallest_neighborhood, 10u) << "process " << i;
   }

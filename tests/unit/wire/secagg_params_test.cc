@@ -2,8 +2,10 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "wire/envelope.h"
 
 namespace fedmf::wire {
 namespace {
@@ -81,6 +83,37 @@ TEST(SecAggParamsTest, RejectsAShortKeyAndAParticipantListedTwice) {
   s = DirectoryFromProto(keys).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("participant 3 is listed twice"), absl::string_view::npos) << s;
+}
+
+// A ShareKeysRequest goes out with the keys of the members it lists and no other (grouped by key,
+// ids in the request's order); every other message, and a request without a directory, with none.
+TEST(SecAggParamsTest, AShareKeysEnvelopeCarriesTheKeysOfTheListedMembersOnly) {
+  google::protobuf::RepeatedPtrField<v1::SigningKeys> keys;
+  for (char k : {'a', 'b', 'c'}) {
+    v1::SigningKeys* entry = keys.Add();
+    entry->set_public_key(std::string(32, k));
+    entry->add_participant_ids(k - 'a' + 1);  // a: 1, b: 2, c: 3
+    entry->add_participant_ids(k - 'a' + 4);  // a: 4, b: 5, c: 6
+  }
+  auto directory = DirectoryFromProto(keys).value();
+  v1::secagg::ServerToClient request;
+  for (uint32_t id : {2, 4, 5, 9}) request.mutable_share_keys()->add_clients()->set_client_id(id);
+  const v1::ServerMessage out =
+      ToParticipant({.round = 3, .phase = 1}, 4, request, directory.get());
+  ASSERT_EQ(out.secagg().signing_keys_size(), 2);  // 9 has no key; 1, 3 and 6 are not listed
+  EXPECT_EQ(out.secagg().signing_keys(0).public_key(), std::string(32, 'b'));
+  EXPECT_EQ(std::vector<uint32_t>(out.secagg().signing_keys(0).participant_ids().begin(),
+                                  out.secagg().signing_keys(0).participant_ids().end()),
+            (std::vector<uint32_t>{2, 5}));
+  EXPECT_EQ(out.secagg().signing_keys(1).public_key(), std::string(32, 'a'));
+  EXPECT_EQ(std::vector<uint32_t>(out.secagg().signing_keys(1).participant_ids().begin(),
+                                  out.secagg().signing_keys(1).participant_ids().end()),
+            (std::vector<uint32_t>{4}));
+  EXPECT_EQ(out.secagg().participant_id(), 4u);
+  EXPECT_EQ(ToParticipant({}, 4, request).secagg().signing_keys_size(), 0);
+  v1::secagg::ServerToClient masked_input;
+  masked_input.mutable_masked_input()->add_shares();
+  EXPECT_EQ(ToParticipant({}, 4, masked_input, directory.get()).secagg().signing_keys_size(), 0);
 }
 
 }  // namespace
