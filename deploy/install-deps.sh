@@ -10,7 +10,8 @@
 # (e.g. a newer one from Kubernetes' own repository, which that package would conflict with).
 # nlohmann-json3-dev reads and writes the SecAgg test vectors (tools/secagg_vectors,
 # tests/unit/crypto/secagg_vectors_test.cc); python3-cryptography runs their independent checker
-# (tools/secagg_vectors/check_vectors.py, ctest secagg_vectors_python).
+# (tools/secagg_vectors/check_vectors.py, ctest secagg_vectors_python). libcpp-httplib-dev serves
+# the coordinator's Prometheus metrics (--metrics_listen).
 set -euo pipefail
 
 PACKAGES=(
@@ -18,6 +19,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libssl-dev libeigen3-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev python3-cryptography
+  libcpp-httplib-dev
   docker-compose python3-yaml mmdebstrap openssl iproute2
 )
 

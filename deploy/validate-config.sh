@@ -26,7 +26,8 @@ case "${1:-}" in
       fail "docker-compose config refused docker-compose.yml"
     for want in '^  certs:' '^  coordinator:' '^  client:' '^  coordinator-state:' '^  claims:' \
       "FEDMF_REPLICAS: '50'" 'condition: service_healthy' 'condition: service_completed_successfully' \
-      '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica' '^      - health$'; do
+      '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica' '^      - health$' \
+      '--metrics_listen=0.0.0.0:9090'; do
       grep -qe "$want" "$WORK/config.yml" || fail "docker-compose config: no '$want'"
     done
     echo "docker-compose config: OK ($(docker-compose version --short 2>/dev/null || echo '?'))"
@@ -36,7 +37,9 @@ case "${1:-}" in
     kubectl kustomize "$ROOT/deploy/k8s" >"$WORK/k8s.yml" || fail "kubectl kustomize failed"
     for want in 'kind: Deployment' 'kind: StatefulSet' 'kind: PersistentVolumeClaim' \
       'kind: ConfigMap' 'name: fedmf-coordinator' 'claimName: fedmf-state' \
-      'value: hostname' 'secretName: fedmf-clients' '- health$'; do
+      'value: hostname' 'secretName: fedmf-clients' '- health$' \
+      'prometheus.io/scrape: "true"' 'prometheus.io/port: "9090"' 'containerPort: 9090' \
+      '--metrics_listen=0.0.0.0:9090'; do
       grep -qe "$want" "$WORK/k8s.yml" || fail "kustomize output: no '$want'"
     done
     [[ "$(grep -c '^kind: Service$' "$WORK/k8s.yml")" == 2 ]] || fail "expected 2 Services"

@@ -144,6 +144,11 @@ std::vector<uint32_t> Aggregation::Lost() const {
   return lost;
 }
 
+int64_t Aggregation::DroppedSoFar() const {
+  if (clear_ != nullptr && !clear_closed_) return 0;
+  return static_cast<int64_t>(Lost().size());
+}
+
 Aggregation::Envelopes Aggregation::Wrap(std::vector<secagg::ServerMessage> messages) const {
   Envelopes out;
   out.reserve(messages.size());

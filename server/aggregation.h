@@ -85,6 +85,9 @@ class Aggregation {
   // dropped (disconnected, declined, silent at a deadline, rejected), not those of a session that
   // aborted on its own; clear, those without an upload in the sum.
   std::vector<uint32_t> Lost() const;
+  // How many are lost so far: Lost()'s size, but 0 for a clear aggregation still open (its
+  // participants upload at any time until it closes).
+  int64_t DroppedSoFar() const;
   // What the SecAgg session saw participants do wrong (tolerated, or why it aborted: then the
   // participant is a culprit); always empty for a clear aggregation.
   const std::vector<secagg::ServerSession::Misbehaviour>& misbehaviour() const;

@@ -35,6 +35,7 @@
 #include "server/chunked_upload.h"
 #include "server/cohort.h"
 #include "server/connection.h"
+#include "server/coordinator_metrics.h"
 #include "server/evaluation.h"
 #include "server/exclusions.h"
 #include "server/registry.h"
@@ -120,6 +121,8 @@ class Coordinator final : public StreamHandler {
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
                         const grpc::Status& status) override;
   v1::StatusResponse Status() const;
+  // The counters of the Prometheus scrape (--metrics_listen), which renders them with Status().
+  const CoordinatorMetrics& metrics() const { return metrics_; }
 
   // Runs rounds until done, the budget is spent or Stop(); then tells every client. Errors only
   // for local failures (checkpoint write, updater errors), too many failed rounds, or (Aborted,
@@ -275,6 +278,7 @@ class Coordinator final : public StreamHandler {
   std::optional<v1::FederatedEvaluation> last_evaluation_;
   int32_t last_participants_ = 0, last_dropouts_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
+  CoordinatorMetrics metrics_;
   UploadBudget upload_budget_;         // of all streams' chunked uploads
   wire::TrafficCounter traffic_;       // of the current round, by stage
   wire::TrafficCounter last_traffic_;  // of the last finished round

@@ -339,14 +339,20 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
 
 absl::Status Coordinator::Drive(std::unique_lock<std::mutex>& lock, absl::string_view stage_prefix,
                                 StageSeconds& stage_seconds) {
+  const bool evaluation = aggregation_->tag().evaluation();
+  metrics_.AggregationStarted(evaluation);
   while (!aggregation_->Finished()) {
-    stage_ = absl::StrCat(stage_prefix, aggregation_->StageName());
+    const std::string stage = aggregation_->StageName();
+    stage_ = absl::StrCat(stage_prefix, stage);
+    const int64_t dropped_before = aggregation_->DroppedSoFar();
     const auto start = Clock::now();
     cv_.wait_until(lock, start + absl::ToChronoMilliseconds(options_.stage_timeout),
                    [this] { return stop_ || aggregation_->ReadyToClose(); });
     const char* key = aggregation_->StageKey();
     absl::StatusOr<Aggregation::Envelopes> next = aggregation_->CloseStage();
-    stage_seconds.emplace_back(key, Seconds(start));
+    const double seconds = Seconds(start);
+    stage_seconds.emplace_back(key, seconds);
+    metrics_.StageClosed(evaluation, stage, seconds, aggregation_->DroppedSoFar() - dropped_before);
     if (!next.ok()) return next.status();
     Route(std::move(*next));
   }
@@ -374,6 +380,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::Finalize(std::unique_lock
     outcome = *std::move(used);
   }
   outcome.excluded = HandleMisbehaviour(*done);
+  metrics_.AggregationEnded(done->tag().evaluation(), outcome.applied);
   result.set_rounds_completed(state_.updater->round());
   result.set_applied(outcome.applied);
   result.set_reason(outcome.reason);

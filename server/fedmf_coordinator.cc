@@ -9,6 +9,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -27,9 +28,11 @@
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
+#include "common/util/proc_stats.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
 #include "server/credentials.h"
+#include "server/metrics_server.h"
 #include "server/peer_policy.h"
 #include "server/server_tls.h"
 #include "server/services.h"
@@ -117,6 +120,10 @@ ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
           "(DEADLINE_EXCEEDED)");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port to serve Prometheus metrics on over HTTP (GET /metrics; port 0: any free "
+          "one, logged as event=metrics_listening); empty: none. Unauthenticated: bind it where "
+          "only the scraper reaches");
 // The run's own settings (--algorithm, --rounds, --seed, --state_dir, --split, ...) are shared
 // with fedmf-sim: server/coordinator_setup.cc; each algorithm's (--mechanism, ...) are in its
 // folder, common/algorithms/<algorithm>/flags.cc. --chunk_bytes is not among them: fedmf-sim's
@@ -370,6 +377,18 @@ absl::Status Serve() {
       .Add("max_registrations_per_s", limits.registrations_per_second)
       .Add("max_message_mib", message_mib)
       .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20);
+  std::unique_ptr<MetricsServer> metrics;
+  if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> started =
+        MetricsServer::Start(address, [&coordinator] {
+          // Status() first: the metrics' own lock is never held while the coordinator's is taken.
+          const v1::StatusResponse status = coordinator.Status();
+          return coordinator.metrics().Render(status, util::ReadProcStats(getpid()));
+        });
+    if (!started.ok()) return started.status();
+    metrics = *std::move(started);
+    EventLine("metrics_listening").Add("address", address).Add("port", metrics->port());
+  }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   // Stops the coordinator on a signal; every second, ends the streams of revoked identities

@@ -2,8 +2,8 @@
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
-# streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr, sim_hdpmf. Every
-# process started here is killed on exit.
+# metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
+# sim_hdpmf. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -34,6 +34,24 @@ status_while_held() {
   "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || rc=$?
   kill -CONT "${CLIENT_PIDS[@]}"
   ((rc == 0)) || fail "status failed"
+}
+# scrape_while_held TAG: the Prometheus scrape (GET /metrics on $METRICS_PORT) in
+# $WORK/metrics-TAG.txt and the status in $WORK/status.out, both read while every client process
+# is stopped, so they describe the same moment of the run.
+scrape_while_held() {
+  local rc=0
+  kill -STOP "${CLIENT_PIDS[@]}"
+  python3 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode(), end="")' \
+    "http://127.0.0.1:$METRICS_PORT/metrics" >"$WORK/metrics-$1.txt" || rc=$?
+  "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" || rc=$?
+  kill -CONT "${CLIENT_PIDS[@]}"
+  ((rc == 0)) || fail "scrape or status failed"
+}
+# metric TAG SAMPLE: the value of SAMPLE (name and labels, as exposed) in scrape TAG.
+metric() {
+  awk -v s="$2" '$1 == s { print $2; found = 1 } END { exit !found }' "$WORK/metrics-$1.txt" ||
+    fail "no sample $2 in scrape $1"
 }
 # converge_check LOG: 5 rounds ran and the test RMSE dropped by 0.04 (see case converge).
 converge_check() {
@@ -135,6 +153,48 @@ case "$CASE" in
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
     converge_check "$WORK/coordinator.log"
+    ;;
+
+  metrics)
+    # The Prometheus scrape of a running coordinator (--metrics_listen on a free port), read while
+    # the 3 clients are held: it agrees with Admin.Status, its counters move with the rounds, and
+    # it has every metric deploy/grafana-dashboard.json plots (a private run: privacy is spent).
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 \
+      --eval_data="$SMALL" --rounds=1000 --participation=0.1 --min_clients=20 --item_model=full \
+      --compression=2 --wait_for_users=300
+    METRICS_PORT="$(field port "$(grep ' event=metrics_listening ' "$WORK/coordinator.log")")"
+    [[ -n "$METRICS_PORT" ]] || fail "no event=metrics_listening line"
+    start_clients 3 "$SMALL"
+    wait_for "$WORK/coordinator.log" "event=round round=1 " 30
+    scrape_while_held first
+    round="$(field round " $(cat "$WORK/status.out")")"
+    applied='fedmf_aggregations_applied_total{kind="training"}'
+    [[ "$(metric first fedmf_rounds_completed)" == "$round" ]] || fail "rounds_completed != $round"
+    [[ "$(metric first "$applied")" == "$round" ]] || fail "applied != $round"
+    [[ "$(metric first fedmf_live_streams)" == 3 ]] || fail "live streams"
+    [[ "$(metric first fedmf_registered_participants)" == 300 ]] || fail "registered"
+    advertised="$(metric first 'fedmf_stage_duration_seconds_count{kind="training",stage="AdvertiseKeys"}')"
+    ((advertised >= round)) || fail "$advertised AdvertiseKeys stages for $round rounds"
+    awk '$1 == "process_resident_memory_bytes" && $2 > 1e6 { ok = 1 } END { exit !ok }' \
+      "$WORK/metrics-first.txt" || fail "no resident memory figure"
+    python3 - "$(dirname "$0")/../../deploy/grafana-dashboard.json" "$WORK/metrics-first.txt" <<'PY' ||
+import json, re, sys
+exprs = [t["expr"] for p in json.load(open(sys.argv[1]))["panels"] for t in p["targets"]]
+plotted = {m for e in exprs for m in re.findall(r"\b(?:fedmf|process)_[a-z0-9_]+", e)}
+scraped = {line.split("{")[0].split(" ")[0] for line in open(sys.argv[2]) if line[0] != "#"}
+missing = sorted(plotted - scraped)
+print("dashboard metrics not scraped:", missing) if missing else None
+sys.exit(1 if missing or not plotted else 0)
+PY
+      fail "the dashboard plots metrics the coordinator does not expose"
+    wait_for "$WORK/coordinator.log" "event=round round=$((round + 1)) " 30
+    scrape_while_held second
+    later="$(field round " $(cat "$WORK/status.out")")"
+    ((later > round)) || fail "status did not move: $round -> $later"
+    [[ "$(metric second "$applied")" == "$later" ]] || fail "applied != $later"
+    echo "scraped rounds $round then $later"
+    kill -TERM "$COORD_PID"
+    wait "$COORD_PID" || fail "coordinator did not stop cleanly"
     ;;
 
   chunked)

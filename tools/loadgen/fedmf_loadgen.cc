@@ -32,13 +32,13 @@
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
+#include "common/util/proc_stats.h"
 #include "crypto/secagg/stages.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "tools/loadgen/coordinator_log.h"
 #include "tools/loadgen/latency_stats.h"
 #include "tools/loadgen/load_observer.h"
 #include "tools/loadgen/load_schedule.h"
-#include "tools/loadgen/proc_stats.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
 ABSL_FLAG(std::string, data, "synthetic:users=1000,items=2048,per_user=20,min_per_user=5",
@@ -73,6 +73,9 @@ ABSL_FLAG(double, end_grace_s, 10,
 
 namespace fedmf::loadgen {
 namespace {
+
+using util::ProcStats;
+using util::ReadProcStats;
 
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }

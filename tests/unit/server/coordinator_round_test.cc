@@ -17,6 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
@@ -121,6 +125,21 @@ absl::Status RunWith(Coordinator& coordinator, Behavior last, int* last_share_ke
   return run.get();
 }
 
+// The value of `sample` (its name and labels as rendered) in the coordinator's Prometheus scrape;
+// -1 when it is absent.
+double Scraped(const Coordinator& coordinator, absl::string_view sample) {
+  const std::string text =
+      coordinator.metrics().Render(coordinator.Status(), absl::UnavailableError("not read"));
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    double value = 0;
+    if (absl::ConsumePrefix(&line, sample) && absl::ConsumePrefix(&line, " ") &&
+        absl::SimpleAtod(line, &value)) {
+      return value;
+    }
+  }
+  return -1;
+}
+
 TEST(CoordinatorRoundTest, HonestClientsCompleteEveryRound) {
   auto coordinator = MakeCoordinator(3);
   EXPECT_TRUE(RunWith(*coordinator, Behavior::kHonest, nullptr).ok());
@@ -131,6 +150,54 @@ TEST(CoordinatorRoundTest, HonestClientsCompleteEveryRound) {
   EXPECT_EQ(s.dropouts(), 0);
   EXPECT_GT(s.bytes_in(), 0);
   EXPECT_GT(s.bytes_out(), 0);
+  // The scrape counts the same rounds, each of the five stages once per round.
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_aggregations_started_total{kind=\"training\"}"), 3);
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_aggregations_applied_total{kind=\"training\"}"), 3);
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_aggregations_failed_total{kind=\"training\"}"), 0);
+  for (const char* stage :
+       {"AdvertiseKeys", "ShareKeys", "MaskedInput", "ConsistencyCheck", "Unmasking"}) {
+    const std::string labels = absl::StrCat("{kind=\"training\",stage=\"", stage, "\"}");
+    EXPECT_EQ(Scraped(*coordinator, absl::StrCat("fedmf_stage_duration_seconds_count", labels)), 3)
+        << stage;
+    EXPECT_EQ(Scraped(*coordinator, absl::StrCat("fedmf_stage_dropouts_total", labels)), 0)
+        << stage;
+  }
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_rounds_completed"), 3);
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_received_bytes_total"), static_cast<double>(s.bytes_in()));
+}
+
+// The scrape moves with the rounds: when round r's task reaches a client, r rounds were applied.
+TEST(CoordinatorRoundTest, ScrapedCountersMoveWithTheRounds) {
+  auto coordinator = MakeCoordinator(3);
+  auto data = Data();
+  std::mutex mu;
+  std::vector<std::pair<int64_t, double>> seen;  // (task round, applied rounds scraped)
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    testing::FakeClientOptions o;
+    if (i == 0) {
+      o.ignore = [&](const v1::ServerMessage& m) {
+        if (m.has_task()) {
+          const double applied =
+              Scraped(*coordinator, "fedmf_aggregations_applied_total{kind=\"training\"}");
+          std::lock_guard<std::mutex> lock(mu);
+          seen.emplace_back(m.task().round(), applied);
+        }
+        return false;
+      };
+    }
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        *coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1, std::move(o)));
+  }
+  std::future<absl::Status> run =
+      std::async(std::launch::async, [&] { return coordinator->Run(); });
+  ASSERT_EQ(run.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+  clients.clear();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_FALSE(seen.empty());
+  for (const auto& [round, applied] : seen) EXPECT_EQ(applied, round) << "task of round " << round;
 }
 
 TEST(CoordinatorRoundTest, ClientsSilentAfterAdvertisingAreDroppedAtTheDeadline) {
@@ -141,6 +208,13 @@ TEST(CoordinatorRoundTest, ClientsSilentAfterAdvertisingAreDroppedAtTheDeadline)
   // The silent client's users were in cohorts (they got past AdvertiseKeys) and the rounds still
   // completed: SecAgg removed their masks from the unmasking shares of the others.
   EXPECT_GT(silent_in_cohorts, 0);
+  // The scrape counts them as dropouts of ShareKeys, the stage they fell silent in.
+  EXPECT_EQ(Scraped(*coordinator,
+                    "fedmf_stage_dropouts_total{kind=\"training\",stage=\"AdvertiseKeys\"}"),
+            0);
+  EXPECT_EQ(
+      Scraped(*coordinator, "fedmf_stage_dropouts_total{kind=\"training\",stage=\"ShareKeys\"}"),
+      silent_in_cohorts);
 }
 
 TEST(CoordinatorRoundTest, GarbageFromOneClientNeverStopsTheOthers) {
