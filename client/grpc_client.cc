@@ -118,6 +118,12 @@ class Session {
         break;
       }
     }
+    if (!writable) {
+      // A failed write means the coordinator ended the stream. Finish waits for every message
+      // still in flight to be read (gRPC's synchronous contract): read them, or it never returns.
+      while (stream->Read(&message)) {
+      }
+    }
     const grpc::Status s = stream->Finish();
     watcher_.Watch(nullptr);
     if (host_.training_done()) return StreamEnd::kDone;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs fedmf's build and test dependencies from Debian 12 packages. Idempotent: installs only the
 # packages that are missing, and needs no privileges when nothing is.
-# Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--check]
-#   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp
+# Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--docker] [--check]
+#   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp,
+#   --docker Debian's Docker engine (docker.io) for deploy/docker-test.sh
 # The deployment checks need docker-compose, openssl and iproute2 (deploy/validate-config.sh,
 # tls_test.sh, run-local-cluster.sh --netns), python3-yaml and mmdebstrap (emulate-image.sh),
 # and kubectl (the k8s check): Debian's kubernetes-client (kubectl 1.20, enough for `kubectl
@@ -27,6 +28,7 @@ command -v kubectl >/dev/null || PACKAGES+=(kubernetes-client)
 
 FUZZING_PACKAGES=(clang libclang-rt-14-dev)
 PLOT_PACKAGES=(gnuplot-nox)
+DOCKER_PACKAGES=(docker.io)
 
 check_only=false
 for arg in "$@"; do
@@ -34,7 +36,8 @@ for arg in "$@"; do
     --check) check_only=true ;;
     --fuzzing) PACKAGES+=("${FUZZING_PACKAGES[@]}") ;;
     --plots) PACKAGES+=("${PLOT_PACKAGES[@]}") ;;
-    *) echo "install-deps: unknown argument '$arg' (use --fuzzing, --plots, --check)" >&2; exit 2 ;;
+    --docker) PACKAGES+=("${DOCKER_PACKAGES[@]}") ;;
+    *) echo "install-deps: unknown argument '$arg' (use --fuzzing, --plots, --docker, --check)" >&2; exit 2 ;;
   esac
 done
 

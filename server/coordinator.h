@@ -124,7 +124,9 @@ class Coordinator final : public StreamHandler {
   // The counters of the Prometheus scrape (--metrics_listen), which renders them with Status().
   const CoordinatorMetrics& metrics() const { return metrics_; }
 
-  // Runs rounds until done, the budget is spent or Stop(); then tells every client. Errors only
+  // Runs rounds until done or the budget is spent, then tells every client; or until Stop(),
+  // which ends every stream with UNAVAILABLE instead (training is not over: the clients
+  // reconnect to the coordinator's restart, which resumes from its checkpoint). Errors only
   // for local failures (checkpoint write, updater errors), too many failed rounds, or (Aborted,
   // after telling every client why) a fixed-population run that lost a member.
   absl::Status Run();
@@ -182,6 +184,9 @@ class Coordinator final : public StreamHandler {
   int64_t MinInputs(const v1::RoundPlan& plan, int64_t cohort_size) const;
   // The run is over for `reason`: every client is told (training_done), event=training_end.
   void Finish(const std::string& reason);
+  // Stop() before the end of training: every stream ends with UNAVAILABLE, so the clients
+  // reconnect (to the restarted coordinator) instead of leaving as on a training_done result.
+  void EndStreamsForRestart();
   // Persists state_ to options_.state_dir, if any (event=checkpoint).
   absl::Status Checkpoint(std::unique_lock<std::mutex>& lock);
   // (event=round key, seconds) of each stage of a round.

@@ -66,10 +66,30 @@ absl::Status Coordinator::Run() {
     }
     PauseAfterFailure(lock, outcome->reason);
   }
+  if (stop_ && end == "rounds done" && state_.updater->round() < state_.total_rounds) {
+    EndStreamsForRestart();
+    return absl::OkStatus();
+  }
   if (absl::Status s = MaybeEvaluate(lock, /*last=*/true); !s.ok()) return s;
-  if (stop_) end = "stopped";
   Finish(end);
   return absl::OkStatus();
+}
+
+void Coordinator::EndStreamsForRestart() {
+  stage_ = "stopped";
+  // Not the end of training: a stopped coordinator (a signal: a container restart, a rolling
+  // update) resumes from its checkpoint, so its clients must stay and reconnect, which they do on
+  // UNAVAILABLE. A training_done result would make them exit for good.
+  const std::vector<std::shared_ptr<Connection>> connections = registry_.Connections();
+  for (const std::shared_ptr<Connection>& c : connections) {
+    c->Close(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "the coordinator stopped before the end of training; reconnect"));
+  }
+  EventLine("coordinator_stopped")
+      .Add("rounds_done", state_.updater->round())
+      .Add("total_rounds", state_.total_rounds)
+      .Add("streams_ended", connections.size())
+      .Add("effect", "clients reconnect to the restarted coordinator");
 }
 
 void Coordinator::PauseAfterFailure(std::unique_lock<std::mutex>& lock, const std::string& reason) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration tests of the networked runtime: a real fedmf-coordinator and fedmf-client processes
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
-# coordinator_restart, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
+# coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
 # sim_hdpmf. Every process started here is killed on exit.
 set -euo pipefail
@@ -78,6 +78,45 @@ kill_during_secagg() {
   done
   [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput"
   echo "killed client 3 during $killed"
+}
+
+# restart_coordinator SIGNAL: PBM at epsilon = 1 (RDP, order 2) over 6 rounds: each round spends
+# 1/6 and is one ledger entry. The coordinator gets SIGNAL after round 2 (KILL: a crash; TERM: a
+# container stop or rolling update, which must not tell the clients that training is over: they
+# stay and reconnect) and is restarted on the same port and state_dir; the clients finish the run.
+restart_coordinator() {
+  local flags=(--eval_data="$SMALL" --rounds=6 --participation=0.1 --min_clients=10 --mechanism=pbm
+    --epsilon=1 --state_dir="$WORK/state" --wait_for_users=300)
+  start_coordinator "$WORK/coordinator-1.log" --listen=127.0.0.1:0 "${flags[@]}"
+  start_clients 3 "$SMALL"
+  wait_for "$WORK/coordinator-1.log" "event=round round=2 " 60
+  kill -"$1" "$COORD_PID"
+  if [[ "$1" == TERM ]]; then
+    wait "$COORD_PID" || fail "the stopped coordinator exited with an error"
+    grep -q ' event=coordinator_stopped ' "$WORK/coordinator-1.log" || fail "no coordinator_stopped"
+    ! grep -q ' event=training_end ' "$WORK/coordinator-1.log" || fail "a stop ended the training"
+    for pid in "${CLIENT_PIDS[@]}"; do
+      kill -0 "$pid" 2>/dev/null || fail "a client left when the coordinator stopped"
+    done
+  else
+    wait "$COORD_PID" 2>/dev/null || true
+  fi
+  local saved done_before resume final eps
+  saved="$(grep ' event=checkpoint ' "$WORK/coordinator-1.log" | tail -n 1)"
+  done_before="$(field rounds_done "$saved")"
+  start_coordinator "$WORK/coordinator-2.log" --listen="127.0.0.1:$PORT" "${flags[@]}"
+  wait "$COORD_PID" || fail "restarted coordinator failed"
+  for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+  resume="$(grep ' event=resume ' "$WORK/coordinator-2.log")" || fail "no resume line"
+  [[ "$(field rounds_done "$resume")" == "$done_before" ]] || fail "resumed at $resume, saved $saved"
+  [[ "$(field ledger_entries "$resume")" == "$done_before" ]] || fail "ledger: $resume"
+  grep -q 'event=training_end rounds=6 ' "$WORK/coordinator-2.log" || fail "not 6 rounds"
+  final="$(grep ' event=checkpoint ' "$WORK/coordinator-2.log" | tail -n 1)"
+  [[ "$(field ledger_entries "$final")" == 6 ]] || fail "final ledger: $final"
+  # The whole budget is spent across both runs: RDP epsilon at order 2 composes to 1.
+  eps="$(field epsilon_rdp2 "$(grep ' event=round ' "$WORK/coordinator-2.log" | tail -n 1)")"
+  awk -v e="$eps" 'BEGIN { exit !(e > 0.999 && e <= 1.000001) }' || fail "epsilon spent $eps"
+  echo "resumed at round $done_before after SIG$1; epsilon_rdp2 spent after 6 rounds: $eps"
 }
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
@@ -240,32 +279,8 @@ PY
     recover_from_a_killed_client --secagg_graph=complete --secagg_signatures=false
     ;;
 
-  coordinator_restart)
-    # PBM at epsilon = 1 (RDP, order 2) over 6 rounds: each round spends 1/6 and is one ledger
-    # entry. kill -9 the coordinator after round 2, restart it on the same port and state_dir.
-    flags=(--eval_data="$SMALL" --rounds=6 --participation=0.1 --min_clients=10 --mechanism=pbm
-      --epsilon=1 --state_dir="$WORK/state" --wait_for_users=300)
-    start_coordinator "$WORK/coordinator-1.log" --listen=127.0.0.1:0 "${flags[@]}"
-    start_clients 3 "$SMALL"
-    wait_for "$WORK/coordinator-1.log" "event=round round=2 " 60
-    kill -9 "$COORD_PID"
-    wait "$COORD_PID" 2>/dev/null || true
-    saved="$(grep ' event=checkpoint ' "$WORK/coordinator-1.log" | tail -n 1)"
-    done_before="$(field rounds_done "$saved")"
-    start_coordinator "$WORK/coordinator-2.log" --listen="127.0.0.1:$PORT" "${flags[@]}"
-    wait "$COORD_PID" || fail "restarted coordinator failed"
-    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
-    resume="$(grep ' event=resume ' "$WORK/coordinator-2.log")" || fail "no resume line"
-    [[ "$(field rounds_done "$resume")" == "$done_before" ]] || fail "resumed at $resume, saved $saved"
-    [[ "$(field ledger_entries "$resume")" == "$done_before" ]] || fail "ledger: $resume"
-    grep -q 'event=training_end rounds=6 ' "$WORK/coordinator-2.log" || fail "not 6 rounds"
-    final="$(grep ' event=checkpoint ' "$WORK/coordinator-2.log" | tail -n 1)"
-    [[ "$(field ledger_entries "$final")" == 6 ]] || fail "final ledger: $final"
-    # The whole budget is spent across both runs: RDP epsilon at order 2 composes to 1.
-    eps="$(field epsilon_rdp2 "$(grep ' event=round ' "$WORK/coordinator-2.log" | tail -n 1)")"
-    awk -v e="$eps" 'BEGIN { exit !(e > 0.999 && e <= 1.000001) }' || fail "epsilon spent $eps"
-    echo "resumed at round $done_before; epsilon_rdp2 spent after 6 rounds: $eps"
-    ;;
+  coordinator_restart) restart_coordinator KILL ;;
+  coordinator_sigterm) restart_coordinator TERM ;;
 
   clear_uploads)
     # --secure_aggregation=false: every client uploads its (here noise-free) vector in the clear.

@@ -93,11 +93,13 @@ TEST(CoordinatorTest, StatusReportsTheRunBeforeAnyRound) {
   EXPECT_EQ(s.epsilon_rdp2(), 0);  // nothing released yet
 }
 
+// A stop is not the end of training (the clients wait for the restart): stage "stopped", not
+// "done".
 TEST(CoordinatorTest, StopEndsRunWhileWaitingForUsers) {
   auto coordinator = MakeCoordinator();
   coordinator->Stop();
   EXPECT_TRUE(coordinator->Run().ok());
-  EXPECT_EQ(coordinator->Status().stage(), "done");
+  EXPECT_EQ(coordinator->Status().stage(), "stopped");
   EXPECT_EQ(coordinator->Status().round(), 0);
 }
 

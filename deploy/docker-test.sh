@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The deployment on a real Docker engine: builds deploy/Dockerfile and runs docker-compose.yml with
+# FEDMF_REPLICAS client containers (mutual TLS), then checks that the coordinator's health probe
+# turns healthy, a client container killed mid-round is tolerated, a coordinator container
+# restarted mid-run resumes from its state volume, a client revoked through the certs volume is
+# refused, every round is applied, and the Prometheus endpoint answers on the compose network.
+# Usage: deploy/docker-test.sh [--if-asked] (as root); --if-asked (CTest's deploy_docker): skip
+# unless FEDMF_DOCKER_TEST=1. Environment: FEDMF_SOURCE_DIR (the repository to build; default this
+# script's), FEDMF_REPLICAS (3), FEDMF_ROUNDS (8),
+# FEDMF_DOCKER_DIR (/var/tmp/fedmf-docker: the engine's data, kept between runs so the base images
+# and the image's build cache are reused; delete it to start afresh).
+# The engine is Debian's docker.io, started here on a socket of its own with no default bridge and
+# no change to the host's firewall (--bridge=none --iptables=false --ip-forward=false
+# --ip-masq=false, storage driver vfs); the compose project gets a network of its own. No registry
+# is needed: debian:12 and debian:12-slim are imported from mmdebstrap. Exit 77 (skip) with a
+# message when not root, when docker.io, docker-compose or mmdebstrap is missing
+# (deploy/install-deps.sh --docker installs them), or when dockerd does not start.
+set -euo pipefail
+ROOT="${FEDMF_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+REPLICAS="${FEDMF_REPLICAS:-3}"
+ROUNDS="${FEDMF_ROUNDS:-8}"
+DATA_ROOT="${FEDMF_DOCKER_DIR:-/var/tmp/fedmf-docker}"
+PROJECT="fedmftest$$"
+DOCKERD_PID=""
+PORT=""
+
+skip() { echo "SKIP: $*"; exit 77; }
+say() { echo "[$(date +%T)] $*"; }
+
+if [[ "${1:-}" == --if-asked && "${FEDMF_DOCKER_TEST:-0}" != 1 ]]; then
+  skip "set FEDMF_DOCKER_TEST=1 to build the image and run it (tens of minutes the first time)"
+fi
+[[ "$(id -u)" == 0 ]] || skip "dockerd needs root"
+for tool in dockerd docker docker-compose mmdebstrap; do
+  command -v "$tool" >/dev/null || skip "$tool not installed (deploy/install-deps.sh --docker)"
+done
+
+WORK="$(mktemp -d /tmp/fedmf-docker-test.XXXXXX)"  # after the skips: cleanup removes it
+
+compose() {
+  FEDMF_REPLICAS="$REPLICAS" FEDMF_ROUNDS="$ROUNDS" FEDMF_PORT="$PORT" \
+    docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"
+}
+cleanup() {
+  if [[ -n "$DOCKERD_PID" ]]; then
+    compose down -v --timeout 5 >/dev/null 2>&1 || true
+    kill "$DOCKERD_PID" 2>/dev/null || true
+    wait "$DOCKERD_PID" 2>/dev/null || true
+  fi
+  # dockerd may leave its network namespace mount behind in the exec root.
+  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/mounts | xargs -r umount 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  if [[ -n "${COORD:-}" ]]; then
+    echo "--- coordinator log (last 30 lines)"
+    docker logs "$COORD" 2>&1 | tail -n 30
+  fi
+  exit 1
+}
+
+# wait_until SECONDS WHAT COMMAND...: polls COMMAND every half second until it succeeds.
+wait_until() {
+  local seconds="$1" what="$2"
+  shift 2
+  for _ in $(seq 1 $((seconds * 2))); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  fail "$what: not within $seconds s"
+}
+coordinator_log() { docker logs "$COORD" 2>&1; }
+# log_has REGEX [COUNT]: the coordinator's log (all its runs) has COUNT (1) lines matching REGEX.
+log_has() { (($(coordinator_log | grep -cE "$1") >= ${2:-1})); }
+healthy() { [[ "$(docker inspect -f '{{.State.Health.Status}}' "$COORD")" == healthy ]]; }
+admin() {
+  docker exec "$COORD" fedmf-coordinator "$1" --target=localhost:50051 --tls_ca=/certs/ca.pem \
+    --tls_cert=/certs/clients/admin.pem --tls_key=/certs/clients/admin.key
+}
+
+say "starting dockerd (data in $DATA_ROOT)"
+mkdir -p "$DATA_ROOT"
+dockerd --host="unix://$WORK/docker.sock" --data-root="$DATA_ROOT" --exec-root="$WORK/exec" \
+  --pidfile="$WORK/dockerd.pid" --storage-driver=vfs --bridge=none --iptables=false \
+  --ip-forward=false --ip-masq=false >"$WORK/dockerd.log" 2>&1 &
+DOCKERD_PID=$!
+export DOCKER_HOST="unix://$WORK/docker.sock"
+for _ in $(seq 1 60); do
+  docker info >/dev/null 2>&1 && break
+  kill -0 "$DOCKERD_PID" 2>/dev/null || skip "dockerd exited: $(tail -n 3 "$WORK/dockerd.log")"
+  sleep 0.5
+done
+docker info >/dev/null 2>&1 || skip "dockerd did not answer within 30 s: $(tail -n 3 "$WORK/dockerd.log")"
+
+if ! docker image inspect debian:12 >/dev/null 2>&1; then
+  say "base image debian:12 from mmdebstrap (Debian's packages only)"
+  mmdebstrap --quiet --variant=apt --include=ca-certificates bookworm "$WORK/debian12.tar"
+  docker import "$WORK/debian12.tar" debian:12 >/dev/null
+  rm -f "$WORK/debian12.tar"
+fi
+docker image inspect debian:12-slim >/dev/null 2>&1 || docker tag debian:12 debian:12-slim
+
+say "docker build -f deploy/Dockerfile (the first build compiles fedmf: tens of minutes)"
+build_start=$SECONDS
+docker build --network=host -f "$ROOT/deploy/Dockerfile" -t fedmf:latest "$ROOT" 2>&1 |
+  tee "$WORK/build.log" | grep --line-buffered '^Step ' || true
+docker image inspect fedmf:latest >/dev/null 2>&1 && ! grep -q 'returned a non-zero code' "$WORK/build.log" ||
+  fail "docker build failed: $(tail -n 20 "$WORK/build.log")"
+say "image built in $((SECONDS - build_start)) s: $(docker image inspect -f '{{.Size}}' fedmf:latest) bytes"
+
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+say "docker-compose up: $REPLICAS client replicas, $ROUNDS rounds (published on port $PORT)"
+run_start=$SECONDS
+compose up -d --scale client="$REPLICAS" >"$WORK/up.log" 2>&1 || fail "compose up: $(tail -n 5 "$WORK/up.log")"
+COORD="$(compose ps -q coordinator)"
+[[ -n "$COORD" ]] || fail "no coordinator container"
+wait_until 120 "coordinator healthy" healthy
+say "coordinator healthy"
+wait_until 180 "first round applied" log_has ' event=round round=0 .*applied=yes'
+running_clients() {
+  docker ps -q --filter "label=com.docker.compose.project=$PROJECT" \
+    --filter label=com.docker.compose.service=client
+}
+
+# The scrape endpoint, from a client container on the compose network (it is not published).
+docker exec "$(running_clients | head -n 1)" bash -c \
+  'exec 3<>/dev/tcp/coordinator/9090 && printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && cat <&3' \
+  >"$WORK/metrics.txt" 2>&1 || fail "GET coordinator:9090/metrics: $(head -c 300 "$WORK/metrics.txt")"
+grep -q '^fedmf_aggregations_applied_total{kind="training"} [1-9]' "$WORK/metrics.txt" ||
+  fail "the scrape shows no applied round: $(grep fedmf_aggregations "$WORK/metrics.txt")"
+say "metrics scraped on the compose network: $(grep -c '^[a-z]' "$WORK/metrics.txt") samples"
+
+# A client container killed while a round is in ShareKeys or MaskedInput.
+mapfile -t CLIENTS < <(running_clients)
+((${#CLIENTS[@]} == REPLICAS)) || fail "${#CLIENTS[@]} client containers, expected $REPLICAS"
+killed=""
+for _ in $(seq 1 600); do
+  stage="$(admin status 2>/dev/null | sed -n 's/.*stage=\([^ ]*\).*/\1/p')"
+  if [[ "$stage" == ShareKeys || "$stage" == MaskedInput ]]; then
+    docker kill "${CLIENTS[-1]}" >/dev/null
+    killed="$stage"
+    break
+  fi
+  sleep 0.05
+done
+[[ -n "$killed" ]] || fail "never saw a round in ShareKeys or MaskedInput"
+applied_before="$(coordinator_log | grep -cE ' event=round .*applied=yes')"
+say "killed a client container during $killed, after $applied_before applied rounds"
+wait_until 120 "a round applied after the kill" log_has ' event=round .*applied=yes' \
+  $((applied_before + 1))
+
+# The coordinator container restarted mid-run: it resumes from its state volume.
+applied_before="$(coordinator_log | grep -cE ' event=round .*applied=yes')"
+docker restart --time 5 "$COORD" >/dev/null
+wait_until 120 "coordinator resumed" log_has ' event=resume '
+wait_until 120 "coordinator healthy after the restart" healthy
+wait_until 180 "a round applied after the restart" log_has ' event=round .*applied=yes' \
+  $((applied_before + 1))
+say "coordinator restarted and resumed: $(coordinator_log | grep ' event=resume ' | tail -n 1)"
+
+# Revocation through the certs volume: a running client's identity (client-i, from its shard claim)
+# is refused from now on; its live stream ends.
+victim="$(running_clients | head -n 1)"
+shard="$(docker exec "$victim" sh -c 'grep -lx "$(hostname)" /claims/shard-*/owner' |
+  sed -n 's|.*/shard-\([0-9]*\)/owner|\1|p')"
+[[ -n "$shard" ]] || fail "no shard claim of client container $victim"
+docker exec "$COORD" sh -c "echo client-$shard >> /certs/revoked.txt"
+wait_until 60 "client-$shard revoked" log_has "event=stream_revoked identity=client-$shard( |$)"
+revoked_client_refused() { docker logs "$victim" 2>&1 | grep -q PERMISSION_DENIED; }
+wait_until 60 "client-$shard told it is revoked (PERMISSION_DENIED)" revoked_client_refused
+say "client-$shard revoked: $(coordinator_log | grep " event=stream_revoked " | tail -n 1)"
+
+wait_until 600 "training to end" log_has " event=training_end rounds=$ROUNDS "
+applied="$(coordinator_log | sed -n 's/.* event=round round=\([0-9]*\) .*applied=yes.*/\1/p' | sort -un |
+  wc -l)"
+((applied == ROUNDS)) || fail "$applied distinct rounds applied, expected $ROUNDS"
+say "all $ROUNDS rounds applied in $((SECONDS - run_start)) s"
+
+echo "PASS docker: image build $((run_start - build_start)) s, run $((SECONDS - run_start)) s"
