@@ -94,6 +94,25 @@ absl::StatusOr<TrainTest> SubsampleTrainPerUser(TrainTest split, double train_fr
   return TrainTest{split.train.Subset(picks.train), std::move(split.test)};
 }
 
+absl::StatusOr<RatingsDataset> TrimPerUser(const RatingsDataset& data, int max_per_user,
+                                           uint64_t seed) {
+  if (max_per_user < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trimming: max_per_user = ", max_per_user, " must be >= 1"));
+  }
+  PortableRandom rng(seed);
+  // The kept ratings go to the front (PerUser's "test" side).
+  return PerUser(data,
+                 [&](int32_t, std::vector<int64_t>& row) -> int64_t {
+                   const int64_t c = static_cast<int64_t>(row.size());
+                   if (c <= max_per_user) return c;
+                   ChooseFront(row, max_per_user, rng);
+                   return max_per_user;
+                 })
+      .Apply(data)
+      .test;
+}
+
 absl::StatusOr<TrainTest> SplitLeaveNOut(const RatingsDataset& data, int n, uint64_t seed) {
   if (absl::Status s = CheckN(n); !s.ok()) return s;
   PortableRandom rng(seed);

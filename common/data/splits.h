@@ -37,6 +37,12 @@ absl::StatusOr<TrainTest> SplitLeaveLatestNOut(const RatingsDataset& data, int n
 absl::StatusOr<TrainTest> SubsampleTrainPerUser(TrainTest split, double train_fraction,
                                                 uint64_t seed);
 
+// Random trimming (Liu, Wang, Smola 2015; the FMF privacy paper's per-user sensitivity): a user
+// with more than max_per_user ratings keeps max_per_user of them, chosen at random; the others
+// keep all theirs. Each user's choice depends on their own ratings only. max_per_user >= 1.
+absl::StatusOr<RatingsDataset> TrimPerUser(const RatingsDataset& data, int max_per_user,
+                                           uint64_t seed);
+
 // k folds over all ratings: a seeded random permutation puts the rating at position p in fold
 // p mod k, so fold sizes differ by at most one and every rating is in exactly one test set.
 // Result j has fold j as test and the other k - 1 folds as train (a user or item may then have no

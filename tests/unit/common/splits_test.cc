@@ -126,6 +126,40 @@ TEST(SplitsTest, LeaveNOutOnSyntheticIsDeterministic) {
   EXPECT_NE(AllRatings(a.test), AllRatings(SplitLeaveNOut(data, 1, 22)->test));
 }
 
+TEST(SplitsTest, TrimPerUserKeepsAtMostNOfEachUsersRatings) {
+  const RatingsDataset data = Small();
+  absl::StatusOr<RatingsDataset> trimmed = TrimPerUser(data, 2, 4);
+  ASSERT_TRUE(trimmed.ok()) << trimmed.status();
+  EXPECT_EQ(trimmed->id_maps(), data.id_maps());
+  const std::map<Pair, float> all = AllRatings(data);
+  for (const auto& [pair, rating] : AllRatings(*trimmed)) {
+    ASSERT_TRUE(all.contains(pair));
+    EXPECT_EQ(all.at(pair), rating);
+  }
+  EXPECT_EQ(trimmed->user(*data.FindUser("one")).size(), 1);
+  EXPECT_EQ(trimmed->user(*data.FindUser("two")).size(), 2);
+  EXPECT_EQ(trimmed->user(*data.FindUser("three")).size(), 2);
+  EXPECT_EQ(trimmed->user(*data.FindUser("five")).size(), 2);
+  EXPECT_FALSE(TrimPerUser(data, 0, 4).ok());
+}
+
+// Each of user "five"'s 5 ratings survives trimming to 2 with probability 2/5: over 4000 seeds
+// every item's frequency is within 5 CLT standard errors (sqrt(0.24 / 4000) = 0.0077) of 0.4.
+TEST(SplitsTest, TrimPerUserChoosesUniformly) {
+  const RatingsDataset data = Small();
+  const int32_t five = *data.FindUser("five");
+  std::map<int32_t, int> kept;
+  constexpr int kSeeds = 4000;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    const RatingsDataset t = *TrimPerUser(data, 2, static_cast<uint64_t>(seed));
+    for (int32_t item : t.user(five).indices) ++kept[item];
+  }
+  ASSERT_EQ(kept.size(), 5u);
+  for (const auto& [item, count] : kept) {
+    EXPECT_NEAR(count / static_cast<double>(kSeeds), 0.4, 5 * std::sqrt(0.24 / kSeeds)) << item;
+  }
+}
+
 TEST(SplitsTest, LeaveLatestNOutTakesTheNewestAndBreaksTiesByItem) {
   const RatingsDataset data = Small();
   absl::StatusOr<TrainTest> split = SplitLeaveLatestNOut(data, 1);
