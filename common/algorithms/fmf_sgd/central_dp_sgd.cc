@@ -1,0 +1,60 @@
+#include "common/algorithms/fmf_sgd/central_dp_sgd.h"
+
+#include <optional>
+#include <utility>
+
+#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/data/splits.h"
+
+namespace fedmf::algorithms::fmf_sgd {
+
+absl::StatusOr<CentralRun> TrainCentralDpSgdMf(
+    const data::RatingsDataset& train, const DpSgdMfConfig& config, uint64_t seed,
+    dp::Rng& noise_rng, const std::function<void(int64_t, const Embeddings&)>& on_step) {
+  if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
+  std::optional<data::RatingsDataset> trimmed;
+  if (config.unit == dp::PrivacyUnit::kUser) {
+    absl::StatusOr<data::RatingsDataset> t =
+        data::TrimPerUser(train, config.max_ratings_per_user, seed);
+    if (!t.ok()) return t.status();
+    trimmed = *std::move(t);
+  }
+  const data::RatingsDataset& data = trimmed ? *trimmed : train;
+
+  dp::Rng init_rng(seed, /*stream=*/1);
+  absl::StatusOr<Eigen::MatrixXd> users = InitialEmbeddings(data.num_users(), config, init_rng);
+  if (!users.ok()) return users.status();
+  absl::StatusOr<Eigen::MatrixXd> items = InitialEmbeddings(data.num_items(), config, init_rng);
+  if (!items.ok()) return items.status();
+  absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
+  if (!ledger.ok()) return ledger.status();
+  CentralRun run{{*std::move(users), *std::move(items)}, *std::move(ledger), data.num_ratings()};
+  if (absl::Status s = CheckTrainingData(data, run.model, config); !s.ok()) return s;
+
+  std::optional<dp::RdpCurve> step_curve;
+  if (config.noise_multiplier > 0) {
+    absl::StatusOr<dp::RdpCurve> curve = StepCurve(config, run.ledger.orders());
+    if (!curve.ok()) return curve.status();
+    step_curve = *std::move(curve);
+  }
+  for (int64_t step = 0; step < NoisySteps(config); ++step) {
+    const bool update_users = step < config.steps;
+    absl::StatusOr<NoisyGradient> gradient =
+        NoisyGradientSum(data, run.model, config, update_users, noise_rng);
+    if (!gradient.ok()) return gradient.status();
+    if (step_curve) {
+      absl::StatusOr<dp::LedgerEntry> entry = StepEntry(
+          config, update_users, step, static_cast<int64_t>(gradient->sampled.size()), *step_curve);
+      if (!entry.ok()) return entry.status();
+      if (absl::Status s = run.ledger.Append(*std::move(entry)); !s.ok()) return s;
+    }
+    if (absl::Status s = ApplyStep(*gradient, config, step, /*item_weight=*/1, run.model);
+        !s.ok()) {
+      return s;
+    }
+    if (on_step) on_step(step, run.model);
+  }
+  return run;
+}
+
+}  // namespace fedmf::algorithms::fmf_sgd
