@@ -26,6 +26,15 @@ std::string DescribeModel(const TrainerConfig& c) {
         "lambda=%g init_scale=%g",
         c.gd.rank(), c.gd.rounds(), c.gd.learning_rate(), c.gd.lambda_u(), c.gd.init_scale());
   }
+  if (c.model == "dp-sgdmf") {
+    const algorithms::fmf_sgd::DpSgdMfConfig& d = c.sgdmf;
+    return absl::StrFormat(
+        "dp-sgdmf rank=%d unit=%s theta=%d clip=%s C=%g R=%g eta=%g steps=%d item_steps=%d "
+        "learning_rate=%g epsilon=%g delta=%g",
+        d.rank, dp::PrivacyUnitName(d.unit), d.max_ratings_per_user,
+        algorithms::fmf_sgd::ClipModeName(d.clip), d.gradient_clip, d.rating_max, d.sampling_rate,
+        d.steps, d.item_only_steps, d.learning_rate, c.sgdmf_epsilon, c.sgdmf_delta);
+  }
   if (c.model != "als") return c.model;  // a baseline without factors
   return absl::StrFormat("als rank=%d lambda=%g iterations=%d biases=%d", c.als.rank, c.als.lambda,
                          c.als.iterations, c.als.biases);

@@ -1,9 +1,11 @@
 // fedmf-central: the centralized baselines (explicit ALS, DPMF-RP's CentralMF, the local-DP MF
-// paper's non-private GD, and the global-mean, user-mean and popularity predictors) trained and
+// paper's non-private GD, the FMF privacy paper's central DP-SGD, and the global-mean, user-mean
+// and popularity predictors) trained and
 // evaluated with cross-validation on any dataset fedmf can load; the yardstick for federated runs.
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -13,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -28,7 +31,8 @@ ABSL_FLAG(
     "dataset: synthetic[:key=value,...], ml-100k:PATH, ml-csv:PATH, ml-dat:PATH or csv:PATH?...");
 ABSL_FLAG(std::string, model, "als",
           "als (explicit ALS with biases), central-mf (DPMF-RP eq. 4), ldp-gd (the local-DP MF "
-          "paper's non-private GD, --iterations = k), or the baselines without factors: "
+          "paper's non-private GD, --iterations = k), dp-sgdmf (the FMF privacy paper's central "
+          "DP-SGD, s = 1: --sgdmf_* flags), or the baselines without factors: "
           "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean)");
 ABSL_FLAG(
     std::string, split, "kfold:5",
@@ -36,7 +40,8 @@ ABSL_FLAG(
     "optionally +train:F (each user's training ratings subsampled to F)");
 ABSL_FLAG(int, folds_to_run, 0, "evaluate only the first N folds (0 = all)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the split and of the factor initialization");
-ABSL_FLAG(int, rank, 0, "latent dimension k (0 = model default: als 20, central-mf 14, ldp-gd 15)");
+ABSL_FLAG(int, rank, 0,
+          "latent dimension k (0 = model default: als 20, central-mf 14, ldp-gd 15, dp-sgdmf 20)");
 ABSL_FLAG(double, lambda, 0,
           "user regularization (0 = model default: als 0.12 per rating, central-mf 0.25, ldp-gd "
           "1e-8 for users and items)");
@@ -48,6 +53,31 @@ ABSL_FLAG(double, gd_init_scale, fedmf::algorithms::ldp_gd::kDefaultInitScale,
 ABSL_FLAG(double, mu, 0.9, "central-mf item regularization");
 ABSL_FLAG(double, kappa, 15, "central-mf confidence: observed ratings weigh 1 + kappa");
 ABSL_FLAG(int, iterations, 15, "ALS sweeps (users then items)");
+ABSL_FLAG(double, sgdmf_epsilon, 0,
+          "dp-sgdmf: (epsilon, --sgdmf_delta)-DP for the whole run, every noisy step composed; 0 = "
+          "no noise (the non-private reference)");
+ABSL_FLAG(double, sgdmf_delta, 1e-5, "dp-sgdmf: delta of the budget");
+ABSL_FLAG(std::string, sgdmf_unit, "rating",
+          "dp-sgdmf: what the guarantee protects, rating or user (each user trimmed at random to "
+          "--sgdmf_theta ratings)");
+ABSL_FLAG(int, sgdmf_theta, 10, "dp-sgdmf: ratings kept per user for per-user privacy");
+ABSL_FLAG(std::string, sgdmf_clip, "embedding",
+          "dp-sgdmf: embedding (the paper's Pi: embeddings >= 0 with norm <= sqrt(R)) or gradient "
+          "(each unit's gradient clipped to L2 norm --sgdmf_gradient_clip)");
+ABSL_FLAG(double, sgdmf_gradient_clip, 10, "dp-sgdmf: C of gradient clipping");
+ABSL_FLAG(double, sgdmf_rating_max, 5, "dp-sgdmf: R, ratings lie in [0, R]");
+ABSL_FLAG(double, sgdmf_sampling_rate, 0.01, "dp-sgdmf: eta, each user's chance per step");
+ABSL_FLAG(int64_t, sgdmf_steps, 1000, "dp-sgdmf: noisy steps of U and V (the paper's T T')");
+ABSL_FLAG(int64_t, sgdmf_item_steps, 0, "dp-sgdmf: noisy steps of V alone at the end (kappa)");
+ABSL_FLAG(double, sgdmf_learning_rate, 0.003,
+          "dp-sgdmf: gamma_0 (0.003: the best non-private rate on ML-100K, docs/results/fmf.md); a "
+          "step moves by gamma_t times the noisy gradient sum over the "
+          "expected number of sampled users");
+ABSL_FLAG(double, sgdmf_final_lr_fraction, 0.5,
+          "dp-sgdmf: the rate decays linearly to gamma_0 times this over the first 80% of the "
+          "steps, then stays");
+ABSL_FLAG(double, sgdmf_init_prediction, 3,
+          "dp-sgdmf: initial embeddings predict about this rating (public, data-independent)");
 ABSL_FLAG(bool, clip_predictions, true,
           "clip predicted ratings to the training data's rating range for RMSE/MAE");
 ABSL_FLAG(bool, rating_predictor, true,
@@ -86,6 +116,39 @@ absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   c.gd.set_init_scale(absl::GetFlag(FLAGS_gd_init_scale));
   c.gd.set_score_lambda(algorithms::ldp_gd::kDefaultScoreLambda);
   c.gd.set_score_kappa(algorithms::ldp_gd::kDefaultScoreKappa);
+  c.sgdmf.rank = rank != 0 ? rank : 20;
+  absl::StatusOr<dp::PrivacyUnit> unit = dp::ParsePrivacyUnit(absl::GetFlag(FLAGS_sgdmf_unit));
+  if (!unit.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--sgdmf_unit: ", unit.status().message()));
+  }
+  c.sgdmf.unit = *unit;
+  absl::StatusOr<algorithms::fmf_sgd::ClipMode> clip =
+      algorithms::fmf_sgd::ParseClipMode(absl::GetFlag(FLAGS_sgdmf_clip));
+  if (!clip.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--sgdmf_clip: ", clip.status().message()));
+  }
+  c.sgdmf.clip = *clip;
+  c.sgdmf.max_ratings_per_user = absl::GetFlag(FLAGS_sgdmf_theta);
+  c.sgdmf.gradient_clip = absl::GetFlag(FLAGS_sgdmf_gradient_clip);
+  c.sgdmf.rating_max = absl::GetFlag(FLAGS_sgdmf_rating_max);
+  c.sgdmf.sampling_rate = absl::GetFlag(FLAGS_sgdmf_sampling_rate);
+  c.sgdmf.steps = absl::GetFlag(FLAGS_sgdmf_steps);
+  c.sgdmf.item_only_steps = absl::GetFlag(FLAGS_sgdmf_item_steps);
+  c.sgdmf.learning_rate = absl::GetFlag(FLAGS_sgdmf_learning_rate);
+  c.sgdmf.final_learning_rate_fraction = absl::GetFlag(FLAGS_sgdmf_final_lr_fraction);
+  c.sgdmf.init_prediction = absl::GetFlag(FLAGS_sgdmf_init_prediction);
+  if (absl::Status s = algorithms::fmf_sgd::ValidateConfig(c.sgdmf); !s.ok()) return s;
+  c.sgdmf_epsilon = absl::GetFlag(FLAGS_sgdmf_epsilon);
+  c.sgdmf_delta = absl::GetFlag(FLAGS_sgdmf_delta);
+  if (!(c.sgdmf_epsilon >= 0 && std::isfinite(c.sgdmf_epsilon))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sgdmf_epsilon=", c.sgdmf_epsilon, " must be finite >= 0"));
+  }
+  if (!(c.sgdmf_delta > 0 && c.sgdmf_delta < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sgdmf_delta=", c.sgdmf_delta, " must be in (0, 1)"));
+  }
+  c.sgdmf_seed = absl::GetFlag(FLAGS_seed);
   c.central.mu = absl::GetFlag(FLAGS_mu);
   c.central.kappa = absl::GetFlag(FLAGS_kappa);
   c.clip_predictions = absl::GetFlag(FLAGS_clip_predictions);

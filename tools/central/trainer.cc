@@ -7,6 +7,8 @@
 
 #include "absl/time/clock.h"
 #include "common/algorithms/factor_scorer.h"
+#include "common/algorithms/fmf_sgd/central_dp_sgd.h"
+#include "common/algorithms/fmf_sgd/privacy.h"
 #include "common/algorithms/ldp_gd/central_gd.h"
 #include "common/mf/rating_predictor.h"
 #include "common/util/event_log.h"
@@ -78,6 +80,54 @@ absl::StatusOr<mf::FactorModel> TrainLdpGd(const data::RatingsDataset& train,
   return model;
 }
 
+// The FMF paper's central DP-SGD; one `privacy` line with our accounting next to the paper's.
+absl::StatusOr<mf::FactorModel> TrainDpSgdMf(const data::RatingsDataset& train,
+                                             const TrainerConfig& config, int fold) {
+  namespace fmf = algorithms::fmf_sgd;
+  fmf::DpSgdMfConfig c = config.sgdmf;
+  c.noise_multiplier = 0;
+  if (config.sgdmf_epsilon > 0) {
+    absl::StatusOr<double> z = fmf::CalibrateNoiseMultiplier(
+        c, dp::PrivacyBudget::ApproxDp(config.sgdmf_epsilon, config.sgdmf_delta, c.unit));
+    if (!z.ok()) return z.status();
+    c.noise_multiplier = *z;
+  }
+  dp::Rng noise_rng(config.sgdmf_seed, /*stream=*/2);
+  const int64_t every = std::max<int64_t>(1, fmf::NoisySteps(c) / 10);
+  absl::StatusOr<fmf::CentralRun> run = fmf::TrainCentralDpSgdMf(
+      train, c, config.sgdmf_seed, noise_rng, [&](int64_t step, const fmf::Embeddings& model) {
+        if ((step + 1) % every != 0) return;
+        EventLine("iteration")
+            .Add("fold", fold)
+            .Add("iteration", step + 1)
+            .Add("train_mse", fmf::MeanSquaredError(train, model));
+      });
+  if (!run.ok()) return run.status();
+  EventLine line("privacy");
+  line.Add("fold", fold)
+      .Add("unit", std::string(dp::PrivacyUnitName(c.unit)))
+      .Add("clip", std::string(fmf::ClipModeName(c.clip)))
+      .Add("trained_ratings", run->trained_ratings)
+      .Add("noise_multiplier", c.noise_multiplier)
+      .Add("sensitivity", fmf::StepSensitivity(c, true))
+      .Add("paper_sensitivity", fmf::PaperStepSensitivity(c, true))
+      .Add("noisy_steps", static_cast<int64_t>(run->ledger.entries().size()));
+  if (c.noise_multiplier > 0) {
+    absl::StatusOr<dp::PrivacyReport> report = run->ledger.Report(config.sgdmf_delta);
+    if (!report.ok()) return report.status();
+    line.Add("epsilon_budget", config.sgdmf_epsilon)
+        .Add("delta", config.sgdmf_delta)
+        .Add("epsilon_spent", report->improved.epsilon)
+        .Add("epsilon_classic", report->classic.epsilon)
+        .Add("paper_c1", fmf::PaperImpliedC1(c, config.sgdmf_epsilon, config.sgdmf_delta));
+  }
+  mf::FactorModel model;
+  model.algorithm = "dp-sgdmf";
+  model.user_factors = run->model.users;
+  model.item_factors = run->model.items;
+  return model;
+}
+
 // The baselines without factors: global-mean, user-mean, popularity (trainer.h).
 metrics::UserScorer MeanScorer(const std::string& model, const data::RatingsDataset& train) {
   double total = 0;
@@ -131,7 +181,7 @@ metrics::UserScorer BaselineRanking(const std::string& model, const data::Rating
 }  // namespace
 
 bool IsFactorModel(const std::string& model) {
-  return model == "als" || model == "central-mf" || model == "ldp-gd";
+  return model == "als" || model == "central-mf" || model == "ldp-gd" || model == "dp-sgdmf";
 }
 
 absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
@@ -141,6 +191,7 @@ absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
   };
   if (config.model == "central-mf") return mf::TrainCentralMf(train, config.central, progress);
   if (config.model == "ldp-gd") return TrainLdpGd(train, config.gd, fold);
+  if (config.model == "dp-sgdmf") return TrainDpSgdMf(train, config, fold);
   if (config.model == "als") return mf::TrainExplicitAls(train, config.als, progress);
   return absl::InvalidArgumentError(
       absl::StrCat("model '", config.model, "' has no factors to train"));
@@ -159,7 +210,8 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
     model = std::make_shared<const mf::FactorModel>(*std::move(trained));
     raw = [model](int32_t user, absl::Span<double> scores) { model->ScoreUser(user, scores); };
     rating_scorer = raw;
-    if (config.model != "als" && config.rating_predictor) {
+    // dp-sgdmf's released U and V are the model: its predictions are <u_i, v_j> as the paper's.
+    if (config.model != "als" && config.model != "dp-sgdmf" && config.rating_predictor) {
       absl::StatusOr<metrics::UserScorer> predictor = PredictorScorer(*model, split.train);
       if (!predictor.ok()) return predictor.status();
       rating_scorer = *std::move(predictor);  // refers to *model, alive until we return

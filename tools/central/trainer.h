@@ -1,6 +1,7 @@
 // Trains one centralized baseline on a train split and evaluates it on the test split, logging one
-// progress line per ALS sweep or GD iteration. Factor models: als, central-mf (DPMF-RP eq. 4) and
-// ldp-gd (the local-DP MF paper's non-private GD, scored as the federated ldp-gd scores); models
+// progress line per ALS sweep or GD iteration. Factor models: als, central-mf (DPMF-RP eq. 4),
+// ldp-gd (the local-DP MF paper's non-private GD, scored as the federated ldp-gd scores) and
+// dp-sgdmf (the FMF privacy paper's central DP-SGD with embedding or gradient clipping); models
 // without factors: global-mean and user-mean (predict that mean, rank nothing: every item ties)
 // and popularity (ranks by train rating count, predicts the item's mean rating).
 #ifndef FEDMF_TOOLS_CENTRAL_TRAINER_H_
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/algorithms/fmf_sgd/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/metrics/metrics.h"
@@ -25,6 +27,12 @@ struct TrainerConfig {
   // ldp-gd: rank, iterations (k), seed, learning_rate, lambda_u and lambda_v, init_scale,
   // score_lambda and score_kappa; the user and item counts come from the data.
   v1::LdpGdConfig gd;
+  // dp-sgdmf: rank, unit, clipping, sampling, steps and steps' schedule; its noise multiplier is
+  // calibrated from sgdmf_epsilon (0: no noise, the non-private reference) and sgdmf_delta.
+  algorithms::fmf_sgd::DpSgdMfConfig sgdmf;
+  double sgdmf_epsilon = 0;
+  double sgdmf_delta = 1e-5;
+  uint64_t sgdmf_seed = 1;       // initialization, trimming, sampling and noise
   bool clip_predictions = true;  // clip to the training rating range for RMSE/MAE
   // central-mf: RMSE/MAE from mf::RatingPredictor on the item factors (eq. 4's u_i v_j shrinks
   // ratings toward 0; rating_predictor.h), as the federated evaluation does; false: u_i v_j.
@@ -42,7 +50,7 @@ struct FoldResult {
 };
 
 // The models --model can name, for its help and checks.
-inline constexpr const char* kModels[] = {"als",         "central-mf", "ldp-gd",
+inline constexpr const char* kModels[] = {"als",         "central-mf", "ldp-gd",    "dp-sgdmf",
                                           "global-mean", "user-mean",  "popularity"};
 bool IsFactorModel(const std::string& model);
 
