@@ -1,9 +1,12 @@
 // fedmf-central's baselines without factors, against figures computed by hand on a tiny split, and
-// its ldp-gd model (the local-DP MF paper's non-private GD) against the algorithm's own central GD.
+// its ldp-gd model (the local-DP MF paper's non-private GD) against the algorithm's own central GD,
+// and its dp-sgdmf model against fmf_sgd's central DP-SGD at the budget's calibrated noise.
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/fmf_sgd/central_dp_sgd.h"
+#include "common/algorithms/fmf_sgd/privacy.h"
 #include "common/algorithms/ldp_gd/central_gd.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "gtest/gtest.h"
@@ -46,7 +49,8 @@ TEST(CentralTrainerTest, MeanBaselinesPredictTheirMean) {
 TEST(CentralTrainerTest, UnknownModelsAreNotFactorModels) {
   for (const char* m : kModels) {
     const std::string model = m;
-    EXPECT_EQ(IsFactorModel(model), model == "als" || model == "central-mf" || model == "ldp-gd");
+    EXPECT_EQ(IsFactorModel(model),
+              model == "als" || model == "central-mf" || model == "ldp-gd" || model == "dp-sgdmf");
   }
   TrainerConfig c;
   c.model = "user-mean";
@@ -80,6 +84,34 @@ TEST(CentralTrainerTest, LdpGdIsTheAlgorithmsNonPrivateGd) {
       algorithms::ldp_gd::TrainCentralGd(split.train, expected).value();
   EXPECT_EQ(model.item_factors, gd.item_factors);
   EXPECT_EQ(model.user_factors.rows(), 2);
+}
+
+// fedmf-central --model=dp-sgdmf at epsilon 2 is fmf_sgd's central run with the noise multiplier
+// calibrated for (2, 1e-5) per user, the same seed and the noise stream 2 of that seed.
+TEST(CentralTrainerTest, DpSgdMfIsTheAlgorithmsCentralRun) {
+  namespace fmf = algorithms::fmf_sgd;
+  const data::TrainTest split = Split();
+  TrainerConfig c;
+  c.model = "dp-sgdmf";
+  c.sgdmf.rank = 3;
+  c.sgdmf.unit = dp::PrivacyUnit::kUser;
+  c.sgdmf.max_ratings_per_user = 2;
+  c.sgdmf.sampling_rate = 0.5;
+  c.sgdmf.steps = 20;
+  c.sgdmf_epsilon = 2;
+  c.sgdmf_seed = 6;
+  const mf::FactorModel model = Train(split.train, c, 1).value();
+  fmf::DpSgdMfConfig expected = c.sgdmf;
+  expected.noise_multiplier =
+      fmf::CalibrateNoiseMultiplier(expected,
+                                    dp::PrivacyBudget::ApproxDp(2, 1e-5, dp::PrivacyUnit::kUser))
+          .value();
+  EXPECT_GT(expected.noise_multiplier, 0);
+  dp::Rng rng(6, 2);
+  const fmf::CentralRun run = fmf::TrainCentralDpSgdMf(split.train, expected, 6, rng).value();
+  EXPECT_EQ(model.user_factors, run.model.users);
+  EXPECT_EQ(model.item_factors, run.model.items);
+  EXPECT_EQ(run.ledger.entries().size(), 20u);
 }
 
 }  // namespace
