@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Reproduces docs/results/fmf.md on MovieLens 100K with fedmf-central: the FMF privacy paper's
+# central DP-SGD (VFL-SGDMF with s = 1, --model=dp-sgdmf), its non-private reference and Fig. 4
+# (embedding clipping vs gradient clipping C in 1, 10, 50; per rating and per user), next to the
+# global-mean, user-mean and item-popularity (item mean) baselines. Every run appends one CSV line
+# to OUT/runs.csv; fmf_summary.py turns the CSV into the tables of docs/results/fmf.md.
+#
+#   tools/experiments/fmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
+#                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"] [GROUP...]
+#
+# GROUPs (default: baselines tune fig4 reference): baselines (the three predictors, --seeds
+# seeds), tune (every method and budget on seed 1 for each learning rate of --lrs: the paper picks
+# the rate with the lowest TRAINING loss, Sec. 4.3), fig4 (every method and budget, --seeds seeds,
+# each at the rate tune chose; epsilon 0 is the non-private run, embedding clipping at epsilon 0
+# the reference line), reference (the non-private reference trained 10 times longer, 10000 steps,
+# its rate tuned likewise). The split holds out 10% of each user's ratings (holdout:0.1), seeded by the
+# run's seed, which also seeds initialization, trimming, sampling and noise. The data file
+# defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says so
+# and exits 0.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DATA="${ROOT}/../shared/data/ml-100k/u.data"
+OUT="${ROOT}/docs/results/fmf"
+SEEDS=3
+EPSILONS="0 0.5 1 2 5"
+LRS="0.0003 0.001 0.003 0.01"
+EXTRA=()
+BUILD="${ROOT}/build"
+SELECTED=()
+for arg in "$@"; do
+  case "${arg}" in
+    --data=*) DATA="${arg#--data=}" ;;
+    --out=*) OUT="${arg#--out=}" ;;
+    --seeds=*) SEEDS="${arg#--seeds=}" ;;
+    --build=*) BUILD="${arg#--build=}" ;;
+    --epsilons=*) EPSILONS="0 ${arg#--epsilons=}" ;;
+    --lrs=*) LRS="${arg#--lrs=}" ;;
+    --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
+    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
+    -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
+    *) SELECTED+=("${arg}") ;;
+  esac
+done
+[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(baselines tune fig4 reference)
+if [[ ! -f "${DATA}" ]]; then
+  echo "fmf.sh: ${DATA} not found: MovieLens 100K is needed (pass --data=PATH/u.data); skipping"
+  exit 0
+fi
+CENTRAL="${BUILD}/tools/fedmf-central"
+[[ -x "${CENTRAL}" ]] || { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
+mkdir -p "${OUT}/logs"
+CSV="${OUT}/runs.csv"
+[[ -f "${CSV}" ]] ||
+  echo "group,method,unit,epsilon,lr,seed,test_mse,test_rmse,train_mse,z,epsilon_spent,paper_c1,sensitivity,paper_sensitivity,train_s" > "${CSV}"
+
+# The paper's settings (Sec. 4.3): p = 20, eta = 0.01, T T' = 1000 noisy steps, theta = 10 per
+# user at s = 1, delta = 1e-5, R = 5 (MovieLens ratings lie in [1, 5]). Predictions are the raw
+# <u_i, v_j> (the paper's MSE), not clipped to the rating range.
+SPLIT=holdout:0.1
+COMMON=(--split="${SPLIT}" --rank=20 --clip_predictions=false --sgdmf_sampling_rate=0.01
+        --sgdmf_steps=1000 --sgdmf_theta=10 --sgdmf_delta=1e-5 --sgdmf_rating_max=5)
+METHODS="embedding gradient-1 gradient-10 gradient-50"
+
+# method_flags METHOD: the clipping flags of a method.
+method_flags() {
+  case "$1" in
+    embedding) echo --sgdmf_clip=embedding ;;
+    gradient-*) echo --sgdmf_clip=gradient --sgdmf_gradient_clip="${1#gradient-}" ;;
+  esac
+}
+
+# fields LOG: the CSV fields a fedmf-central log ends with (test MSE = RMSE^2 over all test
+# ratings, the last progress line's train MSE, the privacy line's figures).
+fields() {
+  awk '
+    function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
+    /event=iteration/ { train = val("train_mse") }
+    /event=privacy/ { z = val("noise_multiplier"); spent = val("epsilon_spent"); c1 = val("paper_c1")
+                      s = val("sensitivity"); ps = val("paper_sensitivity") }
+    /event=fold_done/ { rmse = val("rmse"); secs = val("train_seconds") }
+    END { printf "%.6f,%s,%s,%s,%s,%s,%s,%s,%s\n", rmse * rmse, rmse, train, z, spent, c1, s, ps, secs }
+  ' "$1"
+}
+
+# run GROUP METHOD UNIT EPSILON LR SEED [FLAGS...]: one dp-sgdmf run into the CSV.
+run() {
+  local group="$1" method="$2" unit="$3" eps="$4" lr="$5" seed="$6"
+  shift 6
+  local log="${OUT}/logs/${group}-${method}-${unit}-eps${eps}-lr${lr}-seed${seed}.log"
+  echo "== ${group} ${method} ${unit} eps=${eps} lr=${lr} seed ${seed}" >&2
+  "${CENTRAL}" --data="ml-100k:${DATA}" --model=dp-sgdmf --seed="${seed}" "${COMMON[@]}" \
+    $(method_flags "${method}") --sgdmf_unit="${unit}" --sgdmf_epsilon="${eps}" \
+    --sgdmf_learning_rate="${lr}" "$@" ${EXTRA[@]+"${EXTRA[@]}"} > "${log}" 2>&1
+  echo "${group},${method},${unit},${eps},${lr},${seed},$(fields "${log}")" >> "${CSV}"
+  tail -n 1 "${CSV}" >&2
+}
+
+# best_lr METHOD UNIT EPSILON [GROUP]: the rate of GROUP (default tune) with the lowest training
+# MSE.
+best_lr() {
+  awk -F, -v m="$1" -v u="$2" -v e="$3" -v g="${4:-tune}" '
+    $1 == g && $2 == m && $3 == u && $4 == e && $9 != "" && $9 != "nan" &&
+    (best == "" || $9 + 0 < best) { best = $9 + 0; lr = $5 }
+    END { if (lr == "") exit 1; print lr }
+  ' "${CSV}"
+}
+
+for group in "${SELECTED[@]}"; do
+  case "${group}" in
+    baselines)
+      for seed in $(seq 1 "${SEEDS}"); do
+        for model in global-mean user-mean popularity; do
+          log="${OUT}/logs/baselines-${model}-seed${seed}.log"
+          echo "== baselines ${model} seed ${seed}" >&2
+          "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split="${SPLIT}" \
+            --seed="${seed}" --clip_predictions=false > "${log}" 2>&1
+          echo "baselines,${model},,,,${seed},$(fields "${log}")" >> "${CSV}"
+          tail -n 1 "${CSV}" >&2
+        done
+      done ;;
+    tune)
+      for unit in rating user; do
+        for method in ${METHODS}; do
+          for eps in ${EPSILONS}; do
+            for lr in ${LRS}; do run tune "${method}" "${unit}" "${eps}" "${lr}" 1; done
+          done
+        done
+      done ;;
+    fig4)
+      for unit in rating user; do
+        for method in ${METHODS}; do
+          for eps in ${EPSILONS}; do
+            lr="$(best_lr "${method}" "${unit}" "${eps}")" ||
+              { echo "fmf.sh: no tune run for ${method} ${unit} eps=${eps}: run tune first" >&2; exit 1; }
+            for seed in $(seq 1 "${SEEDS}"); do run fig4 "${method}" "${unit}" "${eps}" "${lr}" "${seed}"; done
+          done
+        done
+      done ;;
+    reference)
+      for lr in ${LRS}; do run tune-long embedding rating 0 "${lr}" 1 --sgdmf_steps=10000; done
+      lr="$(best_lr embedding rating 0 tune-long)"
+      for seed in $(seq 1 "${SEEDS}"); do
+        run reference embedding rating 0 "${lr}" "${seed}" --sgdmf_steps=10000
+      done ;;
+    *) echo "fmf.sh: unknown group ${group}" >&2; exit 2 ;;
+  esac
+done
+echo "fmf.sh: results in ${CSV}" >&2
