@@ -106,6 +106,15 @@ best_lr() {
   ' "${CSV}"
 }
 
+# for_each_setting FN: FN METHOD UNIT EPSILON for every unit, clipping method and budget.
+for_each_setting() {
+  for unit in rating user; do
+    for method in ${METHODS}; do
+      for eps in ${EPSILONS}; do "$1" "${method}" "${unit}" "${eps}"; done
+    done
+  done
+}
+
 for group in "${SELECTED[@]}"; do
   case "${group}" in
     baselines)
@@ -120,23 +129,18 @@ for group in "${SELECTED[@]}"; do
         done
       done ;;
     tune)
-      for unit in rating user; do
-        for method in ${METHODS}; do
-          for eps in ${EPSILONS}; do
-            for lr in ${LRS}; do run tune "${method}" "${unit}" "${eps}" "${lr}" 1; done
-          done
-        done
-      done ;;
+      # tune_setting METHOD UNIT EPSILON: every rate of --lrs on seed 1.
+      tune_setting() { for lr in ${LRS}; do run tune "$1" "$2" "$3" "${lr}" 1; done; }
+      for_each_setting tune_setting ;;
     fig4)
-      for unit in rating user; do
-        for method in ${METHODS}; do
-          for eps in ${EPSILONS}; do
-            lr="$(best_lr "${method}" "${unit}" "${eps}")" ||
-              { echo "fmf.sh: no tune run for ${method} ${unit} eps=${eps}: run tune first" >&2; exit 1; }
-            for seed in $(seq 1 "${SEEDS}"); do run fig4 "${method}" "${unit}" "${eps}" "${lr}" "${seed}"; done
-          done
-        done
-      done ;;
+      # fig4_setting METHOD UNIT EPSILON: --seeds seeds at the rate tune chose.
+      fig4_setting() {
+        local lr
+        lr="$(best_lr "$1" "$2" "$3")" ||
+          { echo "fmf.sh: no tune run for $1 $2 eps=$3: run tune first" >&2; exit 1; }
+        for seed in $(seq 1 "${SEEDS}"); do run fig4 "$1" "$2" "$3" "${lr}" "${seed}"; done
+      }
+      for_each_setting fig4_setting ;;
     reference)
       for lr in ${LRS}; do run tune-long embedding rating 0 "${lr}" 1 --sgdmf_steps=10000; done
       lr="$(best_lr embedding rating 0 tune-long)"

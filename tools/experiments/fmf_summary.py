@@ -39,7 +39,14 @@ def main():
     baselines = {m: [r for r in rows if r["group"] == "baselines" and r["method"] == m]
                  for m in ["global-mean", "user-mean", "popularity"]}
 
-    def baseline_rows(metric):
+    def metric_table(unit, metric, head):
+        """Rows: the clipping methods, then the baselines (the same in every column)."""
+        print(f"| method | {head} |")
+        print("|---|" + "---|" * len(epsilons))
+        for m in METHODS:
+            cells = [stats([float(r[metric]) for r in fig4.get((unit, m, e), [])])
+                     for e in epsilons]
+            print(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
         for model, sel in baselines.items():
             cell = stats([float(r[metric]) for r in sel])
             print(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
@@ -67,21 +74,9 @@ def main():
         title = "per rating" if unit == "rating" else "per user (theta = 10)"
         print(f"\n### Fig. 4, {title}: test MSE (mean ± std over seeds), (epsilon, 1e-5)-DP\n")
         head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
-        print(f"| method | {head} |")
-        print("|---|" + "---|" * len(epsilons))
-        for m in METHODS:
-            cells = [stats([float(r["test_mse"]) for r in fig4.get((unit, m, e), [])])
-                     for e in epsilons]
-            print(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
-        baseline_rows("test_mse")
+        metric_table(unit, "test_mse", head)
         print(f"\nTest RMSE, {title}:\n")
-        print(f"| method | {head} |")
-        print("|---|" + "---|" * len(epsilons))
-        for m in METHODS:
-            cells = [stats([float(r["test_rmse"]) for r in fig4.get((unit, m, e), [])])
-                     for e in epsilons]
-            print(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
-        baseline_rows("test_rmse")
+        metric_table(unit, "test_rmse", head)
         print(f"\nLearning rate chosen by the lowest training MSE on seed 1, {title}:\n")
         print(f"| method | {head} |")
         print("|---|" + "---|" * len(epsilons))
