@@ -37,22 +37,27 @@ absl::StatusOr<CentralRun> TrainCentralDpSgdMf(
     if (!curve.ok()) return curve.status();
     step_curve = *std::move(curve);
   }
-  for (int64_t step = 0; step < NoisySteps(config); ++step) {
-    const bool update_users = step < config.steps;
-    absl::StatusOr<NoisyGradient> gradient =
-        NoisyGradientSum(data, run.model, config, update_users, noise_rng);
-    if (!gradient.ok()) return gradient.status();
+  const auto record = [&](int64_t step, const NoisyGradient& gradient) -> absl::Status {
     if (step_curve) {
-      absl::StatusOr<dp::LedgerEntry> entry = StepEntry(
-          config, update_users, step, static_cast<int64_t>(gradient->sampled.size()), *step_curve);
+      absl::StatusOr<dp::LedgerEntry> entry =
+          StepEntry(config, /*update_users=*/step < config.steps, step,
+                    static_cast<int64_t>(gradient.sampled.size()), *step_curve);
       if (!entry.ok()) return entry.status();
       if (absl::Status s = run.ledger.Append(*std::move(entry)); !s.ok()) return s;
     }
-    if (absl::Status s = ApplyStep(*gradient, config, step, /*item_weight=*/1, run.model);
-        !s.ok()) {
-      return s;
-    }
     if (on_step) on_step(step, run.model);
+    return absl::OkStatus();
+  };
+  if (absl::Status s = RunNoisySteps(data, config, 0, config.steps, /*update_users=*/true,
+                                     /*item_weight=*/1, noise_rng, run.model, record);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          RunNoisySteps(data, config, config.steps, config.item_only_steps,
+                        /*update_users=*/false, /*item_weight=*/1, noise_rng, run.model, record);
+      !s.ok()) {
+    return s;
   }
   return run;
 }

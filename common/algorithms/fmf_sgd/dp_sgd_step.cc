@@ -143,6 +143,22 @@ absl::Status ApplyStep(const NoisyGradient& gradient, const DpSgdMfConfig& confi
   return absl::OkStatus();
 }
 
+absl::Status RunNoisySteps(
+    const data::RatingsDataset& train, const DpSgdMfConfig& config, int64_t first_step,
+    int64_t count, bool update_users, double item_weight, dp::Rng& rng, Embeddings& model,
+    const std::function<absl::Status(int64_t, const NoisyGradient&)>& on_step) {
+  for (int64_t step = first_step; step < first_step + count; ++step) {
+    absl::StatusOr<NoisyGradient> gradient =
+        NoisyGradientSum(train, model, config, update_users, rng);
+    if (!gradient.ok()) return gradient.status();
+    if (absl::Status s = ApplyStep(*gradient, config, step, item_weight, model); !s.ok()) return s;
+    if (on_step) {
+      if (absl::Status s = on_step(step, *gradient); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 double MeanSquaredError(const data::RatingsDataset& ratings, const Embeddings& model) {
   double sum = 0;
   for (int32_t u = 0; u < ratings.num_users(); ++u) {

@@ -7,6 +7,7 @@
 #define FEDMF_COMMON_ALGORITHMS_FMF_SGD_DP_SGD_STEP_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "Eigen/Core"
@@ -54,6 +55,14 @@ absl::StatusOr<NoisyGradient> NoisyGradientSum(const data::RatingsDataset& train
 // under embedding clipping.
 absl::Status ApplyStep(const NoisyGradient& gradient, const DpSgdMfConfig& config, int64_t step,
                        double item_weight, Embeddings& model);
+
+// Steps first_step .. first_step + count - 1 (NoisyGradientSum then ApplyStep; U and V, or V
+// alone when !update_users), calling on_step(step, gradient) after each, e.g. for its ledger
+// entry. Requires CheckTrainingData.
+absl::Status RunNoisySteps(
+    const data::RatingsDataset& train, const DpSgdMfConfig& config, int64_t first_step,
+    int64_t count, bool update_users, double item_weight, dp::Rng& rng, Embeddings& model,
+    const std::function<absl::Status(int64_t, const NoisyGradient&)>& on_step);
 
 // Mean of (r - <u, v>)^2 over `ratings` (0 for none): the paper's MSE.
 double MeanSquaredError(const data::RatingsDataset& ratings, const Embeddings& model);

@@ -17,6 +17,7 @@
 #include "common/dp/samplers.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
+#include "tests/unit/common/fmf_test_data.h"
 
 namespace fedmf::algorithms::fmf_sgd {
 namespace {
@@ -36,26 +37,6 @@ data::RatingsDataset Dataset(int users, int items, const std::vector<Triple>& ra
     b.Add(absl::StrCat(t.user), absl::StrCat(t.item), static_cast<float>(t.rating), std::nullopt);
   }
   return *std::move(b).Build();
-}
-
-// Ratings of `users` users on `per_user` random items each, <u, v> of non-negative rank-3 factors
-// rescaled into [0, 5]: data an embedding-clipped model can fit.
-std::vector<Triple> LowRankRatings(int users, int items, int per_user, uint64_t seed) {
-  dp::Rng rng(seed);
-  Eigen::MatrixXd u(users, 3), v(items, 3);
-  for (Eigen::Index k = 0; k < u.size(); ++k) u.data()[k] = dp::UniformUnit(rng);
-  for (Eigen::Index k = 0; k < v.size(); ++k) v.data()[k] = dp::UniformUnit(rng);
-  std::vector<Triple> out;
-  for (int i = 0; i < users; ++i) {
-    std::vector<int> chosen(items);
-    for (int j = 0; j < items; ++j) chosen[j] = j;
-    for (int k = 0; k < per_user; ++k) {
-      std::swap(chosen[k], chosen[k + dp::UniformInt(rng, items - k)]);
-      const int j = chosen[k];
-      out.push_back({i, j, std::min(5.0, 1.5 * u.row(i).dot(v.row(j)))});
-    }
-  }
-  return out;
 }
 
 Eigen::MatrixXd RandomFeasibleRows(int rows, int p, double rating_max, dp::Rng& rng) {
@@ -172,7 +153,7 @@ TEST(FmfDpSgdTest, EmbeddingSensitivityIsAttained) {
 
 TEST(FmfDpSgdTest, NoiselessSumIsTheGradientOfTheSquaredError) {
   dp::Rng rng(4);
-  const data::RatingsDataset d = Dataset(20, 15, LowRankRatings(20, 15, 6, 5));
+  const data::RatingsDataset d = testing::LowRankDataset(20, 15, 6, 5);
   DpSgdMfConfig c;
   c.rank = 4;
   const Embeddings model{RandomFeasibleRows(20, 4, 5, rng), RandomFeasibleRows(15, 4, 5, rng)};
@@ -188,7 +169,7 @@ TEST(FmfDpSgdTest, NoiselessSumIsTheGradientOfTheSquaredError) {
 TEST(FmfDpSgdTest, NoiseMatchesTheLedgerEntry) {
   dp::Rng model_rng(5);
   const int users = 150, items = 120;
-  const data::RatingsDataset d = Dataset(users, items, LowRankRatings(users, items, 10, 6));
+  const data::RatingsDataset d = testing::LowRankDataset(users, items, 10, 6);
   DpSgdMfConfig c;
   c.rank = 8;
   c.sampling_rate = 0.3;
@@ -242,7 +223,7 @@ TEST(FmfDpSgdTest, LearningRateDecaysLinearlyThenStays) {
 // step and the composed (epsilon, delta) is the budget the noise was calibrated for.
 TEST(FmfDpSgdTest, CentralRunLearnsAndRecordsEveryNoisyStep) {
   const int users = 300, items = 100;
-  const data::RatingsDataset all = Dataset(users, items, LowRankRatings(users, items, 30, 7));
+  const data::RatingsDataset all = testing::LowRankDataset(users, items, 30, 7);
   const data::TrainTest split = *data::SplitHoldoutPerUser(all, 0.1, 1);
   DpSgdMfConfig c;
   c.rank = 5;
