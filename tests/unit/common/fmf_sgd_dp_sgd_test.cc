@@ -163,7 +163,7 @@ TEST(FmfDpSgdTest, NoiselessSumIsTheGradientOfTheSquaredError) {
 }
 
 // The noise the step adds: residual = noisy sum - exact sum of the users it sampled, over every
-// coordinate of U and V and 20 steps (about 44000 values): mean 0 and variance
+// coordinate of U and V and 20 steps ((150 + 120) x 8 x 20 = 43200 values): mean 0 and variance
 // (z * 2 sqrt(2) R^{3/2})^2 within 5 CLT standard errors, the value the trainer's ledger entry
 // records as noise_stddev; the sampled fraction is eta within 5 standard errors.
 TEST(FmfDpSgdTest, NoiseMatchesTheLedgerEntry) {
