@@ -2,8 +2,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <string>
 #include <numbers>
+#include <string>
 
 #include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/fmf_sgd/privacy.h"
