@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dp/log_space.h"
+#include "common/dp/monotone_search.h"
 
 namespace fedmf::dp {
 namespace {
@@ -164,34 +165,13 @@ absl::StatusOr<double> CalibrateGaussianNoiseMultiplier(const PrivacyBudget& bud
   if (!(budget.epsilon > 0)) {
     return absl::InvalidArgumentError("a zero budget needs infinite Gaussian noise");
   }
-  auto fits = [&](double z) -> absl::StatusOr<bool> {
-    absl::StatusOr<RdpCurve> curve = SubsampledGaussianCurve(sampling_rate, z, steps, orders);
-    if (!curve.ok()) return curve.status();
-    return WithinBudget(*curve, budget);
-  };
-  // Spending decreases in z: bracket [lo, hi] with hi fitting and lo not, then bisect.
-  double hi = 1.0;
-  for (absl::StatusOr<bool> ok = fits(hi);; ok = fits(hi)) {
-    if (!ok.ok()) return ok.status();
-    if (*ok) break;
-    hi *= 2;
-    if (hi > 1e12) return absl::InvalidArgumentError("budget needs a noise multiplier above 1e12");
-  }
-  double lo = hi / 2;
-  for (absl::StatusOr<bool> ok = fits(lo);; ok = fits(lo)) {
-    if (!ok.ok()) return ok.status();
-    if (!*ok) break;
-    hi = lo;
-    lo /= 2;
-    if (lo < 1e-12) return hi;
-  }
-  while (hi - lo > 1e-9 * hi) {
-    const double mid = 0.5 * (lo + hi);
-    absl::StatusOr<bool> ok = fits(mid);
-    if (!ok.ok()) return ok.status();
-    (*ok ? hi : lo) = mid;
-  }
-  return hi;
+  return SmallestFitting(
+      [&](double z) -> absl::StatusOr<bool> {
+        absl::StatusOr<RdpCurve> curve = SubsampledGaussianCurve(sampling_rate, z, steps, orders);
+        if (!curve.ok()) return curve.status();
+        return WithinBudget(*curve, budget);
+      },
+      "a noise multiplier");
 }
 
 }  // namespace fedmf::dp

@@ -3,11 +3,64 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/dpmf_rp/codec.h"
 #include "common/dp/pbm_calibration.h"
+#include "common/dp/rdp_ddg.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rdp_pbm.h"
 
 namespace fedmf::algorithms::dpmf_rp {
+namespace {
+
+// Scales gamma = 2^j tried by the DDG calibration, largest first.
+constexpr int kMaxScaleExponent = 40;
+constexpr int kMinScaleExponent = -20;
+
+// KLS for the replace-one change of a sum: two rounded vectors of L2 norm <= Delta_2 (grid) differ
+// by at most 2 Delta_2 in L2 and 2 Delta_2 min(sqrt(D), Delta_2) in L1.
+dp::DdgRdpParams DdgRelease(const DpmfRpConfig& config, const dp::DistributedDiscreteGaussian& ddg,
+                            double total_std_grid) {
+  const int64_t n_min = MinContributors(config);
+  const double delta2 = ddg.rounded_l2_bound();
+  return {.l2_sensitivity = 2 * delta2,
+          .l1_sensitivity = 2 * dp::IntegerL1Bound(delta2, DdgDimension(config)),
+          .per_client_variance = total_std_grid * total_std_grid / static_cast<double>(n_min),
+          .n_min = n_min,
+          .dim = DdgDimension(config)};
+}
+
+// (sigma, gamma) for the budget: for each gamma = 2^j, largest first, the smallest noise whose
+// T releases fit the budget; the first gamma whose sum fits ddg_bits wins (a larger gamma means
+// less rounding: its inflation of Delta_2 costs noise).
+absl::StatusOr<v1::DpmfRpMechanism> CalibrateDdg(const DpmfRpConfig& config) {
+  const int64_t n_min = MinContributors(config);
+  const int64_t d = DdgDimension(config);
+  for (int j = kMaxScaleExponent; j >= kMinScaleExponent; --j) {
+    const double scale = std::ldexp(1.0, j);
+    // Delta_2 does not depend on the noise: any valid sigma gives it.
+    absl::StatusOr<dp::DistributedDiscreteGaussian> probe = MakeDdg(config, 1 / scale, scale);
+    if (!probe.ok()) continue;  // gamma C + sqrt(D) beyond 2^31
+    const dp::DdgRdpParams release = DdgRelease(config, *probe, 1);
+    absl::StatusOr<double> total_std =
+        dp::CalibrateDdgNoise(Budget(config), release.l2_sensitivity, release.l1_sensitivity, n_min,
+                              d, config.rounds, dp::DefaultOrders());
+    if (!total_std.ok()) return total_std.status();
+    absl::StatusOr<dp::DistributedDiscreteGaussian> ddg =
+        MakeDdg(config, *total_std / scale, scale);
+    if (ddg.ok() && ddg->modulus_bits() <= config.ddg_bits) {
+      v1::DpmfRpMechanism out;
+      out.set_ddg_noise_std(*total_std / scale);
+      out.set_ddg_scale(scale);
+      return out;
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("dpmf-rp: no DDG scale in [2^", kMinScaleExponent, ", 2^", kMaxScaleExponent,
+                   "] fits the sum in ddg_bits=", config.ddg_bits, " bits"));
+}
+
+}  // namespace
+
 double GaussianSensitivity(const DpmfRpConfig& config) {
   const double d = static_cast<double>(ProjectedDim(config) * config.rank);
   return 2 * (ContributionClip(config) + std::sqrt(d) / std::ldexp(1.0, config.fixed_point_bits));
@@ -38,6 +91,8 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
       out.set_gaussian_noise_std(*z * GaussianSensitivity(config));
       break;
     }
+    case Mechanism::kDdg:
+      return CalibrateDdg(config);
     case Mechanism::kNone:
       break;
   }
@@ -64,6 +119,20 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConf
                     {"clip", PbmCoordinateClip(config)}};
     curve = dp::PbmRoundCurve(
         {.theta = params.pbm_theta(), .q = params.pbm_q(), .n_min = entry.n_min}, d, orders);
+  } else if (config.mechanism == Mechanism::kDdg) {
+    absl::StatusOr<dp::DistributedDiscreteGaussian> ddg =
+        MakeDdg(config, params.ddg_noise_std(), params.ddg_scale());
+    if (!ddg.ok()) return ddg.status();
+    // The calibrated variance, not the sampler's (rounded up to a rational, so never smaller).
+    const dp::DdgRdpParams release =
+        DdgRelease(config, *ddg, params.ddg_noise_std() * params.ddg_scale());
+    entry.mechanism = "ddg";
+    entry.params = {{"noise_std", params.ddg_noise_std()},
+                    {"scale", params.ddg_scale()},
+                    {"l2_sensitivity", release.l2_sensitivity},
+                    {"dimension", static_cast<double>(release.dim)},
+                    {"bits", static_cast<double>(ddg->modulus_bits())}};
+    curve = dp::DdgCurve(release, 1, orders);
   } else {
     const double sensitivity = GaussianSensitivity(config);
     entry.mechanism = "secagg-gaussian";

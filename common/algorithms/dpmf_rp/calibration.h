@@ -7,6 +7,10 @@
 //   gaussian: noise multiplier z for the budget over T rounds (no amplification: the server
 //             knows the sample); sigma = z Delta_2 with the replace-one sensitivity
 //             Delta_2 = 2 (C + sqrt(p k) / gamma) of the clipped, stochastically rounded vector.
+//   ddg:      for each scale gamma = 2^j, largest first, the smallest total noise sigma (sum of
+//             n_min clients) whose T releases fit the budget by KLS's bound (dp/rdp_ddg.h) with
+//             the replace-one sensitivity of the conditionally rounded vector (2 Delta_2 in L2);
+//             the first gamma whose sum fits ddg_bits bits is kept.
 //   none:     no noise and no parameters (the codec's fixed point needs none).
 #ifndef FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
 #define FEDMF_COMMON_ALGORITHMS_DPMF_RP_CALIBRATION_H_
@@ -26,7 +30,8 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
 
 // The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
 // mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip) and "secagg-gaussian"
-// (noise_std, l2_sensitivity, dimension); the unit is one user, the guarantee an RDP curve.
+// (noise_std, l2_sensitivity, dimension) and "ddg" (noise_std, scale, l2_sensitivity in grid
+// units, dimension, bits); the unit is one user, the guarantee an RDP curve.
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
                                                                 const v1::DpmfRpMechanism& params,
                                                                 int64_t round, int64_t participants,

@@ -38,6 +38,21 @@ double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items)
          static_cast<double>(max_bucket_items);
 }
 
+absl::StatusOr<dp::DistributedDiscreteGaussian> MakeDdg(const DpmfRpConfig& config,
+                                                        double noise_std, double scale) {
+  const int64_t d = DdgDimension(config);
+  const double clip = ContributionClip(config);
+  return dp::DistributedDiscreteGaussian::Create(
+      {.dim = d,
+       .clip_norm = clip,
+       .linf_bound = config.ddg_clip_multiplier * clip / std::sqrt(static_cast<double>(d)),
+       .noise_std = noise_std,
+       .min_clients = MinContributors(config),
+       .max_clients = CohortSize(config),
+       .scale = scale,
+       .wrap_probability = config.wrap_probability});
+}
+
 absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& config,
                                                             const v1::DpmfRpMechanism& params,
                                                             uint64_t hadamard_seed,
@@ -89,6 +104,19 @@ absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& 
       codec.gaussian_.emplace(*std::move(gaussian));
       break;
     }
+    case Mechanism::kDdg: {
+      absl::StatusOr<dp::DistributedDiscreteGaussian> ddg =
+          MakeDdg(config, params.ddg_noise_std(), params.ddg_scale());
+      if (!ddg.ok()) return ddg.status();
+      absl::StatusOr<dp::RandomizedHadamard> hadamard =
+          dp::RandomizedHadamard::Create(unflattened_length, hadamard_seed);
+      if (!hadamard.ok()) return hadamard.status();
+      codec.length_ = DdgDimension(config);
+      codec.bits_ = codec.client_bits_ = ddg->modulus_bits();
+      codec.ddg_.emplace(*std::move(ddg));
+      codec.hadamard_.emplace(*std::move(hadamard));
+      break;
+    }
     case Mechanism::kNone: {
       if (max_bucket_items < 1 || max_bucket_items > config.num_items) {
         return absl::InvalidArgumentError(
@@ -135,6 +163,13 @@ absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::Mat
     }
     case Mechanism::kGaussian:
       return gaussian_->Encode(AsVector(x), rng);
+    case Mechanism::kDdg: {
+      // The rotation is orthonormal, so the DDG's L2 clip after it equals a clip before it.
+      absl::StatusOr<Eigen::MatrixXd> rotated =
+          hadamard_->Flatten(Eigen::Map<const Eigen::MatrixXd>(x.data(), x.size(), 1));
+      if (!rotated.ok()) return rotated.status();
+      return ddg_->Encode(AsVector(*rotated), rng);
+    }
     case Mechanism::kNone: {
       std::vector<uint64_t> out(static_cast<size_t>(x.size()));
       for (Eigen::Index j = 0; j < x.size(); ++j) {
@@ -176,6 +211,14 @@ absl::StatusOr<Eigen::MatrixXd> ContributionCodec::DecodeSum(absl::Span<const ui
     }
     case Mechanism::kGaussian: {
       absl::StatusOr<Eigen::VectorXd> total = gaussian_->Decode(sum, contributors);
+      if (!total.ok()) return total.status();
+      return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(total->data(), rows_, rank_));
+    }
+    case Mechanism::kDdg: {
+      absl::StatusOr<Eigen::VectorXd> rotated = ddg_->Decode(sum, contributors);
+      if (!rotated.ok()) return rotated.status();
+      absl::StatusOr<Eigen::MatrixXd> total = hadamard_->Reverse(
+          Eigen::Map<const Eigen::MatrixXd>(rotated->data(), hadamard_->padded_rows(), 1));
       if (!total.ok()) return total.status();
       return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(total->data(), rows_, rank_));
     }

@@ -7,6 +7,11 @@
 //             the inverse rotation.
 //   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
 //             to the Gaussian clip, fixed point, noise for n_min clients); length p k.
+//   ddg:      X flattened, zero-padded to D = DdgDimension and rotated by one randomized Hadamard
+//             transform (as PBM's rotated_l2), then dp::DistributedDiscreteGaussian: L2 clip C,
+//             clamp to ddg_clip_multiplier C / sqrt(D), scale gamma, conditional randomized
+//             rounding, N_Z(0, v) per coordinate, mod 2^b; length D; decoded by the DDG's checked
+//             decode and the inverse rotation.
 //   none:     X in fixed point with scale gamma by unbiased stochastic rounding, mod 2^b. Every
 //             entry of X = (S w) u^T obeys |X_lh| <= L = e (1 + kappa) B1 * (most items in one
 //             bucket of S) (|w_j| <= (1 + kappa) e, ||u||_1 <= B1), so a sum of at most n_max
@@ -24,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/algorithms/dpmf_rp/config.h"
+#include "common/dp/distributed_discrete_gaussian.h"
 #include "common/dp/gaussian_secagg.h"
 #include "common/dp/hadamard.h"
 #include "common/dp/pbm.h"
@@ -39,6 +45,9 @@ Eigen::VectorXd BucketItems(const dp::SparseProjection& projection);
 int64_t MaxBucketItems(const std::optional<dp::SparseProjection>& projection);
 // L of mechanism none.
 double NoneCoordinateBound(const DpmfRpConfig& config, int64_t max_bucket_items);
+// The DDG of a round for noise sigma (real units, sum of n_min clients) and scale gamma.
+absl::StatusOr<dp::DistributedDiscreteGaussian> MakeDdg(const DpmfRpConfig& config,
+                                                        double noise_std, double scale);
 
 class ContributionCodec {
  public:
@@ -78,6 +87,8 @@ class ContributionCodec {
   double clip_ = 0;  // Delta_1 (L1) or C (L2), config.h PbmGeometry
   // gaussian
   std::optional<dp::GaussianSecAgg> gaussian_;
+  // ddg (with hadamard_)
+  std::optional<dp::DistributedDiscreteGaussian> ddg_;
   // none
   double scale_ = 0;
   double linf_bound_ = 0;

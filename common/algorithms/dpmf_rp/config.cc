@@ -26,16 +26,18 @@ absl::string_view MechanismName(Mechanism mechanism) {
       return "gaussian";
     case Mechanism::kNone:
       return "none";
+    case Mechanism::kDdg:
+      return "ddg";
   }
   return "unknown";
 }
 
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name) {
-  for (Mechanism m : {Mechanism::kPbm, Mechanism::kGaussian, Mechanism::kNone}) {
+  for (Mechanism m : {Mechanism::kPbm, Mechanism::kGaussian, Mechanism::kNone, Mechanism::kDdg}) {
     if (name == MechanismName(m)) return m;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown mechanism '", name, "' (expected pbm, gaussian or none)"));
+      absl::StrCat("unknown mechanism '", name, "' (expected pbm, gaussian, ddg or none)"));
 }
 
 absl::string_view ProjectionName(Projection projection) {
@@ -115,6 +117,10 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (!(c.wrap_probability > 0 && c.wrap_probability < 1)) {
     return Bad("wrap_probability", c.wrap_probability, "must be in (0, 1)");
   }
+  if (c.ddg_bits < 2 || c.ddg_bits > 62) return Bad("ddg_bits", c.ddg_bits, "must be in [2, 62]");
+  if (!PositiveFinite(c.ddg_clip_multiplier)) {
+    return Bad("ddg_clip_multiplier", c.ddg_clip_multiplier, "must be > 0");
+  }
   if (absl::Status s = mf::ValidateAdamConfig(c.adam); !s.ok()) return s;
   if (!std::isfinite(c.init_scale) || c.init_scale < 0) {
     return Bad("init_scale", c.init_scale, "must be >= 0");
@@ -149,7 +155,8 @@ int64_t MinContributors(const DpmfRpConfig& config) {
 double ContributionClip(const DpmfRpConfig& config) {
   if (config.contribution_clip > 0) return config.contribution_clip;
   const double one_item = config.error_clip * (1 + config.kappa) * config.user_l1_clip;
-  if (config.mechanism == Mechanism::kPbm && config.pbm_geometry == PbmGeometry::kRotatedL2) {
+  if ((config.mechanism == Mechanism::kPbm && config.pbm_geometry == PbmGeometry::kRotatedL2) ||
+      config.mechanism == Mechanism::kDdg) {
     return one_item;
   }
   return 4 * one_item / config.participation;
@@ -160,6 +167,10 @@ int64_t PbmDimension(const DpmfRpConfig& config) {
     return dp::NextPowerOfTwo(ProjectedDim(config) * config.rank);
   }
   return dp::NextPowerOfTwo(ProjectedDim(config)) * config.rank;
+}
+
+int64_t DdgDimension(const DpmfRpConfig& config) {
+  return dp::NextPowerOfTwo(ProjectedDim(config) * config.rank);
 }
 
 double PbmCoordinateClip(const DpmfRpConfig& config) {
@@ -198,6 +209,9 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
     case Mechanism::kNone:
       p.set_mechanism(v1::DpmfRpConfig::MECHANISM_NONE);
       break;
+    case Mechanism::kDdg:
+      p.set_mechanism(v1::DpmfRpConfig::MECHANISM_DDG);
+      break;
   }
   p.set_projection(c.projection == Projection::kSparse ? v1::DpmfRpConfig::PROJECTION_SPARSE
                                                        : v1::DpmfRpConfig::PROJECTION_NONE);
@@ -225,6 +239,8 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
                          ? v1::DpmfRpConfig::PBM_GEOMETRY_COLUMN_L1
                          : v1::DpmfRpConfig::PBM_GEOMETRY_ROTATED_L2);
   p.set_pbm_clip_multiplier(c.pbm_clip_multiplier);
+  p.set_ddg_bits(c.ddg_bits);
+  p.set_ddg_clip_multiplier(c.ddg_clip_multiplier);
   return p;
 }
 
@@ -249,6 +265,9 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
       break;
     case v1::DpmfRpConfig::MECHANISM_NONE:
       c.mechanism = Mechanism::kNone;
+      break;
+    case v1::DpmfRpConfig::MECHANISM_DDG:
+      c.mechanism = Mechanism::kDdg;
       break;
     default:
       return absl::InvalidArgumentError(
@@ -288,6 +307,9 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
           absl::StrCat(context, ": unknown PBM geometry value ", p.pbm_geometry()));
   }
   c.pbm_clip_multiplier = p.pbm_clip_multiplier();
+  // Zero in a config from before DDG existed: the defaults.
+  if (p.ddg_bits() != 0) c.ddg_bits = p.ddg_bits();
+  if (p.ddg_clip_multiplier() != 0) c.ddg_clip_multiplier = p.ddg_clip_multiplier();
   c.compression = p.compression();
   c.secure_aggregation = p.secure_aggregation();
   c.participation = p.participation();

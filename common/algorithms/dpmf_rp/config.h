@@ -21,7 +21,7 @@ namespace fedmf::algorithms::dpmf_rp {
 
 inline constexpr absl::string_view kAlgorithmName = "dpmf-rp";
 
-enum class Mechanism { kPbm, kGaussian, kNone };
+enum class Mechanism { kPbm, kGaussian, kNone, kDdg };
 enum class Projection { kSparse, kNone };
 // What the server keeps when the sparse projection is on (without it both are V itself):
 //   kCompressed: B = S V (p x k) with one S for the whole run; clients use V = S^T B, so items in
@@ -45,7 +45,7 @@ enum class ItemModel { kCompressed, kFull };
 //               rotation behaving; a clamped entry only biases that coordinate.
 enum class PbmGeometry { kColumnL1, kRotatedL2 };
 
-absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none"
+absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none", "ddg"
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
 absl::string_view ProjectionName(Projection projection);  // "sparse", "none"
 absl::StatusOr<Projection> ParseProjection(absl::string_view name);
@@ -89,7 +89,13 @@ struct DpmfRpConfig {
   int64_t rounds = 100;            // T: the budget is spent evenly over T rounds
   int64_t max_q = 16;              // PBM: largest number of trials the calibration may pick
   int fixed_point_bits = 24;       // none / gaussian: scale 2^fixed_point_bits per unit
-  double wrap_probability = 1e-9;  // gaussian: chance a sum leaves its decodable range
+  double wrap_probability = 1e-9;  // gaussian, ddg: chance a sum leaves its decodable range
+  // ddg (Kairouz, Liu, Steinke 2021): X clipped to L2 norm C, flattened, zero-padded to D and
+  // rotated as PBM's rotated_l2, every entry clamped to ddg_clip_multiplier C / sqrt(D), scaled
+  // by the largest power of two gamma whose sum fits ddg_bits bits (calibration.h), rounded
+  // conditionally, discrete Gaussian noise per client.
+  int ddg_bits = 20;
+  double ddg_clip_multiplier = 3;
 
   // Server optimizer (Section 6.1.3) and initialization.
   mf::AdamConfig adam;
@@ -113,12 +119,14 @@ int64_t CohortSize(const DpmfRpConfig& config);
 int64_t MinContributors(const DpmfRpConfig& config);
 // The clip on one contribution X: contribution_clip when set, else the default of its geometry:
 // PBM column_l1 and Gaussian: the paper's Delta_1 = 4 e (1 + kappa) B1 / beta (an L1 bound used
-// as the Gaussian's L2 bound too, as before); PBM rotated_l2: e (1 + kappa) B1, the L2 norm of
-// one observed item's term w_j u^T at its largest, below which almost every user's X lies, so
+// as the Gaussian's L2 bound too, as before); PBM rotated_l2 and DDG: e (1 + kappa) B1, the L2 norm
+// of one observed item's term w_j u^T at its largest, below which almost every user's X lies, so
 // nearly every contribution is scaled to the same norm (Adam's step does not depend on it).
 double ContributionClip(const DpmfRpConfig& config);
 // D, the number of PBM coordinates: p' k (column_l1) or NextPowerOfTwo(p k) (rotated_l2).
 int64_t PbmDimension(const DpmfRpConfig& config);
+// D of DDG: NextPowerOfTwo(p k), the rotated vector's length.
+int64_t DdgDimension(const DpmfRpConfig& config);
 // c, the range [-c, c] of every PBM coordinate.
 double PbmCoordinateClip(const DpmfRpConfig& config);
 dp::PrivacyBudget Budget(const DpmfRpConfig& config);

@@ -13,7 +13,8 @@
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 
-ABSL_FLAG(std::string, mechanism, "pbm", "pbm, gaussian or none");
+ABSL_FLAG(std::string, mechanism, "pbm",
+          "pbm, gaussian, ddg (distributed discrete Gaussian) or none");
 ABSL_FLAG(std::string, projection, "sparse", "sparse or none");
 ABSL_FLAG(double, compression, 3, "m/p of the sparse projection");
 ABSL_FLAG(std::string, item_model, "compressed", "compressed (the paper's B = S V) or full");
@@ -43,6 +44,11 @@ ABSL_FLAG(std::string, pbm_geometry, "column_l1",
 ABSL_FLAG(double, pbm_clip_multiplier,
           fedmf::algorithms::dpmf_rp::DpmfRpConfig().pbm_clip_multiplier,
           "gamma of rotated_l2: coordinates are clamped to gamma C / sqrt(D)");
+ABSL_FLAG(int, ddg_bits, fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_bits,
+          "ddg: bits per coordinate of the secure sum (the largest scale that fits is used)");
+ABSL_FLAG(double, ddg_clip_multiplier,
+          fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_clip_multiplier,
+          "ddg: rotated coordinates are clamped to this times C / sqrt(D)");
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -83,6 +89,8 @@ absl::StatusOr<DpmfRpConfig> ConfigFromFlags(const RunSettings& run) {
   if (!geometry.ok()) return geometry.status();
   c.pbm_geometry = *geometry;
   c.pbm_clip_multiplier = absl::GetFlag(FLAGS_pbm_clip_multiplier);
+  c.ddg_bits = absl::GetFlag(FLAGS_ddg_bits);
+  c.ddg_clip_multiplier = absl::GetFlag(FLAGS_ddg_clip_multiplier);
   c.seed = run.seed;
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   return c;
@@ -94,6 +102,9 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
   absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Create(*config);
   if (!updater.ok()) return updater.status();
   const v1::DpmfRpMechanism& mechanism = (*updater)->mechanism();
+  // Round 0's plan: what one client uploads per round (length values of client_bits bits).
+  absl::StatusOr<v1::RoundPlan> plan = (*updater)->Plan();
+  if (!plan.ok()) return plan.status();
   std::vector<std::pair<std::string, std::string>> fields = {
       {"mechanism", absl::GetFlag(FLAGS_mechanism)},
       {"item_model", absl::GetFlag(FLAGS_item_model)},
@@ -105,7 +116,12 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
       {"pbm_geometry", std::string(PbmGeometryName(config->pbm_geometry))},
       {"pbm_theta", EventValue(mechanism.pbm_theta())},
       {"pbm_q", absl::StrCat(mechanism.pbm_q())},
-      {"gaussian_noise_std", EventValue(mechanism.gaussian_noise_std())}};
+      {"gaussian_noise_std", EventValue(mechanism.gaussian_noise_std())},
+      {"ddg_noise_std", EventValue(mechanism.ddg_noise_std())},
+      {"ddg_scale", EventValue(mechanism.ddg_scale())},
+      {"upload_length", absl::StrCat(plan->length())},
+      {"client_bits", absl::StrCat(plan->client_bits())},
+      {"sum_bits", absl::StrCat(plan->bits())}};
   return NewRun{*std::move(updater), std::move(fields)};
 }
 

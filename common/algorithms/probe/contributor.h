@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/probe/popularity_scorer.h"
+#include "common/algorithms/popularity_scorer.h"
 #include "common/dp/kary_rr.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/probe.pb.h"

@@ -2,6 +2,7 @@
 
 #include "common/algorithms/dpmf_rp/calibration.h"
 #include "common/dp/rdp_curve.h"
+#include "common/dp/rdp_gaussian.h"
 #include "gtest/gtest.h"
 
 namespace fedmf::algorithms::dpmf_rp {
@@ -79,6 +80,48 @@ TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {
   // One round at alpha = 2: 1 / z^2 = 0.01.
   EXPECT_NEAR(dp::RdpCurve::Create(dp::DefaultOrders(), (*entry)->rdp).value().At(2).value(), 0.01,
               1e-8);
+}
+
+// DDG on ML100K, every user every round (n_min = 943), (5, 1e-5)-DP over T = 100 rounds,
+// 20-bit sums. C = e (1 + kappa) B1 = 0.016, D = NextPowerOfTwo(561 * 14) = 8192. The scale must
+// be a power of two, the largest whose sum fits 20 bits. With v >> 1 KLS's tau is below 1e-100,
+// so the bound is the Gaussian's alpha l2^2 / 2: the total noise over the replace-one
+// sensitivity 2 Delta_2 must be the Gaussian noise multiplier for the same budget, with
+// Delta_2^2 = floor((gamma C)^2 + D / 4 + sqrt(2 ln(1 / beta)) (gamma C + sqrt(D) / 2)),
+// sqrt(2 ln(1/beta)) = 1 at KLS's beta = e^(-1/2).
+TEST(DpmfRpCalibrationTest, DdgIsTheGaussianMultiplierOnTheRoundedSensitivity) {
+  DpmfRpConfig config = Ml100k(Mechanism::kDdg);
+  config.participation = 1;
+  config.epsilon = 5;
+  config.delta = 1e-5;
+  absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
+  ASSERT_TRUE(params.ok()) << params.status();
+  const double gamma = params->ddg_scale();
+  EXPECT_EQ(std::exp2(std::round(std::log2(gamma))), gamma);
+  const double gc = gamma * 0.016;
+  const double delta2 = std::sqrt(std::floor(gc * gc + 8192.0 / 4 + gc + std::sqrt(8192.0) / 2));
+  const double z = dp::CalibrateGaussianNoiseMultiplier(dp::PrivacyBudget::ApproxDp(5, 1e-5), 1,
+                                                        100, dp::DefaultOrders())
+                       .value();
+  EXPECT_NEAR(params->ddg_noise_std() * gamma / (2 * delta2), z, 1e-6 * z);
+
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
+      RoundLedgerEntry(config, *params, 0, 943, dp::DefaultOrders());
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  ASSERT_TRUE(entry->has_value());
+  EXPECT_EQ((*entry)->mechanism, "ddg");
+  EXPECT_EQ((*entry)->unit, dp::PrivacyUnit::kUser);
+  ASSERT_EQ((*entry)->params.size(), 5u);
+  EXPECT_EQ((*entry)->params[4].first, "bits");
+  EXPECT_LE((*entry)->params[4].second, 20);
+  // The largest scale: twice it no longer fits 20 bits.
+  v1::DpmfRpMechanism doubled = *params;
+  doubled.set_ddg_scale(2 * gamma);
+  doubled.set_ddg_noise_std(params->ddg_noise_std());
+  absl::StatusOr<std::optional<dp::LedgerEntry>> wider =
+      RoundLedgerEntry(config, doubled, 0, 943, dp::DefaultOrders());
+  ASSERT_TRUE(wider.ok()) << wider.status();
+  EXPECT_GT((*wider)->params[4].second, 20);
 }
 
 TEST(DpmfRpCalibrationTest, NoneHasNoParametersAndNoLedgerEntry) {

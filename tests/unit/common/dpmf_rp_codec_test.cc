@@ -6,6 +6,7 @@
 #include "common/dp/hadamard.h"
 #include "dpmf_rp_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/dp_test_stats.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -147,6 +148,41 @@ TEST(DpmfRpCodecTest, GaussianSumIsUnbiased) {
   for (int r = 0; r < kRepeats; ++r) mean += EncodeSumDecode(*codec, xs, rng) / kRepeats;
   // Noise std 0.5 in the sum (rounding adds < 20 * 2^-24): the mean of 400 has std 0.025.
   EXPECT_LT((mean - truth).cwiseAbs().maxCoeff(), 5.5 * 0.5 / std::sqrt(kRepeats));
+}
+
+// DDG: p = 4, k = 3, so 12 entries rotated in D = 16; 20 clients, C = 1, gamma = 64 and
+// sigma = sqrt(20 * 100) / 64, so each client adds N_Z(0, v) with v = 100 (rounded up to a
+// rational by at most 2^-40). Inputs have L2 norm <= 0.2 C, so conditional rounding never rejects
+// (|| rounded || <= gamma 0.2 + sqrt(16) = 16.8 < Delta_2 ~ 64): plain unbiased stochastic
+// rounding. Per rotated coordinate the decoded sum's variance is (20 v + r) / gamma^2 with r the
+// 20 roundings' variance, 0 <= r <= 20 / 4; the inverse rotation is orthonormal and the noise
+// i.i.d. across coordinates, so every decoded entry's variance lies in [2000, 2005] / 64^2.
+TEST(DpmfRpCodecTest, DdgSumIsUnbiasedWithThePredictedVariance) {
+  DpmfRpConfig config = SmallConfig(Mechanism::kDdg, Projection::kSparse);
+  config.contribution_clip = 1;
+  v1::DpmfRpMechanism params;
+  params.set_ddg_scale(64);
+  params.set_ddg_noise_std(std::sqrt(2000.0) / 64);
+  absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(config, params, 7, 3);
+  ASSERT_TRUE(codec.ok()) << codec.status();
+  EXPECT_EQ(codec->length(), 16);
+  const std::vector<Eigen::MatrixXd> xs = RandomContributions(20, 4, 3, 0.05, 8);  // L2 < 0.18
+  Eigen::MatrixXd truth = Eigen::MatrixXd::Zero(4, 3);
+  for (const Eigen::MatrixXd& x : xs) truth += x;
+  dp::Rng rng(9);
+  constexpr int kRepeats = 4000;
+  std::vector<std::vector<double>> decoded(12);
+  for (int r = 0; r < kRepeats; ++r) {
+    const Eigen::MatrixXd sum = EncodeSumDecode(*codec, xs, rng);
+    for (int j = 0; j < 12; ++j) decoded[j].push_back(sum.data()[j] - truth.data()[j]);
+  }
+  const double low = 2000.0 / (64 * 64), high = 2005.0 / (64 * 64);
+  for (int j = 0; j < 12; ++j) {
+    const dp::testing::Moments m = dp::testing::ComputeMoments(decoded[j]);
+    EXPECT_NEAR(m.mean, 0, dp::testing::kSigmas * std::sqrt(high / kRepeats)) << j;
+    EXPECT_GT(m.variance, low - dp::testing::kSigmas * m.variance_se) << j;
+    EXPECT_LT(m.variance, high + dp::testing::kSigmas * m.variance_se) << j;
+  }
 }
 
 TEST(DpmfRpCodecTest, RejectsBadInputs) {

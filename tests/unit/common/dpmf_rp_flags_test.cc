@@ -11,6 +11,7 @@
 #include "common/algorithms/dpmf_rp/config.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/algorithms/new_run.h"
+#include "common/dp/pbm_calibration.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -72,7 +73,12 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheSameRunAsTheConfig) {
                   Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("rounds", "5"),
                   Pair("cohort", "20"), Pair("n_min", "15"), Pair("pbm_geometry", "column_l1"),
                   Pair("pbm_theta", absl::StrFormat("%.6g", m.pbm_theta())),
-                  Pair("pbm_q", absl::StrCat(m.pbm_q())), Pair("gaussian_noise_std", "0")));
+                  Pair("pbm_q", absl::StrCat(m.pbm_q())), Pair("gaussian_noise_std", "0"),
+                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
+                  // p' k = 16 * 14 values of ceil(log2(q + 1)) bits; the sum of 20 needs more.
+                  Pair("upload_length", absl::StrCat(16 * 14)),
+                  Pair("client_bits", absl::StrCat(dp::BitsFor(m.pbm_q()))),
+                  Pair("sum_bits", absl::StrCat(dp::BitsFor(20 * m.pbm_q())))));
 }
 
 TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
@@ -90,12 +96,17 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
   EXPECT_EQ(config.rank, 5);
   EXPECT_EQ(config.ranking_kappa, 3.0);
   EXPECT_EQ(config.pbm_geometry, PbmGeometry::kRotatedL2);
+  const v1::RoundPlan plan = AsDpmfRp(*run).Plan().value();
   EXPECT_THAT(
       run->log_fields,
       ElementsAre(Pair("mechanism", "none"), Pair("item_model", "full"),
                   Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("rounds", "5"),
                   Pair("cohort", "20"), Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
-                  Pair("pbm_theta", "0"), Pair("pbm_q", "0"), Pair("gaussian_noise_std", "0")));
+                  Pair("pbm_theta", "0"), Pair("pbm_q", "0"), Pair("gaussian_noise_std", "0"),
+                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
+                  // p k = 10 * 5 fixed-point values of the codec's width.
+                  Pair("upload_length", "50"), Pair("client_bits", absl::StrCat(plan.bits())),
+                  Pair("sum_bits", absl::StrCat(plan.bits()))));
 }
 
 TEST(DpmfRpFlagsTest, BadValuesAreInvalidArguments) {

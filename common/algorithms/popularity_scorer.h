@@ -1,8 +1,8 @@
 // A popularity model as a Scorer (common/algorithms/scorer.h): every user gets the same item
-// scores (rated items are excluded when recommending), and no rating predictions. The probe's
-// model, and the shape of any ranking-only model without user factors.
-#ifndef FEDMF_COMMON_ALGORITHMS_PROBE_POPULARITY_SCORER_H_
-#define FEDMF_COMMON_ALGORITHMS_PROBE_POPULARITY_SCORER_H_
+// scores (rated items are excluded when recommending), and no rating predictions. The model of
+// the probe and of dp-popularity, and the shape of any ranking-only model without user factors.
+#ifndef FEDMF_COMMON_ALGORITHMS_POPULARITY_SCORER_H_
+#define FEDMF_COMMON_ALGORITHMS_POPULARITY_SCORER_H_
 
 #include <cstdint>
 
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "common/algorithms/scorer.h"
 
-namespace fedmf::algorithms::probe {
+namespace fedmf::algorithms {
 
 class PopularityScorer final : public Scorer {
  public:
@@ -26,6 +26,6 @@ class PopularityScorer final : public Scorer {
   Eigen::VectorXd popularity_;
 };
 
-}  // namespace fedmf::algorithms::probe
+}  // namespace fedmf::algorithms
 
-#endif  // FEDMF_COMMON_ALGORITHMS_PROBE_POPULARITY_SCORER_H_
+#endif  // FEDMF_COMMON_ALGORITHMS_POPULARITY_SCORER_H_

@@ -1,10 +1,10 @@
-#include "common/algorithms/probe/popularity_scorer.h"
+#include "common/algorithms/popularity_scorer.h"
 
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 
-namespace fedmf::algorithms::probe {
+namespace fedmf::algorithms {
 
 absl::StatusOr<Eigen::VectorXd> PopularityScorer::Scores(const data::RatingRow& ratings) const {
   for (int64_t k = 0; k < ratings.size(); ++k) {
@@ -25,4 +25,4 @@ absl::StatusOr<Eigen::VectorXd> PopularityScorer::PredictRatings(const data::Rat
   return absl::FailedPreconditionError("a popularity model predicts no ratings");
 }
 
-}  // namespace fedmf::algorithms::probe
+}  // namespace fedmf::algorithms

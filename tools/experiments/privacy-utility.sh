@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The privacy-utility frontier of docs/results/privacy-utility.md on MovieLens 100K: DPMF-RP with
+# --mechanism=pbm, gaussian and ddg, and the dp-popularity baseline, at whole-run user-level
+# (epsilon, 1e-5)-DP, next to the non-private baselines (global mean, user mean, popularity).
+# Every run appends one CSV line to OUT/runs.csv; privacy-utility.py turns it into the tables and
+# the .dat file of privacy-utility.gp.
+#
+#   tools/experiments/privacy-utility.sh [--data=PATH] [--out=DIR] [--build=DIR]
+#       [--epsilons="1 2 5 10 20"] [--mechanisms="pbm gaussian ddg"] [--seeds="1"]
+#       [--caps="8 16 32 64 128 256"] [GROUP...]
+#
+# GROUPs (default: baselines popularity-tune popularity dpmf): baselines (fedmf-central
+# global-mean, user-mean, popularity and dp-popularity without noise), popularity-tune (the cap c
+# of dp-popularity at every epsilon, seed 1 only: the hyper-parameter choice), popularity
+# (dp-popularity at the chosen cap, --seeds), dpmf (DPMF-RP per mechanism and epsilon, --seeds).
+# Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
+# seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
+# the data file the script says so and exits 0.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DATA="${ROOT}/../shared/data/ml-100k/u.data"
+OUT="${ROOT}/docs/results/privacy-utility"
+BUILD="${ROOT}/build"
+EPSILONS="1 2 5 10 20"
+MECHANISMS="pbm gaussian ddg"
+SEEDS="1"
+CAPS="8 16 32 64 128 256"
+SELECTED=()
+for arg in "$@"; do
+  case "${arg}" in
+    --data=*) DATA="${arg#--data=}" ;;
+    --out=*) OUT="${arg#--out=}" ;;
+    --build=*) BUILD="${arg#--build=}" ;;
+    --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
+    --mechanisms=*) MECHANISMS="${arg#--mechanisms=}" ;;
+    --seeds=*) SEEDS="${arg#--seeds=}" ;;
+    --caps=*) CAPS="${arg#--caps=}" ;;
+    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
+    -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
+    *) SELECTED+=("${arg}") ;;
+  esac
+done
+[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(baselines popularity-tune popularity dpmf)
+if [[ ! -f "${DATA}" ]]; then
+  echo "privacy-utility.sh: ${DATA} not found: MovieLens 100K is needed (--data=PATH/u.data); skipping"
+  exit 0
+fi
+SIM="${BUILD}/tools/sim/fedmf-sim"
+CENTRAL="${BUILD}/tools/fedmf-central"
+for bin in "${SIM}" "${CENTRAL}"; do
+  [[ -x "${bin}" ]] || { echo "privacy-utility.sh: ${bin} missing: build first" >&2; exit 1; }
+done
+mkdir -p "${OUT}/logs"
+CSV="${OUT}/runs.csv"
+[[ -f "${CSV}" ]] || echo "group,name,mechanism,epsilon,seed,epsilon_dp,rmse,precision,recall,f1,upload_length,client_bits,sum_bits,wall_s" > "${CSV}"
+
+# DPMF-RP: fedmf's settings of docs/results/dpmf-rp.md (chosen there on seed 1's split, for PBM)
+# for every mechanism; Gaussian and DDG get the same L2 clip C = e (1 + kappa) B1 = 0.016 as PBM's
+# rotated_l2. Whole-run (epsilon, 1e-5)-DP per user, T = 100 rounds, every user every round.
+DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
+      --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100
+      --ranking_kappa=5 --contribution_clip=0.016 --delta=1e-5
+      --plain_sum --eval_every=0 --evaluate_every=100)
+POPULARITY=(--algorithm=dp-popularity --participation=1 --rounds=1 --plain_sum --eval_every=0
+            --evaluate_every=1)
+
+# run GROUP NAME MECHANISM EPSILON SEED FLAGS...: one fedmf-sim run into the CSV.
+run() {
+  local group="$1" name="$2" mechanism="$3" eps="$4" seed="$5"
+  shift 5
+  local log="${OUT}/logs/${group}-${name}-seed${seed}.log"
+  echo "== ${group} ${name} seed ${seed}" >&2
+  nice -n 10 "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" \
+    --client_processes=2 "$@" > "${log}" 2>&1
+  awk -v group="${group}" -v name="${name}" -v mech="${mechanism}" -v eps="${eps}" -v seed="${seed}" '
+    function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
+    /event=new_run/ { len = val("upload_length"); cb = val("client_bits"); sb = val("sum_bits") }
+    /event=evaluation/ { rmse = val("test_rmse"); p = val("precision10"); r = val("recall10"); f1 = val("f1_10") }
+    /event=round / { edp = val("epsilon_dp") }
+    /event=sim_summary/ { wall = val("wall_s") }
+    END { if (edp == "") edp = 0
+          print group "," name "," mech "," eps "," seed "," edp "," rmse "," p "," r "," f1 "," len "," cb "," sb "," wall }
+  ' "${log}" >> "${CSV}"
+  tail -n 1 "${CSV}" >&2
+}
+
+# central MODEL SEED: a fedmf-central baseline on the same holdout split.
+central() {
+  local model="$1" seed="$2" log="${OUT}/logs/baselines-${1}-seed${2}.log"
+  echo "== baselines ${model} seed ${seed}" >&2
+  nice -n 10 "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split=holdout:0.2 \
+    --seed="${seed}" > "${log}" 2>&1
+  awk -v model="${model}" -v seed="${seed}" '
+    function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
+    /event=fold_done/ { print "baselines," model ",none,inf," seed ",0," val("rmse") "," val("precision") "," val("recall") "," val("f1") ",,,,0" }
+  ' "${log}" >> "${CSV}"
+  tail -n 1 "${CSV}" >&2
+}
+
+# The cap of dp-popularity chosen per epsilon by popularity-tune: the best F1@10 on seed 1.
+best_cap() {
+  awk -F, -v eps="$1" '$1 == "popularity-tune" && $4 == eps && $5 == 1 && $10 > best { best = $10; cap = $2 }
+                       END { sub(/^c/, "", cap); print cap }' "${CSV}"
+}
+
+for group in "${SELECTED[@]}"; do
+  case "${group}" in
+    baselines)
+      for seed in ${SEEDS}; do
+        for model in global-mean user-mean popularity; do central "${model}" "${seed}"; done
+        run baselines popularity-count none inf "${seed}" "${POPULARITY[@]}" --popularity_noise=false \
+          --popularity_max_items=0
+      done ;;
+    popularity-tune)
+      for eps in ${EPSILONS}; do
+        for cap in ${CAPS}; do
+          run popularity-tune "c${cap}" ddg "${eps}" 1 "${POPULARITY[@]}" --epsilon="${eps}" \
+            --delta=1e-5 --popularity_max_items="${cap}"
+        done
+      done ;;
+    popularity)
+      for eps in ${EPSILONS}; do
+        cap="$(best_cap "${eps}")"
+        [[ -n "${cap}" ]] || { echo "privacy-utility.sh: run popularity-tune first" >&2; exit 1; }
+        for seed in ${SEEDS}; do
+          run popularity "dp-popularity-eps${eps}" ddg "${eps}" "${seed}" "${POPULARITY[@]}" \
+            --epsilon="${eps}" --delta=1e-5 --popularity_max_items="${cap}"
+        done
+      done ;;
+    dpmf)
+      for seed in ${SEEDS}; do
+        for eps in ${EPSILONS}; do
+          for mech in ${MECHANISMS}; do
+            run dpmf "${mech}-eps${eps}" "${mech}" "${eps}" "${seed}" "${DPMF[@]}" \
+              --mechanism="${mech}" --epsilon="${eps}"
+          done
+        done
+      done ;;
+    *) echo "privacy-utility.sh: unknown group ${group}" >&2; exit 2 ;;
+  esac
+done
+echo "privacy-utility.sh: results in ${CSV}" >&2
