@@ -7,12 +7,13 @@
 #
 #   tools/experiments/privacy-utility.sh [--data=PATH] [--out=DIR] [--build=DIR]
 #       [--epsilons="1 2 5 10 20"] [--mechanisms="pbm gaussian ddg"] [--seeds="1"]
-#       [--caps="8 16 32 64 128 256"] [GROUP...]
+#       [--caps="8 16 32 64 128 256"] [--reuse-logs] [GROUP...]
 #
 # GROUPs (default: baselines popularity-tune popularity dpmf): baselines (fedmf-central
 # global-mean, user-mean, popularity and dp-popularity without noise), popularity-tune (the cap c
 # of dp-popularity at every epsilon, seed 1 only: the hyper-parameter choice), popularity
 # (dp-popularity at the chosen cap, --seeds), dpmf (DPMF-RP per mechanism and epsilon, --seeds).
+# --reuse-logs: a run whose log in OUT/logs is complete is not run again, only read into the CSV.
 # Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
 # seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
 # the data file the script says so and exits 0.
@@ -26,6 +27,7 @@ EPSILONS="1 2 5 10 20"
 MECHANISMS="pbm gaussian ddg"
 SEEDS="1"
 CAPS="8 16 32 64 128 256"
+REUSE=0
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -36,7 +38,8 @@ for arg in "$@"; do
     --mechanisms=*) MECHANISMS="${arg#--mechanisms=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --caps=*) CAPS="${arg#--caps=}" ;;
-    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
+    --reuse-logs) REUSE=1 ;;
+    --help|-h) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -53,7 +56,7 @@ for bin in "${SIM}" "${CENTRAL}"; do
 done
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
-[[ -f "${CSV}" ]] || echo "group,name,mechanism,epsilon,seed,epsilon_dp,rmse,precision,recall,f1,upload_length,client_bits,sum_bits,wall_s" > "${CSV}"
+[[ -f "${CSV}" ]] || echo "group,name,mechanism,epsilon,seed,epsilon_dp,rmse,precision,recall,f1,upload_length,client_bits,sum_bits,wall_s,up_bytes_per_user" > "${CSV}"
 
 # DPMF-RP: fedmf's settings of docs/results/dpmf-rp.md (chosen there on seed 1's split, for PBM)
 # for every mechanism; Gaussian and DDG get the same L2 clip C = e (1 + kappa) B1 = 0.016 as PBM's
@@ -71,16 +74,18 @@ run() {
   shift 5
   local log="${OUT}/logs/${group}-${name}-seed${seed}.log"
   echo "== ${group} ${name} seed ${seed}" >&2
-  nice -n 10 "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" \
-    --client_processes=2 "$@" > "${log}" 2>&1
+  if [[ "${REUSE}" == 0 ]] || ! grep -q "event=sim_summary" "${log}" 2>/dev/null; then
+    nice -n 10 "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" \
+      --client_processes=2 "$@" > "${log}" 2>&1
+  fi
   awk -v group="${group}" -v name="${name}" -v mech="${mechanism}" -v eps="${eps}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
     /event=new_run/ { len = val("upload_length"); cb = val("client_bits"); sb = val("sum_bits") }
     /event=evaluation/ { rmse = val("test_rmse"); p = val("precision10"); r = val("recall10"); f1 = val("f1_10") }
-    /event=round / { edp = val("epsilon_dp") }
+    /event=round / { edp = val("epsilon_dp"); up = val("up_bytes_per_user") }
     /event=sim_summary/ { wall = val("wall_s") }
     END { if (edp == "") edp = 0
-          print group "," name "," mech "," eps "," seed "," edp "," rmse "," p "," r "," f1 "," len "," cb "," sb "," wall }
+          print group "," name "," mech "," eps "," seed "," edp "," rmse "," p "," r "," f1 "," len "," cb "," sb "," wall "," up }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
@@ -93,7 +98,7 @@ central() {
     --seed="${seed}" > "${log}" 2>&1
   awk -v model="${model}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    /event=fold_done/ { print "baselines," model ",none,inf," seed ",0," val("rmse") "," val("precision") "," val("recall") "," val("f1") ",,,,0" }
+    /event=fold_done/ { print "baselines," model ",none,inf," seed ",0," val("rmse") "," val("precision") "," val("recall") "," val("f1") ",,,,0," }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
@@ -101,7 +106,7 @@ central() {
 # The cap of dp-popularity chosen per epsilon by popularity-tune: the best F1@10 on seed 1.
 best_cap() {
   awk -F, -v eps="$1" '$1 == "popularity-tune" && $4 == eps && $5 == 1 && $10 > best { best = $10; cap = $2 }
-                       END { sub(/^c/, "", cap); print cap }' "${CSV}"
+                       END { sub(/^.*-c/, "", cap); print cap }' "${CSV}"
 }
 
 for group in "${SELECTED[@]}"; do
@@ -115,7 +120,7 @@ for group in "${SELECTED[@]}"; do
     popularity-tune)
       for eps in ${EPSILONS}; do
         for cap in ${CAPS}; do
-          run popularity-tune "c${cap}" ddg "${eps}" 1 "${POPULARITY[@]}" --epsilon="${eps}" \
+          run popularity-tune "eps${eps}-c${cap}" ddg "${eps}" 1 "${POPULARITY[@]}" --epsilon="${eps}" \
             --delta=1e-5 --popularity_max_items="${cap}"
         done
       done ;;

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Turns the runs.csv of tools/experiments/privacy-utility.sh into the Markdown tables of
+docs/results/privacy-utility.md and the frontier.dat that privacy-utility.gp draws.
+
+    tools/experiments/privacy-utility.py DIR    # reads DIR/runs.csv, writes DIR/tables.md and
+                                                # DIR/frontier-<method>.dat
+"""
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+METRICS = [("f1", "F1@10"), ("recall", "Recall@10"), ("precision", "Precision@10"),
+           ("rmse", "RMSE")]
+
+
+def fmt(values):
+    values = [float(v) for v in values if v not in ("", "nan")]
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.4f}"
+    return f"{statistics.mean(values):.4f} ± {statistics.stdev(values):.4f} (n={len(values)})"
+
+
+def main(directory):
+    rows = list(csv.DictReader(open(Path(directory) / "runs.csv", newline="")))
+    # A rerun of the same (group, name, seed) replaces the earlier line.
+    latest = {(r["group"], r["name"], r["seed"]): r for r in rows}.values()
+    out = []
+    out.append("| baseline | seeds | " + " | ".join(label for _, label in METRICS) + " |")
+    out.append("|---|---|" + "---|" * len(METRICS))
+    by_name = defaultdict(list)
+    for r in latest:
+        if r["group"] == "baselines":
+            by_name[r["name"]].append(r)
+    for name, rs in sorted(by_name.items()):
+        out.append(f"| {name} | {len(rs)} | " +
+                   " | ".join(fmt([r[k] for r in rs]) for k, _ in METRICS) + " |")
+    out.append("")
+    # The frontier: one row per (method, epsilon), methods dpmf-rp mechanisms and dp-popularity.
+    frontier = defaultdict(list)
+    for r in latest:
+        if r["group"] == "dpmf":
+            frontier[(f"dpmf-rp {r['mechanism']}", float(r["epsilon"]))].append(r)
+        elif r["group"] == "popularity":
+            frontier[("dp-popularity", float(r["epsilon"]))].append(r)
+    out.append("| method | ε (whole run, δ = 1e-5) | " +
+               " | ".join(label for _, label in METRICS) +
+               " | seeds | bits / coordinate (client, sum) | values up | SecAgg masked input bytes / user / round |"
+               " fedmf-sim upload bytes / user / round |")
+    out.append("|---|---|" + "---|" * (len(METRICS) + 5))
+    dat = defaultdict(list)
+    for (method, eps), rs in sorted(frontier.items()):
+        r0 = rs[0]
+        length, bits = int(r0["upload_length"]), int(r0["client_bits"])
+        measured = r0.get("up_bytes_per_user") or "-"
+        out.append(f"| {method} | {eps:g} | " +
+                   " | ".join(fmt([r[k] for r in rs]) for k, _ in METRICS) +
+                   f" | {len(rs)} | {bits}, {r0['sum_bits']} | {length} |"
+                   f" {(length * int(r0['sum_bits']) + 7) // 8} | {measured} |")
+        means = [statistics.mean(float(r[k]) for r in rs if r[k] not in ("", "nan"))
+                 if any(r[k] not in ("", "nan") for r in rs) else float("nan") for k, _ in METRICS]
+        dat[method].append((eps, means))
+    # The cap c of dp-popularity chosen on seed 1: F1@10 per (epsilon, c).
+    tune = {}
+    for r in latest:
+        if r["group"] == "popularity-tune":
+            tune[(float(r["epsilon"]), int(r["name"].split("-c")[-1]))] = float(r["f1"])
+    if tune:
+        caps = sorted({c for _, c in tune})
+        out.append("")
+        out.append("| ε \\ c (F1@10, seed 1) | " + " | ".join(str(c) for c in caps) + " |")
+        out.append("|---|" + "---|" * len(caps))
+        for eps in sorted({e for e, _ in tune}):
+            out.append(f"| {eps:g} | " + " | ".join(
+                f"{tune[(eps, c)]:.4f}" if (eps, c) in tune else "-" for c in caps) + " |")
+    (Path(directory) / "tables.md").write_text("\n".join(out) + "\n")
+    for method, points in dat.items():
+        name = method.replace(" ", "-")
+        with open(Path(directory) / f"frontier-{name}.dat", "w") as f:
+            f.write("# epsilon " + " ".join(k for k, _ in METRICS) + "\n")
+            for eps, means in points:
+                f.write(f"{eps:g} " + " ".join(f"{m:.6f}" for m in means) + "\n")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs/results/privacy-utility")
