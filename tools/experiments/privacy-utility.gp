@@ -9,8 +9,9 @@ set xtics (1, 2, 5, 10, 20)
 set xlabel "epsilon (whole run, delta = 1e-5, one user)"
 set ylabel "F1@10 (ML-100K, 20% holdout per user)"
 set output dir.'/f1-vs-epsilon.png'
-set title "Privacy-utility frontier on ML-100K (seed 1)"
+set title "Privacy-utility frontier on ML-100K (DPMF-RP: seed 1; popularity: mean of seeds 1-4)"
 plot dir.'/frontier-dpmf-rp-pbm.dat' using 1:2 with linespoints title "DPMF-RP pbm", \
      dir.'/frontier-dpmf-rp-gaussian.dat' using 1:2 with linespoints title "DPMF-RP gaussian", \
      dir.'/frontier-dpmf-rp-ddg.dat' using 1:2 with linespoints title "DPMF-RP ddg", \
-     dir.'/frontier-dp-popularity.dat' using 1:2 with linespoints title "DP popularity"
+     dir.'/frontier-dp-popularity.dat' using 1:2 with linespoints title "DP popularity", \
+     dir.'/popularity.dat' using 1:2 with lines dashtype 2 title "popularity (non-private)"
