@@ -1,8 +1,10 @@
 #include "common/dp/pbm_calibration.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/dp/rdp_pbm_l2.h"
 
 namespace fedmf::dp {
 namespace {
@@ -20,6 +22,10 @@ absl::Status ValidateRequest(const PbmCalibrationRequest& r) {
         r.rounds, " dimension=", r.dimension, " n_min=", r.n_min, " participants=", r.participants,
         " max_q=", r.max_q));
   }
+  if (!(std::isfinite(r.l2_over_clip) && r.l2_over_clip >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PBM calibration needs l2_over_clip >= 0, got ", r.l2_over_clip));
+  }
   return absl::OkStatus();
 }
 
@@ -32,13 +38,15 @@ class Spender {
                                                            : r.orders) {}
 
   absl::StatusOr<double> Spent(double theta, int64_t q) const {
+    if (request_.l2_over_clip > 0) {
+      absl::StatusOr<RdpCurve> round = PbmL2RoundCurve(
+          {theta, q, request_.n_min}, request_.dimension, request_.l2_over_clip, orders_);
+      if (!round.ok()) return round.status();
+      return Compose(*round, static_cast<double>(request_.rounds));
+    }
     absl::StatusOr<RdpCurve> coordinate = PbmCoordinateCurve({theta, q, request_.n_min}, orders_);
     if (!coordinate.ok()) return coordinate.status();
-    absl::StatusOr<RdpCurve> total = RdpCurve::Zero(orders_);
-    if (!total.ok()) return total.status();
-    const double times = static_cast<double>(request_.rounds) * request_.dimension;
-    if (absl::Status s = total->Compose(*coordinate, times); !s.ok()) return s;
-    return SpentEpsilon(*total, request_.budget);
+    return Compose(*coordinate, static_cast<double>(request_.rounds) * request_.dimension);
   }
 
   absl::StatusOr<bool> Fits(double theta, int64_t q) const {
@@ -48,6 +56,14 @@ class Spender {
   }
 
  private:
+  // What `times` copies of `step` spend, measured as the budget is.
+  absl::StatusOr<double> Compose(const RdpCurve& step, double times) const {
+    absl::StatusOr<RdpCurve> total = RdpCurve::Zero(orders_);
+    if (!total.ok()) return total.status();
+    if (absl::Status s = total->Compose(step, times); !s.ok()) return s;
+    return SpentEpsilon(*total, request_.budget);
+  }
+
   const PbmCalibrationRequest& request_;
   std::vector<double> orders_;
 };

@@ -32,6 +32,14 @@ same() {
   if cmp -s "$2" "$3"; then echo "$1 IDENTICAL"; else echo "$1 DIFFERS"; STATUS=1; fi
 }
 
+# coordinate_accounting BINARY: builds from before --pbm_accounting charged PBM coordinate by
+# coordinate; newer ones are pinned to that (prints the flag if BINARY has it).
+coordinate_accounting() {
+  if { "$1" --helpfull 2>&1 || true; } | grep -q -- '-pbm_accounting'; then
+    echo --pbm_accounting=coordinate
+  fi
+}
+
 # compare NAME: the checkpoints and evaluation lines of runs NAME-old and NAME-new.
 compare() {
   local v
@@ -59,7 +67,8 @@ if [[ -f "$DATA" ]]; then
     [[ "$v" == new ]] && build="$NEW"
     echo "sim $v: 100 rounds of 943 users..." >&2
     "$build/tools/sim/fedmf-sim" --data="ml-100k:$DATA" --seed=1 --split_seed=1 \
-      --client_processes=2 "${TUNED[@]}" --state_dir="$WORK/sim-$v" >"$WORK/sim-$v.log" 2>&1 ||
+      --client_processes=2 "${TUNED[@]}" $(coordinate_accounting "$build/tools/sim/fedmf-sim") \
+      --state_dir="$WORK/sim-$v" >"$WORK/sim-$v.log" 2>&1 ||
       fail "fedmf-sim ($v) failed"
   done
   compare sim
@@ -75,7 +84,7 @@ for v in old new; do
   [[ "$v" == new ]] && build="$NEW"
   COORD="$build/server/fedmf-coordinator"
   start_coordinator "$WORK/network-$v.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
-    --wait_for_users=60 --state_dir="$WORK/network-$v"
+    $(coordinate_accounting "$COORD") --wait_for_users=60 --state_dir="$WORK/network-$v"
   clients=()
   for i in 0 1; do
     "$build/client/fedmf-client" --coordinator="127.0.0.1:$PORT" --data="$data" \

@@ -148,6 +148,9 @@ def main():
         runs_clip[("clip", f"gamma{TUNED_GAMMA}")] = [r]
     parts.append(sweep(runs_clip, "clip", clips, lambda n: float(n[len("gamma"):]),
                        out / "clip.dat"))
+    parts.append("## PBM charged by the L2 shift, whole-run (5, 1e-5)-DP\n")
+    l2 = sorted({n for g, n in runs if g == "l2"}, key=lambda n: (n.startswith("l2"), n))
+    parts.append(table(runs, "l2", l2))
     payload(out)
     (out / "tables.md").write_text("\n".join(parts))
     print((out / "tables.md").read_text())

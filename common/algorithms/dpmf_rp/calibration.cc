@@ -8,6 +8,7 @@
 #include "common/dp/rdp_ddg.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rdp_pbm.h"
+#include "common/dp/rdp_pbm_l2.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -78,6 +79,7 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
           .n_min = MinContributors(config),
           .participants = CohortSize(config),
           .max_q = config.max_q,
+          .l2_over_clip = config.pbm_accounting == PbmAccounting::kL2 ? PbmL2OverClip(config) : 0,
       });
       if (!pbm.ok()) return pbm.status();
       out.set_pbm_theta(pbm->params.theta);
@@ -117,8 +119,14 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConf
                     {"q", static_cast<double>(params.pbm_q())},
                     {"dimension", static_cast<double>(d)},
                     {"clip", PbmCoordinateClip(config)}};
-    curve = dp::PbmRoundCurve(
-        {.theta = params.pbm_theta(), .q = params.pbm_q(), .n_min = entry.n_min}, d, orders);
+    const dp::PbmPrivacyParams pbm = {
+        .theta = params.pbm_theta(), .q = params.pbm_q(), .n_min = entry.n_min};
+    if (config.pbm_accounting == PbmAccounting::kL2) {
+      entry.params.emplace_back("l2_over_clip", PbmL2OverClip(config));
+      curve = dp::PbmL2RoundCurve(pbm, d, PbmL2OverClip(config), orders);
+    } else {
+      curve = dp::PbmRoundCurve(pbm, d, orders);
+    }
   } else if (config.mechanism == Mechanism::kDdg) {
     absl::StatusOr<dp::DistributedDiscreteGaussian> ddg =
         MakeDdg(config, params.ddg_noise_std(), params.ddg_scale());

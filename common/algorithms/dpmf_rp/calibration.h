@@ -1,9 +1,10 @@
 // The privacy side of DPMF-RP: choosing the mechanism's parameters for the run's budget once, at
 // the start of the run, and describing each round's release for the privacy ledger.
-//   pbm:      (theta, q) = dp::CalibratePbm for the budget over T rounds of d = p' k coordinates
-//             with n_min = MinContributors (1 without secure aggregation: the paper's case 2).
-//             The accountant charges every coordinate its whole range [-c, c], so the guarantee
-//             does not depend on Delta_1 (docs/privacy-accounting.md, section 4.4).
+//   pbm:      (theta, q) = dp::CalibratePbm for the budget over T rounds of D coordinates
+//             (PbmDimension) with n_min = MinContributors (1 without secure aggregation: the
+//             paper's case 2). A round is charged as config.pbm_accounting says: by the L2 shift
+//             of the whole vector (kL2, bounded through PbmL2OverClip) or every coordinate over
+//             its whole range [-c, c] (kCoordinate; docs/privacy-accounting.md, 4.4 and 4.6).
 //   gaussian: noise multiplier z for the budget over T rounds (no amplification: the server
 //             knows the sample); sigma = z Delta_2 with the replace-one sensitivity
 //             Delta_2 = 2 (C + sqrt(p k) / gamma) of the clipped, stochastically rounded vector.
@@ -29,9 +30,10 @@ namespace fedmf::algorithms::dpmf_rp {
 absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config);
 
 // The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
-// mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip) and "secagg-gaussian"
-// (noise_std, l2_sensitivity, dimension) and "ddg" (noise_std, scale, l2_sensitivity in grid
-// units, dimension, bits); the unit is one user, the guarantee an RDP curve.
+// mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip, and l2_over_clip when
+// charged by the L2 shift), "secagg-gaussian" (noise_std, l2_sensitivity, dimension) and "ddg"
+// (noise_std, scale, l2_sensitivity in grid units, dimension, bits); the unit is one user, the
+// guarantee an RDP curve.
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
                                                                 const v1::DpmfRpMechanism& params,
                                                                 int64_t round, int64_t participants,

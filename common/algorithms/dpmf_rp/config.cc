@@ -73,6 +73,17 @@ absl::StatusOr<PbmGeometry> ParsePbmGeometry(absl::string_view name) {
       absl::StrCat("unknown PBM geometry '", name, "' (expected column_l1 or rotated_l2)"));
 }
 
+absl::string_view PbmAccountingName(PbmAccounting accounting) {
+  return accounting == PbmAccounting::kCoordinate ? "coordinate" : "l2";
+}
+
+absl::StatusOr<PbmAccounting> ParsePbmAccounting(absl::string_view name) {
+  if (name == "coordinate") return PbmAccounting::kCoordinate;
+  if (name == "l2") return PbmAccounting::kL2;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown PBM accounting '", name, "' (expected coordinate or l2)"));
+}
+
 absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (c.num_items < 1) return Bad("num_items", c.num_items, "must be >= 1");
   if (c.num_users < 1) return Bad("num_users", static_cast<double>(c.num_users), "must be >= 1");
@@ -181,6 +192,12 @@ double PbmCoordinateClip(const DpmfRpConfig& config) {
   return dp::FlattenedLinfBound(ContributionClip(config), dp::NextPowerOfTwo(ProjectedDim(config)));
 }
 
+double PbmL2OverClip(const DpmfRpConfig& config) {
+  // The fast Walsh-Hadamard transform's rounding changes the norm by ~log2(D) ulps, far below it.
+  constexpr double kRotationSlack = 1e-9;
+  return ContributionClip(config) * (1 + kRotationSlack) / PbmCoordinateClip(config);
+}
+
 dp::PrivacyBudget Budget(const DpmfRpConfig& config) {
   return config.delta > 0 ? dp::PrivacyBudget::ApproxDp(config.epsilon, config.delta)
                           : dp::PrivacyBudget::Rdp(config.epsilon, config.rdp_order);
@@ -241,6 +258,9 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_pbm_clip_multiplier(c.pbm_clip_multiplier);
   p.set_ddg_bits(c.ddg_bits);
   p.set_ddg_clip_multiplier(c.ddg_clip_multiplier);
+  p.set_pbm_accounting(c.pbm_accounting == PbmAccounting::kCoordinate
+                           ? v1::DpmfRpConfig::PBM_ACCOUNTING_COORDINATE
+                           : v1::DpmfRpConfig::PBM_ACCOUNTING_L2);
   return p;
 }
 
@@ -305,6 +325,18 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(context, ": unknown PBM geometry value ", p.pbm_geometry()));
+  }
+  switch (p.pbm_accounting()) {
+    case v1::DpmfRpConfig::PBM_ACCOUNTING_UNSPECIFIED:  // a state from before it was recorded
+    case v1::DpmfRpConfig::PBM_ACCOUNTING_COORDINATE:
+      c.pbm_accounting = PbmAccounting::kCoordinate;
+      break;
+    case v1::DpmfRpConfig::PBM_ACCOUNTING_L2:
+      c.pbm_accounting = PbmAccounting::kL2;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, ": unknown PBM accounting value ", p.pbm_accounting()));
   }
   c.pbm_clip_multiplier = p.pbm_clip_multiplier();
   // Zero in a config from before DDG existed: the defaults.

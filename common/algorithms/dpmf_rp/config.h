@@ -31,8 +31,9 @@ enum class Projection { kSparse, kNone };
 //                reading of the paper's Lemma 5.1 and Theorem 5.7. Upload is still p' x k;
 //                download is m x k. Far more accurate (docs/algorithms.md).
 enum class ItemModel { kCompressed, kFull };
-// How PBM bounds every coordinate it privatizes to [-c, c] (the accountant charges each of the D
-// coordinates its whole range, so the noise is set by c and D alone; the signal is what fills c):
+// How PBM bounds every coordinate it privatizes to [-c, c] (charged coordinate by coordinate, the
+// noise is set by c and D alone and the signal is what fills c; charged by the L2 shift, the
+// noise scales with the clip and gamma only trades clamping against theta <= 1/4):
 //   kColumnL1:  X clipped to L1 norm Delta_1, FlatMat per column (p' x k): c = Delta_1 / sqrt(p'),
 //               a deterministic bound (the paper's Algorithm 2). A typical X has
 //               ||X||_2 << ||X||_1, so its entries use a small part of [-c, c].
@@ -44,6 +45,13 @@ enum class ItemModel { kCompressed, kFull };
 //               clamp keeps every coordinate in [-c, c], so the guarantee never depends on the
 //               rotation behaving; a clamped entry only biases that coordinate.
 enum class PbmGeometry { kColumnL1, kRotatedL2 };
+// How a PBM round is charged (docs/privacy-accounting.md, sections 4.4 and 4.6):
+//   kCoordinate: every one of the D coordinates may move over its whole range (the paper's eq.
+//                20); the guarantee does not depend on the clip.
+//   kL2:         by the L2 shift of the whole vector, which the clip bounds (PbmL2OverClip); never
+//                more than kCoordinate, and less by about D / PbmL2OverClip^2 (gamma^2 for
+//                rotated_l2, k for column_l1).
+enum class PbmAccounting { kCoordinate, kL2 };
 
 absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none", "ddg"
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
@@ -53,6 +61,8 @@ absl::string_view ItemModelName(ItemModel model);  // "compressed", "full"
 absl::StatusOr<ItemModel> ParseItemModel(absl::string_view name);
 absl::string_view PbmGeometryName(PbmGeometry geometry);  // "column_l1", "rotated_l2"
 absl::StatusOr<PbmGeometry> ParsePbmGeometry(absl::string_view name);
+absl::string_view PbmAccountingName(PbmAccounting accounting);  // "coordinate", "l2"
+absl::StatusOr<PbmAccounting> ParsePbmAccounting(absl::string_view name);
 
 struct DpmfRpConfig {
   // The data's shape; no default.
@@ -83,6 +93,7 @@ struct DpmfRpConfig {
   double contribution_clip = 0;    // Delta_1 / C; 0: ContributionClip's default
   PbmGeometry pbm_geometry = PbmGeometry::kColumnL1;
   double pbm_clip_multiplier = 3;  // gamma of kRotatedL2
+  PbmAccounting pbm_accounting = PbmAccounting::kL2;
   double epsilon = 1;              // budget for the whole run ...
   double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0,
   double rdp_order = 2;            // ... else as RDP epsilon at this order (the paper's way)
@@ -129,6 +140,10 @@ int64_t PbmDimension(const DpmfRpConfig& config);
 int64_t DdgDimension(const DpmfRpConfig& config);
 // c, the range [-c, c] of every PBM coordinate.
 double PbmCoordinateClip(const DpmfRpConfig& config);
+// An upper bound on ||y||_2 / c for every vector y PBM privatizes: the clip (an L2 bound, or an
+// L1 bound, which bounds the L2 norm too; the rotations keep it) over c, i.e. sqrt(D) / gamma
+// (rotated_l2) or sqrt(p') (column_l1), raised by 1e-9 for the rounding of the rotation.
+double PbmL2OverClip(const DpmfRpConfig& config);
 dp::PrivacyBudget Budget(const DpmfRpConfig& config);
 
 v1::DpmfRpConfig ToProto(const DpmfRpConfig& config);

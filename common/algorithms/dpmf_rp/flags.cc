@@ -49,6 +49,9 @@ ABSL_FLAG(int, ddg_bits, fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_bits,
 ABSL_FLAG(double, ddg_clip_multiplier,
           fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_clip_multiplier,
           "ddg: rotated coordinates are clamped to this times C / sqrt(D)");
+ABSL_FLAG(std::string, pbm_accounting, "l2",
+          "l2 (charge a PBM round by the L2 shift of the whole vector, which the clip bounds) or "
+          "coordinate (every coordinate over its whole range: the paper's eq. 20, conservative)");
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -91,6 +94,10 @@ absl::StatusOr<DpmfRpConfig> ConfigFromFlags(const RunSettings& run) {
   c.pbm_clip_multiplier = absl::GetFlag(FLAGS_pbm_clip_multiplier);
   c.ddg_bits = absl::GetFlag(FLAGS_ddg_bits);
   c.ddg_clip_multiplier = absl::GetFlag(FLAGS_ddg_clip_multiplier);
+  absl::StatusOr<PbmAccounting> accounting =
+      ParsePbmAccounting(absl::GetFlag(FLAGS_pbm_accounting));
+  if (!accounting.ok()) return accounting.status();
+  c.pbm_accounting = *accounting;
   c.seed = run.seed;
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   return c;
@@ -114,6 +121,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
       {"cohort", absl::StrCat(CohortSize(*config))},
       {"n_min", absl::StrCat(MinContributors(*config))},
       {"pbm_geometry", std::string(PbmGeometryName(config->pbm_geometry))},
+      {"pbm_accounting", std::string(PbmAccountingName(config->pbm_accounting))},
       {"pbm_theta", EventValue(mechanism.pbm_theta())},
       {"pbm_q", absl::StrCat(mechanism.pbm_q())},
       {"gaussian_noise_std", EventValue(mechanism.gaussian_noise_std())},

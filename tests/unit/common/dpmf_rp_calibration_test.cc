@@ -21,6 +21,7 @@ TEST(DpmfRpCalibrationTest, PbmMatchesThePublishedTableForMl100k) {
   // over T = 100 rounds, n_min = 94: theta = 0.00202028, q = 1. Table 4 (n_min = 1, no SecAgg):
   // theta = 0.000208798.
   DpmfRpConfig config = Ml100k(Mechanism::kPbm);
+  config.pbm_accounting = PbmAccounting::kCoordinate;
   absl::StatusOr<v1::DpmfRpMechanism> params = CalibrateMechanism(config);
   ASSERT_TRUE(params.ok()) << params.status();
   EXPECT_NEAR(params->pbm_theta(), 0.00202028, 1e-8);
@@ -33,6 +34,7 @@ TEST(DpmfRpCalibrationTest, PbmMatchesThePublishedTableForMl100k) {
 
 TEST(DpmfRpCalibrationTest, PbmRoundsComposeToTheBudget) {
   DpmfRpConfig config = Ml100k(Mechanism::kPbm);
+  config.pbm_accounting = PbmAccounting::kCoordinate;
   config.rounds = 10;
   const v1::DpmfRpMechanism params = CalibrateMechanism(config).value();
   const std::vector<double> orders = dp::DefaultOrders();
@@ -60,6 +62,31 @@ TEST(DpmfRpCalibrationTest, PbmRoundsComposeToTheBudget) {
   EXPECT_GE(total.At(2).value(), 1.0 - 1e-5);
   // A sum with fewer participants than n_min is not a valid release.
   EXPECT_FALSE(RoundLedgerEntry(config, params, 3, 93, orders).ok());
+}
+
+// Charged by the L2 shift, rotated_l2 (c = gamma C / sqrt(D)): the vector's norm is at most
+// sqrt(D) / gamma times c, so a round costs about gamma^2 = 4 times less than coordinate by
+// coordinate, and theta about 2 times larger; the ledger's rounds still compose to the budget.
+TEST(DpmfRpCalibrationTest, PbmL2AccountingComposesToTheBudget) {
+  DpmfRpConfig config = Ml100k(Mechanism::kPbm);
+  config.pbm_geometry = PbmGeometry::kRotatedL2;
+  config.pbm_clip_multiplier = 2;
+  config.rounds = 10;
+  config.pbm_accounting = PbmAccounting::kCoordinate;
+  const double coordinate_theta = CalibrateMechanism(config).value().pbm_theta();
+  config.pbm_accounting = PbmAccounting::kL2;
+  EXPECT_NEAR(PbmL2OverClip(config), std::sqrt(8192.0) / 2, 1e-6);
+  const v1::DpmfRpMechanism params = CalibrateMechanism(config).value();
+  EXPECT_GT(params.pbm_theta(), 1.9 * coordinate_theta);
+  EXPECT_LT(params.pbm_theta(), 2.1 * coordinate_theta);
+  const std::vector<double> orders = dp::DefaultOrders();
+  const dp::LedgerEntry entry = RoundLedgerEntry(config, params, 0, 94, orders).value().value();
+  ASSERT_EQ(entry.params.size(), 5u);
+  EXPECT_EQ(entry.params[4].first, "l2_over_clip");
+  dp::RdpCurve total = dp::RdpCurve::Zero(orders).value();
+  ASSERT_TRUE(total.Compose(dp::RdpCurve::Create(orders, entry.rdp).value(), 10).ok());
+  EXPECT_LE(total.At(2).value(), 1.0);
+  EXPECT_GE(total.At(2).value(), 1.0 - 1e-5);
 }
 
 TEST(DpmfRpCalibrationTest, GaussianNoiseMultiplierWorkedByHand) {

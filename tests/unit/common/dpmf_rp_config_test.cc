@@ -93,6 +93,7 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   c.pbm_clip_multiplier = 2.5;
   c.item_model = ItemModel::kFull;
   c.ranking_kappa = 4;
+  c.pbm_accounting = PbmAccounting::kCoordinate;
   const v1::DpmfRpConfig proto = ToProto(c);
   absl::StatusOr<DpmfRpConfig> back = FromProto(proto, "test");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -100,6 +101,12 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   EXPECT_EQ(back->mechanism, Mechanism::kGaussian);
   EXPECT_EQ(back->seed, c.seed);
   EXPECT_EQ(back->ranking_kappa, 4);
+  EXPECT_EQ(back->pbm_accounting, PbmAccounting::kCoordinate);
+  // A state from before the accounting was recorded was calibrated coordinate by coordinate.
+  v1::DpmfRpConfig old = ToProto(Ml100k());
+  old.clear_pbm_accounting();
+  EXPECT_EQ(FromProto(old, "test")->pbm_accounting, PbmAccounting::kCoordinate);
+  EXPECT_EQ(FromProto(ToProto(Ml100k()), "test")->pbm_accounting, PbmAccounting::kL2);
   EXPECT_FALSE(FromProto(ToProto(Ml100k()), "test")->ranking_kappa.has_value());
 }
 

@@ -20,6 +20,7 @@ ABSL_DECLARE_FLAG(std::string, item_model);
 ABSL_DECLARE_FLAG(int, rank);
 ABSL_DECLARE_FLAG(double, ranking_kappa);
 ABSL_DECLARE_FLAG(std::string, pbm_geometry);
+ABSL_DECLARE_FLAG(std::string, pbm_accounting);
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -72,6 +73,7 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheSameRunAsTheConfig) {
       ElementsAre(Pair("mechanism", "pbm"), Pair("item_model", "compressed"),
                   Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("rounds", "5"),
                   Pair("cohort", "20"), Pair("n_min", "15"), Pair("pbm_geometry", "column_l1"),
+                  Pair("pbm_accounting", "l2"),
                   Pair("pbm_theta", absl::StrFormat("%.6g", m.pbm_theta())),
                   Pair("pbm_q", absl::StrCat(m.pbm_q())), Pair("gaussian_noise_std", "0"),
                   Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
@@ -88,6 +90,7 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
   absl::SetFlag(&FLAGS_rank, 5);
   absl::SetFlag(&FLAGS_ranking_kappa, 3.0);
   absl::SetFlag(&FLAGS_pbm_geometry, "rotated_l2");
+  absl::SetFlag(&FLAGS_pbm_accounting, "coordinate");
   absl::StatusOr<NewRun> run = StartNewRun(kAlgorithmName, kSettings);
   ASSERT_TRUE(run.ok()) << run.status();
   const DpmfRpConfig& config = AsDpmfRp(*run).config();
@@ -97,13 +100,15 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
   EXPECT_EQ(config.ranking_kappa, 3.0);
   EXPECT_EQ(config.pbm_geometry, PbmGeometry::kRotatedL2);
   const v1::RoundPlan plan = AsDpmfRp(*run).Plan().value();
+  EXPECT_EQ(config.pbm_accounting, PbmAccounting::kCoordinate);
   EXPECT_THAT(
       run->log_fields,
       ElementsAre(Pair("mechanism", "none"), Pair("item_model", "full"),
                   Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("rounds", "5"),
                   Pair("cohort", "20"), Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
-                  Pair("pbm_theta", "0"), Pair("pbm_q", "0"), Pair("gaussian_noise_std", "0"),
-                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
+                  Pair("pbm_accounting", "coordinate"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
+                  Pair("gaussian_noise_std", "0"), Pair("ddg_noise_std", "0"),
+                  Pair("ddg_scale", "0"),
                   // p k = 10 * 5 fixed-point values of the codec's width.
                   Pair("upload_length", "50"), Pair("client_bits", absl::StrCat(plan.bits())),
                   Pair("sum_bits", absl::StrCat(plan.bits()))));

@@ -20,16 +20,22 @@ TEST(PbmCalibrationTest, BitsFor) {
   EXPECT_EQ(BitsFor(128), 8);
 }
 
-// Without secure aggregation and q = 1 the alpha = 2 RDP per coordinate is
-// log(hi^2/lo + lo^2/hi) = log(1/(hi lo) - 3) with hi lo = 1/4 - theta^2, so the budget b per
-// coordinate and round is met with equality at theta = sqrt(1/4 - 1/(e^b + 3)).
-TEST(PbmCalibrationTest, NoSecAggThetaInClosedForm) {
+// RDP 1 at order 2 over 10 rounds of 100 coordinates, no secure aggregation, 5 participants.
+PbmCalibrationRequest NoSecAggRequest() {
   PbmCalibrationRequest r;
   r.budget = PrivacyBudget::Rdp(1.0);
   r.rounds = 10;
   r.dimension = 100;
   r.n_min = 1;
   r.participants = 5;
+  return r;
+}
+
+// Without secure aggregation and q = 1 the alpha = 2 RDP per coordinate is
+// log(hi^2/lo + lo^2/hi) = log(1/(hi lo) - 3) with hi lo = 1/4 - theta^2, so the budget b per
+// coordinate and round is met with equality at theta = sqrt(1/4 - 1/(e^b + 3)).
+TEST(PbmCalibrationTest, NoSecAggThetaInClosedForm) {
+  const PbmCalibrationRequest r = NoSecAggRequest();
   absl::StatusOr<PbmCalibration> c = CalibratePbm(r);
   ASSERT_TRUE(c.ok()) << c.status();
   const double b = 1.0 / (10 * 100);
@@ -41,6 +47,25 @@ TEST(PbmCalibrationTest, NoSecAggThetaInClosedForm) {
   EXPECT_EQ(c->secagg_bits, 3);  // 5 clients * 1 trial: sums in [0, 5]
   EXPECT_LE(c->spent_epsilon, 1.0);
   EXPECT_GT(c->spent_epsilon, 1.0 - 1e-5);
+}
+
+// Charged by the L2 shift (vectors of norm <= r c), without secure aggregation, q = 1: at alpha = 2
+// a round costs (2 theta r)^2 Lambda_2 = 4 theta^2 r^2 / (1/4 - theta^2) (rdp_pbm_l2.h), so a
+// per-round budget b is met at theta = sqrt(b / (4 (4 r^2 + b))): a quarter of the coordinate-wise
+// cost here, as r^2 = 25 is a quarter of the 100 coordinates.
+TEST(PbmCalibrationTest, L2ShiftThetaInClosedForm) {
+  PbmCalibrationRequest r = NoSecAggRequest();
+  r.l2_over_clip = 5;
+  absl::StatusOr<PbmCalibration> c = CalibratePbm(r);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const double b = 1.0 / 10;
+  const double theta = std::sqrt(b / (4 * (4 * 25 + b)));
+  EXPECT_NEAR(c->params.theta / theta, 1.0, 2e-6);
+  EXPECT_LE(c->params.theta, theta);
+  EXPECT_LE(c->spent_epsilon, 1.0);
+  EXPECT_GT(c->spent_epsilon, 1.0 - 1e-5);
+  r.l2_over_clip = -1;
+  EXPECT_THAT(CalibratePbm(r).status().message(), HasSubstr("l2_over_clip"));
 }
 
 // theta = 1/4 spends log(7/3) = 0.847 per trial without secure aggregation; a per-coordinate

@@ -7,36 +7,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/exact_sum_divergence.h"
 
 namespace fedmf::dp {
 namespace {
 
+using test_util::RenyiDivergence;
+using test_util::SumPmf;
 using ::testing::HasSubstr;
-
-// Exact pmf of a sum of independent Bernoulli trials given as (probability, count) pairs.
-std::vector<long double> SumPmf(const std::vector<std::pair<long double, int>>& trials) {
-  std::vector<long double> pmf = {1.0L};
-  for (const auto& [p, count] : trials) {
-    for (int t = 0; t < count; ++t) {
-      std::vector<long double> next(pmf.size() + 1, 0.0L);
-      for (size_t s = 0; s < pmf.size(); ++s) {
-        next[s] += pmf[s] * (1 - p);
-        next[s + 1] += pmf[s] * p;
-      }
-      pmf = std::move(next);
-    }
-  }
-  return pmf;
-}
-
-long double RenyiDivergence(const std::vector<long double>& p, const std::vector<long double>& q,
-                            long double alpha) {
-  long double sum = 0;
-  for (size_t s = 0; s < p.size(); ++s) {
-    if (p[s] > 0) sum += std::exp(std::log(q[s]) + alpha * (std::log(p[s]) - std::log(q[s])));
-  }
-  return std::log(sum) / (alpha - 1);
-}
 
 // What the server actually sees: the sum of the target's q trials and the other n_min - 1
 // clients' q trials each, every trial at an extreme probability 1/2 +- theta. Maximum over the
