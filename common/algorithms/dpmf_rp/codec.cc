@@ -155,6 +155,11 @@ absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::Mat
       absl::StatusOr<Eigen::MatrixXd> flat = hadamard_->Flatten(Eigen::Map<const Eigen::MatrixXd>(
           clipped->data(), column_l1 ? rows_ : x.size(), column_l1 ? rank_ : 1));
       if (!flat.ok()) return flat.status();
+      // The L2 accounting (PbmL2OverClip) relies on the rotation keeping the clipped norm.
+      if (flat->norm() > clip_ * (1 + kPbmNormSlack)) {
+        return absl::InternalError(absl::StrCat("dpmf-rp codec: rotated contribution has norm ",
+                                                flat->norm(), " above the clip ", clip_));
+      }
       // column_l1's bound is deterministic, so an entry beyond c is a bug (rejected); rotated_l2
       // clamps the rare large rotated entry.
       return dp::PbmEncode(AsVector(*flat), pbm_,

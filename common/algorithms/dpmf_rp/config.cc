@@ -193,9 +193,7 @@ double PbmCoordinateClip(const DpmfRpConfig& config) {
 }
 
 double PbmL2OverClip(const DpmfRpConfig& config) {
-  // The fast Walsh-Hadamard transform's rounding changes the norm by ~log2(D) ulps, far below it.
-  constexpr double kRotationSlack = 1e-9;
-  return ContributionClip(config) * (1 + kRotationSlack) / PbmCoordinateClip(config);
+  return ContributionClip(config) * (1 + kPbmNormSlack) / PbmCoordinateClip(config);
 }
 
 dp::PrivacyBudget Budget(const DpmfRpConfig& config) {

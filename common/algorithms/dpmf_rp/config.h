@@ -140,9 +140,12 @@ int64_t PbmDimension(const DpmfRpConfig& config);
 int64_t DdgDimension(const DpmfRpConfig& config);
 // c, the range [-c, c] of every PBM coordinate.
 double PbmCoordinateClip(const DpmfRpConfig& config);
+// Relative allowance on the L2 norm of a clipped, rotated contribution: the fast Walsh-Hadamard
+// transform's rounding changes the norm by ~log2(D) ulps, far below it. The codec refuses more.
+inline constexpr double kPbmNormSlack = 1e-9;
 // An upper bound on ||y||_2 / c for every vector y PBM privatizes: the clip (an L2 bound, or an
-// L1 bound, which bounds the L2 norm too; the rotations keep it) over c, i.e. sqrt(D) / gamma
-// (rotated_l2) or sqrt(p') (column_l1), raised by 1e-9 for the rounding of the rotation.
+// L1 bound, which bounds the L2 norm too; the rotations keep it) times 1 + kPbmNormSlack over c,
+// i.e. about sqrt(D) / gamma (rotated_l2) or sqrt(p') (column_l1).
 double PbmL2OverClip(const DpmfRpConfig& config);
 dp::PrivacyBudget Budget(const DpmfRpConfig& config);
 
