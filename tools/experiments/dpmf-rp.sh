@@ -6,12 +6,13 @@
 #   tools/experiments/dpmf-rp.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                                [--epsilons="0.1 1 10"] [--compressions="1 2 5 10"] [--cases="1 2 3 4"]
 #                                [--clips="1 1.5 2"] [--l2-clips="1.25 2 3"] [--l2-gamma=3]
-#                                [--extra="FLAGS"] [GROUP...]
+#                                [--l2-epsilons="15 20"] [--extra="FLAGS"] [GROUP...]
 #
-# GROUPs (default: all): table2 ablation epsilon compression clip paper l2 l2seeds. --seeds
-# (default 4) applies to table2, ablation and l2seeds; the sweeps use seed 1. l2: at whole-run
-# (5, 1e-5)-DP, PBM charged coordinate by coordinate (gamma 1.25) and by the L2 shift (every
-# --l2-clips gamma), seed 1; l2seeds: seeds 2.. of the first and of --l2-gamma (chosen by l2).
+# GROUPs (default: all): table2 ablation epsilon compression clip paper l2 l2seeds l2eps.
+# --seeds (default 4) applies to table2, ablation and l2seeds; the sweeps use seed 1. l2: at
+# whole-run (5, 1e-5)-DP, PBM charged coordinate by coordinate (gamma 1.25) and by the L2 shift
+# (every --l2-clips gamma), seed 1; l2seeds: seeds 2.. of the first and of --l2-gamma (chosen by
+# l2); l2eps: --l2-gamma charged by the L2 shift at whole-run (epsilon, 1e-5) for --l2-epsilons.
 # --extra adds fedmf-sim flags to every run (they override fedmf's settings). Needs the binaries of --build (default build/, made by
 # tools/run-tests.sh). The data
 # file defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says
@@ -28,6 +29,7 @@ CASES="1 2 3 4"
 CLIPS="1 1.5 2"
 L2_CLIPS="1.25 2 3"
 L2_GAMMA=3
+L2_EPSILONS="15 20"
 EXTRA=()
 BUILD="${ROOT}/build"
 SELECTED=()
@@ -43,13 +45,14 @@ for arg in "$@"; do
     --clips=*) CLIPS="${arg#--clips=}" ;;
     --l2-clips=*) L2_CLIPS="${arg#--l2-clips=}" ;;
     --l2-gamma=*) L2_GAMMA="${arg#--l2-gamma=}" ;;
+    --l2-epsilons=*) L2_EPSILONS="${arg#--l2-epsilons=}" ;;
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
-    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "dpmf-rp.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
 done
-[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(table2 ablation epsilon compression clip paper l2 l2seeds)
+[[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(table2 ablation epsilon compression clip paper l2 l2seeds l2eps)
 if [[ ! -f "${DATA}" ]]; then
   echo "dpmf-rp.sh: ${DATA} not found: MovieLens 100K is needed (pass --data=PATH/u.data); skipping"
   exit 0
@@ -151,6 +154,11 @@ for group in "${SELECTED[@]}"; do
       for seed in $(seq 2 "${SEEDS}"); do
         run l2 coordinate-gamma1.25 "${seed}" "${TUNED[@]}" --epsilon=5 --delta=1e-5
         run l2 "l2-gamma${L2_GAMMA}" "${seed}" "${TUNED[@]}" --epsilon=5 --delta=1e-5 \
+          --pbm_accounting=l2 --pbm_clip_multiplier="${L2_GAMMA}"
+      done ;;
+    l2eps)
+      for eps in ${L2_EPSILONS}; do
+        run l2eps "l2-gamma${L2_GAMMA}-eps${eps}" 1 "${TUNED[@]}" --epsilon="${eps}" --delta=1e-5 \
           --pbm_accounting=l2 --pbm_clip_multiplier="${L2_GAMMA}"
       done ;;
     *) echo "dpmf-rp.sh: unknown group ${group}" >&2; exit 2 ;;

@@ -151,6 +151,9 @@ def main():
     parts.append("## PBM charged by the L2 shift, whole-run (5, 1e-5)-DP\n")
     l2 = sorted({n for g, n in runs if g == "l2"}, key=lambda n: (n.startswith("l2"), n))
     parts.append(table(runs, "l2", l2))
+    parts.append("## The same, charged by the L2 shift, at larger epsilons (seed 1)\n")
+    parts.append(table(runs, "l2eps", sorted({n for g, n in runs if g == "l2eps"},
+                                             key=lambda n: float(n.rsplit("eps", 1)[1]))))
     payload(out)
     (out / "tables.md").write_text("\n".join(parts))
     print((out / "tables.md").read_text())
