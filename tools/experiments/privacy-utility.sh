@@ -61,7 +61,10 @@ CSV="${OUT}/runs.csv"
 # DPMF-RP: fedmf's settings of docs/results/dpmf-rp.md (chosen there on seed 1's split, for PBM)
 # for every mechanism; Gaussian and DDG get the same L2 clip C = e (1 + kappa) B1 = 0.016 as PBM's
 # rotated_l2. Whole-run (epsilon, 1e-5)-DP per user, T = 100 rounds, every user every round.
+# PBM is charged by coordinates, as when these rows were measured; its L2-shift accounting (the
+# default since) is measured by tools/experiments/dpmf-rp.sh, groups l2, l2seeds and l2eps.
 DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
+      --pbm_accounting=coordinate
       --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100
       --ranking_kappa=5 --contribution_clip=0.016 --delta=1e-5
       --plain_sum --eval_every=0 --evaluate_every=100)
