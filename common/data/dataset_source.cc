@@ -126,7 +126,18 @@ absl::StatusOr<SyntheticConfig> ParseSynthetic(absl::string_view options) {
   return c;
 }
 
+absl::Status ParseUserItemOptions(absl::string_view kind, absl::string_view options,
+                                  DataSpec& spec) {
+  OptionTable table;
+  table.Add("test", "a path", [&spec](absl::string_view v) {
+    spec.test_path = std::string(v);
+    return !v.empty();
+  });
+  return table.Apply(kind, options, '&');
+}
+
 absl::Status ParseFileOptions(absl::string_view kind, absl::string_view options, DataSpec& spec) {
+  if (spec.kind == DataSpec::Kind::kUserItemLists) return ParseUserItemOptions(kind, options, spec);
   std::optional<double> min, max;
   OptionTable table;
   table.Add("min", "a number", OptionalNumber(min));
@@ -208,7 +219,8 @@ absl::StatusOr<DataSpec> ParseDataSpec(absl::string_view spec) {
       {"ml-100k", DataSpec::Kind::kMovieLens100K},
       {"ml-csv", DataSpec::Kind::kMovieLensCsv},
       {"ml-dat", DataSpec::Kind::kMovieLensDat},
-      {"csv", DataSpec::Kind::kDelimited}};
+      {"csv", DataSpec::Kind::kDelimited},
+      {"user-items", DataSpec::Kind::kUserItemLists}};
   bool known = false;
   for (const auto& [name, k] : kKinds) {
     if (kind == name) {
@@ -219,7 +231,7 @@ absl::StatusOr<DataSpec> ParseDataSpec(absl::string_view spec) {
   if (!known) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown data source '", kind, "' in \"", spec,
-                     "\" (expected synthetic, ml-100k, ml-csv, ml-dat or csv)"));
+                     "\" (expected synthetic, ml-100k, ml-csv, ml-dat, csv or user-items)"));
   }
   const size_t question = rest.find('?');
   result.path = std::string(rest.substr(0, question));
@@ -246,6 +258,8 @@ absl::StatusOr<RatingsDataset> LoadDataset(const DataSpec& spec) {
       return LoadMovieLensDat(spec.path, spec.options);
     case DataSpec::Kind::kDelimited:
       return LoadDelimited(spec.path, spec.format, spec.options);
+    case DataSpec::Kind::kUserItemLists:
+      return LoadUserItemLists(spec.path, spec.test_path);
   }
   return absl::InternalError("unhandled DataSpec kind");
 }
@@ -259,9 +273,13 @@ absl::StatusOr<RatingsDataset> LoadDataset(absl::string_view spec) {
 std::string DescribeDataset(const RatingsDataset& data) {
   const double cells = static_cast<double>(data.num_users()) * data.num_items();
   const double density = cells > 0 ? static_cast<double>(data.num_ratings()) / cells : 0.0;
-  return absl::StrFormat("users=%d items=%d ratings=%d density=%.4f mean_rating=%.3f",
-                         data.num_users(), data.num_items(), data.num_ratings(), density,
-                         data.MeanRating());
+  std::string summary = absl::StrFormat(
+      "users=%d items=%d ratings=%d density=%.4f mean_rating=%.3f", data.num_users(),
+      data.num_items(), data.num_ratings(), density, data.MeanRating());
+  if (!data.predefined_test().empty()) {
+    absl::StrAppend(&summary, " predefined_test=", data.predefined_test().size());
+  }
+  return summary;
 }
 
 }  // namespace fedmf::data

@@ -11,9 +11,13 @@
 //   ml-csv:PATH[?OPTIONS]            LoadMovieLensCsv (ratings.csv)
 //   ml-dat:PATH[?OPTIONS]            LoadMovieLensDat (ratings.dat)
 //   csv:PATH[?OPTIONS]               LoadDelimited
+//   user-items:PATH[?test=PATH]      LoadUserItemLists (LightGCN's Gowalla/Yelp2018/Amazon-Book
+//                                    train.txt; test= adds test.txt as the predefined test part,
+//                                    --split=predefined)
 //
-// OPTIONS are KEY=VALUE joined by '&'. Every file format takes min=X&max=Y (the declared rating
-// range, both or neither) and duplicates=error|first|last. csv also takes sep=STRING (or tab,
+// OPTIONS are KEY=VALUE joined by '&'. Every rating file format takes min=X&max=Y (the declared
+// rating range, both or neither) and duplicates=error|first|last; user-items only test=PATH (its
+// interactions are all 1, none may repeat). csv also takes sep=STRING (or tab,
 // space, comma, semicolon, pipe; default ','), header=0|1, user=N, item=N, rating=N (0-based
 // columns; default 0, 1, 2), timestamp=N|none, columns=N (fields per line) and extra=0|1 (allow
 // more fields than columns). PATH may not contain '?'. Unknown keys, repeated keys and bad values
@@ -21,6 +25,7 @@
 #ifndef FEDMF_COMMON_DATA_DATASET_SOURCE_H_
 #define FEDMF_COMMON_DATA_DATASET_SOURCE_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,17 +33,26 @@
 #include "common/data/loaders.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/synthetic.h"
+#include "common/data/user_item_lists.h"
 
 namespace fedmf::data {
 
 // A parsed --data spec.
 struct DataSpec {
-  enum class Kind { kSynthetic, kMovieLens100K, kMovieLensCsv, kMovieLensDat, kDelimited };
+  enum class Kind {
+    kSynthetic,
+    kMovieLens100K,
+    kMovieLensCsv,
+    kMovieLensDat,
+    kDelimited,
+    kUserItemLists
+  };
   Kind kind = Kind::kSynthetic;
-  SyntheticConfig synthetic;  // kSynthetic
-  std::string path;           // file kinds
-  DelimitedFormat format;     // kDelimited
-  LoadOptions options;        // file kinds
+  SyntheticConfig synthetic;             // kSynthetic
+  std::string path;                      // file kinds
+  DelimitedFormat format;                // kDelimited
+  LoadOptions options;                   // rating file kinds
+  std::optional<std::string> test_path;  // kUserItemLists: the predefined test part
 };
 
 absl::StatusOr<DataSpec> ParseDataSpec(absl::string_view spec);

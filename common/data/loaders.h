@@ -1,7 +1,7 @@
 // Loaders of rating files into a RatingsDataset: MovieLens 100K `u.data`, MovieLens `ratings.csv`,
 // MovieLens 1M/10M `ratings.dat`, and any delimited text with chosen columns. All or nothing: a
 // malformed file gives InvalidArgument naming file, 1-based line and problem; a missing file
-// NotFound.
+// NotFound. LightGCN's user-item lists (Gowalla, Yelp2018, Amazon-Book): user_item_lists.h.
 #ifndef FEDMF_COMMON_DATA_LOADERS_H_
 #define FEDMF_COMMON_DATA_LOADERS_H_
 

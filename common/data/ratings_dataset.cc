@@ -17,8 +17,10 @@ bool ByUserThenItem(const Rating& a, const Rating& b) {
 }  // namespace
 
 RatingsDataset::RatingsDataset(std::shared_ptr<const IdMaps> ids, std::vector<Rating> sorted,
-                               bool has_timestamps)
-    : ids_(std::move(ids)), has_timestamps_(has_timestamps) {
+                               bool has_timestamps, std::vector<int64_t> predefined_test)
+    : ids_(std::move(ids)),
+      has_timestamps_(has_timestamps),
+      predefined_test_(std::move(predefined_test)) {
   const int32_t n = static_cast<int32_t>(ids_->user_ids.size());
   const int32_t m = static_cast<int32_t>(ids_->item_ids.size());
   const size_t nnz = sorted.size();
@@ -167,6 +169,8 @@ void RatingsBuilder::AddItem(absl::string_view item_id) {
   Intern(item_id, ids_.item_ids, ids_.item_index);
 }
 
+void RatingsBuilder::BeginPredefinedTest() { test_from_ = static_cast<int64_t>(ratings_.size()); }
+
 absl::StatusOr<RatingsDataset> RatingsBuilder::Build(DuplicatePolicy duplicates) && {
   const int64_t total = static_cast<int64_t>(ratings_.size());
   if (with_timestamp_ != 0 && with_timestamp_ != total) {
@@ -192,12 +196,18 @@ absl::StatusOr<RatingsDataset> RatingsBuilder::Build(DuplicatePolicy duplicates)
 
   std::vector<Rating> sorted;
   sorted.reserve(total);
+  // in_test[k]: sorted[k] came from the predefined test part.
+  std::vector<bool> in_test;
+  const auto is_test = [&](int64_t pos) {
+    return test_from_.has_value() && order[pos] >= *test_from_;
+  };
   for (int64_t pos = 0; pos < total; ++pos) {
     const Rating& r = ratings_[order[pos]];
     const bool repeats =
         !sorted.empty() && sorted.back().user == r.user && sorted.back().item == r.item;
     if (!repeats) {
       sorted.push_back(r);
+      in_test.push_back(is_test(pos));
       continue;
     }
     switch (duplicates) {
@@ -210,8 +220,13 @@ absl::StatusOr<RatingsDataset> RatingsBuilder::Build(DuplicatePolicy duplicates)
         break;
       case DuplicatePolicy::kKeepLast:
         sorted.back() = r;
+        in_test.back() = is_test(pos);
         break;
     }
+  }
+  std::vector<int64_t> predefined_test;
+  for (size_t k = 0; k < in_test.size(); ++k) {
+    if (in_test[k]) predefined_test.push_back(static_cast<int64_t>(k));
   }
   // Release the inputs before the CSR arrays are allocated: it lowers the peak memory of a
   // 20M-rating load by about a third.
@@ -219,7 +234,8 @@ absl::StatusOr<RatingsDataset> RatingsBuilder::Build(DuplicatePolicy duplicates)
   std::vector<int64_t>().swap(lines_);
   std::vector<int64_t>().swap(order);
   auto ids = std::make_shared<const IdMaps>(std::move(ids_));
-  return RatingsDataset(std::move(ids), std::move(sorted), with_timestamp_ != 0);
+  return RatingsDataset(std::move(ids), std::move(sorted), with_timestamp_ != 0,
+                        std::move(predefined_test));
 }
 
 }  // namespace fedmf::data

@@ -1,6 +1,7 @@
 // RatingsDataset: an immutable set of (user, item, rating[, timestamp]) with dense indices, stored
-// as CSR by user and by item, plus the original id of every dense index. RatingsBuilder is the only
-// way to make one from raw ids; Subset() makes datasets over the same index space (used by splits).
+// as CSR by user and by item, plus the original id of every dense index, and optionally the test
+// part of a split the data came with (predefined_test()). RatingsBuilder is the only way to make
+// one from raw ids; Subset() makes datasets over the same index space (used by splits).
 #ifndef FEDMF_COMMON_DATA_RATINGS_DATASET_H_
 #define FEDMF_COMMON_DATA_RATINGS_DATASET_H_
 
@@ -68,17 +69,24 @@ class RatingsDataset {
   double MeanRating() const;
 
   // A dataset with the same users, items and id maps holding only the given ratings (indices in
-  // by-user order, any order, no repeats). Used to build train/test splits.
+  // by-user order, any order, no repeats). Used to build train/test splits; a subset has no
+  // predefined test part.
   RatingsDataset Subset(absl::Span<const int64_t> rating_indices) const;
+
+  // The test part of the split the data came with (e.g. the test.txt of LightGCN's Gowalla split):
+  // rating indices in by-user order, ascending. Empty when the data came without one
+  // (RatingsBuilder::BeginPredefinedTest). `--split=predefined` uses it (split_spec.h).
+  absl::Span<const int64_t> predefined_test() const { return predefined_test_; }
 
  private:
   friend class RatingsBuilder;
   // Builds both CSR layouts from ratings sorted by (user, item), without duplicates.
-  RatingsDataset(std::shared_ptr<const IdMaps> ids, std::vector<Rating> sorted,
-                 bool has_timestamps);
+  RatingsDataset(std::shared_ptr<const IdMaps> ids, std::vector<Rating> sorted, bool has_timestamps,
+                 std::vector<int64_t> predefined_test = {});
 
   std::shared_ptr<const IdMaps> ids_;
   bool has_timestamps_ = false;
+  std::vector<int64_t> predefined_test_;
   // By user: row u spans [user_offsets_[u], user_offsets_[u + 1]).
   std::vector<int64_t> user_offsets_;
   std::vector<int32_t> user_items_;
@@ -106,6 +114,9 @@ class RatingsBuilder {
   // catalogue); an id already known keeps its index.
   void AddUser(absl::string_view user_id);
   void AddItem(absl::string_view item_id);
+  // The ratings added from now on are the dataset's predefined test part (predefined_test()), those
+  // added before it the train part. A duplicate kept by the policy stays in the part it came from.
+  void BeginPredefinedTest();
 
   // Fails on duplicates under kError (naming both lines), or if timestamps are given for some
   // ratings but not others.
@@ -117,6 +128,7 @@ class RatingsBuilder {
   std::vector<Rating> ratings_;
   std::vector<int64_t> lines_;
   int64_t with_timestamp_ = 0;
+  std::optional<int64_t> test_from_;  // ratings_[k] with k >= *test_from_ are predefined test
   int32_t last_user_ = -1;  // rating files are mostly grouped by user: skips most user lookups
 };
 

@@ -16,6 +16,26 @@ absl::StatusOr<std::vector<TrainTest>> One(absl::StatusOr<TrainTest> split) {
   return out;
 }
 
+absl::StatusOr<TrainTest> SplitPredefined(const RatingsDataset& data) {
+  const absl::Span<const int64_t> test = data.predefined_test();
+  if (test.empty()) {
+    return absl::InvalidArgumentError(
+        "split 'predefined': the data came without a test part (give one with "
+        "--data=user-items:TRAIN?test=TEST)");
+  }
+  std::vector<int64_t> train;
+  train.reserve(static_cast<size_t>(data.num_ratings()) - test.size());
+  size_t next = 0;  // `test` is ascending
+  for (int64_t k = 0; k < data.num_ratings(); ++k) {
+    if (next < test.size() && test[next] == k) {
+      ++next;
+    } else {
+      train.push_back(k);
+    }
+  }
+  return TrainTest{data.Subset(train), data.Subset(test)};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
@@ -73,13 +93,21 @@ absl::StatusOr<std::vector<TrainTest>> MakeSplits(const RatingsDataset& data,
     if (!absl::SimpleAtoi(value, &count)) return bad_value("a rating count");
     return One(SplitLeaveNOut(data, count, seed));
   }
+  if (kind == "predefined") {
+    if (colon != spec.npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("split '", spec, "': 'predefined' takes no value"));
+    }
+    return One(SplitPredefined(data));
+  }
   if (kind == "leave-latest") {
     if (!absl::SimpleAtoi(value, &count)) return bad_value("a rating count");
     return One(SplitLeaveLatestNOut(data, count));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("split '", spec,
-                   "': expected kfold:K, fold:I/K, holdout:FRACTION, leave:N or leave-latest:N"));
+                   "': expected kfold:K, fold:I/K, holdout:FRACTION, leave:N, leave-latest:N or "
+                   "predefined"));
 }
 
 }  // namespace fedmf::data

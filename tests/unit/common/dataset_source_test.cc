@@ -145,7 +145,7 @@ TEST(DatasetSourceTest, CsvNamedSeparatorsAndNoTimestamp) {
 TEST(DatasetSourceTest, FileSpecErrors) {
   ExpectSpecError("netflix:/x",
                   "unknown data source 'netflix' in \"netflix:/x\" (expected synthetic, "
-                  "ml-100k, ml-csv, ml-dat or csv)");
+                  "ml-100k, ml-csv, ml-dat, csv or user-items)");
   ExpectSpecError("ml-100k", "ml-100k: missing path in \"ml-100k\"");
   ExpectSpecError("csv:?sep=;", "csv: missing path in \"csv:?sep=;\"");
   ExpectSpecError("ml-100k:/x?sep=;",

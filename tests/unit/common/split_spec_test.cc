@@ -90,7 +90,8 @@ TEST(SplitSpecTest, MalformedSpecsNameTheProblem) {
       {"fold:3", "'3' is not I/K (fold I of K)"},
       {"fold:5/4", "'5/4' is not I/K with I in [1, K]"},
       {"fold:0/4", "'0/4' is not I/K with I in [1, K]"},
-      {"random", "expected kfold:K, fold:I/K, holdout:FRACTION, leave:N or leave-latest:N"},
+      {"random",
+       "expected kfold:K, fold:I/K, holdout:FRACTION, leave:N, leave-latest:N or predefined"},
   };
   for (const auto& [spec, message] : cases) {
     const absl::Status s = MakeSplits(Small(), spec, 1).status();
