@@ -12,13 +12,14 @@
 # nlohmann-json3-dev reads and writes the SecAgg test vectors (tools/secagg_vectors,
 # tests/unit/crypto/secagg_vectors_test.cc); python3-cryptography runs their independent checker
 # (tools/secagg_vectors/check_vectors.py, ctest secagg_vectors_python). libcpp-httplib-dev serves
-# the coordinator's Prometheus metrics (--metrics_listen).
+# the coordinator's Prometheus metrics (--metrics_listen). libspectra-dev (header-only Lanczos) finds
+# the graph filters' singular vectors (common/algorithms/graph_filter).
 set -euo pipefail
 
 PACKAGES=(
   g++ cmake make pkg-config git ca-certificates dpkg-dev file
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libssl-dev libeigen3-dev libabsl-dev
+  libssl-dev libeigen3-dev libspectra-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev python3-cryptography
   libcpp-httplib-dev
   docker-compose python3-yaml mmdebstrap openssl iproute2

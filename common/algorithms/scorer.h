@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "common/data/ratings_dataset.h"
 
 namespace fedmf::algorithms {
@@ -51,6 +52,25 @@ class Scorer {
   // ranks first, ties and NaN as common/metrics ranks. InvalidArgument for an item outside the
   // model or a non-finite rating.
   virtual absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const = 0;
+
+  // Scores() of several users at once: column b holds the scores of users[b] (m x users.size()).
+  // The default asks Scores() user by user; a model that scores a block of users more cheaply
+  // together (the graph filters: sparse products over the whole block) overrides it. Errors as
+  // Scores.
+  virtual absl::StatusOr<Eigen::MatrixXd> ScoresBatch(
+      absl::Span<const data::RatingRow> users) const {
+    Eigen::MatrixXd out(num_items(), static_cast<Eigen::Index>(users.size()));
+    for (size_t b = 0; b < users.size(); ++b) {
+      absl::StatusOr<Eigen::VectorXd> scores = Scores(users[b]);
+      if (!scores.ok()) return scores.status();
+      if (scores->size() != out.rows()) {
+        return absl::InternalError(absl::StrCat("the model gave ", scores->size(),
+                                                " scores for its ", out.rows(), " items"));
+      }
+      out.col(static_cast<Eigen::Index>(b)) = *scores;
+    }
+    return out;
+  }
 
   // False for a model that only ranks (e.g. a graph filter): it predicts no ratings, and rating
   // errors (RMSE/MAE) are then absent, not 0 (common/metrics/user_metrics.h).
