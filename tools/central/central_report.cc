@@ -1,5 +1,6 @@
 #include "tools/central/central_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -12,9 +13,11 @@ namespace {
 struct Row {
   std::string name;
   std::function<double(const FoldResult&)> value;
+  bool rating_error = false;  // left out when the model predicts no ratings
 };
 
 std::string DescribeModel(const TrainerConfig& c) {
+  if (IsGraphFilter(c.model)) return algorithms::graph_filter::DescribeConfig(c.graph_filter);
   if (c.model == "central-mf") {
     return absl::StrFormat("central-mf rank=%d lambda=%g mu=%g kappa=%g iterations=%d",
                            c.central.rank, c.central.lambda, c.central.mu, c.central.kappa,
@@ -44,12 +47,14 @@ std::string DescribeModel(const TrainerConfig& c) {
 
 void PrintSummary(const TrainerConfig& config, const std::string& data, const std::string& split,
                   const std::vector<FoldResult>& folds, std::FILE* out) {
+  const bool rating_errors =
+      std::any_of(folds.begin(), folds.end(), [](const FoldResult& f) { return f.rating_errors; });
   const int n = config.ranking.top_n;
   const int long_n = config.long_ranking.top_n;
   const std::vector<Row> rows = {
-      {"RMSE", [](const FoldResult& f) { return f.errors.rmse; }},
-      {"MAE", [](const FoldResult& f) { return f.errors.mae; }},
-      {"per-user RMSE (eq. 52)", [](const FoldResult& f) { return f.errors.per_user_rmse; }},
+      {"RMSE", [](const FoldResult& f) { return f.errors.rmse; }, true},
+      {"MAE", [](const FoldResult& f) { return f.errors.mae; }, true},
+      {"per-user RMSE (eq. 52)", [](const FoldResult& f) { return f.errors.per_user_rmse; }, true},
       {absl::StrCat("Precision@", n), [](const FoldResult& f) { return f.ranking.precision; }},
       {absl::StrCat("Recall@", n), [](const FoldResult& f) { return f.ranking.recall; }},
       {absl::StrCat("F1@", n), [](const FoldResult& f) { return f.ranking.f1; }},
@@ -60,9 +65,13 @@ void PrintSummary(const TrainerConfig& config, const std::string& data, const st
       {absl::StrCat("Recall@", long_n), [](const FoldResult& f) { return f.long_ranking.recall; }},
       {absl::StrCat("NDCG@", long_n), [](const FoldResult& f) { return f.long_ranking.ndcg; }},
       {"train seconds", [](const FoldResult& f) { return f.train_seconds; }},
+      {"evaluate seconds", [](const FoldResult& f) { return f.evaluate_seconds; }},
   };
-  absl::FPrintF(out, "\nmodel: %s\ndata: %s   split: %s   relevance threshold: %g\n\n",
+
+  absl::FPrintF(out, "\nmodel: %s\ndata: %s   split: %s   relevance threshold: %g\n",
                 DescribeModel(config), data, split, config.ranking.relevance_threshold);
+  if (!rating_errors) absl::FPrintF(out, "rating errors: absent (the model predicts no ratings)\n");
+  absl::FPrintF(out, "\n");
   std::string header = "| metric | mean | std |";
   std::string rule = "|---|---|---|";
   for (const FoldResult& f : folds) {
@@ -71,6 +80,7 @@ void PrintSummary(const TrainerConfig& config, const std::string& data, const st
   }
   absl::FPrintF(out, "%s\n%s\n", header, rule);
   for (const Row& row : rows) {
+    if (row.rating_error && !rating_errors) continue;
     double sum = 0;
     for (const FoldResult& f : folds) sum += row.value(f);
     const double mean = folds.empty() ? 0 : sum / static_cast<double>(folds.size());

@@ -1,13 +1,16 @@
 // fedmf-central: the centralized baselines (explicit ALS, DPMF-RP's CentralMF, the local-DP MF
-// paper's non-private GD, the FMF privacy paper's central DP-SGD, and the global-mean, user-mean
-// and popularity predictors) trained and
-// evaluated with cross-validation on any dataset fedmf can load; the yardstick for federated runs.
+// paper's non-private GD, the FMF privacy paper's central DP-SGD, the global-mean, user-mean and
+// popularity predictors, and the graph filters GF-CF, Turbo-CF and BSPM of PriviRec) trained and
+// evaluated with cross-validation or a predefined split on any dataset fedmf can load; the
+// yardstick for federated runs.
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/algorithms/fmf_sgd/config.h"
+#include "absl/time/clock.h"
+#include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -23,21 +28,27 @@
 #include "common/mf/model_io.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
+#include "common/util/proc_stats.h"
 #include "tools/central/central_report.h"
 #include "tools/central/trainer.h"
 
-ABSL_FLAG(
-    std::string, data, "synthetic",
-    "dataset: synthetic[:key=value,...], ml-100k:PATH, ml-csv:PATH, ml-dat:PATH or csv:PATH?...");
+ABSL_FLAG(std::string, data, "synthetic",
+          "dataset: synthetic[:key=value,...], ml-100k:PATH, ml-csv:PATH, ml-dat:PATH, "
+          "csv:PATH?... or user-items:TRAIN[?test=TEST] (LightGCN's Gowalla/Yelp2018/Amazon-Book "
+          "lists; test= is the predefined test part)");
 ABSL_FLAG(std::string, model, "als",
           "als (explicit ALS with biases), central-mf (DPMF-RP eq. 4), ldp-gd (the local-DP MF "
           "paper's non-private GD, --iterations = k), dp-sgdmf (the FMF privacy paper's central "
-          "DP-SGD, s = 1: --sgdmf_* flags), or the baselines without factors: "
-          "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean)");
+          "DP-SGD, s = 1: --sgdmf_* flags), the baselines without factors: "
+          "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean), or "
+          "the graph filters (rank only, every rating counting 1, published Gowalla settings "
+          "unless the --filter_*, --turbo_*, --bspm_* flags say otherwise): gf-cf, turbo-cf, "
+          "bspm-lm, bspm-em");
 ABSL_FLAG(
     std::string, split, "kfold:5",
     "evaluation split: kfold:K, holdout:FRACTION (per user), leave:N or leave-latest:N (per user), "
-    "optionally +train:F (each user's training ratings subsampled to F)");
+    "predefined (the data's own test part, user-items:TRAIN?test=TEST), optionally +train:F "
+    "(each user's training ratings subsampled to F)");
 ABSL_FLAG(int, folds_to_run, 0, "evaluate only the first N folds (0 = all)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the split and of the factor initialization");
 ABSL_FLAG(int, rank, 0,
@@ -86,12 +97,69 @@ ABSL_FLAG(bool, rating_predictor, true,
 ABSL_FLAG(int, top_n, 10, "recommendation list length for precision/recall/F1/mAP (DPMF-RP)");
 ABSL_FLAG(double, relevance_threshold, 4, "a test rating >= this is a relevant item");
 ABSL_FLAG(int, long_top_n, 20, "list length for Recall@N / NDCG@N (PriviRec)");
+ABSL_FLAG(std::optional<double>, filter_alpha, std::nullopt,
+          "graph filters: R~ = U^-alpha R V^(alpha-1) (default gf-cf and bspm 0.5, turbo-cf 0.6)");
+ABSL_FLAG(std::optional<int64_t>, filter_rank, std::nullopt,
+          "gf-cf, bspm: k, the ideal low-pass filter's singular vectors (default gf-cf 256, bspm "
+          "448)");
+ABSL_FLAG(std::optional<double>, filter_ideal_weight, std::nullopt,
+          "gf-cf: gamma, bspm: beta, the ideal low-pass filter's weight (default 0.3, 0.2)");
+ABSL_FLAG(std::optional<double>, turbo_power, std::nullopt,
+          "turbo-cf: s, P~ raised entrywise to s (default 0.7)");
+ABSL_FLAG(std::optional<int>, turbo_polynomial, std::nullopt,
+          "turbo-cf: 1 (P), 2 (2P - P^2) or 3 (P + 0.01 (-P^3 + 10 P^2 - 29 P)) (default 1)");
+ABSL_FLAG(std::optional<std::string>, bspm_ideal, std::nullopt,
+          "bspm: the ideal low-pass ODE as SOLVER,T,K (euler or rk4; default euler,1,1)");
+ABSL_FLAG(std::optional<std::string>, bspm_blur, std::nullopt,
+          "bspm: the blurring ODE as SOLVER,T,K (default euler,1,1)");
+ABSL_FLAG(std::optional<std::string>, bspm_sharpen, std::nullopt,
+          "bspm: the sharpening ODE as SOLVER,T,K (default: bspm-em rk4,2.5,1; bspm-lm in "
+          "common/algorithms/graph_filter/config.h)");
+ABSL_FLAG(std::optional<bool>, bspm_sharpening, std::nullopt,
+          "bspm: run the sharpening ODE (default true)");
+ABSL_FLAG(std::optional<bool>, bspm_point_combination, std::nullopt,
+          "bspm: average the blurring and sharpening time points (default false)");
+ABSL_FLAG(int, block_users, 64,
+          "graph filters: users scored together (memory grows with it: a few m x block "
+          "matrices of doubles)");
 ABSL_FLAG(int, threads, 0, "worker threads (0 = all cores)");
 ABSL_FLAG(std::string, save_model, "",
           "after evaluation, train on the whole dataset and save the model (protobuf) here");
 
 namespace fedmf::central {
 namespace {
+
+// The published settings of a graph filter, overridden by the flags that are set.
+absl::StatusOr<algorithms::graph_filter::GraphFilterConfig> GraphFilterFromFlags(
+    const std::string& model) {
+  namespace gf = algorithms::graph_filter;
+  absl::StatusOr<gf::GraphFilterConfig> c = gf::PublishedConfig(model);
+  if (!c.ok()) return c.status();
+  if (const auto v = absl::GetFlag(FLAGS_filter_alpha)) c->alpha = *v;
+  if (const auto v = absl::GetFlag(FLAGS_filter_rank)) c->rank = *v;
+  if (const auto v = absl::GetFlag(FLAGS_filter_ideal_weight)) {
+    c->gamma = *v;              // GF-CF's
+    c->bspm.ideal_weight = *v;  // BSPM's beta
+  }
+  if (const auto v = absl::GetFlag(FLAGS_turbo_power)) c->power = *v;
+  if (const auto v = absl::GetFlag(FLAGS_turbo_polynomial)) c->polynomial = *v;
+  const std::pair<std::optional<std::string>, gf::OdeSpec*> odes[] = {
+      {absl::GetFlag(FLAGS_bspm_ideal), &c->bspm.ideal},
+      {absl::GetFlag(FLAGS_bspm_blur), &c->bspm.blur},
+      {absl::GetFlag(FLAGS_bspm_sharpen), &c->bspm.sharpen}};
+  for (const auto& [text, spec] : odes) {
+    if (!text.has_value()) continue;
+    absl::StatusOr<gf::OdeSpec> parsed = gf::ParseOdeSpec(*text);
+    if (!parsed.ok()) return parsed.status();
+    *spec = *parsed;
+  }
+  if (const auto v = absl::GetFlag(FLAGS_bspm_sharpening)) c->bspm.sharpening = *v;
+  if (const auto v = absl::GetFlag(FLAGS_bspm_point_combination)) {
+    c->bspm.point_combination = *v;
+  }
+  if (absl::Status s = gf::ValidateConfig(*c); !s.ok()) return s;
+  return c;
+}
 
 absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   TrainerConfig c;
@@ -157,10 +225,49 @@ absl::StatusOr<TrainerConfig> ConfigFromFlags() {
   c.ranking.relevance_threshold = absl::GetFlag(FLAGS_relevance_threshold);
   c.long_ranking.top_n = absl::GetFlag(FLAGS_long_top_n);
   c.long_ranking.relevance_threshold = c.ranking.relevance_threshold;
+  c.block_users = absl::GetFlag(FLAGS_block_users);
+  if (IsGraphFilter(c.model)) {
+    absl::StatusOr<algorithms::graph_filter::GraphFilterConfig> filter =
+        GraphFilterFromFlags(c.model);
+    if (!filter.ok()) return filter.status();
+    c.graph_filter = *std::move(filter);
+  }
   return c;
 }
 
+// InvalidArgument when no test rating of `folds` is relevant: every user would be skipped and the
+// ranking metrics read 0.
+absl::Status CheckSomethingIsRelevant(const std::vector<data::TrainTest>& folds,
+                                      const TrainerConfig& config) {
+  for (const data::TrainTest& fold : folds) {
+    for (int32_t u = 0; u < fold.test.num_users(); ++u) {
+      for (float r : fold.test.user(u).ratings) {
+        if (r >= config.ranking.relevance_threshold) return absl::OkStatus();
+      }
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no test rating reaches --relevance_threshold=", config.ranking.relevance_threshold,
+      ", so no user could be evaluated (implicit-feedback data such as user-items rates every "
+      "interaction 1: pass --relevance_threshold=1)"));
+}
+
+// The run's wall time and peak resident memory (VmHWM), on stdout after the summary and as an
+// event line.
+void PrintResources(absl::Time start) {
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  absl::StatusOr<util::ProcStats> stats = util::ReadProcStats(getpid());
+  const double peak_mib = stats.ok() ? static_cast<double>(stats->peak_rss_bytes) / (1 << 20) : 0;
+  std::printf("\nwall seconds: %.1f   peak RSS: %.0f MiB   threads: %d\n", seconds, peak_mib,
+              omp_get_max_threads());
+  EventLine("run_done")
+      .Add("wall_seconds", seconds)
+      .Add("peak_rss_mib", peak_mib)
+      .Add("threads", omp_get_max_threads());
+}
+
 absl::Status Run() {
+  const absl::Time start = absl::Now();
   if (const int threads = absl::GetFlag(FLAGS_threads); threads > 0) omp_set_num_threads(threads);
   absl::StatusOr<TrainerConfig> config = ConfigFromFlags();
   if (!config.ok()) return config.status();
@@ -176,6 +283,7 @@ absl::Status Run() {
   if (!folds.ok()) return folds.status();
   const int limit = absl::GetFlag(FLAGS_folds_to_run);
   if (limit > 0 && limit < static_cast<int>(folds->size())) folds->resize(limit);
+  if (absl::Status s = CheckSomethingIsRelevant(*folds, *config); !s.ok()) return s;
 
   std::vector<FoldResult> results;
   for (size_t f = 0; f < folds->size(); ++f) {
@@ -185,6 +293,7 @@ absl::Status Run() {
     results.push_back(*std::move(result));
   }
   PrintSummary(*config, absl::GetFlag(FLAGS_data), absl::GetFlag(FLAGS_split), results, stdout);
+  PrintResources(start);
 
   if (const std::string path = absl::GetFlag(FLAGS_save_model); !path.empty()) {
     if (!IsFactorModel(config->model)) {

@@ -9,7 +9,11 @@
 #include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/fmf_sgd/central_dp_sgd.h"
 #include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/graph_filter/build.h"
+#include "common/algorithms/graph_filter/scorer.h"
 #include "common/algorithms/ldp_gd/central_gd.h"
+#include "common/algorithms/popularity_scorer.h"
+#include "common/algorithms/scorer_evaluation.h"
 #include "common/mf/rating_predictor.h"
 #include "common/util/event_log.h"
 
@@ -164,24 +168,100 @@ metrics::UserScorer MeanScorer(const std::string& model, const data::RatingsData
   };
 }
 
-// Ranking of the baselines without factors: popularity by train rating count, the means rank
-// nothing (constant scores).
-metrics::UserScorer BaselineRanking(const std::string& model, const data::RatingsDataset& train,
-                                    metrics::UserScorer mean) {
-  if (model != "popularity") return mean;
-  auto counts = std::make_shared<std::vector<double>>();
+// The popularity model's ranking: items by train rating count.
+algorithms::PopularityScorer PopularityByCount(const data::RatingsDataset& train) {
+  Eigen::VectorXd counts(train.num_items());
   for (int32_t i = 0; i < train.num_items(); ++i) {
-    counts->push_back(static_cast<double>(train.item(i).size()));
+    counts[i] = static_cast<double>(train.item(i).size());
   }
-  return [counts](int32_t, absl::Span<double> scores) {
-    std::copy(counts->begin(), counts->end(), scores.begin());
+  return algorithms::PopularityScorer(std::move(counts));
+}
+
+// Both rankings of `result` through `model`'s Scorer, blocks of users at a time, one progress line
+// per block.
+absl::Status RankThroughScorer(const algorithms::Scorer& model, const data::TrainTest& split,
+                               const TrainerConfig& config, int fold, FoldResult& result) {
+  const absl::Time start = absl::Now();
+  const metrics::RankingOptions rankings[] = {config.ranking, config.long_ranking};
+  algorithms::ScorerEvaluationOptions options;
+  options.block_users = config.block_users;
+  options.progress = [fold, start](int64_t done, int64_t total) {
+    EventLine("evaluate")
+        .Add("fold", fold)
+        .Add("users", done)
+        .Add("of", total)
+        .Add("seconds", absl::ToDoubleSeconds(absl::Now() - start));
   };
+  absl::StatusOr<std::vector<metrics::MetricSums>> sums =
+      algorithms::EvaluateScorer(model, split, rankings, options);
+  if (!sums.ok()) return sums.status();
+  result.ranking = (*sums)[0].Ranking();
+  result.long_ranking = (*sums)[1].Ranking();
+  return absl::OkStatus();
+}
+
+// A graph filter built on the train split (progress lines per stage and during the singular
+// vectors), ranked through its Scorer; it predicts no ratings.
+absl::StatusOr<FoldResult> EvaluateGraphFilter(const data::TrainTest& split,
+                                               const TrainerConfig& config, int fold) {
+  FoldResult result;
+  result.fold = fold;
+  result.rating_errors = false;
+  const absl::Time start = absl::Now();
+  algorithms::graph_filter::BuildProgress progress;
+  progress.stage = [fold](absl::string_view stage, double seconds, absl::string_view detail) {
+    EventLine("filter_stage")
+        .Add("fold", fold)
+        .Add("stage", stage)
+        .Add("seconds", seconds)
+        .Add("detail", detail);
+  };
+  progress.lanczos = [fold, start](int64_t products) {
+    EventLine("lanczos")
+        .Add("fold", fold)
+        .Add("products", products)
+        .Add("seconds", absl::ToDoubleSeconds(absl::Now() - start));
+  };
+  absl::StatusOr<std::shared_ptr<const algorithms::graph_filter::ItemFilter>> filter =
+      algorithms::graph_filter::BuildCentralFilter(split.train, config.graph_filter, progress);
+  if (!filter.ok()) return filter.status();
+  result.train_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  const algorithms::graph_filter::GraphFilterScorer scorer(*std::move(filter));
+  const absl::Time evaluate = absl::Now();
+  if (absl::Status s = RankThroughScorer(scorer, split, config, fold, result); !s.ok()) return s;
+  result.evaluate_seconds = absl::ToDoubleSeconds(absl::Now() - evaluate);
+  return result;
+}
+
+void LogFold(const FoldResult& result) {
+  EventLine line("fold_done");
+  line.Add("fold", result.fold)
+      .Add("train_seconds", result.train_seconds)
+      .Add("evaluate_seconds", result.evaluate_seconds);
+  if (result.rating_errors) {
+    line.Add("rmse", result.errors.rmse)
+        .Add("mae", result.errors.mae)
+        .Add("per_user_rmse", result.errors.per_user_rmse);
+  } else {
+    line.Add("rating_errors", "absent");
+  }
+  line.Add("precision", result.ranking.precision)
+      .Add("recall", result.ranking.recall)
+      .Add("f1", result.ranking.f1)
+      .Add("map", result.ranking.map)
+      .Add("map_at_n", result.ranking.map_at_n)
+      .Add("recall_long", result.long_ranking.recall)
+      .Add("ndcg_long", result.long_ranking.ndcg);
 }
 
 }  // namespace
 
 bool IsFactorModel(const std::string& model) {
   return model == "als" || model == "central-mf" || model == "ldp-gd" || model == "dp-sgdmf";
+}
+
+bool IsGraphFilter(const std::string& model) {
+  return model == "gf-cf" || model == "turbo-cf" || model == "bspm-lm" || model == "bspm-em";
 }
 
 absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
@@ -199,6 +279,11 @@ absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,
 
 absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
                                             const TrainerConfig& config, int fold) {
+  if (IsGraphFilter(config.model)) {
+    absl::StatusOr<FoldResult> result = EvaluateGraphFilter(split, config, fold);
+    if (result.ok()) LogFold(*result);
+    return result;
+  }
   const absl::Time start = absl::Now();
   FoldResult result;
   result.fold = fold;
@@ -218,30 +303,28 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
     }
   } else {
     rating_scorer = MeanScorer(config.model, split.train);
-    raw = BaselineRanking(config.model, split.train, rating_scorer);
+    raw = rating_scorer;  // the means rank nothing (constant scores); popularity: below
   }
   result.train_seconds = absl::ToDoubleSeconds(absl::Now() - start);
 
   const auto [lo, hi] = RatingRange(split.train);
   // Clipping only helps error metrics; for ranking it would create ties at the top of the scale.
   if (config.clip_predictions) rating_scorer = Clipped(std::move(rating_scorer), lo, hi);
+  const absl::Time evaluate = absl::Now();
   result.errors = metrics::EvaluateErrors(split.test, rating_scorer);
-  result.ranking = metrics::EvaluateRanking(split.train, split.test, raw, config.ranking);
-  result.long_ranking = metrics::EvaluateRanking(split.train, split.test, raw, config.long_ranking);
-
-  EventLine("fold_done")
-      .Add("fold", fold)
-      .Add("train_seconds", result.train_seconds)
-      .Add("rmse", result.errors.rmse)
-      .Add("mae", result.errors.mae)
-      .Add("per_user_rmse", result.errors.per_user_rmse)
-      .Add("precision", result.ranking.precision)
-      .Add("recall", result.ranking.recall)
-      .Add("f1", result.ranking.f1)
-      .Add("map", result.ranking.map)
-      .Add("map_at_n", result.ranking.map_at_n)
-      .Add("recall_long", result.long_ranking.recall)
-      .Add("ndcg_long", result.long_ranking.ndcg);
+  if (config.model == "popularity") {
+    if (absl::Status s =
+            RankThroughScorer(PopularityByCount(split.train), split, config, fold, result);
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    result.ranking = metrics::EvaluateRanking(split.train, split.test, raw, config.ranking);
+    result.long_ranking =
+        metrics::EvaluateRanking(split.train, split.test, raw, config.long_ranking);
+  }
+  result.evaluate_seconds = absl::ToDoubleSeconds(absl::Now() - evaluate);
+  LogFold(result);
   return result;
 }
 

@@ -2,8 +2,11 @@
 // progress line per ALS sweep or GD iteration. Factor models: als, central-mf (DPMF-RP eq. 4),
 // ldp-gd (the local-DP MF paper's non-private GD, scored as the federated ldp-gd scores) and
 // dp-sgdmf (the FMF privacy paper's central DP-SGD with embedding or gradient clipping); models
-// without factors: global-mean and user-mean (predict that mean, rank nothing: every item ties)
-// and popularity (ranks by train rating count, predicts the item's mean rating).
+// without factors: global-mean and user-mean (predict that mean, rank nothing: every item ties),
+// popularity (ranks by train rating count through the shared PopularityScorer, predicts the
+// item's mean rating) and the graph filters gf-cf, turbo-cf, bspm-lm and bspm-em
+// (common/algorithms/graph_filter: rank through their Scorer in blocks of users, predict no
+// ratings).
 #ifndef FEDMF_TOOLS_CENTRAL_TRAINER_H_
 #define FEDMF_TOOLS_CENTRAL_TRAINER_H_
 
@@ -11,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/fmf_sgd/config.h"
+#include "common/algorithms/graph_filter/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/metrics/metrics.h"
@@ -39,6 +43,9 @@ struct TrainerConfig {
   bool rating_predictor = true;
   metrics::RankingOptions ranking;
   metrics::RankingOptions long_ranking{.top_n = 20};
+  // The graph filters: the model's settings (graph_filter::PublishedConfig(model), then flags).
+  algorithms::graph_filter::GraphFilterConfig graph_filter;
+  int32_t block_users = 64;  // users a graph filter scores at once
 };
 
 struct FoldResult {
@@ -46,13 +53,17 @@ struct FoldResult {
   metrics::ErrorMetrics errors;
   metrics::RankingMetrics ranking;       // at TrainerConfig::ranking
   metrics::RankingMetrics long_ranking;  // at TrainerConfig::long_ranking
-  double train_seconds = 0;
+  bool rating_errors = true;             // false: the model predicts no ratings, `errors` is absent
+  double train_seconds = 0;              // graph filters: building the filter
+  double evaluate_seconds = 0;
 };
 
 // The models --model can name, for its help and checks.
-inline constexpr const char* kModels[] = {"als",         "central-mf", "ldp-gd",    "dp-sgdmf",
-                                          "global-mean", "user-mean",  "popularity"};
+inline constexpr const char* kModels[] = {
+    "als",        "central-mf", "ldp-gd",   "dp-sgdmf", "global-mean", "user-mean",
+    "popularity", "gf-cf",      "turbo-cf", "bspm-lm",  "bspm-em"};
 bool IsFactorModel(const std::string& model);
+bool IsGraphFilter(const std::string& model);
 
 // Trains the configured factor model; `fold` only labels progress lines.
 absl::StatusOr<mf::FactorModel> Train(const data::RatingsDataset& train,

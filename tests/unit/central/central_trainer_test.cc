@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_sgd/central_dp_sgd.h"
 #include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/ldp_gd/central_gd.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "gtest/gtest.h"
@@ -44,6 +45,53 @@ TEST(CentralTrainerTest, MeanBaselinesPredictTheirMean) {
   EXPECT_NEAR(Evaluate("global-mean").errors.rmse, 2, 1e-12);
   EXPECT_NEAR(Evaluate("user-mean").errors.rmse, 7.0 / 3 - 1, 1e-12);
   EXPECT_NEAR(Evaluate("popularity").errors.rmse, 2, 1e-12);
+}
+
+// Popularity ranks by train rating count through the probe's PopularityScorer: b's only candidate
+// is i4 (a's are i3 and i4), so b's relevant i4 is first: recall 1, NDCG 1.
+TEST(CentralTrainerTest, PopularityRanksByCount) {
+  TrainerConfig c;
+  c.model = "popularity";
+  c.ranking.relevance_threshold = 1;
+  c.long_ranking.relevance_threshold = 1;
+  const FoldResult result = TrainAndEvaluate(Split(), c, 1).value();
+  EXPECT_EQ(result.long_ranking.num_users, 1);
+  EXPECT_DOUBLE_EQ(result.long_ranking.recall, 1);
+  EXPECT_DOUBLE_EQ(result.long_ranking.ndcg, 1);
+  EXPECT_TRUE(result.rating_errors);
+}
+
+// The graph filters rank through their Scorer and predict no ratings. Test: a's i3 (rated by b
+// with i1 and i2, which a rated) must beat i4, which no one rated in train.
+TEST(CentralTrainerTest, GraphFiltersRankWithoutRatingErrors) {
+  data::RatingsBuilder builder;
+  builder.Add("a", "i1", 5, std::nullopt);
+  builder.Add("a", "i2", 3, std::nullopt);
+  builder.Add("b", "i1", 4, std::nullopt);
+  builder.Add("b", "i2", 2, std::nullopt);
+  builder.Add("b", "i3", 1, std::nullopt);
+  builder.Add("a", "i3", 1, std::nullopt);
+  builder.AddItem("i4");
+  const data::RatingsDataset all = std::move(builder).Build().value();
+  const int64_t train[] = {0, 1, 3, 4, 5};  // by-user order: a i1, a i2, a i3, b i1, b i2, b i3
+  const int64_t test[] = {2};
+  const data::TrainTest split{all.Subset(train), all.Subset(test)};
+  for (const std::string model : {"gf-cf", "turbo-cf", "bspm-lm", "bspm-em"}) {
+    SCOPED_TRACE(model);
+    ASSERT_TRUE(IsGraphFilter(model));
+    EXPECT_FALSE(IsFactorModel(model));
+    TrainerConfig c;
+    c.model = model;
+    c.graph_filter = algorithms::graph_filter::PublishedConfig(model).value();
+    c.graph_filter.rank = 2;
+    c.ranking.relevance_threshold = 1;
+    c.long_ranking.relevance_threshold = 1;
+    absl::StatusOr<FoldResult> result = TrainAndEvaluate(split, c, 1);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_FALSE(result->rating_errors);
+    EXPECT_EQ(result->long_ranking.num_users, 1);
+    EXPECT_DOUBLE_EQ(result->long_ranking.ndcg, 1);
+  }
 }
 
 TEST(CentralTrainerTest, UnknownModelsAreNotFactorModels) {
