@@ -76,6 +76,11 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
   return grpc::Status::OK;
 }
 
+bool Coordinator::KnowsSessionToken(absl::string_view session_token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return registry_.HoldsPending(session_token);
+}
+
 grpc::Status Coordinator::OnStreamOpen(const std::shared_ptr<Connection>& connection,
                                        absl::string_view session_token) {
   std::unique_lock<std::mutex> lock(mu_);

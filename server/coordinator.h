@@ -113,6 +113,8 @@ class Coordinator final : public StreamHandler {
   // `identity`: the client's verified TLS identity (empty: none), see Registry.
   grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity = "");
+  // True when `session_token` may open a stream (Registry::HoldsPending); OnStreamOpen decides.
+  bool KnowsSessionToken(absl::string_view session_token);
   grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override;
   grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,

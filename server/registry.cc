@@ -108,6 +108,11 @@ void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iter
   pending_.erase(it);
 }
 
+bool Registry::HoldsPending(absl::string_view session_token) {
+  ExpirePending(clock_());
+  return pending_.contains(std::string(session_token));
+}
+
 absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_token,
                                                   const std::shared_ptr<Connection>& connection) {
   if (streams_.contains(connection.get())) {

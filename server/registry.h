@@ -68,6 +68,9 @@ class Registry {
   // again), FAILED_PRECONDITION if the stream is already bound.
   absl::StatusOr<Takeover> Bind(absl::string_view session_token,
                                 const std::shared_ptr<Connection>& connection);
+  // True when `session_token` names a registration not yet bound and not expired: the check Bind
+  // starts with, for refusing a stream before it takes a place.
+  bool HoldsPending(absl::string_view session_token);
   // Binds ids to credentials from now on: `credentials` returns the current file (credentials.h).
   void set_credentials(std::function<std::shared_ptr<const Credentials>()> credentials) {
     credentials_ = std::move(credentials);

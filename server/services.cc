@@ -98,6 +98,13 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
                                   wire::kSessionTokenMetadataKey, "' (protocol version ",
                                   wire::kProtocolVersion, ")")));
   }
+  // A token no registration holds is refused before the stream takes one of the max_streams
+  // places, so that a flood of wrong tokens cannot crowd out registered clients.
+  if (!coordinator_->KnowsSessionToken(*token)) {
+    EventLine("stream_refused").Add("peer", context->peer()).Add("reason", "unknown session token");
+    return new RefusedStream(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                          "unknown or expired session token: register again"));
+  }
   if (!streams_.TryAcquire()) {
     EventLine("stream_refused")
         .Add("peer", context->peer())

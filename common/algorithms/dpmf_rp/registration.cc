@@ -15,7 +15,7 @@ namespace {
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "DPMF-RP: matrix factorization, sparse random projection of the item gradients, "
-           "PBM / Gaussian / no noise, Adam on the server",
+           "PBM / Gaussian / distributed discrete Gaussian / no noise, Adam on the server",
     .ranking = metrics::kDpmfRpRanking,
     .make_contributor = AsFactory<Contributor>(&DpmfRpContributor::Create),
     .restore_updater = AsFactory<Updater>(&DpmfRpUpdater::Restore),

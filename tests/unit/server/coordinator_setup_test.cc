@@ -57,7 +57,7 @@ TEST_F(CoordinatorSetupTest, UnknownAlgorithmIsNotFoundListingTheKnownOnes) {
        {CoordinatorOptionsFromFlags().status(), InitialStateFromFlags(40, 30).status()}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
     EXPECT_THAT(status.message(),
-                HasSubstr("unknown algorithm 'no-such-algorithm' (known: dpmf-rp"));
+                HasSubstr("unknown algorithm 'no-such-algorithm' (known: dp-popularity, dpmf-rp"));
   }
 }
 
