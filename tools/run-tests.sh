@@ -15,5 +15,8 @@ fi
 
 deploy/install-deps.sh "${deps[@]}"
 cmake --preset "$preset"
+start=$SECONDS
 cmake --build --preset "$preset" -j "$(nproc)"
+built=$SECONDS
 ctest --preset "$preset" --output-on-failure
+echo "run-tests ($preset): build $((built - start)) s, tests $((SECONDS - built)) s"
