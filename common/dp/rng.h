@@ -29,6 +29,9 @@ class Rng {
   // reproducible experiments only (e.g. one stream per participant id): not a secret either.
   Rng(uint64_t seed, uint64_t stream);
   static absl::StatusOr<Rng> FromOsEntropy();
+  // Key = `key`: a secret key drawn from another Rng replays the same noise later (e.g. a
+  // participant that must subtract, in a second phase, the noise it added in the first).
+  static Rng FromKey(const std::array<uint8_t, 32>& key) { return Rng(key); }
 
   Rng(Rng&&) noexcept;
   Rng& operator=(Rng&&) noexcept;

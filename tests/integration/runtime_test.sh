@@ -147,7 +147,8 @@ sim_equivalence() {
   wait "$COORD_PID" || fail "coordinator failed"
   for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
   grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "network: not 3 rounds"
-  [[ "$(grep -c ' event=round .*applied=yes .*dropouts=0 ' "$WORK/coordinator.log")" == 3 ]] ||
+  # Every phase of every round applied without dropouts (one line per phase).
+  ! grep ' event=round ' "$WORK/coordinator.log" | grep -qv ' applied=yes .*dropouts=0 ' ||
     fail "network: a round had dropouts, the runs cannot match"
   cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
   "$BUILD/tools/fedmf-privacy" --ledger="$WORK/net/checkpoint.pb" >"$WORK/ledger-report.log" ||
@@ -424,6 +425,17 @@ PY
     sim_equivalence --algorithm=ldp-gd-dr --epsilon=1 --ldp_rank=4 --ldp_projection_dim=8 \
       --ldp_projection_mode=unbiased --ldp_secure_sum
     grep -q ' event=secagg_session ' "$WORK/coordinator.log" || fail "no SecAgg session"
+    ;;
+  sim_lfl_sgdmf)
+    # LFL-SGDMF, two-phase noise: phase 0's noisy item gradients through SecAgg, then phase 1
+    # (the replacement noise) for phase 0's contributors only, each user's u_i and noise key in
+    # the clients' state; n_min = ceil(0.7 * 15) = 11 from --lfl_omega. Both phases are charged:
+    # three rounds stay within (4, 1e-5).
+    sim_equivalence --algorithm=lfl-sgdmf --epsilon=4 --delta=1e-5 --lfl_rank=4 --min_clients=0
+    [[ "$(grep -c ' event=round .* phase=1 .*applied=yes .*threshold=11 ' "$WORK/coordinator.log")" == 3 ]] ||
+      fail "network: not 3 applied phase-1 sums with threshold 11"
+    eps="$(grep ' event=round ' "$WORK/coordinator.log" | tail -1 | sed -E 's/.* epsilon_dp=([^ ]*) .*/\1/')"
+    awk -v e="$eps" 'BEGIN { exit !(e > 0 && e <= 4) }' || fail "epsilon spent $eps, budget 4"
     ;;
   sim_hdpmf)
     # HDPMF, sound mode: each user's u_i and private beta_i in the clients' state, Laplace noise
