@@ -290,6 +290,7 @@ v1::StatusResponse Coordinator::Status() const {
   r.set_registered_users(static_cast<int32_t>(registry_.LiveUsers().size()));
   r.set_connected_clients(static_cast<int32_t>(registry_.Connections().size()));
   r.set_participants(last_participants_);
+  r.set_phase(last_phase_);
   r.set_dropouts(last_dropouts_);
   r.set_bytes_in(bytes_in_.load());
   r.set_bytes_out(bytes_out_.load());

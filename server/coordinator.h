@@ -283,7 +283,7 @@ class Coordinator final : public StreamHandler {
   std::unique_ptr<Aggregation> aggregation_;  // of the round in progress, if any
   int64_t last_evaluated_round_ = -1;         // rounds applied when last evaluated
   std::optional<v1::FederatedEvaluation> last_evaluation_;
-  int32_t last_participants_ = 0, last_dropouts_ = 0;
+  int32_t last_participants_ = 0, last_dropouts_ = 0, last_phase_ = 0;
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
   CoordinatorMetrics metrics_;
   UploadBudget upload_budget_;         // of all streams' chunked uploads

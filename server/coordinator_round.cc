@@ -298,6 +298,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   }
   last_participants_ = static_cast<int32_t>(cohort_size);
   last_dropouts_ = 0;
+  last_phase_ = plan->phase();
   const int64_t in0 = bytes_in_.load(), out0 = bytes_out_.load();
   traffic_.Reset();
   const auto round_start = Clock::now();

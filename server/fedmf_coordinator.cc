@@ -175,10 +175,10 @@ absl::Status PrintStatus() {
                         absl::StrCat(absl::GetFlag(FLAGS_target), ": ", s.error_message()));
   }
   std::printf(
-      "round=%lld total_rounds=%lld stage=%s registered_users=%d connected_clients=%d "
+      "round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d connected_clients=%d "
       "participants=%d dropouts=%d population=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g "
       "epsilon_dp=%g delta=%g privacy_unit=%s privacy_bound=%s %s\n",
-      static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()),
+      static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()), r.phase(),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), r.population(), static_cast<long long>(r.bytes_in()),
       static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),

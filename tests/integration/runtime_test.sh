@@ -64,19 +64,22 @@ converge_check() {
   echo "test RMSE $r0 -> $r1"
   awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b < a - 0.04) }' || fail "RMSE $r0 -> $r1"
 }
-# kill_during_secagg: kill -9 client process 3 while a round is in ShareKeys or MaskedInput.
+# kill_during_secagg [PHASE]: kill -9 client process 3 while a round (its phase PHASE, when given)
+# is in ShareKeys or MaskedInput.
 kill_during_secagg() {
-  local killed="" stage
-  for _ in $(seq 1 400); do
-    stage="$("$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null | sed -n 's/.*stage=\([^ ]*\).*/\1/p')"
-    if [[ "$stage" == ShareKeys || "$stage" == MaskedInput ]]; then
+  local killed="" stage="" phase="" want="${1:-}"
+  # Bounded by the run itself: a run that ends before such a stage fails the test.
+  while kill -0 "$COORD_PID" 2>/dev/null; do
+    read -r phase stage < <("$COORD" status --target="127.0.0.1:$PORT" 2>/dev/null |
+      sed -n 's/.* phase=\([0-9]*\) stage=\([^ ]*\).*/\1 \2/p') || true
+    if [[ ("$stage" == ShareKeys || "$stage" == MaskedInput) && (-z "$want" || "$phase" == "$want") ]]; then
       kill -9 "${CLIENT_PIDS[3]}"
-      killed="$stage"
+      killed="$stage of phase $phase"
       break
     fi
     sleep 0.01
   done
-  [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput"
+  [[ -n "$killed" ]] || fail "never saw a round in ShareKeys/MaskedInput${want:+ of phase $want}"
   echo "killed client 3 during $killed"
 }
 
@@ -436,6 +439,23 @@ PY
       fail "network: not 3 applied phase-1 sums with threshold 11"
     eps="$(grep ' event=round ' "$WORK/coordinator.log" | tail -1 | sed -E 's/.* epsilon_dp=([^ ]*) .*/\1/')"
     awk -v e="$eps" 'BEGIN { exit !(e > 0 && e <= 4) }' || fail "epsilon spent $eps, budget 4"
+    ;;
+  lfl_killed_in_phase_1)
+    # lfl-sgdmf, omega 0.5 (n_min 47 of a cohort of 94): client process 3 (a quarter of the users)
+    # is killed -9 while phase 1 (the noise replacement, for phase 0's contributors only) runs its
+    # SecAgg. That phase is applied without them (their phase-0 noise stays in the estimate) and
+    # every round of the run completes.
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --algorithm=lfl-sgdmf \
+      --num_users=943 --num_items=1682 --lfl_rank=8 --rounds=2 --participation=0.1 --lfl_omega=0.5 \
+      --dropout_fraction=0.5 --epsilon=8 --delta=1e-5 --stage_timeout_s=10 --wait_for_users=943
+    start_clients 4 synthetic
+    kill_during_secagg 1
+    wait "$COORD_PID" || fail "coordinator failed"
+    grep -q 'event=training_end rounds=2 ' "$WORK/coordinator.log" || fail "not 2 rounds"
+    line="$(grep -E ' event=round .* phase=1 .*applied=yes .*dropouts=[1-9]' "$WORK/coordinator.log" |
+      head -n 1)"
+    [[ -n "$line" ]] || fail "no applied phase 1 with dropouts"
+    echo "phase 1 applied with dropouts: $line"
     ;;
   sim_hdpmf)
     # HDPMF, sound mode: each user's u_i and private beta_i in the clients' state, Laplace noise
