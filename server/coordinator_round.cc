@@ -469,7 +469,8 @@ void Coordinator::LogEvaluation(int64_t round) {
       .Add(absl::StrCat("recall", n), e->ranking.recall)
       .Add(absl::StrCat("f1_", n), e->ranking.f1)
       .Add(absl::StrCat("map", n), e->ranking.map)
-      .Add(absl::StrCat("map_at_n", n), e->ranking.map_at_n);
+      .Add(absl::StrCat("map_at_n", n), e->ranking.map_at_n)
+      .Add(absl::StrCat("ndcg", n), e->ranking.ndcg);
 }
 
 }  // namespace fedmf::server

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 
+#include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/graph_filter/config.h"
@@ -28,6 +29,15 @@ struct BuildProgress {
 // config, an empty training set, k > m, Lanczos not converging.
 absl::StatusOr<std::shared_ptr<const ItemFilter>> BuildCentralFilter(
     const data::RatingsDataset& train, const GraphFilterConfig& config,
+    const BuildProgress& progress = {});
+
+// The model's filter from given components, as PriviRec's clients build it from the aggregated
+// sums: the item degrees diag(V) and the explicit symmetric P~ (m x m, at the model's alpha; its
+// entries must be > 0 where stored, symmetry is not checked). The same scoring rules as
+// BuildCentralFilter, with P~ applied from its entries and the low-pass from its eigenvectors.
+// Errors: an invalid config, mismatched sizes, k > m, Lanczos not converging.
+absl::StatusOr<std::shared_ptr<const ItemFilter>> BuildFilterFromGram(
+    const Eigen::VectorXd& item_degrees, SparseRows gram, const GraphFilterConfig& config,
     const BuildProgress& progress = {});
 
 }  // namespace fedmf::algorithms::graph_filter

@@ -36,6 +36,10 @@ struct LanczosOptions {
 // k in [1, m]; InvalidArgument otherwise, Internal if Lanczos does not converge.
 absl::StatusOr<SingularBasis> TopRightSingularVectors(const NormalizedInteractions& r, int64_t k,
                                                       const LanczosOptions& options = {});
+// The same from an explicit symmetric P~ (m x m; symmetry is not checked), as PriviRec's clients
+// receive it: Lanczos on x -> P~ x. InvalidArgument for a non-square matrix.
+absl::StatusOr<SingularBasis> TopRightSingularVectors(const SparseRows& gram, int64_t k,
+                                                      const LanczosOptions& options = {});
 
 }  // namespace fedmf::algorithms::graph_filter
 

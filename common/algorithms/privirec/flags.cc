@@ -1,0 +1,57 @@
+// privirec's flags and the factory of a fresh run (new_run.h). Linked only into the binaries that
+// start runs (fedmf-coordinator, fedmf-sim).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/new_run.h"
+#include "common/algorithms/privirec/privirec.h"
+#include "common/algorithms/privirec/updater.h"
+#include "common/util/event_log.h"
+
+ABSL_FLAG(std::string, privirec_filter, "gf-cf",
+          "privirec: the graph filter every client builds from the sums: gf-cf, turbo-cf, "
+          "bspm-lm or bspm-em (their published Gowalla configurations, graph_filter/config.h)");
+ABSL_FLAG(int32_t, privirec_frac_bits, 0,
+          "privirec: fractional bits f of the Gram sum's fixed point (error <= n 2^-(f+1) per "
+          "entry); 0: the most that fits 61 bits with the run's users, at most 52");
+
+namespace fedmf::algorithms::privirec {
+namespace {
+
+absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
+  if (run.rounds != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("privirec sums once (two phases): --rounds=", run.rounds, " must be 1"));
+  }
+  if (!run.secure_aggregation) {
+    return absl::InvalidArgumentError(
+        "privirec: every sum is secure (--secure_aggregation=false would upload each user's "
+        "items in the clear; fedmf-sim --plain_sum adds the same sums in-process)");
+  }
+  v1::PriviRecConfig c;
+  c.set_num_items(run.num_items);
+  c.set_num_users(run.num_users);
+  c.set_filter(absl::GetFlag(FLAGS_privirec_filter));
+  const int32_t f = absl::GetFlag(FLAGS_privirec_frac_bits);
+  c.set_frac_bits(f > 0 ? f : DefaultFracBits(run.num_users));
+  absl::StatusOr<std::unique_ptr<PriviRecUpdater>> updater = PriviRecUpdater::Create(c);
+  if (!updater.ok()) return updater.status();
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"filter", c.filter()},
+      {"population", absl::StrCat(c.num_users())},
+      {"frac_bits", absl::StrCat(c.frac_bits())},
+      {"degree_bits", absl::StrCat(DegreeBits(c))},
+      {"gram_bits", absl::StrCat(GramBits(c))},
+      {"gram_length", absl::StrCat(UpperLength(c.num_items()))},
+      {"gram_error_bound", EventValue(GramErrorBound(c))}};
+  return NewRun{*std::move(updater), std::move(fields)};
+}
+
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecRun);
+
+}  // namespace
+}  // namespace fedmf::algorithms::privirec
