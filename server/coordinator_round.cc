@@ -143,10 +143,11 @@ void Coordinator::Finish(const std::string& reason) {
   const bool final_model = next.ok() && next->phase() == 0;
   if (final_model) *done.mutable_final_model() = *std::move(next);
   Broadcast(done);
-  EventLine("training_end")
-      .Add("rounds", state_.updater->round())
+  EventLine line("training_end");
+  line.Add("rounds", state_.updater->round())
       .Add("reason", reason)
       .Add("final_model", final_model ? "sent" : "none");
+  for (const auto& [key, value] : state_.updater->Outcome()) line.Add(key, value);
 }
 
 absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const {

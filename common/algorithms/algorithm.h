@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -118,6 +119,11 @@ class Updater {
   // registered when it starts, the SecAgg threshold is the whole cohort, and losing any
   // participant ends the run cleanly instead of sampling another cohort.
   virtual bool fixed_population() const { return false; }
+
+  // What the algorithm measured that the run reports, as key=value fields the coordinator adds
+  // to its event=training_end line (e.g. a test error the participants summed in a final
+  // phase, when no scorer can evaluate the model centrally); empty by default.
+  virtual std::vector<std::pair<std::string, std::string>> Outcome() const { return {}; }
 
   // The run's budget, against which the coordinator's ledger decides to stop; nullopt if none.
   virtual std::optional<dp::PrivacyBudget> budget() const = 0;

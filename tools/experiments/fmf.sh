@@ -6,17 +6,21 @@
 # to OUT/runs.csv; fmf_summary.py turns the CSV into the tables of docs/results/fmf.md.
 #
 #   tools/experiments/fmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
-#                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"] [GROUP...]
+#                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"]
+#                            [--vfl_settings="PARTITION:S:T:T' ..."] [--vfl_epsilons="1"] [GROUP...]
 #
 # GROUPs (default: baselines tune fig4 reference): baselines (the three predictors, --seeds
 # seeds), tune (every method and budget on seed 1 for each learning rate of --lrs: the paper picks
 # the rate with the lowest TRAINING loss, Sec. 4.3), fig4 (every method and budget, --seeds seeds,
 # each at the rate tune chose; epsilon 0 is the non-private run, embedding clipping at epsilon 0
 # the reference line), reference (the non-private reference trained 10 times longer, 10000 steps,
-# its rate tuned likewise). The split holds out 10% of each user's ratings (holdout:0.1), seeded by the
-# run's seed, which also seeds initialization, trimming, sampling and noise. The data file
-# defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script says so
-# and exits 0.
+# its rate tuned likewise), vfl (Figs. 6-7, not in the default: VFL-SGDMF per rating through a
+# coordinator and S party processes on loopback, fmf_vfl_run.sh, for each PARTITION:S:T:T' of
+# --vfl_settings (PARTITION vfl or vfl-genre) and each budget of --vfl_epsilons, at the rate tune
+# chose for central embedding clipping; one CSV line per run in OUT/vfl.csv). The split holds out
+# 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
+# initialization, trimming, sampling and noise. The data file defaults to
+# ../shared/data/ml-100k/u.data next to the repository; without it the script says so and exits 0.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,6 +31,8 @@ EPSILONS="0 0.5 1 2 5"
 LRS="0.0003 0.001 0.003 0.01"
 EXTRA=()
 BUILD="${ROOT}/build"
+VFL_SETTINGS="vfl:2:100:10 vfl:5:100:10 vfl:10:100:10 vfl-genre:19:100:10"
+VFL_EPSILONS="1"
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -37,7 +43,9 @@ for arg in "$@"; do
     --epsilons=*) EPSILONS="0 ${arg#--epsilons=}" ;;
     --lrs=*) LRS="${arg#--lrs=}" ;;
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
-    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
+    --vfl_settings=*) VFL_SETTINGS="${arg#--vfl_settings=}" ;;
+    --vfl_epsilons=*) VFL_EPSILONS="${arg#--vfl_epsilons=}" ;;
+    --help|-h) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -146,6 +154,27 @@ for group in "${SELECTED[@]}"; do
       lr="$(best_lr embedding rating 0 tune-long)"
       for seed in $(seq 1 "${SEEDS}"); do
         run reference embedding rating 0 "${lr}" "${seed}" --sgdmf_steps=10000
+      done ;;
+    vfl)
+      # Figs. 6-7: VFL-SGDMF through real processes (fmf_vfl_run.sh), per rating, each budget at
+      # the rate tune chose for central embedding clipping (s = 1) at that budget.
+      VFL_CSV="${OUT}/vfl.csv"
+      [[ -f "${VFL_CSV}" ]] ||
+        echo "group,partition,parties,T,Tp,unit,epsilon,lr,seed,test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s" > "${VFL_CSV}"
+      for setting in ${VFL_SETTINGS}; do
+        IFS=: read -r partition parties syncs local_steps <<< "${setting}"
+        for eps in ${VFL_EPSILONS}; do
+          lr="$(best_lr embedding rating "${eps}")" ||
+            { echo "fmf.sh: no tune run for embedding rating eps=${eps}: run tune first" >&2; exit 1; }
+          for seed in $(seq 1 "${SEEDS}"); do
+            echo "== vfl ${setting} eps=${eps} lr=${lr} seed ${seed}" >&2
+            fields="$("${ROOT}/tools/experiments/fmf_vfl_run.sh" "${BUILD}" "${DATA}" \
+              "${OUT}/logs" "${partition}" "${parties}" "${syncs}" "${local_steps}" rating \
+              "${eps}" "${lr}" "${seed}")"
+            echo "vfl,${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed},${fields}" >> "${VFL_CSV}"
+            tail -n 1 "${VFL_CSV}" >&2
+          done
+        done
       done ;;
     *) echo "fmf.sh: unknown group ${group}" >&2; exit 2 ;;
   esac

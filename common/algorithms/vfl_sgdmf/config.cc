@@ -1,0 +1,112 @@
+#include "common/algorithms/vfl_sgdmf/config.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/vfl_sgdmf/codec.h"
+
+namespace fedmf::algorithms::vfl_sgdmf {
+namespace {
+
+absl::Status Bad(absl::string_view field, double value, absl::string_view want) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("vfl-sgdmf config: ", field, "=", value, " must be ", want));
+}
+
+absl::Status Differs(absl::string_view field, int64_t plan, int64_t expected) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("vfl-sgdmf round plan: ", field, "=", plan, ", expected ", expected));
+}
+
+}  // namespace
+
+fmf_sgd::DpSgdMfConfig StepConfig(const v1::VflSgdmfConfig& c) {
+  fmf_sgd::DpSgdMfConfig s;
+  s.rank = c.rank();
+  s.rating_max = c.rating_max();
+  s.unit = c.per_user() ? dp::PrivacyUnit::kUser : dp::PrivacyUnit::kRating;
+  s.max_ratings_per_user = c.max_ratings_per_user();
+  s.clip = fmf_sgd::ClipMode::kEmbedding;
+  s.sampling_rate = c.sampling_rate();
+  s.noise_multiplier = c.noise_multiplier();
+  s.steps = c.syncs() * c.local_steps();
+  s.item_only_steps = c.item_only_steps();
+  s.learning_rate = c.learning_rate();
+  s.final_learning_rate_fraction = c.final_learning_rate_fraction();
+  s.init_prediction = c.init_prediction();
+  return s;
+}
+
+absl::Status ValidateConfig(const v1::VflSgdmfConfig& c) {
+  if (c.num_users() < 1) return Bad("num_users", c.num_users(), ">= 1");
+  if (c.num_parties() < 1) return Bad("num_parties", c.num_parties(), ">= 1");
+  if (c.num_items() < c.num_parties()) {
+    return Bad("num_items", c.num_items(), ">= num_parties (each party owns an item)");
+  }
+  if (c.syncs() < 1) return Bad("syncs", static_cast<double>(c.syncs()), ">= 1");
+  if (c.local_steps() < 1) return Bad("local_steps", static_cast<double>(c.local_steps()), ">= 1");
+  if (c.syncs() > (int64_t{1} << 40) / c.local_steps()) {
+    return Bad("syncs * local_steps", static_cast<double>(c.syncs()) * c.local_steps(), "< 2^40");
+  }
+  if (!(std::isfinite(c.budget_epsilon()) && c.budget_epsilon() >= 0)) {
+    return Bad("budget_epsilon", c.budget_epsilon(), "finite >= 0 (0: no budget)");
+  }
+  if (c.budget_epsilon() > 0 && !(c.budget_delta() > 0 && c.budget_delta() < 1)) {
+    return Bad("budget_delta", c.budget_delta(), "in (0, 1) with a budget");
+  }
+  return fmf_sgd::ValidateConfig(StepConfig(c));
+}
+
+int64_t TotalRounds(const v1::VflSgdmfConfig& config) { return config.syncs() + 1; }
+
+bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round) {
+  return round >= config.syncs();
+}
+
+absl::StatusOr<v1::RoundPlan> PlanShape(const v1::VflSgdmfConfig& config, int64_t round) {
+  if (round < 0 || round > TotalRounds(config)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vfl-sgdmf: round ", round, " outside [0, ", TotalRounds(config), "]"));
+  }
+  absl::StatusOr<Codec> codec = RoundCodec(config, round);
+  if (!codec.ok()) return codec.status();
+  v1::RoundPlan plan;
+  plan.set_algorithm(std::string(kAlgorithmName));
+  plan.set_round(round);
+  plan.set_phase(0);
+  plan.set_length(
+      IsFinalRound(config, round) ? 2 : static_cast<uint64_t>(config.num_users()) * config.rank());
+  plan.set_bits(codec->bits);
+  plan.set_client_bits(codec->bits);
+  plan.set_combination(config.secure_sum() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR);
+  plan.set_min_contributors(config.num_parties());
+  plan.set_max_contributors(config.num_parties());
+  return plan;
+}
+
+absl::Status CheckPlanShape(const v1::VflSgdmfConfig& config, const v1::RoundPlan& plan) {
+  absl::StatusOr<v1::RoundPlan> want = PlanShape(config, plan.round());
+  if (!want.ok()) return want.status();
+  if (plan.phase() != 0) return Differs("phase", plan.phase(), 0);
+  if (plan.length() != want->length()) {
+    return Differs("length", static_cast<int64_t>(plan.length()),
+                   static_cast<int64_t>(want->length()));
+  }
+  if (plan.bits() != want->bits()) return Differs("bits", plan.bits(), want->bits());
+  if (plan.client_bits() != want->client_bits()) {
+    return Differs("client_bits", plan.client_bits(), want->client_bits());
+  }
+  if (plan.combination() != want->combination()) {
+    return Differs("combination", plan.combination(), want->combination());
+  }
+  if (plan.min_contributors() != want->min_contributors()) {
+    return Differs("min_contributors", plan.min_contributors(), want->min_contributors());
+  }
+  if (plan.max_contributors() != want->max_contributors()) {
+    return Differs("max_contributors", plan.max_contributors(), want->max_contributors());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fedmf::algorithms::vfl_sgdmf

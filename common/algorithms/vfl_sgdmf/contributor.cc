@@ -1,0 +1,120 @@
+#include "common/algorithms/vfl_sgdmf/contributor.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/vfl_sgdmf/codec.h"
+#include "common/algorithms/vfl_sgdmf/config.h"
+#include "common/algorithms/vfl_sgdmf/local_stage.h"
+#include "common/algorithms/vfl_sgdmf/party_state.h"
+#include "common/algorithms/vfl_sgdmf/privacy.h"
+#include "common/data/splits.h"
+
+namespace fedmf::algorithms::vfl_sgdmf {
+namespace {
+
+// The party's training ratings: per-user privacy trims them to theta per user, with the run's
+// public seed (as fmf_sgd's central run does).
+absl::StatusOr<data::RatingsDataset> TrainingRatings(const v1::VflSgdmfConfig& config,
+                                                     const data::RatingsDataset& train) {
+  if (!config.per_user()) return train;
+  return data::TrimPerUser(train, config.max_ratings_per_user(), config.seed());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<VflSgdmfContributor>> VflSgdmfContributor::Create(
+    const v1::RoundPlan& plan) {
+  if (plan.algorithm() != kAlgorithmName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not vfl-sgdmf"));
+  }
+  v1::VflSgdmfBroadcast broadcast;
+  if (!broadcast.ParseFromString(plan.payload())) {
+    return absl::InvalidArgumentError("vfl-sgdmf round plan: payload is not a VflSgdmfBroadcast");
+  }
+  if (absl::Status s = ValidateConfig(broadcast.config()); !s.ok()) return s;
+  if (absl::Status s = CheckPlanShape(broadcast.config(), plan); !s.ok()) return s;
+  if (broadcast.round() != plan.round()) {
+    return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf round plan: round ", plan.round(),
+                                                   ", payload round ", broadcast.round()));
+  }
+  absl::StatusOr<Eigen::MatrixXd> users =
+      MatrixFromProto(broadcast.users(), broadcast.config().num_users(), broadcast.config().rank(),
+                      "vfl-sgdmf user embeddings");
+  if (!users.ok()) return users.status();
+  return std::unique_ptr<VflSgdmfContributor>(
+      new VflSgdmfContributor(std::move(broadcast), *std::move(users)));
+}
+
+absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& data,
+                                                             absl::string_view state,
+                                                             dp::Rng& rng) const {
+  const v1::VflSgdmfConfig& c = broadcast_.config();
+  const int64_t round = broadcast_.round();
+  if (!data.is_party()) {
+    return absl::InvalidArgumentError(
+        "vfl-sgdmf: contributions come from VFL silo parties (fedmf-client --party=vfl:I/N), "
+        "not users");
+  }
+  if (round >= TotalRounds(c)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("vfl-sgdmf: all ", TotalRounds(c), " rounds are done"));
+  }
+  const PartyShard& shard = *data.party;
+  if (absl::Status s = shard.Validate(); !s.ok()) return s;
+  if (shard.train->num_users() != c.num_users() || shard.train->num_items() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vfl-sgdmf: a VFL party holds every one of the ", c.num_users(),
+                     " users and at least one item; this shard has ", shard.train->num_users(),
+                     " users and ", shard.train->num_items(), " items"));
+  }
+  absl::StatusOr<data::RatingsDataset> train = TrainingRatings(c, *shard.train);
+  if (!train.ok()) return train.status();
+  absl::StatusOr<RoundStart> start = StartRound(c, state, round, shard.global_items, rng);
+  if (!start.ok()) return start.status();
+  const fmf_sgd::DpSgdMfConfig step = StepConfig(c);
+  fmf_sgd::Embeddings model{users_, start->items};
+  if (absl::Status s = fmf_sgd::CheckTrainingData(*train, model, step); !s.ok()) return s;
+
+  absl::StatusOr<Codec> codec = RoundCodec(c, round);
+  if (!codec.ok()) return codec.status();
+  const double item_weight = static_cast<double>(shard.global_items.size()) / c.num_items();
+  dp::Rng noise = RoundNoiseRng(start->key, round);
+  Eigen::VectorXd upload;
+  if (!IsFinalRound(c, round)) {
+    absl::StatusOr<PartyUpload> synced =
+        PartySync(*train, users_, model.items, step, round * c.local_steps(), c.local_steps(),
+                  item_weight, noise);
+    if (!synced.ok()) return synced.status();
+    upload = FlattenRows(synced->weighted_users);
+  } else {
+    if (absl::Status s = fmf_sgd::RunNoisySteps(
+            *train, step, step.steps, c.item_only_steps(), /*update_users=*/false, item_weight,
+            noise, model, [](int64_t, const fmf_sgd::NoisyGradient&) { return absl::OkStatus(); });
+        !s.ok()) {
+      return s;
+    }
+    const int64_t tested = shard.test ? shard.test->num_ratings() : 0;
+    const double error =
+        tested > 0 ? fmf_sgd::MeanSquaredError(*shard.test, model) * static_cast<double>(tested)
+                   : 0.0;
+    upload = Eigen::Vector2d(error, static_cast<double>(tested));
+  }
+  absl::StatusOr<std::vector<uint64_t>> encoded = Encode(*codec, upload);
+  if (!encoded.ok()) return encoded.status();
+  return Contribution{.vector = ContributionVector::Dense(*std::move(encoded)),
+                      .state = EncodePartyState(*start, round, model.items),
+                      .user_factor = {}};
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> VflSgdmfContributor::ParticipantCost(
+    const LocalData&, absl::string_view) const {
+  return RoundEntry(broadcast_.config(), broadcast_.round(), /*parties=*/1, dp::DefaultOrders());
+}
+
+}  // namespace fedmf::algorithms::vfl_sgdmf
