@@ -17,7 +17,9 @@
 # its rate tuned likewise), vfl (Figs. 6-7, not in the default: VFL-SGDMF per rating through a
 # coordinator and S party processes on loopback, fmf_vfl_run.sh, for each PARTITION:S:T:T' of
 # --vfl_settings (PARTITION vfl or vfl-genre) and each budget of --vfl_epsilons, at the rate tune
-# chose for central embedding clipping; one CSV line per run in OUT/vfl.csv). The split holds out
+# chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-privacy (the
+# per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
+# coordinator's event=new_run line; OUT/vfl_privacy.csv). The split holds out
 # 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
 # initialization, trimming, sampling and noise. The data file defaults to
 # ../shared/data/ml-100k/u.data next to the repository; without it the script says so and exits 0.
@@ -45,7 +47,7 @@ for arg in "$@"; do
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
     --vfl_settings=*) VFL_SETTINGS="${arg#--vfl_settings=}" ;;
     --vfl_epsilons=*) VFL_EPSILONS="${arg#--vfl_epsilons=}" ;;
-    --help|-h) sed -n '2,23p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,25p' "$0"; exit 0 ;;
     -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -56,7 +58,9 @@ if [[ ! -f "${DATA}" ]]; then
   exit 0
 fi
 CENTRAL="${BUILD}/tools/fedmf-central"
-[[ -x "${CENTRAL}" ]] || { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
+# The vfl group runs fedmf-coordinator and fedmf-client (fmf_vfl_run.sh), the others fedmf-central.
+[[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^(vfl|vfl-privacy|vfl vfl-privacy)$ ]] ||
+  { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
 [[ -f "${CSV}" ]] ||
@@ -176,7 +180,30 @@ for group in "${SELECTED[@]}"; do
           done
         done
       done ;;
+    vfl-privacy)
+      # Per-user accounting of VFL-SGDMF for s in 1 2 5 10 19: the z a coordinator calibrates for
+      # each budget (T T' + kappa = 1000 steps per party, theta^(k) = 5) and the epsilon of its
+      # event=new_run line, ours (all s parties' steps composed) next to the paper's Theorem 4.
+      # The coordinator is stopped once it has logged the line: nothing is trained.
+      PRIVACY_CSV="${OUT}/vfl_privacy.csv"
+      echo "parties,epsilon,z,epsilon_ours,epsilon_paper" > "${PRIVACY_CSV}"
+      COORD="${BUILD}/server/fedmf-coordinator"
+      source "${ROOT}/tools/lib/processes.sh"
+      processes_init fmf-vfl-privacy
+      for parties in 1 2 5 10 19; do
+        for eps in 0.5 1 2 5; do
+          log="${OUT}/logs/vfl-privacy-s${parties}-eps${eps}.log"
+          start_coordinator "${log}" --listen=127.0.0.1:0 --algorithm=vfl-sgdmf --num_users=943 \
+            --num_items=1682 --rounds=101 --vfl_parties="${parties}" --vfl_local_steps=10 \
+            --vfl_unit=user --vfl_theta=5 --vfl_sampling_rate=0.01 --epsilon="${eps}" --delta=1e-5
+          kill "${COORD_PID}"
+          wait "${COORD_PID}" 2>/dev/null || true
+          line="$(grep ' event=new_run ' "${log}")"
+          echo "${parties},${eps},$(field noise_multiplier "${line}"),$(field vfl_epsilon "${line}"),$(field vfl_paper_epsilon "${line}")" >> "${PRIVACY_CSV}"
+          tail -n 1 "${PRIVACY_CSV}" >&2
+        done
+      done ;;
     *) echo "fmf.sh: unknown group ${group}" >&2; exit 2 ;;
   esac
 done
-echo "fmf.sh: results in ${CSV}" >&2
+echo "fmf.sh: results in ${OUT}" >&2

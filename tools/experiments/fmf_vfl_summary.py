@@ -3,27 +3,23 @@
 next to the baselines and the central run (s = 1) of runs.csv.
 
     tools/experiments/fmf_vfl_summary.py [docs/results/fmf/vfl.csv] [docs/results/fmf/runs.csv]
+                                         [docs/results/fmf/vfl_privacy.csv]
 
 Test MSE and RMSE as mean +- sample standard deviation over seeds, one row per setting
-(partition, s, T x T'), one column per epsilon; then each setting's privacy figures (seed 1).
+(partition, s, T x T'), one column per epsilon; then each setting's privacy figures (seed 1), and
+the per-user accounting (fmf.sh vfl-privacy): ours next to the paper's Theorem 4.
 """
 import csv
-import statistics
 import sys
 from collections import defaultdict
 
-
-def stats(values):
-    if not values:
-        return "-"
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{mean:.3f} ± {std:.3f}"
+from fmf_summary import stats
 
 
 def main():
     vfl_path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/fmf/vfl.csv"
     runs_path = sys.argv[2] if len(sys.argv) > 2 else "docs/results/fmf/runs.csv"
+    privacy_path = sys.argv[3] if len(sys.argv) > 3 else "docs/results/fmf/vfl_privacy.csv"
     with open(vfl_path, newline="") as f:
         vfl = list(csv.DictReader(f))
     with open(runs_path, newline="") as f:
@@ -66,6 +62,23 @@ def main():
             print(f"| {partition} s = {s} ({t}, {tp}) | {r['epsilon']} | {r['lr']} | {r['z']} | "
                   f"{r['epsilon_ours'] or '-'} | {r['epsilon_paper'] or '-'} | "
                   f"{float(r['run_s']):.0f} |")
+
+
+    with open(privacy_path, newline="") as f:
+        privacy = list(csv.DictReader(f))
+    budgets = sorted({float(r["epsilon"]) for r in privacy})
+    print("\n### Per-user privacy of VFL-SGDMF: the paper's Theorem 4 at our calibrated z\n")
+    print("z is calibrated so that our composition of all s (T T' + kappa) = s 1000 steps spends "
+          "exactly the budget; the paper's column is sqrt(s) times one party's epsilon at that z.\n")
+    print("| s | " + " | ".join(f"eps = {e:g}: z, paper" for e in budgets) + " |")
+    print("|---|" + "---|" * len(budgets))
+    for s in sorted({int(r["parties"]) for r in privacy}):
+        cells = []
+        for e in budgets:
+            sel = [r for r in privacy if int(r["parties"]) == s and float(r["epsilon"]) == e]
+            cells.append(f"{float(sel[0]['z']):.3f}, {float(sel[0]['epsilon_paper']):.3f}"
+                         if sel else "-")
+        print(f"| {s} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
