@@ -6,8 +6,9 @@
 #   parties      3 parties, SecAgg, noisy steps: every round sums all 3, once each; the run
 #                reports the parties' test MSE over their held-out ratings
 #   kill_resume  2 parties; party 1 is killed -9 once round 2 is applied and restarted on its
-#                state: the run completes, every round applied once (a round the kill broke is
-#                retried), which a party without its item embeddings could not do
+#                state: it takes part in later rounds and the run completes, every round applied
+#                once (a round the kill broke is retried), which a party without its item
+#                embeddings could not do
 #   state_lost   the same kill, restarted WITHOUT its state: the party refuses to contribute
 # Waits are bounded by progress lines (the coordinator's rounds), each with a generous cap.
 # Every process started here is killed on exit.
@@ -50,10 +51,10 @@ finished() {
   done
 }
 
-# kill_party_1 STATE_DIR: 2 parties, 12 rounds; party 1 is killed -9 once round 2 is applied and
-# restarted on STATE_DIR.
+# kill_party_1 STATE_DIR: 2 parties, 300 rounds (a few seconds: the kill, once round 2 is
+# applied, lands long before the end); party 1 is killed -9 and restarted on STATE_DIR.
 kill_party_1() {
-  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=12 \
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=300 \
     --vfl_parties=2 --wait_for_users=2
   start_party 0 2 "$WORK/party-0.log" --state_dir="$WORK/party-0"
   start_party 1 2 "$WORK/party-1.log" --state_dir="$WORK/party-1"
@@ -83,9 +84,13 @@ case "$CASE" in
 
   kill_resume)
     kill_party_1 "$WORK/party-1"
-    finished 12
+    finished 300
+    # Every round needs both parties: the rounds after the restart are the restarted party's.
+    joined="$(field coordinator_round "$(grep ' event=registered ' "$WORK/party-1-restarted.log")")"
+    ((joined < 299)) || fail "the restarted party joined at round $joined, after the training"
     ! grep -qE "lost rounds|has no state" "$WORK"/party-*.log || fail "a party lost its state"
-    echo "resumed: $(grep -c ' event=round .*applied=no' "$WORK/coordinator.log" || true) retried"
+    echo "resumed at round $joined;" \
+      "$(grep -c ' event=round .*applied=no' "$WORK/coordinator.log" || true) retried"
     ;;
 
   state_lost)

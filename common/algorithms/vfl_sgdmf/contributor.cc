@@ -73,6 +73,16 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
                      " users and at least one item; this shard has ", shard.train->num_users(),
                      " users and ", shard.train->num_items(), " items"));
   }
+  if (shard.global_items.back() >= c.num_items()) {
+    return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf: the party's item ",
+                                                   shard.global_items.back(), " is outside [0, ",
+                                                   c.num_items(), ")"));
+  }
+  if (data.participant_id > static_cast<uint32_t>(c.num_parties())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "vfl-sgdmf: participant ", data.participant_id, " in a run of ", c.num_parties(),
+        " parties (ids 1..s: --party=vfl:I/N needs N = the coordinator's --vfl_parties)"));
+  }
   absl::StatusOr<data::RatingsDataset> train = TrainingRatings(c, *shard.train);
   if (!train.ok()) return train.status();
   absl::StatusOr<RoundStart> start = StartRound(c, state, round, shard.global_items, rng);

@@ -29,9 +29,9 @@ class VflSgdmfContributor final : public Contributor {
   // round (config.h) and U (n x p, finite).
   static absl::StatusOr<std::unique_ptr<VflSgdmfContributor>> Create(const v1::RoundPlan& plan);
 
-  // InvalidArgument for a user participant, a shard without every user, a corrupt state or
-  // ratings outside [0, R]; FailedPrecondition for a state of another round (party_state.h) or a
-  // plan after the run.
+  // InvalidArgument for a user participant, a shard without every user or with items outside
+  // [0, m), a participant id above s, a corrupt state or ratings outside [0, R]; FailedPrecondition
+  // for a state of another round (party_state.h) or a plan after the run.
   absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
   // The party's own noisy steps this round (privacy.h RoundEntry with one party).

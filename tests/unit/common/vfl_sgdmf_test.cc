@@ -187,7 +187,8 @@ TEST(VflSgdmfRunTest, UIsTheItemWeightedAverage) {
 }
 
 // A round the coordinator retries is recomputed from the state's V before it with the same noise:
-// the same upload. A state two rounds behind, or none after round 0, is refused.
+// the same upload. A state two rounds behind, or none after round 0, is refused; so are a party
+// id above s and a user.
 TEST(VflSgdmfRunTest, RetriedRoundUploadsTheSameVector) {
   const data::TrainTest split = Split(3);
   v1::VflSgdmfConfig c = Config(2);
@@ -215,7 +216,10 @@ TEST(VflSgdmfRunTest, RetriedRoundUploadsTheSameVector) {
   EXPECT_EQ(contributor->Contribute(data, "", rngs[0]).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(contributor->Contribute(data, states[0], rngs[0]).ok());
-  // Users are not parties.
+  // A third party in a run of two (its id is above s) is refused, and users are not parties.
+  data.participant_id = 3;
+  EXPECT_EQ(contributor->Contribute(data, states[0], rngs[0]).status().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       contributor->Contribute(LocalData::User(split.train.user(0)), "", rngs[0]).status().code(),
       absl::StatusCode::kInvalidArgument);
