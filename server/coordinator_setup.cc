@@ -31,7 +31,9 @@ ABSL_FLAG(std::string, split, "holdout:0.2",
           "train/test split of the data (must match the clients'); users train on the train part");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split (must match the clients')");
 ABSL_FLAG(int64_t, rounds, 100, "T: training rounds");
-ABSL_FLAG(double, participation, 0.1, "beta: fraction of users sampled per round");
+ABSL_FLAG(std::optional<double>, participation, std::nullopt,
+          "beta: fraction of users sampled per round; unset: the algorithm's default (dpmf-rp: "
+          "its --preset's, 1 for fedmf, 0.1 for paper; the others 0.1)");
 ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: the whole cohort)");
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
@@ -43,12 +45,17 @@ ABSL_FLAG(
     bool, secure_aggregation, true,
     "false: clients upload privatized vectors in the clear, each with the noise a lone client "
     "needs (the paper's non-SecAgg case)");
-ABSL_FLAG(double, epsilon, 1, "privacy budget of the whole run");
+ABSL_FLAG(double, epsilon, 1,
+          "privacy budget of the whole run, per user: (epsilon, --delta)-DP (dpmf-rp, "
+          "dp-popularity), pure epsilon (ldp-gd, hdpmf, probe: docs/algorithms.md)");
 ABSL_FLAG(double, rating_min, 1,
           "smallest rating of the scale: predicted ratings are clamped to [rating_min, "
           "rating_max] (hdpmf: Delta = rating_max - rating_min)");
 ABSL_FLAG(double, rating_max, 5, "largest rating of the scale");
-ABSL_FLAG(double, delta, 0, "0: epsilon is RDP at order 2 (the paper's); else (epsilon, delta)-DP");
+ABSL_FLAG(std::optional<double>, delta, std::nullopt,
+          "delta of the whole run's (--epsilon, delta)-DP; unset: 1e-5 (dpmf-rp --preset=paper: "
+          "0; pure-epsilon algorithms: 0); 0: --epsilon is RDP at order 2 (the DPMF-RP paper's "
+          "convention, not (epsilon, delta)-DP)");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
@@ -118,6 +125,13 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   if (options.max_failed_rounds < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max_failed_rounds=", options.max_failed_rounds, ": need >= 0"));
+  }
+  // The ledger is reported at the run's delta when it has one, else at the default 1e-5.
+  if (const std::optional<double> delta = absl::GetFlag(FLAGS_delta); delta.has_value()) {
+    if (!(*delta >= 0 && *delta < 1)) {
+      return absl::InvalidArgumentError(absl::StrCat("--delta must be in [0, 1), got ", *delta));
+    }
+    if (*delta > 0) options.report_delta = *delta;
   }
   options.run_id = absl::GetFlag(FLAGS_run_id);
   absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));

@@ -48,7 +48,7 @@ NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory fact
 }
 
 int64_t SampledCohort(const RunSettings& run) {
-  const double cohort = std::round(run.participation * static_cast<double>(run.num_users));
+  const double cohort = std::round(run.participation.value_or(kDefaultParticipation) * static_cast<double>(run.num_users));
   return std::max<int64_t>(1, static_cast<int64_t>(cohort));
 }
 
@@ -57,9 +57,9 @@ int64_t LocalDpMinContributors(const RunSettings& run) {
 }
 
 absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm) {
-  if (run.delta == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(algorithm, ": --delta=", run.delta, "; its budget is pure epsilon (--delta=0)"));
+  if (!run.delta.has_value() || *run.delta == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      algorithm, ": --delta=", *run.delta, "; its budget is pure epsilon (--delta=0 or unset)"));
 }
 
 absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings) {

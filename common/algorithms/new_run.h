@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,25 +24,40 @@
 
 namespace fedmf::algorithms {
 
-// The run-level settings shared by every algorithm; the algorithm validates them.
+// The delta of --epsilon when --delta is not given, for every algorithm whose budget is
+// (epsilon, delta)-DP (dpmf-rp, dp-popularity): --epsilon=E alone means whole-run, user-level
+// (E, 1e-5)-DP. 1e-5 is the delta of the results (docs/results/privacy-utility.md) and of the
+// literature fedmf compares with (Kairouz et al. 2021), and below 1 / n, the usual ceiling, for
+// populations up to 100000 users (ML-100K: 943, ML-1M: 6040); for more, pass a smaller --delta.
+inline constexpr double kDefaultDelta = 1e-5;
+// The fraction of the users sampled per round when --participation is not given and the algorithm
+// has no default of its own (dpmf-rp's is its preset's).
+inline constexpr double kDefaultParticipation = 0.1;
+
+// The run-level settings shared by every algorithm; the algorithm validates them. The optional
+// ones are unset when their flag was not given: the algorithm picks its default.
 struct RunSettings {
-  int64_t num_users = 0;           // n: participant ids are 1..n
-  int32_t num_items = 0;           // m
-  int64_t rounds = 0;              // T: training rounds
-  double participation = 0;        // beta: fraction of the users sampled per round
+  int64_t num_users = 0;  // n: participant ids are 1..n
+  int32_t num_items = 0;  // m
+  int64_t rounds = 0;     // T: training rounds
+  std::optional<double> participation =
+      std::nullopt;                // beta: fraction of the users sampled per round
   int64_t min_clients = 0;         // n_min: fewest inputs in a decoded sum; 0: the whole cohort
   bool secure_aggregation = true;  // false: clear uploads, each private on its own (n_min = 1)
   double epsilon = 0;              // privacy budget of the whole run ...
-  double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0, else as RDP
-  uint64_t seed = 0;               // model initialization, public seeds, cohort sampling
+  // ... as (epsilon, delta)-DP if delta > 0, as RDP at order 2 if 0 (the DPMF-RP paper's
+  // convention), unset: kDefaultDelta, or the algorithm's own (pure-epsilon algorithms: 0).
+  std::optional<double> delta = std::nullopt;
+  uint64_t seed = 0;  // model initialization, public seeds, cohort sampling
   RatingScale rating_scale{.min = 1, .max = 5};  // the ratings' range (scorer.h)
 };
 
-// round(participation * num_users), at least 1: the cohort a run samples each round.
+// round(participation * num_users), at least 1: the cohort a run samples each round (participation
+// unset: kDefaultParticipation).
 int64_t SampledCohort(const RunSettings& run);
 // --min_clients, or 1 when it is 0: a local-DP report is private on its own.
 int64_t LocalDpMinContributors(const RunSettings& run);
-// InvalidArgument naming `algorithm` unless --delta is 0: its budget is pure epsilon.
+// InvalidArgument naming `algorithm` unless --delta is unset or 0: its budget is pure epsilon.
 absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algorithm);
 
 struct NewRun {

@@ -134,9 +134,10 @@ DPMF_SMALL=(--rank=4 --item_model=full --compression=2)
 # factor model, e.g. hdpmf's rescaled predictions, has none to save).
 sim_equivalence() {
   local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
-  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds; the algorithm's flags follow.
-  local run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --seed="$seed"
-    "$@")
+  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds, DPMF-RP's paper preset (as
+  # start_coordinator gives the coordinator); the algorithm's flags follow.
+  local run=(--preset=paper --split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10
+    --seed="$seed" "$@")
   local save=()
   [[ "${SIM_FACTOR_MODEL:-1}" == 0 ]] || save=(--save_model="$WORK/sim-model.pb")
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
@@ -507,6 +508,41 @@ PY
       fail "ledger: not a heterogeneous pure epsilon 3: $(cat "$WORK/ledger-report.log")"
     grep -q ' event=new_run .*mode=sound .*epsilon_per_round=1 ' "$WORK/coordinator.log" ||
       fail "no sound-mode new_run line with epsilon_per_round=1"
+    ;;
+
+  sim_default_budget)
+    # The defaults (DPMF-RP's fedmf preset) with only --epsilon=5: the ledger holds whole-run,
+    # user-level (5, 1e-5)-DP (calibrated to spend the budget: 4.95 <= epsilon <= 5).
+    "$SIM" --data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" --rounds=3 \
+      --epsilon=5 --client_processes=2 --state_dir="$WORK/sim" >"$WORK/sim.log" 2>&1 ||
+      fail "fedmf-sim failed: $(tail -n 3 "$WORK/sim.log")"
+    grep -q ' event=new_run .*preset=fedmf overrides=none mechanism=gaussian .*epsilon=5 delta=1e-05 participation=1 ' \
+      "$WORK/sim.log" || fail "not the fedmf preset at (5, 1e-5): $(grep ' event=new_run ' "$WORK/sim.log")"
+    grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
+    "$BUILD/tools/fedmf-privacy" --ledger="$WORK/sim/checkpoint.pb" >"$WORK/ledger-report.log" ||
+      fail "fedmf-privacy --ledger failed"
+    eps="$(sed -n 's/^spent: .*, (\([0-9.e+-]*\), 1e-05)-DP per user (worst case)$/\1/p' \
+      "$WORK/ledger-report.log")"
+    [[ -n "$eps" ]] && awk -v e="$eps" 'BEGIN { exit !(e >= 4.95 && e <= 5) }' ||
+      fail "ledger: not (5, 1e-5)-DP per user: $(cat "$WORK/ledger-report.log")"
+    echo "ledger: ($eps, 1e-05)-DP per user after 3 rounds"
+    ;;
+  sim_paper_preset)
+    # --preset=paper is the configuration DPMF-RP's flags made before the fedmf preset: the same
+    # run as the old defaults spelled out, byte for byte.
+    data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
+    "$SIM" --data="$data" --rounds=3 --epsilon=1 --preset=paper --client_processes=2 \
+      --state_dir="$WORK/paper" >"$WORK/paper.log" 2>&1 || fail "fedmf-sim --preset=paper failed"
+    "$SIM" --data="$data" --rounds=3 --epsilon=1 --client_processes=2 --state_dir="$WORK/old" \
+      --mechanism=pbm --item_model=compressed --pbm_geometry=column_l1 --pbm_accounting=l2 \
+      --mu=0.9 --learning_rate=0.05 --ranking_kappa=-1 --contribution_clip=0 \
+      --participation=0.1 --delta=0 >"$WORK/old.log" 2>&1 || fail "fedmf-sim (old flags) failed"
+    grep -q ' event=new_run .*preset=paper overrides=none mechanism=pbm ' "$WORK/paper.log" ||
+      fail "no paper preset in the new_run line"
+    cmp "$WORK/paper/checkpoint.pb" "$WORK/old/checkpoint.pb" || fail "checkpoints differ"
+    diff <(grep ' event=evaluation ' "$WORK/paper.log" | sed 's/^ts=[^ ]* //') \
+      <(grep ' event=evaluation ' "$WORK/old.log" | sed 's/^ts=[^ ]* //') ||
+      fail "evaluations differ"
     ;;
 
   *)

@@ -38,6 +38,11 @@ coordinate_accounting() {
   if { "$1" --helpfull 2>&1 || true; } | grep -q -- '-pbm_accounting'; then
     echo --pbm_accounting=coordinate
   fi
+  # Builds with --preset default to the fedmf preset ((epsilon, 1e-5)-DP); the runs compared here
+  # are of the configuration before it (--epsilon as RDP at order 2): --preset=paper.
+  if { "$1" --helpfull 2>&1 || true; } | grep -q -- '-preset'; then
+    echo --preset=paper
+  fi
 }
 
 # compare NAME: the checkpoints and evaluation lines of runs NAME-old and NAME-new.

@@ -63,6 +63,8 @@ CSV="${OUT}/runs.csv"
 # rotated_l2. Whole-run (epsilon, 1e-5)-DP per user, T = 100 rounds, every user every round.
 # PBM is charged by coordinates, as when these rows were measured; its L2-shift accounting (the
 # default since) is measured by tools/experiments/dpmf-rp.sh, groups l2, l2seeds and l2eps.
+# The Gaussian rows are DPMF-RP's default configuration (--preset=fedmf: the flags below that it
+# does not set are PBM's, unused by the Gaussian), so `fedmf-sim --epsilon=E` alone is that run.
 DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
       --pbm_accounting=coordinate
       --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100

@@ -46,7 +46,7 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run) {
   c.set_noise(noise);
   if (noise) {
     c.set_epsilon(run.epsilon);
-    c.set_delta(run.delta);
+    c.set_delta(run.delta.value_or(kDefaultDelta));
     c.set_scale(absl::GetFlag(FLAGS_popularity_scale));
     c.set_wrap_probability(1e-9);
   }

@@ -2,110 +2,185 @@
 // and the runtime's RunSettings make a DpmfRpConfig, whose updater starts the run. Linked only
 // into the binaries that start runs (fedmf-coordinator, fedmf-sim).
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/algorithms/dpmf_rp/config.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 
-ABSL_FLAG(std::string, mechanism, "pbm",
-          "pbm, gaussian, ddg (distributed discrete Gaussian) or none");
-ABSL_FLAG(std::string, projection, "sparse", "sparse or none");
-ABSL_FLAG(double, compression, 3, "m/p of the sparse projection");
-ABSL_FLAG(std::string, item_model, "compressed", "compressed (the paper's B = S V) or full");
-ABSL_FLAG(int64_t, max_q, 16, "PBM: largest number of trials");
-ABSL_FLAG(int, rank, 14, "k");
-ABSL_FLAG(double, learning_rate, 0.05, "Adam step size");
-// Model and clipping hyper-parameters; defaults are DpmfRpConfig's (the paper's, Section 6.1.3).
-ABSL_FLAG(double, lambda, fedmf::algorithms::dpmf_rp::DpmfRpConfig().lambda,
-          "user regularization (eq. 5)");
-ABSL_FLAG(double, mu, fedmf::algorithms::dpmf_rp::DpmfRpConfig().mu,
-          "item regularization applied by the server (eq. 7)");
-ABSL_FLAG(double, kappa, fedmf::algorithms::dpmf_rp::DpmfRpConfig().kappa,
-          "observed ratings weigh 1 + kappa, unobserved 1 (eq. 4)");
-ABSL_FLAG(double, ranking_kappa, -1,
+// --preset names the configuration every flag below falls back to when it is not given
+// (PresetConfig in config.h lists both); a flag that is given overrides its preset's value and is
+// named in the run's event=new_run line (overrides=...).
+ABSL_FLAG(std::string, preset, "fedmf",
+          "fedmf: the best configuration measured at whole-run (5, 1e-5)-DP on ML-100K "
+          "(Gaussian, every user every round, full item model, mu 0.01, Adam step 0.2, clip "
+          "0.016, ranking kappa 5; --delta 1e-5); paper: the DPMF-RP paper's settings (PBM "
+          "column_l1, compressed item model, --participation 0.1, mu 0.9, Adam step 0.05) with "
+          "--epsilon as RDP at order 2 (--delta 0). Explicit flags override either");
+ABSL_FLAG(std::optional<std::string>, mechanism, std::nullopt,
+          "pbm, gaussian, ddg (distributed discrete Gaussian) or none; unset: the preset's "
+          "(fedmf: gaussian, paper: pbm)");
+ABSL_FLAG(std::optional<std::string>, projection, std::nullopt, "sparse or none; unset: sparse");
+ABSL_FLAG(std::optional<double>, compression, std::nullopt,
+          "m/p of the sparse projection; unset: 3");
+ABSL_FLAG(std::optional<std::string>, item_model, std::nullopt,
+          "compressed (the paper's B = S V) or full; unset: the preset's (fedmf: full, paper: "
+          "compressed)");
+ABSL_FLAG(std::optional<int64_t>, max_q, std::nullopt, "PBM: largest number of trials; unset: 16");
+ABSL_FLAG(std::optional<int>, rank, std::nullopt, "k; unset: 14");
+ABSL_FLAG(std::optional<double>, learning_rate, std::nullopt,
+          "Adam step size; unset: the preset's (fedmf: 0.2, paper: 0.05)");
+ABSL_FLAG(std::optional<double>, lambda, std::nullopt, "user regularization (eq. 5); unset: 0.25");
+ABSL_FLAG(std::optional<double>, mu, std::nullopt,
+          "item regularization applied by the server (eq. 7); unset: the preset's (fedmf: "
+          "0.01, paper: 0.9)");
+ABSL_FLAG(std::optional<double>, kappa, std::nullopt,
+          "observed ratings weigh 1 + kappa, unobserved 1 (eq. 4); unset: 15");
+ABSL_FLAG(std::optional<double>, ranking_kappa, std::nullopt,
           "kappa of the user factor that ranks items for recommendations and ranking metrics "
-          "(client-local, no privacy cost); negative: --kappa");
-ABSL_FLAG(double, user_l1_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().user_l1_clip,
-          "B1: L1 clip of the user factor in the gradient (eq. 17)");
-ABSL_FLAG(double, error_clip, fedmf::algorithms::dpmf_rp::DpmfRpConfig().error_clip,
-          "e: rating errors are clipped to [-e, e] (eq. 16)");
-ABSL_FLAG(double, contribution_clip, 0,
-          "clip of one contribution X (PBM column_l1: L1; rotated_l2 and gaussian: L2); 0: the "
-          "geometry's default (docs/algorithms.md)");
-ABSL_FLAG(std::string, pbm_geometry, "column_l1",
+          "(client-local, no privacy cost); negative: --kappa; unset: the preset's (fedmf: 5, "
+          "paper: --kappa)");
+ABSL_FLAG(std::optional<double>, user_l1_clip, std::nullopt,
+          "B1: L1 clip of the user factor in the gradient (eq. 17); unset: 0.001");
+ABSL_FLAG(std::optional<double>, error_clip, std::nullopt,
+          "e: rating errors are clipped to [-e, e] (eq. 16); unset: 1");
+ABSL_FLAG(std::optional<double>, contribution_clip, std::nullopt,
+          "clip of one contribution X (PBM column_l1: L1; rotated_l2, gaussian and ddg: L2); 0: "
+          "the geometry's default (docs/algorithms.md); unset: the preset's (fedmf: 0.016, "
+          "paper: 0)");
+ABSL_FLAG(std::optional<std::string>, pbm_geometry, std::nullopt,
           "column_l1 (the paper's L1 clip + FlatMat per column) or rotated_l2 (L2 clip, one "
-          "rotation of the whole vector; far less noise for the same epsilon)");
-ABSL_FLAG(double, pbm_clip_multiplier,
-          fedmf::algorithms::dpmf_rp::DpmfRpConfig().pbm_clip_multiplier,
-          "gamma of rotated_l2: coordinates are clamped to gamma C / sqrt(D)");
-ABSL_FLAG(int, ddg_bits, fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_bits,
-          "ddg: bits per coordinate of the secure sum (the largest scale that fits is used)");
-ABSL_FLAG(double, ddg_clip_multiplier,
-          fedmf::algorithms::dpmf_rp::DpmfRpConfig().ddg_clip_multiplier,
-          "ddg: rotated coordinates are clamped to this times C / sqrt(D)");
-ABSL_FLAG(std::string, pbm_accounting, "l2",
+          "rotation of the whole vector; far less noise for the same epsilon); unset: the "
+          "preset's (fedmf: rotated_l2, paper: column_l1)");
+ABSL_FLAG(std::optional<double>, pbm_clip_multiplier, std::nullopt,
+          "gamma of rotated_l2: coordinates are clamped to gamma C / sqrt(D); unset: 3");
+ABSL_FLAG(std::optional<int>, ddg_bits, std::nullopt,
+          "ddg: bits per coordinate of the secure sum (the largest scale that fits is used); "
+          "unset: 20");
+ABSL_FLAG(std::optional<double>, ddg_clip_multiplier, std::nullopt,
+          "ddg: rotated coordinates are clamped to this times C / sqrt(D); unset: 3");
+ABSL_FLAG(std::optional<std::string>, pbm_accounting, std::nullopt,
           "l2 (charge a PBM round by the L2 shift of the whole vector, which the clip bounds) or "
-          "coordinate (every coordinate over its whole range: the paper's eq. 20, conservative)");
+          "coordinate (every coordinate over its whole range: the paper's eq. 20, "
+          "conservative); unset: l2");
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
 
-// DPMF-RP for `run` and the flags above; InvalidArgument for a bad value.
-absl::StatusOr<DpmfRpConfig> ConfigFromFlags(const RunSettings& run) {
-  DpmfRpConfig c;
+// Sets `field` to the flag's value when it was given, and names it in `overrides`.
+template <typename T, typename F>
+void Override(const absl::Flag<std::optional<T>>& flag, absl::string_view name, F& field,
+              std::vector<std::string>& overrides) {
+  if (const std::optional<T> value = absl::GetFlag(flag); value.has_value()) {
+    field = *value;
+    overrides.emplace_back(name);
+  }
+}
+
+// Parses a given enum flag with `parse` into `field`.
+template <typename E>
+absl::Status OverrideEnum(const absl::Flag<std::optional<std::string>>& flag,
+                          absl::string_view name, absl::StatusOr<E> (*parse)(absl::string_view),
+                          E& field, std::vector<std::string>& overrides) {
+  const std::optional<std::string> value = absl::GetFlag(flag);
+  if (!value.has_value()) return absl::OkStatus();
+  absl::StatusOr<E> parsed = parse(*value);
+  if (!parsed.ok()) return parsed.status();
+  field = *parsed;
+  overrides.emplace_back(name);
+  return absl::OkStatus();
+}
+
+struct FlagConfig {
+  DpmfRpConfig config;
+  Preset preset = Preset::kFedmf;
+  std::vector<std::string> overrides;  // the flags given, which override the preset
+};
+
+// DPMF-RP for `run` and the flags above: the preset's configuration, then every flag (and run
+// setting) that was given; InvalidArgument for a bad value.
+absl::StatusOr<FlagConfig> ConfigFromFlags(const RunSettings& run) {
+  absl::StatusOr<Preset> preset = ParsePreset(absl::GetFlag(FLAGS_preset));
+  if (!preset.ok()) return preset.status();
+  FlagConfig out{.config = PresetConfig(*preset), .preset = *preset, .overrides = {}};
+  DpmfRpConfig& c = out.config;
+  std::vector<std::string>& o = out.overrides;
   c.num_users = run.num_users;
   c.num_items = run.num_items;
-  c.rank = absl::GetFlag(FLAGS_rank);
-  absl::StatusOr<Mechanism> mechanism = ParseMechanism(absl::GetFlag(FLAGS_mechanism));
-  if (!mechanism.ok()) return mechanism.status();
-  c.mechanism = *mechanism;
-  absl::StatusOr<Projection> projection = ParseProjection(absl::GetFlag(FLAGS_projection));
-  if (!projection.ok()) return projection.status();
-  c.projection = *projection;
-  absl::StatusOr<ItemModel> model = ParseItemModel(absl::GetFlag(FLAGS_item_model));
-  if (!model.ok()) return model.status();
-  c.item_model = *model;
-  c.compression = absl::GetFlag(FLAGS_compression);
-  c.participation = run.participation;
+  if (run.participation.has_value()) {
+    c.participation = *run.participation;
+    o.emplace_back("participation");
+  }
+  if (run.delta.has_value()) {
+    c.delta = *run.delta;
+    o.emplace_back("delta");
+  }
   c.min_clients = run.min_clients;
   c.secure_aggregation = run.secure_aggregation;
   c.epsilon = run.epsilon;
-  c.delta = run.delta;
   c.rounds = run.rounds;
-  c.max_q = absl::GetFlag(FLAGS_max_q);
-  c.adam.learning_rate = absl::GetFlag(FLAGS_learning_rate);
-  c.lambda = absl::GetFlag(FLAGS_lambda);
-  c.mu = absl::GetFlag(FLAGS_mu);
-  c.kappa = absl::GetFlag(FLAGS_kappa);
-  if (const double k = absl::GetFlag(FLAGS_ranking_kappa); k >= 0) c.ranking_kappa = k;
   c.rating_scale = run.rating_scale;
-  c.user_l1_clip = absl::GetFlag(FLAGS_user_l1_clip);
-  c.error_clip = absl::GetFlag(FLAGS_error_clip);
-  c.contribution_clip = absl::GetFlag(FLAGS_contribution_clip);
-  absl::StatusOr<PbmGeometry> geometry = ParsePbmGeometry(absl::GetFlag(FLAGS_pbm_geometry));
-  if (!geometry.ok()) return geometry.status();
-  c.pbm_geometry = *geometry;
-  c.pbm_clip_multiplier = absl::GetFlag(FLAGS_pbm_clip_multiplier);
-  c.ddg_bits = absl::GetFlag(FLAGS_ddg_bits);
-  c.ddg_clip_multiplier = absl::GetFlag(FLAGS_ddg_clip_multiplier);
-  absl::StatusOr<PbmAccounting> accounting =
-      ParsePbmAccounting(absl::GetFlag(FLAGS_pbm_accounting));
-  if (!accounting.ok()) return accounting.status();
-  c.pbm_accounting = *accounting;
   c.seed = run.seed;
+  if (absl::Status s = OverrideEnum(FLAGS_mechanism, "mechanism", ParseMechanism, c.mechanism, o);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          OverrideEnum(FLAGS_projection, "projection", ParseProjection, c.projection, o);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          OverrideEnum(FLAGS_item_model, "item_model", ParseItemModel, c.item_model, o);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          OverrideEnum(FLAGS_pbm_geometry, "pbm_geometry", ParsePbmGeometry, c.pbm_geometry, o);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = OverrideEnum(FLAGS_pbm_accounting, "pbm_accounting", ParsePbmAccounting,
+                                    c.pbm_accounting, o);
+      !s.ok()) {
+    return s;
+  }
+  Override(FLAGS_compression, "compression", c.compression, o);
+  Override(FLAGS_max_q, "max_q", c.max_q, o);
+  Override(FLAGS_rank, "rank", c.rank, o);
+  Override(FLAGS_learning_rate, "learning_rate", c.adam.learning_rate, o);
+  Override(FLAGS_lambda, "lambda", c.lambda, o);
+  Override(FLAGS_mu, "mu", c.mu, o);
+  Override(FLAGS_kappa, "kappa", c.kappa, o);
+  if (const std::optional<double> k = absl::GetFlag(FLAGS_ranking_kappa); k.has_value()) {
+    if (*k >= 0) {
+      c.ranking_kappa = *k;
+    } else {
+      c.ranking_kappa.reset();
+    }
+    o.emplace_back("ranking_kappa");
+  }
+  Override(FLAGS_user_l1_clip, "user_l1_clip", c.user_l1_clip, o);
+  Override(FLAGS_error_clip, "error_clip", c.error_clip, o);
+  Override(FLAGS_contribution_clip, "contribution_clip", c.contribution_clip, o);
+  Override(FLAGS_pbm_clip_multiplier, "pbm_clip_multiplier", c.pbm_clip_multiplier, o);
+  Override(FLAGS_ddg_bits, "ddg_bits", c.ddg_bits, o);
+  Override(FLAGS_ddg_clip_multiplier, "ddg_clip_multiplier", c.ddg_clip_multiplier, o);
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
-  return c;
+  return out;
 }
 
 absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
-  absl::StatusOr<DpmfRpConfig> config = ConfigFromFlags(run);
-  if (!config.ok()) return config.status();
+  absl::StatusOr<FlagConfig> flags = ConfigFromFlags(run);
+  if (!flags.ok()) return flags.status();
+  const DpmfRpConfig* config = &flags->config;
   absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Create(*config);
   if (!updater.ok()) return updater.status();
   const v1::DpmfRpMechanism& mechanism = (*updater)->mechanism();
@@ -113,10 +188,14 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
   absl::StatusOr<v1::RoundPlan> plan = (*updater)->Plan();
   if (!plan.ok()) return plan.status();
   std::vector<std::pair<std::string, std::string>> fields = {
-      {"mechanism", absl::GetFlag(FLAGS_mechanism)},
-      {"item_model", absl::GetFlag(FLAGS_item_model)},
+      {"preset", std::string(PresetName(flags->preset))},
+      {"overrides", flags->overrides.empty() ? "none" : absl::StrJoin(flags->overrides, ",")},
+      {"mechanism", std::string(MechanismName(config->mechanism))},
+      {"item_model", std::string(ItemModelName(config->item_model))},
       {"secure_aggregation", config->secure_aggregation ? "on" : "off"},
       {"epsilon", EventValue(config->epsilon)},
+      {"delta", EventValue(config->delta)},
+      {"participation", EventValue(config->participation)},
       {"rounds", absl::StrCat(config->rounds)},
       {"cohort", absl::StrCat(CohortSize(*config))},
       {"n_min", absl::StrCat(MinContributors(*config))},

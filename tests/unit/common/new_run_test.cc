@@ -84,10 +84,14 @@ TEST(NewRunTest, SharedSettingsOfLocalDpRuns) {
   EXPECT_EQ(LocalDpMinContributors(run), 1);
   run.min_clients = 7;
   EXPECT_EQ(LocalDpMinContributors(run), 7);
+  EXPECT_TRUE(RequirePureEpsilon(run, "x").ok());  // --delta unset
+  run.delta = 0;
   EXPECT_TRUE(RequirePureEpsilon(run, "x").ok());
   run.delta = 1e-5;
   EXPECT_THAT(RequirePureEpsilon(run, "ldp-gd").message(),
-              HasSubstr("ldp-gd: --delta=1e-05; its budget is pure epsilon (--delta=0)"));
+              HasSubstr("ldp-gd: --delta=1e-05; its budget is pure epsilon (--delta=0 or unset)"));
+  run.participation.reset();
+  EXPECT_EQ(SampledCohort(run), 94);  // kDefaultParticipation
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "server/coordinator_setup.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "absl/flags/declare.h"
@@ -14,7 +15,7 @@
 
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, state_dir);
-ABSL_DECLARE_FLAG(std::string, mechanism);
+ABSL_DECLARE_FLAG(std::optional<std::string>, mechanism);
 ABSL_DECLARE_FLAG(int64_t, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 
