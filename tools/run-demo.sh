@@ -2,15 +2,20 @@
 # The main job: installs missing dependencies, builds, then trains DPMF-RP federatedly on the
 # built-in synthetic data (943 users x 1682 items, shaped like MovieLens 100K): one
 # fedmf-coordinator and 4 fedmf-client processes (each hosting a quarter of the users) talk gRPC
-# over loopback, with Bonawitz secure aggregation in every round. Prints per-round progress and the
-# final metrics; every process is stopped on exit. Extra arguments go to fedmf-coordinator
-# (e.g. --rounds=10, or --mechanism=pbm --epsilon=1 for the paper's privacy setting).
+# over loopback, with Bonawitz secure aggregation in every round, without DP noise. Then, next to
+# it, a private run at whole-run, user-level (5, 1e-5)-DP with DPMF-RP's defaults (the Gaussian
+# mechanism, every user in every round) in fedmf-sim (the same coordinator and clients in one
+# process, secure sums added in the clear: the same sums), and the item-popularity ranking as a
+# yardstick. Prints per-round progress and the metrics side by side; every process is stopped on
+# exit. Extra arguments go to the networked run's fedmf-coordinator (e.g. --rounds=10);
+# DEMO_PRIVATE=0 skips the private run, DEMO_EPSILON=E changes its budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 deploy/install-deps.sh
 cmake --preset release
-cmake --build --preset release -j "$(nproc)" --target fedmf-coordinator fedmf-client
+cmake --build --preset release -j "$(nproc)" --target fedmf-coordinator fedmf-client fedmf-sim \
+  fedmf-central
 
 CLIENTS=4
 DATA=synthetic
@@ -19,67 +24,117 @@ source tools/lib/processes.sh
 processes_init demo
 trap 'exit 130' INT TERM  # Ctrl-C still runs the EXIT cleanup
 
-cat <<'NOTE'
+EPSILON="${DEMO_EPSILON:-5}"
+cat <<NOTE
 
-==> Federated DPMF-RP over gRPC on loopback: 1 coordinator + 4 client processes, 943 users.
-    Privacy setting of this demo: mechanism=none (NO differential-privacy noise) with the full
-    item model. Secure aggregation still hides each user's vector from the coordinator, but the
-    released sums carry no DP guarantee. Why: a short run with a cohort of 94 learns too little
-    under DP noise to show here; docs/results/dpmf-rp.md measures the private settings on
-    MovieLens 100K (e.g. pass --mechanism=pbm --pbm_geometry=rotated_l2 --epsilon=100 to try).
-    The coordinator scores the model on a held-out 20% of the synthetic ratings after every round
-    (simulation only: a real coordinator has no ratings).
+==> Federated DPMF-RP on 943 synthetic users, 40 rounds, two runs:
+    1. non-private, over gRPC on loopback: 1 coordinator + 4 client processes, a cohort of 94 users
+       per round, secure aggregation hides each user's vector from the coordinator, mechanism=none:
+       NO differential-privacy noise, so the released sums carry no DP guarantee.
+    2. private, in fedmf-sim (the same coordinator and clients in one process; the secure sums are
+       added in the clear, the same sums): DPMF-RP's defaults with --epsilon=${EPSILON}, i.e.
+       whole-run, user-level (${EPSILON}, 1e-5)-differential privacy, Gaussian noise, every user in
+       every round (a cohort of 943 needs more than this machine's loopback SecAgg in 20 s).
+    The model is scored on a held-out 20% of the synthetic ratings (simulation only: a real
+    coordinator has no ratings).
 
 NOTE
 
-# Port 0: the coordinator binds a free port and logs it.
-start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" \
-  --state_dir="$WORK/state" --rounds=40 --participation=0.1 --min_clients=66 \
-  --dropout_fraction=0.3 --wait_for_users=943 --mechanism=none --item_model=full --compression=2 "$@"
-echo "==> coordinator on 127.0.0.1:$PORT; starting $CLIENTS client processes"
-for ((i = 0; i < CLIENTS; i++)); do
-  build/client/fedmf-client --coordinator="127.0.0.1:$PORT" --data="$DATA" --shard="$i/$CLIENTS" \
-    >"$WORK/client-$i.log" 2>&1 &
-  PIDS+=($!)
-done
+# run_federated NAME FLAGS...: one training run (coordinator + CLIENTS client processes) with the
+# coordinator's FLAGS; progress to stdout, the log in $WORK/NAME/coordinator.log.
+run_federated() {
+  local name="$1"
+  shift
+  mkdir -p "$WORK/$name"
+  local log="$WORK/$name/coordinator.log"
+  # Port 0: the coordinator binds a free port and logs it.
+  start_coordinator "$log" --listen=127.0.0.1:0 --eval_data="$DATA" --state_dir="$WORK/$name/state" \
+    --rounds=40 --wait_for_users=943 "$@"
+  echo "==> [$name] coordinator on 127.0.0.1:$PORT; starting $CLIENTS client processes"
+  local clients=()
+  for ((i = 0; i < CLIENTS; i++)); do
+    build/client/fedmf-client --coordinator="127.0.0.1:$PORT" --data="$DATA" --shard="$i/$CLIENTS" \
+      >"$WORK/$name/client-$i.log" 2>&1 &
+    clients+=($!)
+    PIDS+=($!)
+  done
 
-# Progress: one line per round from the coordinator's key=value log.
-tail --pid="$COORD_PID" -n +1 -f "$WORK/coordinator.log" | while IFS= read -r line; do
-  case "$line" in
-    *" event=evaluation "*)
-      printf '    model after %3s rounds: test RMSE %-8s precision@10 %-9s recall@10 %s\n' \
-        "$(field round "$line")" "$(field test_rmse "$line")" "$(field precision10 "$line")" \
-        "$(field recall10 "$line")" ;;
-    *" event=federated_eval "*)
-      printf '    federated evaluation after %3s rounds (%s users, SecAgg): test RMSE %.6s precision@10 %.6s\n' \
-        "$(field round "$line")" "$(field contributors "$line")" "$(field test_rmse "$line")" \
-        "$(field precision10 "$line")" ;;
-    *" event=round "*)
-      printf 'round %3s applied=%s contributors=%s/%s dropouts=%s secagg=%ss+%ss+%ss+%ss up=%sB down=%sB %s\n' \
-        "$(field round "$line")" "$(field applied "$line")" "$(field contributors "$line")" \
-        "$(field participants "$line")" "$(field dropouts "$line")" "$(field advertise_s "$line")" \
-        "$(field share_keys_s "$line")" "$(field masked_input_s "$line")" \
-        "$(field unmasking_s "$line")" "$(field bytes_in "$line")" "$(field bytes_out "$line")" \
-        "$(grep -o 'privacy=[^ ]*\|epsilon_rdp2=[^ ]*' <<<"$line" | tr '\n' ' ')" ;;
-    *" event=training_end "*) echo "==> $line"; break ;;
-  esac
-done &
-PIDS+=($!)
+  # Progress: one line per round from the coordinator's key=value log.
+  tail --pid="$COORD_PID" -n +1 -f "$log" | while IFS= read -r line; do
+    case "$line" in
+      *" event=evaluation "*)
+        printf '    model after %3s rounds: test RMSE %-8s precision@10 %-9s recall@10 %s\n' \
+          "$(field round "$line")" "$(field test_rmse "$line")" "$(field precision10 "$line")" \
+          "$(field recall10 "$line")" ;;
+      *" event=federated_eval "*)
+        printf '    federated evaluation after %3s rounds (%s users, SecAgg): test RMSE %.6s precision@10 %.6s\n' \
+          "$(field round "$line")" "$(field contributors "$line")" "$(field test_rmse "$line")" \
+          "$(field precision10 "$line")" ;;
+      *" event=round "*)
+        printf 'round %3s applied=%s contributors=%s/%s dropouts=%s secagg=%ss+%ss+%ss+%ss up=%sB down=%sB %s\n' \
+          "$(field round "$line")" "$(field applied "$line")" "$(field contributors "$line")" \
+          "$(field participants "$line")" "$(field dropouts "$line")" "$(field advertise_s "$line")" \
+          "$(field share_keys_s "$line")" "$(field masked_input_s "$line")" \
+          "$(field unmasking_s "$line")" "$(field bytes_in "$line")" "$(field bytes_out "$line")" \
+          "$(grep -o 'epsilon_dp=[^ ]*\|delta=[^ ]*' <<<"$line" | tr '\n' ' ')" ;;
+      *" event=training_end "*) echo "==> [$name] $line"; break ;;
+    esac
+  done &
+  local progress=$!
+  PIDS+=($progress)
 
-status=0
-wait "$COORD_PID" || status=$?
-for ((i = 1; i <= CLIENTS; i++)); do wait "${PIDS[$i]}" || status=$?; done
-sleep 0.2
-if [[ $status -ne 0 ]]; then
-  echo "==> a process failed (exit $status); logs:"
-  tail -n 20 "$WORK"/*.log
-  exit "$status"
+  local status=0
+  wait "$COORD_PID" || status=$?
+  for pid in "${clients[@]}"; do wait "$pid" || status=$?; done
+  wait "$progress" 2>/dev/null || true
+  if [[ $status -ne 0 ]]; then
+    echo "==> [$name] a process failed (exit $status); logs:"
+    tail -n 20 "$WORK/$name"/*.log
+    exit "$status"
+  fi
+}
+
+SECONDS=0
+run_federated non-private --participation=0.1 --min_clients=66 --dropout_fraction=0.3 \
+  --mechanism=none --item_model=full --compression=2 "$@"
+nonprivate_s=$SECONDS
+first="$(grep -m 1 ' event=evaluation ' "$WORK/non-private/coordinator.log")"
+last="$(grep ' event=evaluation ' "$WORK/non-private/coordinator.log" | tail -n 1)"
+
+private_last=""
+spent="(not run)"
+private_s=0
+if [[ "${DEMO_PRIVATE:-1}" != 0 ]]; then
+  echo
+  echo "==> [private] fedmf-sim --epsilon=$EPSILON --rounds=40 (DPMF-RP's defaults), about 2 s a round"
+  SECONDS=0
+  build/tools/sim/fedmf-sim --data="$DATA" --epsilon="$EPSILON" --rounds=40 --plain_sum \
+    --client_processes=2 --evaluate_every=10 >"$WORK/private.log" 2>&1 ||
+    { echo "==> [private] fedmf-sim failed:"; tail -n 5 "$WORK/private.log"; exit 1; }
+  private_s=$SECONDS
+  grep ' event=evaluation ' "$WORK/private.log" | while IFS= read -r line; do
+    printf '    model after %3s rounds: test RMSE %-8s precision@10 %-9s recall@10 %s\n' \
+      "$(field round "$line")" "$(field test_rmse "$line")" "$(field precision10 "$line")" \
+      "$(field recall10 "$line")"
+  done
+  private_last="$(grep ' event=evaluation ' "$WORK/private.log" | tail -n 1)"
+  summary="$(grep ' event=sim_summary ' "$WORK/private.log")"
+  spent="($(field epsilon_dp "$summary"), 1e-5)-DP"
 fi
-first="$(grep -m 1 ' event=evaluation ' "$WORK/coordinator.log")"
-last="$(grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1)"
+# The yardstick: every user's unseen items ranked by their number of training ratings.
+build/tools/fedmf-central --data="$DATA" --model=popularity --split=holdout:0.2 --seed=1 \
+  >"$WORK/popularity.log" 2>&1 || true
+popularity="$(grep ' event=fold_done ' "$WORK/popularity.log" || true)"
+
 echo
-echo "==> final metrics (held-out 20% of the synthetic ratings), initial -> final model:"
-for m in test_rmse test_mae precision10 recall10 f1_10 map10; do
-  printf '    %-12s %10s -> %s\n' "$m" "$(field "$m" "$first")" "$(field "$m" "$last")"
+echo "==> held-out 20% of the synthetic ratings (N = 10, relevant: rating >= 4)"
+printf '    %-12s %9s %12s %16s %11s\n' metric initial non-private "private $spent" popularity
+for m in test_rmse precision10 recall10 f1_10; do
+  pm="${m%10}"
+  pm="${pm#test_}"
+  [[ "$pm" == f1_ ]] && pm=f1
+  printf '    %-12s %9.5s %12.5s %16.5s %11.5s\n' "$m" "$(field "$m" "$first")" "$(field "$m" "$last")" \
+    "$(field "$m" "$private_last")" "$(field "$pm" "$popularity")"
 done
-grep -h ' event=local_top_n ' "$WORK"/client-0.log | sed 's/^/    client 0 local recommendation: /' || true
+echo "    wall time: non-private ${nonprivate_s} s (networked), private ${private_s} s (fedmf-sim)"
+grep -h ' event=local_top_n ' "$WORK"/non-private/client-0.log | sed 's/^/    client 0 local recommendation (non-private run): /' || true
