@@ -48,7 +48,8 @@ NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory fact
 }
 
 int64_t SampledCohort(const RunSettings& run) {
-  const double cohort = std::round(run.participation.value_or(kDefaultParticipation) * static_cast<double>(run.num_users));
+  const double cohort = std::round(run.participation.value_or(kDefaultParticipation) *
+                                   static_cast<double>(run.num_users));
   return std::max<int64_t>(1, static_cast<int64_t>(cohort));
 }
 

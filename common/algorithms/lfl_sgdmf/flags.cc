@@ -69,7 +69,7 @@ absl::StatusOr<v1::LflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   c.set_noise(*noise);
   if (*noise != v1::LFL_NOISE_NONE) {
     c.set_epsilon(run.epsilon);
-    c.set_delta(run.delta);
+    c.set_delta(run.delta.value_or(kDefaultDelta));
   }
   c.set_learning_rate(absl::GetFlag(FLAGS_lfl_learning_rate));
   c.set_pretrain_epochs(absl::GetFlag(FLAGS_lfl_pretrain_epochs));

@@ -53,7 +53,7 @@ absl::StatusOr<v1::VflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
     return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf: --rounds=", run.rounds,
                                                    " must be >= 2 (T syncs and the final stage)"));
   }
-  if (run.epsilon > 0 && run.delta <= 0) {
+  if (run.epsilon > 0 && run.delta.value_or(kDefaultDelta) <= 0) {
     return absl::InvalidArgumentError("vfl-sgdmf: a budget (--epsilon > 0) needs --delta > 0");
   }
   absl::StatusOr<dp::PrivacyUnit> unit = dp::ParsePrivacyUnit(absl::GetFlag(FLAGS_vfl_unit));
@@ -76,7 +76,7 @@ absl::StatusOr<v1::VflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   c.set_seed(run.seed);
   c.set_secure_sum(run.secure_aggregation);
   c.set_budget_epsilon(run.epsilon);
-  c.set_budget_delta(run.epsilon > 0 ? run.delta : 0);
+  c.set_budget_delta(run.epsilon > 0 ? run.delta.value_or(kDefaultDelta) : 0);
   const double z = absl::GetFlag(FLAGS_vfl_noise_multiplier);
   if (z >= 0) {
     c.set_noise_multiplier(z);
@@ -103,8 +103,8 @@ absl::StatusOr<NewRun> StartVflRun(const RunSettings& run) {
       {"item_only_steps", absl::StrCat(c->item_only_steps())},
       {"unit", c->per_user() ? "user" : "rating"},
       {"noise_multiplier", EventValue(c->noise_multiplier())}};
-  if (c->noise_multiplier() > 0 && run.delta > 0) {
-    absl::StatusOr<RunEpsilon> epsilon = RunEpsilonAt(*c, run.delta);
+  if (c->noise_multiplier() > 0 && run.delta.value_or(kDefaultDelta) > 0) {
+    absl::StatusOr<RunEpsilon> epsilon = RunEpsilonAt(*c, run.delta.value_or(kDefaultDelta));
     if (!epsilon.ok()) return epsilon.status();
     fields.emplace_back("vfl_epsilon", EventValue(epsilon->ours));
     fields.emplace_back("vfl_paper_epsilon", EventValue(epsilon->paper));

@@ -156,7 +156,7 @@ TEST(DpmfRpContributorTest, RejectsInconsistentPlans) {
   };
   EXPECT_FALSE(rejected(r.plan));
   v1::RoundPlan plan = r.plan;
-  plan.set_algorithm("lfl-sgdmf");
+  plan.set_algorithm("no-such-algorithm");
   EXPECT_TRUE(rejected(plan));
   EXPECT_EQ(MakeContributor(plan).status().code(), absl::StatusCode::kNotFound);
   plan = r.plan;
