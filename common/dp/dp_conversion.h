@@ -54,6 +54,11 @@ struct PrivacyBudget {
   static PrivacyBudget PureDp(double epsilon, PrivacyUnit unit = PrivacyUnit::kUser) {
     return {Kind::kPureDp, epsilon, 0, 0, unit};
   }
+  // An algorithm's --epsilon/--delta: (epsilon, delta)-DP, or with delta = 0 RDP epsilon at
+  // `rdp_order` (the papers' convention, kept for comparison).
+  static PrivacyBudget FromEpsilonDelta(double epsilon, double delta, double rdp_order = 2) {
+    return delta > 0 ? ApproxDp(epsilon, delta) : Rdp(epsilon, rdp_order);
+  }
 };
 
 absl::Status ValidateBudget(const PrivacyBudget& budget);

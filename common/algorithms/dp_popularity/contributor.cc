@@ -7,35 +7,23 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_popularity/dp_popularity.h"
+#include "common/algorithms/plan_check.h"
 #include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::dp_popularity {
-namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("dp-popularity round plan: ", field, "=", plan, ", expected ", expected));
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<DpPopularityContributor>> DpPopularityContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not dp-popularity"));
-  }
-  v1::DpPopularityBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError(
-        "dp-popularity round plan: payload is not a DpPopularityBroadcast");
-  }
+  absl::StatusOr<v1::DpPopularityBroadcast> parsed =
+      ParsePlanPayload<v1::DpPopularityBroadcast>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  const v1::DpPopularityBroadcast& broadcast = *parsed;
   const v1::DpPopularityConfig& c = broadcast.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   const int32_t m = c.num_items();
   Eigen::VectorXd counts = Eigen::VectorXd::Zero(m);
   if (broadcast.counts_size() != 0 && broadcast.counts_size() != m) {
-    return Mismatch("counts size", broadcast.counts_size(), m);
+    return PlanMismatch(kAlgorithmName, "counts size", broadcast.counts_size(), m);
   }
   for (int32_t j = 0; j < broadcast.counts_size(); ++j) {
     if (!std::isfinite(broadcast.counts(j))) {
@@ -43,11 +31,6 @@ absl::StatusOr<std::unique_ptr<DpPopularityContributor>> DpPopularityContributor
           absl::StrCat("dp-popularity round plan: count of item ", j, " is ", broadcast.counts(j)));
     }
     counts[j] = broadcast.counts(j);
-  }
-  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
-  if (plan.phase() != 0) return Mismatch("phase", plan.phase(), 0);
-  if (static_cast<int64_t>(plan.length()) != m) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), m);
   }
   std::optional<dp::DistributedDiscreteGaussian> mechanism;
   if (c.noise()) {
@@ -57,21 +40,14 @@ absl::StatusOr<std::unique_ptr<DpPopularityContributor>> DpPopularityContributor
   }
   absl::StatusOr<int> bits = SumBits(c);
   if (!bits.ok()) return bits.status();
-  if (plan.bits() != *bits) return Mismatch("bits", plan.bits(), *bits);
-  if (plan.client_bits() != *bits) {
-    return Mismatch("client_bits", plan.client_bits(), *bits);
-  }
-  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
-    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
-  }
-  // The noise protects a user only in a sum of at least n_min.
-  if (static_cast<int64_t>(plan.min_contributors()) < c.min_contributors()) {
-    return Mismatch("min_contributors", static_cast<int64_t>(plan.min_contributors()),
-                    c.min_contributors());
-  }
-  if (static_cast<int64_t>(plan.max_contributors()) > c.cohort_size()) {
-    return Mismatch("max_contributors", static_cast<int64_t>(plan.max_contributors()),
-                    c.cohort_size());
+  if (absl::Status s = CheckPlanEnvelope(plan, kAlgorithmName,
+                                         {.round = broadcast.round(),
+                                          .length = m,
+                                          .bits = *bits,
+                                          .min_contributors_at_least = c.min_contributors(),
+                                          .max_contributors_at_most = c.cohort_size()});
+      !s.ok()) {
+    return s;
   }
   return std::unique_ptr<DpPopularityContributor>(
       new DpPopularityContributor(c, std::move(mechanism), PopularityScorer(std::move(counts))));

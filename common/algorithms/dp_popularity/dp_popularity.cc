@@ -51,8 +51,7 @@ absl::Status ValidateConfig(const v1::DpPopularityConfig& c) {
 }
 
 dp::PrivacyBudget Budget(const v1::DpPopularityConfig& config) {
-  return config.delta() > 0 ? dp::PrivacyBudget::ApproxDp(config.epsilon(), config.delta())
-                            : dp::PrivacyBudget::Rdp(config.epsilon(), 2);
+  return dp::PrivacyBudget::FromEpsilonDelta(config.epsilon(), config.delta());
 }
 
 dp::DdgRdpParams Release(const v1::DpPopularityConfig& config, double noise_std) {

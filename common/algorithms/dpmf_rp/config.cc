@@ -254,8 +254,7 @@ double PbmL2OverClip(const DpmfRpConfig& config) {
 }
 
 dp::PrivacyBudget Budget(const DpmfRpConfig& config) {
-  return config.delta > 0 ? dp::PrivacyBudget::ApproxDp(config.epsilon, config.delta)
-                          : dp::PrivacyBudget::Rdp(config.epsilon, config.rdp_order);
+  return dp::PrivacyBudget::FromEpsilonDelta(config.epsilon, config.delta, config.rdp_order);
 }
 
 v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {

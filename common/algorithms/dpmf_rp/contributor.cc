@@ -4,28 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/plan_check.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
 
 namespace fedmf::algorithms::dpmf_rp {
-namespace {
-
-absl::Status PlanMismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(absl::StrCat("dpmf-rp round plan: ", field, "=", plan,
-                                                 " but the broadcast implies ", expected));
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<DpmfRpContributor>> DpmfRpContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not dpmf-rp"));
-  }
-  v1::DpmfRpBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("dpmf-rp round plan: payload is not a DpmfRpBroadcast");
-  }
+  absl::StatusOr<v1::DpmfRpBroadcast> parsed =
+      ParsePlanPayload<v1::DpmfRpBroadcast>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  const v1::DpmfRpBroadcast& broadcast = *parsed;
   absl::StatusOr<DpmfRpConfig> config = FromProto(broadcast.config(), "dpmf-rp broadcast");
   if (!config.ok()) return config.status();
   absl::StatusOr<Eigen::MatrixXd> model = MatrixFromProto(broadcast.model(), ModelRows(*config),
@@ -49,19 +37,16 @@ absl::StatusOr<std::unique_ptr<DpmfRpContributor>> DpmfRpContributor::Create(
   absl::StatusOr<ContributionCodec> codec = ContributionCodec::Create(
       *config, broadcast.mechanism(), broadcast.hadamard_seed(), MaxBucketItems(projection));
   if (!codec.ok()) return codec.status();
-  if (plan.round() != broadcast.round())
-    return PlanMismatch("round", plan.round(), broadcast.round());
-  if (static_cast<int64_t>(plan.length()) != codec->length()) {
-    return PlanMismatch("length", static_cast<int64_t>(plan.length()), codec->length());
-  }
-  if (plan.bits() != codec->bits()) return PlanMismatch("bits", plan.bits(), codec->bits());
-  if (plan.client_bits() != codec->client_bits()) {
-    return PlanMismatch("client_bits", plan.client_bits(), codec->client_bits());
-  }
-  const v1::Combination combination =
-      config->secure_aggregation ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR;
-  if (plan.combination() != combination) {
-    return PlanMismatch("combination", plan.combination(), combination);
+  if (absl::Status s =
+          CheckPlanEnvelope(plan, kAlgorithmName,
+                            {.round = broadcast.round(),
+                             .length = codec->length(),
+                             .bits = codec->bits(),
+                             .client_bits = codec->client_bits(),
+                             .combination = config->secure_aggregation ? v1::COMBINATION_SECURE_SUM
+                                                                       : v1::COMBINATION_CLEAR});
+      !s.ok()) {
+    return s;
   }
   return std::unique_ptr<DpmfRpContributor>(
       new DpmfRpContributor(*std::move(config), std::move(projection),

@@ -8,19 +8,11 @@
 #include "common/algorithms/hdpmf/privacy_spec.h"
 #include "common/algorithms/hdpmf/user_math.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/plan_check.h"
 #include "common/dp/clipping.h"
 #include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::hdpmf {
-namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("hdpmf round plan: ", field, "=", plan, ", the broadcast implies ", expected));
-}
-
-}  // namespace
-
 absl::StatusOr<std::optional<v1::HdpmfUserState>> DecodeUserState(absl::string_view state,
                                                                   int rank) {
   if (state.empty()) return std::nullopt;
@@ -44,42 +36,29 @@ absl::StatusOr<std::optional<v1::HdpmfUserState>> DecodeUserState(absl::string_v
 
 absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
     const v1::RoundPlan& plan) {
-  v1::HdpmfBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("hdpmf round plan: payload is not an HdpmfBroadcast");
-  }
+  absl::StatusOr<v1::HdpmfBroadcast> parsed = ParsePlanPayload<v1::HdpmfBroadcast>(plan, kName);
+  if (!parsed.ok()) return parsed.status();
+  const v1::HdpmfBroadcast& broadcast = *parsed;
   const v1::HdpmfConfig& c = broadcast.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
-  if (plan.algorithm() != kName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not '", kName, "'"));
-  }
   absl::StatusOr<Eigen::MatrixXd> v =
       MatrixFromProto(broadcast.item_factors(), c.num_items(), c.rank(), "hdpmf item factors");
   if (!v.ok()) return v.status();
   absl::StatusOr<RoundCodec> codec = MakeRoundCodec(c, *v);
   if (!codec.ok()) return codec.status();
-  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
   if (broadcast.round() < 0 || broadcast.round() > c.rounds()) {
-    return Mismatch("round", broadcast.round(), c.rounds());
-  }
-  if (plan.phase() != 0) return Mismatch("phase", plan.phase(), 0);
-  if (static_cast<int64_t>(plan.length()) != GradientDim(c)) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), GradientDim(c));
-  }
-  if (plan.bits() != codec->bits) return Mismatch("bits", plan.bits(), codec->bits);
-  if (plan.client_bits() != codec->bits) {
-    return Mismatch("client_bits", plan.client_bits(), codec->bits);
-  }
-  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
-    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
+    return absl::InvalidArgumentError(absl::StrCat("hdpmf round plan: broadcast round ",
+                                                   broadcast.round(), " outside 0..", c.rounds()));
   }
   // The noise shares assume n_min honest clients; a plan accepting fewer would void the guarantee.
-  if (plan.min_contributors() < c.min_contributors()) {
-    return Mismatch("min_contributors", plan.min_contributors(), c.min_contributors());
-  }
-  if (plan.max_contributors() > c.cohort_size()) {
-    return Mismatch("max_contributors", plan.max_contributors(), c.cohort_size());
+  if (absl::Status s = CheckPlanEnvelope(plan, kName,
+                                         {.round = broadcast.round(),
+                                          .length = GradientDim(c),
+                                          .bits = codec->bits,
+                                          .min_contributors_at_least = c.min_contributors(),
+                                          .max_contributors_at_most = c.cohort_size()});
+      !s.ok()) {
+    return s;
   }
   std::vector<double> gamma = ItemWeights(c.spec(), c.num_items());
   const double threshold = c.variant() == v1::HDPMF_VARIANT_PDPMF ? PdpmfThreshold(c) : 0;

@@ -8,18 +8,10 @@
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/algorithms/ldp_gd/user_step.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/plan_check.h"
 #include "common/dp/binary_rr.h"
 
 namespace fedmf::algorithms::ldp_gd {
-namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("ldp-gd round plan: ", field, "=", plan, ", the broadcast implies ", expected));
-}
-
-}  // namespace
-
 absl::StatusOr<std::optional<v1::LdpGdUserState>> DecodeUserState(absl::string_view state,
                                                                   int rank) {
   if (state.empty()) return std::nullopt;
@@ -45,25 +37,18 @@ absl::StatusOr<std::unique_ptr<LdpGdContributor>> LdpGdContributor::Create(
   }
   const v1::LdpGdConfig& c = broadcast.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
-  if (plan.algorithm() != AlgorithmName(c)) {
-    return absl::InvalidArgumentError(absl::StrCat("round plan is for algorithm '",
-                                                   plan.algorithm(), "', its broadcast for '",
-                                                   AlgorithmName(c), "'"));
-  }
+  if (absl::Status s = CheckPlanAlgorithm(plan, AlgorithmName(c)); !s.ok()) return s;
   absl::StatusOr<Eigen::MatrixXd> v =
       MatrixFromProto(broadcast.item_factors(), c.num_items(), c.rank(), "ldp-gd item factors");
   if (!v.ok()) return v.status();
-  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
-  if (plan.phase() != 0) return Mismatch("phase", plan.phase(), 0);
-  if (static_cast<int64_t>(plan.length()) != ReportDim(c)) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), ReportDim(c));
-  }
-  if (plan.bits() != kBits) return Mismatch("bits", plan.bits(), kBits);
-  if (plan.client_bits() != kBits) return Mismatch("client_bits", plan.client_bits(), kBits);
-  const v1::Combination combination =
-      c.secure_sum() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR;
-  if (plan.combination() != combination) {
-    return Mismatch("combination", plan.combination(), combination);
+  if (absl::Status s = CheckPlanEnvelope(
+          plan, AlgorithmName(c),
+          {.round = broadcast.round(),
+           .length = ReportDim(c),
+           .bits = kBits,
+           .combination = c.secure_sum() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR});
+      !s.ok()) {
+    return s;
   }
   absl::StatusOr<std::optional<dp::GaussianProjection>> phi = RoundProjection(c, broadcast.round());
   if (!phi.ok()) return phi.status();

@@ -10,17 +10,13 @@
 #include "common/algorithms/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/plan_check.h"
 #include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {
 namespace {
 
 constexpr size_t kKeyBytes = 32;
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("lfl-sgdmf round plan: ", field, "=", plan, ", expected ", expected));
-}
 
 // xi: `dim` draws of N(0, variance) from the key's stream, the same on every call.
 Eigen::VectorXd PhaseNoise(const std::string& key, int64_t dim, double variance) {
@@ -94,43 +90,34 @@ Eigen::VectorXd PretrainUserFactor(const Eigen::Ref<const Eigen::MatrixXd>& item
 
 absl::StatusOr<std::unique_ptr<LflSgdmfContributor>> LflSgdmfContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not lfl-sgdmf"));
-  }
-  v1::LflSgdmfBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("lfl-sgdmf round plan: payload is not an LflSgdmfBroadcast");
-  }
+  absl::StatusOr<v1::LflSgdmfBroadcast> parsed =
+      ParsePlanPayload<v1::LflSgdmfBroadcast>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  v1::LflSgdmfBroadcast& broadcast = *parsed;
   const v1::LflSgdmfConfig& c = broadcast.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   absl::StatusOr<Eigen::MatrixXd> v =
       MatrixFromProto(broadcast.item_factors(), c.num_items(), c.rank(), "lfl-sgdmf item factors");
   if (!v.ok()) return v.status();
-  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
   const int max_phase = HasPhase1(c) ? 1 : 0;
-  if (plan.phase() != broadcast.phase() || plan.phase() < 0 || plan.phase() > max_phase) {
-    return Mismatch("phase", plan.phase(), broadcast.phase());
-  }
-  if (static_cast<int64_t>(plan.length()) != UploadLength(c)) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), UploadLength(c));
+  if (broadcast.phase() < 0 || broadcast.phase() > max_phase) {
+    return PlanMismatch(kAlgorithmName, "phase", broadcast.phase(), max_phase);
   }
   absl::StatusOr<int> bits = SumBits(c);
   if (!bits.ok()) return bits.status();
-  if (plan.bits() != *bits) return Mismatch("bits", plan.bits(), *bits);
-  if (plan.client_bits() != *bits) return Mismatch("client_bits", plan.client_bits(), *bits);
-  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
-    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
-  }
   // Phase 0's noise protects a user only in a sum of at least n_min; phase 1 must name the
   // survivors' count its noise was scaled to.
-  if (plan.phase() == 0 && static_cast<int64_t>(plan.min_contributors()) < c.min_contributors()) {
-    return Mismatch("min_contributors", static_cast<int64_t>(plan.min_contributors()),
-                    c.min_contributors());
-  }
-  if (plan.phase() == 1 && (broadcast.phase1_survivors() < c.min_contributors() ||
-                            broadcast.phase1_survivors() > c.cohort_size())) {
-    return Mismatch("phase1_survivors", broadcast.phase1_survivors(), c.min_contributors());
+  ExpectedPlan expected = {.round = broadcast.round(),
+                           .phase = broadcast.phase(),
+                           .length = UploadLength(c),
+                           .bits = *bits};
+  if (broadcast.phase() == 0) expected.min_contributors_at_least = c.min_contributors();
+  if (absl::Status s = CheckPlanEnvelope(plan, kAlgorithmName, expected); !s.ok()) return s;
+  if (broadcast.phase() == 1 && (broadcast.phase1_survivors() < c.min_contributors() ||
+                                 broadcast.phase1_survivors() > c.cohort_size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lfl-sgdmf round plan: phase1_survivors=", broadcast.phase1_survivors(),
+                     ", expected ", c.min_contributors(), "..", c.cohort_size()));
   }
   return std::unique_ptr<LflSgdmfContributor>(
       new LflSgdmfContributor(std::move(broadcast), mf::FactorMatrix(*std::move(v))));

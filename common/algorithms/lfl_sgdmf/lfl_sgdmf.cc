@@ -175,8 +175,7 @@ double ViewNoiseStddev(const v1::LflSgdmfConfig& c, int64_t phase1_survivors,
 }
 
 dp::PrivacyBudget Budget(const v1::LflSgdmfConfig& c) {
-  return c.delta() > 0 ? dp::PrivacyBudget::ApproxDp(c.epsilon(), c.delta())
-                       : dp::PrivacyBudget::Rdp(c.epsilon(), 2);
+  return dp::PrivacyBudget::FromEpsilonDelta(c.epsilon(), c.delta());
 }
 
 absl::StatusOr<double> CalibrateNoiseStddev(const v1::LflSgdmfConfig& c) {

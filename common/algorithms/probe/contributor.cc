@@ -6,33 +6,23 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/plan_check.h"
 #include "common/algorithms/probe/probe.h"
 #include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::probe {
-namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("probe round plan: ", field, "=", plan, ", the phase needs ", expected));
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ProbeContributor>> ProbeContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not probe"));
-  }
-  v1::ProbeBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("probe round plan: payload is not a ProbeBroadcast");
-  }
+  absl::StatusOr<v1::ProbeBroadcast> parsed =
+      ParsePlanPayload<v1::ProbeBroadcast>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  v1::ProbeBroadcast& broadcast = *parsed;
   if (absl::Status s = ValidateConfig(broadcast.config()); !s.ok()) return s;
   const int32_t m = broadcast.config().num_items();
-  if (broadcast.popularity_size() != m)
-    return Mismatch("popularity size", broadcast.popularity_size(), m);
+  if (broadcast.popularity_size() != m) {
+    return PlanMismatch(kAlgorithmName, "popularity size", broadcast.popularity_size(), m);
+  }
   Eigen::VectorXd popularity(m);
   for (int32_t j = 0; j < m; ++j) {
     if (!std::isfinite(broadcast.popularity(j))) {
@@ -41,22 +31,20 @@ absl::StatusOr<std::unique_ptr<ProbeContributor>> ProbeContributor::Create(
     }
     popularity[j] = broadcast.popularity(j);
   }
-  if (plan.round() != broadcast.round()) return Mismatch("round", plan.round(), broadcast.round());
-  if (plan.phase() != broadcast.phase()) return Mismatch("phase", plan.phase(), broadcast.phase());
   const bool reports = broadcast.phase() == kReportPhase;
   if (!reports && broadcast.phase() != kCounterPhase) {
     return absl::InvalidArgumentError(
         absl::StrCat("probe round plan: phase ", broadcast.phase(), " (the probe has 0 and 1)"));
   }
-  const int64_t length = reports ? m : broadcast.config().num_users();
-  if (static_cast<int64_t>(plan.length()) != length) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), length);
-  }
-  if (plan.bits() != kBits) return Mismatch("bits", plan.bits(), kBits);
-  if (plan.client_bits() != kBits) return Mismatch("client_bits", plan.client_bits(), kBits);
-  const v1::Combination combination = reports ? v1::COMBINATION_CLEAR : v1::COMBINATION_SECURE_SUM;
-  if (plan.combination() != combination) {
-    return Mismatch("combination", plan.combination(), combination);
+  if (absl::Status s = CheckPlanEnvelope(
+          plan, kAlgorithmName,
+          {.round = broadcast.round(),
+           .phase = broadcast.phase(),
+           .length = reports ? m : broadcast.config().num_users(),
+           .bits = kBits,
+           .combination = reports ? v1::COMBINATION_CLEAR : v1::COMBINATION_SECURE_SUM});
+      !s.ok()) {
+    return s;
   }
   absl::StatusOr<dp::KaryRr> rr = dp::KaryRr::Create(m, broadcast.config().report_epsilon());
   if (!rr.ok()) return rr.status();

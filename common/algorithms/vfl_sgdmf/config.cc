@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/plan_check.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 
 namespace fedmf::algorithms::vfl_sgdmf {
@@ -12,11 +13,6 @@ namespace {
 absl::Status Bad(absl::string_view field, double value, absl::string_view want) {
   return absl::InvalidArgumentError(
       absl::StrCat("vfl-sgdmf config: ", field, "=", value, " must be ", want));
-}
-
-absl::Status Differs(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("vfl-sgdmf round plan: ", field, "=", plan, ", expected ", expected));
 }
 
 }  // namespace
@@ -88,25 +84,15 @@ absl::StatusOr<v1::RoundPlan> PlanShape(const v1::VflSgdmfConfig& config, int64_
 absl::Status CheckPlanShape(const v1::VflSgdmfConfig& config, const v1::RoundPlan& plan) {
   absl::StatusOr<v1::RoundPlan> want = PlanShape(config, plan.round());
   if (!want.ok()) return want.status();
-  if (plan.phase() != 0) return Differs("phase", plan.phase(), 0);
-  if (plan.length() != want->length()) {
-    return Differs("length", static_cast<int64_t>(plan.length()),
-                   static_cast<int64_t>(want->length()));
-  }
-  if (plan.bits() != want->bits()) return Differs("bits", plan.bits(), want->bits());
-  if (plan.client_bits() != want->client_bits()) {
-    return Differs("client_bits", plan.client_bits(), want->client_bits());
-  }
-  if (plan.combination() != want->combination()) {
-    return Differs("combination", plan.combination(), want->combination());
-  }
-  if (plan.min_contributors() != want->min_contributors()) {
-    return Differs("min_contributors", plan.min_contributors(), want->min_contributors());
-  }
-  if (plan.max_contributors() != want->max_contributors()) {
-    return Differs("max_contributors", plan.max_contributors(), want->max_contributors());
-  }
-  return absl::OkStatus();
+  return CheckPlanEnvelope(plan, kAlgorithmName,
+                           {.round = want->round(),
+                            .phase = want->phase(),
+                            .length = static_cast<int64_t>(want->length()),
+                            .bits = want->bits(),
+                            .client_bits = want->client_bits(),
+                            .combination = want->combination(),
+                            .min_contributors_at_least = want->min_contributors(),
+                            .max_contributors_at_most = want->max_contributors()});
 }
 
 }  // namespace fedmf::algorithms::vfl_sgdmf

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/plan_check.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 #include "common/algorithms/vfl_sgdmf/config.h"
 #include "common/algorithms/vfl_sgdmf/local_stage.h"
@@ -29,20 +30,15 @@ absl::StatusOr<data::RatingsDataset> TrainingRatings(const v1::VflSgdmfConfig& c
 
 absl::StatusOr<std::unique_ptr<VflSgdmfContributor>> VflSgdmfContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not vfl-sgdmf"));
-  }
-  v1::VflSgdmfBroadcast broadcast;
-  if (!broadcast.ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("vfl-sgdmf round plan: payload is not a VflSgdmfBroadcast");
-  }
+  absl::StatusOr<v1::VflSgdmfBroadcast> parsed =
+      ParsePlanPayload<v1::VflSgdmfBroadcast>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  v1::VflSgdmfBroadcast& broadcast = *parsed;
   if (absl::Status s = ValidateConfig(broadcast.config()); !s.ok()) return s;
-  if (absl::Status s = CheckPlanShape(broadcast.config(), plan); !s.ok()) return s;
   if (broadcast.round() != plan.round()) {
-    return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf round plan: round ", plan.round(),
-                                                   ", payload round ", broadcast.round()));
+    return PlanMismatch(kAlgorithmName, "round", plan.round(), broadcast.round());
   }
+  if (absl::Status s = CheckPlanShape(broadcast.config(), plan); !s.ok()) return s;
   absl::StatusOr<Eigen::MatrixXd> users =
       MatrixFromProto(broadcast.users(), broadcast.config().num_users(), broadcast.config().rank(),
                       "vfl-sgdmf user embeddings");
