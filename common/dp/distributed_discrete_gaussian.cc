@@ -7,13 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/dp/clipping.h"
 #include "common/dp/fixed_point.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::dp {
+
 namespace {
 
 constexpr int kMaxRoundingAttempts = 1000;
-
-bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
 
 }  // namespace
 
@@ -40,8 +40,8 @@ absl::StatusOr<std::vector<int64_t>> ConditionalStochasticRound(
 absl::StatusOr<DistributedDiscreteGaussian> DistributedDiscreteGaussian::Create(
     const DistributedDiscreteGaussianParams& params) {
   const DistributedDiscreteGaussianParams& p = params;
-  if (p.dim < 1 || !PositiveFinite(p.clip_norm) || !PositiveFinite(p.scale) ||
-      !PositiveFinite(p.noise_std) || !std::isfinite(p.linf_bound) || p.linf_bound < 0 ||
+  if (p.dim < 1 || !IsPositiveFinite(p.clip_norm) || !IsPositiveFinite(p.scale) ||
+      !IsPositiveFinite(p.noise_std) || !std::isfinite(p.linf_bound) || p.linf_bound < 0 ||
       p.min_clients < 1 || p.max_clients < p.min_clients ||
       !(p.rounding_beta >= 0 && p.rounding_beta < 1) ||
       !(p.wrap_probability > 0 && p.wrap_probability < 1)) {

@@ -8,17 +8,13 @@
 #include "common/dp/clipping.h"
 #include "common/dp/fixed_point.h"
 #include "common/dp/samplers.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::dp {
-namespace {
-
-bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
-
-}  // namespace
 
 absl::StatusOr<GaussianSecAgg> GaussianSecAgg::Create(const GaussianSecAggParams& params) {
   const GaussianSecAggParams& p = params;
-  if (p.dim < 1 || !PositiveFinite(p.clip_norm) || !PositiveFinite(p.scale) ||
+  if (p.dim < 1 || !IsPositiveFinite(p.clip_norm) || !IsPositiveFinite(p.scale) ||
       !std::isfinite(p.noise_std) || p.noise_std < 0 || !std::isfinite(p.linf_bound) ||
       p.linf_bound < 0 || p.min_clients < 1 || p.max_clients < p.min_clients ||
       !(p.wrap_probability > 0 && p.wrap_probability < 1)) {

@@ -5,14 +5,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/dp/samplers.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::dp {
+
 namespace {
 
-bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
-
 absl::Status CheckShareArgs(const char* name, int64_t dim, double b, int64_t clients) {
-  if (dim < 0 || !PositiveFinite(b) || clients < 1) {
+  if (dim < 0 || !IsPositiveFinite(b) || clients < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": need dim >= 0, b > 0, clients >= 1; got ", dim, ", ", b, ", ", clients));
   }
@@ -23,7 +23,7 @@ absl::Status CheckShareArgs(const char* name, int64_t dim, double b, int64_t cli
 
 absl::StatusOr<Eigen::VectorXd> LaplaceMechanism(const Eigen::Ref<const Eigen::VectorXd>& x,
                                                  const LaplaceParams& params, Rng& rng) {
-  if (!PositiveFinite(params.l1_sensitivity) || !PositiveFinite(params.epsilon)) {
+  if (!IsPositiveFinite(params.l1_sensitivity) || !IsPositiveFinite(params.epsilon)) {
     return absl::InvalidArgumentError(absl::StrCat("LaplaceMechanism: sensitivity ",
                                                    params.l1_sensitivity, " and epsilon ",
                                                    params.epsilon, " must be > 0"));

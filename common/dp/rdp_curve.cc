@@ -27,6 +27,14 @@ std::vector<double> DefaultOrders() {
   return orders;
 }
 
+absl::Status ValidateOrder(double order) {
+  if (!std::isfinite(order) || order <= 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("RDP order must be finite and > 1, got ", order));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateOrders(absl::Span<const double> orders) {
   if (orders.empty()) return absl::InvalidArgumentError("the grid of RDP orders is empty");
   for (size_t i = 0; i < orders.size(); ++i) {

@@ -20,6 +20,9 @@ std::vector<double> DefaultOrders();
 // OK iff orders is non-empty, finite, strictly increasing and every order is > 1.
 absl::Status ValidateOrders(absl::Span<const double> orders);
 
+// One RDP order: finite and > 1.
+absl::Status ValidateOrder(double order);
+
 class RdpCurve {
  public:
   // Values must be >= 0 (or +infinity: no guarantee at that order), one per order.

@@ -12,16 +12,6 @@
 namespace fedmf::dp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-absl::Status ValidateOrder(double order) {
-  if (!std::isfinite(order) || order <= 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("RDP order must be finite and > 1, got ", order));
-  }
-  return absl::OkStatus();
-}
-
 // log A_alpha for integer alpha (MTZ 2019, Sec. 3.3):
 // A = sum_i C(alpha, i) (1-q)^(alpha-i) q^i exp((i^2 - i) / (2 z^2)).
 double LogAInteger(double q, double z, int64_t alpha) {
@@ -71,7 +61,7 @@ double LogAFractional(double q, double z, double alpha) {
     // |C(alpha, i+1)| = |C(alpha, i)| * |alpha - i| / (i + 1).
     log_abs_coef += std::log(std::abs(alpha - i)) - std::log(i + 1.0);
   }
-  return kInf;
+  return std::numeric_limits<double>::infinity();
 }
 
 }  // namespace
@@ -82,7 +72,7 @@ absl::StatusOr<double> GaussianRdp(double noise_multiplier, double order) {
     return absl::InvalidArgumentError(
         absl::StrCat("noise multiplier must be >= 0, got ", noise_multiplier));
   }
-  if (noise_multiplier == 0) return kInf;
+  if (noise_multiplier == 0) return std::numeric_limits<double>::infinity();
   return order / (2 * noise_multiplier * noise_multiplier);
 }
 

@@ -126,7 +126,8 @@ absl::Status ValidatePbmPrivacyParams(const PbmPrivacyParams& params) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<RdpCurve> PbmCoordinateCurve(const PbmPrivacyParams& params, std::vector<double> orders) {
+absl::StatusOr<RdpCurve> PbmCoordinateCurve(const PbmPrivacyParams& params,
+                                            std::vector<double> orders) {
   if (absl::Status s = ValidatePbmPrivacyParams(params); !s.ok()) return s;
   if (absl::Status s = ValidateOrders(orders); !s.ok()) return s;
   if (params.theta == 0) return RdpCurve::Zero(std::move(orders));

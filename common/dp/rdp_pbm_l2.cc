@@ -12,9 +12,9 @@
 namespace fedmf::dp {
 namespace {
 
-// Outcomes whose probability is within e^-kCoreNats of the most likely one are summed exactly;
+// Outcomes whose probability is within e^-kExactNats of the most likely one are summed exactly;
 // the rest are bounded by their count times that threshold times the largest summand.
-constexpr double kCoreNats = 40;
+constexpr double kExactNats = 40;
 // The sums below add positive terms (relative rounding error ~1e-11 at most); the result is
 // inflated by this much so that it stays an upper bound in floating point.
 constexpr double kRoundingSafety = 1e-9;
@@ -37,11 +37,11 @@ double SecondOrderRemainder(double alpha, double z) {
   return (std::expm1(log_power) - alpha * z) / (z * z);  // no cancellation: alpha z >= 1/2
 }
 
-// [first, last]: the contiguous range of k whose log weight is within kCoreNats of the largest,
+// [first, last]: the contiguous range of k whose log weight is within kExactNats of the largest,
 // for weights unimodal in k on [0, n] with the largest at `mode`.
 template <typename LogWeight>
 std::pair<int64_t, int64_t> Core(int64_t n, int64_t mode, const LogWeight& log_weight) {
-  const double threshold = log_weight(mode) - kCoreNats;
+  const double threshold = log_weight(mode) - kExactNats;
   int64_t first = mode;
   int64_t last = mode;
   while (first > 0 && log_weight(first - 1) >= threshold) --first;
@@ -52,7 +52,7 @@ std::pair<int64_t, int64_t> Core(int64_t n, int64_t mode, const LogWeight& log_w
 // Weight bound of everything outside [first, last] of [0, n]: each term is below the threshold.
 double OutsideWeight(int64_t n, std::pair<int64_t, int64_t> core, double log_max) {
   const auto outside = static_cast<double>(n + 1 - (core.second - core.first + 1));
-  return outside * std::exp(log_max - kCoreNats);
+  return outside * std::exp(log_max - kExactNats);
 }
 
 absl::Status ValidateShiftOrders(const std::vector<double>& orders) {

@@ -9,18 +9,6 @@
 #include "common/dp/log_space.h"
 
 namespace fedmf::dp {
-namespace {
-
-absl::Status ValidateOrder(double order) {
-  if (!std::isfinite(order) || order <= 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("RDP order must be finite and > 1, got ", order));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::StatusOr<double> BernoulliRenyiDivergence(double a, double b, double order) {
   if (absl::Status s = ValidateOrder(order); !s.ok()) return s;
   if (!(a >= 0 && a <= 1 && b >= 0 && b <= 1)) {

@@ -42,11 +42,11 @@ namespace fedmf::secagg_vectors {
 namespace {
 
 using json = nlohmann::ordered_json;
-using Bytes = std::vector<uint8_t>;
+using ByteVector = std::vector<uint8_t>;
 using fedmf::v1::secagg::ClientSessionState;
 
-Bytes ToBytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
-Bytes ToBytes(absl::Span<const uint8_t> s) { return Bytes(s.begin(), s.end()); }
+ByteVector ToBytes(const std::string& s) { return ByteVector(s.begin(), s.end()); }
+ByteVector ToBytes(absl::Span<const uint8_t> s) { return ByteVector(s.begin(), s.end()); }
 
 std::string Hex(absl::Span<const uint8_t> bytes) {
   return absl::BytesToHexString(
@@ -54,31 +54,33 @@ std::string Hex(absl::Span<const uint8_t> bytes) {
 }
 std::string Hex(const std::string& bytes) { return absl::BytesToHexString(bytes); }
 
-void AppendU32(Bytes& out, uint32_t v) {
+void AppendU32(ByteVector& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
-void AppendU64(Bytes& out, uint64_t v) {
+void AppendU64(ByteVector& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
-void Append(Bytes& out, absl::Span<const uint8_t> bytes) {
+void Append(ByteVector& out, absl::Span<const uint8_t> bytes) {
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
-void Append(Bytes& out, absl::string_view text) { out.insert(out.end(), text.begin(), text.end()); }
+void Append(ByteVector& out, absl::string_view text) {
+  out.insert(out.end(), text.begin(), text.end());
+}
 
 absl::Status Mismatch(absl::string_view what) {
   return absl::InternalError(absl::StrFormat("test vectors: %s does not match", what));
 }
 
-absl::StatusOr<std::array<uint8_t, 32>> Sha256Of(const Bytes& bytes) {
+absl::StatusOr<std::array<uint8_t, 32>> Sha256Of(const ByteVector& bytes) {
   secagg::Sha256 h;
   h.Update(bytes);
   return h.Finish();
 }
 
 // info = label || u32 lo || u32 hi || key(lo) || key(hi) (docs/protocol.md, "Key derivation").
-Bytes PairInfo(absl::string_view label, uint32_t lo, uint32_t hi, const std::string& key_lo,
-               const std::string& key_hi) {
-  Bytes info;
+ByteVector PairInfo(absl::string_view label, uint32_t lo, uint32_t hi, const std::string& key_lo,
+                    const std::string& key_hi) {
+  ByteVector info;
   Append(info, label);
   AppendU32(info, lo);
   AppendU32(info, hi);
@@ -126,7 +128,7 @@ class Builder {
     std::string c_private, s_private, c_public, s_public;
   };
   struct Pair {
-    Bytes share_key;
+    ByteVector share_key;
     std::vector<uint64_t> mask;
   };
 
@@ -153,7 +155,7 @@ class Builder {
                       {"degree", c.degree},
                       {"signatures", c.signatures},
                       {"consistency_check", c.consistency_check}};
-    Bytes input;
+    ByteVector input;
     Append(input, secagg::kLabelConfig);
     AppendU32(input, static_cast<uint32_t>(c.context.size()));
     Append(input, c.context);
@@ -196,11 +198,11 @@ class Builder {
       if (m.c_public_key() != k.c_public || m.s_public_key() != k.s_public) {
         return Mismatch("advertised public keys");
       }
-      const Bytes b = ToBytes(st.self_mask_secret());
+      const ByteVector b = ToBytes(st.self_mask_secret());
       if (b.size() != crypto::kShamirSecretSize) return Mismatch("self_mask_secret size");
       self_mask_secrets_[c.id] = b;
       // SHA-256(label || config digest || u32 id || b), by hand and by the library.
-      Bytes commitment_input;
+      ByteVector commitment_input;
       Append(commitment_input, secagg::kLabelSelfMaskCommitment);
       Append(commitment_input, digest_);
       AppendU32(commitment_input, c.id);
@@ -213,8 +215,8 @@ class Builder {
         return Mismatch("self_mask_commitment");
       }
       commitments_[c.id] = commitment;
-      const Bytes message = secagg::AdvertisementMessage(digest_, c.id, c_key.public_key().bytes(),
-                                                         s_key.public_key().bytes(), commitment);
+      const ByteVector message = secagg::AdvertisementMessage(
+          digest_, c.id, c_key.public_key().bytes(), s_key.public_key().bytes(), commitment);
       VECTORS_ASSIGN_OR_RETURN(auto signing,
                                crypto::Ed25519PrivateKey::FromSeed(ToBytes(c.signing_seed)));
       VECTORS_ASSIGN_OR_RETURN(const crypto::Ed25519Signature signature, signing.Sign(message));
@@ -262,7 +264,7 @@ class Builder {
       for (uint32_t id : hood) advertised_.insert(id);
       num_advertised_ = m.num_advertised();
     }
-    Bytes input;
+    ByteVector input;
     Append(input, secagg::kLabelSessionId);
     Append(input, digest_);
     AppendU32(input, num_advertised_);
@@ -298,8 +300,9 @@ class Builder {
                                  crypto::X25519PublicKey::FromBytes(ToBytes(b.s_public)));
         VECTORS_ASSIGN_OR_RETURN(crypto::SecretBytes c_shared, c_lo.ComputeSharedSecret(c_hi_pub));
         VECTORS_ASSIGN_OR_RETURN(crypto::SecretBytes s_shared, s_lo.ComputeSharedSecret(s_hi_pub));
-        const Bytes share_info = PairInfo(secagg::kLabelShareKey, lo, hi, a.c_public, b.c_public);
-        const Bytes seed_info =
+        const ByteVector share_info =
+            PairInfo(secagg::kLabelShareKey, lo, hi, a.c_public, b.c_public);
+        const ByteVector seed_info =
             PairInfo(secagg::kLabelPairwiseMask, lo, hi, a.s_public, b.s_public);
         VECTORS_ASSIGN_OR_RETURN(
             crypto::SecretBytes share_key,
@@ -342,7 +345,7 @@ class Builder {
       shared_.insert(sender);
       for (const fedmf::v1::secagg::EncryptedShares& e : r->client_message.share_keys().shares()) {
         const uint32_t receiver = e.peer_id();
-        const Bytes ad = secagg::ShareAssociatedData(s_.session_id, sender, receiver);
+        const ByteVector ad = secagg::ShareAssociatedData(s_.session_id, sender, receiver);
         VECTORS_ASSIGN_OR_RETURN(auto aead,
                                  crypto::Aes256Gcm::Create(PairOf(sender, receiver).share_key));
         VECTORS_ASSIGN_OR_RETURN(crypto::SecretBytes payload,
@@ -403,12 +406,12 @@ class Builder {
       secrets_[owner] = {ToBytes(keys_.at(owner).s_private), ToBytes(st.self_mask_secret())};
       const std::vector<uint32_t>& hood = neighborhood_.at(owner);
       for (int kind = 0; kind < 2; ++kind) {
-        const Bytes& secret = kind == 0 ? secrets_[owner].first : secrets_[owner].second;
+        const ByteVector& secret = kind == 0 ? secrets_[owner].first : secrets_[owner].second;
         std::vector<crypto::ShamirShare> all;
         json holders = json::array();
         for (size_t i = 0; i < hood.size(); ++i) {
           const auto& pair = held_.at({owner, hood[i]});
-          const Bytes& share = kind == 0 ? pair.first : pair.second;
+          const ByteVector& share = kind == 0 ? pair.first : pair.second;
           all.push_back({static_cast<uint32_t>(i + 1), crypto::SecretBytes(share)});
           holders.push_back({{"holder", hood[i]}, {"index", i + 1}, {"share", Hex(share)}});
         }
@@ -453,7 +456,7 @@ class Builder {
       j["input"] = Values(c.input);
       j["input_packed"] = Hex(c.after_advertise.input());
       if (!secrets_.contains(id)) continue;
-      Bytes info;
+      ByteVector info;
       Append(info, secagg::kLabelSelfMask);
       AppendU32(info, id);
       VECTORS_ASSIGN_OR_RETURN(crypto::SecretBytes seed,
@@ -510,7 +513,7 @@ class Builder {
     if (requests.empty()) return absl::OkStatus();
     const auto& ids = requests[0]->server_message.consistency_check().survivor_ids();
     const std::vector<uint32_t> survivors(ids.begin(), ids.end());
-    const Bytes message = secagg::SurvivorListMessage(s_.session_id, survivors);
+    const ByteVector message = secagg::SurvivorListMessage(s_.session_id, survivors);
     json signatures = json::array();
     for (const RecordedMessage* r : Find("ConsistencyCheck", false)) {
       const std::string& signature = r->client_message.consistency_check().signature();
@@ -581,7 +584,8 @@ class Builder {
                                         static_cast<int>(neighborhood_.at(owner).size())};
       VECTORS_ASSIGN_OR_RETURN(crypto::SecretBytes secret,
                                crypto::ShamirReconstruct(shares, params));
-      const Bytes& expected = is_key[owner] ? secrets_.at(owner).first : secrets_.at(owner).second;
+      const ByteVector& expected =
+          is_key[owner] ? secrets_.at(owner).first : secrets_.at(owner).second;
       if (ToBytes(secret.span()) != expected) return Mismatch("rebuilt secret");
       if (is_key[owner]) {
         VECTORS_ASSIGN_OR_RETURN(auto key, crypto::X25519PrivateKey::FromBytes(secret.span()));
@@ -657,7 +661,7 @@ class Builder {
   json out_;
   std::array<uint8_t, 32> digest_{};
   std::map<uint32_t, KeySet> keys_;
-  std::map<uint32_t, Bytes> self_mask_secrets_;             // b, drawn at Start
+  std::map<uint32_t, ByteVector> self_mask_secrets_;        // b, drawn at Start
   std::map<uint32_t, secagg::Commitment> commitments_;      // its self_mask_commitment
   std::map<uint32_t, std::vector<uint32_t>> neighborhood_;  // N[u] from u's ShareKeysRequest
   std::set<uint32_t> advertised_;                           // U1
@@ -665,8 +669,8 @@ class Builder {
   std::set<uint32_t> shared_;                            // U2
   std::map<std::pair<uint32_t, uint32_t>, Pair> pairs_;  // (lo, hi)
   // (owner, holder) -> (share of s_SK, share of b).
-  std::map<std::pair<uint32_t, uint32_t>, std::pair<Bytes, Bytes>> held_;
-  std::map<uint32_t, std::pair<Bytes, Bytes>> secrets_;  // owner -> (s_SK, b)
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<ByteVector, ByteVector>> held_;
+  std::map<uint32_t, std::pair<ByteVector, ByteVector>> secrets_;  // owner -> (s_SK, b)
   std::map<uint32_t, std::vector<uint64_t>> self_masks_;
   std::map<uint32_t, std::vector<uint64_t>> masked_inputs_;  // U3
 };

@@ -6,11 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/new_run.h"
 #include "common/dp/hadamard.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::algorithms::dpmf_rp {
-namespace {
 
-bool PositiveFinite(double x) { return std::isfinite(x) && x > 0; }
+namespace {
 
 absl::Status Bad(absl::string_view field, double value, absl::string_view requirement) {
   return absl::InvalidArgumentError(
@@ -145,15 +145,15 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (c.num_items < 1) return Bad("num_items", c.num_items, "must be >= 1");
   if (c.num_users < 1) return Bad("num_users", static_cast<double>(c.num_users), "must be >= 1");
   if (c.rank < 1 || c.rank > 1024) return Bad("rank", c.rank, "must be in [1, 1024]");
-  if (!PositiveFinite(c.lambda)) return Bad("lambda", c.lambda, "must be > 0");
+  if (!IsPositiveFinite(c.lambda)) return Bad("lambda", c.lambda, "must be > 0");
   if (!std::isfinite(c.mu) || c.mu < 0) return Bad("mu", c.mu, "must be >= 0");
   if (!std::isfinite(c.kappa) || c.kappa < 0) return Bad("kappa", c.kappa, "must be >= 0");
   if (c.ranking_kappa && (!std::isfinite(*c.ranking_kappa) || *c.ranking_kappa < 0)) {
     return Bad("ranking_kappa", *c.ranking_kappa, "must be >= 0");
   }
   if (absl::Status s = c.rating_scale.Validate(); !s.ok()) return s;
-  if (!PositiveFinite(c.user_l1_clip)) return Bad("user_l1_clip", c.user_l1_clip, "must be > 0");
-  if (!PositiveFinite(c.error_clip)) return Bad("error_clip", c.error_clip, "must be > 0");
+  if (!IsPositiveFinite(c.user_l1_clip)) return Bad("user_l1_clip", c.user_l1_clip, "must be > 0");
+  if (!IsPositiveFinite(c.error_clip)) return Bad("error_clip", c.error_clip, "must be > 0");
   if (!std::isfinite(c.compression) || c.compression < 1) {
     return Bad("compression", c.compression, "must be >= 1");
   }
@@ -167,10 +167,10 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (!std::isfinite(c.contribution_clip) || c.contribution_clip < 0) {
     return Bad("contribution_clip", c.contribution_clip, "must be >= 0 (0: the default)");
   }
-  if (!PositiveFinite(c.pbm_clip_multiplier)) {
+  if (!IsPositiveFinite(c.pbm_clip_multiplier)) {
     return Bad("pbm_clip_multiplier", c.pbm_clip_multiplier, "must be > 0");
   }
-  if (!PositiveFinite(c.epsilon)) return Bad("epsilon", c.epsilon, "must be > 0");
+  if (!IsPositiveFinite(c.epsilon)) return Bad("epsilon", c.epsilon, "must be > 0");
   if (!(c.delta >= 0 && c.delta < 1)) return Bad("delta", c.delta, "must be in [0, 1)");
   if (!(std::isfinite(c.rdp_order) && c.rdp_order > 1)) {
     return Bad("rdp_order", c.rdp_order, "must be > 1");
@@ -186,7 +186,7 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
     return Bad("wrap_probability", c.wrap_probability, "must be in (0, 1)");
   }
   if (c.ddg_bits < 2 || c.ddg_bits > 62) return Bad("ddg_bits", c.ddg_bits, "must be in [2, 62]");
-  if (!PositiveFinite(c.ddg_clip_multiplier)) {
+  if (!IsPositiveFinite(c.ddg_clip_multiplier)) {
     return Bad("ddg_clip_multiplier", c.ddg_clip_multiplier, "must be > 0");
   }
   if (absl::Status s = mf::ValidateAdamConfig(c.adam); !s.ok()) return s;

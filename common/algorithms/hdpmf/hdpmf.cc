@@ -13,16 +13,16 @@
 #include "common/dp/fixed_point.h"
 #include "common/dp/laplace.h"
 #include "common/dp/privacy_cost.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::algorithms::hdpmf {
+
 namespace {
 
 absl::Status Bad(absl::string_view field, double value, absl::string_view need) {
   return absl::InvalidArgumentError(
       absl::StrCat("hdpmf config: ", field, "=", value, ", need ", need));
 }
-
-bool Positive(double x) { return std::isfinite(x) && x > 0; }
 
 bool Paper(const v1::HdpmfConfig& c) { return c.mode() == v1::HDPMF_MODE_PAPER; }
 
@@ -57,7 +57,7 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
   if (c.rounds() < 1 || c.rounds() > 100000) {
     return Bad("rounds", static_cast<double>(c.rounds()), "T in [1, 100000]");
   }
-  if (!Positive(c.epsilon())) return Bad("epsilon", c.epsilon(), "> 0");
+  if (!IsPositiveFinite(c.epsilon())) return Bad("epsilon", c.epsilon(), "> 0");
   if (c.mode() != v1::HDPMF_MODE_PAPER && c.mode() != v1::HDPMF_MODE_SOUND) {
     return Bad("mode", c.mode(), "paper or sound");
   }
@@ -68,15 +68,15 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
   if (c.variant() != v1::HDPMF_VARIANT_HDPMF && !Paper(c)) {
     return Bad("variant", c.variant(), "hdpmf in sound mode (the baselines are paper-mode ones)");
   }
-  if (!Positive(c.learning_rate())) return Bad("learning_rate", c.learning_rate(), "> 0");
-  if (!Positive(c.lambda())) return Bad("lambda", c.lambda(), "> 0");
+  if (!IsPositiveFinite(c.learning_rate())) return Bad("learning_rate", c.learning_rate(), "> 0");
+  if (!IsPositiveFinite(c.lambda())) return Bad("lambda", c.lambda(), "> 0");
   if (!std::isfinite(c.rating_min())) return Bad("rating_min", c.rating_min(), "finite");
   if (!std::isfinite(c.rating_max()) || c.rating_max() <= c.rating_min()) {
     return Bad("rating_max", c.rating_max(), "> rating_min");
   }
-  if (!Positive(c.clip())) return Bad("clip", c.clip(), "> 0");
-  if (!Positive(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
-  if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
+  if (!IsPositiveFinite(c.clip())) return Bad("clip", c.clip(), "> 0");
+  if (!IsPositiveFinite(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
+  if (!IsPositiveFinite(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
   if (!std::isfinite(c.init_center())) return Bad("init_center", c.init_center(), "finite");
   if (c.skip_rescaling() && !Stretches(c)) {
     return Bad("skip_rescaling", 1, "only for the hdpmf variant in paper mode (HDPMF-R)");

@@ -6,8 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/public_init.h"
 #include "common/dp/privacy_cost.h"
+#include "common/util/positive_finite.h"
 
 namespace fedmf::algorithms::ldp_gd {
+
 namespace {
 
 constexpr uint64_t kMinusOne = (uint64_t{1} << kBits) - 1;
@@ -17,7 +19,6 @@ absl::Status Bad(absl::string_view field, double value, absl::string_view need) 
       absl::StrCat("ldp-gd config: ", field, "=", value, ", need ", need));
 }
 
-bool Positive(double x) { return std::isfinite(x) && x > 0; }
 bool NonNegative(double x) { return std::isfinite(x) && x >= 0; }
 
 // SplitMix64's finalizer: public seeds of different uses that share no Rng key.
@@ -41,12 +42,12 @@ absl::Status ValidateConfig(const v1::LdpGdConfig& c) {
   if (c.rounds() < 1 || c.rounds() > 100000) {
     return Bad("rounds", static_cast<double>(c.rounds()), "k in [1, 100000]");
   }
-  if (!Positive(c.epsilon())) return Bad("epsilon", c.epsilon(), "> 0");
-  if (!Positive(c.learning_rate())) return Bad("learning_rate", c.learning_rate(), "> 0");
+  if (!IsPositiveFinite(c.epsilon())) return Bad("epsilon", c.epsilon(), "> 0");
+  if (!IsPositiveFinite(c.learning_rate())) return Bad("learning_rate", c.learning_rate(), "> 0");
   if (!NonNegative(c.lambda_u())) return Bad("lambda_u", c.lambda_u(), ">= 0");
   if (!NonNegative(c.lambda_v())) return Bad("lambda_v", c.lambda_v(), ">= 0");
-  if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
-  if (!Positive(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
+  if (!IsPositiveFinite(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
+  if (!IsPositiveFinite(c.score_lambda())) return Bad("score_lambda", c.score_lambda(), "> 0");
   if (!NonNegative(c.score_kappa())) return Bad("score_kappa", c.score_kappa(), ">= 0");
   if (absl::Status s = RatingScaleOf(c).Validate(); !s.ok()) return s;
   switch (c.projection()) {

@@ -28,7 +28,7 @@ struct GcmVector {
 // McGrew & Viega, "The Galois/Counter Mode of Operation (GCM)", appendix B, AES-256 test cases
 // 13-16 (the ones with a 96-bit IV), and one AES-256 vector with associated data from NIST CAVP
 // gcmEncryptExtIV256.rsp.
-const GcmVector kVectors[] = {
+const GcmVector kGcmVectors[] = {
     {"gcm-spec-13", "0000000000000000000000000000000000000000000000000000000000000000",
      "000000000000000000000000", "", "", "", "530f8afbc74536b9a963b4f1c4cb738b"},
     {"gcm-spec-14", "0000000000000000000000000000000000000000000000000000000000000000",
@@ -71,7 +71,7 @@ Aes256Gcm MakeAead(absl::string_view key_hex) {
 // handling. Encrypt picks its own nonce, so it is pinned by the round trip below: Decrypt is
 // known to be GCM, and only a correct GCM encryption of (P, AD) under K authenticates.
 TEST(Aes256GcmTest, DecryptsPublishedVectors) {
-  for (const GcmVector& v : kVectors) {
+  for (const GcmVector& v : kGcmVectors) {
     SCOPED_TRACE(v.name);
     absl::StatusOr<SecretBytes> pt = MakeAead(v.key).Decrypt(Wire(v), Hex(v.ad));
     ASSERT_TRUE(pt.ok()) << pt.status();
@@ -80,7 +80,7 @@ TEST(Aes256GcmTest, DecryptsPublishedVectors) {
 }
 
 TEST(Aes256GcmTest, EncryptRoundTripsWithFreshNonce) {
-  for (const GcmVector& v : kVectors) {
+  for (const GcmVector& v : kGcmVectors) {
     SCOPED_TRACE(v.name);
     const Aes256Gcm aead = MakeAead(v.key);
     const std::vector<uint8_t> pt = Hex(v.plaintext), ad = Hex(v.ad);
@@ -105,7 +105,7 @@ TEST(Aes256GcmTest, RejectsWrongKeySize) {
 }
 
 TEST(Aes256GcmTest, RejectsShortCiphertexts) {
-  const Aes256Gcm aead = MakeAead(kVectors[0].key);
+  const Aes256Gcm aead = MakeAead(kGcmVectors[0].key);
   for (size_t size = 0; size < Aes256Gcm::kOverhead; ++size) {
     absl::StatusOr<SecretBytes> pt = aead.Decrypt(std::vector<uint8_t>(size, 0), {});
     EXPECT_EQ(pt.status().code(), absl::StatusCode::kInvalidArgument) << size;
@@ -114,7 +114,7 @@ TEST(Aes256GcmTest, RejectsShortCiphertexts) {
 }
 
 TEST(Aes256GcmTest, RejectsEveryTamperedByte) {
-  const GcmVector& v = kVectors[4];
+  const GcmVector& v = kGcmVectors[4];
   const Aes256Gcm aead = MakeAead(v.key);
   const std::vector<uint8_t> good = Wire(v);
   for (size_t i = 0; i < good.size(); ++i) {  // nonce, ciphertext and tag bytes alike
@@ -127,7 +127,7 @@ TEST(Aes256GcmTest, RejectsEveryTamperedByte) {
 }
 
 TEST(Aes256GcmTest, RejectsWrongOrMissingAssociatedData) {
-  const GcmVector& v = kVectors[4];
+  const GcmVector& v = kGcmVectors[4];
   const Aes256Gcm aead = MakeAead(v.key);
   std::vector<uint8_t> ad = Hex(v.ad);
   EXPECT_FALSE(aead.Decrypt(Wire(v), {}).ok());
@@ -139,7 +139,7 @@ TEST(Aes256GcmTest, RejectsWrongOrMissingAssociatedData) {
 }
 
 TEST(Aes256GcmTest, RejectsWrongKey) {
-  const GcmVector& v = kVectors[3];
+  const GcmVector& v = kGcmVectors[3];
   std::vector<uint8_t> key = Hex(v.key);
   key[0] ^= 1;
   absl::StatusOr<Aes256Gcm> aead = Aes256Gcm::Create(key);
@@ -148,7 +148,7 @@ TEST(Aes256GcmTest, RejectsWrongKey) {
 }
 
 TEST(Aes256GcmTest, TruncatedCiphertextFails) {
-  const GcmVector& v = kVectors[3];
+  const GcmVector& v = kGcmVectors[3];
   std::vector<uint8_t> wire = Wire(v);
   wire.pop_back();
   EXPECT_FALSE(MakeAead(v.key).Decrypt(wire, Hex(v.ad)).ok());

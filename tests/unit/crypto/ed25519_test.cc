@@ -24,7 +24,7 @@ struct RfcVector {
 };
 
 // RFC 8032 section 7.1, Ed25519 TEST 1, TEST 2 and TEST 3.
-const RfcVector kVectors[] = {
+const RfcVector kRfc8032Vectors[] = {
     {"TEST 1", "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
      "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
      "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
@@ -40,7 +40,7 @@ const RfcVector kVectors[] = {
 };
 
 TEST(Ed25519Test, Rfc8032KeysAndSignatures) {
-  for (const RfcVector& v : kVectors) {
+  for (const RfcVector& v : kRfc8032Vectors) {
     SCOPED_TRACE(v.name);
     absl::StatusOr<Ed25519PrivateKey> key = Ed25519PrivateKey::FromSeed(Hex(v.secret_key));
     ASSERT_TRUE(key.ok()) << key.status();
@@ -52,7 +52,7 @@ TEST(Ed25519Test, Rfc8032KeysAndSignatures) {
 }
 
 TEST(Ed25519Test, Rfc8032SignaturesVerify) {
-  for (const RfcVector& v : kVectors) {
+  for (const RfcVector& v : kRfc8032Vectors) {
     SCOPED_TRACE(v.name);
     absl::StatusOr<Ed25519PublicKey> pub = Ed25519PublicKey::FromBytes(Hex(v.public_key));
     ASSERT_TRUE(pub.ok());
@@ -61,7 +61,7 @@ TEST(Ed25519Test, Rfc8032SignaturesVerify) {
 }
 
 TEST(Ed25519Test, RejectsModifiedMessageOrSignature) {
-  const RfcVector& v = kVectors[2];
+  const RfcVector& v = kRfc8032Vectors[2];
   absl::StatusOr<Ed25519PublicKey> pub = Ed25519PublicKey::FromBytes(Hex(v.public_key));
   ASSERT_TRUE(pub.ok());
   std::vector<uint8_t> msg = Hex(v.message);
@@ -78,15 +78,18 @@ TEST(Ed25519Test, RejectsModifiedMessageOrSignature) {
 }
 
 TEST(Ed25519Test, RejectsSignatureUnderAnotherKey) {
-  absl::StatusOr<Ed25519PublicKey> other = Ed25519PublicKey::FromBytes(Hex(kVectors[1].public_key));
+  absl::StatusOr<Ed25519PublicKey> other =
+      Ed25519PublicKey::FromBytes(Hex(kRfc8032Vectors[1].public_key));
   ASSERT_TRUE(other.ok());
-  EXPECT_FALSE(other->Verify(Hex(kVectors[2].message), Hex(kVectors[2].signature)).ok());
+  EXPECT_FALSE(
+      other->Verify(Hex(kRfc8032Vectors[2].message), Hex(kRfc8032Vectors[2].signature)).ok());
 }
 
 TEST(Ed25519Test, RejectsBadSignatureLength) {
-  absl::StatusOr<Ed25519PublicKey> pub = Ed25519PublicKey::FromBytes(Hex(kVectors[0].public_key));
+  absl::StatusOr<Ed25519PublicKey> pub =
+      Ed25519PublicKey::FromBytes(Hex(kRfc8032Vectors[0].public_key));
   ASSERT_TRUE(pub.ok());
-  const std::vector<uint8_t> sig = Hex(kVectors[0].signature);
+  const std::vector<uint8_t> sig = Hex(kRfc8032Vectors[0].signature);
   for (size_t size : {0, 32, 63, 65, 128}) {
     std::vector<uint8_t> bad(size, 0);
     std::copy_n(sig.begin(), std::min(size, sig.size()), bad.begin());
@@ -108,7 +111,7 @@ TEST(Ed25519Test, RejectsBadKeys) {
   absl::StatusOr<Ed25519PublicKey> off_curve = Ed25519PublicKey::FromBytes(
       Hex("0200000000000000000000000000000000000000000000000000000000000000"));
   ASSERT_TRUE(off_curve.ok());
-  EXPECT_EQ(off_curve->Verify({}, Hex(kVectors[0].signature)).code(),
+  EXPECT_EQ(off_curve->Verify({}, Hex(kRfc8032Vectors[0].signature)).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
