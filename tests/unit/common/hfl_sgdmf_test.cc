@@ -138,6 +138,49 @@ TEST(HflSgdmfTest, SyncAveragesPartyModelsWeightedByTheirUsers) {
   }
 }
 
+// HFL-synSGD without noise at full batch: summing the parties' V gradients at every step and
+// dividing by eta n is brute-force gradient descent on V over all users, whatever the split.
+TEST(HflSgdmfTest, SynSgdStepsOnTheSumOfThePartiesGradients) {
+  const data::RatingsDataset data = testing::LowRankDataset(31, 20, 8, 8);
+  HflConfig c = Config();
+  c.mode = Mode::kSynSgd;
+  c.parties = 3;
+  c.syncs = 1;
+  c.local_steps = 3;
+  dp::Rng noise(1, 2);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 21, noise);
+  ASSERT_TRUE(run.ok()) << run.status();
+  fmf_sgd::Embeddings want = Initial(data, c, 21);
+  const fmf_sgd::DpSgdMfConfig schedule = NoisyStageConfig(c);
+  for (int64_t t = 0; t < 3; ++t) {
+    BruteForceStep(data, fmf_sgd::LearningRate(schedule, t), false, want.users, want.items, 5);
+  }
+  for (const PartyModel& p : run->parties) {
+    EXPECT_LT((p.items_before - want.items).cwiseAbs().maxCoeff(), 1e-12);
+  }
+}
+
+// Train-both at one party without noise: each of the T' steps is a U step then a V step.
+TEST(HflSgdmfTest, TrainBothAlternatesUserAndItemSteps) {
+  const data::RatingsDataset data = testing::LowRankDataset(20, 15, 6, 9);
+  HflConfig c = Config();
+  c.mode = Mode::kTrainBoth;
+  c.pretrain_steps = 50;  // ignored: train-both has no stage 1
+  c.local_steps = 3;
+  dp::Rng noise(1, 2);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 4, noise);
+  ASSERT_TRUE(run.ok()) << run.status();
+  fmf_sgd::Embeddings want = Initial(data, c, 4);
+  const fmf_sgd::DpSgdMfConfig schedule = NoisyStageConfig(c);
+  for (int64_t t = 0; t < 3; ++t) {
+    const double rate = fmf_sgd::LearningRate(schedule, t);
+    BruteForceStep(data, rate, true, want.users, want.items, 5);
+    BruteForceStep(data, rate, false, want.users, want.items, 5);
+  }
+  EXPECT_LT((run->parties[0].users_before - want.users).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((run->parties[0].items_before - want.items).cwiseAbs().maxCoeff(), 1e-12);
+}
+
 // One party, pre-train-U: the published V is fmf_sgd's noisy V-only steps run directly on the
 // trimmed data after stage 1, with the same generator (the average of one upload is itself).
 TEST(HflSgdmfTest, OnePartyIsNoisyVStepsAfterPretraining) {
