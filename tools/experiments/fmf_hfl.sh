@@ -7,12 +7,13 @@
 #
 #   tools/experiments/fmf_hfl.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                                [--parties="10 40"] [--epsilons="0.5 1 2 5"] [--lrs="..."]
-#                                [GROUP...]
+#                                [--tune_parties=S] [GROUP...]
 #
 # GROUPs (default: tune runs): tune (seed 1, epsilon 1, every mode and s at each rate of --lrs;
 # the paper picks the rate with the lowest TRAINING loss, Sec. 4.3: here the train MSE after
 # fine-tuning), runs (seed by seed, every s, mode and budget at the rate tune chose; local-only
-# once per s and seed). The paper's settings (Sec. 5.3): p = 20, eta = 0.01, T = 100, T' = 10
+# once per s and seed; with --tune_parties=S every s runs at the rate tuned at s = S, e.g. when
+# tuning at s = 40 does not fit the time). The paper's settings (Sec. 5.3): p = 20, eta = 0.01, T = 100, T' = 10
 # (synSGD: T T' = 1000 syncs of one step), theta = 10, delta = 1e-5, R = 5, and as many
 # fine-tuning steps for every method (here 100, and 100 pre-training steps). The split holds
 # out 10% of each user's ratings, seeded by the run's seed. Without the data file the script says
@@ -27,6 +28,7 @@ SEEDS=3
 PARTIES="10 40"
 EPSILONS="0.5 1 2 5"
 LRS="0.001 0.003 0.01"
+TUNE_PARTIES=""
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -37,7 +39,8 @@ for arg in "$@"; do
     --parties=*) PARTIES="${arg#--parties=}" ;;
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --lrs=*) LRS="${arg#--lrs=}" ;;
-    --help|-h) sed -n '2,20p' "$0"; exit 0 ;;
+    --tune_parties=*) TUNE_PARTIES="${arg#--tune_parties=}" ;;
+    --help|-h) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fmf_hfl.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -57,7 +60,7 @@ CSV="${OUT}/hfl.csv"
 COMMON=(--split=holdout:0.1 --rank=20 --clip_predictions=false --sgdmf_unit=user
         --sgdmf_sampling_rate=0.01 --sgdmf_theta=10 --sgdmf_delta=1e-5 --sgdmf_rating_max=5
         --hfl_syncs=100 --hfl_local_steps=10 --hfl_pretrain_steps=100 --hfl_finetune_steps=100)
-MODES="pretrain-u train-both syn-sgd"
+MODES="pretrain-u syn-sgd train-both"
 
 # fields LOG: the CSV fields of a fedmf-central --model=hfl-sgdmf log.
 fields() {
@@ -84,9 +87,9 @@ run() {
   tail -n 1 "${CSV}" >&2
 }
 
-# best_lr MODE PARTIES: the tune rate with the lowest train MSE.
+# best_lr MODE PARTIES: the tune rate with the lowest train MSE (at s = --tune_parties if set).
 best_lr() {
-  awk -F, -v m="$1" -v s="$2" '
+  awk -F, -v m="$1" -v s="${TUNE_PARTIES:-$2}" '
     $1 == "tune" && $2 == m && $3 == s && $10 != "" && (best == "" || $10 + 0 < best) { best = $10 + 0; lr = $5 }
     END { if (lr == "") exit 1; print lr }
   ' "${CSV}"
