@@ -18,9 +18,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/algorithms/fmf_sgd/config.h"
 #include "absl/time/clock.h"
+#include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/graph_filter/config.h"
+#include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -39,7 +40,8 @@ ABSL_FLAG(std::string, data, "synthetic",
 ABSL_FLAG(std::string, model, "als",
           "als (explicit ALS with biases), central-mf (DPMF-RP eq. 4), ldp-gd (the local-DP MF "
           "paper's non-private GD, --iterations = k), dp-sgdmf (the FMF privacy paper's central "
-          "DP-SGD, s = 1: --sgdmf_* flags), the baselines without factors: "
+          "DP-SGD, s = 1: --sgdmf_* flags), hfl-sgdmf (its HFL-SGDMF over --hfl_parties parties in "
+          "process, per user: --sgdmf_* and --hfl_* flags), the baselines without factors: "
           "global-mean, user-mean, popularity (ranks by rating count, predicts the item mean), or "
           "the graph filters (rank only, every rating counting 1, published Gowalla settings "
           "unless the --filter_*, --turbo_*, --bspm_* flags say otherwise): gf-cf, turbo-cf, "
@@ -89,6 +91,20 @@ ABSL_FLAG(double, sgdmf_final_lr_fraction, 0.5,
           "steps, then stays");
 ABSL_FLAG(double, sgdmf_init_prediction, 3,
           "dp-sgdmf: initial embeddings predict about this rating (public, data-independent)");
+ABSL_FLAG(int32_t, hfl_parties, 10, "hfl-sgdmf: s, parties holding disjoint blocks of users");
+ABSL_FLAG(int64_t, hfl_syncs, 100, "hfl-sgdmf: T, syncs of the item embeddings V");
+ABSL_FLAG(int64_t, hfl_local_steps, 10,
+          "hfl-sgdmf: T', each party's noisy V steps per sync (--sgdmf_steps does not apply: the "
+          "noisy stage has T T' steps)");
+ABSL_FLAG(int64_t, hfl_pretrain_steps, 100,
+          "hfl-sgdmf: stage 1, each party's noiseless full-batch U-only steps");
+ABSL_FLAG(int64_t, hfl_finetune_steps, 100,
+          "hfl-sgdmf: stage 3, each party's noiseless full-batch (U, V) steps (never published)");
+ABSL_FLAG(std::string, hfl_mode, "pretrain-u",
+          "hfl-sgdmf: pretrain-u (the paper's HFL-SGDMF), train-both (no stage 1; U moves, "
+          "without noise, before each noisy V step), syn-sgd (HFL-synSGD: the parties' noisy V "
+          "gradients summed at every step, T T' syncs) or local-only (no noise, no sync: each "
+          "party trains alone)");
 ABSL_FLAG(bool, clip_predictions, true,
           "clip predicted ratings to the training data's rating range for RMSE/MAE");
 ABSL_FLAG(bool, rating_predictor, true,
@@ -217,6 +233,21 @@ absl::StatusOr<TrainerConfig> ConfigFromFlags() {
         absl::StrCat("--sgdmf_delta=", c.sgdmf_delta, " must be in (0, 1)"));
   }
   c.sgdmf_seed = absl::GetFlag(FLAGS_seed);
+  if (c.model == "hfl-sgdmf") {
+    absl::StatusOr<algorithms::hfl_sgdmf::Mode> mode =
+        algorithms::hfl_sgdmf::ParseMode(absl::GetFlag(FLAGS_hfl_mode));
+    if (!mode.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--hfl_mode: ", mode.status().message()));
+    }
+    c.hfl.step = c.sgdmf;
+    c.hfl.mode = *mode;
+    c.hfl.parties = absl::GetFlag(FLAGS_hfl_parties);
+    c.hfl.syncs = absl::GetFlag(FLAGS_hfl_syncs);
+    c.hfl.local_steps = absl::GetFlag(FLAGS_hfl_local_steps);
+    c.hfl.pretrain_steps = absl::GetFlag(FLAGS_hfl_pretrain_steps);
+    c.hfl.finetune_steps = absl::GetFlag(FLAGS_hfl_finetune_steps);
+    if (absl::Status s = algorithms::hfl_sgdmf::ValidateConfig(c.hfl); !s.ok()) return s;
+  }
   c.central.mu = absl::GetFlag(FLAGS_mu);
   c.central.kappa = absl::GetFlag(FLAGS_kappa);
   c.clip_predictions = absl::GetFlag(FLAGS_clip_predictions);

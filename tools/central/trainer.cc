@@ -16,6 +16,7 @@
 #include "common/algorithms/scorer_evaluation.h"
 #include "common/mf/rating_predictor.h"
 #include "common/util/event_log.h"
+#include "tools/central/hfl_trainer.h"
 
 namespace fedmf::central {
 namespace {
@@ -301,6 +302,11 @@ absl::StatusOr<FoldResult> TrainAndEvaluate(const data::TrainTest& split,
       if (!predictor.ok()) return predictor.status();
       rating_scorer = *std::move(predictor);  // refers to *model, alive until we return
     }
+  } else if (config.model == "hfl-sgdmf") {
+    absl::StatusOr<metrics::UserScorer> scorer = TrainHflSgdMf(split, config, fold);
+    if (!scorer.ok()) return scorer.status();
+    rating_scorer = *std::move(scorer);
+    raw = rating_scorer;
   } else {
     rating_scorer = MeanScorer(config.model, split.train);
     raw = rating_scorer;  // the means rank nothing (constant scores); popularity: below

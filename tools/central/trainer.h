@@ -1,7 +1,9 @@
 // Trains one centralized baseline on a train split and evaluates it on the test split, logging one
 // progress line per ALS sweep or GD iteration. Factor models: als, central-mf (DPMF-RP eq. 4),
 // ldp-gd (the local-DP MF paper's non-private GD, scored as the federated ldp-gd scores) and
-// dp-sgdmf (the FMF privacy paper's central DP-SGD with embedding or gradient clipping); models
+// dp-sgdmf (the FMF privacy paper's central DP-SGD with embedding or gradient clipping);
+// hfl-sgdmf (its HFL-SGDMF over s parties in process, hfl_trainer.h: no factor model, each user
+// scored by its own party's embeddings); models
 // without factors: global-mean and user-mean (predict that mean, rank nothing: every item ties),
 // popularity (ranks by train rating count through the shared PopularityScorer, predicts the
 // item's mean rating) and the graph filters gf-cf, turbo-cf, bspm-lm and bspm-em
@@ -15,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/graph_filter/config.h"
+#include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/metrics/metrics.h"
@@ -36,7 +39,9 @@ struct TrainerConfig {
   algorithms::fmf_sgd::DpSgdMfConfig sgdmf;
   double sgdmf_epsilon = 0;
   double sgdmf_delta = 1e-5;
-  uint64_t sgdmf_seed = 1;       // initialization, trimming, sampling and noise
+  uint64_t sgdmf_seed = 1;  // initialization, trimming, sampling and noise
+  // hfl-sgdmf: parties, stages and mode; its step settings are sgdmf's (hfl_trainer.h).
+  algorithms::hfl_sgdmf::HflConfig hfl;
   bool clip_predictions = true;  // clip to the training rating range for RMSE/MAE
   // central-mf: RMSE/MAE from mf::RatingPredictor on the item factors (eq. 4's u_i v_j shrinks
   // ratings toward 0; rating_predictor.h), as the federated evaluation does; false: u_i v_j.
@@ -59,9 +64,9 @@ struct FoldResult {
 };
 
 // The models --model can name, for its help and checks.
-inline constexpr const char* kModels[] = {
-    "als",        "central-mf", "ldp-gd",   "dp-sgdmf", "global-mean", "user-mean",
-    "popularity", "gf-cf",      "turbo-cf", "bspm-lm",  "bspm-em"};
+inline constexpr const char* kModels[] = {"als",       "central-mf",  "ldp-gd",    "dp-sgdmf",
+                                          "hfl-sgdmf", "global-mean", "user-mean", "popularity",
+                                          "gf-cf",     "turbo-cf",    "bspm-lm",   "bspm-em"};
 bool IsFactorModel(const std::string& model);
 bool IsGraphFilter(const std::string& model);
 

@@ -1,0 +1,186 @@
+#include "common/algorithms/hfl_sgdmf/in_process_run.h"
+
+#include <optional>
+#include <utility>
+
+#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/hfl_sgdmf/local_stage.h"
+#include "common/algorithms/party_split.h"
+#include "common/data/splits.h"
+
+namespace fedmf::algorithms::hfl_sgdmf {
+namespace {
+
+struct Party {
+  PartyShard shard;
+  data::RatingsDataset trimmed;
+  fmf_sgd::Embeddings model;
+  double weight = 0;  // n_k / n
+  std::optional<dp::PrivacyLedger> ledger;
+  PartyModel out;
+};
+
+// Appends one ledger entry per noisy step to the party's ledger.
+absl::Status Record(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
+                    int64_t first_step, const std::vector<int64_t>& sampled, Party& party) {
+  if (!curve) return absl::OkStatus();
+  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
+  for (size_t k = 0; k < sampled.size(); ++k) {
+    absl::StatusOr<dp::LedgerEntry> entry = fmf_sgd::StepEntry(
+        noisy, /*update_users=*/false, first_step + static_cast<int64_t>(k), sampled[k], *curve);
+    if (!entry.ok()) return entry.status();
+    if (absl::Status s = party.ledger->Append(*std::move(entry)); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// HFL-SGDMF and train-both: T syncs of T' local noisy V steps, V = sum_k (n_k / n) V^(k).
+absl::Status AveragedSyncs(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
+                           dp::Rng& rng, std::vector<Party>& parties, Eigen::MatrixXd& items) {
+  for (int64_t t = 0; t < config.syncs; ++t) {
+    const int64_t first = t * config.local_steps;
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(items.rows(), items.cols());
+    for (Party& p : parties) {
+      p.model.items = items;
+      absl::StatusOr<PartyUpload> upload =
+          PartySync(*p.shard.train, p.trimmed, config, first, p.weight, rng, p.model);
+      if (!upload.ok()) return upload.status();
+      if (absl::Status s = Record(config, curve, first, upload->sampled, p); !s.ok()) return s;
+      sum += upload->weighted_items;
+    }
+    items = std::move(sum);
+  }
+  return absl::OkStatus();
+}
+
+// HFL-synSGD: T T' syncs, each one step V <- Pi(V - gamma_t / (eta n) sum_k G~_k).
+absl::Status SynchronousSteps(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
+                              int32_t num_users, dp::Rng& rng, std::vector<Party>& parties,
+                              Eigen::MatrixXd& items) {
+  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
+  // ApplyStep reads U only for its row count: the batch eta n of the whole federation.
+  fmf_sgd::Embeddings global{Eigen::MatrixXd::Zero(num_users, config.step.rank), items};
+  for (int64_t step = 0; step < noisy.steps; ++step) {
+    fmf_sgd::NoisyGradient sum;
+    sum.items = Eigen::MatrixXd::Zero(items.rows(), items.cols());
+    for (Party& p : parties) {
+      p.model.items = global.items;
+      absl::StatusOr<fmf_sgd::NoisyGradient> g =
+          fmf_sgd::NoisyGradientSum(p.trimmed, p.model, noisy, /*update_users=*/false, rng);
+      if (!g.ok()) return g.status();
+      sum.items += g->items;
+      const std::vector<int64_t> sampled{static_cast<int64_t>(g->sampled.size())};
+      if (absl::Status s = Record(config, curve, step, sampled, p); !s.ok()) return s;
+    }
+    if (absl::Status s = fmf_sgd::ApplyStep(sum, noisy, step, /*item_weight=*/1, global); !s.ok()) {
+      return s;
+    }
+  }
+  items = std::move(global.items);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const HflConfig& config,
+                                    uint64_t seed, dp::Rng& noise_rng) {
+  if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
+  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
+  dp::Rng init_rng(seed, /*stream=*/1);
+  absl::StatusOr<Eigen::MatrixXd> users =
+      fmf_sgd::InitialEmbeddings(train.num_users(), noisy, init_rng);
+  if (!users.ok()) return users.status();
+  absl::StatusOr<Eigen::MatrixXd> items =
+      fmf_sgd::InitialEmbeddings(train.num_items(), noisy, init_rng);
+  if (!items.ok()) return items.status();
+  std::optional<dp::RdpCurve> curve;
+  if (config.mode != Mode::kLocalOnly && noisy.noise_multiplier > 0) {
+    absl::StatusOr<dp::RdpCurve> c = fmf_sgd::StepCurve(noisy);
+    if (!c.ok()) return c.status();
+    curve = *std::move(c);
+  }
+
+  std::vector<Party> parties(static_cast<size_t>(config.parties));
+  for (int32_t k = 0; k < config.parties; ++k) {
+    Party& p = parties[static_cast<size_t>(k)];
+    absl::StatusOr<PartyShard> shard = HorizontalParty(train, nullptr, k, config.parties);
+    if (!shard.ok()) return shard.status();
+    p.shard = *std::move(shard);
+    absl::StatusOr<data::RatingsDataset> trimmed =
+        data::TrimPerUser(*p.shard.train, noisy.max_ratings_per_user, seed + k);
+    if (!trimmed.ok()) return trimmed.status();
+    p.trimmed = *std::move(trimmed);
+    p.model.users.resize(static_cast<Eigen::Index>(p.shard.global_users.size()), noisy.rank);
+    for (size_t u = 0; u < p.shard.global_users.size(); ++u) {
+      p.model.users.row(static_cast<Eigen::Index>(u)) = users->row(p.shard.global_users[u]);
+    }
+    p.model.items = *items;
+    p.weight = static_cast<double>(p.shard.global_users.size()) / train.num_users();
+    absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
+    if (!ledger.ok()) return ledger.status();
+    p.ledger = *std::move(ledger);
+    if (config.mode != Mode::kTrainBoth) {
+      if (absl::Status s = PretrainUsers(*p.shard.train, config, p.model); !s.ok()) return s;
+    }
+  }
+
+  Eigen::MatrixXd shared = *items;
+  absl::Status stage2;
+  switch (config.mode) {
+    case Mode::kPretrainUsers:
+    case Mode::kTrainBoth:
+      stage2 = AveragedSyncs(config, curve, noise_rng, parties, shared);
+      break;
+    case Mode::kSynSgd:
+      stage2 = SynchronousSteps(config, curve, train.num_users(), noise_rng, parties, shared);
+      break;
+    case Mode::kLocalOnly:
+      for (Party& p : parties) {
+        stage2 = LocalTrain(*p.shard.train, config, noisy.steps, p.model);
+        if (!stage2.ok()) break;
+      }
+      break;
+  }
+  if (!stage2.ok()) return stage2;
+
+  HflRun out;
+  for (Party& p : parties) {
+    if (config.mode != Mode::kLocalOnly) p.model.items = shared;
+    p.out.users = p.shard.global_users;
+    p.out.users_before = p.model.users;
+    p.out.items_before = p.model.items;
+    if (absl::Status s = LocalTrain(*p.shard.train, config, config.finetune_steps, p.model);
+        !s.ok()) {
+      return s;
+    }
+    p.out.users_after = std::move(p.model.users);
+    p.out.items_after = std::move(p.model.items);
+    out.parties.push_back(std::move(p.out));
+    out.ledgers.push_back(*std::move(p.ledger));
+  }
+  return out;
+}
+
+PartyError MeanSquaredError(const std::vector<PartyModel>& parties,
+                            const data::RatingsDataset& ratings, bool after_finetune) {
+  PartyError error;
+  double sum = 0;
+  for (const PartyModel& p : parties) {
+    const Eigen::MatrixXd& users = after_finetune ? p.users_after : p.users_before;
+    const Eigen::MatrixXd& items = after_finetune ? p.items_after : p.items_before;
+    for (size_t u = 0; u < p.users.size(); ++u) {
+      const data::RatingRow row = ratings.user(p.users[u]);
+      for (int64_t k = 0; k < row.size(); ++k) {
+        const double e =
+            row.ratings[k] - users.row(static_cast<Eigen::Index>(u)).dot(items.row(row.indices[k]));
+        sum += e * e;
+      }
+      error.ratings += row.size();
+    }
+  }
+  error.mse = error.ratings > 0 ? sum / static_cast<double>(error.ratings) : 0;
+  return error;
+}
+
+}  // namespace fedmf::algorithms::hfl_sgdmf

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The HFL-SGDMF tables of docs/results/fmf.md (Figs. 8-9) from tools/experiments/fmf_hfl.sh's
+hfl.csv, next to the baselines and the non-private central reference of runs.csv (fmf.sh).
+
+    tools/experiments/fmf_hfl_summary.py [docs/results/fmf/hfl.csv] [docs/results/fmf/runs.csv]
+
+Test MSE as mean +- sample standard deviation over seeds (the number of seeds in each row), one
+row per method and s, one column per epsilon, before and after stage-3 fine-tuning; then the
+rates tune chose and the privacy figures (ours over every noisy step, the paper's Proposition 3).
+"""
+import csv
+import sys
+from collections import defaultdict
+
+from fmf_summary import stats
+
+LABELS = {
+    "pretrain-u": "HFL-SGDMF (pre-train U)",
+    "train-both": "train-both (vanilla FMF)",
+    "syn-sgd": "HFL-synSGD",
+    "local-only": "local-only, non-private",
+}
+
+
+def main():
+    hfl_path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/fmf/hfl.csv"
+    runs_path = sys.argv[2] if len(sys.argv) > 2 else "docs/results/fmf/runs.csv"
+    with open(hfl_path, newline="") as f:
+        hfl = [r for r in csv.DictReader(f) if r["group"] == "runs"]
+    with open(runs_path, newline="") as f:
+        runs = list(csv.DictReader(f))
+    groups = defaultdict(list)
+    for r in hfl:
+        groups[(int(r["parties"]), r["mode"])].append(r)
+    epsilons = sorted({float(r["epsilon"]) for r in hfl if float(r["epsilon"]) > 0})
+    head = " | ".join(f"eps = {e:g}" for e in epsilons)
+
+    def cells(selected, metric):
+        out = []
+        for e in epsilons:
+            # local-only adds no noise: its one figure stands in every column.
+            sel = [r for r in selected if r["mode"] == "local-only" or float(r["epsilon"]) == e]
+            out.append(stats([float(r[metric]) for r in sel]))
+        return out
+
+    for metric, name in (("test_mse_after", "after fine-tuning (Fig. 9; Fig. 8 right)"),
+                         ("test_mse_before", "before fine-tuning (Fig. 8 left)")):
+        print(f"\n### HFL per user: test MSE {name}, mean ± std over seeds, (epsilon, 1e-5)-DP\n")
+        print(f"| s | method | seeds | {head} |")
+        print("|---|---|---|" + "---|" * len(epsilons))
+        for (s, mode), selected in sorted(groups.items(),
+                                          key=lambda kv: (kv[0][0], list(LABELS).index(kv[0][1]))):
+            seeds = len({r["seed"] for r in selected})
+            print(f"| {s} | {LABELS[mode]} | {seeds} | " + " | ".join(cells(selected, metric)) + " |")
+        reference = [r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
+                     and r["unit"] == "rating" and float(r["epsilon"]) == 0]
+        rows = [("central non-private SGD, embedding clipping (fmf.sh fig4, eps 0)", reference)]
+        for model in ("global-mean", "user-mean", "popularity"):
+            rows.append((f"baseline: {model}",
+                         [r for r in runs if r["group"] == "baselines" and r["method"] == model]))
+        for label, sel in rows:
+            cell = stats([float(r["test_mse"]) for r in sel])
+            print(f"| - | {label} | {len(sel)} | " + " | ".join([cell] * len(epsilons)) + " |")
+
+    print("\n### Rates and privacy (seed 1): ours composes all T T' = 1000 noisy steps of a "
+          "user's party; Proposition 3 counts T' = 10\n")
+    print("| s | method | epsilon budget | lr | z | epsilon ours | epsilon paper (Prop. 3) | "
+          "sensitivity ours / paper | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (s, mode), selected in sorted(groups.items()):
+        for r in selected:
+            if r["seed"] != "1":
+                continue
+            print(f"| {s} | {LABELS[mode]} | {r['epsilon'] if mode != 'local-only' else '-'} | "
+                  f"{r['lr']} | {r['z'] or '-'} | {r['epsilon_ours'] or '-'} | "
+                  f"{r['epsilon_paper'] or '-'} | {r['sensitivity']} / {r['paper_sensitivity']} | "
+                  f"{float(r['train_s']):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
