@@ -20,8 +20,13 @@ ABSL_FLAG(int32_t, privirec_frac_bits, 0,
           "privirec: fractional bits f of the Gram sum's fixed point (error <= n 2^-(f+1) per "
           "entry); 0: the most that fits 61 bits with the run's users, at most 52");
 
+ABSL_FLAG(double, privirec_epsilon, 0,
+          "privirec: > 0 adds distributed discrete Gaussian noise to both secure sums, whole-run "
+          "user-level (E, --delta)-DP (noise.h; --delta unset: 1e-5); 0: no noise, the paper's "
+          "protocol (the run-wide --epsilon, whose default is 1, does not apply to privirec)");
 ABSL_FLAG(int32_t, privirec_degree_clip, 100,
-          "privirec with --epsilon: D, the degree sum's L2 clip is sqrt(D) (a user with more than "
+          "privirec with --privirec_epsilon: D, the degree sum's L2 clip is sqrt(D) (a user with "
+          "more than "
           "D items counts sqrt(D / d_u) for each; noise.h)");
 
 namespace fedmf::algorithms::privirec {
@@ -43,8 +48,9 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
   c.set_filter(absl::GetFlag(FLAGS_privirec_filter));
   const int32_t f = absl::GetFlag(FLAGS_privirec_frac_bits);
   c.set_frac_bits(f > 0 ? f : DefaultFracBits(run.num_users));
-  if (run.epsilon > 0) {  // the DP option (noise.h): whole-run (epsilon, delta) per user
-    c.set_epsilon(run.epsilon);
+  if (const double epsilon = absl::GetFlag(FLAGS_privirec_epsilon); epsilon != 0) {
+    // The DP option (noise.h): whole-run (epsilon, delta) per user.
+    c.set_epsilon(epsilon);
     c.set_delta(run.delta.value_or(kDefaultDelta));
     c.set_degree_clip(absl::GetFlag(FLAGS_privirec_degree_clip));
   }
