@@ -8,7 +8,8 @@
 # per run in OUT/dp-ml100k.csv: model,epsilon,seed,recall20,ndcg20,wall_s.
 #
 #   tools/experiments/privirec-dp.sh [--data=FILE] [--out=DIR] [--build=DIR] [--max_item=N]
-#                                    [--epsilons="1 2 5 10 20"] [--seeds="1"]
+#                                    [--epsilons="1 2 5 10 20"] [--seeds="1"] [--degree_clip=D]
+#                                    [--baselines=no]
 #
 # FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script
 # says so and exits 0.
@@ -21,6 +22,8 @@ BUILD="${ROOT}/build"
 MAX_ITEM=400
 EPSILONS="1 2 5 10 20"
 SEEDS="1"
+DEGREE_CLIP=100
+BASELINES=yes
 for arg in "$@"; do
   case "${arg}" in
     --data=*) DATA="${arg#--data=}" ;;
@@ -29,7 +32,9 @@ for arg in "$@"; do
     --max_item=*) MAX_ITEM="${arg#--max_item=}" ;;
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
-    --help|-h) sed -n '2,15p' "$0"; exit 0 ;;
+    --degree_clip=*) DEGREE_CLIP="${arg#--degree_clip=}" ;;
+    --baselines=*) BASELINES="${arg#--baselines=}" ;;
+    --help|-h) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "privirec-dp.sh: unknown argument ${arg}" >&2; exit 2 ;;
   esac
 done
@@ -44,8 +49,17 @@ awk -v max="${MAX_ITEM}" '$2 <= max' "${DATA}" >"${WORK}/u.data"
 CSV="${OUT}/dp-ml100k.csv"
 [[ -f "${CSV}" ]] || echo "model,epsilon,seed,recall20,ndcg20,wall_s" >"${CSV}"
 
-# metric NAME LOG: the value of NAME on the last event=evaluation line of LOG.
-metric() { grep ' event=evaluation ' "$2" | tail -n 1 | sed -E "s/.* $1=([^ ]*).*/\1/"; }
+# metric NAME LOG: the value of NAME (recall20, ndcg20) on fedmf-sim's last event=evaluation
+# line of LOG, or in fedmf-central's table (| Recall@20 | mean | ...).
+metric() {
+  if grep -q ' event=evaluation ' "$2"; then
+    grep ' event=evaluation ' "$2" | tail -n 1 | sed -E "s/.* $1=([^ ]*).*/\1/"
+  else
+    local row
+    row=$(sed -E 's/recall20/Recall@20/; s/ndcg20/NDCG@20/' <<<"$1")
+    grep "^| ${row} |" "$2" | awk -F'|' '{gsub(/ /, "", $3); print $3}'
+  fi
+}
 
 run() {  # run MODEL EPSILON SEED COMMAND...
   local model="$1" epsilon="$2" seed="$3" log="${OUT}/logs/dp-ml100k-$1-$2-$3.log"
@@ -62,11 +76,12 @@ common=(--data="ml-100k:${WORK}/u.data" --split=holdout:0.2)
 sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privirec_filter=gf-cf
   --rounds=1 --plain_sum --eval_every=0 --stage_timeout_s=600)
 for seed in ${SEEDS}; do
-  run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
+  [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
   for epsilon in ${EPSILONS}; do
-    run privirec "${epsilon}" "${seed}" "${sim[@]}" --seed="${seed}" --privirec_epsilon="${epsilon}" \
-      --delta=1e-5
+    run "privirec-clip${DEGREE_CLIP}" "${epsilon}" "${seed}" "${sim[@]}" --seed="${seed}" \
+      --privirec_epsilon="${epsilon}" --delta=1e-5 --privirec_degree_clip="${DEGREE_CLIP}"
   done
+  [[ "${BASELINES}" == no ]] && continue
   for model in popularity gf-cf; do
     run "central-${model}" none "${seed}" "${BUILD}/tools/fedmf-central" "${common[@]}" \
       --relevance_threshold=1 --model="${model}" --seed="${seed}"
