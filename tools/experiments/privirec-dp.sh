@@ -9,7 +9,7 @@
 #
 #   tools/experiments/privirec-dp.sh [--data=FILE] [--out=DIR] [--build=DIR] [--max_item=N]
 #                                    [--epsilons="1 2 5 10 20"] [--seeds="1"] [--degree_clip=D]
-#                                    [--baselines=no]
+#                                    [--gram_threshold=T] [--baselines=no]
 #
 # FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script
 # says so and exits 0.
@@ -23,6 +23,7 @@ MAX_ITEM=400
 EPSILONS="1 2 5 10 20"
 SEEDS="1"
 DEGREE_CLIP=100
+GRAM_THRESHOLD=0
 BASELINES=yes
 for arg in "$@"; do
   case "${arg}" in
@@ -33,8 +34,9 @@ for arg in "$@"; do
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --degree_clip=*) DEGREE_CLIP="${arg#--degree_clip=}" ;;
+    --gram_threshold=*) GRAM_THRESHOLD="${arg#--gram_threshold=}" ;;
     --baselines=*) BASELINES="${arg#--baselines=}" ;;
-    --help|-h) sed -n '2,16p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "privirec-dp.sh: unknown argument ${arg}" >&2; exit 2 ;;
   esac
 done
@@ -78,8 +80,9 @@ sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privir
 for seed in ${SEEDS}; do
   [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
   for epsilon in ${EPSILONS}; do
-    run "privirec-clip${DEGREE_CLIP}" "${epsilon}" "${seed}" "${sim[@]}" --seed="${seed}" \
-      --privirec_epsilon="${epsilon}" --delta=1e-5 --privirec_degree_clip="${DEGREE_CLIP}"
+    run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}" "${epsilon}" "${seed}" "${sim[@]}" \
+      --seed="${seed}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
+      --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}"
   done
   [[ "${BASELINES}" == no ]] && continue
   for model in popularity gf-cf; do

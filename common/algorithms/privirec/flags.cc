@@ -29,6 +29,10 @@ ABSL_FLAG(int32_t, privirec_degree_clip, 100,
           "more than "
           "D items counts sqrt(D / d_u) for each; noise.h)");
 
+ABSL_FLAG(double, privirec_gram_threshold, 0,
+          "privirec with --privirec_epsilon: t, noisy Gram entries <= t times the Gram noise std "
+          "are dropped before the clients build P~ (post-processing; 0: only P' <= 0)");
+
 namespace fedmf::algorithms::privirec {
 namespace {
 
@@ -53,6 +57,7 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
     c.set_epsilon(epsilon);
     c.set_delta(run.delta.value_or(kDefaultDelta));
     c.set_degree_clip(absl::GetFlag(FLAGS_privirec_degree_clip));
+    c.set_gram_threshold(absl::GetFlag(FLAGS_privirec_gram_threshold));
   }
   absl::StatusOr<std::unique_ptr<PriviRecUpdater>> updater = PriviRecUpdater::Create(c);
   if (!updater.ok()) return updater.status();
@@ -69,6 +74,7 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
     fields.insert(fields.end(), {{"epsilon", EventValue(c.epsilon())},
                                  {"delta", EventValue(c.delta())},
                                  {"degree_clip", absl::StrCat(c.degree_clip())},
+                                 {"gram_threshold", EventValue(c.gram_threshold())},
                                  {"degree_noise_std", EventValue(noise.degree_noise_std())},
                                  {"gram_noise_std", EventValue(noise.gram_noise_std())},
                                  {"noise_scale", EventValue(noise.gram_scale())}});

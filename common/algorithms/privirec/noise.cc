@@ -54,6 +54,10 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha)
   if (!(config.delta() > 0 && config.delta() < 1)) {
     return Bad(absl::StrCat("delta=", config.delta(), " must be in (0, 1)"));
   }
+  if (!std::isfinite(config.gram_threshold()) || config.gram_threshold() < 0) {
+    return Bad(
+        absl::StrCat("gram_threshold=", config.gram_threshold(), " must be finite and >= 0"));
+  }
   if (config.degree_clip() < 1) {
     return Bad(absl::StrCat("degree_clip=", config.degree_clip(), " must be >= 1"));
   }
@@ -192,8 +196,9 @@ absl::Status ApplyNoisySum(const v1::PriviRecNoise& noise, int phase,
   }
   model.clear_gram_index();
   model.clear_noisy_gram();
+  const double floor = model.config().gram_threshold() * noise.gram_noise_std();
   for (Eigen::Index j = 0; j < decoded->size(); ++j) {
-    if ((*decoded)[j] <= 0) continue;
+    if ((*decoded)[j] <= floor) continue;
     model.add_gram_index(static_cast<uint64_t>(j));
     model.add_noisy_gram((*decoded)[j]);
   }

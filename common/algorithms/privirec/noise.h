@@ -15,7 +15,8 @@
 // sensitivity), the smallest whose two composed KLS curves fit (epsilon, delta): each sum takes
 // half of the Gaussian RDP term. n_min is the whole population (every user is in both sums).
 // Post-processing of the decoded sums (any function of a DP release is DP): a noisy degree below 1
-// becomes 0 (the item is treated as unseen), a noisy Gram entry <= 0 is dropped (P' >= 0).
+// becomes 0 (the item is treated as unseen), a noisy Gram entry <= t sigma_Gram is dropped
+// (t = config.gram_threshold >= 0; t = 0 keeps P' >= 0, a larger t drops the noise-only entries).
 #ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_
 
@@ -39,7 +40,8 @@ inline constexpr int kMaxNoiseScaleExponent = 24;
 
 bool Noisy(const v1::PriviRecConfig& config);
 // InvalidArgument naming the field: epsilon >= 0 finite; with epsilon > 0, delta in (0, 1),
-// degree_clip >= 1 and the filter's alpha >= 1/2 (the Gram bound above).
+// gram_threshold >= 0 finite, degree_clip >= 1 and the filter's alpha >= 1/2 (the Gram bound
+// above).
 absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha);
 // The whole-run budget: (epsilon, delta)-DP per user.
 dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config);

@@ -165,6 +165,33 @@ TEST(PriviRecNoiseTest, LedgerCoversTheLargestUserAndFitsTheBudget) {
   ASSERT_TRUE(updater->budget().has_value());
 }
 
+// The threshold post-processing keeps exactly the decoded Gram entries above t sigma (the decoded
+// sum recomputed here from the same contributions), and none of the others.
+TEST(PriviRecNoiseTest, GramThresholdKeepsExactlyTheEntriesAboveIt) {
+  const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
+  v1::PriviRecConfig c = Config(d, 2);
+  c.set_gram_threshold(1.5);
+  const v1::PriviRecNoise noise = CalibrateNoise(c).value();
+  const dp::DistributedDiscreteGaussian ddg = PhaseDdg(c, noise, kGramPhase).value();
+  std::vector<uint64_t> sum(ddg.params().dim, 0);
+  dp::Rng rng(3);
+  for (int32_t u = 0; u < d.num_users(); ++u) {
+    const ContributionVector v =
+        NoisyContribution(c, noise, kGramPhase, Items(d, u), kAlpha, rng).value();
+    ASSERT_TRUE(AddModPow2(v, ddg.modulus_bits(), absl::MakeSpan(sum)).ok());
+  }
+  const Eigen::VectorXd decoded = ddg.Decode(sum, d.num_users()).value();
+  v1::PriviRecModel model;
+  *model.mutable_config() = c;
+  ASSERT_TRUE(ApplyNoisySum(noise, kGramPhase, sum, d.num_users(), model).ok());
+  std::vector<uint64_t> above;
+  for (Eigen::Index j = 0; j < decoded.size(); ++j) {
+    if (decoded[j] > 1.5 * noise.gram_noise_std()) above.push_back(static_cast<uint64_t>(j));
+  }
+  EXPECT_EQ(std::vector<uint64_t>(model.gram_index().begin(), model.gram_index().end()), above);
+  EXPECT_LT(above.size(), static_cast<size_t>(decoded.size()));  // the threshold bites
+}
+
 // Option off: the checkpoint after both sums is, byte for byte, a PriviRecModel written by hand
 // from the exact integer degrees and fixed-point Gram sums (the fields of the noiseless model).
 TEST(PriviRecNoiseTest, OffTheCheckpointIsTheNoiselessModelByteForByte) {
