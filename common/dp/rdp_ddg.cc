@@ -72,6 +72,15 @@ double IntegerL1Bound(double l2, int64_t dim) {
   return l2 * std::min(std::sqrt(static_cast<double>(dim)), l2);
 }
 
+DdgRdpParams ReplaceOneDdgRelease(double rounded_l2, int64_t dim, int64_t n_min,
+                                  double total_std_grid) {
+  return {.l2_sensitivity = 2 * rounded_l2,
+          .l1_sensitivity = 2 * IntegerL1Bound(rounded_l2, dim),
+          .per_client_variance = total_std_grid * total_std_grid / static_cast<double>(n_min),
+          .n_min = n_min,
+          .dim = dim};
+}
+
 absl::StatusOr<double> CalibrateDdgNoise(const PrivacyBudget& budget, double l2_sensitivity,
                                          double l1_sensitivity, int64_t n_min, int64_t dim,
                                          int64_t steps, std::vector<double> orders) {

@@ -48,6 +48,12 @@ absl::StatusOr<RdpCurve> DdgCurve(const DdgRdpParams& params, int64_t steps,
 // l2 min(sqrt(d), l2) (|x_j| >= 1 on its support, so ||x||_1 <= ||x||_2^2).
 double IntegerL1Bound(double l2, int64_t dim);
 
+// The release of a sum of integer vectors, each of L2 norm <= rounded_l2 (grid units), under the
+// replace-one change of one client's vector: 2 rounded_l2 in L2 and 2 IntegerL1Bound in L1, with
+// per-client variance total_std^2 / n_min (total_std in grid units).
+DdgRdpParams ReplaceOneDdgRelease(double rounded_l2, int64_t dim, int64_t n_min,
+                                  double total_std_grid);
+
 // The smallest total noise standard deviation s = sqrt(n_min v) (grid units, to relative
 // precision 1e-9) such that `steps` releases with the given sensitivities stay within `budget`;
 // s is at least sqrt(n_min) / 2 (v >= 1/4).

@@ -202,7 +202,8 @@ privirec_secagg() {
     <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
     fail "evaluations differ"
   grep ' event=evaluation ' "$WORK/coordinator.log" | tail -n 1
-  grep -E ' event=round .*phase=1 ' "$WORK/coordinator.log" | tail -n 1
+  # Both phases' traffic (bytes per user up and down, from the serialized messages) and time.
+  grep -E ' event=round .*applied=yes ' "$WORK/coordinator.log"
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
 }
 

@@ -17,17 +17,11 @@ namespace {
 constexpr int kMaxScaleExponent = 40;
 constexpr int kMinScaleExponent = -20;
 
-// KLS for the replace-one change of a sum: two rounded vectors of L2 norm <= Delta_2 (grid) differ
-// by at most 2 Delta_2 in L2 and 2 Delta_2 min(sqrt(D), Delta_2) in L1.
+// KLS for the replace-one change of a sum (dp::ReplaceOneDdgRelease).
 dp::DdgRdpParams DdgRelease(const DpmfRpConfig& config, const dp::DistributedDiscreteGaussian& ddg,
                             double total_std_grid) {
-  const int64_t n_min = MinContributors(config);
-  const double delta2 = ddg.rounded_l2_bound();
-  return {.l2_sensitivity = 2 * delta2,
-          .l1_sensitivity = 2 * dp::IntegerL1Bound(delta2, DdgDimension(config)),
-          .per_client_variance = total_std_grid * total_std_grid / static_cast<double>(n_min),
-          .n_min = n_min,
-          .dim = DdgDimension(config)};
+  return dp::ReplaceOneDdgRelease(ddg.rounded_l2_bound(), DdgDimension(config),
+                                  MinContributors(config), total_std_grid);
 }
 
 // (sigma, gamma) for the budget: for each gamma = 2^j, largest first, the smallest noise whose

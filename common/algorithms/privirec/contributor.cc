@@ -1,6 +1,7 @@
 #include "common/algorithms/privirec/contributor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "common/algorithms/graph_filter/build.h"
 #include "common/algorithms/graph_filter/scorer.h"
 #include "common/algorithms/popularity_scorer.h"
+#include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 
 namespace fedmf::algorithms::privirec {
@@ -16,6 +18,13 @@ namespace {
 absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
   return absl::InvalidArgumentError(
       absl::StrCat("privirec round plan: ", field, "=", plan, ", expected ", expected));
+}
+
+absl::Status BadNoisy(absl::string_view what, double value) {
+  return absl::InvalidArgumentError(absl::StrCat("privirec round plan: a noisy ", what, " is ",
+                                                 value,
+                                                 ", expected finite and "
+                                                 "post-processed (noise.h)"));
 }
 
 }  // namespace
@@ -28,7 +37,7 @@ absl::StatusOr<const Scorer*> PriviRecScorer::Model() const {
   std::call_once(once_, [this] {
     const v1::PriviRecModel& m = *model_;
     if (m.round() == 0) {
-      Eigen::VectorXd popularity = m.degrees_size() == m.config().num_items()
+      Eigen::VectorXd popularity = DegreeCount(m) == m.config().num_items()
                                        ? Degrees(m)
                                        : Eigen::VectorXd::Zero(m.config().num_items());
       built_ = std::make_unique<PopularityScorer>(std::move(popularity));
@@ -92,19 +101,29 @@ absl::StatusOr<std::unique_ptr<PriviRecContributor>> PriviRecContributor::Create
     return Mismatch("phase", model->phase(), kDegreePhase);
   }
   const int64_t degrees = (model->round() == 1 || gram) ? m : 0;
-  if (model->degrees_size() != degrees) return Mismatch("degrees", model->degrees_size(), degrees);
+  if (DegreeCount(*model) != degrees) return Mismatch("degrees", DegreeCount(*model), degrees);
   for (int64_t d : model->degrees()) {
     if (d < 0 || d > c.num_users()) return Mismatch("a degree", d, c.num_users());
   }
-  if (model->gram_index_size() != model->gram_sum_size() ||
+  // Noisy sums are post-processed to finite non-negative degrees and positive Gram entries.
+  for (double d : model->noisy_degrees()) {
+    if (!(std::isfinite(d) && d >= 0)) return BadNoisy("degree", d);
+  }
+  for (double g : model->noisy_gram()) {
+    if (!(std::isfinite(g) && g > 0)) return BadNoisy("Gram entry", g);
+  }
+  const int gram_values = Noisy(c) ? model->noisy_gram_size() : model->gram_sum_size();
+  if (model->gram_index_size() != gram_values ||
       (model->round() == 0 && model->gram_index_size() != 0)) {
-    return Mismatch("gram entries", model->gram_index_size(), model->gram_sum_size());
+    return Mismatch("gram entries", model->gram_index_size(), gram_values);
   }
   const uint64_t length = gram ? UpperLength(m) : static_cast<uint64_t>(m);
   if (plan.length() != length) {
     return Mismatch("length", static_cast<int64_t>(plan.length()), static_cast<int64_t>(length));
   }
-  const int bits = gram ? GramBits(c) : DegreeBits(c);
+  absl::StatusOr<int> phase_bits = PhaseBits(*model, gram ? kGramPhase : kDegreePhase);
+  if (!phase_bits.ok()) return phase_bits.status();
+  const int bits = *phase_bits;
   if (plan.bits() != bits) return Mismatch("bits", plan.bits(), bits);
   if (plan.client_bits() != bits) return Mismatch("client_bits", plan.client_bits(), bits);
   if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
@@ -120,7 +139,8 @@ absl::StatusOr<std::unique_ptr<PriviRecContributor>> PriviRecContributor::Create
 }
 
 absl::StatusOr<Contribution> PriviRecContributor::Contribute(const LocalData& data,
-                                                             absl::string_view, dp::Rng&) const {
+                                                             absl::string_view,
+                                                             dp::Rng& rng) const {
   if (data.is_party()) {
     return absl::InvalidArgumentError("privirec sums users' rows: a party cannot contribute");
   }
@@ -140,6 +160,13 @@ absl::StatusOr<Contribution> PriviRecContributor::Contribute(const LocalData& da
     }
   }
   Contribution out;
+  if (Noisy(model_->config())) {
+    absl::StatusOr<ContributionVector> noisy =
+        NoisyContribution(model_->config(), model_->noise(), model_->phase(), items, alpha_, rng);
+    if (!noisy.ok()) return noisy.status();
+    out.vector = *std::move(noisy);
+    return out;
+  }
   if (model_->phase() == kDegreePhase) {
     std::vector<uint64_t> indices = DegreeIndices(items);
     std::vector<uint64_t> values(indices.size(), 1);

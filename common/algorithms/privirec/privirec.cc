@@ -6,6 +6,7 @@
 
 #include "Eigen/SparseCore"
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/privirec/noise.h"
 
 namespace fedmf::algorithms::privirec {
 namespace {
@@ -41,9 +42,9 @@ absl::Status ValidateConfig(const v1::PriviRecConfig& config) {
   if (config.num_users() < 1 || config.num_users() > (int64_t{1} << 32) - 1) {
     return Bad(absl::StrCat("num_users=", config.num_users()));
   }
-  if (absl::StatusOr<graph_filter::GraphFilterConfig> f = FilterConfig(config); !f.ok()) {
-    return Bad(f.status().message());
-  }
+  absl::StatusOr<graph_filter::GraphFilterConfig> filter = FilterConfig(config);
+  if (!filter.ok()) return Bad(filter.status().message());
+  if (absl::Status s = ValidateNoiseConfig(config, filter->alpha); !s.ok()) return s;
   if (config.frac_bits() < 1 || config.frac_bits() > kMaxFracBits) {
     return Bad(absl::StrCat("frac_bits=", config.frac_bits(), " outside [1, ", kMaxFracBits, "]"));
   }
@@ -105,7 +106,23 @@ std::vector<uint64_t> GramIndices(int32_t m, absl::Span<const int32_t> items) {
   return out;  // ascending: rows ascending, columns ascending within a row
 }
 
+absl::StatusOr<int> PhaseBits(const v1::PriviRecModel& model, int phase) {
+  const v1::PriviRecConfig& c = model.config();
+  if (!Noisy(c)) return phase == kGramPhase ? GramBits(c) : DegreeBits(c);
+  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(c, model.noise(), phase);
+  if (!ddg.ok()) return ddg.status();
+  return ddg->modulus_bits();
+}
+
+int DegreeCount(const v1::PriviRecModel& model) {
+  return Noisy(model.config()) ? model.noisy_degrees_size() : model.degrees_size();
+}
+
 Eigen::VectorXd Degrees(const v1::PriviRecModel& model) {
+  if (Noisy(model.config())) {
+    return Eigen::Map<const Eigen::VectorXd>(model.noisy_degrees().data(),
+                                             model.noisy_degrees_size());
+  }
   Eigen::VectorXd v(model.degrees_size());
   for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
   return v;
@@ -113,16 +130,15 @@ Eigen::VectorXd Degrees(const v1::PriviRecModel& model) {
 
 absl::StatusOr<graph_filter::SparseRows> DecodeGram(const v1::PriviRecModel& model, double alpha) {
   const int32_t m = model.config().num_items();
-  if (model.round() != 1 || model.degrees_size() != m ||
-      model.gram_index_size() != model.gram_sum_size()) {
+  const bool noisy = Noisy(model.config());
+  const int values = noisy ? model.noisy_gram_size() : model.gram_sum_size();
+  if (model.round() != 1 || DegreeCount(model) != m || model.gram_index_size() != values) {
     return absl::InvalidArgumentError("privirec: the model lacks its degrees or Gram sum");
   }
   // V^(alpha-1), 0 for an item of degree 0 (as graph_filter's R~).
+  const Eigen::VectorXd degrees = Degrees(model);
   Eigen::VectorXd scale(m);
-  for (int32_t j = 0; j < m; ++j) {
-    const auto d = static_cast<double>(model.degrees(j));
-    scale[j] = d > 0 ? std::pow(d, alpha - 1) : 0.0;
-  }
+  for (int32_t j = 0; j < m; ++j) scale[j] = degrees[j] > 0 ? std::pow(degrees[j], alpha - 1) : 0.0;
   const double unit = std::ldexp(1.0, -model.config().frac_bits());
   const uint64_t length = UpperLength(m);
   std::vector<Eigen::Triplet<double, int32_t>> entries;
@@ -138,7 +154,8 @@ absl::StatusOr<graph_filter::SparseRows> DecodeGram(const v1::PriviRecModel& mod
     previous = index;
     while (row + 1 < m && UpperIndex(m, row + 1, row + 1) <= index) ++row;
     const int32_t col = row + static_cast<int32_t>(index - UpperIndex(m, row, row));
-    const double value = static_cast<double>(model.gram_sum(k)) * unit * scale[row] * scale[col];
+    const double sum = noisy ? model.noisy_gram(k) : static_cast<double>(model.gram_sum(k)) * unit;
+    const double value = sum * scale[row] * scale[col];
     if (value == 0) continue;
     entries.emplace_back(row, col, value);
     if (col != row) entries.emplace_back(col, row, value);

@@ -74,10 +74,16 @@ std::vector<uint64_t> DegreeIndices(absl::Span<const int32_t> items);
 std::vector<uint64_t> GramIndices(int32_t m, absl::Span<const int32_t> items);
 
 // P~ = V^(alpha-1) P' V^(alpha-1), symmetric, from the model's degrees and fixed-point P'
-// (round 1). InvalidArgument for a model without both sums or with indices out of range.
+// (round 1; with the DP option, its noisy degrees and P'). InvalidArgument for a model without both
+// sums or with indices out of range.
 absl::StatusOr<graph_filter::SparseRows> DecodeGram(const v1::PriviRecModel& model, double alpha);
-// diag(V) as doubles.
+// diag(V) as doubles (with the DP option: the post-processed noisy degrees) and how many the
+// model holds (m once phase 0 is applied, else 0).
 Eigen::VectorXd Degrees(const v1::PriviRecModel& model);
+int DegreeCount(const v1::PriviRecModel& model);
+// The bits of `phase`'s sum: DegreeBits or GramBits, or with the DP option the noisy sum's
+// modulus (noise.h).
+absl::StatusOr<int> PhaseBits(const v1::PriviRecModel& model, int phase);
 
 }  // namespace fedmf::algorithms::privirec
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 
 namespace fedmf::algorithms::privirec {
@@ -18,6 +19,11 @@ absl::StatusOr<std::unique_ptr<PriviRecUpdater>> PriviRecUpdater::Create(
     v1::PriviRecConfig config) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   v1::PriviRecModel model;
+  if (Noisy(config)) {
+    absl::StatusOr<v1::PriviRecNoise> noise = CalibrateNoise(config);
+    if (!noise.ok()) return noise.status();
+    *model.mutable_noise() = *std::move(noise);
+  }
   *model.mutable_config() = std::move(config);
   return std::unique_ptr<PriviRecUpdater>(new PriviRecUpdater(std::move(model)));
 }
@@ -34,9 +40,14 @@ absl::StatusOr<std::unique_ptr<PriviRecUpdater>> PriviRecUpdater::Restore(absl::
   if (summing && model.phase() != kDegreePhase && model.phase() != kGramPhase) {
     return BadState(absl::StrCat("phase ", model.phase()));
   }
+  if (Noisy(model.config())) {
+    for (int phase : {kDegreePhase, kGramPhase}) {
+      if (absl::StatusOr<int> bits = PhaseBits(model, phase); !bits.ok()) return bits.status();
+    }
+  }
   const bool has_degrees = !summing || model.phase() == kGramPhase;
-  if (model.degrees_size() != (has_degrees ? m : 0)) {
-    return BadState(absl::StrCat(model.degrees_size(), " degrees"));
+  if (DegreeCount(model) != (has_degrees ? m : 0)) {
+    return BadState(absl::StrCat(DegreeCount(model), " degrees"));
   }
   if (summing && model.gram_index_size() != 0) return BadState("a Gram sum before phase 1");
   if (!summing) {
@@ -57,9 +68,10 @@ absl::StatusOr<v1::RoundPlan> PriviRecUpdater::Plan() const {
   plan.set_payload(model_.SerializeAsString());
   const bool gram = model_.round() == 0 && model_.phase() == kGramPhase;
   plan.set_length(gram ? UpperLength(c.num_items()) : static_cast<uint64_t>(c.num_items()));
-  const int bits = gram ? GramBits(c) : DegreeBits(c);
-  plan.set_bits(bits);
-  plan.set_client_bits(bits);
+  absl::StatusOr<int> bits = PhaseBits(model_, gram ? kGramPhase : kDegreePhase);
+  if (!bits.ok()) return bits.status();
+  plan.set_bits(*bits);
+  plan.set_client_bits(*bits);
   plan.set_combination(v1::COMBINATION_SECURE_SUM);
   // The whole population in every sum (fixed_population: the runtime invites every user and
   // ends the run when one is lost).
@@ -82,6 +94,14 @@ absl::Status PriviRecUpdater::ApplySum(absl::Span<const uint64_t> sum,
   if (sum.size() != length) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec: sum of length ", sum.size(), ", expected ", length));
+  }
+  if (Noisy(c)) {
+    if (absl::Status s = ApplyNoisySum(model_.noise(), model_.phase(), sum, n, model_); !s.ok()) {
+      return s;
+    }
+    model_.set_phase(gram ? 0 : kGramPhase);
+    model_.set_round(gram ? 1 : 0);
+    return absl::OkStatus();
   }
   // Every user adds at most 1 (degrees) or 2^f (Gram) per coordinate.
   const uint64_t most = static_cast<uint64_t>(n) << (gram ? c.frac_bits() : 0);
@@ -106,6 +126,21 @@ absl::Status PriviRecUpdater::ApplySum(absl::Span<const uint64_t> sum,
   model_.set_phase(0);
   model_.set_round(1);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> PriviRecUpdater::RoundPrivacy(
+    int64_t participants, const std::vector<double>& orders) const {
+  // Without the DP option nothing is added (docs/privacy-accounting.md section 4.7).
+  if (!Noisy(model_.config()) || model_.round() != 0) return std::nullopt;
+  absl::StatusOr<dp::LedgerEntry> entry =
+      PhaseLedgerEntry(model_.config(), model_.noise(), model_.phase(), participants, orders);
+  if (!entry.ok()) return entry.status();
+  return *std::move(entry);
+}
+
+std::optional<dp::PrivacyBudget> PriviRecUpdater::budget() const {
+  if (!Noisy(model_.config())) return std::nullopt;
+  return NoiseBudget(model_.config());
 }
 
 }  // namespace fedmf::algorithms::privirec

@@ -17,7 +17,7 @@ namespace fedmf::algorithms::privirec {
 
 class PriviRecUpdater final : public Updater {
  public:
-  // Round 0, phase 0; InvalidArgument for a bad config.
+  // Round 0, phase 0; InvalidArgument for a bad config. With the DP option, calibrates its noise.
   static absl::StatusOr<std::unique_ptr<PriviRecUpdater>> Create(v1::PriviRecConfig config);
   // From SerializeState() bytes (a fedmf.v1.PriviRecModel), validated.
   static absl::StatusOr<std::unique_ptr<PriviRecUpdater>> Restore(absl::string_view state);
@@ -29,12 +29,12 @@ class PriviRecUpdater final : public Updater {
   // population, or out of range; FailedPrecondition after both sums.
   absl::Status ApplySum(absl::Span<const uint64_t> sum,
                         absl::Span<const uint32_t> contributors) override;
+  // The planned sum's ddg release with the DP option (noise.h), else nullopt.
   absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
-      int64_t, const std::vector<double>&) const override {
-    return std::nullopt;  // no noise (docs/privacy-accounting.md: what the sums reveal)
-  }
+      int64_t participants, const std::vector<double>& orders) const override;
   bool fixed_population() const override { return true; }
-  std::optional<dp::PrivacyBudget> budget() const override { return std::nullopt; }
+  // (epsilon, delta) per user with the DP option, else none.
+  std::optional<dp::PrivacyBudget> budget() const override;
   absl::StatusOr<std::string> SerializeState() const override { return model_.SerializeAsString(); }
 
   const v1::PriviRecModel& model() const { return model_; }

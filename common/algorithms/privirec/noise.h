@@ -1,0 +1,73 @@
+// PriviRec's DP option (beyond the paper; docs/privacy-accounting.md section 4.8): with
+// config.epsilon > 0 every user adds distributed discrete Gaussian noise (dp/distributed_discrete_
+// gaussian.h, Kairouz, Liu, Steinke 2021, as DPMF-RP's --mechanism=ddg) to both secure sums, and
+// the two releases together are whole-run, user-level (epsilon, delta)-DP (replace-one).
+//   degrees: the item indicator R_u, L2 norm sqrt(d_u), L2-clipped to sqrt(D) (D = degree_clip:
+//            a user with more than D items sends R_u sqrt(D / d_u));
+//   Gram:    the upper triangle of d_u^-2alpha R_u^T R_u: d_u diagonal and d_u (d_u - 1) / 2
+//            off-diagonal entries of d_u^-2alpha, squared L2 norm d_u^(1-4alpha) (d_u + 1) / 2 <= 1
+//            for alpha >= 1/2 (equality at d_u = 1). Each pair is sent once, so this is below the
+//            full matrix's Frobenius norm (d_u^(1-2alpha) = 1 at alpha 1/2): the mirrored half of
+//            P' is the same noisy number, post-processing. Clip 1 (never active).
+// Both are dense once noisy (every coordinate carries noise), scaled by one gamma = 2^j (the
+// largest j <= 24 whose sums fit kMaxSumBits), conditionally rounded, noised with N_Z(0, v) per
+// coordinate. Budget split: one noise multiplier z for both sums (total std = z times each sum's L2
+// sensitivity), the smallest whose two composed KLS curves fit (epsilon, delta): each sum takes
+// half of the Gaussian RDP term. n_min is the whole population (every user is in both sums).
+// Post-processing of the decoded sums (any function of a DP release is DP): a noisy degree below 1
+// becomes 0 (the item is treated as unseen), a noisy Gram entry <= t sigma_Gram is dropped
+// (t = config.gram_threshold >= 0; t = 0 keeps P' >= 0, a larger t drops the noise-only entries).
+#ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_
+#define FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "common/algorithms/contribution_vector.h"
+#include "common/dp/distributed_discrete_gaussian.h"
+#include "common/dp/dp_conversion.h"
+#include "common/dp/privacy_ledger.h"
+#include "common/dp/rng.h"
+#include "fedmf/v1/privirec.pb.h"
+
+namespace fedmf::algorithms::privirec {
+
+// Largest gamma exponent tried: gamma c >> sqrt(d) / 2, so rounding barely inflates Delta_2.
+inline constexpr int kMaxNoiseScaleExponent = 24;
+
+bool Noisy(const v1::PriviRecConfig& config);
+// InvalidArgument naming the field: epsilon >= 0 finite; with epsilon > 0, delta in (0, 1),
+// gram_threshold >= 0 finite, degree_clip >= 1 and the filter's alpha >= 1/2 (the Gram bound
+// above).
+absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha);
+// The whole-run budget: (epsilon, delta)-DP per user.
+dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config);
+
+// The mechanism of `phase` (kDegreePhase or kGramPhase).
+absl::StatusOr<dp::DistributedDiscreteGaussian> PhaseDdg(const v1::PriviRecConfig& config,
+                                                         const v1::PriviRecNoise& noise, int phase);
+// gamma and both noise stds for the budget (see above).
+absl::StatusOr<v1::PriviRecNoise> CalibrateNoise(const v1::PriviRecConfig& config);
+// The ledger entry of `phase`'s release (mechanism "ddg", round 0, n_min the population).
+absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecConfig& config,
+                                                 const v1::PriviRecNoise& noise, int phase,
+                                                 int64_t participants,
+                                                 const std::vector<double>& orders);
+
+// A user's dense noisy contribution to `phase` from its sorted, distinct items.
+absl::StatusOr<ContributionVector> NoisyContribution(const v1::PriviRecConfig& config,
+                                                     const v1::PriviRecNoise& noise, int phase,
+                                                     absl::Span<const int32_t> items, double alpha,
+                                                     dp::Rng& rng);
+// Decodes `phase`'s SecAgg sum of `clients` noisy contributions into model's noisy_degrees
+// (degree phase) or gram_index / noisy_gram (Gram phase), post-processed as above.
+absl::Status ApplyNoisySum(const v1::PriviRecNoise& noise, int phase,
+                           absl::Span<const uint64_t> sum, int64_t clients,
+                           v1::PriviRecModel& model);
+
+}  // namespace fedmf::algorithms::privirec
+
+#endif  // FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Reproduces "PriviRec with the DP option" in docs/results/privirec.md: fedmf-sim --plain_sum,
+# PriviRec (GF-CF) on MovieLens 100K binarized, restricted to the movies with id <= MAX_ITEM
+# (default 400: every user's dense noisy Gram vector is m (m + 1) / 2 coordinates, and the
+# simulator holds all of them; the whole 1,682 movies need about 11 GB and hours on 2 cores),
+# all its users, holdout 0.2, non-private and at whole-run (epsilon, 1e-5)-DP for each EPSILON,
+# each for every SEED; then fedmf-central's item popularity and GF-CF on the same split. One line
+# per run in OUT/dp-ml100k.csv: model,epsilon,seed,recall20,ndcg20,wall_s.
+#
+#   tools/experiments/privirec-dp.sh [--data=FILE] [--out=DIR] [--build=DIR] [--max_item=N]
+#                                    [--epsilons="1 2 5 10 20"] [--seeds="1"] [--degree_clip=D]
+#                                    [--gram_threshold=T] [--baselines=no]
+#
+# FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script
+# says so and exits 0.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DATA="${ROOT}/../shared/data/ml-100k/u.data"
+OUT="${ROOT}/docs/results/privirec"
+BUILD="${ROOT}/build"
+MAX_ITEM=400
+EPSILONS="1 2 5 10 20"
+SEEDS="1"
+DEGREE_CLIP=100
+GRAM_THRESHOLD=0
+BASELINES=yes
+for arg in "$@"; do
+  case "${arg}" in
+    --data=*) DATA="${arg#--data=}" ;;
+    --out=*) OUT="${arg#--out=}" ;;
+    --build=*) BUILD="${arg#--build=}" ;;
+    --max_item=*) MAX_ITEM="${arg#--max_item=}" ;;
+    --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
+    --seeds=*) SEEDS="${arg#--seeds=}" ;;
+    --degree_clip=*) DEGREE_CLIP="${arg#--degree_clip=}" ;;
+    --gram_threshold=*) GRAM_THRESHOLD="${arg#--gram_threshold=}" ;;
+    --baselines=*) BASELINES="${arg#--baselines=}" ;;
+    --help|-h) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "privirec-dp.sh: unknown argument ${arg}" >&2; exit 2 ;;
+  esac
+done
+if [[ ! -r "${DATA}" ]]; then
+  echo "privirec-dp.sh: ${DATA} not found: MovieLens 100K's u.data is needed; skipped"
+  exit 0
+fi
+mkdir -p "${OUT}/logs"
+WORK="$(mktemp -d)"
+trap 'rm -rf "${WORK}"' EXIT
+awk -v max="${MAX_ITEM}" '$2 <= max' "${DATA}" >"${WORK}/u.data"
+CSV="${OUT}/dp-ml100k.csv"
+[[ -f "${CSV}" ]] || echo "model,epsilon,seed,recall20,ndcg20,wall_s" >"${CSV}"
+
+# metric NAME LOG: the value of NAME (recall20, ndcg20) on fedmf-sim's last event=evaluation
+# line of LOG, or in fedmf-central's table (| Recall@20 | mean | ...).
+metric() {
+  if grep -q ' event=evaluation ' "$2"; then
+    grep ' event=evaluation ' "$2" | tail -n 1 | sed -E "s/.* $1=([^ ]*).*/\1/"
+  else
+    local row
+    row=$(sed -E 's/recall20/Recall@20/; s/ndcg20/NDCG@20/' <<<"$1")
+    grep "^| ${row} |" "$2" | awk -F'|' '{gsub(/ /, "", $3); print $3}'
+  fi
+}
+
+run() {  # run MODEL EPSILON SEED COMMAND...
+  local model="$1" epsilon="$2" seed="$3" log="${OUT}/logs/dp-ml100k-$1-$2-$3.log"
+  shift 3
+  local start end
+  start=$(date +%s.%N)
+  "$@" >"${log}" 2>&1
+  end=$(date +%s.%N)
+  echo "${model},${epsilon},${seed},$(metric recall20 "${log}"),$(metric ndcg20 "${log}"),$(
+    echo "${end} - ${start}" | bc)" | tee -a "${CSV}"
+}
+
+common=(--data="ml-100k:${WORK}/u.data" --split=holdout:0.2)
+sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privirec_filter=gf-cf
+  --rounds=1 --plain_sum --eval_every=0 --stage_timeout_s=600)
+for seed in ${SEEDS}; do
+  [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
+  for epsilon in ${EPSILONS}; do
+    run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}" "${epsilon}" "${seed}" "${sim[@]}" \
+      --seed="${seed}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
+      --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}"
+  done
+  [[ "${BASELINES}" == no ]] && continue
+  for model in popularity gf-cf; do
+    run "central-${model}" none "${seed}" "${BUILD}/tools/fedmf-central" "${common[@]}" \
+      --relevance_threshold=1 --model="${model}" --seed="${seed}"
+  done
+done
