@@ -13,7 +13,7 @@
 namespace fedmf::algorithms::privirec {
 namespace {
 
-absl::Status Bad(absl::string_view what) {
+absl::Status BadDpOption(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("privirec DP option: ", what));
 }
 
@@ -48,22 +48,22 @@ bool Noisy(const v1::PriviRecConfig& config) { return config.epsilon() > 0; }
 
 absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha) {
   if (!std::isfinite(config.epsilon()) || config.epsilon() < 0) {
-    return Bad(absl::StrCat("epsilon=", config.epsilon(), " must be finite and >= 0"));
+    return BadDpOption(absl::StrCat("epsilon=", config.epsilon(), " must be finite and >= 0"));
   }
   if (!Noisy(config)) return absl::OkStatus();
   if (!(config.delta() > 0 && config.delta() < 1)) {
-    return Bad(absl::StrCat("delta=", config.delta(), " must be in (0, 1)"));
+    return BadDpOption(absl::StrCat("delta=", config.delta(), " must be in (0, 1)"));
   }
   if (!std::isfinite(config.gram_threshold()) || config.gram_threshold() < 0) {
-    return Bad(
+    return BadDpOption(
         absl::StrCat("gram_threshold=", config.gram_threshold(), " must be finite and >= 0"));
   }
   if (config.degree_clip() < 1) {
-    return Bad(absl::StrCat("degree_clip=", config.degree_clip(), " must be >= 1"));
+    return BadDpOption(absl::StrCat("degree_clip=", config.degree_clip(), " must be >= 1"));
   }
   if (alpha < 0.5) {
-    return Bad(absl::StrCat("filter alpha=", alpha,
-                            " < 1/2: the Gram contribution's norm is then unbounded"));
+    return BadDpOption(absl::StrCat("filter alpha=", alpha,
+                                    " < 1/2: the Gram contribution's norm is then unbounded"));
   }
   return absl::OkStatus();
 }
@@ -130,8 +130,8 @@ absl::StatusOr<v1::PriviRecNoise> CalibrateNoise(const v1::PriviRecConfig& confi
       return noise;
     }
   }
-  return Bad(absl::StrCat("no scale 2^j, j in [0, ", kMaxNoiseScaleExponent, "], fits ",
-                          kMaxSumBits, " bits with ", n, " users"));
+  return BadDpOption(absl::StrCat("no scale 2^j, j in [0, ", kMaxNoiseScaleExponent, "], fits ",
+                                  kMaxSumBits, " bits with ", n, " users"));
 }
 
 absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecConfig& config,
