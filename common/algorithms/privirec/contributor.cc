@@ -8,17 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/build.h"
 #include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/plan_check.h"
 #include "common/algorithms/popularity_scorer.h"
 #include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 
 namespace fedmf::algorithms::privirec {
 namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("privirec round plan: ", field, "=", plan, ", expected ", expected));
-}
 
 absl::Status BadNoisy(absl::string_view what, double value) {
   return absl::InvalidArgumentError(absl::StrCat("privirec round plan: a noisy ", what, " is ",
@@ -80,30 +76,27 @@ absl::StatusOr<Eigen::VectorXd> PriviRecScorer::PredictRatings(const data::Ratin
 
 absl::StatusOr<std::unique_ptr<PriviRecContributor>> PriviRecContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not privirec"));
-  }
-  auto model = std::make_shared<v1::PriviRecModel>();
-  if (!model->ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("privirec round plan: payload is not a PriviRecModel");
-  }
+  absl::StatusOr<v1::PriviRecModel> parsed =
+      ParsePlanPayload<v1::PriviRecModel>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  auto model = std::make_shared<v1::PriviRecModel>(*std::move(parsed));
   const v1::PriviRecConfig& c = model->config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   absl::StatusOr<graph_filter::GraphFilterConfig> filter = FilterConfig(c);
   if (!filter.ok()) return filter.status();
   const int32_t m = c.num_items();
-  if (plan.round() != model->round()) return Mismatch("round", plan.round(), model->round());
-  if (plan.phase() != model->phase()) return Mismatch("phase", plan.phase(), model->phase());
-  if (model->round() != 0 && model->round() != 1) return Mismatch("round", model->round(), 1);
+  if (model->round() != 0 && model->round() != 1)
+    return PlanMismatch(kAlgorithmName, "round", model->round(), 1);
   const bool gram = model->round() == 0 && model->phase() == kGramPhase;
   if (model->round() == 0 && model->phase() != kDegreePhase && !gram) {
-    return Mismatch("phase", model->phase(), kDegreePhase);
+    return PlanMismatch(kAlgorithmName, "phase", model->phase(), kDegreePhase);
   }
   const int64_t degrees = (model->round() == 1 || gram) ? m : 0;
-  if (DegreeCount(*model) != degrees) return Mismatch("degrees", DegreeCount(*model), degrees);
+  if (DegreeCount(*model) != degrees)
+    return PlanMismatch(kAlgorithmName, "degrees", DegreeCount(*model), degrees);
   for (int64_t d : model->degrees()) {
-    if (d < 0 || d > c.num_users()) return Mismatch("a degree", d, c.num_users());
+    if (d < 0 || d > c.num_users())
+      return PlanMismatch(kAlgorithmName, "a degree", d, c.num_users());
   }
   // Noisy sums are post-processed to finite non-negative degrees and positive Gram entries.
   for (double d : model->noisy_degrees()) {
@@ -115,24 +108,19 @@ absl::StatusOr<std::unique_ptr<PriviRecContributor>> PriviRecContributor::Create
   const int gram_values = Noisy(c) ? model->noisy_gram_size() : model->gram_sum_size();
   if (model->gram_index_size() != gram_values ||
       (model->round() == 0 && model->gram_index_size() != 0)) {
-    return Mismatch("gram entries", model->gram_index_size(), gram_values);
-  }
-  const uint64_t length = gram ? UpperLength(m) : static_cast<uint64_t>(m);
-  if (plan.length() != length) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), static_cast<int64_t>(length));
+    return PlanMismatch(kAlgorithmName, "gram entries", model->gram_index_size(), gram_values);
   }
   absl::StatusOr<int> phase_bits = PhaseBits(*model, gram ? kGramPhase : kDegreePhase);
   if (!phase_bits.ok()) return phase_bits.status();
-  const int bits = *phase_bits;
-  if (plan.bits() != bits) return Mismatch("bits", plan.bits(), bits);
-  if (plan.client_bits() != bits) return Mismatch("client_bits", plan.client_bits(), bits);
-  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
-    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
-  }
   // Every sum is of the whole population (the paper's privacy argument).
-  if (static_cast<int64_t>(plan.min_contributors()) != c.num_users()) {
-    return Mismatch("min_contributors", static_cast<int64_t>(plan.min_contributors()),
-                    c.num_users());
+  if (absl::Status s = CheckPlanEnvelope(plan, kAlgorithmName,
+                                         {.round = model->round(),
+                                          .phase = model->phase(),
+                                          .length = gram ? static_cast<int64_t>(UpperLength(m)) : m,
+                                          .bits = *phase_bits,
+                                          .min_contributors_at_least = c.num_users()});
+      !s.ok()) {
+    return s;
   }
   return std::unique_ptr<PriviRecContributor>(
       new PriviRecContributor(std::move(model), *std::move(filter)));
