@@ -5,7 +5,7 @@
 # final evaluation. One CSV line per run in OUT/lfl.csv; fmf_lfl_summary.py makes the tables.
 #
 #   tools/experiments/fmf_lfl.sh [--data=PATH] [--out=DIR] [--build=DIR] [--rounds=T]
-#                                [--epsilons="0.5 1 2 5"] [--lrs="0.01 0.1 1"]
+#                                [--epsilons="0.5 1 2 5"] [--lrs="0.01 0.1"]
 #                                [--lrs_none="1 10 100"] [--seeds="2 3 4"]
 #                                [--participation=0.1] [--dropout_rounds=3] [GROUP...]
 #
@@ -41,7 +41,7 @@ OUT="${ROOT}/docs/results/fmf"
 BUILD="${ROOT}/build"
 ROUNDS=10
 EPSILONS="0.5 1 2 5"
-LRS="0.01 0.1 1"
+LRS="0.01 0.1"
 LRS_NONE="1 10 100"
 SEEDS="2 3 4"
 PARTICIPATION=0.1
@@ -76,8 +76,8 @@ CSV="${OUT}/lfl.csv"
 [[ -f "${CSV}" ]] ||
   echo "group,method,epsilon,lr,rounds,seed,test_mse,test_rmse,epsilon_spent,noise_std,wall_s" > "${CSV}"
 
-# val KEY LINE: the value of KEY=... in a key=value log line.
-val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<< "$2"; }
+# field KEY LINE (the value of KEY in an event line), and the process helpers of the dropout group.
+source "${ROOT}/tools/lib/processes.sh"
 
 # sim GROUP METHOD EPSILON LR ROUNDS SEED FLAGS...: one fedmf-sim run into the CSV.
 sim() {
@@ -93,9 +93,9 @@ sim() {
   eval="$(grep ' event=evaluation ' "${log}" | tail -n 1)"
   summary="$(grep ' event=sim_summary ' "${log}")"
   new_run="$(grep ' event=new_run ' "${log}")"
-  rmse="$(val test_rmse "${eval}")"
+  rmse="$(field test_rmse "${eval}")"
   [[ -n "${rmse}" ]] || { echo "fmf_lfl.sh: no test_rmse in ${log}" >&2; exit 1; }
-  echo "${group},${method},${eps},${lr},${rounds},${seed},$(awk -v r="${rmse}" 'BEGIN { printf "%.6f", r * r }'),${rmse},$(val epsilon_dp "${summary}"),$(val noise_std "${new_run}"),$(val wall_s "${summary}")" >> "${CSV}"
+  echo "${group},${method},${eps},${lr},${rounds},${seed},$(awk -v r="${rmse}" 'BEGIN { printf "%.6f", r * r }'),${rmse},$(field epsilon_dp "${summary}"),$(field noise_std "${new_run}"),$(field wall_s "${summary}")" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
 
@@ -170,7 +170,7 @@ for group in "${SELECTED[@]}"; do
           log="${OUT}/logs/lfl-baselines-${model}-seed${seed}.log"
           "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split=holdout:0.1 \
             --seed="${seed}" > "${log}" 2>&1 || { echo "fmf_lfl.sh: see ${log}" >&2; exit 1; }
-          rmse="$(val rmse "$(grep ' event=fold_done ' "${log}")")"
+          rmse="$(field rmse "$(grep ' event=fold_done ' "${log}")")"
           echo "baselines,${model},,,,${seed},$(awk -v r="${rmse}" 'BEGIN { printf "%.6f", r * r }'),${rmse},,," >> "${CSV}"
           tail -n 1 "${CSV}" >&2
         done
@@ -198,7 +198,6 @@ for group in "${SELECTED[@]}"; do
       for bin in "${COORD}" "${LOADGEN}"; do
         [[ -x "${bin}" ]] || { echo "fmf_lfl.sh: ${bin} missing: build first" >&2; exit 1; }
       done
-      source "${ROOT}/tools/lib/processes.sh"
       processes_init fmf-lfl-dropout
       DROPOUT_CSV="${OUT}/lfl_dropout.csv"
       [[ -f "${DROPOUT_CSV}" ]] ||

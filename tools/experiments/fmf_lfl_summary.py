@@ -9,8 +9,9 @@ are left out. Prints Markdown.
 """
 import csv
 import os
-import statistics
 import sys
+
+from fmf_summary import stats
 
 EPSILONS = ["0.5", "1", "2", "5"]
 BASELINES = [("global-mean", "global-mean"), ("user-mean", "user-mean"),
@@ -27,23 +28,16 @@ def read(path):
         return list(csv.DictReader(f))
 
 
-def mean_std(values):
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return f"{values[0]:.3f} (1 seed)"
-    return f"{statistics.mean(values):.3f} ± {statistics.stdev(values):.3f}"
-
-
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
 
 
-def mses(rows, group, method, eps=None):
+def mses(rows, group, method, eps=None, seeds=None):
     return [float(r["test_mse"]) for r in rows if r["group"] == group and r["method"] == method
-            and (eps is None or r["epsilon"] == eps) and r["test_mse"]]
+            and (eps is None or r["epsilon"] == eps) and (seeds is None or r["seed"] in seeds)
+            and r["test_mse"]]
 
 
 def chosen_lr(rows, method, eps):
@@ -60,15 +54,16 @@ def fig10(rows):
                           ("lfl-sgdmf", "LFL-SGDMF, two-phase, omega 0.3, T = 10"),
                           ("gd-dr", "GD-DR (eps-LDP, k = 10)")]:
         if method == "stage1-only":
-            cells = [mean_std(mses(rows, "fig10", method))] * len(EPSILONS)
+            cells = [stats(mses(rows, "fig10", method))] * len(EPSILONS)
         else:
-            cells = [mean_std(mses(rows, "fig10", method, e)) for e in EPSILONS]
+            cells = [stats(mses(rows, "fig10", method, e)) for e in EPSILONS]
         out.append([label] + cells)
-    none = mean_std(mses(rows, "fig10", "lfl-none"))
+    none = stats(mses(rows, "fig10", "lfl-none"))
     out.append([f"LFL-SGDMF non-private (lr {chosen_lr(rows, 'lfl-none', '0')}), T = 10"] +
                [none] * len(EPSILONS))
     for model, label in BASELINES:
-        out.append([f"baseline: {label}"] + [mean_std(mses(rows, "baselines", model))] * len(EPSILONS))
+        out.append([f"baseline: {label}"] +
+                   [stats(mses(rows, "baselines", model, seeds=seeds))] * len(EPSILONS))
     print(table(["method"] + [f"eps = {e}" for e in EPSILONS], out))
     print("\nLearning rate of LFL-SGDMF chosen on seed 1 (lowest test MSE; seed 1 is not in the "
           "table above), and seed 1's test MSE at each rate:\n")
