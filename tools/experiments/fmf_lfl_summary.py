@@ -45,8 +45,20 @@ def chosen_lr(rows, method, eps):
     return min(tune, key=lambda r: float(r["test_mse"]))["lr"] if tune else "-"
 
 
+def complete_seeds(rows):
+    """The seeds with every Fig. 10 run (a run stopped midway leaves a seed incomplete)."""
+    wanted = {("stage1-only", "0"), ("lfl-none", "0")} | {
+        (m, e) for m in ("lfl-sgdmf", "gd-dr") for e in EPSILONS}
+    runs = {}
+    for r in rows:
+        if r["group"] == "fig10":
+            runs.setdefault(r["seed"], set()).add((r["method"], r["epsilon"]))
+    return sorted(seed for seed, have in runs.items() if wanted <= have)
+
+
 def fig10(rows):
-    seeds = sorted({r["seed"] for r in rows if r["group"] == "fig10"})
+    seeds = complete_seeds(rows)
+    rows = [r for r in rows if r["group"] != "fig10" or r["seed"] in seeds]
     print(f"### Fig. 10 on ML-100K: test MSE (mean ± std over seeds {', '.join(seeds)}), "
           "(epsilon, 1e-5)-DP per user\n")
     out = []
