@@ -25,8 +25,8 @@
 #           (1, 1e-5) and the rate tune chose at epsilon 1; each cohort user drops out of a round
 #           at SecAgg's MaskedInput with probability D (it cuts its stream, as a crashed device,
 #           and re-registers for later rounds): two-phase, two-phase-paper and single at
-#           (omega, D) = (0.3, 0), (0.3, 0.2), (0.6, 0.5), (0.6, 0.3), (0.6, 0), then two-phase
-#           at (0.3, 0.1), (0.3, 0.3), (0.6, 0.1), (0.6, 0.2); seed 1; one line per run in
+#           (omega, D) = (0.3, 0), (0.3, 0.2), (0.6, 0.5), (0.6, 0.3), (0.6, 0), two-phase also
+#           at (0.3, 0.3), (0.3, 0.1), (0.6, 0.1), (0.6, 0.2); seed 1; one line per run in
 #           OUT/lfl_dropout.csv (whether the run completed, rounds applied and failed attempts,
 #           the mean n_1 and n_2, test MSE, the ledger's epsilon, bytes per user).
 # Runs use fedmf-sim with the users' vectors summed in the clear (--plain_sum: the same sum bit
@@ -202,14 +202,13 @@ for group in "${SELECTED[@]}"; do
       DROPOUT_CSV="${OUT}/lfl_dropout.csv"
       [[ -f "${DROPOUT_CSV}" ]] ||
         echo "mode,omega,dropout,seed,lr,status,cohort,rounds_applied,attempts_failed,mean_n1,mean_n2,n_min,test_mse,test_rmse,up_bytes_per_user_phase0,down_bytes_per_user_phase0,up_bytes_per_user_phase1,epsilon_spent" > "${DROPOUT_CSV}"
-      # The cells every mode runs first, then the rest of two-phase's.
-      for cell in 0.3:0 0.3:0.2 0.6:0.5 0.6:0.3 0.6:0; do
-        for mode in two-phase two-phase-paper single; do
-          dropout "${mode}" "${cell%%:*}" "${cell#*:}" 1
-        done
-      done
-      for cell in 0.3:0.1 0.3:0.3 0.6:0.1 0.6:0.2; do
-        dropout two-phase "${cell%%:*}" "${cell#*:}" 1
+      # MODES:OMEGA:D, the most telling first: the three modes at the same cells, omega's edge
+      # (D = omega = 0.3, where about half of the attempts miss n_min), then the rest.
+      for cell in {two-phase,two-phase-paper,single}:{0.3:0,0.3:0.2,0.6:0.5} two-phase:0.6:0.3 \
+          two-phase:0.3:0.3 {two-phase,two-phase-paper,single}:0.6:0 \
+          {two-phase-paper,single}:0.6:0.3 two-phase:{0.3:0.1,0.6:0.1,0.6:0.2}; do
+        IFS=: read -r mode omega drop <<< "${cell}"
+        dropout "${mode}" "${omega}" "${drop}" 1
       done ;;
     *) echo "fmf_lfl.sh: unknown group ${group}" >&2; exit 2 ;;
   esac
