@@ -29,6 +29,7 @@
 #include "client/participant_host.h"
 #include "client/stream_pool.h"
 #include "common/data/dataset_source.h"
+#include "common/data/split_spec.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
@@ -43,6 +44,11 @@
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
 ABSL_FLAG(std::string, data, "synthetic:users=1000,items=2048,per_user=20,min_per_user=5",
           "dataset of the simulated users (the coordinator's --num_users/--num_items must match)");
+ABSL_FLAG(std::string, split, "",
+          "train/test split (every binary's --split syntax); the users hold only its train part, "
+          "so a coordinator's --eval_data with the same --split scores unseen ratings (empty: "
+          "every rating of --data)");
+ABSL_FLAG(uint64_t, split_seed, 1, "seed of --split");
 ABSL_FLAG(int64_t, users, 0, "simulate this many users (0: every user of --data)");
 ABSL_FLAG(int64_t, first_user, 0, "dense index of the first simulated user (several loadgens)");
 ABSL_FLAG(int, channels, 16, "TCP connections the streams are spread over");
@@ -213,6 +219,12 @@ absl::Status Run() {
   if (!schedule_options.ok()) return schedule_options.status();
   absl::StatusOr<data::RatingsDataset> loaded = data::LoadDataset(absl::GetFlag(FLAGS_data));
   if (!loaded.ok()) return loaded.status();
+  if (const std::string split = absl::GetFlag(FLAGS_split); !split.empty()) {
+    absl::StatusOr<std::vector<data::TrainTest>> splits =
+        data::MakeSplits(*loaded, split, absl::GetFlag(FLAGS_split_seed));
+    if (!splits.ok()) return splits.status();
+    *loaded = std::move((*splits)[0].train);
+  }
   auto data = std::make_shared<const data::RatingsDataset>(std::move(*loaded));
   const int64_t first = absl::GetFlag(FLAGS_first_user);
   int64_t count = absl::GetFlag(FLAGS_users);
