@@ -1,0 +1,64 @@
+// PriviRec-k's client side (privirec_k.h): validates the plan, turns one user's items into its
+// sparse degree or power-step contribution, and scores with GF-CF built from the broadcast basis
+// (on the first score, so a contributor that only contributes never pays for it).
+#ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
+#define FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
+
+#include <memory>
+#include <mutex>
+
+#include "Eigen/Core"
+#include "absl/status/statusor.h"
+#include "common/algorithms/algorithm.h"
+#include "common/algorithms/scorer.h"
+#include "fedmf/v1/privirec_k.pb.h"
+
+namespace fedmf::algorithms::privirec_k {
+
+// The model as a Scorer: before every sum is applied, the item degrees known so far (popularity;
+// zeros before phase 0); after, GF-CF from the basis, built on first use.
+class PriviRecKScorer final : public Scorer {
+ public:
+  explicit PriviRecKScorer(std::shared_ptr<const v1::PriviRecKModel> model)
+      : model_(std::move(model)) {}
+
+  int32_t num_items() const override { return model_->config().num_items(); }
+  absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const override;
+  absl::StatusOr<Eigen::MatrixXd> ScoresBatch(
+      absl::Span<const data::RatingRow> users) const override;
+  bool predicts_ratings() const override { return false; }
+  absl::StatusOr<Eigen::VectorXd> PredictRatings(const data::RatingRow& ratings,
+                                                 double fallback_mean) const override;
+
+ private:
+  absl::StatusOr<const Scorer*> Model() const;  // built once
+
+  std::shared_ptr<const v1::PriviRecKModel> model_;
+  mutable std::once_flag once_;
+  mutable absl::Status built_status_;
+  mutable std::unique_ptr<Scorer> built_;
+};
+
+class PriviRecKContributor final : public Contributor {
+ public:
+  // InvalidArgument for a plan this algorithm did not make: name, payload, config, model, and the
+  // plan's phase, length, bits, combination and contributor range.
+  static absl::StatusOr<std::unique_ptr<PriviRecKContributor>> Create(const v1::RoundPlan& plan);
+
+  // Users only: InvalidArgument for a party, an item outside the catalogue or rated twice;
+  // FailedPrecondition once every sum is applied. The state stays empty.
+  absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
+                                          dp::Rng& rng) const override;
+  const Scorer& scorer() const override { return scorer_; }
+
+ private:
+  explicit PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model)
+      : model_(model), scorer_(std::move(model)) {}
+
+  std::shared_ptr<const v1::PriviRecKModel> model_;
+  PriviRecKScorer scorer_;
+};
+
+}  // namespace fedmf::algorithms::privirec_k
+
+#endif  // FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
