@@ -3,7 +3,8 @@
 # contributions, all 29,858 users) with --algorithm=privirec-k on LightGCN's Gowalla split, one run
 # per K:L:RR given (RR: rr = Rayleigh-Ritz eigenvalues, diag = the paper's diag(T_L)), one after
 # the other, each under `flock /work/bigmem.lock` (runs that may take several GB never overlap)
-# and `/usr/bin/time -v`. Every run appends one line to OUT/privirec-k.csv (Recall@20, NDCG@20,
+# and `/usr/bin/time -v`; a stage deadline of an hour, since a power phase uploads d_u k values
+# a user (k = 256: 1.7 GB from all users, far beyond the default 20 s on a shared machine). Every run appends one line to OUT/privirec-k.csv (Recall@20, NDCG@20,
 # wall seconds and peak RSS from /usr/bin/time); its log goes to OUT/logs/privirec-k-K-L-RR.log.
 #
 #   tools/experiments/privirec-k.sh [--data=DIR] [--out=DIR] [--build=DIR] [K:L:RR ...]
@@ -67,7 +68,7 @@ for run in "${SELECTED[@]}"; do
     --data="user-items:${DATA}/train.txt?test=${DATA}/test.txt" --split=predefined \
     --algorithm=privirec-k --privirec_k_rank="${k}" --privirec_k_power_sums="${l}" \
     --privirec_k_rayleigh_ritz="${ritz}" --rounds=1 --plain_sum --eval_every=0 --seed=1 \
-    > "${log}" 2>&1
+    --stage_timeout_s=3600 > "${log}" 2>&1
   evaluation=$(grep ' event=evaluation round=1 ' "${log}" | tail -n 1)
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "${log}" |
     awk -F: '{ s = 0; for (i = 1; i <= NF; ++i) s = s * 60 + $i; print s }')
