@@ -4,7 +4,7 @@
 # per K:L:RR given (RR: rr = Rayleigh-Ritz eigenvalues, diag = the paper's diag(T_L)), one after
 # the other, each under `flock /work/bigmem.lock` (runs that may take several GB never overlap)
 # and `/usr/bin/time -v`; a stage deadline of an hour, since a power phase uploads d_u k values
-# a user (k = 256: 1.7 GB from all users, far beyond the default 20 s on a shared machine). Every run appends one line to OUT/privirec-k.csv (Recall@20, NDCG@20,
+# a user (k = 256: 73 KB a user, 2.2 GB in all, minutes in-process, not the default 20 s). Every run appends one line to OUT/privirec-k.csv (Recall@20, NDCG@20,
 # wall seconds and peak RSS from /usr/bin/time); its log goes to OUT/logs/privirec-k-K-L-RR.log.
 #
 #   tools/experiments/privirec-k.sh [--data=DIR] [--out=DIR] [--build=DIR] [K:L:RR ...]
