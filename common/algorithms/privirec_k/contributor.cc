@@ -24,47 +24,24 @@ Eigen::VectorXd Degrees(const v1::PriviRecKModel& model) {
   return v;
 }
 
+// The model's scorer (contributor.h).
+absl::StatusOr<std::unique_ptr<Scorer>> BuildScorer(const v1::PriviRecKModel& m) {
+  if (m.round() == 0) {
+    return std::make_unique<PopularityScorer>(m.degrees_size() == m.config().num_items()
+                                                  ? Degrees(m)
+                                                  : Eigen::VectorXd::Zero(m.config().num_items()));
+  }
+  absl::StatusOr<SingularBasis> basis = ModelBasis(m);
+  if (!basis.ok()) return basis.status();
+  return std::make_unique<graph_filter::GraphFilterScorer>(
+      BuildFilter(Degrees(m), *std::move(basis), m.config().gamma()));
+}
+
 }  // namespace
 
-absl::StatusOr<const Scorer*> PriviRecKScorer::Model() const {
-  std::call_once(once_, [this] {
-    const v1::PriviRecKModel& m = *model_;
-    if (m.round() == 0) {
-      built_ =
-          std::make_unique<PopularityScorer>(m.degrees_size() == m.config().num_items()
-                                                 ? Degrees(m)
-                                                 : Eigen::VectorXd::Zero(m.config().num_items()));
-      return;
-    }
-    absl::StatusOr<SingularBasis> basis = ModelBasis(m);
-    if (!basis.ok()) {
-      built_status_ = basis.status();
-      return;
-    }
-    built_ = std::make_unique<graph_filter::GraphFilterScorer>(
-        BuildFilter(Degrees(m), *std::move(basis), m.config().gamma()));
-  });
-  if (!built_status_.ok()) return built_status_;
-  return built_.get();
-}
-
-absl::StatusOr<Eigen::VectorXd> PriviRecKScorer::Scores(const data::RatingRow& ratings) const {
-  absl::StatusOr<const Scorer*> s = Model();
-  if (!s.ok()) return s.status();
-  return (*s)->Scores(ratings);
-}
-
-absl::StatusOr<Eigen::MatrixXd> PriviRecKScorer::ScoresBatch(
-    absl::Span<const data::RatingRow> users) const {
-  absl::StatusOr<const Scorer*> s = Model();
-  if (!s.ok()) return s.status();
-  return (*s)->ScoresBatch(users);
-}
-
-absl::StatusOr<Eigen::VectorXd> PriviRecKScorer::PredictRatings(const data::RatingRow&,
-                                                                double) const {
-  return absl::UnimplementedError("privirec-k ranks items; it predicts no ratings");
-}
+PriviRecKContributor::PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model)
+    : model_(model),
+      scorer_(model->config().num_items(), [model] { return BuildScorer(*model); }) {}
 
 absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Create(
     const v1::RoundPlan& plan) {
@@ -122,18 +99,10 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
     return absl::FailedPreconditionError("privirec-k: every sum is applied, nothing to contribute");
   }
   const v1::PriviRecKConfig& c = model_->config();
-  std::vector<int32_t> items(data.train.indices.begin(), data.train.indices.end());
-  std::sort(items.begin(), items.end());
-  for (size_t t = 0; t < items.size(); ++t) {
-    if (items[t] < 0 || items[t] >= c.num_items()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("privirec-k: rated item ", items[t], " outside [0, ", c.num_items(), ")"));
-    }
-    if (t > 0 && items[t] == items[t - 1]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("privirec-k: item ", items[t], " rated twice"));
-    }
-  }
+  absl::StatusOr<std::vector<int32_t>> sorted =
+      privirec::SortedItems(data.train.indices, c.num_items(), kAlgorithmName);
+  if (!sorted.ok()) return sorted.status();
+  const std::vector<int32_t>& items = *sorted;
   Contribution out;
   if (model_->phase() == kDegreePhase) {
     std::vector<uint64_t> indices = privirec::DegreeIndices(items);

@@ -1,43 +1,17 @@
 // PriviRec-k's client side (privirec_k.h): validates the plan, turns one user's items into its
 // sparse degree or power-step contribution, and scores with GF-CF built from the broadcast basis
-// (on the first score, so a contributor that only contributes never pays for it).
+// (on the first score: lazy_scorer.h).
 #ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
 
 #include <memory>
-#include <mutex>
 
-#include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/scorer.h"
+#include "common/algorithms/lazy_scorer.h"
 #include "fedmf/v1/privirec_k.pb.h"
 
 namespace fedmf::algorithms::privirec_k {
-
-// The model as a Scorer: before every sum is applied, the item degrees known so far (popularity;
-// zeros before phase 0); after, GF-CF from the basis, built on first use.
-class PriviRecKScorer final : public Scorer {
- public:
-  explicit PriviRecKScorer(std::shared_ptr<const v1::PriviRecKModel> model)
-      : model_(std::move(model)) {}
-
-  int32_t num_items() const override { return model_->config().num_items(); }
-  absl::StatusOr<Eigen::VectorXd> Scores(const data::RatingRow& ratings) const override;
-  absl::StatusOr<Eigen::MatrixXd> ScoresBatch(
-      absl::Span<const data::RatingRow> users) const override;
-  bool predicts_ratings() const override { return false; }
-  absl::StatusOr<Eigen::VectorXd> PredictRatings(const data::RatingRow& ratings,
-                                                 double fallback_mean) const override;
-
- private:
-  absl::StatusOr<const Scorer*> Model() const;  // built once
-
-  std::shared_ptr<const v1::PriviRecKModel> model_;
-  mutable std::once_flag once_;
-  mutable absl::Status built_status_;
-  mutable std::unique_ptr<Scorer> built_;
-};
 
 class PriviRecKContributor final : public Contributor {
  public:
@@ -52,11 +26,12 @@ class PriviRecKContributor final : public Contributor {
   const Scorer& scorer() const override { return scorer_; }
 
  private:
-  explicit PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model)
-      : model_(model), scorer_(std::move(model)) {}
+  explicit PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model);
 
   std::shared_ptr<const v1::PriviRecKModel> model_;
-  PriviRecKScorer scorer_;
+  // Before every sum is applied, the item degrees known so far (popularity; zeros before phase
+  // 0); after, GF-CF from the basis.
+  LazyScorer scorer_;
 };
 
 }  // namespace fedmf::algorithms::privirec_k
