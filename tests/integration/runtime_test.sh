@@ -3,7 +3,7 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, privirec_secagg. Every process started here is killed on exit.
+# sim_hdpmf, privirec_secagg, privirec_k_secagg. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -165,24 +165,23 @@ sim_equivalence() {
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
 }
 
-# privirec_secagg: PriviRec (GF-CF) on the first 30 users of MovieLens 100K, binarized (every
-# rating an interaction; the ranking counts every test item relevant), (a) in fedmf-sim with
-# in-process SecAgg and (b) through fedmf-coordinator and 3 fedmf-client processes with SecAgg;
-# the population is all 30 users, both phases are secure sums of every one of them, and both runs
-# must end with byte-identical checkpoints (the degrees and the fixed-point Gram sum) and the same
-# evaluation (Recall@20, NDCG@20 of the filter each builds from them). 30 users, not 943: the
-# Gram phase is m(m+1)/2 = 519,690 coordinates of 57 bits per user here, and the whole ML-100K
-# (1,415,403 coordinates, 943 users) through the complete SecAgg graph is hours of masks on 2
-# cores. Skipped (77) without ../shared/data/ml-100k/u.data.
-privirec_secagg() {
+# secure_sums_equal_sim PHASES RUN_FLAGS...: a fixed-population algorithm (PriviRec, PriviRec-k)
+# on the first 30 users of MovieLens 100K, binarized (every rating an interaction; the ranking
+# counts every test item relevant), (a) in fedmf-sim with in-process SecAgg and (b) through
+# fedmf-coordinator and 3 fedmf-client processes with SecAgg; the population is all 30 users, each
+# of the PHASES phases is a secure sum of every one of them, and both runs must end with
+# byte-identical checkpoints and the same evaluation (Recall@20, NDCG@20 of the filter each
+# builds). Skipped (77) without ../shared/data/ml-100k/u.data.
+secure_sums_equal_sim() {
+  local phases="$1"
+  shift
   local ml="$(dirname "$0")/../../../shared/data/ml-100k/u.data"
   [[ -r "$ml" ]] || { echo "no $ml: skipped"; exit 77; }
   # 30 users and (by default) the first 400 movies: a Gram phase of about 50k coordinates keeps
   # SecAgg to seconds in CI; PRIVIREC_MAX_ITEM=1682 is the run of docs/results/privirec.md.
   awk -v max="${PRIVIREC_MAX_ITEM:-400}" '$1 <= 30 && $2 <= max' "$ml" >"$WORK/u.data"
   local data="ml-100k:$WORK/u.data"
-  local run=(--algorithm=privirec --privirec_filter=gf-cf --split=holdout:0.2 --rounds=1 --seed=5
-    --eval_every=0)
+  local run=("$@" --split=holdout:0.2 --rounds=1 --seed=5 --eval_every=0)
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
     >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
   grep -q 'event=training_end rounds=1 ' "$WORK/sim.log" || fail "sim: not 1 round"
@@ -193,10 +192,10 @@ privirec_secagg() {
   for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
   grep -q 'event=training_end rounds=1 ' "$WORK/coordinator.log" || fail "network: not 1 round"
   grep -q ' event=population_frozen .*users=30' "$WORK/coordinator.log" || fail "no population"
-  [[ "$(grep -c ' event=secagg_session ' "$WORK/coordinator.log")" == 2 ]] ||
-    fail "network: not 2 SecAgg sessions"
+  [[ "$(grep -c ' event=secagg_session ' "$WORK/coordinator.log")" == "$phases" ]] ||
+    fail "network: not $phases SecAgg sessions"
   [[ "$(grep -c ' event=round .*applied=yes .*contributors=30 dropouts=0 ' \
-    "$WORK/coordinator.log")" == 2 ]] || fail "network: not 2 phases of all 30 users"
+    "$WORK/coordinator.log")" == "$phases" ]] || fail "network: not $phases phases of all 30 users"
   cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
   diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
     <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
@@ -451,7 +450,12 @@ PY
       fail "fewer than 500 registrations"
     ;;
 
-  privirec_secagg) privirec_secagg ;;
+  # PriviRec: the degree and Gram sums, GF-CF.
+  privirec_secagg) secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf ;;
+  # PriviRec-k: the degree sum and L = 2 power sums at k = 16, GF-CF from the basis.
+  privirec_k_secagg)
+    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2
+    ;;
   sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;
   sim_none) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=none ;;
   sim_gaussian_clear)

@@ -136,17 +136,9 @@ absl::StatusOr<Contribution> PriviRecContributor::Contribute(const LocalData& da
     return absl::FailedPreconditionError("privirec: both sums are applied, nothing to contribute");
   }
   const int32_t m = model_->config().num_items();
-  std::vector<int32_t> items(data.train.indices.begin(), data.train.indices.end());
-  std::sort(items.begin(), items.end());
-  for (size_t k = 0; k < items.size(); ++k) {
-    if (items[k] < 0 || items[k] >= m) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("privirec: rated item ", items[k], " outside [0, ", m, ")"));
-    }
-    if (k > 0 && items[k] == items[k - 1]) {
-      return absl::InvalidArgumentError(absl::StrCat("privirec: item ", items[k], " rated twice"));
-    }
-  }
+  absl::StatusOr<std::vector<int32_t>> sorted = SortedItems(data.train.indices, m, kAlgorithmName);
+  if (!sorted.ok()) return sorted.status();
+  const std::vector<int32_t>& items = *sorted;
   Contribution out;
   if (Noisy(model_->config())) {
     absl::StatusOr<ContributionVector> noisy =

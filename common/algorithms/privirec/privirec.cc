@@ -93,6 +93,23 @@ uint64_t EncodeWeight(double weight, int frac_bits) {
   return static_cast<uint64_t>(std::llround(std::ldexp(weight, frac_bits)));
 }
 
+absl::StatusOr<std::vector<int32_t>> SortedItems(absl::Span<const int32_t> rated, int32_t m,
+                                                 absl::string_view algorithm) {
+  std::vector<int32_t> items(rated.begin(), rated.end());
+  std::sort(items.begin(), items.end());
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (items[k] < 0 || items[k] >= m) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(algorithm, ": rated item ", items[k], " outside [0, ", m, ")"));
+    }
+    if (k > 0 && items[k] == items[k - 1]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(algorithm, ": item ", items[k], " rated twice"));
+    }
+  }
+  return items;
+}
+
 std::vector<uint64_t> DegreeIndices(absl::Span<const int32_t> items) {
   return std::vector<uint64_t>(items.begin(), items.end());
 }

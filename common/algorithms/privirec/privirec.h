@@ -68,6 +68,11 @@ std::pair<int32_t, int32_t> UpperPair(int32_t m, uint64_t index);
 double GramWeight(int64_t degree, double alpha);
 uint64_t EncodeWeight(double weight, int frac_bits);
 
+// A user's rated items sorted; InvalidArgument, prefixed by `algorithm`, for an item outside
+// [0, m) or rated twice (the user's data reaches every phase through this check).
+absl::StatusOr<std::vector<int32_t>> SortedItems(absl::Span<const int32_t> rated, int32_t m,
+                                                 absl::string_view algorithm);
+
 // A user's two contributions from its sorted, distinct items (each in [0, m)): the degree
 // indicator and the upper-triangle Gram pairs, both sparse.
 std::vector<uint64_t> DegreeIndices(absl::Span<const int32_t> items);

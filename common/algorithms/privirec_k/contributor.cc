@@ -1,0 +1,124 @@
+#include "common/algorithms/privirec_k/contributor.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/popularity_scorer.h"
+#include "common/algorithms/privirec/privirec.h"
+#include "common/algorithms/privirec_k/privirec_k.h"
+
+namespace fedmf::algorithms::privirec_k {
+namespace {
+
+absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("privirec-k round plan: ", field, "=", plan, ", expected ", expected));
+}
+
+Eigen::VectorXd Degrees(const v1::PriviRecKModel& model) {
+  Eigen::VectorXd v(model.degrees_size());
+  for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
+  return v;
+}
+
+// The model's scorer (contributor.h).
+absl::StatusOr<std::unique_ptr<Scorer>> BuildScorer(const v1::PriviRecKModel& m) {
+  if (m.round() == 0) {
+    return std::make_unique<PopularityScorer>(m.degrees_size() == m.config().num_items()
+                                                  ? Degrees(m)
+                                                  : Eigen::VectorXd::Zero(m.config().num_items()));
+  }
+  absl::StatusOr<SingularBasis> basis = ModelBasis(m);
+  if (!basis.ok()) return basis.status();
+  return std::make_unique<graph_filter::GraphFilterScorer>(
+      BuildFilter(Degrees(m), *std::move(basis), m.config().gamma()));
+}
+
+}  // namespace
+
+PriviRecKContributor::PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model)
+    : model_(model),
+      scorer_(model->config().num_items(), [model] { return BuildScorer(*model); }) {}
+
+absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Create(
+    const v1::RoundPlan& plan) {
+  if (plan.algorithm() != kAlgorithmName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not privirec-k"));
+  }
+  auto model = std::make_shared<v1::PriviRecKModel>();
+  if (!model->ParseFromString(plan.payload())) {
+    return absl::InvalidArgumentError("privirec-k round plan: payload is not a PriviRecKModel");
+  }
+  const v1::PriviRecKConfig& c = model->config();
+  if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
+  if (plan.round() != model->round()) return Mismatch("round", plan.round(), model->round());
+  if (plan.phase() != model->phase()) return Mismatch("phase", plan.phase(), model->phase());
+  if (model->round() != 0 && model->round() != 1) return Mismatch("round", model->round(), 1);
+  if (model->round() == 0 && (model->phase() < 0 || model->phase() > c.power_sums())) {
+    return Mismatch("phase", model->phase(), c.power_sums());
+  }
+  const bool power = model->round() == 0 && model->phase() != kDegreePhase;
+  const bool has_degrees = power || model->round() == 1;
+  const int64_t degrees = has_degrees ? c.num_items() : 0;
+  if (model->degrees_size() != degrees) return Mismatch("degrees", model->degrees_size(), degrees);
+  for (int64_t d : model->degrees()) {
+    if (d < 0 || d > c.num_users()) return Mismatch("a degree", d, c.num_users());
+  }
+  const auto basis = static_cast<int64_t>(has_degrees ? PowerLength(c) : 0);
+  if (model->basis_size() != basis) return Mismatch("basis values", model->basis_size(), basis);
+  const int64_t values = model->round() == 1 ? c.rank() : 0;
+  if (model->values_size() != values) return Mismatch("eigenvalues", model->values_size(), values);
+  const uint64_t length = power ? PowerLength(c) : static_cast<uint64_t>(c.num_items());
+  if (plan.length() != length) {
+    return Mismatch("length", static_cast<int64_t>(plan.length()), static_cast<int64_t>(length));
+  }
+  const int bits = power ? PowerBits(c) : privirec::CountBits(c.num_users());
+  if (plan.bits() != bits) return Mismatch("bits", plan.bits(), bits);
+  if (plan.client_bits() != bits) return Mismatch("client_bits", plan.client_bits(), bits);
+  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
+    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
+  }
+  // Every sum is of the whole population (the paper's privacy argument).
+  if (static_cast<int64_t>(plan.min_contributors()) != c.num_users()) {
+    return Mismatch("min_contributors", static_cast<int64_t>(plan.min_contributors()),
+                    c.num_users());
+  }
+  return std::unique_ptr<PriviRecKContributor>(new PriviRecKContributor(std::move(model)));
+}
+
+absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& data,
+                                                              absl::string_view, dp::Rng&) const {
+  if (data.is_party()) {
+    return absl::InvalidArgumentError("privirec-k sums users' rows: a party cannot contribute");
+  }
+  if (model_->round() != 0) {
+    return absl::FailedPreconditionError("privirec-k: every sum is applied, nothing to contribute");
+  }
+  const v1::PriviRecKConfig& c = model_->config();
+  absl::StatusOr<std::vector<int32_t>> sorted =
+      privirec::SortedItems(data.train.indices, c.num_items(), kAlgorithmName);
+  if (!sorted.ok()) return sorted.status();
+  const std::vector<int32_t>& items = *sorted;
+  Contribution out;
+  if (model_->phase() == kDegreePhase) {
+    std::vector<uint64_t> indices = privirec::DegreeIndices(items);
+    std::vector<uint64_t> ones(indices.size(), 1);
+    out.vector = ContributionVector::Sparse(std::move(indices), std::move(ones));
+    return out;
+  }
+  if (items.empty()) {  // A_u = 0: nothing to add
+    out.vector = ContributionVector::Sparse({}, {});
+    return out;
+  }
+  const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
+  absl::StatusOr<SparseCodes> codes = PowerContribution(c, items, model_->degrees(), x);
+  if (!codes.ok()) return codes.status();
+  out.vector = ContributionVector::Sparse(std::move(codes->indices), std::move(codes->values));
+  return out;
+}
+
+}  // namespace fedmf::algorithms::privirec_k

@@ -1,0 +1,182 @@
+#include "common/algorithms/privirec_k/privirec_k.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "Eigen/Eigenvalues"
+#include "Eigen/QR"
+#include "absl/strings/str_cat.h"
+#include "common/algorithms/graph_filter/filters.h"
+#include "common/algorithms/graph_filter/models.h"
+#include "common/algorithms/privirec/privirec.h"
+#include "common/algorithms/privirec_k/low_rank_gram.h"
+#include "common/algorithms/public_init.h"
+#include "common/dp/fixed_point.h"
+
+namespace fedmf::algorithms::privirec_k {
+namespace {
+
+using privirec::CountBits;
+
+absl::Status Bad(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("privirec-k config: ", what));
+}
+
+// X_0's stream of the run's seed (public_init.h), apart from any other public draw.
+constexpr uint64_t kStartStream = 0x70726b30;  // "prk0"
+
+}  // namespace
+
+int DefaultFracBits(int64_t num_users) {
+  return std::min(privirec::kMaxFracBits, privirec::kMaxSumBits - 1 - CountBits(num_users));
+}
+
+int PowerBits(const v1::PriviRecKConfig& config) {
+  return config.frac_bits() + CountBits(config.num_users()) + 1;
+}
+
+double PowerErrorBound(const v1::PriviRecKConfig& config) {
+  return static_cast<double>(config.num_users()) * std::ldexp(1.0, -(config.frac_bits() + 1));
+}
+
+uint64_t PowerLength(const v1::PriviRecKConfig& config) {
+  return static_cast<uint64_t>(config.num_items()) * static_cast<uint64_t>(config.rank());
+}
+
+absl::Status ValidateConfig(const v1::PriviRecKConfig& config) {
+  if (config.num_items() < 1) return Bad(absl::StrCat("num_items=", config.num_items()));
+  if (config.num_users() < 1 || config.num_users() > (int64_t{1} << 32) - 1) {
+    return Bad(absl::StrCat("num_users=", config.num_users()));
+  }
+  if (config.rank() < 1 || config.rank() > config.num_items()) {
+    return Bad(
+        absl::StrCat("rank=", config.rank(), " outside [1, num_items=", config.num_items(), "]"));
+  }
+  if (config.power_sums() < 1) return Bad(absl::StrCat("power_sums=", config.power_sums()));
+  if (config.frac_bits() < 1 || config.frac_bits() > privirec::kMaxFracBits) {
+    return Bad(absl::StrCat("frac_bits=", config.frac_bits(), " outside [1, ",
+                            privirec::kMaxFracBits, "]"));
+  }
+  if (PowerBits(config) > privirec::kMaxSumBits) {
+    return Bad(absl::StrCat("frac_bits=", config.frac_bits(), " with ", config.num_users(),
+                            " users needs ", PowerBits(config), " bits > ", privirec::kMaxSumBits));
+  }
+  if (!std::isfinite(config.gamma())) return Bad(absl::StrCat("gamma=", config.gamma()));
+  return absl::OkStatus();
+}
+
+Orthonormalized Orthonormalize(const Eigen::Ref<const RowMatrix>& y) {
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(y);
+  const Eigen::Index k = y.cols();
+  Orthonormalized out;
+  out.q = qr.householderQ() * Eigen::MatrixXd::Identity(y.rows(), k);
+  out.diagonal = qr.matrixQR().diagonal().head(k);
+  // Householder's T has either sign on its diagonal: flip Q's column and T's row to make it >= 0.
+  for (Eigen::Index c = 0; c < k; ++c) {
+    if (out.diagonal[c] < 0) {
+      out.diagonal[c] = -out.diagonal[c];
+      out.q.col(c) *= -1;
+    }
+  }
+  return out;
+}
+
+RowMatrix StartBasis(const v1::PriviRecKConfig& config) {
+  const Eigen::MatrixXd g =
+      PublicNormalMatrix(config.num_items(), config.rank(), 1.0, config.seed(), kStartStream);
+  return Orthonormalize(g).q;
+}
+
+absl::StatusOr<SparseCodes> PowerContribution(const v1::PriviRecKConfig& config,
+                                              absl::Span<const int32_t> items,
+                                              absl::Span<const int64_t> degrees,
+                                              const Eigen::Ref<const RowMatrix>& x) {
+  const Eigen::Index k = x.cols();
+  const double user_scale = 1 / std::sqrt(static_cast<double>(items.size()));
+  // a = A_u x: the user's row of R~ times the iterate, k values.
+  Eigen::RowVectorXd a = Eigen::RowVectorXd::Zero(k);
+  Eigen::VectorXd row_of_r(items.size());  // A_uj for the user's items
+  for (size_t t = 0; t < items.size(); ++t) {
+    const int32_t j = items[t];
+    if (degrees[static_cast<size_t>(j)] < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("privirec-k: item ", j, " has degree ", degrees[static_cast<size_t>(j)],
+                       " in the broadcast degrees, yet this user rated it"));
+    }
+    row_of_r[static_cast<Eigen::Index>(t)] =
+        user_scale / std::sqrt(static_cast<double>(degrees[static_cast<size_t>(j)]));
+    a += row_of_r[static_cast<Eigen::Index>(t)] * x.row(j);
+  }
+  const int bits = PowerBits(config);
+  const double unit = std::ldexp(1.0, config.frac_bits());
+  SparseCodes out;
+  out.indices.reserve(items.size() * static_cast<size_t>(k));
+  out.values.reserve(items.size() * static_cast<size_t>(k));
+  for (size_t t = 0; t < items.size(); ++t) {
+    const uint64_t base = static_cast<uint64_t>(items[t]) * static_cast<uint64_t>(k);
+    for (Eigen::Index c = 0; c < k; ++c) {
+      // |y| <= 1 (header); the clamp only absorbs x's rounding (columns of norm 1 +- 1e-15).
+      const double y = std::clamp(row_of_r[static_cast<Eigen::Index>(t)] * a[c], -1.0, 1.0);
+      out.indices.push_back(base + static_cast<uint64_t>(c));
+      out.values.push_back(dp::ReduceModPow2(std::llround(y * unit), bits));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<RowMatrix> DecodePowerSum(const v1::PriviRecKConfig& config,
+                                         absl::Span<const uint64_t> sum) {
+  if (sum.size() != PowerLength(config)) {
+    return absl::InvalidArgumentError(absl::StrCat("privirec-k: a power sum of length ", sum.size(),
+                                                   ", expected ", PowerLength(config)));
+  }
+  const double unit = std::ldexp(1.0, config.frac_bits());
+  absl::StatusOr<Eigen::VectorXd> decoded = dp::DecodeCheckedSum(
+      sum, PowerBits(config), static_cast<double>(config.num_users()) * unit, unit);
+  if (!decoded.ok()) return decoded.status();
+  return RowMatrix(Eigen::Map<const RowMatrix>(decoded->data(), config.num_items(), config.rank()));
+}
+
+SingularBasis FinishBasis(const Eigen::Ref<const RowMatrix>& x,
+                          const Eigen::Ref<const RowMatrix>& y, bool rayleigh_ritz) {
+  SingularBasis out;
+  if (!rayleigh_ritz) {
+    Orthonormalized qr = Orthonormalize(y);
+    out.vectors = std::move(qr.q);
+    out.values = std::move(qr.diagonal);
+    return out;
+  }
+  // H = X^T P~ X, symmetric up to the fixed-point error: symmetrize before the eigensolver.
+  Eigen::MatrixXd h = x.transpose() * y;
+  h = (0.5 * (h + h.transpose())).eval();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(h);
+  // Eigen sorts ascending: reverse to descending.
+  const Eigen::MatrixXd w = eigen.eigenvectors().rowwise().reverse();
+  out.values = eigen.eigenvalues().reverse();
+  // P~ (X W) = Y W: one more power step of the Ritz vectors, kept in their order by the QR.
+  out.vectors = Orthonormalize(y * w).q;
+  return out;
+}
+
+absl::StatusOr<SingularBasis> ModelBasis(const v1::PriviRecKModel& model) {
+  const v1::PriviRecKConfig& c = model.config();
+  if (model.round() != 1 || static_cast<uint64_t>(model.basis_size()) != PowerLength(c) ||
+      model.values_size() != c.rank()) {
+    return absl::InvalidArgumentError("privirec-k: the model lacks its final basis");
+  }
+  SingularBasis basis;
+  basis.vectors = Eigen::Map<const RowMatrix>(model.basis().data(), c.num_items(), c.rank());
+  basis.values = Eigen::Map<const Eigen::VectorXd>(model.values().data(), c.rank());
+  return basis;
+}
+
+std::shared_ptr<const graph_filter::ItemFilter> BuildFilter(const Eigen::VectorXd& item_degrees,
+                                                            SingularBasis basis, double gamma) {
+  auto shared = std::make_shared<const SingularBasis>(basis);
+  return std::make_shared<const graph_filter::GfCf>(
+      std::make_shared<const LowRankGram>(std::move(shared)),
+      std::make_shared<const graph_filter::IdealLowPass>(item_degrees, std::move(basis)), gamma);
+}
+
+}  // namespace fedmf::algorithms::privirec_k
