@@ -6,17 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/plan_check.h"
 #include "common/algorithms/popularity_scorer.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 
 namespace fedmf::algorithms::privirec_k {
 namespace {
-
-absl::Status Mismatch(absl::string_view field, int64_t plan, int64_t expected) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("privirec-k round plan: ", field, "=", plan, ", expected ", expected));
-}
 
 Eigen::VectorXd Degrees(const v1::PriviRecKModel& model) {
   Eigen::VectorXd v(model.degrees_size());
@@ -45,47 +41,42 @@ PriviRecKContributor::PriviRecKContributor(std::shared_ptr<const v1::PriviRecKMo
 
 absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Create(
     const v1::RoundPlan& plan) {
-  if (plan.algorithm() != kAlgorithmName) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("round plan is for algorithm '", plan.algorithm(), "', not privirec-k"));
-  }
-  auto model = std::make_shared<v1::PriviRecKModel>();
-  if (!model->ParseFromString(plan.payload())) {
-    return absl::InvalidArgumentError("privirec-k round plan: payload is not a PriviRecKModel");
-  }
+  absl::StatusOr<v1::PriviRecKModel> parsed =
+      ParsePlanPayload<v1::PriviRecKModel>(plan, kAlgorithmName);
+  if (!parsed.ok()) return parsed.status();
+  auto model = std::make_shared<v1::PriviRecKModel>(*std::move(parsed));
   const v1::PriviRecKConfig& c = model->config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
-  if (plan.round() != model->round()) return Mismatch("round", plan.round(), model->round());
-  if (plan.phase() != model->phase()) return Mismatch("phase", plan.phase(), model->phase());
-  if (model->round() != 0 && model->round() != 1) return Mismatch("round", model->round(), 1);
+  if (model->round() != 0 && model->round() != 1)
+    return PlanMismatch(kAlgorithmName, "round", model->round(), 1);
   if (model->round() == 0 && (model->phase() < 0 || model->phase() > c.power_sums())) {
-    return Mismatch("phase", model->phase(), c.power_sums());
+    return PlanMismatch(kAlgorithmName, "phase", model->phase(), c.power_sums());
   }
   const bool power = model->round() == 0 && model->phase() != kDegreePhase;
   const bool has_degrees = power || model->round() == 1;
   const int64_t degrees = has_degrees ? c.num_items() : 0;
-  if (model->degrees_size() != degrees) return Mismatch("degrees", model->degrees_size(), degrees);
+  if (model->degrees_size() != degrees)
+    return PlanMismatch(kAlgorithmName, "degrees", model->degrees_size(), degrees);
   for (int64_t d : model->degrees()) {
-    if (d < 0 || d > c.num_users()) return Mismatch("a degree", d, c.num_users());
+    if (d < 0 || d > c.num_users())
+      return PlanMismatch(kAlgorithmName, "a degree", d, c.num_users());
   }
   const auto basis = static_cast<int64_t>(has_degrees ? PowerLength(c) : 0);
-  if (model->basis_size() != basis) return Mismatch("basis values", model->basis_size(), basis);
+  if (model->basis_size() != basis)
+    return PlanMismatch(kAlgorithmName, "basis values", model->basis_size(), basis);
   const int64_t values = model->round() == 1 ? c.rank() : 0;
-  if (model->values_size() != values) return Mismatch("eigenvalues", model->values_size(), values);
-  const uint64_t length = power ? PowerLength(c) : static_cast<uint64_t>(c.num_items());
-  if (plan.length() != length) {
-    return Mismatch("length", static_cast<int64_t>(plan.length()), static_cast<int64_t>(length));
-  }
-  const int bits = power ? PowerBits(c) : privirec::CountBits(c.num_users());
-  if (plan.bits() != bits) return Mismatch("bits", plan.bits(), bits);
-  if (plan.client_bits() != bits) return Mismatch("client_bits", plan.client_bits(), bits);
-  if (plan.combination() != v1::COMBINATION_SECURE_SUM) {
-    return Mismatch("combination", plan.combination(), v1::COMBINATION_SECURE_SUM);
-  }
+  if (model->values_size() != values)
+    return PlanMismatch(kAlgorithmName, "eigenvalues", model->values_size(), values);
   // Every sum is of the whole population (the paper's privacy argument).
-  if (static_cast<int64_t>(plan.min_contributors()) != c.num_users()) {
-    return Mismatch("min_contributors", static_cast<int64_t>(plan.min_contributors()),
-                    c.num_users());
+  if (absl::Status s =
+          CheckPlanEnvelope(plan, kAlgorithmName,
+                            {.round = model->round(),
+                             .phase = model->phase(),
+                             .length = power ? static_cast<int64_t>(PowerLength(c)) : c.num_items(),
+                             .bits = power ? PowerBits(c) : privirec::CountBits(c.num_users()),
+                             .min_contributors_at_least = c.num_users()});
+      !s.ok()) {
+    return s;
   }
   return std::unique_ptr<PriviRecKContributor>(new PriviRecKContributor(std::move(model)));
 }
