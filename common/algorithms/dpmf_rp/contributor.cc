@@ -40,6 +40,9 @@ absl::StatusOr<std::unique_ptr<DpmfRpContributor>> DpmfRpContributor::Create(
   if (absl::Status s =
           CheckPlanEnvelope(plan, kAlgorithmName,
                             {.round = broadcast.round(),
+                             // The broadcast names no phase: every phase sums the same update
+                             // (the runtime's multi-phase tests reuse DPMF-RP's plan).
+                             .phase = plan.phase(),
                              .length = codec->length(),
                              .bits = codec->bits(),
                              .client_bits = codec->client_bits(),
