@@ -79,6 +79,19 @@ def main(directory):
         for eps in sorted({e for e, _ in tune}):
             out.append(f"| {eps:g} | " + " | ".join(
                 f"{tune[(eps, c)]:.4f}" if (eps, c) in tune else "-" for c in caps) + " |")
+    # The Gaussian's routes (fewer, larger rounds; a smaller clip; a larger step), seed 1.
+    routes = [r for r in latest if r["group"] == "gaussian-tune"]
+    if routes:
+        out.append("")
+        out.append("| ε | rounds T | clip C | step | F1@10 | Recall@10 | RMSE (seed 1) |")
+        out.append("|---|---|---|---|---|---|---|")
+        def settings(r):  # eps<E>-T<rounds>-C<clip>-s<step>
+            _, rounds, clip, step = r["name"].split("-")
+            return int(rounds[1:]), float(clip[1:]), float(step[1:])
+        for r in sorted(routes, key=lambda r: (float(r["epsilon"]), settings(r))):
+            rounds, clip, step = (f"{v:g}" for v in settings(r))
+            out.append(f"| {float(r['epsilon']):g} | {rounds} | {clip} | {step} |"
+                       f" {float(r['f1']):.4f} | {float(r['recall']):.4f} | {float(r['rmse']):.4f} |")
     (Path(directory) / "tables.md").write_text("\n".join(out) + "\n")
     for method, points in dat.items():
         name = method.replace(" ", "-")

@@ -7,12 +7,16 @@
 #
 #   tools/experiments/privacy-utility.sh [--data=PATH] [--out=DIR] [--build=DIR]
 #       [--epsilons="1 2 5 10 20"] [--mechanisms="pbm gaussian ddg"] [--seeds="1"]
-#       [--caps="8 16 32 64 128 256"] [--reuse-logs] [GROUP...]
+#       [--caps="8 16 32 64 128 256"] [--rounds="20 50 100"] [--clips="0.008 0.016 0.032"]
+#       [--steps="0.2 0.5"] [--reuse-logs] [GROUP...]
 #
 # GROUPs (default: baselines popularity-tune popularity dpmf): baselines (fedmf-central
 # global-mean, user-mean, popularity and dp-popularity without noise), popularity-tune (the cap c
 # of dp-popularity at every epsilon, seed 1 only: the hyper-parameter choice), popularity
-# (dp-popularity at the chosen cap, --seeds), dpmf (DPMF-RP per mechanism and epsilon, --seeds).
+# (dp-popularity at the chosen cap, --seeds), dpmf (DPMF-RP per mechanism and epsilon, --seeds),
+# gaussian-tune (issue 19's "fewer and larger rounds" and "better clipping" routes: the Gaussian
+# at each epsilon over --rounds x --clips x --steps, seed 1 only), gaussian-best (the best
+# gaussian-tune configuration per epsilon by F1@10 on seed 1, on --seeds).
 # --reuse-logs: a run whose log in OUT/logs is complete is not run again, only read into the CSV.
 # Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
 # seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
@@ -27,6 +31,9 @@ EPSILONS="1 2 5 10 20"
 MECHANISMS="pbm gaussian ddg"
 SEEDS="1"
 CAPS="8 16 32 64 128 256"
+ROUNDS="20 50 100"
+CLIPS="0.008 0.016 0.032"
+STEPS="0.2 0.5"
 REUSE=0
 SELECTED=()
 for arg in "$@"; do
@@ -38,8 +45,11 @@ for arg in "$@"; do
     --mechanisms=*) MECHANISMS="${arg#--mechanisms=}" ;;
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --caps=*) CAPS="${arg#--caps=}" ;;
+    --rounds=*) ROUNDS="${arg#--rounds=}" ;;
+    --clips=*) CLIPS="${arg#--clips=}" ;;
+    --steps=*) STEPS="${arg#--steps=}" ;;
     --reuse-logs) REUSE=1 ;;
-    --help|-h) sed -n '2,20p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -65,13 +75,16 @@ CSV="${OUT}/runs.csv"
 # default since) is measured by tools/experiments/dpmf-rp.sh, groups l2, l2seeds and l2eps.
 # The Gaussian rows are DPMF-RP's default configuration (--preset=fedmf: the flags below that it
 # does not set are PBM's, unused by the Gaussian), so `fedmf-sim --epsilon=E` alone is that run.
+# Every user takes part in every round: on a busy machine the in-process clients may need more
+# than the default 20 s per stage, and a late one would be dropped (5 failed rounds abort a run).
+PATIENT=(--stage_timeout_s=600)
 DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
       --pbm_accounting=coordinate
       --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100
       --ranking_kappa=5 --contribution_clip=0.016 --delta=1e-5
-      --plain_sum --eval_every=0 --evaluate_every=100)
+      --plain_sum --eval_every=0 --evaluate_every=100 "${PATIENT[@]}")
 POPULARITY=(--algorithm=dp-popularity --participation=1 --rounds=1 --plain_sum --eval_every=0
-            --evaluate_every=1)
+            --evaluate_every=1 "${PATIENT[@]}")
 
 # run GROUP NAME MECHANISM EPSILON SEED FLAGS...: one fedmf-sim run into the CSV.
 run() {
@@ -108,10 +121,26 @@ central() {
   tail -n 1 "${CSV}" >&2
 }
 
-# The cap of dp-popularity chosen per epsilon by popularity-tune: the best F1@10 on seed 1.
+# best GROUP EPSILON: the name of GROUP's run at EPSILON with the best F1@10 on seed 1.
+best() {
+  awk -F, -v group="$1" -v eps="$2" '$1 == group && $4 == eps && $5 == 1 && $10 > best { best = $10; name = $2 }
+                                     END { print name }' "${CSV}"
+}
+
+# The cap of dp-popularity chosen per epsilon by popularity-tune.
 best_cap() {
-  awk -F, -v eps="$1" '$1 == "popularity-tune" && $4 == eps && $5 == 1 && $10 > best { best = $10; cap = $2 }
-                       END { sub(/^.*-c/, "", cap); print cap }' "${CSV}"
+  local name
+  name="$(best popularity-tune "$1")"
+  echo "${name##*-c}"
+}
+
+# gaussian-tune's run names carry their settings: eps<E>-T<rounds>-C<clip>-s<step>.
+gaussian_flags() {
+  local name="$1" rounds clip step
+  rounds="${name#*-T}"; rounds="${rounds%%-*}"
+  clip="${name#*-C}"; clip="${clip%%-*}"
+  step="${name#*-s}"
+  echo "--rounds=${rounds} --evaluate_every=${rounds} --contribution_clip=${clip} --learning_rate=${step}"
 }
 
 for group in "${SELECTED[@]}"; do
@@ -145,6 +174,29 @@ for group in "${SELECTED[@]}"; do
             run dpmf "${mech}-eps${eps}" "${mech}" "${eps}" "${seed}" "${DPMF[@]}" \
               --mechanism="${mech}" --epsilon="${eps}"
           done
+        done
+      done ;;
+    gaussian-tune)
+      for eps in ${EPSILONS}; do
+        for rounds in ${ROUNDS}; do
+          for clip in ${CLIPS}; do
+            for step in ${STEPS}; do
+              name="eps${eps}-T${rounds}-C${clip}-s${step}"
+              # shellcheck disable=SC2046  # gaussian_flags prints separate flags
+              run gaussian-tune "${name}" gaussian "${eps}" 1 "${DPMF[@]}" --mechanism=gaussian \
+                --epsilon="${eps}" $(gaussian_flags "${name}")
+            done
+          done
+        done
+      done ;;
+    gaussian-best)
+      for eps in ${EPSILONS}; do
+        name="$(best gaussian-tune "${eps}")"
+        [[ -n "${name}" ]] || { echo "privacy-utility.sh: run gaussian-tune first" >&2; exit 1; }
+        for seed in ${SEEDS}; do
+          # shellcheck disable=SC2046
+          run gaussian-best "${name}" gaussian "${eps}" "${seed}" "${DPMF[@]}" --mechanism=gaussian \
+            --epsilon="${eps}" $(gaussian_flags "${name}")
         done
       done ;;
     *) echo "privacy-utility.sh: unknown group ${group}" >&2; exit 2 ;;
