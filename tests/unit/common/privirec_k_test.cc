@@ -4,8 +4,11 @@
 // scores equal the dense formula; a sum without the whole population is refused with a reason.
 #include "common/algorithms/privirec_k/privirec_k.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/updater.h"
 #include "common/algorithms/registry.h"
+#include "common/data/ratings_dataset.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/graph_filter_test_util.h"
 
@@ -175,6 +179,84 @@ TEST(PriviRecKTest, ContributorScoresWithGfCfFromTheBasis) {
   dp::Rng rng(1);
   EXPECT_EQ(contributor->Contribute(LocalData::User(d.user(0)), "", rng).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// The leak of PriviRec's sums survives the low rank (docs/privacy-accounting.md 4.9): item t has
+// a single rater u, so row t of the first power sum Y_1 = P~ X_0 is d_u^-1 V_t^-1/2 sum_{i in u}
+// V_i^-1/2 x_i, a combination of the d_u rows x_i of the public X_0 with positive weights. The
+// coordinator knows X_0 and the degrees, and d_u << k, so sparse recovery (orthogonal matching
+// pursuit over the m rows of X_0) finds exactly u's items, and the weight of t gives d_u.
+struct SparseSolution {
+  std::vector<int32_t> support;  // ascending
+  std::vector<double> weights;   // paired with support
+};
+SparseSolution OrthogonalMatchingPursuit(const RowMatrix& atoms, const Eigen::VectorXd& y) {
+  std::vector<int32_t> support;
+  Eigen::VectorXd weights;
+  auto fit = [&] {
+    Eigen::MatrixXd chosen(atoms.cols(), static_cast<Eigen::Index>(support.size()));
+    for (size_t s = 0; s < support.size(); ++s) chosen.col(s) = atoms.row(support[s]).transpose();
+    weights = chosen.colPivHouseholderQr().solve(y);
+    return Eigen::VectorXd(y - chosen * weights);
+  };
+  Eigen::VectorXd residual = y;
+  while (residual.norm() > 1e-9 * y.norm() && support.size() < static_cast<size_t>(atoms.cols())) {
+    Eigen::Index best = 0;
+    (atoms * residual).cwiseAbs().cwiseQuotient(atoms.rowwise().norm()).maxCoeff(&best);
+    support.push_back(static_cast<int32_t>(best));
+    residual = fit();
+  }
+  // A wrong early pick ends with a zero weight once the true atoms are in: drop it and refit.
+  std::vector<int32_t> kept;
+  for (size_t s = 0; s < support.size(); ++s) {
+    if (std::abs(weights[s]) > 1e-6 * weights.cwiseAbs().maxCoeff()) kept.push_back(support[s]);
+  }
+  std::sort(kept.begin(), kept.end());
+  support = kept;
+  fit();
+  return {support, std::vector<double>(weights.data(), weights.data() + weights.size())};
+}
+
+TEST(PriviRecKTest, ASingleRaterItemRevealsItsRatersRowThroughTheFirstPowerSum) {
+  constexpr int kUsers = 40;
+  constexpr int kItems = 150;
+  data::RatingsBuilder builder;
+  const std::vector<int> victim = {0, 17, 42, 77, 108, 149};  // item 0: only the victim's
+  for (int i : victim) builder.Add("victim", absl::StrCat("i", i), 1, std::nullopt);
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int> item(1, kItems - 1);
+  for (int u = 1; u < kUsers; ++u) {
+    for (int j = 0; j < 8; ++j)
+      builder.Add(absl::StrCat("u", u), absl::StrCat("i", item(gen)), 1, std::nullopt);
+  }
+  const data::RatingsDataset d =
+      std::move(builder).Build(data::DuplicatePolicy::kKeepFirst).value();
+  const v1::PriviRecKConfig config = Config(d, 48, 1, true);
+  std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
+  ASSERT_TRUE(updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users())).ok());
+  // What the coordinator sees: the degrees and X_0 (both in the plan), and the sum Y_1.
+  const v1::PriviRecKModel seen = updater->model();
+  const RowMatrix x0 = Eigen::Map<const RowMatrix>(seen.basis().data(), d.num_items(), 48);
+  const RowMatrix y1 = DecodePowerSum(config, PhaseSum(*updater, d)).value();
+  int single_raters = 0;
+  for (int32_t t = 0; t < d.num_items(); ++t) {
+    if (seen.degrees(t) != 1) continue;
+    ++single_raters;
+    const SparseSolution found = OrthogonalMatchingPursuit(x0, y1.row(t).transpose());
+    const std::vector<int32_t>& items = found.support;
+    const auto at_t = std::find(items.begin(), items.end(), t) - items.begin();
+    ASSERT_LT(at_t, static_cast<Eigen::Index>(items.size())) << "item " << t;
+    const double rater_degree = 1 / found.weights[at_t];  // t's weight: d_u^-1 V_t^-1 = d_u^-1
+    // The truth: the one user who rated t.
+    for (int32_t u = 0; u < d.num_users(); ++u) {
+      std::vector<int32_t> truth(d.user(u).indices.begin(), d.user(u).indices.end());
+      if (std::find(truth.begin(), truth.end(), t) == truth.end()) continue;
+      std::sort(truth.begin(), truth.end());
+      EXPECT_EQ(items, truth) << "item " << t;
+      EXPECT_NEAR(rater_degree, static_cast<double>(truth.size()), 1e-6) << "item " << t;
+    }
+  }
+  EXPECT_GE(single_raters, 1);  // at least the victim's item 0
 }
 
 // A participant lost from any phase: the sum of the others is refused with the reason, the state
