@@ -16,10 +16,14 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
                                          std::vector<uint32_t> cohort) {
   const int64_t cohort_size = static_cast<int64_t>(cohort.size());
   GraphRequest request;
-  // A fixed population tolerates no dropout: every member's input is in every sum, on the
-  // complete graph with t = the whole cohort.
+  // A fixed population tolerates no dropout: every member's input is in every sum (min_inputs =
+  // the cohort, which the session enforces), so the graph is sized for no dropout. It stays on
+  // the complete graph with t = the whole cohort unless --secagg_graph=harary asks for SecAgg+:
+  // then each client masks against k neighbours instead of the whole population, which is what
+  // lets a large fixed population sum at all.
   const bool fixed = state_.updater->fixed_population();
-  request.mode = fixed ? GraphMode::kComplete : options_.secagg_graph;
+  request.mode = fixed && options_.secagg_graph == GraphMode::kAuto ? GraphMode::kComplete
+                                                                    : options_.secagg_graph;
   request.cohort = cohort_size;
   request.min_contributors = MinInputs(plan, cohort_size);
   request.dropout_fraction = fixed ? 0 : options_.dropout_fraction;

@@ -1,8 +1,9 @@
 // Fixed-population runs of the Coordinator (population.h) with in-process clients: a test-local
 // updater of two phases per round (DPMF-RP's plan, summed twice) that asks for a fixed
-// population. Every phase's cohort is the whole population with SecAgg threshold = cohort; losing
-// a member (silent, declining) ends the run with a reason; late registrants are never invited; a
-// restarted coordinator keeps the checkpoint's population.
+// population. Every phase's cohort is the whole population with SecAgg threshold = cohort (on a
+// Harary graph: every neighbourhood whole); losing a member (silent, declining) ends the run with a
+// reason; late registrants are never invited; a restarted coordinator keeps the checkpoint's
+// population.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -70,7 +71,8 @@ constexpr int kClients = 4;  // each hosting 10 of the 40 users (testing::Shard)
 // Every user may take part (participation 1: max_contributors 40), n_min 3, `rounds` rounds.
 // Stages wait up to 20 s: only a silent client ever waits that long.
 std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, int64_t wait_for_users = 0,
-                                             FixedPopulation population = {}) {
+                                             FixedPopulation population = {},
+                                             int harary_degree = 0) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.participation = 1;
   CoordinatorOptions options;
@@ -79,6 +81,10 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, int64_t wait_for_us
   options.stage_timeout = absl::Seconds(20);
   options.wait_for_users = wait_for_users;
   options.max_failed_rounds = 3;
+  if (harary_degree > 0) {
+    options.secagg_graph = GraphMode::kHarary;
+    options.harary_degree = harary_degree;
+  }
   return std::make_unique<Coordinator>(
       options,
       CoordinatorState{
@@ -170,6 +176,31 @@ TEST(CoordinatorPopulationTest, EveryPhaseIsTheWholePopulationWithFullThreshold)
   for (auto& client : clients) {
     EXPECT_EQ(CheckTasks(*client, 40),
               (std::set<std::pair<int64_t, int32_t>>{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));
+    EXPECT_TRUE(Eventually([&] { return client->done_reason() == "rounds done"; }));
+  }
+}
+
+// On SecAgg+'s Harary graph of degree 4 a fixed population still sums everyone in every phase:
+// each session is the whole population, and each neighbourhood (the client and its 4 neighbours)
+// must be whole to unmask, t = 5, so nobody can be left out.
+TEST(CoordinatorPopulationTest, AHararyGraphSumsTheWholePopulationWithWholeNeighbourhoods) {
+  auto coordinator = MakeCoordinator(1, 0, {}, 4);
+  std::vector<std::unique_ptr<testing::FakeClient>> clients = Clients(*coordinator, {});
+  std::future<absl::Status> run = Start(*coordinator);
+  const absl::Status status = RunToEnd(*coordinator, run);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(coordinator->Status().round(), 1);
+  EXPECT_EQ(coordinator->Status().participants(), 40);
+  for (auto& client : clients) {
+    std::set<std::pair<int64_t, int32_t>> seen;
+    for (const v1::RoundTask& task : client->tasks()) {
+      EXPECT_EQ(task.secagg().num_clients(), 40);
+      EXPECT_TRUE(task.secagg().harary_graph());
+      EXPECT_EQ(task.secagg().degree(), 4);
+      EXPECT_EQ(task.secagg().threshold(), 5);
+      seen.emplace(task.round(), task.plan().phase());
+    }
+    EXPECT_EQ(seen, (std::set<std::pair<int64_t, int32_t>>{{0, 0}, {0, 1}}));
     EXPECT_TRUE(Eventually([&] { return client->done_reason() == "rounds done"; }));
   }
 }
