@@ -23,6 +23,7 @@
 #include "common/data/splits.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
+#include "fedmf/v1/fmf_party.pb.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/fmf_test_data.h"
 
@@ -98,16 +99,16 @@ std::vector<uint32_t> Ids(int parties) {
   return ids;
 }
 
-v1::VflSgdmfPartyState PartyState(const std::string& bytes) {
-  v1::VflSgdmfPartyState state;
+v1::FmfPartyState PartyState(const std::string& bytes) {
+  v1::FmfPartyState state;
   EXPECT_TRUE(state.ParseFromString(bytes));
   return state;
 }
 
 Eigen::MatrixXd ItemsAfter(const std::string& bytes) {
-  const v1::VflSgdmfPartyState s = PartyState(bytes);
+  const v1::FmfPartyState s = PartyState(bytes);
   return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      s.items_after().values().data(), s.items_after().rows(), s.items_after().cols());
+      s.held_after().values().data(), s.held_after().rows(), s.held_after().cols());
 }
 
 // One party, one sync of T' steps, no V-only steps: fmf_sgd's central run with the party's noise
@@ -130,7 +131,7 @@ TEST(VflSgdmfRunTest, OnePartyIsCentralDpSgd) {
     const Round final_round = RunRound(*updater, shards, states, rngs);
     ASSERT_TRUE(updater->ApplySum(final_round.sum, Ids(1)).ok());
 
-    const v1::VflSgdmfPartyState party = PartyState(states[0]);
+    const v1::FmfPartyState party = PartyState(states[0]);
     const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
     dp::Rng central_rng = RoundNoiseRng(key, 0);
     const fmf_sgd::CentralRun central =
@@ -168,7 +169,7 @@ TEST(VflSgdmfRunTest, UIsTheItemWeightedAverage) {
   Eigen::MatrixXd weighted = Eigen::MatrixXd::Zero(kUsers, c.rank());
   Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(kUsers, c.rank());
   for (int k = 0; k < 3; ++k) {
-    const v1::VflSgdmfPartyState party = PartyState(states[k]);
+    const v1::FmfPartyState party = PartyState(states[k]);
     const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
     dp::Rng noise = RoundNoiseRng(key, 0);
     fmf_sgd::Embeddings model{start, *InitialPartyItems(c, shards[k]->global_items)};
