@@ -21,7 +21,9 @@ COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 CENTRAL="$BUILD/tools/fedmf-central"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
+source "$(dirname "$0")/party_test_lib.sh"
 processes_init hfl
+KIND=hfl
 
 DATA="synthetic:users=90,items=60,per_user=20,min_per_user=10,seed=5"
 SEED=2
@@ -32,45 +34,12 @@ RUN=(--algorithm=hfl-sgdmf --eval_data="$DATA" "${SPLIT[@]}" --seed="$SEED" --ev
   --hfl_rank=4 --hfl_theta=5 --hfl_sampling_rate=0.5 --hfl_learning_rate=0.05
   --hfl_pretrain_steps=20 --hfl_finetune_steps=20 --hfl_local_steps=5 --stage_timeout_s=20)
 
-# start_party I S LOG [flags]: party I of S; pid in PARTY_PID.
-start_party() {
-  local i="$1" s="$2" log="$3"
-  shift 3
-  "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" "${SPLIT[@]}" --party="hfl:$i/$s" \
-    --top_n=0 --give_up_after_s=60 "$@" >"$log" 2>&1 &
-  PARTY_PID=$!
-  PIDS+=($!)
-}
-
-# applied ROUND: the coordinator's event=round lines of ROUND that were applied.
-applied() { grep -cE " event=round round=$1 phase=0 .*applied=yes" "$WORK/coordinator.log" || true; }
-
-# finished ROUNDS: waits for the coordinator's exit and checks its training_end line.
-finished() {
-  wait "$COORD_PID" || fail "coordinator failed"
-  grep -q "event=training_end rounds=$1 .*test_mse=" "$WORK/coordinator.log" ||
-    fail "no training_end after $1 rounds with a test_mse"
-  for ((r = 0; r < $1; r++)); do
-    [[ "$(applied $r)" == 1 ]] || fail "round $r applied $(applied $r) times"
-  done
-}
+# The kill cases' run: 300 rounds of one noisy step each, no budget.
+KILL_RUN=("${RUN[@]}" --epsilon=0 --hfl_noise_multiplier=0.3 --hfl_local_steps=1 --hfl_parties=2)
 
 # close A B: |A - B| <= 1e-5 |B| + 1e-6 (the coordinator prints 6 significant digits).
 close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b;
   exit !(d <= 1e-5 * b + 1e-6) }'; }
-
-# kill_party_1 STATE_DIR: 2 parties, 300 rounds (a few seconds: the kill, once round 2 is
-# applied, lands long before the end); party 1 is killed -9 and restarted on STATE_DIR.
-kill_party_1() {
-  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=300 \
-    --epsilon=0 --hfl_noise_multiplier=0.3 --hfl_local_steps=1 --hfl_parties=2 --wait_for_users=2
-  start_party 0 2 "$WORK/party-0.log" --state_dir="$WORK/party-0"
-  start_party 1 2 "$WORK/party-1.log" --state_dir="$WORK/party-1"
-  wait_for "$WORK/coordinator.log" " event=round round=2 phase=0 .*applied=yes" 120
-  kill -9 "$PARTY_PID"
-  wait "$PARTY_PID" 2>/dev/null || true
-  start_party 1 2 "$WORK/party-1-restarted.log" --state_dir="$1"
-}
 
 case "$CASE" in
   parties)
@@ -101,23 +70,8 @@ case "$CASE" in
     echo "test_mse=$(field test_mse "$end") (in process $(field test_mse_after_finetune "$central"))"
     ;;
 
-  kill_resume)
-    kill_party_1 "$WORK/party-1"
-    finished 300
-    # Every round needs both parties: the rounds after the restart are the restarted party's.
-    joined="$(field coordinator_round "$(grep ' event=registered ' "$WORK/party-1-restarted.log")")"
-    ((joined < 299)) || fail "the restarted party joined at round $joined, after the training"
-    ! grep -qE "lost rounds|has no state" "$WORK"/party-*.log || fail "a party lost its state"
-    echo "resumed at round $joined;" \
-      "$(grep -c ' event=round .*applied=no' "$WORK/coordinator.log" || true) retried"
-    ;;
-
-  state_lost)
-    kill_party_1 "$WORK/party-1-fresh"
-    wait_for "$WORK/party-1-restarted.log" "has no state for round" 120
-    echo "refused: $(grep -o 'has no state for round [0-9]*' "$WORK/party-1-restarted.log" | head -n 1)"
-    ;;
-
+  kill_resume) kill_resume "${KILL_RUN[@]}" ;;
+  state_lost) state_lost "${KILL_RUN[@]}" ;;
   *)
     echo "unknown case $CASE" >&2
     exit 2

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/fmf_party/party_plan.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/hfl_sgdmf.pb.h"
@@ -36,6 +37,9 @@ bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round);
 // The codec of `round`'s sum: syncs carry sum_k (n_k / n) V^(k) (fmf_party::EmbeddingAverageCodec),
 // the final round the test squared errors and rating count (fmf_party::TestErrorCodec).
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round);
+
+// The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
+absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::HflSgdmfConfig& config, int64_t round);
 
 // The plan of `round` (in [0, TotalRounds], the last one carrying the trained V after the run)
 // without its payload: algorithm, round, phase 0, length, bits, client_bits, combination and

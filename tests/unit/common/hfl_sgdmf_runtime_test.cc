@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/algorithms/contribution_vector.h"
 #include "common/algorithms/hfl_sgdmf/in_process_run.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
@@ -20,8 +19,8 @@
 #include "common/data/splits.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rng.h"
-#include "fedmf/v1/fmf_party.pb.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/fmf_party_rounds.h"
 #include "tests/unit/common/fmf_test_data.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
@@ -75,43 +74,6 @@ std::vector<dp::Rng> PartyRngs(int parties) {
   return rngs;
 }
 
-struct Round {
-  std::vector<uint64_t> sum;
-  std::vector<Contribution> contributions;
-};
-
-// Every party contributes to `updater`'s planned round from its state (updated in place).
-Round RunRound(const Updater& updater, const std::vector<std::shared_ptr<const PartyShard>>& shards,
-               std::vector<std::string>& states, std::vector<dp::Rng>& rngs) {
-  const v1::RoundPlan plan = *updater.Plan();
-  const std::unique_ptr<Contributor> contributor = *MakeContributor(plan);
-  Round round;
-  round.sum.assign(plan.length(), 0);
-  for (size_t k = 0; k < shards.size(); ++k) {
-    LocalData data = LocalData::Party(shards[k]);
-    data.participant_id = static_cast<uint32_t>(k + 1);
-    absl::StatusOr<Contribution> c = contributor->Contribute(data, states[k], rngs[k]);
-    EXPECT_TRUE(c.ok()) << c.status();
-    EXPECT_TRUE(AddModPow2(c->vector, plan.bits(), absl::MakeSpan(round.sum)).ok());
-    states[k] = c->state;
-    round.contributions.push_back(*std::move(c));
-  }
-  return round;
-}
-
-std::vector<uint32_t> Ids(int parties) {
-  std::vector<uint32_t> ids;
-  for (int k = 1; k <= parties; ++k) ids.push_back(static_cast<uint32_t>(k));
-  return ids;
-}
-
-Eigen::MatrixXd HeldAfter(const std::string& bytes) {
-  v1::FmfPartyState s;
-  EXPECT_TRUE(s.ParseFromString(bytes));
-  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      s.held_after().values().data(), s.held_after().rows(), s.held_after().cols());
-}
-
 // The networked run of 3 parties (3 syncs, then fine-tuning) equals the in-process run: V after
 // every sync is the in-process V up to the fixed point's rounding (s half units of 2^-40 per sync,
 // carried through the next syncs' Lipschitz steps: far below 1e-9), each party's fine-tuned U_k
@@ -125,8 +87,8 @@ TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
     std::vector<std::string> states(3);
     std::vector<dp::Rng> rngs = PartyRngs(3);
     for (int64_t round = 0; round < TotalRounds(c); ++round) {
-      const Round r = RunRound(*updater, shards, states, rngs);
-      ASSERT_TRUE(updater->ApplySum(r.sum, Ids(3)).ok());
+      const testing::PartyRound r = testing::RunPartyRound(*updater, shards, states, rngs);
+      ASSERT_TRUE(updater->ApplySum(r.sum, testing::PartyIds(3)).ok());
     }
 
     absl::StatusOr<HflRun> reference =
@@ -136,8 +98,9 @@ TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
         << mode;
     EXPECT_GT(updater->Items().cwiseAbs().maxCoeff(), 0.1);
     for (int k = 0; k < 3; ++k) {
-      EXPECT_LT((HeldAfter(states[k]) - reference->parties[k].users_after).cwiseAbs().maxCoeff(),
-                1e-9)
+      EXPECT_LT(
+          (testing::HeldAfter(states[k]) - reference->parties[k].users_after).cwiseAbs().maxCoeff(),
+          1e-9)
           << mode << " party " << k;
     }
     const double tolerance = 3 * std::ldexp(0.5, -fmf_party::kErrorFractionBits) /
@@ -166,12 +129,12 @@ TEST(HflSgdmfRuntimeTest, RetriedRoundUploadsTheSameVectorAndALostStateIsRefused
   const auto shards = Shards(split, 2);
   std::vector<std::string> states(2);
   std::vector<dp::Rng> rngs = PartyRngs(2);
-  const Round first = RunRound(*updater, shards, states, rngs);
-  ASSERT_TRUE(updater->ApplySum(first.sum, Ids(2)).ok());
+  const testing::PartyRound first = testing::RunPartyRound(*updater, shards, states, rngs);
+  ASSERT_TRUE(updater->ApplySum(first.sum, testing::PartyIds(2)).ok());
   const std::vector<std::string> after_round_0 = states;
-  const Round sync1 = RunRound(*updater, shards, states, rngs);
+  const testing::PartyRound sync1 = testing::RunPartyRound(*updater, shards, states, rngs);
   // Round 1 again from the states after round 1 (a retry): the same uploads.
-  const Round retry = RunRound(*updater, shards, states, rngs);
+  const testing::PartyRound retry = testing::RunPartyRound(*updater, shards, states, rngs);
   EXPECT_EQ(retry.sum, sync1.sum);
 
   const std::unique_ptr<Contributor> contributor = *MakeContributor(*updater->Plan());
@@ -181,7 +144,7 @@ TEST(HflSgdmfRuntimeTest, RetriedRoundUploadsTheSameVectorAndALostStateIsRefused
   EXPECT_EQ(lost.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(lost.status().message().find("has no state for round 1"), std::string::npos)
       << lost.status();
-  ASSERT_TRUE(updater->ApplySum(sync1.sum, Ids(2)).ok());
+  ASSERT_TRUE(updater->ApplySum(sync1.sum, testing::PartyIds(2)).ok());
   const std::unique_ptr<Contributor> round2 = *MakeContributor(*updater->Plan());
   EXPECT_EQ(round2->Contribute(data, after_round_0[0], rngs[0]).status().code(),
             absl::StatusCode::kFailedPrecondition);  // two rounds behind
