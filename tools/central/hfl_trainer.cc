@@ -24,8 +24,11 @@ absl::StatusOr<metrics::UserScorer> TrainHflSgdMf(const data::TrainTest& split,
     if (!z.ok()) return z.status();
     c.step.noise_multiplier = *z;
   }
-  dp::Rng noise_rng(config.sgdmf_seed, /*stream=*/2);
-  absl::StatusOr<hfl::HflRun> run = hfl::RunInProcess(split.train, c, config.sgdmf_seed, noise_rng);
+  // The parties' generators are keyed by --seed + 1 (not --seed: party 0's dp::Rng(seed, 1) would
+  // be the public initialization's): a networked run whose parties run with
+  // --insecure_noise_seed=SEED+1 matches this one (in_process_run.h).
+  absl::StatusOr<hfl::HflRun> run =
+      hfl::RunInProcess(split.train, c, config.sgdmf_seed, /*noise_seed=*/config.sgdmf_seed + 1);
   if (!run.ok()) return run.status();
 
   EventLine privacy("privacy");

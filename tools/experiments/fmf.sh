@@ -15,7 +15,7 @@
 # each at the rate tune chose; epsilon 0 is the non-private run, embedding clipping at epsilon 0
 # the reference line), reference (the non-private reference trained 10 times longer, 10000 steps,
 # its rate tuned likewise), vfl (Figs. 6-7, not in the default: VFL-SGDMF per rating through a
-# coordinator and S party processes on loopback, fmf_vfl_run.sh, for each PARTITION:S:T:T' of
+# coordinator and S party processes on loopback, fmf_party_run.sh, for each PARTITION:S:T:T' of
 # --vfl_settings (PARTITION vfl or vfl-genre) and each budget of --vfl_epsilons, at the rate tune
 # chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-privacy (the
 # per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
@@ -58,7 +58,7 @@ if [[ ! -f "${DATA}" ]]; then
   exit 0
 fi
 CENTRAL="${BUILD}/tools/fedmf-central"
-# The vfl group runs fedmf-coordinator and fedmf-client (fmf_vfl_run.sh), the others fedmf-central.
+# The vfl group runs fedmf-coordinator and fedmf-client (fmf_party_run.sh), the others fedmf-central.
 [[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^(vfl|vfl-privacy|vfl vfl-privacy)$ ]] ||
   { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
 mkdir -p "${OUT}/logs"
@@ -160,7 +160,7 @@ for group in "${SELECTED[@]}"; do
         run reference embedding rating 0 "${lr}" "${seed}" --sgdmf_steps=10000
       done ;;
     vfl)
-      # Figs. 6-7: VFL-SGDMF through real processes (fmf_vfl_run.sh), per rating, each budget at
+      # Figs. 6-7: VFL-SGDMF through real processes (fmf_party_run.sh), per rating, each budget at
       # the rate tune chose for central embedding clipping (s = 1) at that budget.
       VFL_CSV="${OUT}/vfl.csv"
       [[ -f "${VFL_CSV}" ]] ||
@@ -172,7 +172,7 @@ for group in "${SELECTED[@]}"; do
             { echo "fmf.sh: no tune run for embedding rating eps=${eps}: run tune first" >&2; exit 1; }
           for seed in $(seq 1 "${SEEDS}"); do
             echo "== vfl ${setting} eps=${eps} lr=${lr} seed ${seed}" >&2
-            fields="$("${ROOT}/tools/experiments/fmf_vfl_run.sh" "${BUILD}" "${DATA}" \
+            fields="$("${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" \
               "${OUT}/logs" "${partition}" "${parties}" "${syncs}" "${local_steps}" rating \
               "${eps}" "${lr}" "${seed}")"
             echo "vfl,${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed},${fields}" >> "${VFL_CSV}"

@@ -6,7 +6,8 @@ hfl.csv, next to the baselines and the non-private central reference of runs.csv
 
 Test MSE as mean +- sample standard deviation over seeds (the number of seeds in each row), one
 row per method and s, one column per epsilon, before and after stage-3 fine-tuning; then the
-rates tune chose and the privacy figures (ours over every noisy step, the paper's Proposition 3).
+rates tune chose and the privacy figures (ours over every noisy step, the paper's Proposition 3);
+then the networked run next to the same run in process, if fmf_hfl.sh networked made them.
 """
 import csv
 import sys
@@ -26,7 +27,9 @@ def main():
     hfl_path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/fmf/hfl.csv"
     runs_path = sys.argv[2] if len(sys.argv) > 2 else "docs/results/fmf/runs.csv"
     with open(hfl_path, newline="") as f:
-        hfl = [r for r in csv.DictReader(f) if r["group"] == "runs"]
+        rows_all = list(csv.DictReader(f))
+    hfl = [r for r in rows_all if r["group"] == "runs"]
+    networked = [r for r in rows_all if r["group"] in ("networked", "networked-in-process")]
     with open(runs_path, newline="") as f:
         runs = list(csv.DictReader(f))
     groups = defaultdict(list)
@@ -75,6 +78,21 @@ def main():
                   f"{r['lr']} | {r['z'] or '-'} | {r['epsilon_ours'] or '-'} | "
                   f"{r['epsilon_paper'] or '-'} | {r['sensitivity']} / {r['paper_sensitivity']} | "
                   f"{float(r['train_s']):.0f} |")
+
+    if networked:
+        print("\n### Networked (fmf_hfl.sh networked): HFL-SGDMF through real processes next to "
+              "the same run in process, seed 1\n")
+        print("| run | s | epsilon | lr | z | test MSE before fine-tuning | test MSE after | "
+              "seconds |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in networked:
+            label = ("real processes (fedmf-coordinator + s fedmf-client --party=hfl)"
+                     if r["group"] == "networked" else "in process (fedmf-central)")
+            print(f"| {label} | {r['parties']} | {r['epsilon']} | {r['lr']} | {r['z']} | "
+                  f"{r['test_mse_before']} | {r['test_mse_after']} | {float(r['train_s']):.0f} |")
+        for r in runs:
+            if r["group"] == "baselines" and r["seed"] == "1":
+                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - |")
 
 
 if __name__ == "__main__":

@@ -123,18 +123,19 @@ def communication(rows):
           "paper's formulas\n")
     n_p, m_p = N_USERS * RANK, N_ITEMS * RANK
     out = []
-    for r in rows:
+    order = ["vfl-sgdmf", "hfl-sgdmf", "lfl-sgdmf"]  # fmf_comm.sh appends re-measured rows last
+    for r in sorted(rows, key=lambda r: order.index(r["algorithm"])):
         values = int(r["length"])
         if r["algorithm"] == "vfl-sgdmf":
             formula = f"n p = {n_p}" if values == n_p else "- (last round: the test-error sum)"
+        elif r["algorithm"] == "hfl-sgdmf":
+            formula = f"m p = {m_p}" if values == m_p else "- (last round: the test-error sums)"
         else:
             formula = f"m p + O(log n) = {m_p} + O(log n)"
         out.append([r["algorithm"], r["parties"], r["phase"], formula,
                     f"{values} x {r['bits']} bits", r["up_masked_input"],
                     f"{int(r['up_masked_input']) / values:.2f}", r["up_total"], r["down_task"],
                     r["down_total"]])
-    out.append(["hfl-sgdmf (not yet measured)", "-", "-", f"m p = {m_p}", "-", "-", "-", "-", "-",
-                "-"])
     print(table(["algorithm", "parties in the sync", "phase", "paper's formula (values)",
                  "measured vector", "up: masked input (bytes)", "bytes per value",
                  "up: all stages", "down: plan (bytes)", "down: all stages"], out))

@@ -3,8 +3,10 @@
 #include <optional>
 #include <utility>
 
+#include "common/algorithms/fmf_party/party_round.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
 #include "common/algorithms/party_split.h"
 #include "common/data/splits.h"
@@ -16,7 +18,9 @@ struct Party {
   PartyShard shard;
   data::RatingsDataset trimmed;
   fmf_sgd::Embeddings model;
-  double weight = 0;  // n_k / n
+  double weight = 0;               // n_k / n
+  dp::Rng rng{0};                  // the party's own generator (HFL-synSGD draws its steps here)
+  uint64_t noise_key[2] = {0, 0};  // sync t's noise: fmf_party::RoundNoiseRng(noise_key, t)
   std::optional<dp::PrivacyLedger> ledger;
   PartyModel out;
 };
@@ -37,14 +41,15 @@ absl::Status Record(const HflConfig& config, const std::optional<dp::RdpCurve>& 
 
 // HFL-SGDMF and train-both: T syncs of T' local noisy V steps, V = sum_k (n_k / n) V^(k).
 absl::Status AveragedSyncs(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
-                           dp::Rng& rng, std::vector<Party>& parties, Eigen::MatrixXd& items) {
+                           std::vector<Party>& parties, Eigen::MatrixXd& items) {
   for (int64_t t = 0; t < config.syncs; ++t) {
     const int64_t first = t * config.local_steps;
     Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(items.rows(), items.cols());
     for (Party& p : parties) {
       p.model.items = items;
+      dp::Rng noise = fmf_party::RoundNoiseRng(p.noise_key, t);
       absl::StatusOr<PartyUpload> upload =
-          PartySync(*p.shard.train, p.trimmed, config, first, p.weight, rng, p.model);
+          PartySync(*p.shard.train, p.trimmed, config, first, p.weight, noise, p.model);
       if (!upload.ok()) return upload.status();
       if (absl::Status s = Record(config, curve, first, upload->sampled, p); !s.ok()) return s;
       sum += upload->weighted_items;
@@ -56,7 +61,7 @@ absl::Status AveragedSyncs(const HflConfig& config, const std::optional<dp::RdpC
 
 // HFL-synSGD: T T' syncs, each one step V <- Pi(V - gamma_t / (eta n) sum_k G~_k).
 absl::Status SynchronousSteps(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
-                              int32_t num_users, dp::Rng& rng, std::vector<Party>& parties,
+                              int32_t num_users, std::vector<Party>& parties,
                               Eigen::MatrixXd& items) {
   const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
   // ApplyStep reads U only for its row count: the batch eta n of the whole federation.
@@ -67,7 +72,7 @@ absl::Status SynchronousSteps(const HflConfig& config, const std::optional<dp::R
     for (Party& p : parties) {
       p.model.items = global.items;
       absl::StatusOr<fmf_sgd::NoisyGradient> g =
-          fmf_sgd::NoisyGradientSum(p.trimmed, p.model, noisy, /*update_users=*/false, rng);
+          fmf_sgd::NoisyGradientSum(p.trimmed, p.model, noisy, /*update_users=*/false, p.rng);
       if (!g.ok()) return g.status();
       sum.items += g->items;
       const std::vector<int64_t> sampled{static_cast<int64_t>(g->sampled.size())};
@@ -84,16 +89,14 @@ absl::Status SynchronousSteps(const HflConfig& config, const std::optional<dp::R
 }  // namespace
 
 absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const HflConfig& config,
-                                    uint64_t seed, dp::Rng& noise_rng) {
+                                    uint64_t seed, uint64_t noise_seed) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
-  dp::Rng init_rng(seed, /*stream=*/1);
-  absl::StatusOr<Eigen::MatrixXd> users =
-      fmf_sgd::InitialEmbeddings(train.num_users(), noisy, init_rng);
-  if (!users.ok()) return users.status();
-  absl::StatusOr<Eigen::MatrixXd> items =
-      fmf_sgd::InitialEmbeddings(train.num_items(), noisy, init_rng);
-  if (!items.ok()) return items.status();
+  absl::StatusOr<InitialModel> initial =
+      InitialEmbeddings(seed, config, train.num_users(), train.num_items());
+  if (!initial.ok()) return initial.status();
+  const Eigen::MatrixXd& users = initial->users;
+  const Eigen::MatrixXd& items = initial->items;
   std::optional<dp::RdpCurve> curve;
   if (config.mode != Mode::kLocalOnly && noisy.noise_multiplier > 0) {
     absl::StatusOr<dp::RdpCurve> c = fmf_sgd::StepCurve(noisy);
@@ -108,14 +111,17 @@ absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const Hfl
     if (!shard.ok()) return shard.status();
     p.shard = *std::move(shard);
     absl::StatusOr<data::RatingsDataset> trimmed =
-        data::TrimPerUser(*p.shard.train, noisy.max_ratings_per_user, seed + k);
+        data::TrimPerUser(*p.shard.train, noisy.max_ratings_per_user, PartyTrimSeed(seed, k));
     if (!trimmed.ok()) return trimmed.status();
     p.trimmed = *std::move(trimmed);
     p.model.users.resize(static_cast<Eigen::Index>(p.shard.global_users.size()), noisy.rank);
     for (size_t u = 0; u < p.shard.global_users.size(); ++u) {
-      p.model.users.row(static_cast<Eigen::Index>(u)) = users->row(p.shard.global_users[u]);
+      p.model.users.row(static_cast<Eigen::Index>(u)) = users.row(p.shard.global_users[u]);
     }
-    p.model.items = *items;
+    p.model.items = items;
+    p.rng = dp::Rng(noise_seed, static_cast<uint64_t>(k) + 1);
+    p.noise_key[0] = p.rng();
+    p.noise_key[1] = p.rng();
     p.weight = static_cast<double>(p.shard.global_users.size()) / train.num_users();
     absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
     if (!ledger.ok()) return ledger.status();
@@ -125,15 +131,15 @@ absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const Hfl
     }
   }
 
-  Eigen::MatrixXd shared = *items;
+  Eigen::MatrixXd shared = items;
   absl::Status stage2;
   switch (config.mode) {
     case Mode::kPretrainUsers:
     case Mode::kTrainBoth:
-      stage2 = AveragedSyncs(config, curve, noise_rng, parties, shared);
+      stage2 = AveragedSyncs(config, curve, parties, shared);
       break;
     case Mode::kSynSgd:
-      stage2 = SynchronousSteps(config, curve, train.num_users(), noise_rng, parties, shared);
+      stage2 = SynchronousSteps(config, curve, train.num_users(), parties, shared);
       break;
     case Mode::kLocalOnly:
       for (Party& p : parties) {

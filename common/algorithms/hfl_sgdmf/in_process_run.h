@@ -1,8 +1,9 @@
 // An HFL-SGDMF run over s parties in one process (the paper's Fig. 3(c) and its comparison
 // points, config.h), for experiments and tests: party k holds the k-th block of users
 // (party_split.h HorizontalParty) with every item. The coordinator's V is the sum of the parties'
-// uploads (n_k / n) V^(k) (HFL-synSGD: V steps by the sum of the parties' noisy gradients). Not
-// the networked algorithm: no secure aggregation, no persisted party state (docs/algorithms.md).
+// uploads (n_k / n) V^(k) (HFL-synSGD: V steps by the sum of the parties' noisy gradients). The
+// reference of the networked algorithm (contributor.h, updater.h), which adds secure aggregation
+// and persisted party state; local-only and HFL-synSGD run only here.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_IN_PROCESS_RUN_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_IN_PROCESS_RUN_H_
 
@@ -14,7 +15,6 @@
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/privacy_ledger.h"
-#include "common/dp/rng.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 
@@ -31,10 +31,13 @@ struct HflRun {
   std::vector<dp::PrivacyLedger> ledgers;
 };
 
-// `seed` fixes the public initialization (dp::Rng(seed, 1): U then V, as fmf_sgd's central run)
-// and each party's trimming; sampling and noise come from `noise_rng`, party after party.
+// `seed` fixes the public initialization and each party's trimming (initial_embeddings.h). Party
+// k draws from its own generator dp::Rng(noise_seed, k + 1), as a networked party (contributor.h)
+// started with fedmf-client --insecure_noise_seed=noise_seed does: its secret noise key is the
+// first two words and sync t's sampling and noise come from fmf_party::RoundNoiseRng(key, t), so
+// both runs agree. HFL-synSGD draws each party's steps from its generator after the key.
 absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const HflConfig& config,
-                                    uint64_t seed, dp::Rng& noise_rng);
+                                    uint64_t seed, uint64_t noise_seed);
 
 // The MSE of party models on `ratings` (the train or test side of the split the run trained on):
 // each user's ratings predicted by its own party's U and V (before or after fine-tuning); with

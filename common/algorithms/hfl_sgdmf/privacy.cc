@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/algorithms/fmf_sgd/privacy.h"
 #include "common/dp/rdp_gaussian.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
@@ -30,6 +31,31 @@ absl::StatusOr<double> CalibrateNoiseMultiplier(const HflConfig& config, double 
   return dp::CalibrateGaussianNoiseMultiplier(
       dp::PrivacyBudget::ApproxDp(epsilon, delta, dp::PrivacyUnit::kUser),
       config.step.sampling_rate, NoisyStepsPerUser(config), std::move(orders));
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const HflConfig& config, int64_t round,
+                                                          int64_t parties,
+                                                          const std::vector<double>& orders) {
+  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
+  if (noisy.noise_multiplier == 0 || round >= config.syncs) return std::nullopt;
+  absl::StatusOr<dp::RdpCurve> curve = dp::SubsampledGaussianCurve(
+      noisy.sampling_rate, noisy.noise_multiplier, config.local_steps, orders);
+  if (!curve.ok()) return curve.status();
+  const double sensitivity = fmf_sgd::StepSensitivity(noisy, /*update_users=*/false);
+  dp::LedgerEntry entry;
+  entry.round = round;
+  entry.mechanism = fmf_sgd::kStepMechanism;
+  entry.params = {{"noise_multiplier", noisy.noise_multiplier},
+                  {"sensitivity", sensitivity},
+                  {"noise_stddev", noisy.noise_multiplier * sensitivity},
+                  {"sampling_rate", noisy.sampling_rate},
+                  {"steps_per_party", static_cast<double>(config.local_steps)}};
+  entry.participants = parties;
+  entry.n_min = 0;  // each party's own noise protects its users: no other party's honesty needed
+  entry.unit = dp::PrivacyUnit::kUser;
+  entry.rdp = curve->values();
+  if (absl::Status s = dp::ValidateEntry(entry); !s.ok()) return s;
+  return entry;
 }
 
 absl::StatusOr<RunEpsilon> RunEpsilonAt(const HflConfig& config, double delta,

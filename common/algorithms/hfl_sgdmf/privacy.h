@@ -9,11 +9,13 @@
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_PRIVACY_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/dp/dp_conversion.h"
+#include "common/dp/privacy_ledger.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 
@@ -24,6 +26,14 @@ int64_t NoisyStepsPerUser(const HflConfig& config);
 absl::StatusOr<double> CalibrateNoiseMultiplier(const HflConfig& config, double epsilon,
                                                 double delta,
                                                 std::vector<double> orders = dp::DefaultOrders());
+
+// The ledger entry of runtime round `round` (run_config.h) on `orders`: a sync's T' noisy steps
+// per user, not composed across parties (each user lives on one party), participants = `parties`;
+// nullopt for the final round and for a run without noise. `parties` = 1 gives one party's own
+// cost (Contributor::ParticipantCost).
+absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const HflConfig& config, int64_t round,
+                                                          int64_t parties,
+                                                          const std::vector<double>& orders);
 
 // The run's epsilon at `delta` with config.step.noise_multiplier > 0: ours (T T' steps composed)
 // and the paper's Proposition 3 read through the same accountant (T' steps).

@@ -1,10 +1,9 @@
 #include "common/algorithms/vfl_sgdmf/config.h"
 
 #include <cmath>
-#include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/plan_check.h"
+#include "common/algorithms/fmf_party/party_plan.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 
 namespace fedmf::algorithms::vfl_sgdmf {
@@ -60,39 +59,31 @@ bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round) {
   return round >= config.syncs();
 }
 
-absl::StatusOr<v1::RoundPlan> PlanShape(const v1::VflSgdmfConfig& config, int64_t round) {
-  if (round < 0 || round > TotalRounds(config)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("vfl-sgdmf: round ", round, " outside [0, ", TotalRounds(config), "]"));
-  }
-  absl::StatusOr<Codec> codec = RoundCodec(config, round);
+absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& config,
+                                                   int64_t round) {
+  absl::StatusOr<fmf_party::Codec> codec = RoundCodec(config, round);
   if (!codec.ok()) return codec.status();
-  v1::RoundPlan plan;
-  plan.set_algorithm(std::string(kAlgorithmName));
-  plan.set_round(round);
-  plan.set_phase(0);
-  plan.set_length(
-      IsFinalRound(config, round) ? 2 : static_cast<uint64_t>(config.num_users()) * config.rank());
-  plan.set_bits(codec->bits);
-  plan.set_client_bits(codec->bits);
-  plan.set_combination(config.secure_sum() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR);
-  plan.set_min_contributors(config.num_parties());
-  plan.set_max_contributors(config.num_parties());
-  return plan;
+  return fmf_party::RoundShape{
+      .round = round,
+      .total_rounds = TotalRounds(config),
+      .length = IsFinalRound(config, round)
+                    ? 2
+                    : static_cast<uint64_t>(config.num_users()) * config.rank(),
+      .codec = *codec,
+      .secure_sum = config.secure_sum(),
+      .parties = config.num_parties()};
+}
+
+absl::StatusOr<v1::RoundPlan> PlanShape(const v1::VflSgdmfConfig& config, int64_t round) {
+  absl::StatusOr<fmf_party::RoundShape> shape = RoundShapeOf(config, round);
+  if (!shape.ok()) return shape.status();
+  return fmf_party::PlanShape(kAlgorithmName, *shape);
 }
 
 absl::Status CheckPlanShape(const v1::VflSgdmfConfig& config, const v1::RoundPlan& plan) {
   absl::StatusOr<v1::RoundPlan> want = PlanShape(config, plan.round());
   if (!want.ok()) return want.status();
-  return CheckPlanEnvelope(plan, kAlgorithmName,
-                           {.round = want->round(),
-                            .phase = want->phase(),
-                            .length = static_cast<int64_t>(want->length()),
-                            .bits = want->bits(),
-                            .client_bits = want->client_bits(),
-                            .combination = want->combination(),
-                            .min_contributors_at_least = want->min_contributors(),
-                            .max_contributors_at_most = want->max_contributors()});
+  return fmf_party::CheckPlanShape(kAlgorithmName, *want, plan);
 }
 
 }  // namespace fedmf::algorithms::vfl_sgdmf

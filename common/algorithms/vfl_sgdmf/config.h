@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/algorithms/fmf_party/party_plan.h"
 #include "common/algorithms/fmf_sgd/config.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/vfl_sgdmf.pb.h"
@@ -28,6 +29,9 @@ fmf_sgd::DpSgdMfConfig StepConfig(const v1::VflSgdmfConfig& config);
 // Rounds of the run: T syncs and the final stage.
 int64_t TotalRounds(const v1::VflSgdmfConfig& config);
 bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round);
+
+// The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
+absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& config, int64_t round);
 
 // The plan of `round` (in [0, TotalRounds], the last one carrying the trained U after the run)
 // without its payload: algorithm, round, phase 0, length, bits, client_bits, combination and

@@ -84,7 +84,7 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
   absl::StatusOr<RoundStart> start = StartRound(c, state, round, shard.global_items, rng);
   if (!start.ok()) return start.status();
   const fmf_sgd::DpSgdMfConfig step = StepConfig(c);
-  fmf_sgd::Embeddings model{users_, start->items};
+  fmf_sgd::Embeddings model{users_, start->held};
   if (absl::Status s = fmf_sgd::CheckTrainingData(*train, model, step); !s.ok()) return s;
 
   absl::StatusOr<Codec> codec = RoundCodec(c, round);
@@ -114,7 +114,7 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
   absl::StatusOr<std::vector<uint64_t>> encoded = Encode(*codec, upload);
   if (!encoded.ok()) return encoded.status();
   return Contribution{.vector = ContributionVector::Dense(*std::move(encoded)),
-                      .state = EncodePartyState(*start, round, model.items),
+                      .state = fmf_party::EncodeState(*start, round, model.items),
                       .user_factor = {}};
 }
 

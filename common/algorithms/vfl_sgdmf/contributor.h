@@ -6,7 +6,8 @@
 // its own test ratings and their number: the run's test MSE is the ratio of the sum (released as
 // federated evaluation releases its metrics: without noise, over held-out ratings). V_Fk never
 // leaves the party: it is the participant state the runtime persists on the party's device
-// (party_state.h). Parties only; per-user privacy trims each party's ratings to theta per user.
+// (party_state.h), and the plan's U scores nothing (fmf_party/party_held_scorer.h). Parties only;
+// per-user privacy trims each party's ratings to theta per user.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 
@@ -17,7 +18,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/vfl_sgdmf/scorer.h"
+#include "common/algorithms/fmf_party/party_held_scorer.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/vfl_sgdmf.pb.h"
 
@@ -43,11 +44,13 @@ class VflSgdmfContributor final : public Contributor {
   VflSgdmfContributor(v1::VflSgdmfBroadcast broadcast, Eigen::MatrixXd users)
       : broadcast_(std::move(broadcast)),
         users_(std::move(users)),
-        scorer_(broadcast_.config().num_items()) {}
+        scorer_(broadcast_.config().num_items(),
+                "vfl-sgdmf: item embeddings stay with their parties, the plan's user embeddings "
+                "score no item (the run's test error comes from its final round)") {}
 
   v1::VflSgdmfBroadcast broadcast_;
   Eigen::MatrixXd users_;  // U, n x p
-  PartyHeldItemsScorer scorer_;
+  fmf_party::PartyHeldScorer scorer_;
 };
 
 }  // namespace fedmf::algorithms::vfl_sgdmf

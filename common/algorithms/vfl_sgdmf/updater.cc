@@ -66,20 +66,10 @@ absl::Status VflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
   const v1::VflSgdmfConfig& c = state_.config();
   const int64_t round = state_.round();
   if (round >= TotalRounds(c)) return absl::FailedPreconditionError("vfl-sgdmf: all rounds done");
-  absl::StatusOr<v1::RoundPlan> shape = PlanShape(c, round);
+  absl::StatusOr<fmf_party::RoundShape> shape = RoundShapeOf(c, round);
   if (!shape.ok()) return shape.status();
-  if (sum.size() != shape->length()) {
-    return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf round ", round, ": sum of length ",
-                                                   sum.size(), ", expected ", shape->length()));
-  }
-  if (static_cast<int64_t>(contributors.size()) != c.num_parties()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("vfl-sgdmf round ", round, ": a sum of ", contributors.size(),
-                     " parties, the average needs all ", c.num_parties()));
-  }
-  absl::StatusOr<Codec> codec = RoundCodec(c, round);
-  if (!codec.ok()) return codec.status();
-  absl::StatusOr<Eigen::VectorXd> decoded = Decode(*codec, sum);
+  absl::StatusOr<Eigen::VectorXd> decoded =
+      fmf_party::DecodeRoundSum(kAlgorithmName, *shape, sum, contributors);
   if (!decoded.ok()) return decoded.status();
   if (IsFinalRound(c, round)) {
     state_.set_test_squared_error((*decoded)[0]);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "common/algorithms/fmf_party/party_round.h"
 #include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
@@ -105,8 +106,7 @@ TEST(HflSgdmfTest, SyncAveragesPartyModelsWeightedByTheirUsers) {
   HflConfig c = Config();
   c.parties = 3;
   c.local_steps = 2;
-  dp::Rng noise(1, 2);
-  absl::StatusOr<HflRun> run = RunInProcess(data, c, 9, noise);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 9, /*noise_seed=*/1);
   ASSERT_TRUE(run.ok()) << run.status();
   const fmf_sgd::Embeddings init = Initial(data, c, 9);
   const fmf_sgd::DpSgdMfConfig schedule = NoisyStageConfig(c);
@@ -147,8 +147,7 @@ TEST(HflSgdmfTest, SynSgdStepsOnTheSumOfThePartiesGradients) {
   c.parties = 3;
   c.syncs = 1;
   c.local_steps = 3;
-  dp::Rng noise(1, 2);
-  absl::StatusOr<HflRun> run = RunInProcess(data, c, 21, noise);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 21, /*noise_seed=*/1);
   ASSERT_TRUE(run.ok()) << run.status();
   fmf_sgd::Embeddings want = Initial(data, c, 21);
   const fmf_sgd::DpSgdMfConfig schedule = NoisyStageConfig(c);
@@ -167,8 +166,7 @@ TEST(HflSgdmfTest, TrainBothAlternatesUserAndItemSteps) {
   c.mode = Mode::kTrainBoth;
   c.pretrain_steps = 50;  // ignored: train-both has no stage 1
   c.local_steps = 3;
-  dp::Rng noise(1, 2);
-  absl::StatusOr<HflRun> run = RunInProcess(data, c, 4, noise);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 4, /*noise_seed=*/1);
   ASSERT_TRUE(run.ok()) << run.status();
   fmf_sgd::Embeddings want = Initial(data, c, 4);
   const fmf_sgd::DpSgdMfConfig schedule = NoisyStageConfig(c);
@@ -182,7 +180,8 @@ TEST(HflSgdmfTest, TrainBothAlternatesUserAndItemSteps) {
 }
 
 // One party, pre-train-U: the published V is fmf_sgd's noisy V-only steps run directly on the
-// trimmed data after stage 1, with the same generator (the average of one upload is itself).
+// trimmed data after stage 1, sync t's with the party's round-t generator (its key: the first two
+// words of party 0's generator dp::Rng(noise_seed, 1)); the average of one upload is itself.
 TEST(HflSgdmfTest, OnePartyIsNoisyVStepsAfterPretraining) {
   const data::RatingsDataset data = testing::LowRankDataset(40, 25, 12, 5);
   HflConfig c = Config();
@@ -192,17 +191,20 @@ TEST(HflSgdmfTest, OnePartyIsNoisyVStepsAfterPretraining) {
   c.syncs = 4;
   c.local_steps = 3;
   c.pretrain_steps = 5;
-  dp::Rng noise(11, 2);
-  absl::StatusOr<HflRun> run = RunInProcess(data, c, 13, noise);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 13, /*noise_seed=*/11);
   ASSERT_TRUE(run.ok()) << run.status();
 
   fmf_sgd::Embeddings direct = Initial(data, c, 13);
   ASSERT_TRUE(PretrainUsers(data, c, direct).ok());
   const data::RatingsDataset trimmed = *data::TrimPerUser(data, 6, 13);
-  dp::Rng direct_noise(11, 2);
-  ASSERT_TRUE(fmf_sgd::RunNoisySteps(trimmed, NoisyStageConfig(c), 0, 12, false, 1, direct_noise,
-                                     direct, {})
-                  .ok());
+  dp::Rng party_rng(11, 1);
+  const uint64_t key[2] = {party_rng(), party_rng()};
+  for (int64_t t = 0; t < 4; ++t) {
+    dp::Rng sync_noise = fmf_party::RoundNoiseRng(key, t);
+    ASSERT_TRUE(fmf_sgd::RunNoisySteps(trimmed, NoisyStageConfig(c), 3 * t, 3, false, 1, sync_noise,
+                                       direct, {})
+                    .ok());
+  }
   EXPECT_EQ(run->parties[0].items_before, direct.items);
   EXPECT_EQ(run->parties[0].users_before, direct.users);
   ASSERT_EQ(run->ledgers.size(), 1u);
@@ -215,8 +217,7 @@ TEST(HflSgdmfTest, LocalOnlyAddsNoNoiseAndRecordsNothing) {
   c.mode = Mode::kLocalOnly;
   c.parties = 2;
   c.step.noise_multiplier = 2;
-  dp::Rng noise(1, 2);
-  absl::StatusOr<HflRun> run = RunInProcess(data, c, 1, noise);
+  absl::StatusOr<HflRun> run = RunInProcess(data, c, 1, /*noise_seed=*/1);
   ASSERT_TRUE(run.ok()) << run.status();
   for (const dp::PrivacyLedger& l : run->ledgers) EXPECT_TRUE(l.entries().empty());
   EXPECT_EQ(NoisyStepsPerUser(c), 0);

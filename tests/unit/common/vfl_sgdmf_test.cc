@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/algorithms/contribution_vector.h"
 #include "common/algorithms/fmf_sgd/central_dp_sgd.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/fmf_sgd/privacy.h"
@@ -23,7 +22,9 @@
 #include "common/data/splits.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
+#include "fedmf/v1/fmf_party.pb.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/fmf_party_rounds.h"
 #include "tests/unit/common/fmf_test_data.h"
 
 namespace fedmf::algorithms::vfl_sgdmf {
@@ -68,48 +69,6 @@ std::vector<std::shared_ptr<const PartyShard>> Shards(const data::TrainTest& spl
   return shards;
 }
 
-struct Round {
-  std::vector<uint64_t> sum;
-  std::vector<Contribution> contributions;
-};
-
-// Every party contributes to `updater`'s planned round from its state (updated in place).
-Round RunRound(const Updater& updater, const std::vector<std::shared_ptr<const PartyShard>>& shards,
-               std::vector<std::string>& states, std::vector<dp::Rng>& rngs) {
-  const v1::RoundPlan plan = *updater.Plan();
-  const std::unique_ptr<Contributor> contributor = *MakeContributor(plan);
-  Round round;
-  round.sum.assign(plan.length(), 0);
-  for (size_t k = 0; k < shards.size(); ++k) {
-    LocalData data = LocalData::Party(shards[k]);
-    data.participant_id = static_cast<uint32_t>(k + 1);
-    absl::StatusOr<Contribution> c = contributor->Contribute(data, states[k], rngs[k]);
-    EXPECT_TRUE(c.ok()) << c.status();
-    EXPECT_TRUE(AddModPow2(c->vector, plan.bits(), absl::MakeSpan(round.sum)).ok());
-    states[k] = c->state;
-    round.contributions.push_back(*std::move(c));
-  }
-  return round;
-}
-
-std::vector<uint32_t> Ids(int parties) {
-  std::vector<uint32_t> ids;
-  for (int k = 1; k <= parties; ++k) ids.push_back(static_cast<uint32_t>(k));
-  return ids;
-}
-
-v1::VflSgdmfPartyState PartyState(const std::string& bytes) {
-  v1::VflSgdmfPartyState state;
-  EXPECT_TRUE(state.ParseFromString(bytes));
-  return state;
-}
-
-Eigen::MatrixXd ItemsAfter(const std::string& bytes) {
-  const v1::VflSgdmfPartyState s = PartyState(bytes);
-  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      s.items_after().values().data(), s.items_after().rows(), s.items_after().cols());
-}
-
 // One party, one sync of T' steps, no V-only steps: fmf_sgd's central run with the party's noise
 // generator gives the same V bit for bit and the same U up to the fixed point's half unit, and the
 // final round's test MSE is the central model's up to the error codec's rounding. Per rating and
@@ -125,17 +84,17 @@ TEST(VflSgdmfRunTest, OnePartyIsCentralDpSgd) {
     std::vector<std::string> states(1);
     std::vector<dp::Rng> rngs;
     rngs.emplace_back(77);
-    Round sync = RunRound(*updater, shards, states, rngs);
-    ASSERT_TRUE(updater->ApplySum(sync.sum, Ids(1)).ok());
-    const Round final_round = RunRound(*updater, shards, states, rngs);
-    ASSERT_TRUE(updater->ApplySum(final_round.sum, Ids(1)).ok());
+    testing::PartyRound sync = testing::RunPartyRound(*updater, shards, states, rngs);
+    ASSERT_TRUE(updater->ApplySum(sync.sum, testing::PartyIds(1)).ok());
+    const testing::PartyRound final_round = testing::RunPartyRound(*updater, shards, states, rngs);
+    ASSERT_TRUE(updater->ApplySum(final_round.sum, testing::PartyIds(1)).ok());
 
-    const v1::VflSgdmfPartyState party = PartyState(states[0]);
+    const v1::FmfPartyState party = testing::ParsePartyState(states[0]);
     const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
     dp::Rng central_rng = RoundNoiseRng(key, 0);
     const fmf_sgd::CentralRun central =
         *fmf_sgd::TrainCentralDpSgdMf(split.train, StepConfig(c), c.seed(), central_rng);
-    EXPECT_EQ(ItemsAfter(states[0]), central.model.items) << "per_user=" << per_user;
+    EXPECT_EQ(testing::HeldAfter(states[0]), central.model.items) << "per_user=" << per_user;
     EXPECT_LE((updater->Users() - central.model.users).cwiseAbs().maxCoeff(),
               std::ldexp(0.5, kUserFractionBits));
     ASSERT_TRUE(updater->TestMse().has_value());
@@ -161,14 +120,14 @@ TEST(VflSgdmfRunTest, UIsTheItemWeightedAverage) {
   std::vector<dp::Rng> rngs;
   for (int k = 0; k < 3; ++k) rngs.emplace_back(100 + k);
   const Eigen::MatrixXd start = updater->Users();
-  const Round sync = RunRound(*updater, shards, states, rngs);
-  ASSERT_TRUE(updater->ApplySum(sync.sum, Ids(3)).ok());
+  const testing::PartyRound sync = testing::RunPartyRound(*updater, shards, states, rngs);
+  ASSERT_TRUE(updater->ApplySum(sync.sum, testing::PartyIds(3)).ok());
 
   const double sizes[3] = {10, 30, 60};
   Eigen::MatrixXd weighted = Eigen::MatrixXd::Zero(kUsers, c.rank());
   Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(kUsers, c.rank());
   for (int k = 0; k < 3; ++k) {
-    const v1::VflSgdmfPartyState party = PartyState(states[k]);
+    const v1::FmfPartyState party = testing::ParsePartyState(states[k]);
     const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
     dp::Rng noise = RoundNoiseRng(key, 0);
     fmf_sgd::Embeddings model{start, *InitialPartyItems(c, shards[k]->global_items)};
@@ -177,7 +136,7 @@ TEST(VflSgdmfRunTest, UIsTheItemWeightedAverage) {
                     noise, model,
                     [](int64_t, const fmf_sgd::NoisyGradient&) { return absl::OkStatus(); })
                     .ok());
-    EXPECT_EQ(model.items, ItemsAfter(states[k]));
+    EXPECT_EQ(model.items, testing::HeldAfter(states[k]));
     weighted += sizes[k] / kItems * model.users;
     mean += model.users / 3;
   }
@@ -200,12 +159,16 @@ TEST(VflSgdmfRunTest, RetriedRoundUploadsTheSameVector) {
   std::vector<std::string> states(2);
   std::vector<dp::Rng> rngs;
   for (int k = 0; k < 2; ++k) rngs.emplace_back(7 + k);
-  const Round first = RunRound(*updater, two, states, rngs);
+  const testing::PartyRound first = testing::RunPartyRound(*updater, two, states, rngs);
   const std::vector<std::string> after_round_0 = states;
-  const Round retried = RunRound(*updater, two, states, rngs);  // round 0 again
+  const testing::PartyRound retried =
+      testing::RunPartyRound(*updater, two, states, rngs);  // round 0 again
   EXPECT_EQ(first.sum, retried.sum);
-  ASSERT_TRUE(updater->ApplySum(retried.sum, Ids(2)).ok());
-  ASSERT_TRUE(updater->ApplySum(RunRound(*updater, two, states, rngs).sum, Ids(2)).ok());
+  ASSERT_TRUE(updater->ApplySum(retried.sum, testing::PartyIds(2)).ok());
+  ASSERT_TRUE(
+      updater
+          ->ApplySum(testing::RunPartyRound(*updater, two, states, rngs).sum, testing::PartyIds(2))
+          .ok());
 
   // Round 2 planned: the state of round 0 is behind, an empty one lost.
   const std::unique_ptr<Contributor> contributor = *MakeContributor(*updater->Plan());
@@ -259,7 +222,8 @@ TEST(VflSgdmfRunTest, LedgerComposesEveryPartysSteps) {
       EXPECT_TRUE(*run.CanAfford(*entry, *updater->budget()));
       ASSERT_TRUE(run.Append(*entry).ok());
       const v1::RoundPlan plan = *updater->Plan();
-      ASSERT_TRUE(updater->ApplySum(std::vector<uint64_t>(plan.length(), 0), Ids(3)).ok());
+      ASSERT_TRUE(
+          updater->ApplySum(std::vector<uint64_t>(plan.length(), 0), testing::PartyIds(3)).ok());
     }
     v1::VflSgdmfConfig less = c;
     less.set_noise_multiplier(0.99 * c.noise_multiplier());
@@ -271,7 +235,8 @@ TEST(VflSgdmfRunTest, LedgerComposesEveryPartysSteps) {
       fits = *over.CanAfford(entry, *cheaper->budget());
       ASSERT_TRUE(over.Append(entry).ok());
       const v1::RoundPlan plan = *cheaper->Plan();
-      ASSERT_TRUE(cheaper->ApplySum(std::vector<uint64_t>(plan.length(), 0), Ids(3)).ok());
+      ASSERT_TRUE(
+          cheaper->ApplySum(std::vector<uint64_t>(plan.length(), 0), testing::PartyIds(3)).ok());
     }
     EXPECT_FALSE(fits) << "per_user=" << per_user;
   }

@@ -1,0 +1,183 @@
+// HFL-SGDMF through the algorithm contract (updater + contributor), against the in-process run
+// (in_process_run.h) as the reference: the same seed, config and noise keys give the same V, U_k
+// and test MSE up to the fixed point's rounding, in pretrain-u and train-both; a retried round
+// uploads the same vector; a party without its state is refused; each round's ledger entry is one
+// party's T' steps (a user lives on one party), and the modes the runtime does not run are refused
+// with their reason.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "common/algorithms/hfl_sgdmf/in_process_run.h"
+#include "common/algorithms/hfl_sgdmf/privacy.h"
+#include "common/algorithms/hfl_sgdmf/run_config.h"
+#include "common/algorithms/hfl_sgdmf/updater.h"
+#include "common/algorithms/party_split.h"
+#include "common/algorithms/registry.h"
+#include "common/data/splits.h"
+#include "common/dp/rdp_gaussian.h"
+#include "common/dp/rng.h"
+#include "gtest/gtest.h"
+#include "tests/unit/common/fmf_party_rounds.h"
+#include "tests/unit/common/fmf_test_data.h"
+
+namespace fedmf::algorithms::hfl_sgdmf {
+namespace {
+
+constexpr int kUsers = 120;
+constexpr int kItems = 40;
+constexpr uint64_t kNoiseSeed = 77;
+
+data::TrainTest Split(uint64_t seed) {
+  return *data::SplitHoldoutPerUser(testing::LowRankDataset(kUsers, kItems, 15, seed), 0.1, seed);
+}
+
+v1::HflSgdmfConfig Config(int parties, absl::string_view mode) {
+  v1::HflSgdmfConfig c;
+  c.set_num_users(kUsers);
+  c.set_num_items(kItems);
+  c.set_num_parties(parties);
+  c.set_rank(4);
+  c.set_rating_max(5);
+  c.set_max_ratings_per_user(5);
+  c.set_sampling_rate(0.3);
+  c.set_noise_multiplier(0.7);
+  c.set_syncs(3);
+  c.set_local_steps(4);
+  c.set_pretrain_steps(10);
+  c.set_finetune_steps(10);
+  c.set_mode(std::string(mode));
+  c.set_learning_rate(0.05);
+  c.set_final_learning_rate_fraction(0.5);
+  c.set_init_prediction(3);
+  c.set_seed(9);
+  c.set_secure_sum(true);
+  return c;
+}
+
+std::vector<std::shared_ptr<const PartyShard>> Shards(const data::TrainTest& split, int parties) {
+  std::vector<std::shared_ptr<const PartyShard>> shards;
+  for (int k = 0; k < parties; ++k) {
+    shards.push_back(
+        std::make_shared<const PartyShard>(*HorizontalParty(split.train, &split.test, k, parties)));
+  }
+  return shards;
+}
+
+// Party k's runtime generator as fedmf-client --insecure_noise_seed=kNoiseSeed keys it (participant
+// id k + 1), which the in-process run gives party k.
+std::vector<dp::Rng> PartyRngs(int parties) {
+  std::vector<dp::Rng> rngs;
+  for (int k = 0; k < parties; ++k) rngs.emplace_back(kNoiseSeed, static_cast<uint64_t>(k) + 1);
+  return rngs;
+}
+
+// The networked run of 3 parties (3 syncs, then fine-tuning) equals the in-process run: V after
+// every sync is the in-process V up to the fixed point's rounding (s half units of 2^-40 per sync,
+// carried through the next syncs' Lipschitz steps: far below 1e-9), each party's fine-tuned U_k
+// likewise, and the test MSE before and after fine-tuning up to the error codec's half unit.
+TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
+  const data::TrainTest split = Split(1);
+  for (absl::string_view mode : {"pretrain-u", "train-both"}) {
+    const v1::HflSgdmfConfig c = Config(3, mode);
+    std::unique_ptr<HflSgdmfUpdater> updater = *HflSgdmfUpdater::Create(c);
+    const auto shards = Shards(split, 3);
+    std::vector<std::string> states(3);
+    std::vector<dp::Rng> rngs = PartyRngs(3);
+    for (int64_t round = 0; round < TotalRounds(c); ++round) {
+      const testing::PartyRound r = testing::RunPartyRound(*updater, shards, states, rngs);
+      ASSERT_TRUE(updater->ApplySum(r.sum, testing::PartyIds(3)).ok());
+    }
+
+    absl::StatusOr<HflRun> reference =
+        RunInProcess(split.train, ToHflConfig(c), c.seed(), kNoiseSeed);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    EXPECT_LT((updater->Items() - reference->parties[0].items_before).cwiseAbs().maxCoeff(), 1e-9)
+        << mode;
+    EXPECT_GT(updater->Items().cwiseAbs().maxCoeff(), 0.1);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_LT(
+          (testing::HeldAfter(states[k]) - reference->parties[k].users_after).cwiseAbs().maxCoeff(),
+          1e-9)
+          << mode << " party " << k;
+    }
+    const double tolerance = 3 * std::ldexp(0.5, -fmf_party::kErrorFractionBits) /
+                                 static_cast<double>(split.test.num_ratings()) +
+                             1e-9;
+    ASSERT_TRUE(updater->TestMse().has_value());
+    EXPECT_NEAR(*updater->TestMse(),
+                MeanSquaredError(reference->parties, split.test, /*after_finetune=*/true).mse,
+                tolerance)
+        << mode;
+    EXPECT_NEAR(*updater->TestMse(/*after_finetune=*/false),
+                MeanSquaredError(reference->parties, split.test, /*after_finetune=*/false).mse,
+                tolerance)
+        << mode;
+    EXPECT_EQ(updater->round(), TotalRounds(c));
+  }
+}
+
+// A round the coordinator retries is recomputed from the state's U_k before it with the same
+// noise: the same upload. A party without its state after round 0, or two rounds behind, is
+// refused; so are a participant id above s and a user.
+TEST(HflSgdmfRuntimeTest, RetriedRoundUploadsTheSameVectorAndALostStateIsRefused) {
+  const data::TrainTest split = Split(2);
+  const v1::HflSgdmfConfig c = Config(2, "train-both");
+  std::unique_ptr<HflSgdmfUpdater> updater = *HflSgdmfUpdater::Create(c);
+  const auto shards = Shards(split, 2);
+  std::vector<std::string> states(2);
+  std::vector<dp::Rng> rngs = PartyRngs(2);
+  const testing::PartyRound first = testing::RunPartyRound(*updater, shards, states, rngs);
+  ASSERT_TRUE(updater->ApplySum(first.sum, testing::PartyIds(2)).ok());
+  const std::vector<std::string> after_round_0 = states;
+  const testing::PartyRound sync1 = testing::RunPartyRound(*updater, shards, states, rngs);
+  // Round 1 again from the states after round 1 (a retry): the same uploads.
+  const testing::PartyRound retry = testing::RunPartyRound(*updater, shards, states, rngs);
+  EXPECT_EQ(retry.sum, sync1.sum);
+
+  const std::unique_ptr<Contributor> contributor = *MakeContributor(*updater->Plan());
+  LocalData data = LocalData::Party(shards[0]);
+  data.participant_id = 1;
+  absl::StatusOr<Contribution> lost = contributor->Contribute(data, "", rngs[0]);
+  EXPECT_EQ(lost.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(lost.status().message().find("has no state for round 1"), std::string::npos)
+      << lost.status();
+  ASSERT_TRUE(updater->ApplySum(sync1.sum, testing::PartyIds(2)).ok());
+  const std::unique_ptr<Contributor> round2 = *MakeContributor(*updater->Plan());
+  EXPECT_EQ(round2->Contribute(data, after_round_0[0], rngs[0]).status().code(),
+            absl::StatusCode::kFailedPrecondition);  // two rounds behind
+  data.participant_id = 3;
+  EXPECT_EQ(round2->Contribute(data, states[0], rngs[0]).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(round2->Contribute(LocalData::User({}), "", rngs[0]).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A sync's entry is T' subsampled Gaussian steps (each user's ratings live on one party: the
+// parties' steps do not compose); the final round adds no noise.
+TEST(HflSgdmfRuntimeTest, EachSyncCostsOnePartysSteps) {
+  const v1::HflSgdmfConfig c = Config(3, "pretrain-u");
+  std::unique_ptr<HflSgdmfUpdater> updater = *HflSgdmfUpdater::Create(c);
+  const std::vector<double> orders = {2, 8, 32};
+  absl::StatusOr<std::optional<dp::LedgerEntry>> entry = updater->RoundPrivacy(3, orders);
+  ASSERT_TRUE(entry.ok() && entry->has_value()) << entry.status();
+  const dp::RdpCurve want = *dp::SubsampledGaussianCurve(c.sampling_rate(), c.noise_multiplier(),
+                                                         c.local_steps(), orders);
+  EXPECT_EQ((*entry)->rdp, want.values());
+  EXPECT_EQ((*entry)->unit, dp::PrivacyUnit::kUser);
+  EXPECT_EQ((*entry)->participants, 3);
+  EXPECT_FALSE(RoundEntry(ToHflConfig(c), c.syncs(), 3, orders)->has_value());
+}
+
+TEST(HflSgdmfRuntimeTest, ModesOffTheNetworkAreRefusedWithTheirReason) {
+  for (absl::string_view mode : {"syn-sgd", "local-only"}) {
+    const absl::Status s = ValidateRunConfig(Config(2, mode));
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("fedmf-central --model=hfl-sgdmf"), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace fedmf::algorithms::hfl_sgdmf

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One VFL-SGDMF or HFL-SGDMF run through real processes on 127.0.0.1 (a fedmf-coordinator and S
+# fedmf-client --party processes), for tools/experiments/fmf.sh's vfl group and fmf_comm.sh.
+# Prints one CSV line:
+#   test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s
+#
+#   fmf_party_run.sh BUILD DATA LOGDIR PARTITION S T T' UNIT EPSILON LR SEED [EXTRA COORDINATOR FLAGS]
+#
+# PARTITION: vfl (random contiguous blocks of items), vfl-genre (MovieLens genres, S parties) or
+# hfl (contiguous blocks of users, every item: HFL-SGDMF, UNIT user only, its --hfl_* defaults
+# for stages 1 and 3; EXTRA flags set them, e.g. --hfl_theta=10).
+# DATA: the MovieLens 100K u.data. The split holds out 10% of each user's ratings
+# (holdout:0.1, seeded by SEED, which also seeds the public initialization and trimming).
+# PARTY_FLAGS (environment): extra fedmf-client flags, e.g. --insecure_noise_seed=N to key the
+# parties' noise as fedmf-central --seed=N-1 does (reproduction only: no privacy). EPSILON 0: no noise. The paper's settings: p = 20, eta = 0.01, theta^(k) = 5, delta = 1e-5.
+set -euo pipefail
+BUILD="$1" DATA="$2" LOGDIR="$3" PARTITION="$4" S="$5" T="$6" TP="$7" UNIT="$8" EPS="$9"
+LR="${10}" SEED="${11}"
+shift 11
+COORD="${BUILD}/server/fedmf-coordinator"
+CLIENT="${BUILD}/client/fedmf-client"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
+processes_init fmf-party
+ALG=vfl
+[[ "${PARTITION}" == hfl ]] && ALG=hfl
+NAME="${PARTITION}-s${S}-T${T}x${TP}-${UNIT}-eps${EPS}-lr${LR}-seed${SEED}"
+mkdir -p "${LOGDIR}"
+SPLIT=(--split=holdout:0.1 --split_seed="${SEED}")
+NOISE=(--epsilon="${EPS}" --delta=1e-5)
+[[ "${EPS}" == 0 ]] && NOISE=(--epsilon=0 "--${ALG}_noise_multiplier=0")
+start=$(date +%s.%N)
+start_coordinator "${LOGDIR}/${NAME}-coordinator.log" --listen=127.0.0.1:0 \
+  --algorithm="${ALG}-sgdmf" --eval_data="ml-100k:${DATA}" "${SPLIT[@]}" --seed="${SEED}" \
+  --eval_every=0 --rounds=$((T + 1)) "--${ALG}_parties=${S}" --wait_for_users="${S}" \
+  "--${ALG}_local_steps=${TP}" "--${ALG}_rank=20" "--${ALG}_sampling_rate=0.01" "--${ALG}_unit=${UNIT}" \
+  "--${ALG}_theta=5" "--${ALG}_learning_rate=${LR}" --rating_max=5 --stage_timeout_s=120 \
+  "${NOISE[@]}" "$@"
+read -r -a PARTY_EXTRA <<<"${PARTY_FLAGS:-}"
+for ((i = 0; i < S; i++)); do
+  "${CLIENT}" --coordinator="127.0.0.1:${PORT}" --data="ml-100k:${DATA}" "${SPLIT[@]}" \
+    --party="${PARTITION}:${i}/${S}" --top_n=0 --give_up_after_s=300 "${PARTY_EXTRA[@]}" \
+    > "${LOGDIR}/${NAME}-party-${i}.log" 2>&1 &
+  PIDS+=($!)
+done
+wait "${COORD_PID}" || fail "coordinator failed (${LOGDIR}/${NAME}-coordinator.log)"
+end_line="$(grep ' event=training_end ' "${LOGDIR}/${NAME}-coordinator.log")"
+new_run="$(grep ' event=new_run ' "${LOGDIR}/${NAME}-coordinator.log")"
+mse="$(field test_mse "${end_line}")"
+[[ -n "${mse}" ]] || fail "no test_mse in ${end_line}"
+echo "${mse},$(field test_rmse "${end_line}"),$(field test_ratings "${end_line}"),$(field noise_multiplier "${new_run}"),$(field "${ALG}_epsilon" "${new_run}"),$(field "${ALG}_paper_epsilon" "${new_run}"),$(echo "$(date +%s.%N) - ${start}" | bc)"
