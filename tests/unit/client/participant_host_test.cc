@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
+#include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
@@ -177,6 +179,69 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_EQ(host->model().SerializeAsString(), done.result().final_model().SerializeAsString());
   EXPECT_EQ(host->model_version(), 2);
   EXPECT_NE(host->contributor(), nullptr);
+}
+
+// lfl-sgdmf's phase 1 plans no model (its users hold V from phase 0): the host answers it with
+// the users' phase-0 keys and keeps phase 0's model; a user without that key is refused, and a
+// phase-1 plan is not a model to adopt.
+TEST(ParticipantHostTest, KeepsTheModelThroughAPhaseThatCarriesNone) {
+  Fixture f;  // 40 users x 30 items
+  v1::LflSgdmfConfig c;
+  c.set_num_users(40);
+  c.set_num_items(30);
+  c.set_rank(2);
+  c.set_rating_max(5);
+  c.set_rounds(2);
+  c.set_cohort_size(kCohort);
+  c.set_omega(0.4);
+  c.set_min_contributors(algorithms::lfl_sgdmf::MinContributors(kCohort, 0.4));
+  c.set_noise(v1::LFL_NOISE_TWO_PHASE);
+  c.set_epsilon(2);
+  c.set_delta(1e-5);
+  c.set_noise_std(1);
+  c.set_learning_rate(0.1);
+  c.set_pretrain_epochs(1);
+  c.set_pretrain_learning_rate(0.05);
+  c.set_seed(3);
+  c.set_init_prediction(3);
+  c.set_scale(1 << 16);
+  c.set_wrap_probability(1e-9);
+  c.set_score_lambda(0.25);
+  c.set_score_kappa(5);
+  auto updater = algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(c).value();
+  auto host = f.Host();
+  auto task = [&](const v1::RoundPlan& plan, std::vector<uint32_t> ids) {
+    f.plan = plan;
+    f.config.bits = plan.bits();
+    f.config.length = plan.length();
+    return f.Task(std::move(ids));
+  };
+  const v1::RoundPlan phase0 = updater->Plan().value();
+  ASSERT_TRUE(host->Handle(task(phase0, Cohort())).ok());
+  EXPECT_EQ(host->model_version(), 1);
+
+  ASSERT_TRUE(updater->ApplySum(std::vector<uint64_t>(phase0.length(), 0), Cohort()).ok());
+  const v1::RoundPlan phase1 = updater->Plan().value();
+  ASSERT_EQ(phase1.phase(), 1);
+  absl::StatusOr<std::vector<v1::ClientMessage>> replacement = host->Handle(task(phase1, Cohort()));
+  ASSERT_TRUE(replacement.ok()) << replacement.status();
+  EXPECT_EQ(replacement->size(), static_cast<size_t>(kCohort));
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
+  EXPECT_EQ(host->model_version(), 1);
+  EXPECT_EQ(host->contributor()->scorer().num_items(), 30);
+
+  // User 20 (participant 21) took no phase 0 of this round: it holds no key to replace.
+  const absl::Status stranger = host->Handle(task(phase1, {21})).status();
+  EXPECT_EQ(stranger.code(), absl::StatusCode::kFailedPrecondition) << stranger;
+  EXPECT_NE(stranger.message().find("phase 1 of round 0"), std::string::npos) << stranger;
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
+
+  v1::ServerMessage done;
+  done.mutable_result()->set_training_done(true);
+  *done.mutable_result()->mutable_final_model() = phase1;
+  const absl::Status adopted = host->Handle(done).status();
+  EXPECT_NE(adopted.message().find("carries no model"), std::string::npos) << adopted;
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
 }
 
 // The directory a signed session's server verifies against: every cohort member signs with `key`.
