@@ -2,13 +2,13 @@
 
 #include <cstdint>
 
-#include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
+#include "tests/unit/common/lfl_sgdmf_test_config.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
 #include "wire/secagg_params.h"
@@ -186,28 +186,9 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
 // phase-1 plan is not a model to adopt.
 TEST(ParticipantHostTest, KeepsTheModelThroughAPhaseThatCarriesNone) {
   Fixture f;  // 40 users x 30 items
-  v1::LflSgdmfConfig c;
-  c.set_num_users(40);
-  c.set_num_items(30);
-  c.set_rank(2);
-  c.set_rating_max(5);
-  c.set_rounds(2);
-  c.set_cohort_size(kCohort);
-  c.set_omega(0.4);
-  c.set_min_contributors(algorithms::lfl_sgdmf::MinContributors(kCohort, 0.4));
-  c.set_noise(v1::LFL_NOISE_TWO_PHASE);
-  c.set_epsilon(2);
-  c.set_delta(1e-5);
-  c.set_noise_std(1);
-  c.set_learning_rate(0.1);
-  c.set_pretrain_epochs(1);
-  c.set_pretrain_learning_rate(0.05);
-  c.set_seed(3);
-  c.set_init_prediction(3);
-  c.set_scale(1 << 16);
-  c.set_wrap_probability(1e-9);
-  c.set_score_lambda(0.25);
-  c.set_score_kappa(5);
+  const v1::LflSgdmfConfig c = algorithms::lfl_sgdmf::testing::SmallConfig(
+      v1::LFL_NOISE_TWO_PHASE, /*num_users=*/40, /*num_items=*/30, kCohort, /*omega=*/0.4,
+      /*sigma=*/1);
   auto updater = algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(c).value();
   auto host = f.Host();
   auto task = [&](const v1::RoundPlan& plan, std::vector<uint32_t> ids) {

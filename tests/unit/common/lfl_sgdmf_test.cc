@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
+#include "tests/unit/common/lfl_sgdmf_test_config.h"
 #include "tests/unit/common/three_users_test_util.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {
@@ -31,31 +32,7 @@ constexpr double kOmega = 0.3;  // n_min = 7
 constexpr double kSigma = 1.5;
 
 v1::LflSgdmfConfig Config(v1::LflNoiseMode noise, int32_t num_items = 3) {
-  v1::LflSgdmfConfig c;
-  c.set_num_users(kCohort);
-  c.set_num_items(num_items);
-  c.set_rank(2);
-  c.set_rating_max(5);
-  c.set_rounds(5);
-  c.set_cohort_size(kCohort);
-  c.set_omega(kOmega);
-  c.set_min_contributors(MinContributors(kCohort, kOmega));
-  c.set_noise(noise);
-  if (noise != v1::LFL_NOISE_NONE) {
-    c.set_epsilon(2);
-    c.set_delta(1e-5);
-    c.set_noise_std(kSigma);  // fixed: no calibration
-  }
-  c.set_learning_rate(0.5);
-  c.set_pretrain_epochs(5);
-  c.set_pretrain_learning_rate(0.05);
-  c.set_seed(11);
-  c.set_init_prediction(3);
-  c.set_scale(1 << 20);
-  c.set_wrap_probability(1e-9);
-  c.set_score_lambda(0.25);
-  c.set_score_kappa(5);
-  return c;
+  return testing::SmallConfig(noise, kCohort, num_items, kCohort, kOmega, kSigma);
 }
 
 LocalData NoRatings(uint32_t id) {

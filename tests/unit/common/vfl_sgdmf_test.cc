@@ -57,6 +57,16 @@ v1::VflSgdmfConfig Config(int parties) {
   return c;
 }
 
+// Three parties, 4 syncs of 5 steps and 3 V-only steps: the ledger tests' run.
+v1::VflSgdmfConfig LedgerConfig(bool per_user) {
+  v1::VflSgdmfConfig c = Config(3);
+  c.set_per_user(per_user);
+  c.set_syncs(4);
+  c.set_local_steps(5);
+  c.set_item_only_steps(3);
+  return c;
+}
+
 // Party k's shard of `split`, owning the items j with owner[j] == k.
 std::vector<std::shared_ptr<const PartyShard>> Shards(const data::TrainTest& split,
                                                       const std::vector<int32_t>& owner,
@@ -187,11 +197,7 @@ TEST(VflSgdmfRunTest, LocalOnlyPartyIsCentralDpSgdInOneRound) {
 TEST(VflSgdmfRunTest, LocalOnlyIsChargedTheFederatedRunsSteps) {
   const std::vector<double> orders = dp::DefaultOrders();
   for (bool per_user : {false, true}) {
-    v1::VflSgdmfConfig federated = Config(3);
-    federated.set_per_user(per_user);
-    federated.set_syncs(4);
-    federated.set_local_steps(5);
-    federated.set_item_only_steps(3);
+    const v1::VflSgdmfConfig federated = LedgerConfig(per_user);
     std::vector<double> total(orders.size(), 0);
     std::unique_ptr<VflSgdmfUpdater> updater = *VflSgdmfUpdater::Create(federated);
     for (int64_t r = 0; r < TotalRounds(federated); ++r) {
@@ -293,11 +299,7 @@ TEST(VflSgdmfRunTest, RetriedRoundUploadsTheSameVector) {
 // whole run's ledger fit the budget exactly: 1% less noise does not.
 TEST(VflSgdmfRunTest, LedgerComposesEveryPartysSteps) {
   for (bool per_user : {false, true}) {
-    v1::VflSgdmfConfig c = Config(3);
-    c.set_per_user(per_user);
-    c.set_syncs(4);
-    c.set_local_steps(5);
-    c.set_item_only_steps(3);
+    v1::VflSgdmfConfig c = LedgerConfig(per_user);
     c.set_budget_epsilon(2);
     c.set_budget_delta(1e-5);
     c.set_noise_multiplier(*CalibrateNoiseMultiplier(c));
