@@ -376,13 +376,16 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       (*algorithm)->make_contributor(plan);
   if (!contributor.ok()) return contributor.status();
-  if (absl::Status s =
-          CheckCatalogue(**contributor, absl::StrCat("round ", tag.round, ": the model"));
-      !s.ok()) {
-    return s;
+  const bool carries_model = (*contributor)->carries_model();
+  if (carries_model) {
+    if (absl::Status s =
+            CheckCatalogue(**contributor, absl::StrCat("round ", tag.round, ": the model"));
+        !s.ok()) {
+      return s;
+    }
   }
   phase_contributor_ = *std::move(contributor);
-  if (!(*algorithm)->contributor_only()) {
+  if (carries_model && !(*algorithm)->contributor_only()) {
     contributor_ = phase_contributor_;
     model_ = plan;
     ++model_version_;
@@ -447,6 +450,10 @@ absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string
       algorithms::MakeContributor(plan);
   if (!contributor.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", contributor.status().message()));
+  }
+  if (!(*contributor)->carries_model()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": phase ", plan.phase(), " of '",
+                                                   plan.algorithm(), "' carries no model"));
   }
   if (absl::Status s = CheckCatalogue(**contributor, what); !s.ok()) return s;
   contributor_ = std::move(*contributor);

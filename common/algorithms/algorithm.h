@@ -77,7 +77,12 @@ class Contributor {
   }
   // This round's model, which ranks items and predicts ratings for a user (scorer.h): local
   // recommendations and federated evaluation use it, never the algorithm's internals.
+  // Meaningful only when carries_model().
   virtual const Scorer& scorer() const = 0;
+  // False for a later phase whose plan carries no model because the round's earlier phase
+  // delivered it (e.g. lfl-sgdmf's noise replacement): the runtime then keeps the model it has
+  // and never asks this contributor's scorer().
+  virtual bool carries_model() const { return true; }
 };
 
 // Server side: owns the model state across rounds.

@@ -17,7 +17,9 @@
 # its rate tuned likewise), vfl (Figs. 6-7, not in the default: VFL-SGDMF per rating through a
 # coordinator and S party processes on loopback, fmf_party_run.sh, for each PARTITION:S:T:T' of
 # --vfl_settings (PARTITION vfl or vfl-genre) and each budget of --vfl_epsilons, at the rate tune
-# chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-privacy (the
+# chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-local-only
+# (the paper's local-only baseline of Figs. 6-7 on the same settings: each party trains alone,
+# T T' steps, fmf_party_run.sh --local-only; into OUT/vfl.csv too), vfl-privacy (the
 # per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
 # coordinator's event=new_run line; OUT/vfl_privacy.csv). The split holds out
 # 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
@@ -47,7 +49,7 @@ for arg in "$@"; do
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
     --vfl_settings=*) VFL_SETTINGS="${arg#--vfl_settings=}" ;;
     --vfl_epsilons=*) VFL_EPSILONS="${arg#--vfl_epsilons=}" ;;
-    --help|-h) sed -n '2,25p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -58,8 +60,8 @@ if [[ ! -f "${DATA}" ]]; then
   exit 0
 fi
 CENTRAL="${BUILD}/tools/fedmf-central"
-# The vfl group runs fedmf-coordinator and fedmf-client (fmf_party_run.sh), the others fedmf-central.
-[[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^(vfl|vfl-privacy|vfl vfl-privacy)$ ]] ||
+# The vfl groups run fedmf-coordinator and fedmf-client (fmf_party_run.sh), the others fedmf-central.
+[[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^(vfl|vfl-local-only|vfl-privacy)( (vfl|vfl-local-only|vfl-privacy))*$ ]] ||
   { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
@@ -159,23 +161,29 @@ for group in "${SELECTED[@]}"; do
       for seed in $(seq 1 "${SEEDS}"); do
         run reference embedding rating 0 "${lr}" "${seed}" --sgdmf_steps=10000
       done ;;
-    vfl)
+    vfl|vfl-local-only)
       # Figs. 6-7: VFL-SGDMF through real processes (fmf_party_run.sh), per rating, each budget at
-      # the rate tune chose for central embedding clipping (s = 1) at that budget.
+      # the rate tune chose for central embedding clipping (s = 1) at that budget; vfl-local-only
+      # the paper's local-only baseline on the same settings (each party alone, T T' steps). A
+      # run already in the CSV is kept (the group resumes where it stopped).
       VFL_CSV="${OUT}/vfl.csv"
       [[ -f "${VFL_CSV}" ]] ||
         echo "group,partition,parties,T,Tp,unit,epsilon,lr,seed,test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s" > "${VFL_CSV}"
+      mode=()
+      [[ "${group}" == vfl-local-only ]] && mode=(--local-only)
       for setting in ${VFL_SETTINGS}; do
         IFS=: read -r partition parties syncs local_steps <<< "${setting}"
         for eps in ${VFL_EPSILONS}; do
           lr="$(best_lr embedding rating "${eps}")" ||
             { echo "fmf.sh: no tune run for embedding rating eps=${eps}: run tune first" >&2; exit 1; }
           for seed in $(seq 1 "${SEEDS}"); do
-            echo "== vfl ${setting} eps=${eps} lr=${lr} seed ${seed}" >&2
-            fields="$("${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" \
+            key="${group},${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed}"
+            grep -q "^${key}," "${VFL_CSV}" && continue
+            echo "== ${group} ${setting} eps=${eps} lr=${lr} seed ${seed}" >&2
+            fields="$("${ROOT}/tools/experiments/fmf_party_run.sh" "${mode[@]}" "${BUILD}" "${DATA}" \
               "${OUT}/logs" "${partition}" "${parties}" "${syncs}" "${local_steps}" rating \
               "${eps}" "${lr}" "${seed}")"
-            echo "vfl,${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed},${fields}" >> "${VFL_CSV}"
+            echo "${key},${fields}" >> "${VFL_CSV}"
             tail -n 1 "${VFL_CSV}" >&2
           done
         done

@@ -26,9 +26,12 @@
 #           at SecAgg's MaskedInput with probability D (it cuts its stream, as a crashed device,
 #           and re-registers for later rounds): two-phase, two-phase-paper and single at
 #           (omega, D) = (0.3, 0), (0.3, 0.2), (0.6, 0.5), (0.6, 0.3), (0.6, 0), two-phase also
-#           at (0.3, 0.3), (0.3, 0.1), (0.6, 0.1), (0.6, 0.2); seed 1; one line per run in
-#           OUT/lfl_dropout.csv (whether the run completed, rounds applied and failed attempts,
-#           the mean n_1 and n_2, test MSE, the ledger's epsilon, bytes per user).
+#           at (0.3, 0.3), (0.3, 0.1), (0.6, 0.1), (0.6, 0.2); then two-phase with the drops in
+#           phase 1 only (fedmf-loadgen --drop_phase=1: phase 0 loses nobody, each of its
+#           contributors drops at phase 1's MaskedInput with probability D) at omega in
+#           {0.3, 0.6}, D in {0.1, 0.3}; seed 1; one line per run in OUT/lfl_dropout.csv (whether
+#           the run completed, rounds applied and failed attempts of either phase, the mean n_1
+#           and n_2, test MSE, the ledger's epsilon, bytes per user, the phase that lost users).
 # Runs use fedmf-sim with the users' vectors summed in the clear (--plain_sum: the same sum bit
 # for bit as SecAgg, tested); runtime_sim_lfl_sgdmf shows fedmf-sim equals the coordinator and
 # client processes. The data file defaults to ../shared/data/ml-100k/u.data next to the
@@ -59,7 +62,7 @@ for arg in "$@"; do
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --participation=*) PARTICIPATION="${arg#--participation=}" ;;
     --dropout_rounds=*) DROPOUT_ROUNDS="${arg#--dropout_rounds=}" ;;
-    --help|-h) sed -n '2,35p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,38p' "$0"; exit 0 ;;
     -*) echo "fmf_lfl.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -115,19 +118,22 @@ best_lr() {
   ' "${CSV}"
 }
 
-# dropout MODE OMEGA D SEED: one real-process run with injected dropouts into lfl_dropout.csv.
+# dropout MODE OMEGA D SEED PHASE: one real-process run with injected dropouts into
+# lfl_dropout.csv; PHASE is the phase users drop in (0 or 1), or "all" (every phase: a user
+# drops out of the whole round, which in practice loses it in phase 0).
 dropout() {
-  local mode="$1" omega="$2" drop="$3" seed="$4" lr
+  local mode="$1" omega="$2" drop="$3" seed="$4" phase="$5" lr
   lr="$(best_lr lfl-sgdmf 1)" || { echo "fmf_lfl.sh: run tune first" >&2; exit 1; }
   # A cell already in the CSV is kept (the group resumes where it stopped).
-  if awk -F, -v k="${mode},${omega},${drop},${seed}" '$1","$2","$3","$4 == k { found = 1 }
-      END { exit !found }' "${DROPOUT_CSV}"; then
+  if awk -F, -v k="${mode},${omega},${drop},${seed},${phase}" '$1","$2","$3","$4","$NF == k {
+      found = 1 } END { exit !found }' "${DROPOUT_CSV}"; then
     return
   fi
-  local name="dropout-${mode}-omega${omega}-d${drop}-seed${seed}"
+  local name="dropout-${mode}-omega${omega}-d${drop}-seed${seed}" drop_phase=-1
+  [[ "${phase}" == all ]] || { name="dropout-${mode}-omega${omega}-d${drop}-phase${phase}-seed${seed}"; drop_phase="${phase}"; }
   local log="${OUT}/logs/lfl-${name}-coordinator.log" status=completed
   local split=(--split=holdout:0.1 --split_seed="${seed}")
-  echo "== dropout ${mode} omega=${omega} d=${drop} seed ${seed}" >&2
+  echo "== dropout ${mode} omega=${omega} d=${drop} phase ${phase} seed ${seed}" >&2
   # Ten failed attempts in a row end the run (the coordinator exits non-zero): with D > omega no
   # round can reach its threshold.
   start_coordinator "${log}" --listen=127.0.0.1:0 --algorithm=lfl-sgdmf --num_users=943 \
@@ -137,25 +143,29 @@ dropout() {
     --delta=1e-5 --lfl_learning_rate="${lr}" --wait_for_users=943 --stage_timeout_s=120 \
     --max_failed_rounds=10
   "${LOADGEN}" --coordinator="127.0.0.1:${PORT}" --data="ml-100k:${DATA}" "${split[@]}" \
-    --seed="${seed}" --drop_masked="${drop}" --drop_mode=disconnect --coordinator_log="${log}" \
+    --seed="${seed}" --drop_masked="${drop}" --drop_phase="${drop_phase}" --drop_mode=disconnect \
+    --coordinator_log="${log}" \
     > "${OUT}/logs/lfl-${name}-loadgen.log" 2>&1 &
   local loadgen_pid=$!
   PIDS+=("${loadgen_pid}")
   wait "${COORD_PID}" || status=aborted
   wait "${loadgen_pid}" || true
+  # A round is applied when its last phase is: phase 1's in the two-phase modes (a failed
+  # phase 1 abandons the round, whose retry starts again at phase 0).
   awk -v mode="${mode}" -v omega="${omega}" -v drop="${drop}" -v seed="${seed}" -v lr="${lr}" \
-      -v status="${status}" '
+      -v status="${status}" -v phase="${phase}" -v two_phase="$([[ "${mode}" == single ]] && echo 0 || echo 1)" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    / event=round / && val("phase") == 0 { if (val("applied") == "yes") { ok++; n1 += val("contributors"); up0 += val("up_bytes_per_user"); down0 += val("down_bytes_per_user") } else failed++ }
-    / event=round / && val("phase") == 1 && val("applied") == "yes" { n2 += val("contributors"); p1++; up1 += val("up_bytes_per_user"); down1 += val("down_bytes_per_user") }
+    / event=round / && val("phase") == 0 { if (val("applied") == "yes") { p0++; n1 += val("contributors"); up0 += val("up_bytes_per_user"); down0 += val("down_bytes_per_user") } else failed++ }
+    / event=round / && val("phase") == 1 { if (val("applied") == "yes") { n2 += val("contributors"); p1++; up1 += val("up_bytes_per_user"); down1 += val("down_bytes_per_user") } else failed++ }
     / event=round / && val("epsilon_dp") != "" { eps = val("epsilon_dp") }
     / event=new_run / { cohort = val("cohort"); nmin = val("n_min") }
     / event=evaluation / && val("test_rmse") != "" { rmse = val("test_rmse") }
     END {
-      printf "%s,%s,%s,%s,%s,%s,%s,%d,%d,%.1f,%s,%s,%s,%s,%.0f,%.0f,%s,%s\n", mode, omega, drop, seed, lr, status,
-        cohort, ok, failed, ok ? n1 / ok : 0, p1 ? sprintf("%.1f", n2 / p1) : "", nmin,
-        rmse == "" ? "" : sprintf("%.6f", rmse * rmse), rmse, ok ? up0 / ok : 0, ok ? down0 / ok : 0,
-        p1 ? sprintf("%.0f", up1 / p1) : "", eps
+      ok = two_phase ? p1 : p0
+      printf "%s,%s,%s,%s,%s,%s,%s,%d,%d,%.1f,%s,%s,%s,%s,%.0f,%.0f,%s,%s,%s,%s\n", mode, omega, drop, seed, lr, status,
+        cohort, ok, failed, p0 ? n1 / p0 : 0, p1 ? sprintf("%.1f", n2 / p1) : "", nmin,
+        rmse == "" ? "" : sprintf("%.6f", rmse * rmse), rmse, p0 ? up0 / p0 : 0, p0 ? down0 / p0 : 0,
+        p1 ? sprintf("%.0f", up1 / p1) : "", p1 ? sprintf("%.0f", down1 / p1) : "", eps, phase
     }' "${log}" >> "${DROPOUT_CSV}"
   tail -n 1 "${DROPOUT_CSV}" >&2
 }
@@ -201,14 +211,18 @@ for group in "${SELECTED[@]}"; do
       processes_init fmf-lfl-dropout
       DROPOUT_CSV="${OUT}/lfl_dropout.csv"
       [[ -f "${DROPOUT_CSV}" ]] ||
-        echo "mode,omega,dropout,seed,lr,status,cohort,rounds_applied,attempts_failed,mean_n1,mean_n2,n_min,test_mse,test_rmse,up_bytes_per_user_phase0,down_bytes_per_user_phase0,up_bytes_per_user_phase1,epsilon_spent" > "${DROPOUT_CSV}"
+        echo "mode,omega,dropout,seed,lr,status,cohort,rounds_applied,attempts_failed,mean_n1,mean_n2,n_min,test_mse,test_rmse,up_bytes_per_user_phase0,down_bytes_per_user_phase0,up_bytes_per_user_phase1,down_bytes_per_user_phase1,epsilon_spent,drop_phase" > "${DROPOUT_CSV}"
       # MODES:OMEGA:D, the most telling first: the three modes at the same cells, omega's edge
       # (D = omega = 0.3, where about half of the attempts miss n_min), then the rest.
       for cell in {two-phase,two-phase-paper,single}:{0.3:0,0.3:0.2,0.6:0.5} two-phase:0.6:0.3 \
           two-phase:0.3:0.3 {two-phase,two-phase-paper,single}:0.6:0 \
           {two-phase-paper,single}:0.6:0.3 two-phase:{0.3:0.1,0.6:0.1,0.6:0.2}; do
         IFS=: read -r mode omega drop <<< "${cell}"
-        dropout "${mode}" "${omega}" "${drop}" 1
+        dropout "${mode}" "${omega}" "${drop}" 1 all
+      done
+      for cell in two-phase:{0.3,0.6}:{0.1,0.3}; do
+        IFS=: read -r mode omega drop <<< "${cell}"
+        dropout "${mode}" "${omega}" "${drop}" 1 1
       done ;;
     *) echo "fmf_lfl.sh: unknown group ${group}" >&2; exit 2 ;;
   esac

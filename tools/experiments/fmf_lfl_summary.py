@@ -108,14 +108,17 @@ def fig10(rows):
 def dropout(rows):
     print("### Dropouts in real processes: LFL-SGDMF at (1, 1e-5), cohort 94 of 943, 3 rounds, "
           "seed 1\n")
+    # drop_phase "all": a user drops out of its whole round, so the losses fall in phase 0.
+    lost_in = {"all": "0", "0": "0", "1": "1"}
     out = []
     for r in rows:
-        out.append([r["mode"], r["omega"], r["dropout"], r["status"], r["n_min"],
-                    f"{r['rounds_applied']} / {r['attempts_failed']}", r["mean_n1"],
+        out.append([r["mode"], r["omega"], r["dropout"], lost_in[r["drop_phase"]], r["status"],
+                    r["n_min"], f"{r['rounds_applied']} / {r['attempts_failed']}", r["mean_n1"],
                     r["mean_n2"] or "-", f"{float(r['test_mse']):.4f}" if r["test_mse"] else "-",
                     r["epsilon_spent"] or "-"])
-    print(table(["noise", "omega", "dropout D", "run", "n_min", "rounds applied / failed attempts",
-                 "mean n_1", "mean n_2", "test MSE", "epsilon (ledger)"], out))
+    print(table(["noise", "omega", "dropout D", "phase losing users", "run", "n_min",
+                 "rounds applied / failed attempts", "mean n_1", "mean n_2", "test MSE",
+                 "epsilon (ledger)"], out))
 
 
 def communication(rows):

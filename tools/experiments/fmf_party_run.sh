@@ -4,16 +4,22 @@
 # Prints one CSV line:
 #   test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s
 #
-#   fmf_party_run.sh BUILD DATA LOGDIR PARTITION S T T' UNIT EPSILON LR SEED [EXTRA COORDINATOR FLAGS]
+#   fmf_party_run.sh [--local-only] BUILD DATA LOGDIR PARTITION S T T' UNIT EPSILON LR SEED
+#                    [EXTRA COORDINATOR FLAGS]
 #
 # PARTITION: vfl (random contiguous blocks of items), vfl-genre (MovieLens genres, S parties) or
 # hfl (contiguous blocks of users, every item: HFL-SGDMF, UNIT user only, its --hfl_* defaults
 # for stages 1 and 3; EXTRA flags set them, e.g. --hfl_theta=10).
+# --local-only (VFL only): the paper's local-only baseline (--vfl_mode=local-only): each party runs
+# its T T' steps alone in one round and only the parties' test errors are summed (U is never
+# averaged).
 # DATA: the MovieLens 100K u.data. The split holds out 10% of each user's ratings
 # (holdout:0.1, seeded by SEED, which also seeds the public initialization and trimming).
 # PARTY_FLAGS (environment): extra fedmf-client flags, e.g. --insecure_noise_seed=N to key the
 # parties' noise as fedmf-central --seed=N-1 does (reproduction only: no privacy). EPSILON 0: no noise. The paper's settings: p = 20, eta = 0.01, theta^(k) = 5, delta = 1e-5.
 set -euo pipefail
+MODE=federated
+[[ "${1:-}" == --local-only ]] && { MODE=local-only; shift; }
 BUILD="$1" DATA="$2" LOGDIR="$3" PARTITION="$4" S="$5" T="$6" TP="$7" UNIT="$8" EPS="$9"
 LR="${10}" SEED="${11}"
 shift 11
@@ -24,6 +30,12 @@ processes_init fmf-party
 ALG=vfl
 [[ "${PARTITION}" == hfl ]] && ALG=hfl
 NAME="${PARTITION}-s${S}-T${T}x${TP}-${UNIT}-eps${EPS}-lr${LR}-seed${SEED}"
+ROUNDS=(--rounds=$((T + 1)) "--${ALG}_local_steps=${TP}")
+if [[ "${MODE}" == local-only ]]; then
+  [[ "${ALG}" == vfl ]] || { echo "fmf_party_run.sh: --local-only is VFL's baseline" >&2; exit 2; }
+  NAME="local-only-${NAME}"
+  ROUNDS=(--rounds=1 --vfl_local_steps=$((T * TP)) --vfl_mode=local-only)
+fi
 mkdir -p "${LOGDIR}"
 SPLIT=(--split=holdout:0.1 --split_seed="${SEED}")
 NOISE=(--epsilon="${EPS}" --delta=1e-5)
@@ -31,8 +43,8 @@ NOISE=(--epsilon="${EPS}" --delta=1e-5)
 start=$(date +%s.%N)
 start_coordinator "${LOGDIR}/${NAME}-coordinator.log" --listen=127.0.0.1:0 \
   --algorithm="${ALG}-sgdmf" --eval_data="ml-100k:${DATA}" "${SPLIT[@]}" --seed="${SEED}" \
-  --eval_every=0 --rounds=$((T + 1)) "--${ALG}_parties=${S}" --wait_for_users="${S}" \
-  "--${ALG}_local_steps=${TP}" "--${ALG}_rank=20" "--${ALG}_sampling_rate=0.01" "--${ALG}_unit=${UNIT}" \
+  --eval_every=0 "${ROUNDS[@]}" "--${ALG}_parties=${S}" --wait_for_users="${S}" \
+  "--${ALG}_rank=20" "--${ALG}_sampling_rate=0.01" "--${ALG}_unit=${UNIT}" \
   "--${ALG}_theta=5" "--${ALG}_learning_rate=${LR}" --rating_max=5 --stage_timeout_s=120 \
   "${NOISE[@]}" "$@"
 read -r -a PARTY_EXTRA <<<"${PARTY_FLAGS:-}"

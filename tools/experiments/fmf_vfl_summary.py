@@ -16,6 +16,13 @@ from collections import defaultdict
 from fmf_summary import stats
 
 
+def label(partition, s, t, tp, group):
+    split = "genres" if partition == "vfl-genre" else "random"
+    if group == "vfl-local-only":
+        return f"local-only (each party alone, T T' = {t * tp} steps), {split}, s = {s}"
+    return f"VFL-SGDMF, {split}, s = {s}, (T, T') = ({t}, {tp})"
+
+
 def main():
     vfl_path = sys.argv[1] if len(sys.argv) > 1 else "docs/results/fmf/vfl.csv"
     runs_path = sys.argv[2] if len(sys.argv) > 2 else "docs/results/fmf/runs.csv"
@@ -26,7 +33,7 @@ def main():
         runs = list(csv.DictReader(f))
     by_setting = defaultdict(list)
     for r in vfl:
-        key = (r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"])
+        key = (r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"], r["group"])
         by_setting[key].append(r)
     epsilons = sorted({float(r["epsilon"]) for r in vfl})
     head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
@@ -40,9 +47,8 @@ def main():
         print(f"\n### VFL-SGDMF per rating: {name} (mean ± std over seeds), (epsilon, 1e-5)-DP\n")
         print(f"| setting | {head} |")
         print("|---|" + "---|" * len(epsilons))
-        for (partition, s, t, tp, unit), selected in sorted(by_setting.items()):
-            split = "genres" if partition == "vfl-genre" else "random"
-            row(f"VFL-SGDMF, {split}, s = {s}, (T, T') = ({t}, {tp})", selected, metric)
+        for (partition, s, t, tp, unit, group), selected in sorted(by_setting.items()):
+            row(label(partition, s, t, tp, group), selected, metric)
         central = [r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
                    and r["unit"] == "rating"]
         row("central DP-SGD, s = 1 (Fig. 4 runs)", central, metric)
@@ -55,11 +61,12 @@ def main():
     print("| setting | epsilon budget | lr | z | epsilon ours | epsilon paper (Thm. 3) | "
           "seconds per run |")
     print("|---|---|---|---|---|---|---|")
-    for (partition, s, t, tp, unit), selected in sorted(by_setting.items()):
+    for (partition, s, t, tp, unit, group), selected in sorted(by_setting.items()):
         for r in selected:
             if r["seed"] != "1":
                 continue
-            print(f"| {partition} s = {s} ({t}, {tp}) | {r['epsilon']} | {r['lr']} | {r['z']} | "
+            kind = "local-only " if group == "vfl-local-only" else ""
+            print(f"| {kind}{partition} s = {s} ({t}, {tp}) | {r['epsilon']} | {r['lr']} | {r['z']} | "
                   f"{r['epsilon_ours'] or '-'} | {r['epsilon_paper'] or '-'} | "
                   f"{float(r['run_s']):.0f} |")
 

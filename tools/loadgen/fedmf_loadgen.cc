@@ -59,6 +59,9 @@ ABSL_FLAG(double, drop_advertise, 0, "probability a cohort user never answers th
 ABSL_FLAG(double, drop_share, 0, "... drops at ShareKeys (of those still in the round)");
 ABSL_FLAG(double, drop_masked, 0, "... drops at MaskedInput");
 ABSL_FLAG(double, drop_unmask, 0, "... drops at Unmasking");
+ABSL_FLAG(int, drop_phase, -1,
+          "users drop (--drop_*) only in this phase of a multi-phase round (e.g. 1: lfl-sgdmf's "
+          "noise replacement); -1: in every phase, the same users in each");
 ABSL_FLAG(std::string, drop_mode, "silent",
           "silent: a dropping user stops answering (the coordinator waits for --stage_timeout_s); "
           "disconnect: it cuts its stream (seen at once) and re-registers for later rounds");
@@ -175,6 +178,7 @@ absl::StatusOr<ScheduleOptions> ScheduleFromFlags() {
   o.drop[static_cast<int>(DropStage::kShareKeys)] = absl::GetFlag(FLAGS_drop_share);
   o.drop[static_cast<int>(DropStage::kMaskedInput)] = absl::GetFlag(FLAGS_drop_masked);
   o.drop[static_cast<int>(DropStage::kUnmasking)] = absl::GetFlag(FLAGS_drop_unmask);
+  o.drop_phase = absl::GetFlag(FLAGS_drop_phase);
   absl::StatusOr<LatencyRange> latency = ParseLatencyRange(absl::GetFlag(FLAGS_extra_latency_ms));
   if (!latency.ok()) {
     return absl::InvalidArgumentError(

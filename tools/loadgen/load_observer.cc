@@ -32,6 +32,13 @@ int64_t RoundOf(const v1::ServerMessage& m) {
   return -1;
 }
 
+// The phase of a training task or SecAgg message (the only ones a user drops at).
+int PhaseOf(const v1::ServerMessage& m) {
+  if (m.has_task()) return m.task().plan().phase();
+  if (m.has_secagg()) return wire::TagOf(m.secagg()).phase;
+  return 0;
+}
+
 }  // namespace
 
 MessageKind Classify(const v1::ServerMessage& message) {
@@ -132,7 +139,7 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
   h.last = kind;
   h.last_at = now;
   if (std::optional<DropStage> stage = DropStageOf(kind);
-      stage && schedule_->Drops(participant, round, *stage)) {
+      stage && schedule_->Drops(participant, round, PhaseOf(message), *stage)) {
     drops_[static_cast<int>(*stage)].fetch_add(1);
     h.dropped_round = round;
     action.deliver = false;

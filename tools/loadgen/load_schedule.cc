@@ -76,6 +76,10 @@ absl::Status ValidateScheduleOptions(const ScheduleOptions& options) {
   if (options.slow_latency < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("slow_latency must be >= 0");
   }
+  if (options.drop_phase < ScheduleOptions::kEveryPhase) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "drop_phase must be a phase (>= 0) or -1 for every phase, got ", options.drop_phase));
+  }
   if (options.reconnect_after < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("reconnect_after must be >= 0, got ", options.reconnect_after));
@@ -88,9 +92,13 @@ double LoadSchedule::Uniform(uint64_t domain, uint64_t a, uint64_t b) const {
   return static_cast<double>(h >> 11) * 0x1.0p-53;  // 53 random bits: exact in [0, 1)
 }
 
-bool LoadSchedule::Drops(uint32_t participant, int64_t round, DropStage stage) const {
+bool LoadSchedule::Drops(uint32_t participant, int64_t round, int phase, DropStage stage) const {
   const double p = options_.drop[static_cast<int>(stage)];
   if (p <= 0) return false;
+  if (options_.drop_phase != ScheduleOptions::kEveryPhase && phase != options_.drop_phase) {
+    return false;
+  }
+  // The phase is not in the key: runs without drop_phase keep their decisions.
   const uint64_t round_stage = (static_cast<uint64_t>(round) << 2) | static_cast<uint64_t>(stage);
   return Uniform(kDrop, participant, round_stage) < p;
 }

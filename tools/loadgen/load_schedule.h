@@ -1,6 +1,7 @@
 // What each simulated user of fedmf-loadgen does, decided up front from a seed so a run is
 // reproducible: whether it drops out at a SecAgg stage of a round (withholds its reply to that
-// stage's request and everything after it in the round), whether it is a slow client, whether it
+// stage's request and everything after it in the round; in every phase of a multi-phase round,
+// or in one chosen phase only), whether it is a slow client, whether it
 // disconnects and comes back, and the extra latency of each message. Decisions are a keyed hash
 // of (seed, participant, round, stage or message index), so they do not depend on thread timing.
 #ifndef FEDMF_TOOLS_LOADGEN_LOAD_SCHEDULE_H_
@@ -32,6 +33,10 @@ struct ScheduleOptions {
   uint64_t seed = 1;
   // Probability that a user still in the round drops at that stage (indexed by DropStage).
   double drop[kNumDropStages] = {0, 0, 0, 0};
+  // The only phase of a round whose requests users drop at (e.g. 1: lfl-sgdmf's noise
+  // replacement), or kEveryPhase.
+  int drop_phase = kEveryPhase;
+  static constexpr int kEveryPhase = -1;
   LatencyRange extra_latency;  // every message of every user, uniform in [min, max]
   double slow_fraction = 0;    // users whose every message waits slow_latency more
   absl::Duration slow_latency = absl::Seconds(1);
@@ -44,16 +49,17 @@ struct ScheduleOptions {
 };
 
 // InvalidArgument naming the option when a probability or fraction is outside [0, 1], a
-// latency is negative or reconnect_after < 0.
+// latency is negative, reconnect_after < 0 or drop_phase < kEveryPhase.
 absl::Status ValidateScheduleOptions(const ScheduleOptions& options);
 
 class LoadSchedule {
  public:
   explicit LoadSchedule(const ScheduleOptions& options) : options_(options) {}
 
-  // Whether `participant`, still in round `round` when `stage`'s request arrives, drops there;
-  // independent across (participant, round, stage) with probability drop[stage].
-  bool Drops(uint32_t participant, int64_t round, DropStage stage) const;
+  // Whether `participant`, still in round `round` when `stage`'s request of phase `phase`
+  // arrives, drops there: never outside drop_phase (when set); otherwise independent across
+  // (participant, round, stage) with probability drop[stage], the same draw in every phase.
+  bool Drops(uint32_t participant, int64_t round, int phase, DropStage stage) const;
   bool Slow(uint32_t participant) const;
   bool Reconnects(uint32_t participant) const;
   // Latency added to the `index`-th message `participant` receives.

@@ -96,12 +96,21 @@ absl::StatusOr<std::unique_ptr<LflSgdmfContributor>> LflSgdmfContributor::Create
   v1::LflSgdmfBroadcast& broadcast = *parsed;
   const v1::LflSgdmfConfig& c = broadcast.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
-  absl::StatusOr<Eigen::MatrixXd> v =
-      MatrixFromProto(broadcast.item_factors(), c.num_items(), c.rank(), "lfl-sgdmf item factors");
-  if (!v.ok()) return v.status();
   const int max_phase = HasPhase1(c) ? 1 : 0;
   if (broadcast.phase() < 0 || broadcast.phase() > max_phase) {
     return PlanMismatch(kAlgorithmName, "phase", broadcast.phase(), max_phase);
+  }
+  // Phase 1 needs no V (its upload is noise only) and the users hold it from phase 0.
+  mf::FactorMatrix item_factors(0, c.rank());
+  if (broadcast.phase() == 0) {
+    absl::StatusOr<Eigen::MatrixXd> v = MatrixFromProto(broadcast.item_factors(), c.num_items(),
+                                                        c.rank(), "lfl-sgdmf item factors");
+    if (!v.ok()) return v.status();
+    item_factors = *std::move(v);
+  } else if (broadcast.has_item_factors()) {
+    return absl::InvalidArgumentError(
+        "lfl-sgdmf round plan: phase 1 carries item factors; it must not (the users hold V from "
+        "phase 0)");
   }
   absl::StatusOr<int> bits = SumBits(c);
   if (!bits.ok()) return bits.status();
@@ -120,7 +129,7 @@ absl::StatusOr<std::unique_ptr<LflSgdmfContributor>> LflSgdmfContributor::Create
                      ", expected ", c.min_contributors(), "..", c.cohort_size()));
   }
   return std::unique_ptr<LflSgdmfContributor>(
-      new LflSgdmfContributor(std::move(broadcast), mf::FactorMatrix(*std::move(v))));
+      new LflSgdmfContributor(std::move(broadcast), std::move(item_factors)));
 }
 
 LflSgdmfContributor::LflSgdmfContributor(v1::LflSgdmfBroadcast broadcast,

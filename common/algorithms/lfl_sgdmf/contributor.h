@@ -4,7 +4,8 @@
 // with respect to V plus xi ~ N(0, v_1 I), xi drawn from a fresh secret key kept in the state.
 // Phase 1 (two-phase modes): -xi + xi', xi regenerated from that key, xi' ~ N(0, v_2 I); a user
 // without the key of this round (it lost its state, or never sent phase 0) cannot contribute.
-// u_i never leaves the device. Scoring: FactorScorer on V (client-local user factor).
+// u_i never leaves the device. Scoring: FactorScorer on V (client-local user factor). Phase 1's
+// plan carries no V (carries_model() is false): the users keep the model phase 0 delivered.
 #ifndef FEDMF_COMMON_ALGORITHMS_LFL_SGDMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_LFL_SGDMF_CONTRIBUTOR_H_
 
@@ -22,15 +23,16 @@ namespace fedmf::algorithms::lfl_sgdmf {
 
 class LflSgdmfContributor final : public Contributor {
  public:
-  // Validates the plan (it comes from the network): name, payload, config, V, phase, length,
-  // bits, combination and thresholds.
+  // Validates the plan (it comes from the network): name, payload, config, V (phase 0; phase 1
+  // must carry none), phase, length, bits, combination and thresholds.
   static absl::StatusOr<std::unique_ptr<LflSgdmfContributor>> Create(const v1::RoundPlan& plan);
 
   // InvalidArgument for a party, a corrupt state, a rated item outside the model or a rating
   // outside [0, R]; FailedPrecondition in phase 1 without this round's noise key.
   absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
-  const FactorScorer& scorer() const override { return scorer_; }
+  const FactorScorer& scorer() const override { return scorer_; }  // no items in phase 1
+  bool carries_model() const override { return broadcast_.phase() == 0; }
 
  private:
   LflSgdmfContributor(v1::LflSgdmfBroadcast broadcast, mf::FactorMatrix item_factors);

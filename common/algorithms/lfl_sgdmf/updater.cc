@@ -69,7 +69,6 @@ absl::StatusOr<v1::RoundPlan> LflSgdmfUpdater::Plan() const {
   *broadcast.mutable_config() = c;
   broadcast.set_round(state_.round());
   broadcast.set_phase(state_.phase());
-  *broadcast.mutable_item_factors() = state_.item_factors();
   v1::RoundPlan plan;
   plan.set_algorithm(std::string(kAlgorithmName));
   plan.set_round(state_.round());
@@ -79,6 +78,8 @@ absl::StatusOr<v1::RoundPlan> LflSgdmfUpdater::Plan() const {
   plan.set_client_bits(*bits);
   plan.set_combination(v1::COMBINATION_SECURE_SUM);
   if (state_.phase() == 0) {
+    // Phase 1 is for phase 0's contributors, who hold V already.
+    *broadcast.mutable_item_factors() = state_.item_factors();
     plan.set_min_contributors(static_cast<uint64_t>(c.min_contributors()));
     plan.set_max_contributors(static_cast<uint64_t>(c.cohort_size()));
   } else {

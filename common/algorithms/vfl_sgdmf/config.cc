@@ -53,10 +53,18 @@ absl::Status ValidateConfig(const v1::VflSgdmfConfig& c) {
   return fmf_sgd::ValidateConfig(StepConfig(c));
 }
 
-int64_t TotalRounds(const v1::VflSgdmfConfig& config) { return config.syncs() + 1; }
+int64_t SyncRounds(const v1::VflSgdmfConfig& config) {
+  return config.local_only() ? 0 : config.syncs();
+}
+
+int64_t TotalRounds(const v1::VflSgdmfConfig& config) { return SyncRounds(config) + 1; }
 
 bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round) {
-  return round >= config.syncs();
+  return round >= SyncRounds(config);
+}
+
+bool UpdatesUsers(const v1::VflSgdmfConfig& config, int64_t round) {
+  return !IsFinalRound(config, round) || config.local_only();
 }
 
 absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& config,

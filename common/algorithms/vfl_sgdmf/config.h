@@ -2,7 +2,9 @@
 // checks, the fmf_sgd::DpSgdMfConfig a party trains with, and the shape of each round's plan, which
 // the coordinator builds and every party checks. Rounds 0 .. T-1 are syncs (each party uploads
 // (m_k / m) U^(k), n p values); round T is the final stage (kappa V-only steps at each party, which
-// uploads its test squared error and test rating count: 2 values). --rounds is T + 1.
+// uploads its test squared error and test rating count: 2 values). --rounds is T + 1. The
+// local-only baseline (config.local_only) has no sync: its one round is the final stage, in which
+// each party first runs all T T' steps alone.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONFIG_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONFIG_H_
 
@@ -26,9 +28,12 @@ absl::Status ValidateConfig(const v1::VflSgdmfConfig& config);
 // The DP-SGD settings of every party: steps = T T', item_only_steps = kappa, embedding clipping.
 fmf_sgd::DpSgdMfConfig StepConfig(const v1::VflSgdmfConfig& config);
 
-// Rounds of the run: T syncs and the final stage.
+// Rounds of the run: the sync rounds (T, none when local-only) and the final stage.
+int64_t SyncRounds(const v1::VflSgdmfConfig& config);
 int64_t TotalRounds(const v1::VflSgdmfConfig& config);
 bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round);
+// Whether `round`'s noisy steps update U (syncs, and local-only's one round) or V alone.
+bool UpdatesUsers(const v1::VflSgdmfConfig& config, int64_t round);
 
 // The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
 absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& config, int64_t round);

@@ -89,7 +89,9 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
 
   absl::StatusOr<Codec> codec = RoundCodec(c, round);
   if (!codec.ok()) return codec.status();
-  const double item_weight = static_cast<double>(shard.global_items.size()) / c.num_items();
+  // eq. 7's m_k / m; a local-only party trains alone, its V step unscaled.
+  const double item_weight =
+      c.local_only() ? 1.0 : static_cast<double>(shard.global_items.size()) / c.num_items();
   dp::Rng noise = RoundNoiseRng(start->key, round);
   Eigen::VectorXd upload;
   if (!IsFinalRound(c, round)) {
@@ -99,9 +101,19 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
     if (!synced.ok()) return synced.status();
     upload = FlattenRows(synced->weighted_users);
   } else {
-    if (absl::Status s = fmf_sgd::RunNoisySteps(
-            *train, step, step.steps, c.item_only_steps(), /*update_users=*/false, item_weight,
-            noise, model, [](int64_t, const fmf_sgd::NoisyGradient&) { return absl::OkStatus(); });
+    const auto unlogged = [](int64_t, const fmf_sgd::NoisyGradient&) { return absl::OkStatus(); };
+    // Local-only: the party alone runs all T T' steps of its own U^(k) and V_Fk first.
+    if (c.local_only()) {
+      if (absl::Status s =
+              fmf_sgd::RunNoisySteps(*train, step, 0, step.steps,
+                                     /*update_users=*/true, item_weight, noise, model, unlogged);
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (absl::Status s =
+            fmf_sgd::RunNoisySteps(*train, step, step.steps, c.item_only_steps(),
+                                   /*update_users=*/false, item_weight, noise, model, unlogged);
         !s.ok()) {
       return s;
     }

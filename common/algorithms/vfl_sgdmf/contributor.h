@@ -8,6 +8,8 @@
 // leaves the party: it is the participant state the runtime persists on the party's device
 // (party_state.h), and the plan's U scores nothing (fmf_party/party_held_scorer.h). Parties only;
 // per-user privacy trims each party's ratings to theta per user.
+// Local-only (config.local_only): the one round runs the T T' steps of the party's own U^(k)
+// (from the broadcast initial U) and V_Fk, then the final stage on them; U^(k) never leaves.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 

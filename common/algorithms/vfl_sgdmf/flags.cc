@@ -4,7 +4,8 @@
 // (delta > 0; --epsilon=0: no budget), to which the noise is calibrated unless
 // --vfl_noise_multiplier says otherwise; --rating_max is R; --secure_aggregation sums the parties'
 // uploads through SecAgg. --participation and --min_clients do not apply: every round is all s
-// parties.
+// parties. --vfl_mode=local-only is the paper's local-only baseline: --rounds=1 and
+// --vfl_local_steps = T T', each party's whole run.
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,7 +26,12 @@ const fedmf::algorithms::fmf_sgd::DpSgdMfConfig kDefaults;
 }  // namespace
 
 ABSL_FLAG(int32_t, vfl_parties, 2, "vfl-sgdmf: s, the parties (participant ids 1..s)");
-ABSL_FLAG(int64_t, vfl_local_steps, 10, "vfl-sgdmf: T', each party's noisy steps per sync");
+ABSL_FLAG(std::string, vfl_mode, "federated",
+          "vfl-sgdmf: federated (T syncs averaging U) or local-only (the paper's baseline: each "
+          "party trains alone, --rounds=1 and --vfl_local_steps = T T'; only the test error is "
+          "summed)");
+ABSL_FLAG(int64_t, vfl_local_steps, 10,
+          "vfl-sgdmf: T', each party's noisy steps per sync (local-only: all its steps)");
 ABSL_FLAG(int64_t, vfl_item_only_steps, 0,
           "vfl-sgdmf: kappa, each party's noisy V-only steps in the final round");
 ABSL_FLAG(int32_t, vfl_rank, kDefaults.rank, "vfl-sgdmf: p, the embeddings' size");
@@ -49,7 +55,18 @@ namespace fedmf::algorithms::vfl_sgdmf {
 namespace {
 
 absl::StatusOr<v1::VflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
-  if (run.rounds < 2) {
+  const std::string mode = absl::GetFlag(FLAGS_vfl_mode);
+  if (mode != "federated" && mode != "local-only") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vfl-sgdmf: --vfl_mode=", mode, " must be federated or local-only"));
+  }
+  const bool local_only = mode == "local-only";
+  if (local_only && run.rounds != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("vfl-sgdmf: --vfl_mode=local-only runs one round (--rounds=1, got ",
+                     run.rounds, "); its steps are --vfl_local_steps"));
+  }
+  if (!local_only && run.rounds < 2) {
     return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf: --rounds=", run.rounds,
                                                    " must be >= 2 (T syncs and the final stage)"));
   }
@@ -67,7 +84,8 @@ absl::StatusOr<v1::VflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   c.set_per_user(*unit == dp::PrivacyUnit::kUser);
   c.set_max_ratings_per_user(absl::GetFlag(FLAGS_vfl_theta));
   c.set_sampling_rate(absl::GetFlag(FLAGS_vfl_sampling_rate));
-  c.set_syncs(run.rounds - 1);
+  c.set_local_only(local_only);
+  c.set_syncs(local_only ? 1 : run.rounds - 1);
   c.set_local_steps(absl::GetFlag(FLAGS_vfl_local_steps));
   c.set_item_only_steps(absl::GetFlag(FLAGS_vfl_item_only_steps));
   c.set_learning_rate(absl::GetFlag(FLAGS_vfl_learning_rate));
@@ -98,6 +116,7 @@ absl::StatusOr<NewRun> StartVflRun(const RunSettings& run) {
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
       {"parties", absl::StrCat(c->num_parties())},
+      {"vfl_mode", c->local_only() ? "local-only" : "federated"},
       {"syncs", absl::StrCat(c->syncs())},
       {"local_steps", absl::StrCat(c->local_steps())},
       {"item_only_steps", absl::StrCat(c->item_only_steps())},

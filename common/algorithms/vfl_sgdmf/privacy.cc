@@ -28,8 +28,9 @@ int64_t RunSteps(const v1::VflSgdmfConfig& config) {
 }  // namespace
 
 int64_t PartySteps(const v1::VflSgdmfConfig& config, int64_t round) {
-  if (round < config.syncs()) return config.local_steps();
-  return round == config.syncs() ? config.item_only_steps() : 0;
+  if (!IsFinalRound(config, round)) return config.local_steps();
+  if (round != SyncRounds(config)) return 0;
+  return config.local_only() ? RunSteps(config) : config.item_only_steps();
 }
 
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const v1::VflSgdmfConfig& config,
@@ -42,7 +43,9 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const v1::VflSgdmfConf
       config.sampling_rate(), config.noise_multiplier(), composed, orders);
   if (!curve.ok()) return curve.status();
   const fmf_sgd::DpSgdMfConfig step = StepConfig(config);
-  const double sensitivity = fmf_sgd::StepSensitivity(step, !IsFinalRound(config, round));
+  // Local-only's round mixes (U, V) and V-only steps: the larger (U, V) sensitivity is reported;
+  // the RDP depends only on z, eta and the steps.
+  const double sensitivity = fmf_sgd::StepSensitivity(step, UpdatesUsers(config, round));
   dp::LedgerEntry entry;
   entry.round = round;
   entry.mechanism = fmf_sgd::kStepMechanism;

@@ -5,6 +5,7 @@
 // round costs one party's steps (parallel composition, the paper's Theorem 3). The paper's
 // Theorem 4 gives per user sqrt(sum_k epsilon_k^2) for parties that each spend epsilon_k; that is
 // not an upper bound on the composition, so it is reported next to ours, never used for noise.
+// The local-only baseline runs the same steps and is charged the same.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_PRIVACY_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_PRIVACY_H_
 
@@ -19,7 +20,8 @@
 
 namespace fedmf::algorithms::vfl_sgdmf {
 
-// Noisy steps one party runs in `round`: T' in a sync, kappa in the final stage, 0 after.
+// Noisy steps one party runs in `round`: T' in a sync, kappa in the final stage (T T' + kappa in
+// local-only's one round), 0 after.
 int64_t PartySteps(const v1::VflSgdmfConfig& config, int64_t round);
 
 // The ledger entry of `round` on `orders`: all parties' steps per user, one party's per rating

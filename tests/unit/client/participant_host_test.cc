@@ -2,11 +2,13 @@
 
 #include <cstdint>
 
+#include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
 #include "gtest/gtest.h"
 #include "tests/unit/client/test_round.h"
+#include "tests/unit/common/lfl_sgdmf_test_config.h"
 #include "wire/chunking.h"
 #include "wire/envelope.h"
 #include "wire/secagg_params.h"
@@ -177,6 +179,50 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_EQ(host->model().SerializeAsString(), done.result().final_model().SerializeAsString());
   EXPECT_EQ(host->model_version(), 2);
   EXPECT_NE(host->contributor(), nullptr);
+}
+
+// lfl-sgdmf's phase 1 plans no model (its users hold V from phase 0): the host answers it with
+// the users' phase-0 keys and keeps phase 0's model; a user without that key is refused, and a
+// phase-1 plan is not a model to adopt.
+TEST(ParticipantHostTest, KeepsTheModelThroughAPhaseThatCarriesNone) {
+  Fixture f;  // 40 users x 30 items
+  const v1::LflSgdmfConfig c = algorithms::lfl_sgdmf::testing::SmallConfig(
+      v1::LFL_NOISE_TWO_PHASE, /*num_users=*/40, /*num_items=*/30, kCohort, /*omega=*/0.4,
+      /*sigma=*/1);
+  auto updater = algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(c).value();
+  auto host = f.Host();
+  auto task = [&](const v1::RoundPlan& plan, std::vector<uint32_t> ids) {
+    f.plan = plan;
+    f.config.bits = plan.bits();
+    f.config.length = plan.length();
+    return f.Task(std::move(ids));
+  };
+  const v1::RoundPlan phase0 = updater->Plan().value();
+  ASSERT_TRUE(host->Handle(task(phase0, Cohort())).ok());
+  EXPECT_EQ(host->model_version(), 1);
+
+  ASSERT_TRUE(updater->ApplySum(std::vector<uint64_t>(phase0.length(), 0), Cohort()).ok());
+  const v1::RoundPlan phase1 = updater->Plan().value();
+  ASSERT_EQ(phase1.phase(), 1);
+  absl::StatusOr<std::vector<v1::ClientMessage>> replacement = host->Handle(task(phase1, Cohort()));
+  ASSERT_TRUE(replacement.ok()) << replacement.status();
+  EXPECT_EQ(replacement->size(), static_cast<size_t>(kCohort));
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
+  EXPECT_EQ(host->model_version(), 1);
+  EXPECT_EQ(host->contributor()->scorer().num_items(), 30);
+
+  // User 20 (participant 21) took no phase 0 of this round: it holds no key to replace.
+  const absl::Status stranger = host->Handle(task(phase1, {21})).status();
+  EXPECT_EQ(stranger.code(), absl::StatusCode::kFailedPrecondition) << stranger;
+  EXPECT_NE(stranger.message().find("phase 1 of round 0"), std::string::npos) << stranger;
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
+
+  v1::ServerMessage done;
+  done.mutable_result()->set_training_done(true);
+  *done.mutable_result()->mutable_final_model() = phase1;
+  const absl::Status adopted = host->Handle(done).status();
+  EXPECT_NE(adopted.message().find("carries no model"), std::string::npos) << adopted;
+  EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
 }
 
 // The directory a signed session's server verifies against: every cohort member signs with `key`.

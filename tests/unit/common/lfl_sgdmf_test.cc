@@ -13,10 +13,12 @@
 #include "common/algorithms/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/lfl_sgdmf/contributor.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
+#include "common/algorithms/matrix_proto.h"
 #include "common/dp/rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
+#include "tests/unit/common/lfl_sgdmf_test_config.h"
 #include "tests/unit/common/three_users_test_util.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {
@@ -30,31 +32,7 @@ constexpr double kOmega = 0.3;  // n_min = 7
 constexpr double kSigma = 1.5;
 
 v1::LflSgdmfConfig Config(v1::LflNoiseMode noise, int32_t num_items = 3) {
-  v1::LflSgdmfConfig c;
-  c.set_num_users(kCohort);
-  c.set_num_items(num_items);
-  c.set_rank(2);
-  c.set_rating_max(5);
-  c.set_rounds(5);
-  c.set_cohort_size(kCohort);
-  c.set_omega(kOmega);
-  c.set_min_contributors(MinContributors(kCohort, kOmega));
-  c.set_noise(noise);
-  if (noise != v1::LFL_NOISE_NONE) {
-    c.set_epsilon(2);
-    c.set_delta(1e-5);
-    c.set_noise_std(kSigma);  // fixed: no calibration
-  }
-  c.set_learning_rate(0.5);
-  c.set_pretrain_epochs(5);
-  c.set_pretrain_learning_rate(0.05);
-  c.set_seed(11);
-  c.set_init_prediction(3);
-  c.set_scale(1 << 20);
-  c.set_wrap_probability(1e-9);
-  c.set_score_lambda(0.25);
-  c.set_score_kappa(5);
-  return c;
+  return testing::SmallConfig(noise, kCohort, num_items, kCohort, kOmega, kSigma);
 }
 
 LocalData NoRatings(uint32_t id) {
@@ -188,6 +166,56 @@ TEST(LflSgdmfTest, PhaseOneIsForPhaseZerosContributorsOnly) {
   EXPECT_EQ(updater->Plan()->phase(), 0);
   EXPECT_EQ(updater->round(), 0);
   EXPECT_TRUE(updater->PhaseParticipants().empty());
+}
+
+// Phase 1's plan carries no V (the users hold it from phase 0 of the round); a phase-1 plan that
+// carries one is refused, and so is phase 1 at a device whose phase-0 noise is of another round.
+TEST(LflSgdmfTest, PhaseOnePlanCarriesNoItemFactors) {
+  const v1::LflSgdmfConfig c = Config(v1::LFL_NOISE_TWO_PHASE, /*num_items=*/6);
+  std::unique_ptr<LflSgdmfUpdater> updater = *LflSgdmfUpdater::Create(c);
+  const v1::RoundPlan plan0 = *updater->Plan();
+  std::unique_ptr<LflSgdmfContributor> phase0 = *LflSgdmfContributor::Create(plan0);
+  EXPECT_TRUE(phase0->carries_model());
+  EXPECT_EQ(phase0->scorer().num_items(), 6);
+  dp::Rng rng(5);
+  absl::StatusOr<Contribution> round0 = phase0->Contribute(test_util::User(0), "", rng);
+  ASSERT_TRUE(round0.ok()) << round0.status();
+
+  std::vector<uint64_t> zero(static_cast<size_t>(UploadLength(c)), 0);
+  ASSERT_TRUE(updater->ApplySum(zero, Ids(8)).ok());
+  const v1::RoundPlan plan1 = *updater->Plan();
+  ASSERT_EQ(plan1.phase(), 1);
+  v1::LflSgdmfBroadcast broadcast1;
+  ASSERT_TRUE(broadcast1.ParseFromString(plan1.payload()));
+  EXPECT_FALSE(broadcast1.has_item_factors());
+  EXPECT_EQ(broadcast1.phase1_survivors(), 8);
+  // m p = 12 doubles less than phase 0's plan, at least.
+  EXPECT_LE(plan1.payload().size() + 12 * sizeof(double), plan0.payload().size());
+  std::unique_ptr<LflSgdmfContributor> phase1 = *LflSgdmfContributor::Create(plan1);
+  EXPECT_FALSE(phase1->carries_model());
+  // Phase 1 needs only the user's phase-0 key: the upload is -xi + xi'.
+  absl::StatusOr<Contribution> replacement =
+      phase1->Contribute(test_util::User(0), round0->state, rng);
+  ASSERT_TRUE(replacement.ok()) << replacement.status();
+  EXPECT_EQ(replacement->user_factor, round0->user_factor);
+
+  v1::LflSgdmfBroadcast with_v = broadcast1;
+  *with_v.mutable_item_factors() = MatrixToProto(InitialItemFactors(c));
+  v1::RoundPlan bad_plan = plan1;
+  bad_plan.set_payload(with_v.SerializeAsString());
+  EXPECT_THAT(LflSgdmfContributor::Create(bad_plan).status().message(),
+              HasSubstr("phase 1 carries item factors"));
+
+  // The next round's phase 1 at a device that took phase 0 of round 0 only.
+  ASSERT_TRUE(updater->ApplySum(zero, Ids(8)).ok());  // round 0 applied
+  ASSERT_TRUE(updater->ApplySum(zero, Ids(8)).ok());  // round 1's phase 0, by others
+  const v1::RoundPlan next_plan1 = *updater->Plan();
+  ASSERT_EQ(next_plan1.round(), 1);
+  ASSERT_EQ(next_plan1.phase(), 1);
+  absl::StatusOr<Contribution> stale = (*LflSgdmfContributor::Create(next_plan1))
+                                           ->Contribute(test_util::User(0), round0->state, rng);
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(stale.status().message(), HasSubstr("phase 1 of round 1"));
 }
 
 TEST(LflSgdmfTest, LedgerChargesTheViewOfBothSums) {

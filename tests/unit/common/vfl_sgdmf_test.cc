@@ -1,7 +1,8 @@
 // VFL-SGDMF through the algorithm contract (updater + contributor), against independent
 // references: one party is fmf_sgd's central DP-SGD run, the coordinator's U is the m_k / m
 // weighted average of the parties' U^(k) recomputed step by step, a retried round uploads the
-// same vector, and the ledger composes every party's every step.
+// same vector, and the ledger composes every party's every step; the local-only baseline is the
+// central run at one party and is charged the federated run's steps.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -57,6 +58,16 @@ v1::VflSgdmfConfig Config(int parties) {
   return c;
 }
 
+// Three parties, 4 syncs of 5 steps and 3 V-only steps: the ledger tests' run.
+v1::VflSgdmfConfig LedgerConfig(bool per_user) {
+  v1::VflSgdmfConfig c = Config(3);
+  c.set_per_user(per_user);
+  c.set_syncs(4);
+  c.set_local_steps(5);
+  c.set_item_only_steps(3);
+  return c;
+}
+
 // Party k's shard of `split`, owning the items j with owner[j] == k.
 std::vector<std::shared_ptr<const PartyShard>> Shards(const data::TrainTest& split,
                                                       const std::vector<int32_t>& owner,
@@ -103,6 +114,64 @@ TEST(VflSgdmfRunTest, OnePartyIsCentralDpSgd) {
     EXPECT_NEAR(*updater->TestMse(), fmf_sgd::MeanSquaredError(split.test, central.model),
                 tolerance);
     EXPECT_EQ(updater->round(), TotalRounds(c));
+  }
+}
+
+// Local-only with one party: its one round (T T' steps of U and V, then kappa V-only steps) is
+// fmf_sgd's central run bit for bit, with the party's noise generator; the plan carries nothing
+// back but the test error (2 values), and U is never averaged.
+TEST(VflSgdmfRunTest, LocalOnlyPartyIsCentralDpSgdInOneRound) {
+  const data::TrainTest split = Split(4);
+  v1::VflSgdmfConfig c = Config(1);
+  c.set_local_only(true);
+  c.set_syncs(3);
+  c.set_item_only_steps(4);
+  c.set_secure_sum(false);
+  std::unique_ptr<VflSgdmfUpdater> updater = *VflSgdmfUpdater::Create(c);
+  EXPECT_EQ(TotalRounds(c), 1);
+  EXPECT_EQ(updater->Plan()->length(), 2u);
+  const Eigen::MatrixXd initial_users = updater->Users();
+  const auto shards = Shards(split, std::vector<int32_t>(kItems, 0), 1);
+  std::vector<std::string> states(1);
+  std::vector<dp::Rng> rngs;
+  rngs.emplace_back(78);
+  const Round only = RunRound(*updater, shards, states, rngs);
+  ASSERT_TRUE(updater->ApplySum(only.sum, Ids(1)).ok());
+  EXPECT_EQ(updater->round(), TotalRounds(c));
+  EXPECT_EQ(updater->Users(), initial_users);
+
+  const v1::VflSgdmfPartyState party = PartyState(states[0]);
+  const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
+  dp::Rng central_rng = RoundNoiseRng(key, 0);
+  const fmf_sgd::CentralRun central =
+      *fmf_sgd::TrainCentralDpSgdMf(split.train, StepConfig(c), c.seed(), central_rng);
+  EXPECT_EQ(ItemsAfter(states[0]), central.model.items);
+  ASSERT_TRUE(updater->TestMse().has_value());
+  const double tolerance = std::ldexp(0.5, -kErrorFractionBits) / split.test.num_ratings() + 1e-9;
+  EXPECT_NEAR(*updater->TestMse(), fmf_sgd::MeanSquaredError(split.test, central.model), tolerance);
+}
+
+// Local-only runs every step of the federated run, so its one round costs what all of the
+// federated rounds cost together (RDP adds up), per rating and per user.
+TEST(VflSgdmfRunTest, LocalOnlyIsChargedTheFederatedRunsSteps) {
+  const std::vector<double> orders = dp::DefaultOrders();
+  for (bool per_user : {false, true}) {
+    const v1::VflSgdmfConfig federated = LedgerConfig(per_user);
+    std::vector<double> total(orders.size(), 0);
+    std::unique_ptr<VflSgdmfUpdater> updater = *VflSgdmfUpdater::Create(federated);
+    for (int64_t r = 0; r < TotalRounds(federated); ++r) {
+      const dp::LedgerEntry entry = **updater->RoundPrivacy(3, orders);
+      for (size_t a = 0; a < orders.size(); ++a) total[a] += entry.rdp[a];
+      const v1::RoundPlan plan = *updater->Plan();
+      ASSERT_TRUE(updater->ApplySum(std::vector<uint64_t>(plan.length(), 0), Ids(3)).ok());
+    }
+    v1::VflSgdmfConfig local = federated;
+    local.set_local_only(true);
+    const dp::LedgerEntry one = **(*VflSgdmfUpdater::Create(local))->RoundPrivacy(3, orders);
+    for (size_t a = 0; a < orders.size(); ++a) {
+      EXPECT_NEAR(one.rdp[a], total[a], 1e-9 * (1 + total[a]))
+          << "per_user=" << per_user << " order " << orders[a];
+    }
   }
 }
 
@@ -193,11 +262,7 @@ TEST(VflSgdmfRunTest, RetriedRoundUploadsTheSameVector) {
 // whole run's ledger fit the budget exactly: 1% less noise does not.
 TEST(VflSgdmfRunTest, LedgerComposesEveryPartysSteps) {
   for (bool per_user : {false, true}) {
-    v1::VflSgdmfConfig c = Config(3);
-    c.set_per_user(per_user);
-    c.set_syncs(4);
-    c.set_local_steps(5);
-    c.set_item_only_steps(3);
+    v1::VflSgdmfConfig c = LedgerConfig(per_user);
     c.set_budget_epsilon(2);
     c.set_budget_delta(1e-5);
     c.set_noise_multiplier(*CalibrateNoiseMultiplier(c));

@@ -22,6 +22,12 @@ v1::ServerMessage Stage(int64_t round, int which) {
   if (which == 5) s->mutable_abort();
   return m;
 }
+v1::ServerMessage InPhase(v1::ServerMessage m, int phase) {
+  if (m.has_task()) m.mutable_task()->mutable_plan()->set_phase(phase);
+  if (m.has_secagg()) m.mutable_secagg()->set_phase(phase);
+  if (m.has_result()) m.mutable_result()->set_phase(phase);
+  return m;
+}
 v1::ServerMessage Result(int64_t round, bool applied, bool done = false) {
   v1::ServerMessage m;
   m.mutable_result()->set_round(round);
@@ -97,6 +103,30 @@ TEST(LoadObserverTest, DroppingUserWithholdsTheRestOfItsRound) {
   EXPECT_EQ(c.failed_attempts, 1);
   // A dropped user's round is not a round sample.
   EXPECT_EQ(latencies.Summaries().count("round"), 0u);
+}
+
+// drop_masked = 1 in phase 1 only: phase 0 runs whole, phase 1's MaskedInput and the rest of the
+// round are withheld, and the next round's phase 0 runs whole again.
+TEST(LoadObserverTest, DropPhaseWithholdsOnlyThatPhase) {
+  ScheduleOptions options;
+  options.drop[static_cast<int>(DropStage::kMaskedInput)] = 1;
+  options.drop_phase = 1;
+  const LoadSchedule schedule(options);
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {7}, &latencies);
+  for (int64_t round = 0; round < 2; ++round) {
+    for (const v1::ServerMessage& m :
+         {Task(round), Stage(round, 1), Stage(round, 2), Stage(round, 4), Result(round, true)}) {
+      EXPECT_TRUE(o.OnReceive(0, InPhase(m, 0)).deliver) << m.ShortDebugString();
+    }
+    EXPECT_TRUE(o.OnReceive(0, InPhase(Task(round), 1)).deliver);
+    EXPECT_TRUE(o.OnReceive(0, InPhase(Stage(round, 1), 1)).deliver);
+    EXPECT_FALSE(o.OnReceive(0, InPhase(Stage(round, 2), 1)).deliver);
+    EXPECT_FALSE(o.OnReceive(0, InPhase(Stage(round, 4), 1)).deliver);
+    EXPECT_TRUE(o.OnReceive(0, InPhase(Result(round, true), 1)).deliver);
+  }
+  EXPECT_EQ(o.Counters().drops[static_cast<int>(DropStage::kMaskedInput)], 2);
+  EXPECT_EQ(o.Counters().DropsTotal(), 2);
 }
 
 TEST(LoadObserverTest, DisconnectModeCutsTheStreamAtTheDrop) {

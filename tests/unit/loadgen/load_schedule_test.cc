@@ -43,6 +43,9 @@ TEST(ValidateScheduleOptionsTest, NamesTheBadOption) {
   o.reconnect_after = -1;
   EXPECT_NE(ValidateScheduleOptions(o).message().find("reconnect_after"), std::string::npos);
   o = ScheduleOptions();
+  o.drop_phase = -2;
+  EXPECT_NE(ValidateScheduleOptions(o).message().find("drop_phase"), std::string::npos);
+  o = ScheduleOptions();
   o.slow_latency = absl::Seconds(-1);
   EXPECT_FALSE(ValidateScheduleOptions(o).ok());
 }
@@ -52,12 +55,34 @@ TEST(LoadScheduleTest, ZeroAndOneAreNeverAndAlways) {
   o.drop[static_cast<int>(DropStage::kShareKeys)] = 1;
   const LoadSchedule s(o);
   for (uint32_t p = 1; p <= 1000; ++p) {
-    EXPECT_FALSE(s.Drops(p, 3, DropStage::kAdvertise));
-    EXPECT_TRUE(s.Drops(p, 3, DropStage::kShareKeys));
+    EXPECT_FALSE(s.Drops(p, 3, 0, DropStage::kAdvertise));
+    EXPECT_TRUE(s.Drops(p, 3, 0, DropStage::kShareKeys));
     EXPECT_FALSE(s.Slow(p));
     EXPECT_FALSE(s.Reconnects(p));
     EXPECT_EQ(s.Latency(p, 0), absl::ZeroDuration());
   }
+}
+
+// drop_phase = 1: nobody drops in phase 0; in phase 1 exactly who drops without it.
+TEST(LoadScheduleTest, DropPhaseLimitsDropsToThatPhase) {
+  ScheduleOptions every;
+  every.seed = 5;
+  every.drop[static_cast<int>(DropStage::kMaskedInput)] = 0.3;
+  ScheduleOptions one = every;
+  one.drop_phase = 1;
+  const LoadSchedule a(every), b(one);
+  int dropped = 0;
+  for (uint32_t p = 1; p <= 1000; ++p) {
+    for (int64_t round = 0; round < 3; ++round) {
+      EXPECT_FALSE(b.Drops(p, round, 0, DropStage::kMaskedInput));
+      const bool drops = a.Drops(p, round, 0, DropStage::kMaskedInput);
+      EXPECT_EQ(a.Drops(p, round, 1, DropStage::kMaskedInput), drops);
+      EXPECT_EQ(b.Drops(p, round, 1, DropStage::kMaskedInput), drops);
+      dropped += drops;
+    }
+  }
+  // Binomial(3000, 0.3): mean 900, sd 25.1; 6 sd = 151.
+  EXPECT_NEAR(dropped, 900, 151);
 }
 
 TEST(LoadScheduleTest, DropRateMatchesProbability) {
@@ -67,7 +92,8 @@ TEST(LoadScheduleTest, DropRateMatchesProbability) {
   const LoadSchedule s(o);
   int drops = 0;
   for (uint32_t p = 1; p <= 10000; ++p) {
-    for (int64_t round = 0; round < 10; ++round) drops += s.Drops(p, round, DropStage::kUnmasking);
+    for (int64_t round = 0; round < 10; ++round)
+      drops += s.Drops(p, round, 0, DropStage::kUnmasking);
   }
   // Binomial(100000, 0.1): mean 10000, sd sqrt(100000 * 0.09) = 94.9; 6 sd = 569.
   EXPECT_NEAR(drops, 10000, 569);
@@ -84,9 +110,9 @@ TEST(LoadScheduleTest, DecisionsDependOnSeedNotOnCallOrder) {
   for (uint32_t p = 200; p >= 1; --p) {  // b queried in the opposite order
     for (int st = 0; st < kNumDropStages; ++st) {
       const DropStage stage = static_cast<DropStage>(st);
-      EXPECT_EQ(a.Drops(201 - p, 2, stage), a.Drops(201 - p, 2, stage));
-      EXPECT_EQ(a.Drops(p, 2, stage), b.Drops(p, 2, stage));
-      differ += a.Drops(p, 2, stage) != c.Drops(p, 2, stage);
+      EXPECT_EQ(a.Drops(201 - p, 2, 0, stage), a.Drops(201 - p, 2, 0, stage));
+      EXPECT_EQ(a.Drops(p, 2, 0, stage), b.Drops(p, 2, 0, stage));
+      differ += a.Drops(p, 2, 0, stage) != c.Drops(p, 2, 0, stage);
     }
   }
   // 800 independent fair coins of two seeds: they differ about 400 times (sd 14.1); never 0.
@@ -101,8 +127,10 @@ TEST(LoadScheduleTest, StagesAndRoundsAreIndependent) {
   const LoadSchedule s(o);
   int both_stages = 0, both_rounds = 0;
   for (uint32_t p = 1; p <= 4000; ++p) {
-    both_stages += s.Drops(p, 0, DropStage::kAdvertise) && s.Drops(p, 0, DropStage::kShareKeys);
-    both_rounds += s.Drops(p, 0, DropStage::kAdvertise) && s.Drops(p, 1, DropStage::kAdvertise);
+    both_stages +=
+        s.Drops(p, 0, 0, DropStage::kAdvertise) && s.Drops(p, 0, 0, DropStage::kShareKeys);
+    both_rounds +=
+        s.Drops(p, 0, 0, DropStage::kAdvertise) && s.Drops(p, 1, 0, DropStage::kAdvertise);
   }
   // Independent: Binomial(4000, 0.25), mean 1000, sd 27.4; 6 sd = 164 (the same draw: 2000).
   EXPECT_NEAR(both_stages, 1000, 164);
