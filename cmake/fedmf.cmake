@@ -74,9 +74,12 @@ endfunction()
 
 # fedmf_test(<name> SOURCES ... [DEPS ...] [LABELS ...] [COST c]): a GoogleTest binary registered
 # with CTest, each TEST its own CTest case (so grouping test files into one binary changes neither
-# what runs nor its isolation: each case is its own process). COST (e.g. the seconds a test takes) makes `ctest -j` start it early: without a cost
-# history (a fresh clone) CTest runs tests in order, and a long test started last leaves the other
-# cores idle at the end.
+# what runs nor its isolation: each case is its own process). COST (e.g. the seconds a test takes)
+# makes `ctest -j` start it early: without a cost history (a fresh clone) CTest runs tests in order,
+# and a long test started last leaves the other cores idle at the end.
+# Like the libraries, its files compile in unity batches (CMAKE_UNITY_BUILD): a helper in one test
+# file's namespace must not repeat a name of another file of the binary; helpers two files share
+# live in a header next to them (e.g. tests/unit/common/rdp_curve_util.h).
 function(fedmf_test name)
   cmake_parse_arguments(ARG "" "COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_LABELS)
@@ -86,9 +89,6 @@ function(fedmf_test name)
     set(ARG_COST 0)
   endif()
   add_executable(${name} ${ARG_SOURCES})
-  # Test files repeat helper names (kDraws, Config, MakeCoordinator) in one namespace: each is
-  # compiled alone until they are renamed or shared.
-  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   fedmf_warnings(${name})
   gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST}

@@ -29,9 +29,10 @@ namespace {
 
 using ::fedmf::algorithms::federated_evaluation::EvaluateUsers;
 
-constexpr int kCohort = 10;
+using test_util::Cohort;
+using test_util::kCohort;
 
-struct Fixture {
+struct EvaluationRound {
   std::shared_ptr<const data::RatingsDataset> all = test_util::SmallData();
   data::TrainTest split = data::SplitHoldoutPerUser(*all, 0.25, 7).value();
   std::shared_ptr<const data::RatingsDataset> train =
@@ -73,15 +74,13 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> Cohort() { return test_util::ParticipantIds(kCohort); }
-
 // A whole evaluation round through the host and a real ServerSession: the decoded metrics are
 // the central metrics of the ten users (users 0-9) under the same model. Each user's values are
 // rounded to 2^-f with f = 61 - 24 - ceil(log2 10) = 33, so every sum is within 10 * 2^-34 =
 // 5.8e-10 of the exact one; RMSE = sqrt(S / N) moves by at most that / (2 N RMSE) (N >= 10 test
 // ratings, RMSE > 0.1 here), so 1e-9 bounds both.
 TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
-  Fixture f;
+  EvaluationRound f;
   ASSERT_EQ(f.codec.fraction_bits(), 33);
   auto host = f.Host();
   auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
@@ -142,7 +141,7 @@ TEST(ParticipantHostEvalTest, AnswersAWholeEvaluationRound) {
 }
 
 TEST(ParticipantHostEvalTest, RefusesATaskWithAnotherMetricFormat) {
-  Fixture f;
+  EvaluationRound f;
   auto host = f.Host();
   v1::ServerMessage task = f.TaskWithPayload(
       [&](v1::FederatedEvaluationPlan& p) { p.set_fraction_bits(f.codec.fraction_bits() + 1); });
@@ -161,7 +160,7 @@ TEST(ParticipantHostEvalTest, RefusesATaskWithAnotherMetricFormat) {
 // The host's model stays the trained one: an evaluation neither replaces it (recommendations,
 // the mobile state's model) nor leaves a local state or clears the participants' user factors.
 TEST(ParticipantHostEvalTest, AnEvaluationLeavesTheHostsModelAndStates) {
-  Fixture f;
+  EvaluationRound f;
   auto host = f.Host();
   v1::ServerMessage training;
   *training.mutable_task()->mutable_plan() = f.plan;
@@ -184,14 +183,14 @@ TEST(ParticipantHostEvalTest, AnEvaluationLeavesTheHostsModelAndStates) {
 }
 
 TEST(ParticipantHostEvalTest, RefusesATaskForAUserItDoesNotHost) {
-  Fixture f;
+  EvaluationRound f;
   auto host = ParticipantHost::Create(f.train, {0, 1}, f.test).value();
   EXPECT_EQ(host->Handle(f.Task({1, 2, 3})).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->Find(1)->session(), nullptr);
 }
 
 TEST(ParticipantHostEvalTest, RefusesTestRatingsOfAnotherShape) {
-  Fixture f;
+  EvaluationRound f;
   data::SyntheticConfig c;
   c.num_users = 41;
   c.num_items = 30;
@@ -204,7 +203,7 @@ TEST(ParticipantHostEvalTest, RefusesTestRatingsOfAnotherShape) {
 
 // Training traffic (or another round's) during an evaluation round is refused and changes nothing.
 TEST(ParticipantHostEvalTest, TrainingMessagesAreRefusedDuringAnEvaluationRound) {
-  Fixture f;
+  EvaluationRound f;
   auto host = f.Host();
   ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());
   v1::ServerMessage m;
@@ -216,7 +215,7 @@ TEST(ParticipantHostEvalTest, TrainingMessagesAreRefusedDuringAnEvaluationRound)
 }
 
 TEST(ParticipantHostEvalTest, UsersWithoutTestRatingsContributeZeros) {
-  Fixture f;
+  EvaluationRound f;
   auto host = f.Host(/*with_test=*/false);
   auto contributor = algorithms::MakeContributor(f.plan).value();
   const metrics::MetricSums sums =
@@ -241,7 +240,7 @@ auto Fields(const metrics::MetricSums& s) {
 // before models were scored through algorithms::Scorer: ranking by V u (eq. 5's factor at the
 // ranking kappa), ratings by mf::RatingPredictor (fallback mean 0) clamped to the 1-5 scale.
 TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
-  Fixture f;
+  EvaluationRound f;
   auto host = f.Host();
   auto contributor = algorithms::dpmf_rp::DpmfRpContributor::Create(f.plan).value();
   const algorithms::FactorScorer& model = contributor->scorer();
@@ -275,7 +274,7 @@ TEST(ParticipantHostEvalTest, EvaluateEqualsTheFactorFormulasExactly) {
 // algorithms::ForEachUser): an HFL party's sums are those of its users hosted one by one, added
 // in the same order (so exactly equal); a VFL party scores every test rating of its items.
 TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
-  Fixture f;
+  EvaluationRound f;
   auto contributor = algorithms::MakeContributor(f.plan).value();
   auto users = f.Host();
   auto hfl = std::make_shared<const algorithms::PartyShard>(
@@ -314,7 +313,7 @@ TEST(ParticipantHostEvalTest, APartyEvaluatesAllOfItsUsers) {
 }
 
 TEST(ParticipantHostEvalTest, CreatePartyRefusesIdZeroAndAMalformedShard) {
-  Fixture f;
+  EvaluationRound f;
   auto shard = std::make_shared<algorithms::PartyShard>(
       algorithms::HorizontalParty(*f.train, f.test.get(), 0, 2).value());
   EXPECT_EQ(ParticipantHost::CreateParty(shard, 0).status().code(),

@@ -16,9 +16,10 @@
 namespace fedmf::client {
 namespace {
 
-constexpr int kCohort = 10;
+using test_util::Cohort;
+using test_util::kCohort;
 
-struct Fixture {
+struct TrainingRound {
   std::shared_ptr<const data::RatingsDataset> data = test_util::SmallData();
   std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> updater = test_util::SmallUpdater();
   v1::RoundPlan plan = updater->Plan().value();
@@ -41,12 +42,10 @@ struct Fixture {
   }
 };
 
-std::vector<uint32_t> Cohort() { return test_util::ParticipantIds(kCohort); }
-
 // A host without a dataset (the mobile binding's): participants start with no ratings, get them
 // through SetRatings, and restore a model without a round in progress.
 TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
-  Fixture f;
+  TrainingRound f;
   auto key = crypto::Ed25519PrivateKey::Generate().value();
   const std::string public_key(key.public_key().bytes().begin(), key.public_key().bytes().end());
   EXPECT_EQ(
@@ -87,7 +86,7 @@ TEST(ParticipantHostTest, HostsParticipantsWithoutADataset) {
 // with the status IsCatalogueMismatch recognizes: from a task (nobody contributes) and as the
 // final model (training is done all the same).
 TEST(ParticipantHostTest, RefusesAModelOfAnotherCatalogue) {
-  Fixture f;  // the plan's model has 30 items
+  TrainingRound f;  // the plan's model has 30 items
   data::SyntheticConfig c;
   c.num_users = 40;
   c.num_items = 25;
@@ -128,7 +127,7 @@ TEST(ParticipantHostTest, RejectsUsersOutsideTheDatasetAndRepeats) {
 // sum of the ten users' contributions. Each contribution rounds stochastically (its own noise
 // generator), so a recomputation may differ by at most 1 per user and coordinate: |diff| <= 10.
 TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
   absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(Cohort()));
@@ -238,7 +237,7 @@ std::shared_ptr<secagg::MapSigningKeyDirectory> CohortSignedWith(const std::stri
 // ShareKeysRequest lists for its neighbors (the task lists no key); the server verifies against
 // the same directory.
 TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
-  Fixture f;
+  TrainingRound f;
   f.config.signatures = true;
   f.config.consistency_check = true;
   auto host = f.Host();
@@ -253,7 +252,7 @@ TEST(ParticipantHostTest, AnswersASignedRoundWithTheConsistencyCheck) {
 
 // Participant 1's answer to the first ShareKeysRequest of a signed session whose envelope carries
 // `signing_keys`' keys (none: null), after the whole cohort advertised.
-v1::ClientMessage AnswerToShareKeys(Fixture& f, ParticipantHost& host,
+v1::ClientMessage AnswerToShareKeys(TrainingRound& f, ParticipantHost& host,
                                     const secagg::SigningKeyDirectory* signing_keys) {
   auto server =
       secagg::ServerSession::Create(f.config, Cohort(), CohortSignedWith(host.signing_public_key()))
@@ -271,7 +270,7 @@ v1::ClientMessage AnswerToShareKeys(Fixture& f, ParticipantHost& host,
 }
 
 TEST(ParticipantHostTest, AbortsWhenTheShareKeysRequestListsAnotherKeyForItsParticipant) {
-  Fixture f;
+  TrainingRound f;
   f.config.signatures = true;
   auto host = f.Host();
   const crypto::Ed25519PublicKey other = crypto::Ed25519PrivateKey::Generate()->public_key();
@@ -286,7 +285,7 @@ TEST(ParticipantHostTest, AbortsWhenTheShareKeysRequestListsAnotherKeyForItsPart
 }
 
 TEST(ParticipantHostTest, AbortsASignedShareKeysRequestThatCameWithoutKeys) {
-  Fixture f;
+  TrainingRound f;
   f.config.signatures = true;
   auto host = f.Host();
   const v1::ClientMessage reply = AnswerToShareKeys(f, *host, nullptr);
@@ -297,14 +296,14 @@ TEST(ParticipantHostTest, AbortsASignedShareKeysRequestThatCameWithoutKeys) {
 }
 
 TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {
-  Fixture f;
+  TrainingRound f;
   auto host = ParticipantHost::Create(f.data, {0, 1}).value();
   EXPECT_EQ(host->Handle(f.Task({1, 2, 3})).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->Find(1)->session(), nullptr);  // nothing started
 }
 
 TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->mutable_secagg()->set_length(f.plan.length() + 1);
@@ -314,7 +313,7 @@ TEST(ParticipantHostTest, RefusesATaskWhoseSecAggShapeDiffersFromThePlan) {
 // A coordinator asking for a secure-sum plan in the clear is refused unless the host is the
 // simulator's.
 TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
-  Fixture f;
+  TrainingRound f;
   v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->clear_secagg();
   task.mutable_task()->set_simulation_plain_sum(true);
@@ -329,7 +328,7 @@ TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
 }
 
 TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
-  Fixture f;
+  TrainingRound f;
   f.updater = test_util::SmallUpdater(/*secure_aggregation=*/false);
   f.plan = f.updater->Plan().value();
   ASSERT_EQ(f.plan.combination(), v1::COMBINATION_CLEAR);
@@ -356,7 +355,7 @@ TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {
 // user 4 (participant 5) uploads the same PBM vector from a host of all 40 users and from a host
 // of only that user.
 TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
-  Fixture f;
+  TrainingRound f;
   f.updater = test_util::SmallUpdater(false, algorithms::dpmf_rp::Mechanism::kPbm);
   f.plan = f.updater->Plan().value();
   std::vector<int32_t> all;
@@ -379,7 +378,7 @@ TEST(ParticipantHostTest, SeededNoiseDoesNotDependOnTheProcessLayout) {
 }
 
 TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   v1::ServerMessage task = f.Task(Cohort());
   task.mutable_task()->mutable_plan()->set_combination(v1::COMBINATION_UNSPECIFIED);
@@ -387,7 +386,7 @@ TEST(ParticipantHostTest, RefusesAnUnknownCombination) {
 }
 
 TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   v1::ServerMessage m;
   m.mutable_secagg()->set_participant_id(99);
@@ -398,7 +397,7 @@ TEST(ParticipantHostTest, RefusesSecAggMessagesForUnknownOrIdleParticipants) {
 }
 
 TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());  // round 0
   v1::ServerMessage m;
@@ -410,7 +409,7 @@ TEST(ParticipantHostTest, IgnoresSecAggMessagesOfAnotherRound) {
 }
 
 TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   ASSERT_TRUE(host->Handle(f.Task(Cohort())).ok());
   v1::ServerMessage m;
@@ -426,7 +425,7 @@ TEST(ParticipantHostTest, AnInconsistentServerMessageYieldsTheParticipantsAbort)
 // reply serializes to more than the chunk size (an AdvertiseKeys reply, two 32-byte keys plus
 // its envelope, fits whole; a larger one would leave in chunks).
 TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   host->set_chunk_bytes(wire::kMinChunkBytes);
   const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), wire::kMinChunkBytes);
@@ -461,7 +460,7 @@ TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
 }
 
 TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 256);
   ASSERT_GT(chunks.size(), 2u);
@@ -482,7 +481,7 @@ TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
 // drops them at once), the rest of that sequence with nothing, and the next task is taken as
 // usual. A chunked message for one participant declines that participant only.
 TEST(ParticipantHostTest, DeclinesAMessageWhoseStartItLost) {
-  Fixture f;
+  TrainingRound f;
   auto host = f.Host();
   const std::vector<v1::ServerMessage> chunks = wire::Split(f.Task(Cohort()), 256);
   ASSERT_GT(chunks.size(), 3u);

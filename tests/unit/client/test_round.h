@@ -59,6 +59,10 @@ inline std::unique_ptr<algorithms::dpmf_rp::DpmfRpUpdater> SmallUpdater(
 
 using fedmf::test_util::ParticipantIds;
 
+// SmallConfig's cohort (participation 0.25 of 40 users), and its participant ids.
+inline constexpr int kCohort = 10;
+inline std::vector<uint32_t> Cohort() { return ParticipantIds(kCohort); }
+
 // Every dense user of `data`.
 inline std::vector<int32_t> AllUsers(const data::RatingsDataset& data) {
   std::vector<int32_t> users;

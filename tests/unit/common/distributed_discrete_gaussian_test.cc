@@ -19,7 +19,7 @@ using testing::kSigmas;
 using testing::ModularSum;
 using testing::Moments;
 
-const auto Params = testing::SecAggParams<DistributedDiscreteGaussianParams>;
+const auto DdgParams = testing::SecAggParams<DistributedDiscreteGaussianParams>;
 
 // d = 4, c = 1, gamma = 10, beta = e^-1/2 (sqrt(2 ln 1/beta) = 1):
 // Delta_2^2 = min(100 + 1 + (10 + 1), (10 + 2)^2) = 112; with beta = 0 it is 144.
@@ -27,7 +27,7 @@ const auto Params = testing::SecAggParams<DistributedDiscreteGaussianParams>;
 // 2^(b-1) > 220 gives b = 9.
 TEST(DistributedDiscreteGaussianTest, ParametersByHand) {
   absl::StatusOr<DistributedDiscreteGaussian> mech =
-      DistributedDiscreteGaussian::Create(Params(4, 1, 1, 4, 4, 10));
+      DistributedDiscreteGaussian::Create(DdgParams(4, 1, 1, 4, 4, 10));
   ASSERT_TRUE(mech.ok()) << mech.status();
   EXPECT_EQ(mech->rounded_norm_bound_squared(), 112u);
   const Rational v = mech->per_client_variance();
@@ -35,22 +35,22 @@ TEST(DistributedDiscreteGaussianTest, ParametersByHand) {
   EXPECT_EQ(mech->range(), 110);
   EXPECT_EQ(mech->modulus_bits(), 9);
 
-  DistributedDiscreteGaussianParams p = Params(4, 1, 1, 4, 4, 10);
+  DistributedDiscreteGaussianParams p = DdgParams(4, 1, 1, 4, 4, 10);
   p.rounding_beta = 0;
   EXPECT_EQ(DistributedDiscreteGaussian::Create(p)->rounded_norm_bound_squared(), 144u);
 }
 
 TEST(DistributedDiscreteGaussianTest, RejectsBadParameters) {
-  EXPECT_FALSE(DistributedDiscreteGaussian::Create(Params(4, 1, 0, 1, 1, 1)).ok());
-  EXPECT_FALSE(DistributedDiscreteGaussian::Create(Params(0, 1, 1, 1, 1, 1)).ok());
-  EXPECT_FALSE(DistributedDiscreteGaussian::Create(Params(4, 1, 1, 2, 1, 1)).ok());
-  EXPECT_FALSE(DistributedDiscreteGaussian::Create(Params(4, 1, 1, 1, 1, 0x1p31)).ok());
-  EXPECT_FALSE(DistributedDiscreteGaussian::Create(Params(4, 1e-6, 1e9, 1, 1, 1e6)).ok());  // v
-  DistributedDiscreteGaussianParams p = Params(4, 1, 1, 1, 1, 1);
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(4, 1, 0, 1, 1, 1)).ok());
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(0, 1, 1, 1, 1, 1)).ok());
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(4, 1, 1, 2, 1, 1)).ok());
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(4, 1, 1, 1, 1, 0x1p31)).ok());
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(4, 1e-6, 1e9, 1, 1, 1e6)).ok());  // v
+  DistributedDiscreteGaussianParams p = DdgParams(4, 1, 1, 1, 1, 1);
   p.rounding_beta = 1;
   EXPECT_FALSE(DistributedDiscreteGaussian::Create(p).ok());
   const DistributedDiscreteGaussian mech =
-      *DistributedDiscreteGaussian::Create(Params(4, 1, 1, 1, 1, 1));
+      *DistributedDiscreteGaussian::Create(DdgParams(4, 1, 1, 1, 1, 1));
   Rng rng(1);
   EXPECT_FALSE(mech.Encode(Eigen::Vector3d(0, 0, 0), rng).ok());
   EXPECT_FALSE(mech.Decode(std::vector<uint64_t>(4, 0), 2).ok());
@@ -86,7 +86,7 @@ TEST(DistributedDiscreteGaussianTest, ConditionalRoundingByHand) {
 // are reported as OutOfRange.
 TEST(DistributedDiscreteGaussianTest, WrappedOrOutOfRangeSumsAreReportedNotReturned) {
   const DistributedDiscreteGaussian mech =
-      *DistributedDiscreteGaussian::Create(Params(1, 1, 1e-3, 1, 2, 100));
+      *DistributedDiscreteGaussian::Create(DdgParams(1, 1, 1e-3, 1, 2, 100));
   ASSERT_EQ(mech.range(), 202);
   ASSERT_EQ(mech.modulus_bits(), 10);
   Rng rng(3);
@@ -109,7 +109,7 @@ TEST(DistributedDiscreteGaussianTest, RoundedContributionNeverExceedsDelta2) {
     const int64_t d = 1 + static_cast<int64_t>(UniformInt(rng, 30));
     const double gamma = 1 + 100 * UniformUnit(rng);
     const DistributedDiscreteGaussian mech =
-        *DistributedDiscreteGaussian::Create(Params(d, 1, 1e-3, 1, 1, gamma));
+        *DistributedDiscreteGaussian::Create(DdgParams(d, 1, 1e-3, 1, 1, gamma));
     Eigen::VectorXd x(d);
     for (int64_t j = 0; j < d; ++j) x[j] = 3 * StandardNormal(rng);
     const Eigen::VectorXd grid = *mech.Decode(*mech.Encode(x, rng), 1) * gamma;
@@ -122,7 +122,7 @@ TEST(DistributedDiscreteGaussianTest, RoundedContributionNeverExceedsDelta2) {
 // decoded sum has mean 6x and variance 6 Var(N_Z(0, 4)) / 16 = 1.5 (Var N_Z(0, 4) = 4 to 1e-30).
 TEST(DistributedDiscreteGaussianTest, SumIsUnbiasedWithTargetVariance) {
   const DistributedDiscreteGaussian mech =
-      *DistributedDiscreteGaussian::Create(Params(3, 1, 1, 4, 6, 4));
+      *DistributedDiscreteGaussian::Create(DdgParams(3, 1, 1, 4, 6, 4));
   const Eigen::Vector3d x(0.5, -0.25, 0);
   Rng rng(5);
   std::vector<std::vector<double>> decoded(3);

@@ -1,7 +1,6 @@
 #include "common/dp/dp_conversion.h"
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_util::kInf;
 
 using test_util::Curve;
 

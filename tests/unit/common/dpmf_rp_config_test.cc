@@ -116,7 +116,7 @@ TEST(DpmfRpConfigTest, ErrorsNameTheField) {
     mutate(c);
     return std::string(ValidateConfig(c).message());
   };
-  using testing::HasSubstr;
+  using ::testing::HasSubstr;
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.num_items = 0; }), HasSubstr("num_items=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.rank = 0; }), HasSubstr("rank=0"));
   EXPECT_THAT(error_of([](DpmfRpConfig& c) { c.pbm_clip_multiplier = 0; }),
@@ -154,7 +154,7 @@ TEST(DpmfRpConfigTest, FromProtoRejectsUnsetEnumsAndInvalidValues) {
   proto.set_rank(-3);
   absl::StatusOr<DpmfRpConfig> bad = FromProto(proto, "broadcast");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()), testing::HasSubstr("broadcast: "));
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("broadcast: "));
 }
 
 TEST(DpmfRpConfigTest, NamesParse) {

@@ -9,6 +9,7 @@
 #include "common/dp/samplers.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
+#include "tests/unit/common/random_matrix.h"
 
 namespace fedmf::dp {
 namespace {
@@ -17,11 +18,7 @@ using testing::ComputeMoments;
 using testing::kSigmas;
 using testing::Moments;
 
-Eigen::MatrixXd RandomMatrix(int64_t rows, int64_t cols, Rng& rng) {
-  Eigen::MatrixXd x(rows, cols);
-  for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = StandardNormal(rng);
-  return x;
-}
+using testing::RandomMatrix;
 
 TEST(GaussianProjectionTest, PseudoInverseIsARightInverse) {
   for (ProjectionEntries entries : {ProjectionEntries::kGaussian, ProjectionEntries::kRademacher}) {

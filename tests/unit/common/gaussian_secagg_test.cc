@@ -19,19 +19,19 @@ using testing::kSigmas;
 using testing::ModularSum;
 using testing::Moments;
 
-const auto Params = testing::SecAggParams<GaussianSecAggParams>;
+const auto GaussianParams = testing::SecAggParams<GaussianSecAggParams>;
 
 // No noise, d = 1: R = n_max (gamma L + 2) = 102 and 2^(b-1) > 204 gives b = 9.
 // With noise (d = 10, c = 1, sigma = 2, n_min = 4, n_max = 8, gamma = 16, eta = 1e-6):
 // R = ceil(8 * 18 + sqrt(2 ln(2e7)) * sqrt(8 * 16^2)) = ceil(144 + 5.79849 * 45.2548) = 407,
 // 2^(b-1) > 814 gives b = 11.
 TEST(GaussianSecAggTest, RangeAndModulusByHand) {
-  absl::StatusOr<GaussianSecAgg> plain = GaussianSecAgg::Create(Params(1, 1, 0, 1, 1, 100));
+  absl::StatusOr<GaussianSecAgg> plain = GaussianSecAgg::Create(GaussianParams(1, 1, 0, 1, 1, 100));
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->range(), 102);
   EXPECT_EQ(plain->modulus_bits(), 9);
 
-  GaussianSecAggParams p = Params(10, 1, 2, 4, 8, 16);
+  GaussianSecAggParams p = GaussianParams(10, 1, 2, 4, 8, 16);
   p.wrap_probability = 1e-6;
   absl::StatusOr<GaussianSecAgg> noisy = GaussianSecAgg::Create(p);
   ASSERT_TRUE(noisy.ok());
@@ -42,21 +42,21 @@ TEST(GaussianSecAggTest, RangeAndModulusByHand) {
 }
 
 TEST(GaussianSecAggTest, RejectsBadParameters) {
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(0, 1, 1, 1, 1, 1)).ok());
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 0, 1, 1, 1, 1)).ok());
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, -1, 1, 1, 1)).ok());
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 0, 1, 1)).ok());
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 3, 2, 1)).ok());
-  EXPECT_FALSE(GaussianSecAgg::Create(Params(1, 1, 1, 1, 1, 0)).ok());
-  GaussianSecAggParams p = Params(1, 1, 1, 1, 1, 1);
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(0, 1, 1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(1, 0, 1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(1, 1, -1, 1, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(1, 1, 1, 0, 1, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(1, 1, 1, 3, 2, 1)).ok());
+  EXPECT_FALSE(GaussianSecAgg::Create(GaussianParams(1, 1, 1, 1, 1, 0)).ok());
+  GaussianSecAggParams p = GaussianParams(1, 1, 1, 1, 1, 1);
   p.wrap_probability = 1;
   EXPECT_FALSE(GaussianSecAgg::Create(p).ok());
-  EXPECT_EQ(GaussianSecAgg::Create(Params(1, 1, 1, 1, 1, 1e30)).status().code(),
+  EXPECT_EQ(GaussianSecAgg::Create(GaussianParams(1, 1, 1, 1, 1, 1e30)).status().code(),
             absl::StatusCode::kOutOfRange);  // would need more than 62 bits
 }
 
 TEST(GaussianSecAggTest, RejectsBadInputsAndSums) {
-  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 1, 1, 2, 4, 10));
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(3, 1, 1, 2, 4, 10));
   Rng rng(1);
   EXPECT_FALSE(mech.Encode(Eigen::Vector2d(0, 0), rng).ok());
   EXPECT_FALSE(mech.Encode(Eigen::Vector3d(0, std::nan(""), 0), rng).ok());
@@ -72,7 +72,7 @@ TEST(GaussianSecAggTest, RejectsBadInputsAndSums) {
 // 2 clients decode to 2. 5 clients give 500: no wrap yet, but outside +/-R, so reported. 8 clients
 // give 800 = -224 mod 1024: a wrapped sum, reported instead of returned as -2.24.
 TEST(GaussianSecAggTest, WrappedOrOutOfRangeSumsAreReportedNotReturned) {
-  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(1, 1, 0, 1, 2, 100));
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(1, 1, 0, 1, 2, 100));
   ASSERT_EQ(mech.range(), 204);
   ASSERT_EQ(mech.modulus_bits(), 10);
   Rng rng(2);
@@ -95,7 +95,7 @@ TEST(GaussianSecAggTest, RoundedContributionNeverExceedsTheSensitivity) {
   for (int trial = 0; trial < 2000; ++trial) {
     const int64_t d = 1 + static_cast<int64_t>(UniformInt(rng, 20));
     const double c = 0.1 + 10 * UniformUnit(rng), gamma = 0.5 + 100 * UniformUnit(rng);
-    const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(d, c, 0, 1, 1, gamma));
+    const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(d, c, 0, 1, 1, gamma));
     Eigen::VectorXd x(d);
     const double magnitude = std::pow(10.0, -3 + 6 * UniformUnit(rng));
     for (int64_t j = 0; j < d; ++j) x[j] = magnitude * StandardNormal(rng);
@@ -108,7 +108,7 @@ TEST(GaussianSecAggTest, RoundedContributionNeverExceedsTheSensitivity) {
 // No noise, 5 clients with gamma x = (1.5, -2.25, 0.5): the decoded sum has mean 5x and variance
 // 5 f (1 - f) / gamma^2 with f = (0.5, 0.25, 0.5), within 5 standard errors over 20000 rounds.
 TEST(GaussianSecAggTest, QuantizedSumIsUnbiasedWithRoundingVariance) {
-  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 1, 0, 1, 5, 4));
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(3, 1, 0, 1, 5, 4));
   const Eigen::Vector3d x(0.375, -0.5625, 0.125);
   const Eigen::Vector3d variance = Eigen::Vector3d(0.25, 0.1875, 0.25) * 5 / 16;
   Rng rng(4);
@@ -130,7 +130,7 @@ TEST(GaussianSecAggTest, QuantizedSumIsUnbiasedWithRoundingVariance) {
 // data is not rounded. Var(decoded sum) = n sigma^2 / n_min + n E[g(1-g)] / gamma^2 = 1.5 + 0.25:
 // the fractional part g of N(0, 1) is uniform up to exp(-2 pi^2) ~ 3e-9, so E[g(1-g)] = 1/6.
 TEST(GaussianSecAggTest, NoisySumVarianceIsSigmaSquaredPlusRoundingTerm) {
-  const GaussianSecAgg mech = *GaussianSecAgg::Create(Params(3, 2, 1, 4, 6, 2));
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(3, 2, 1, 4, 6, 2));
   const Eigen::Vector3d x(0.5, -1, 0);
   Rng rng(5);
   std::vector<std::vector<double>> decoded(3);
@@ -149,7 +149,7 @@ TEST(GaussianSecAggTest, NoisySumVarianceIsSigmaSquaredPlusRoundingTerm) {
 
 // Honest rounds with any survivor count in [n_min, n_max] and inputs on the clip sphere decode.
 TEST(GaussianSecAggTest, HonestRoundsNeverReportOverflow) {
-  GaussianSecAggParams p = Params(64, 1, 0.5, 5, 12, 64);
+  GaussianSecAggParams p = GaussianParams(64, 1, 0.5, 5, 12, 64);
   const GaussianSecAgg mech = *GaussianSecAgg::Create(p);
   Rng rng(6);
   for (int r = 0; r < 200; ++r) {

@@ -9,15 +9,12 @@
 #include "common/dp/rng.h"
 #include "common/dp/samplers.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/random_matrix.h"
 
 namespace fedmf::dp {
 namespace {
 
-Eigen::MatrixXd RandomMatrix(int64_t rows, int64_t cols, Rng& rng) {
-  Eigen::MatrixXd x(rows, cols);
-  for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = StandardNormal(rng);
-  return x;
-}
+using testing::RandomMatrix;
 
 TEST(HadamardTest, NextPowerOfTwo) {
   EXPECT_EQ(NextPowerOfTwo(1), 1);

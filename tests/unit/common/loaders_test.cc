@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rating_rows.h"
 #include "tests/unit/common/test_files.h"
 
 namespace fedmf::data {
@@ -16,9 +17,7 @@ namespace {
 using ::fedmf::testing::WriteTestFile;
 using ::testing::ElementsAre;
 
-std::vector<float> Ratings(const RatingRow& row) {
-  return std::vector<float>(row.ratings.begin(), row.ratings.end());
-}
+using test_util::Ratings;
 
 // Expects InvalidArgument with exactly "<path><suffix>".
 void ExpectError(const absl::StatusOr<RatingsDataset>& d, const std::string& path,

@@ -14,7 +14,7 @@ TEST(MatrixProtoTest, RowMajorExactRoundTrip) {
   const v1::Matrix proto = MatrixToProto(m);
   EXPECT_EQ(proto.rows(), 2u);
   EXPECT_EQ(proto.cols(), 3u);
-  EXPECT_THAT(proto.values(), testing::ElementsAre(1, 2, 3, 4, 5, 0.1));
+  EXPECT_THAT(proto.values(), ::testing::ElementsAre(1, 2, 3, 4, 5, 0.1));
   absl::StatusOr<Eigen::MatrixXd> back = MatrixFromProto(proto, 2, 3, "m");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, m);
@@ -31,7 +31,7 @@ TEST(MatrixProtoTest, RejectsWrongShapeShortValuesAndNonFinite) {
   proto.set_values(3, std::nan(""));
   absl::StatusOr<Eigen::MatrixXd> bad = MatrixFromProto(proto, 2, 2, "B");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()), testing::HasSubstr("B(1, 1)"));
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("B(1, 1)"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
@@ -12,18 +13,12 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A release with an RDP analysis only, per user.
-PrivacyCost Curve(std::vector<double> orders, std::vector<double> values) {
-  absl::StatusOr<RdpCurve> c = RdpCurve::Create(std::move(orders), std::move(values));
-  EXPECT_TRUE(c.ok()) << c.status();
-  return PrivacyCost::FromRdp(*c, PrivacyUnit::kUser);
+PrivacyCost RdpCost(std::vector<double> orders, std::vector<double> values) {
+  return PrivacyCost::FromRdp(test_util::Curve(std::move(orders), std::move(values)),
+                              PrivacyUnit::kUser);
 }
 
-PrivacyCost Pure(double epsilon, std::vector<double> orders) {
-  absl::StatusOr<PrivacyCost> c =
-      PrivacyCost::FromPureDp(epsilon, std::move(orders), PrivacyUnit::kUser);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
-}
+using test_util::Pure;
 
 TEST(PrivacyAccountantTest, StartsAtZeroOnTheDefaultGrid) {
   absl::StatusOr<PrivacyAccountant> acc = PrivacyAccountant::Create();
@@ -37,12 +32,12 @@ TEST(PrivacyAccountantTest, StartsAtZeroOnTheDefaultGrid) {
 TEST(PrivacyAccountantTest, ComposesAcrossMechanismsAndRounds) {
   absl::StatusOr<PrivacyAccountant> acc = PrivacyAccountant::Create({2, 4});
   ASSERT_TRUE(acc.ok());
-  ASSERT_TRUE(acc->Compose(Curve({2, 4}, {0.125, 0.25}), 3).ok());
-  ASSERT_TRUE(acc->Compose(Curve({2, 4}, {0.5, 2})).ok());
+  ASSERT_TRUE(acc->Compose(RdpCost({2, 4}, {0.125, 0.25}), 3).ok());
+  ASSERT_TRUE(acc->Compose(RdpCost({2, 4}, {0.5, 2})).ok());
   EXPECT_THAT(acc->spent().rdp().values(), ElementsAre(0.875, 2.75));
   EXPECT_EQ(acc->Report(1e-5)->rdp_order2, 0.875);
-  EXPECT_FALSE(acc->Compose(Curve({2, 4}, {1, 1}), -1).ok());
-  EXPECT_THAT(acc->Compose(Curve({2, 5}, {1, 1})).message(), HasSubstr("different grids"));
+  EXPECT_FALSE(acc->Compose(RdpCost({2, 4}, {1, 1}), -1).ok());
+  EXPECT_THAT(acc->Compose(RdpCost({2, 5}, {1, 1})).message(), HasSubstr("different grids"));
   EXPECT_THAT(acc->spent().rdp().values(),
               ElementsAre(0.875, 2.75));  // failed calls changed nothing
 }
@@ -51,7 +46,7 @@ TEST(PrivacyAccountantTest, ComposesAcrossMechanismsAndRounds) {
 TEST(PrivacyAccountantTest, CanAffordAndAffordableCount) {
   absl::StatusOr<PrivacyAccountant> acc = PrivacyAccountant::Create({2, 4});
   ASSERT_TRUE(acc.ok());
-  const PrivacyCost step = Curve({2, 4}, {0.125, 1});
+  const PrivacyCost step = RdpCost({2, 4}, {0.125, 1});
   const PrivacyBudget budget = PrivacyBudget::Rdp(1.0);
   ASSERT_TRUE(acc->Compose(step, 3).ok());
   EXPECT_TRUE(*acc->CanAfford(step, budget, 5));
@@ -59,7 +54,7 @@ TEST(PrivacyAccountantTest, CanAffordAndAffordableCount) {
   EXPECT_EQ(*acc->AffordableCount(step, budget, 1000), 5);
   EXPECT_EQ(*acc->AffordableCount(step, budget, 4), 4);
   EXPECT_EQ(*acc->AffordableCount(step, budget, 0), 0);
-  EXPECT_EQ(*acc->AffordableCount(Curve({2, 4}, {0, 0}), budget, 77), 77);
+  EXPECT_EQ(*acc->AffordableCount(RdpCost({2, 4}, {0, 0}), budget, 77), 77);
   EXPECT_FALSE(acc->CanAfford(step, budget, -1).ok());
   EXPECT_FALSE(acc->AffordableCount(step, budget, -1).ok());
   // The order-4 budget is measured at order 4.
@@ -69,8 +64,8 @@ TEST(PrivacyAccountantTest, CanAffordAndAffordableCount) {
 TEST(PrivacyAccountantTest, NothingAffordableOnceOverBudget) {
   absl::StatusOr<PrivacyAccountant> acc = PrivacyAccountant::Create({2});
   ASSERT_TRUE(acc.ok());
-  ASSERT_TRUE(acc->Compose(Curve({2}, {2.0})).ok());
-  EXPECT_EQ(*acc->AffordableCount(Curve({2}, {0.0}), PrivacyBudget::Rdp(1.0), 10), 0);
+  ASSERT_TRUE(acc->Compose(RdpCost({2}, {2.0})).ok());
+  EXPECT_EQ(*acc->AffordableCount(RdpCost({2}, {0.0}), PrivacyBudget::Rdp(1.0), 10), 0);
 }
 
 // Pure budget 1, each step spends epsilon 0.25 (exact in binary): 4 steps fit, the 5th does not.
@@ -86,7 +81,7 @@ TEST(PrivacyAccountantTest, PureBudgetIsTheSumOfEpsilons) {
   EXPECT_FALSE(*acc->CanAfford(step, budget, 2));
   EXPECT_EQ(*acc->AffordableCount(step, budget, 1000), 1);
   // An RDP-only release has no pure bound: none fits a pure budget.
-  EXPECT_EQ(*acc->AffordableCount(Curve({2, 4}, {0, 0}), budget, 1000), 0);
+  EXPECT_EQ(*acc->AffordableCount(RdpCost({2, 4}, {0, 0}), budget, 1000), 0);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "common/dp/rdp_pure_dp.h"
@@ -17,16 +16,11 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_util::kInf;
 
 using test_util::Curve;
 
-PrivacyCost Pure(double epsilon, std::vector<double> orders,
-                 PrivacyUnit unit = PrivacyUnit::kUser) {
-  absl::StatusOr<PrivacyCost> c = PrivacyCost::FromPureDp(epsilon, std::move(orders), unit);
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
-}
+using test_util::Pure;
 
 TEST(PrivacyCostTest, ZeroSpendsNothingPerUser) {
   absl::StatusOr<PrivacyCost> zero = PrivacyCost::Zero({2, 8});

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rating_rows.h"
 
 namespace fedmf::data {
 namespace {
@@ -11,18 +12,12 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<int32_t> Indices(const RatingRow& row) {
-  return std::vector<int32_t>(row.indices.begin(), row.indices.end());
-}
-std::vector<float> Ratings(const RatingRow& row) {
-  return std::vector<float>(row.ratings.begin(), row.ratings.end());
-}
-std::vector<int64_t> Timestamps(const RatingRow& row) {
-  return std::vector<int64_t>(row.timestamps.begin(), row.timestamps.end());
-}
+using test_util::Indices;
+using test_util::Ratings;
+using test_util::Timestamps;
 
 // Users first seen in order 10, 20, 30 -> 0, 1, 2; items b, a, c -> 0, 1, 2.
-RatingsDataset Small() {
+RatingsDataset FirstSeenOrder() {
   RatingsBuilder b("small");
   b.Add("10", "b", 4, std::nullopt, 1);
   b.Add("20", "a", 2, std::nullopt, 2);
@@ -35,7 +30,7 @@ RatingsDataset Small() {
 }
 
 TEST(RatingsDatasetTest, DenseIdsInFirstSeenOrder) {
-  const RatingsDataset d = Small();
+  const RatingsDataset d = FirstSeenOrder();
   EXPECT_EQ(d.num_users(), 3);
   EXPECT_EQ(d.num_items(), 3);
   EXPECT_EQ(d.num_ratings(), 5);
@@ -50,7 +45,7 @@ TEST(RatingsDatasetTest, DenseIdsInFirstSeenOrder) {
 }
 
 TEST(RatingsDatasetTest, CsrByUserSortedByItem) {
-  const RatingsDataset d = Small();
+  const RatingsDataset d = FirstSeenOrder();
   EXPECT_THAT(Indices(d.user(0)), ElementsAre(0, 1));  // b=4, a=5
   EXPECT_THAT(Ratings(d.user(0)), ElementsAre(4, 5));
   EXPECT_THAT(Indices(d.user(1)), ElementsAre(0, 1));  // b=3, a=2
@@ -60,7 +55,7 @@ TEST(RatingsDatasetTest, CsrByUserSortedByItem) {
 }
 
 TEST(RatingsDatasetTest, CsrByItemSortedByUser) {
-  const RatingsDataset d = Small();
+  const RatingsDataset d = FirstSeenOrder();
   EXPECT_THAT(Indices(d.item(0)), ElementsAre(0, 1));  // item b: user 10 -> 4, user 20 -> 3
   EXPECT_THAT(Ratings(d.item(0)), ElementsAre(4, 3));
   EXPECT_THAT(Indices(d.item(1)), ElementsAre(0, 1));  // item a: 5, 2
@@ -70,7 +65,7 @@ TEST(RatingsDatasetTest, CsrByItemSortedByUser) {
 }
 
 TEST(RatingsDatasetTest, RatingByIndexFollowsUserOrder) {
-  const RatingsDataset d = Small();
+  const RatingsDataset d = FirstSeenOrder();
   const Rating r3 = d.rating(3);  // user 1's second rating: item a = 2
   EXPECT_EQ(r3.user, 1);
   EXPECT_EQ(r3.item, 1);
@@ -80,7 +75,7 @@ TEST(RatingsDatasetTest, RatingByIndexFollowsUserOrder) {
 }
 
 TEST(RatingsDatasetTest, SubsetKeepsIndexSpaceAndIds) {
-  const RatingsDataset d = Small();
+  const RatingsDataset d = FirstSeenOrder();
   const RatingsDataset s = d.Subset(std::vector<int64_t>{4, 1});  // 30:c=1 and 10:a=5
   EXPECT_EQ(s.num_users(), 3);
   EXPECT_EQ(s.num_items(), 3);

@@ -1,11 +1,11 @@
 #include "common/dp/rdp_curve.h"
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_util::kInf;
 
 TEST(RdpCurveTest, DefaultOrdersAreAValidGridContainingTwo) {
   const std::vector<double> orders = DefaultOrders();

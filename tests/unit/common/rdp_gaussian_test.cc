@@ -1,19 +1,19 @@
 #include "common/dp/rdp_gaussian.h"
 
 #include <cmath>
-#include <limits>
 #include <numbers>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_util::kInf;
 
 // Published (Google dp_accounting, test_compute_rdp_poisson_sampled_gaussian): q = 0.01,
 // sigma = 2.5, 50 steps.

@@ -1,17 +1,17 @@
 #include "common/dp/rdp_pure_dp.h"
 
 #include <cmath>
-#include <limits>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rdp_curve_util.h"
 
 namespace fedmf::dp {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_util::kInf;
 
 // D_2(Bern(3/4) || Bern(1/4)) = log((9/16)/(1/4) + (1/16)/(3/4)) = log(7/3).
 TEST(RdpPureDpTest, BernoulliDivergenceByHand) {

@@ -21,7 +21,7 @@ TEST(RecommendTest, RanksByScoreExcludesRatedAndBreaksTiesByIndex) {
   absl::StatusOr<std::vector<Recommendation>> top = RecommendTopN(scores, {4}, 3);
   ASSERT_TRUE(top.ok()) << top.status();
   // Item 4 (score 4) is excluded; items 1 and 2 tie at 5, lower index first.
-  EXPECT_THAT(Items(*top), testing::ElementsAre(1, 2, 5));
+  EXPECT_THAT(Items(*top), ::testing::ElementsAre(1, 2, 5));
   EXPECT_EQ((*top)[0].score, 5);
   EXPECT_EQ((*top)[2].score, 3);
 }
@@ -30,7 +30,7 @@ TEST(RecommendTest, ReturnsFewerWhenFewCandidatesRemainAndPutsNanLast) {
   const std::vector<double> scores = {std::nan(""), -2, 1};
   absl::StatusOr<std::vector<Recommendation>> top = RecommendTopN(scores, {2, 2}, 10);
   ASSERT_TRUE(top.ok());
-  EXPECT_THAT(Items(*top), testing::ElementsAre(1, 0));
+  EXPECT_THAT(Items(*top), ::testing::ElementsAre(1, 0));
   EXPECT_EQ((*top)[1].score, -std::numeric_limits<double>::infinity());
 }
 

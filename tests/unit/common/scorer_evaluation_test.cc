@@ -18,7 +18,7 @@
 namespace fedmf::algorithms {
 namespace {
 
-data::TrainTest Split() {
+data::TrainTest SyntheticSplit() {
   data::SyntheticConfig config;
   config.num_users = 60;
   config.num_items = 45;
@@ -54,7 +54,7 @@ void ExpectSameRanking(const metrics::RankingMetrics& a, const metrics::RankingM
 }
 
 TEST(ScorerEvaluationTest, BlocksGiveMetricsOwnFiguresForAnyBlockSize) {
-  const data::TrainTest split = Split();
+  const data::TrainTest split = SyntheticSplit();
   const metrics::RankingOptions rankings[] = {{.top_n = 5, .relevance_threshold = 4},
                                               {.top_n = 20, .relevance_threshold = 1}};
   // A factor model (rating predictions, default ScoresBatch) and a graph filter (no ratings,
@@ -98,7 +98,7 @@ TEST(ScorerEvaluationTest, BlocksGiveMetricsOwnFiguresForAnyBlockSize) {
 }
 
 TEST(ScorerEvaluationTest, Errors) {
-  const data::TrainTest split = Split();
+  const data::TrainTest split = SyntheticSplit();
   const metrics::RankingOptions rankings[] = {{.top_n = 5, .relevance_threshold = 4}};
   const test_util::ItemItemFilter small = test_util::FiveItemFilter();
   EXPECT_EQ(EvaluateScorer(small, split, rankings).status().message(),

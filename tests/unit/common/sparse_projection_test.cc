@@ -9,6 +9,7 @@
 #include "common/dp/samplers.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
+#include "tests/unit/common/random_matrix.h"
 
 namespace fedmf::dp {
 namespace {
@@ -18,11 +19,7 @@ using testing::FrequencySe;
 using testing::kSigmas;
 using testing::Moments;
 
-Eigen::MatrixXd RandomMatrix(int64_t rows, int64_t cols, Rng& rng) {
-  Eigen::MatrixXd x(rows, cols);
-  for (int64_t i = 0; i < x.size(); ++i) x.data()[i] = StandardNormal(rng);
-  return x;
-}
+using testing::RandomMatrix;
 
 // h and sigma for seed 42, m = 6, p = 3, computed from the SplitMix64 definition in the header
 // by an independent script: h = (0, 2, 0, 2, 2, 0), sigma = (+, -, +, +, +, -).

@@ -48,7 +48,7 @@ RatingsDataset Synthetic(uint64_t seed = 5) {
 }
 
 // Users with 1, 2, 3 and 5 ratings; timestamps chosen by hand.
-RatingsDataset Small() {
+RatingsDataset FewRatingsPerUser() {
   RatingsBuilder b;
   b.Add("one", "a", 1, 10);
   b.Add("two", "a", 2, 10);
@@ -81,7 +81,7 @@ TEST(SplitsTest, HoldoutPartitionsWithinRoundingBounds) {
 }
 
 TEST(SplitsTest, HoldoutKeepsOneTrainingRatingPerUser) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   absl::StatusOr<TrainTest> split = SplitHoldoutPerUser(data, 0.9, 1);
   ASSERT_TRUE(split.ok()) << split.status();
   // c = 1, 2, 3, 5 -> round(0.9 c) = 1, 2, 3, 5, capped at c - 1 = 0, 1, 2, 4.
@@ -104,7 +104,7 @@ TEST(SplitsTest, HoldoutIsDeterministicPerSeed) {
 }
 
 TEST(SplitsTest, LeaveNOutKeepsSmallUsersInTrain) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   absl::StatusOr<TrainTest> split = SplitLeaveNOut(data, 2, 8);
   ASSERT_TRUE(split.ok()) << split.status();
   ExpectPartition(data, *split);
@@ -127,7 +127,7 @@ TEST(SplitsTest, LeaveNOutOnSyntheticIsDeterministic) {
 }
 
 TEST(SplitsTest, TrimPerUserKeepsAtMostNOfEachUsersRatings) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   absl::StatusOr<RatingsDataset> trimmed = TrimPerUser(data, 2, 4);
   ASSERT_TRUE(trimmed.ok()) << trimmed.status();
   EXPECT_EQ(trimmed->id_maps(), data.id_maps());
@@ -146,7 +146,7 @@ TEST(SplitsTest, TrimPerUserKeepsAtMostNOfEachUsersRatings) {
 // Each of user "five"'s 5 ratings survives trimming to 2 with probability 2/5: over 4000 seeds
 // every item's frequency is within 5 CLT standard errors (sqrt(0.24 / 4000) = 0.0077) of 0.4.
 TEST(SplitsTest, TrimPerUserChoosesUniformly) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   const int32_t five = *data.FindUser("five");
   std::map<int32_t, int> kept;
   constexpr int kSeeds = 4000;
@@ -161,7 +161,7 @@ TEST(SplitsTest, TrimPerUserChoosesUniformly) {
 }
 
 TEST(SplitsTest, LeaveLatestNOutTakesTheNewestAndBreaksTiesByItem) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   absl::StatusOr<TrainTest> split = SplitLeaveLatestNOut(data, 1);
   ASSERT_TRUE(split.ok()) << split.status();
   ExpectPartition(data, *split);
@@ -217,7 +217,7 @@ TEST(SplitsTest, KFoldIsDeterministicPerSeed) {
 }
 
 TEST(SplitsTest, InvalidParameters) {
-  const RatingsDataset data = Small();
+  const RatingsDataset data = FewRatingsPerUser();
   EXPECT_EQ(SplitHoldoutPerUser(data, 1.5, 0).status().message(),
             "holdout: test fraction 1.5 must be in [0, 1]");
   EXPECT_EQ(SplitHoldoutPerUser(data, NAN, 0).status().code(), absl::StatusCode::kInvalidArgument);

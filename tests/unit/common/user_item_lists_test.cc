@@ -11,6 +11,7 @@
 #include "common/data/split_spec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/rating_rows.h"
 #include "tests/unit/common/test_files.h"
 
 namespace fedmf::data {
@@ -19,9 +20,7 @@ namespace {
 using ::fedmf::testing::WriteTestFile;
 using ::testing::ElementsAre;
 
-std::vector<int32_t> Items(const RatingRow& row) {
-  return std::vector<int32_t>(row.indices.begin(), row.indices.end());
-}
+using test_util::Indices;
 
 // The dataset's ratings in the file format, one line per user (original ids), `part` choosing
 // the ratings: the writer of the round trip.
@@ -52,7 +51,7 @@ TEST(UserItemListsTest, DenseIdsAreTheIndicesAndTestIsThePredefinedPart) {
   EXPECT_FALSE(d->has_timestamps());
   for (int32_t id = 0; id < 3; ++id) EXPECT_EQ(d->user_id(id), std::to_string(id));
   for (int32_t id = 0; id < 4; ++id) EXPECT_EQ(d->item_id(id), std::to_string(id));
-  EXPECT_THAT(Items(d->user(0)), ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(Indices(d->user(0)), ElementsAre(0, 1, 2, 3));
   for (int64_t k = 0; k < d->num_ratings(); ++k) EXPECT_EQ(d->rating(k).rating, 1);
   // By-user order: user 0 has 0 1 2 [3], user 1 [0] 1 3, user 2 0 [1] [2].
   EXPECT_THAT(std::vector<int64_t>(d->predefined_test().begin(), d->predefined_test().end()),

@@ -9,7 +9,7 @@
 namespace fedmf::metrics {
 namespace {
 
-constexpr double kTol = 1e-12;
+constexpr double kHandComputedTol = 1e-12;  // double rounding of values worked out by hand
 
 // A user row from parallel arrays (items ascending).
 struct Row {
@@ -24,8 +24,8 @@ TEST(UserMetricsTest, ErrorSumsOfOneUser) {
   const Row test{{0, 2}, {3, 5}};
   const std::vector<double> scores = {4, 100, 3.5};
   const UserErrors e = EvaluateUserErrors(test.view(), scores);
-  EXPECT_NEAR(e.squared, 3.25, kTol);
-  EXPECT_NEAR(e.absolute, 2.5, kTol);
+  EXPECT_NEAR(e.squared, 3.25, kHandComputedTol);
+  EXPECT_NEAR(e.absolute, 2.5, kHandComputedTol);
   EXPECT_EQ(e.count, 2);
   const UserErrors none = EvaluateUserErrors(Row{}.view(), scores);
   EXPECT_EQ(none.count, 0);
@@ -46,11 +46,11 @@ TEST(UserMetricsTest, RankingValuesOfOneUser) {
   std::vector<int32_t> scratch = {7, 7, 7};  // stale contents must not matter
   const UserRanking r = EvaluateUserRanking(train.view(), test.view(), scores, options, &scratch);
   EXPECT_EQ(r.relevant, 2);
-  EXPECT_NEAR(r.precision, 0.5, kTol);
-  EXPECT_NEAR(r.recall, 0.5, kTol);
-  EXPECT_NEAR(r.ap, 1.0, kTol);
-  EXPECT_NEAR(r.ap_at_n, 0.5, kTol);
-  EXPECT_NEAR(r.ndcg, 1.0 / (1.0 + 1.0 / std::log2(3.0)), kTol);
+  EXPECT_NEAR(r.precision, 0.5, kHandComputedTol);
+  EXPECT_NEAR(r.recall, 0.5, kHandComputedTol);
+  EXPECT_NEAR(r.ap, 1.0, kHandComputedTol);
+  EXPECT_NEAR(r.ap_at_n, 0.5, kHandComputedTol);
+  EXPECT_NEAR(r.ndcg, 1.0 / (1.0 + 1.0 / std::log2(3.0)), kHandComputedTol);
   // Without scratch space: the same values.
   const UserRanking again = EvaluateUserRanking(train.view(), test.view(), scores, options);
   EXPECT_EQ(again.precision, r.precision);
@@ -76,11 +76,11 @@ TEST(UserMetricsTest, SumsAndTheMetricsTheyGive) {
   s.Add(UserErrors{});
   EXPECT_EQ(s.num_ratings, 3);
   EXPECT_EQ(s.error_users, 2);
-  EXPECT_NEAR(s.user_rmse, std::sqrt(1.625) + 2, kTol);
+  EXPECT_NEAR(s.user_rmse, std::sqrt(1.625) + 2, kHandComputedTol);
   const ErrorMetrics e = s.Errors();
-  EXPECT_NEAR(e.rmse, std::sqrt(7.25 / 3), kTol);
-  EXPECT_NEAR(e.mae, 1.5, kTol);
-  EXPECT_NEAR(e.per_user_rmse, (std::sqrt(1.625) + 2) / 2, kTol);
+  EXPECT_NEAR(e.rmse, std::sqrt(7.25 / 3), kHandComputedTol);
+  EXPECT_NEAR(e.mae, 1.5, kHandComputedTol);
+  EXPECT_NEAR(e.per_user_rmse, (std::sqrt(1.625) + 2) / 2, kHandComputedTol);
   EXPECT_EQ(e.num_ratings, 3);
   EXPECT_EQ(e.num_users, 2);
 
@@ -100,12 +100,12 @@ TEST(UserMetricsTest, SumsAndTheMetricsTheyGive) {
   const RankingMetrics r = s.Ranking();
   EXPECT_EQ(r.num_users, 2);
   EXPECT_EQ(r.num_skipped_users, 1);
-  EXPECT_NEAR(r.precision, 0.3, kTol);
-  EXPECT_NEAR(r.recall, 0.75, kTol);
-  EXPECT_NEAR(r.f1, 3.0 / 7.0, kTol);
-  EXPECT_NEAR(r.map, 0.625, kTol);
-  EXPECT_NEAR(r.map_at_n, 0.375, kTol);
-  EXPECT_NEAR(r.ndcg, 0.5, kTol);
+  EXPECT_NEAR(r.precision, 0.3, kHandComputedTol);
+  EXPECT_NEAR(r.recall, 0.75, kHandComputedTol);
+  EXPECT_NEAR(r.f1, 3.0 / 7.0, kHandComputedTol);
+  EXPECT_NEAR(r.map, 0.625, kHandComputedTol);
+  EXPECT_NEAR(r.map_at_n, 0.375, kHandComputedTol);
+  EXPECT_NEAR(r.ndcg, 0.5, kHandComputedTol);
 }
 
 TEST(UserMetricsTest, EmptySumsGiveZeros) {

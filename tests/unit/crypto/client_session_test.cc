@@ -21,7 +21,7 @@ using test_util::SessionHarness;
 using ::testing::HasSubstr;
 
 // n = 5, t = 3: every client's neighborhood is everyone.
-SessionConfig Config(bool signatures = false, bool consistency_check = false) {
+SessionConfig ClientStageConfig(bool signatures = false, bool consistency_check = false) {
   SessionConfig c;
   c.context = "client-session-test";
   c.num_clients = 5;
@@ -46,7 +46,7 @@ void ExpectAbort(ClientSession& client, const ServerToClient& message, absl::str
 // Holds the genuine message of `stage` for every client; tests corrupt one and deliver it.
 class ClientStageTest : public ::testing::Test {
  protected:
-  void Begin(ServerStage stage, SessionConfig config = Config()) {
+  void Begin(ServerStage stage, SessionConfig config = ClientStageConfig()) {
     harness_ = std::make_unique<SessionHarness>(config);
     ASSERT_TRUE(harness_->status().ok()) << harness_->status();
     messages_ = harness_->AdvanceTo(stage);
@@ -63,7 +63,7 @@ class ClientStageTest : public ::testing::Test {
 // --- Control: the genuine messages are accepted at every stage. ---
 
 TEST_F(ClientStageTest, GenuineMessagesAreAcceptedThroughCompletion) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   harness_->Deliver(messages_);
   for (uint32_t id = 1; id <= 5; ++id) EXPECT_EQ(client(id).stage(), ClientStage::kCompleted);
 }
@@ -119,7 +119,7 @@ TEST_F(ClientStageTest, ShareKeysShortPublicKeyAborts) {
 TEST_F(ClientStageTest, ShareKeysLowOrderPublicKeyAborts) {
   // A Harary graph (the client cannot recompute the session id, so the key reaches the key
   // agreement). u = 0 is a point of small order (RFC 7748 section 6.1).
-  SessionConfig config = Config();
+  SessionConfig config = ClientStageConfig();
   config.graph = GraphKind::kHarary;
   config.degree = 2;
   Begin(ServerStage::kShareKeys, config);
@@ -158,7 +158,7 @@ TEST_F(ClientStageTest, ShareKeysFewerThanThresholdAborts) {
 }
 
 TEST_F(ClientStageTest, ShareKeysBadAdvertisementSignatureAborts) {
-  Begin(ServerStage::kShareKeys, Config(/*signatures=*/true));
+  Begin(ServerStage::kShareKeys, ClientStageConfig(/*signatures=*/true));
   auto* keys = message(1).mutable_share_keys()->mutable_clients(2)->mutable_keys();
   std::string signature = keys->signature();
   signature[10] ^= 4;
@@ -168,7 +168,7 @@ TEST_F(ClientStageTest, ShareKeysBadAdvertisementSignatureAborts) {
 
 TEST_F(ClientStageTest, ShareKeysSubstitutedKeyFailsSignatureAborts) {
   // A server that swaps in its own key for client 3 cannot sign for it.
-  Begin(ServerStage::kShareKeys, Config(/*signatures=*/true));
+  Begin(ServerStage::kShareKeys, ClientStageConfig(/*signatures=*/true));
   const crypto::X25519PrivateKey mitm = crypto::X25519PrivateKey::Generate().value();
   message(1).mutable_share_keys()->mutable_clients(2)->mutable_keys()->set_s_public_key(
       mitm.public_key().bytes().data(), 32);
@@ -254,7 +254,7 @@ TEST_F(ClientStageTest, UnusableSharesAreNotRevealed) {
 }
 
 TEST(ClientSessionTest, MaskedInputRequestBeforeSetInputIsRetryable) {
-  SessionHarness h(Config(), /*without_input=*/{1});
+  SessionHarness h(ClientStageConfig(), /*without_input=*/{1});
   ASSERT_TRUE(h.status().ok());
   std::map<uint32_t, ServerToClient> messages = h.AdvanceTo(ServerStage::kMaskedInput);
   ASSERT_TRUE(h.status().ok());
@@ -271,26 +271,26 @@ TEST(ClientSessionTest, MaskedInputRequestBeforeSetInputIsRetryable) {
 // --- ConsistencyCheckRequest ---
 
 TEST_F(ClientStageTest, ConsistencyCheckOwnIdMissingAborts) {
-  Begin(ServerStage::kConsistencyCheck, Config(true, true));
+  Begin(ServerStage::kConsistencyCheck, ClientStageConfig(true, true));
   auto* ids = message(1).mutable_consistency_check()->mutable_survivor_ids();
   ids->erase(ids->begin());
   ExpectAbort(client(1), message(1), "own id missing from the survivor list");
 }
 
 TEST_F(ClientStageTest, ConsistencyCheckDuplicateSurvivorAborts) {
-  Begin(ServerStage::kConsistencyCheck, Config(true, true));
+  Begin(ServerStage::kConsistencyCheck, ClientStageConfig(true, true));
   message(1).mutable_consistency_check()->set_survivor_ids(2, 2);
   ExpectAbort(client(1), message(1), "survivor 2 listed twice");
 }
 
 TEST_F(ClientStageTest, ConsistencyCheckUnknownSurvivorAborts) {
-  Begin(ServerStage::kConsistencyCheck, Config(true, true));
+  Begin(ServerStage::kConsistencyCheck, ClientStageConfig(true, true));
   message(1).mutable_consistency_check()->add_survivor_ids(40);
   ExpectAbort(client(1), message(1), "survivor 40 is not a neighbor that shared keys");
 }
 
 TEST_F(ClientStageTest, ConsistencyCheckTooFewSurvivorsAborts) {
-  Begin(ServerStage::kConsistencyCheck, Config(true, true));
+  Begin(ServerStage::kConsistencyCheck, ClientStageConfig(true, true));
   auto* ids = message(1).mutable_consistency_check()->mutable_survivor_ids();
   ids->Truncate(2);
   ExpectAbort(client(1), message(1), "too few survivors: 2, threshold 3");
@@ -318,7 +318,7 @@ TEST_F(ClientStageTest, UnmaskingDroppedNotANeighborAborts) {
 }
 
 TEST_F(ClientStageTest, UnmaskingSignedSurvivorListedAsDroppedAborts) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   message(1).mutable_unmasking()->add_dropped_ids(3);
   ExpectAbort(client(1), message(1), "survivor 3 listed as dropped");
 }
@@ -330,7 +330,7 @@ TEST_F(ClientStageTest, UnmaskingTooFewSurvivorsAborts) {
 }
 
 TEST_F(ClientStageTest, UnmaskingBadSurvivorSignatureAborts) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   auto* entry = message(1).mutable_unmasking()->mutable_signatures(2);
   std::string sig = entry->signature();
   sig[0] ^= 1;
@@ -339,19 +339,19 @@ TEST_F(ClientStageTest, UnmaskingBadSurvivorSignatureAborts) {
 }
 
 TEST_F(ClientStageTest, UnmaskingTooFewSignaturesAborts) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   message(1).mutable_unmasking()->mutable_signatures()->DeleteSubrange(0, 3);
   ExpectAbort(client(1), message(1), "survivor list signed by 2 clients, threshold 3");
 }
 
 TEST_F(ClientStageTest, UnmaskingSignatureFromNonSurvivorAborts) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   message(1).mutable_unmasking()->mutable_signatures(4)->set_client_id(9);
   ExpectAbort(client(1), message(1), "signature from 9, not a survivor");
 }
 
 TEST_F(ClientStageTest, UnmaskingDuplicateSignerAborts) {
-  Begin(ServerStage::kUnmasking, Config(true, true));
+  Begin(ServerStage::kUnmasking, ClientStageConfig(true, true));
   message(1).mutable_unmasking()->mutable_signatures(1)->set_client_id(1);
   ExpectAbort(client(1), message(1), "signers not strictly ascending");
 }
@@ -407,7 +407,7 @@ TEST_F(ClientStageTest, ServerAbortEndsSessionWithoutReply) {
 
 TEST(ClientSessionTest, HandleBeforeStartIsCallerError) {
   std::unique_ptr<ClientSession> c =
-      ClientSession::Create(Config(), ClientIdentity{1, std::nullopt}, nullptr).value();
+      ClientSession::Create(ClientStageConfig(), ClientIdentity{1, std::nullopt}, nullptr).value();
   EXPECT_EQ(c->Handle(ServerToClient()).status().code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_TRUE(c->Start().ok());
   EXPECT_EQ(c->Start().status().code(), absl::StatusCode::kFailedPrecondition);
@@ -415,7 +415,7 @@ TEST(ClientSessionTest, HandleBeforeStartIsCallerError) {
 
 TEST(ClientSessionTest, SetInputValidatesLengthAndRange) {
   std::unique_ptr<ClientSession> c =
-      ClientSession::Create(Config(), ClientIdentity{1, std::nullopt}, nullptr).value();
+      ClientSession::Create(ClientStageConfig(), ClientIdentity{1, std::nullopt}, nullptr).value();
   EXPECT_EQ(c->SetInput(std::vector<uint64_t>(4, 0)).code(), absl::StatusCode::kInvalidArgument);
   const absl::Status too_big = c->SetInput({0, 0, 65536, 0, 0});
   EXPECT_EQ(too_big.code(), absl::StatusCode::kInvalidArgument);
@@ -424,7 +424,7 @@ TEST(ClientSessionTest, SetInputValidatesLengthAndRange) {
 }
 
 TEST(ClientSessionTest, CreateNeedsSigningKeyWhenSignaturesAreOn) {
-  EXPECT_EQ(ClientSession::Create(Config(true), ClientIdentity{1, std::nullopt},
+  EXPECT_EQ(ClientSession::Create(ClientStageConfig(true), ClientIdentity{1, std::nullopt},
                                   std::make_shared<MapSigningKeyDirectory>())
                 .status()
                 .code(),

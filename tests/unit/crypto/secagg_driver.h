@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,6 +20,18 @@
 #include "crypto/secagg/signing_directory.h"
 
 namespace fedmf::secagg::test_util {
+
+// A session on the complete graph under `context`: n clients, threshold t, `bits`-bit sums of d
+// coordinates, no signatures.
+inline SessionConfig CompleteGraph(std::string context, int n, int t, int bits, size_t d) {
+  SessionConfig c;
+  c.context = std::move(context);
+  c.num_clients = n;
+  c.threshold = t;
+  c.bits = bits;
+  c.length = d;
+  return c;
+}
 
 // OK iff `server` accepted the message; InvalidArgument with the drop reason when it rejected it
 // (answering with an Abort), its own error otherwise.

@@ -26,16 +26,6 @@ using test_util::DriverResult;
 using test_util::DropPoint;
 using test_util::RunSession;
 
-SessionConfig Complete(int n, int t, int bits, size_t d) {
-  SessionConfig c;
-  c.context = "secagg-privacy-test";
-  c.num_clients = n;
-  c.threshold = t;
-  c.bits = bits;
-  c.length = d;
-  return c;
-}
-
 double ChiSquare(const std::array<int, 8>& counts) {
   double total = 0;
   for (int c : counts) total += c;
@@ -55,7 +45,7 @@ TEST(SecAggPrivacyTest, MaskedInputIsUniformInServerView) {
   std::array<int, 8> masked_counts{}, view_counts{};
   for (int run = 0; run < kRuns; ++run) {
     DriverOptions o;
-    o.config = Complete(3, 2, 3, kLength);
+    o.config = test_util::CompleteGraph("secagg-privacy-test", 3, 2, 3, kLength);
     o.input_seed = static_cast<uint64_t>(run) + 1;
     o.fixed_inputs[1] = std::vector<uint64_t>(kLength, 5);
     SessionId sid{};
@@ -107,7 +97,7 @@ TEST(SecAggPrivacyTest, NoResponseRevealsBothSharesOfOneClient) {
   int key_shares_seen = 0;
   for (int run = 0; run < 10; ++run) {
     DriverOptions o;
-    o.config = Complete(12, 7, 8, 4);
+    o.config = test_util::CompleteGraph("secagg-privacy-test", 12, 7, 8, 4);
     o.input_seed = static_cast<uint64_t>(run) + 100;
     o.drops = {{static_cast<uint32_t>(run + 1), DropPoint::kMaskedInput},
                {static_cast<uint32_t>((run + 5) % 12 + 1), DropPoint::kUnmasking}};
@@ -130,7 +120,7 @@ TEST(SecAggPrivacyTest, NoResponseRevealsBothSharesOfOneClient) {
 // from 1, 4 and 5 -- never both from one client, so with t = 3 > n / 2 never t of both kinds.
 TEST(SecAggPrivacyTest, LyingAboutDropoutsYieldsFewerThanThresholdKeyShares) {
   DriverOptions o;
-  o.config = Complete(5, 3, 8, 4);
+  o.config = test_util::CompleteGraph("secagg-privacy-test", 5, 3, 8, 4);
   std::map<uint32_t, int> key_shares_of, self_shares_of;
   o.tamper_server = [](uint32_t id, ServerToClient& m) {
     if (m.has_unmasking() && (id == 2 || id == 3)) m.mutable_unmasking()->add_dropped_ids(1);

@@ -25,18 +25,8 @@ using test_util::DropPoint;
 using test_util::RunSession;
 using ::testing::HasSubstr;
 
-SessionConfig Complete(int n, int t, int bits, size_t d) {
-  SessionConfig c;
-  c.context = "secagg-protocol-test";
-  c.num_clients = n;
-  c.threshold = t;
-  c.bits = bits;
-  c.length = d;
-  return c;
-}
-
 SessionConfig Harary(int n, int k, int t, int bits, size_t d) {
-  SessionConfig c = Complete(n, t, bits, d);
+  SessionConfig c = test_util::CompleteGraph("secagg-protocol-test", n, t, bits, d);
   c.graph = GraphKind::kHarary;
   c.degree = k;
   return c;
@@ -64,7 +54,7 @@ class CompleteGraphSumTest : public ::testing::TestWithParam<std::tuple<int, int
 TEST_P(CompleteGraphSumTest, SumIsExact) {
   const auto [n, t, bits, d] = GetParam();
   DriverOptions o;
-  o.config = Complete(n, t, bits, d);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", n, t, bits, d);
   o.input_seed = static_cast<uint64_t>(n * 1000 + bits);
   o.threads = 2;
   const DriverResult r = RunSession(o);
@@ -93,14 +83,14 @@ TEST(SecAggProtocolTest, HararyGraphSumIsExact) {
 
 TEST(SecAggProtocolTest, ArbitraryClientIds) {
   DriverOptions o;
-  o.config = Complete(4, 3, 12, 10);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 4, 3, 12, 10);
   o.ids = {4000000000u, 7, 0, 123456};
   ExpectExactSum(RunSession(o));
 }
 
 TEST(SecAggProtocolTest, SignaturesAndConsistencyCheck) {
   DriverOptions o;
-  o.config = Complete(10, 7, 32, 16);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 10, 7, 32, 16);
   o.config.signatures = true;
   o.config.consistency_check = true;
   o.drops = {
@@ -117,7 +107,8 @@ class SingleStageDropTest : public ::testing::TestWithParam<std::tuple<DropPoint
 TEST_P(SingleStageDropTest, SumIsExact) {
   const auto [point, harary, report] = GetParam();
   DriverOptions o;
-  o.config = harary ? Harary(30, 12, 7, 32, 20) : Complete(10, 6, 32, 20);
+  o.config = harary ? Harary(30, 12, 7, 32, 20)
+                    : test_util::CompleteGraph("secagg-protocol-test", 10, 6, 32, 20);
   o.drops = Drop(2, 3, point);
   o.report_drops = report;
   const DriverResult r = RunSession(o);
@@ -134,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(SecAggProtocolTest, DropoutsAtEveryStageCombined) {
   DriverOptions o;
-  o.config = Complete(20, 10, 40, 17);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 20, 10, 40, 17);
   o.drops = {{1, DropPoint::kAdvertise},   {2, DropPoint::kAdvertise},
              {3, DropPoint::kShareKeys},   {4, DropPoint::kShareKeys},
              {5, DropPoint::kMaskedInput}, {6, DropPoint::kMaskedInput},
@@ -153,7 +144,7 @@ class UnmaskingThreadsTest : public ::testing::TestWithParam<std::tuple<int, int
 TEST_P(UnmaskingThreadsTest, SumIsExact) {
   const auto [threads, bits] = GetParam();
   DriverOptions o;
-  o.config = Complete(40, 20, bits, 300);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 40, 20, bits, 300);
   o.drops = Drop(5, 12, DropPoint::kMaskedInput);
   o.unmasking_threads = threads;
   const DriverResult r = RunSession(o);
@@ -185,7 +176,7 @@ class ThresholdBoundaryTest : public ::testing::TestWithParam<Boundary> {};
 
 TEST_P(ThresholdBoundaryTest, LargestDropoutSucceedsOneMoreAborts) {
   DriverOptions o;
-  o.config = Complete(10, 6, 16, 8);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 10, 6, 16, 8);
   o.drops = Drop(1, 4, GetParam().point);
   ExpectExactSum(RunSession(o));
 
@@ -211,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(SecAggProtocolTest, CombinedDropoutAtThresholdSucceedsBeyondAborts) {
   DriverOptions o;
-  o.config = Complete(10, 6, 16, 8);
+  o.config = test_util::CompleteGraph("secagg-protocol-test", 10, 6, 16, 8);
   o.drops = {{1, DropPoint::kAdvertise},
              {2, DropPoint::kShareKeys},
              {3, DropPoint::kMaskedInput},
@@ -246,8 +237,10 @@ TEST(SecAggProtocolTest, RandomSessionsSumExactlyOrAbortWithReason) {
     const bool harary = n >= 6 && uniform(0, 1) == 1;
     const int k = harary ? 2 * uniform(1, (n - 2) / 2) : 0;
     const int t = uniform(2, harary ? k + 1 : n);
-    SessionConfig c = harary ? Harary(n, k, t, uniform(1, 62), static_cast<size_t>(uniform(1, 40)))
-                             : Complete(n, t, uniform(1, 62), static_cast<size_t>(uniform(1, 40)));
+    SessionConfig c = harary
+                          ? Harary(n, k, t, uniform(1, 62), static_cast<size_t>(uniform(1, 40)))
+                          : test_util::CompleteGraph("secagg-protocol-test", n, t, uniform(1, 62),
+                                                     static_cast<size_t>(uniform(1, 40)));
     c.signatures = uniform(0, 3) == 0;
     c.consistency_check = c.signatures && !harary && uniform(0, 1) == 1;
     DriverOptions o;

@@ -119,7 +119,7 @@ TEST(SecAggVectorsTest, ShareKeysPairwiseSeedsAndMasks) {
     EXPECT_EQ(s.at("pairs").size(), advertised.size() * (advertised.size() - 1) / 2);
     for (const json& p : s.at("pairs")) {
       const uint32_t lo = p.at("lo").get<uint32_t>(), hi = p.at("hi").get<uint32_t>();
-      SCOPED_TRACE(testing::Message() << "pair " << lo << ", " << hi);
+      SCOPED_TRACE(::testing::Message() << "pair " << lo << ", " << hi);
       ASSERT_LT(lo, hi);
       const json& a = Client(s, lo);
       const json& b = Client(s, hi);
@@ -168,7 +168,7 @@ TEST(SecAggVectorsTest, ShareCiphertextsDecryptToThePayloads) {
     for (const json& e : s.at("share_ciphertexts")) {
       const uint32_t sender = e.at("sender").get<uint32_t>();
       const uint32_t receiver = e.at("receiver").get<uint32_t>();
-      SCOPED_TRACE(testing::Message() << sender << " -> " << receiver);
+      SCOPED_TRACE(::testing::Message() << sender << " -> " << receiver);
       const Bytes ad = ShareAssociatedData(sid, sender, receiver);
       EXPECT_EQ(H(ad), e.at("associated_data"));
       const Bytes ciphertext = B(e.at("ciphertext"));
@@ -213,7 +213,7 @@ TEST(SecAggVectorsTest, ShamirSharesRebuildTheSecrets) {
     for (const json& r : s.at("shamir")) {
       const uint32_t owner = r.at("owner").get<uint32_t>();
       const std::string secret = r.at("secret").get<std::string>();
-      SCOPED_TRACE(testing::Message() << owner << "'s " << secret);
+      SCOPED_TRACE(::testing::Message() << owner << "'s " << secret);
       ASSERT_TRUE(secret == "s_private_key" || secret == "self_mask_secret");
       EXPECT_EQ(r.at("value"), Client(s, owner)[secret]);
       EXPECT_EQ(r.at("threshold").get<int>(), t);

@@ -17,7 +17,7 @@ using fedmf::v1::secagg::ClientToServer;
 using test_util::SessionHarness;
 using ::testing::HasSubstr;
 
-SessionConfig Config(bool signatures = false, bool consistency_check = false) {
+SessionConfig ServerStageConfig(bool signatures = false, bool consistency_check = false) {
   SessionConfig c;
   c.context = "server-session-test";
   c.num_clients = 5;
@@ -42,7 +42,8 @@ class ServerStageTest : public ::testing::Test {
  protected:
   // Runs until the server is collecting the messages of `stage`, with every client but
   // `held_back` having answered; returns the reply `held_back` would send.
-  ClientToServer Begin(ServerStage stage, uint32_t held_back, SessionConfig config = Config()) {
+  ClientToServer Begin(ServerStage stage, uint32_t held_back,
+                       SessionConfig config = ServerStageConfig()) {
     harness_ = std::make_unique<SessionHarness>(config);
     EXPECT_TRUE(harness_->status().ok()) << harness_->status();
     if (stage == ServerStage::kAdvertiseKeys) {
@@ -82,7 +83,7 @@ TEST_F(ServerStageTest, RepeatedAdvertisementDropsClient) {
 TEST_F(ServerStageTest, MessageOfAnotherStageDropsClient) {
   ClientToServer m;
   m.mutable_masked_input()->set_packed(std::string(9, '\0'));
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   harness_->AdvanceTo(ServerStage::kShareKeys);
   ExpectRejected(2, m, "unexpected message (case 3) in stage ShareKeys");
 }
@@ -99,7 +100,7 @@ class FreshServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     directory_ = std::make_shared<MapSigningKeyDirectory>();
-    server_ = ServerSession::Create(Config(), {1, 2, 3, 4, 5}, directory_).value();
+    server_ = ServerSession::Create(ServerStageConfig(), {1, 2, 3, 4, 5}, directory_).value();
   }
   ClientToServer Advertise(std::string c, std::string s, std::string signature = "") {
     ClientToServer m;
@@ -147,7 +148,7 @@ TEST(ServerSessionTest, MissingOrWrongAdvertisementSignatureRejected) {
   const crypto::Ed25519PrivateKey key = crypto::Ed25519PrivateKey::Generate().value();
   directory->Add(1, key.public_key());
   std::unique_ptr<ServerSession> server =
-      ServerSession::Create(Config(true), {1, 2, 3, 4, 5}, directory).value();
+      ServerSession::Create(ServerStageConfig(true), {1, 2, 3, 4, 5}, directory).value();
   ClientToServer m;
   m.mutable_advertise_keys()->set_c_public_key(std::string(32, 'a'));
   m.mutable_advertise_keys()->set_s_public_key(std::string(32, 'b'));
@@ -181,7 +182,7 @@ TEST_F(ServerStageTest, MaskedInputWrongSizeRejected) {
 }
 
 TEST_F(ServerStageTest, MaskedInputNonzeroPaddingRejected) {
-  SessionConfig config = Config();
+  SessionConfig config = ServerStageConfig();
   config.length = 5;  // 60 bits: 8 bytes, 4 padding bits
   ClientToServer m = Begin(ServerStage::kMaskedInput, 4, config);
   std::string packed = m.masked_input().packed();
@@ -191,7 +192,7 @@ TEST_F(ServerStageTest, MaskedInputNonzeroPaddingRejected) {
 }
 
 TEST_F(ServerStageTest, ConsistencyCheckBadSignatureRejected) {
-  ClientToServer m = Begin(ServerStage::kConsistencyCheck, 5, Config(true, true));
+  ClientToServer m = Begin(ServerStage::kConsistencyCheck, 5, ServerStageConfig(true, true));
   std::string sig = m.consistency_check().signature();
   sig[3] ^= 1;
   m.mutable_consistency_check()->set_signature(sig);
@@ -233,7 +234,7 @@ TEST_F(ServerStageTest, UnmaskingShareOutsideFieldRejected) {
 TEST_F(ServerStageTest, ForgedKeySharesAbortInsteadOfWrongSum) {
   // Client 5 drops before its masked input; the others reveal key shares of it, all shifted in
   // the last chunk: the reconstructed scalar differs from the one behind 5's advertised key.
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
   messages.erase(5);
   harness_->Deliver(messages);
@@ -257,7 +258,7 @@ TEST_F(ServerStageTest, ForgedKeySharesAbortInsteadOfWrongSum) {
 }
 
 TEST_F(ServerStageTest, ReadyToCloseWhenEveryoneAnsweredOrDropped) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   auto messages = harness_->AdvanceTo(ServerStage::kShareKeys);
   auto held = messages.extract(2);
   harness_->Deliver(messages);
@@ -267,7 +268,7 @@ TEST_F(ServerStageTest, ReadyToCloseWhenEveryoneAnsweredOrDropped) {
 }
 
 TEST_F(ServerStageTest, TooFewClientsAbortsForEveryRemainingClient) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   auto messages = harness_->AdvanceTo(ServerStage::kShareKeys);
   for (uint32_t id : {1, 2, 3}) {
     messages.erase(id);
@@ -287,7 +288,7 @@ TEST_F(ServerStageTest, TooFewClientsAbortsForEveryRemainingClient) {
 }
 
 TEST_F(ServerStageTest, FewerMaskedInputsThanMinInputsAbortsBeforeUnmasking) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   server().set_min_inputs(5);  // every client; the threshold (3) alone would allow 4
   auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
   messages.erase(5);
@@ -304,7 +305,7 @@ TEST_F(ServerStageTest, FewerMaskedInputsThanMinInputsAbortsBeforeUnmasking) {
 }
 
 TEST_F(ServerStageTest, MinInputsMetUnmasks) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   server().set_min_inputs(4);
   auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
   messages.erase(5);
@@ -315,7 +316,7 @@ TEST_F(ServerStageTest, MinInputsMetUnmasks) {
 }
 
 TEST_F(ServerStageTest, CallerAbortEndsTheSessionForEveryRemainingClient) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   harness_->AdvanceTo(ServerStage::kShareKeys);
   ASSERT_TRUE(server().MarkDropped(1).ok());
   const std::vector<ServerMessage> aborts = server().Abort("coordinator stopping");
@@ -330,7 +331,7 @@ TEST_F(ServerStageTest, CallerAbortEndsTheSessionForEveryRemainingClient) {
 }
 
 TEST_F(ServerStageTest, ResultOnlyAfterCompletion) {
-  harness_ = std::make_unique<SessionHarness>(Config());
+  harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   EXPECT_EQ(server().result().status().code(), absl::StatusCode::kFailedPrecondition);
   harness_->Deliver(harness_->AdvanceTo(ServerStage::kUnmasking));
   ASSERT_TRUE(server().CloseStage().ok());
@@ -340,12 +341,14 @@ TEST_F(ServerStageTest, ResultOnlyAfterCompletion) {
 }
 
 TEST(ServerSessionTest, CreateValidatesCohortAndDirectory) {
-  EXPECT_EQ(ServerSession::Create(Config(), {1, 2, 3, 4}, nullptr).status().code(),
+  EXPECT_EQ(ServerSession::Create(ServerStageConfig(), {1, 2, 3, 4}, nullptr).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(ServerSession::Create(Config(), {1, 2, 3, 4, 4}, nullptr).status().message(),
-              HasSubstr("client 4 appears twice"));
-  EXPECT_THAT(ServerSession::Create(Config(true), {1, 2, 3, 4, 5}, nullptr).status().message(),
-              HasSubstr("no directory"));
+  EXPECT_THAT(
+      ServerSession::Create(ServerStageConfig(), {1, 2, 3, 4, 4}, nullptr).status().message(),
+      HasSubstr("client 4 appears twice"));
+  EXPECT_THAT(
+      ServerSession::Create(ServerStageConfig(true), {1, 2, 3, 4, 5}, nullptr).status().message(),
+      HasSubstr("no directory"));
 }
 
 }  // namespace

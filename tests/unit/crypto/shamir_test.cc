@@ -17,7 +17,8 @@ namespace {
 using test_util::ToHex;
 using ::testing::HasSubstr;
 
-constexpr uint64_t p = (uint64_t{1} << 61) - 1;
+// p, the prime of Shamir's field (an independent spelling of kMersenne61).
+constexpr uint64_t kFieldPrime = (uint64_t{1} << 61) - 1;
 
 std::vector<uint8_t> SecretFromSeed(uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -79,7 +80,7 @@ TEST(ShamirTest, ReconstructsHandMadeSharesThatWrapModP) {
   std::vector<ShamirShare> shares;
   for (uint32_t x : {1u, 3u}) {
     std::vector<uint64_t> y;
-    for (uint64_t c : kHandChunks) y.push_back(c >= x ? c - x : c + p - x);
+    for (uint64_t c : kHandChunks) y.push_back(c >= x ? c - x : c + kFieldPrime - x);
     shares.push_back(MakeShare(x, y));
   }
   absl::StatusOr<SecretBytes> secret = ShamirReconstruct(shares, {2, 3});
@@ -96,7 +97,7 @@ TEST(ShamirTest, SplitMakesWellFormedShares) {
     for (int c = 0; c < kShamirChunks; ++c) {
       uint64_t v = 0;
       for (int b = 0; b < 8; ++b) v |= uint64_t{shares[i].value.data()[8 * c + b]} << (8 * b);
-      EXPECT_LT(v, p);
+      EXPECT_LT(v, kFieldPrime);
     }
   }
 }
@@ -106,7 +107,7 @@ TEST(ShamirTest, RoundTripsForSeveralThresholds) {
                                   {5, 10}, {7, 7}, {51, 100}, {200, 300}};
   std::mt19937_64 rng(42);
   for (const ShamirParams& params : kParams) {
-    SCOPED_TRACE(testing::Message() << "t=" << params.threshold << " n=" << params.num_shares);
+    SCOPED_TRACE(::testing::Message() << "t=" << params.threshold << " n=" << params.num_shares);
     const std::vector<uint8_t> secret = SecretFromSeed(rng());
     const std::vector<ShamirShare> shares = Split(secret, params);
     std::vector<size_t> positions(shares.size());
@@ -274,12 +275,12 @@ uint64_t Element(const ShamirShare& share, int chunk) {
 // polynomial of that chunk and stays a well-formed share.
 void Corrupt(ShamirShare& share, int chunk, uint64_t delta) {
   const uint64_t v = Element(share, chunk);
-  const uint64_t w = v >= p - delta ? v - (p - delta) : v + delta;
+  const uint64_t w = v >= kFieldPrime - delta ? v - (kFieldPrime - delta) : v + delta;
   for (int b = 0; b < 8; ++b)
     share.value.data()[8 * chunk + b] = static_cast<uint8_t>(w >> (8 * b));
 }
 
-uint64_t RandomDelta(std::mt19937_64& rng) { return 1 + rng() % (p - 1); }
+uint64_t RandomDelta(std::mt19937_64& rng) { return 1 + rng() % (kFieldPrime - 1); }
 
 // `count` distinct positions in [0, size), in random order.
 std::vector<size_t> RandomPositions(size_t size, size_t count, std::mt19937_64& rng) {
@@ -309,7 +310,7 @@ TEST(ShamirDecodeTest, WithoutErrorsMatchesReconstruct) {
     const std::vector<ShamirShare> shares = Split(secret, params);
     for (int m = params.threshold; m <= params.num_shares;
          m += std::max(1, (params.num_shares - params.threshold) / 4)) {
-      SCOPED_TRACE(testing::Message()
+      SCOPED_TRACE(::testing::Message()
                    << "t=" << params.threshold << " n=" << params.num_shares << " m=" << m);
       const std::vector<ShamirShare> subset =
           Pick(shares, RandomPositions(shares.size(), static_cast<size_t>(m), rng));
@@ -351,7 +352,7 @@ TEST(ShamirDecodeTest, CorrectsUpToEWrongShares) {
       const size_t n = static_cast<size_t>(params.num_shares);
       const size_t m = t + rng() % (n - t + 1);
       const size_t e = (m - t) / 2;
-      SCOPED_TRACE(testing::Message() << "t=" << t << " m=" << m << " e=" << e);
+      SCOPED_TRACE(::testing::Message() << "t=" << t << " m=" << m << " e=" << e);
       const std::vector<uint8_t> secret = SecretFromSeed(rng());
       // The m shares in random order, e of them at random positions wrong in every chunk.
       std::vector<ShamirShare> subset = Pick(Split(secret, params), RandomPositions(n, m, rng));
@@ -373,7 +374,7 @@ TEST(ShamirDecodeTest, ReportsAShareWrongInOneChunkOnly) {
   const std::vector<ShamirShare> shares = Split(secret, params);
   std::mt19937_64 rng(1003);
   for (int c = 0; c < kShamirChunks; ++c) {
-    SCOPED_TRACE(testing::Message() << "chunk " << c);
+    SCOPED_TRACE(::testing::Message() << "chunk " << c);
     std::vector<ShamirShare> subset = Pick(shares, {0, 1, 2, 3, 4, 5, 6, 7, 8});
     Corrupt(subset[6], c, RandomDelta(rng));  // index 7
     absl::StatusOr<ShamirDecoding> decoded = ShamirDecode(subset, params);
@@ -413,7 +414,7 @@ TEST(ShamirDecodeTest, DetectsEPlusOneWrongSharesWhenRedundancyIsOdd) {
     const size_t m = static_cast<size_t>(k.t + 2 * k.e + 1);
     const ShamirParams params{k.t, static_cast<int>(m) + 3};
     for (int trial = 0; trial < 10; ++trial) {
-      SCOPED_TRACE(testing::Message() << "t=" << k.t << " e=" << k.e << " trial " << trial);
+      SCOPED_TRACE(::testing::Message() << "t=" << k.t << " e=" << k.e << " trial " << trial);
       std::vector<ShamirShare> subset =
           Pick(Split(SecretFromSeed(rng()), params), RandomPositions(params.num_shares, m, rng));
       const int chunk = static_cast<int>(rng() % kShamirChunks);

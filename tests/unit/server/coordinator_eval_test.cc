@@ -41,7 +41,7 @@ CoordinatorOptions EvalOptions(int64_t eval_every, double eval_participation = 0
 }
 
 // Cohort 10 of 40 users, n_min 3.
-std::unique_ptr<Coordinator> MakeCoordinator(
+std::unique_ptr<Coordinator> MakeEvaluatingCoordinator(
     int64_t rounds, CoordinatorOptions options,
     algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kNone) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
@@ -100,7 +100,7 @@ absl::StatusOr<std::vector<int64_t>> RunWith(Coordinator& coordinator, const dat
 
 TEST(CoordinatorEvalTest, EvaluatesEveryNthRoundAndAfterTheLast) {
   auto split = Split();
-  auto coordinator = MakeCoordinator(3, EvalOptions(2));
+  auto coordinator = MakeEvaluatingCoordinator(3, EvalOptions(2));
   absl::StatusOr<std::vector<int64_t>> evaluated = RunWith(*coordinator, *split);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_EQ(*evaluated, (std::vector<int64_t>{2, 3}));
@@ -117,7 +117,7 @@ TEST(CoordinatorEvalTest, EvaluatesEveryNthRoundAndAfterTheLast) {
 
 TEST(CoordinatorEvalTest, OffByDefault) {
   auto split = Split();
-  auto coordinator = MakeCoordinator(2, EvalOptions(0));
+  auto coordinator = MakeEvaluatingCoordinator(2, EvalOptions(0));
   absl::StatusOr<std::vector<int64_t>> evaluated = RunWith(*coordinator, *split);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_TRUE(evaluated->empty());
@@ -129,11 +129,11 @@ TEST(CoordinatorEvalTest, OffByDefault) {
 TEST(CoordinatorEvalTest, AutoEvaluatesOnlyARunWithoutNoise) {
   auto split = Split();
   const CoordinatorOptions automatic = EvalOptions(CoordinatorOptions::kEvalEveryAuto);
-  auto plain = MakeCoordinator(2, automatic);
+  auto plain = MakeEvaluatingCoordinator(2, automatic);
   absl::StatusOr<std::vector<int64_t>> evaluated = RunWith(*plain, *split);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_EQ(*evaluated, (std::vector<int64_t>{2}));
-  auto private_run = MakeCoordinator(2, automatic, algorithms::dpmf_rp::Mechanism::kPbm);
+  auto private_run = MakeEvaluatingCoordinator(2, automatic, algorithms::dpmf_rp::Mechanism::kPbm);
   evaluated = RunWith(*private_run, *split);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_TRUE(evaluated->empty());
@@ -157,7 +157,7 @@ TEST(CoordinatorEvalTest, FederatedMetricsEqualCentralWhenEveryUserIsSampled) {
     if (e.ok()) central = *e;
     return e;
   };
-  auto coordinator = MakeCoordinator(2, options);
+  auto coordinator = MakeEvaluatingCoordinator(2, options);
   absl::StatusOr<std::vector<int64_t>> evaluated = RunWith(*coordinator, *split);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_EQ(*evaluated, (std::vector<int64_t>{1, 2}));
@@ -188,7 +188,7 @@ TEST(CoordinatorEvalTest, FederatedMetricsEqualCentralWhenEveryUserIsSampled) {
 // holds the other 30, and training round 3 runs as usual between the two evaluations.
 TEST(CoordinatorEvalTest, SilentUsersAreDroppedAndTrainingGoesOn) {
   auto split = Split();
-  auto coordinator = MakeCoordinator(3, EvalOptions(2, 1, absl::Seconds(3)));
+  auto coordinator = MakeEvaluatingCoordinator(3, EvalOptions(2, 1, absl::Seconds(3)));
   absl::StatusOr<std::vector<int64_t>> evaluated =
       RunWith(*coordinator, *split, /*last_silent_in_evaluation=*/true);
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
@@ -203,9 +203,9 @@ TEST(CoordinatorEvalTest, SilentUsersAreDroppedAndTrainingGoesOn) {
 // privacy with and without them.
 TEST(CoordinatorEvalTest, EvaluationIsNotChargedToTheLedger) {
   auto split = Split();
-  auto with = MakeCoordinator(2, EvalOptions(1), algorithms::dpmf_rp::Mechanism::kPbm);
+  auto with = MakeEvaluatingCoordinator(2, EvalOptions(1), algorithms::dpmf_rp::Mechanism::kPbm);
   ASSERT_TRUE(RunWith(*with, *split).ok());
-  auto without = MakeCoordinator(2, EvalOptions(0), algorithms::dpmf_rp::Mechanism::kPbm);
+  auto without = MakeEvaluatingCoordinator(2, EvalOptions(0), algorithms::dpmf_rp::Mechanism::kPbm);
   ASSERT_TRUE(RunWith(*without, *split).ok());
   EXPECT_TRUE(with->Status().has_federated_evaluation());
   EXPECT_GT(without->Status().epsilon_rdp2(), 0);
@@ -219,7 +219,7 @@ TEST(CoordinatorEvalTest, EvaluationRoundsChunkBothWaysAndReportTheirOwnTraffic)
   auto split = Split();
   CoordinatorOptions options = EvalOptions(2, 0, absl::Seconds(3));
   options.chunk_bytes = 64;
-  auto coordinator = MakeCoordinator(2, options);
+  auto coordinator = MakeEvaluatingCoordinator(2, options);
   int64_t chunks = 0;
   absl::StatusOr<std::vector<int64_t>> evaluated =
       RunWith(*coordinator, *split, /*last_silent_in_evaluation=*/false, 64, &chunks);

@@ -70,9 +70,9 @@ constexpr int kClients = 4;  // each hosting 10 of the 40 users (testing::Shard)
 
 // Every user may take part (participation 1: max_contributors 40), n_min 3, `rounds` rounds.
 // Stages wait up to 20 s: only a silent client ever waits that long.
-std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, int64_t wait_for_users = 0,
-                                             FixedPopulation population = {},
-                                             int harary_degree = 0) {
+std::unique_ptr<Coordinator> MakeTwoPhaseCoordinator(int64_t rounds, int64_t wait_for_users = 0,
+                                                     FixedPopulation population = {},
+                                                     int harary_degree = 0) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.participation = 1;
   CoordinatorOptions options;
@@ -93,17 +93,12 @@ std::unique_ptr<Coordinator> MakeCoordinator(int64_t rounds, int64_t wait_for_us
           dp::PrivacyLedger::Create().value(), 1, rounds, std::move(population)});
 }
 
-std::shared_ptr<const data::RatingsDataset> Data() {
-  static const auto* data =
-      new std::shared_ptr<const data::RatingsDataset>(std::make_shared<const data::RatingsDataset>(
-          data::GenerateSynthetic(testing::SmallData()).value()));
-  return *data;
-}
-
 std::unique_ptr<testing::FakeClient> Client(Coordinator& coordinator, int i,
                                             testing::FakeClientOptions hooks = {}) {
   return std::make_unique<testing::FakeClient>(
-      coordinator, client::ParticipantHost::Create(Data(), testing::Shard(i, kClients, 40)).value(),
+      coordinator,
+      client::ParticipantHost::Create(testing::SmallDataset(), testing::Shard(i, kClients, 40))
+          .value(),
       i + 1, std::move(hooks));
 }
 
@@ -163,7 +158,7 @@ std::set<std::pair<int64_t, int32_t>> CheckTasks(testing::FakeClient& client, in
 }
 
 TEST(CoordinatorPopulationTest, EveryPhaseIsTheWholePopulationWithFullThreshold) {
-  auto coordinator = MakeCoordinator(2);
+  auto coordinator = MakeTwoPhaseCoordinator(2);
   std::vector<std::unique_ptr<testing::FakeClient>> clients = Clients(*coordinator, {});
   std::future<absl::Status> run = Start(*coordinator);
   const absl::Status status = RunToEnd(*coordinator, run);
@@ -184,7 +179,7 @@ TEST(CoordinatorPopulationTest, EveryPhaseIsTheWholePopulationWithFullThreshold)
 // each session is the whole population, and each neighbourhood (the client and its 4 neighbours)
 // must be whole to unmask, t = 5, so nobody can be left out.
 TEST(CoordinatorPopulationTest, AHararyGraphSumsTheWholePopulationWithWholeNeighbourhoods) {
-  auto coordinator = MakeCoordinator(1, 0, {}, 4);
+  auto coordinator = MakeTwoPhaseCoordinator(1, 0, {}, 4);
   std::vector<std::unique_ptr<testing::FakeClient>> clients = Clients(*coordinator, {});
   std::future<absl::Status> run = Start(*coordinator);
   const absl::Status status = RunToEnd(*coordinator, run);
@@ -208,7 +203,7 @@ TEST(CoordinatorPopulationTest, AHararyGraphSumsTheWholePopulationWithWholeNeigh
 // The last client answers phase 0 but disconnects when phase 1's task comes: the run ends,
 // naming its participants, without another attempt.
 TEST(CoordinatorPopulationTest, AMemberLostMidRunEndsTheRun) {
-  auto coordinator = MakeCoordinator(2);
+  auto coordinator = MakeTwoPhaseCoordinator(2);
   testing::FakeClientOptions lost_in_phase1;
   lost_in_phase1.disconnect_on = [](const v1::ServerMessage& m) {
     return m.has_task() && m.task().plan().phase() == 1;
@@ -233,7 +228,7 @@ TEST(CoordinatorPopulationTest, AMemberLostMidRunEndsTheRun) {
 
 // Participant 4 declines (a SecAgg Abort, as when its own budget is spent): the run ends.
 TEST(CoordinatorPopulationTest, ADecliningMemberEndsTheRun) {
-  auto coordinator = MakeCoordinator(1);
+  auto coordinator = MakeTwoPhaseCoordinator(1);
   testing::FakeClientOptions declining;
   declining.tamper = [](v1::ClientMessage& reply) {
     if (reply.has_secagg() && reply.secagg().participant_id() == 4 &&
@@ -254,7 +249,7 @@ TEST(CoordinatorPopulationTest, ADecliningMemberEndsTheRun) {
 // The population freezes at the 30 users of three clients (--wait_for_users=30); the fourth
 // client registers afterwards and is never invited.
 TEST(CoordinatorPopulationTest, LateRegistrantsAreNotInvited) {
-  auto coordinator = MakeCoordinator(1, /*wait_for_users=*/30);
+  auto coordinator = MakeTwoPhaseCoordinator(1, /*wait_for_users=*/30);
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 3; ++i) clients.push_back(Client(*coordinator, i));
   std::future<absl::Status> run = Start(*coordinator);
@@ -278,7 +273,7 @@ TEST(CoordinatorPopulationTest, AResumedRunKeepsItsPopulation) {
   }
   std::sort(members.begin(), members.end());
   auto coordinator =
-      MakeCoordinator(1, /*wait_for_users=*/0, FixedPopulation::Restore(members).value());
+      MakeTwoPhaseCoordinator(1, /*wait_for_users=*/0, FixedPopulation::Restore(members).value());
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   clients.push_back(Client(*coordinator, 3));  // not a member
   for (int i = 0; i < 3; ++i) clients.push_back(Client(*coordinator, i));

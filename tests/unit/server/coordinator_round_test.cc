@@ -80,11 +80,6 @@ testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
   return o;
 }
 
-std::shared_ptr<const data::RatingsDataset> Data() {
-  return std::make_shared<const data::RatingsDataset>(
-      data::GenerateSynthetic(testing::SmallData()).value());
-}
-
 // Cohort 10 of 40 users, n_min 3; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
 // `tune` adjusts the options (graph, signatures) before the coordinator is built.
 std::unique_ptr<Coordinator> MakeCoordinator(
@@ -107,7 +102,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(
 
 // Runs the coordinator to the end (at most 30 s) with 4 clients, the last one `last`.
 absl::Status RunWith(Coordinator& coordinator, Behavior last, int* last_share_key_requests) {
-  auto data = Data();
+  auto data = testing::SmallDataset();
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
     clients.push_back(std::make_unique<testing::FakeClient>(
@@ -169,7 +164,7 @@ TEST(CoordinatorRoundTest, HonestClientsCompleteEveryRound) {
 // The scrape moves with the rounds: when round r's task reaches a client, r rounds were applied.
 TEST(CoordinatorRoundTest, ScrapedCountersMoveWithTheRounds) {
   auto coordinator = MakeCoordinator(3);
-  auto data = Data();
+  auto data = testing::SmallDataset();
   std::mutex mu;
   std::vector<std::pair<int64_t, double>> seen;  // (task round, applied rounds scraped)
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
@@ -288,7 +283,7 @@ std::vector<KeysSeen> RunSignedRounds(GraphMode graph) {
     std::map<uint32_t, std::set<uint32_t>> keyed;  // per participant, of its ShareKeysRequest
     KeysSeen seen;
   };
-  auto data = Data();
+  auto data = testing::SmallDataset();
   std::vector<std::shared_ptr<Observer>> observers;
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
@@ -401,7 +396,7 @@ TEST(CoordinatorRoundTest, HararyNeverUnmasksFewerThanNMinInputs) {
 // complete with the others (at most 6 of a cohort's 10 may drop; a round with more is retried).
 TEST(CoordinatorRoundTest, DecliningParticipantsAreDropoutsOfASampledRound) {
   auto coordinator = MakeCoordinator(3);
-  auto data = Data();
+  auto data = testing::SmallDataset();
   auto declined = std::make_shared<std::atomic<int>>(0);
   testing::FakeClientOptions declining;
   declining.tamper = [declined](v1::ClientMessage& reply) {

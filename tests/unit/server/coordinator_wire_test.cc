@@ -18,14 +18,9 @@
 namespace fedmf::server {
 namespace {
 
-std::shared_ptr<const data::RatingsDataset> Data() {
-  return std::make_shared<const data::RatingsDataset>(
-      data::GenerateSynthetic(testing::SmallData()).value());
-}
-
 // 40 users, cohort 10, n_min 3, rank 4, no noise, full item model.
 // `upload_budget`: bytes all streams' partial uploads may hold.
-std::unique_ptr<Coordinator> MakeCoordinator(
+std::unique_ptr<Coordinator> MakeChunkedCoordinator(
     int64_t rounds, size_t chunk_bytes, bool secure_aggregation = true,
     uint64_t upload_budget = CoordinatorOptions().max_upload_buffer_bytes) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
@@ -47,7 +42,7 @@ std::unique_ptr<Coordinator> MakeCoordinator(
 // received whole in `final_models` (if given).
 absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
                      int* chunks_sent, std::vector<v1::RoundPlan>* final_models = nullptr) {
-  auto data = Data();
+  auto data = testing::SmallDataset();
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
     auto host = client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value();
@@ -80,7 +75,7 @@ const v1::StageTraffic* Find(const v1::StatusResponse& s, const std::string& sta
 }
 
 TEST(CoordinatorWireTest, RoundsCompleteWithTinyChunksBothWays) {
-  auto coordinator = MakeCoordinator(2, wire::kMinChunkBytes);
+  auto coordinator = MakeChunkedCoordinator(2, wire::kMinChunkBytes);
   int received = 0, sent = 0;
   ASSERT_TRUE(RunWith(*coordinator, wire::kMinChunkBytes, &received, &sent).ok());
   const v1::StatusResponse s = coordinator->Status();
@@ -93,7 +88,7 @@ TEST(CoordinatorWireTest, RoundsCompleteWithTinyChunksBothWays) {
 // The result that ends training carries the final model, the plan of the round after the last,
 // to every client: without it a device would keep the model of its last task, one update behind.
 TEST(CoordinatorWireTest, TheLastResultCarriesTheFinalModel) {
-  auto coordinator = MakeCoordinator(2, wire::kDefaultChunkBytes);
+  auto coordinator = MakeChunkedCoordinator(2, wire::kDefaultChunkBytes);
   int received = 0, sent = 0;
   std::vector<v1::RoundPlan> final_models;
   ASSERT_TRUE(
@@ -114,7 +109,7 @@ TEST(CoordinatorWireTest, TheLastResultCarriesTheFinalModel) {
 // at most 2 tag/length pairs of <= 4 bytes each around `packed`, 2 more around the SecAgg message,
 // and participant id (<= 3 bytes) and round (2 bytes): <= 24 bytes.
 TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
-  auto coordinator = MakeCoordinator(2, wire::kDefaultChunkBytes);
+  auto coordinator = MakeChunkedCoordinator(2, wire::kDefaultChunkBytes);
   int received = 0, sent = 0;
   ASSERT_TRUE(RunWith(*coordinator, wire::kDefaultChunkBytes, &received, &sent).ok());
   EXPECT_EQ(received, 0);
@@ -144,7 +139,8 @@ TEST(CoordinatorWireTest, StatusReportsPerStageBytesPerUser) {
 class CoordinatorWireStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    coordinator_ = MakeCoordinator(1, 64, /*secure_aggregation=*/true, /*upload_budget=*/1000);
+    coordinator_ =
+        MakeChunkedCoordinator(1, 64, /*secure_aggregation=*/true, /*upload_budget=*/1000);
     connection_ = Open(1);
   }
   // A stream bound to a registration of `participant`.

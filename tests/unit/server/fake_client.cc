@@ -110,6 +110,12 @@ data::SyntheticConfig SmallData() {
   return c;
 }
 
+std::shared_ptr<const data::RatingsDataset> SmallDataset() {
+  static const auto* data = new std::shared_ptr<const data::RatingsDataset>(
+      std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(SmallData()).value()));
+  return *data;
+}
+
 algorithms::dpmf_rp::DpmfRpConfig SmallRun(int64_t rounds) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 40;

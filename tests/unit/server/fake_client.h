@@ -82,6 +82,8 @@ class FakeClient {
 
 // The tests' small federation: 40 synthetic users, 30 items, 8 ratings each (at least 4).
 data::SyntheticConfig SmallData();
+// SmallData's dataset, generated once and shared (read only) by every caller.
+std::shared_ptr<const data::RatingsDataset> SmallDataset();
 // DPMF-RP on SmallData's shape: rank 4, no noise, full item model, compression 2, cohort 10
 // (participation 0.25), n_min 3, SecAgg, `rounds` rounds.
 algorithms::dpmf_rp::DpmfRpConfig SmallRun(int64_t rounds);
