@@ -184,7 +184,7 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
 // the users' phase-0 keys and keeps phase 0's model; a user without that key is refused, and a
 // phase-1 plan is not a model to adopt.
 TEST(ParticipantHostTest, KeepsTheModelThroughAPhaseThatCarriesNone) {
-  Fixture f;  // 40 users x 30 items
+  TrainingRound f;  // 40 users x 30 items
   const v1::LflSgdmfConfig c = algorithms::lfl_sgdmf::testing::SmallConfig(
       v1::LFL_NOISE_TWO_PHASE, /*num_users=*/40, /*num_items=*/30, kCohort, /*omega=*/0.4,
       /*sigma=*/1);

@@ -135,17 +135,17 @@ TEST(VflSgdmfRunTest, LocalOnlyPartyIsCentralDpSgdInOneRound) {
   std::vector<std::string> states(1);
   std::vector<dp::Rng> rngs;
   rngs.emplace_back(78);
-  const Round only = RunRound(*updater, shards, states, rngs);
-  ASSERT_TRUE(updater->ApplySum(only.sum, Ids(1)).ok());
+  const testing::PartyRound only = testing::RunPartyRound(*updater, shards, states, rngs);
+  ASSERT_TRUE(updater->ApplySum(only.sum, testing::PartyIds(1)).ok());
   EXPECT_EQ(updater->round(), TotalRounds(c));
   EXPECT_EQ(updater->Users(), initial_users);
 
-  const v1::VflSgdmfPartyState party = PartyState(states[0]);
+  const v1::FmfPartyState party = testing::ParsePartyState(states[0]);
   const uint64_t key[2] = {party.noise_key_0(), party.noise_key_1()};
   dp::Rng central_rng = RoundNoiseRng(key, 0);
   const fmf_sgd::CentralRun central =
       *fmf_sgd::TrainCentralDpSgdMf(split.train, StepConfig(c), c.seed(), central_rng);
-  EXPECT_EQ(ItemsAfter(states[0]), central.model.items);
+  EXPECT_EQ(testing::HeldAfter(states[0]), central.model.items);
   ASSERT_TRUE(updater->TestMse().has_value());
   const double tolerance = std::ldexp(0.5, -kErrorFractionBits) / split.test.num_ratings() + 1e-9;
   EXPECT_NEAR(*updater->TestMse(), fmf_sgd::MeanSquaredError(split.test, central.model), tolerance);
@@ -163,7 +163,8 @@ TEST(VflSgdmfRunTest, LocalOnlyIsChargedTheFederatedRunsSteps) {
       const dp::LedgerEntry entry = **updater->RoundPrivacy(3, orders);
       for (size_t a = 0; a < orders.size(); ++a) total[a] += entry.rdp[a];
       const v1::RoundPlan plan = *updater->Plan();
-      ASSERT_TRUE(updater->ApplySum(std::vector<uint64_t>(plan.length(), 0), Ids(3)).ok());
+      ASSERT_TRUE(
+          updater->ApplySum(std::vector<uint64_t>(plan.length(), 0), testing::PartyIds(3)).ok());
     }
     v1::VflSgdmfConfig local = federated;
     local.set_local_only(true);
