@@ -3,6 +3,7 @@
 // truncated bytes never crash; a restored session keeps its ledger of revealed shares.
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <utility>
@@ -41,6 +42,11 @@ struct StageCase {
   ClientStage client_stage;  // theirs
   bool signed_with_check;
 };
+
+void PrintTo(const StageCase& c, std::ostream* os) {
+  *os << ServerStageName(c.server_stage) << "/" << ClientStageName(c.client_stage)
+      << (c.signed_with_check ? "/signed" : "");
+}
 
 class RestoreAtStageTest : public ::testing::TestWithParam<StageCase> {};
 

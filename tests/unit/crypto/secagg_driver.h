@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,13 @@ enum class DropPoint {
   kConsistencyCheck,  // sent its masked input, never signs
   kUnmasking,         // never answers the unmasking request
 };
+
+// GoogleTest prints a parameter with this (test names stay readable and the same in every build).
+inline void PrintTo(DropPoint point, std::ostream* os) {
+  constexpr const char* kNames[] = {"Never",       "Advertise",        "ShareKeys",
+                                    "MaskedInput", "ConsistencyCheck", "Unmasking"};
+  *os << kNames[static_cast<int>(point)];
+}
 
 struct DriverOptions {
   SessionConfig config;

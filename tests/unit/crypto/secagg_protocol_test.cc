@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -171,6 +172,8 @@ struct Boundary {
   DropPoint point;
   const char* reason;  // abort reason when one client too many is lost there
 };
+
+void PrintTo(const Boundary& boundary, std::ostream* os) { PrintTo(boundary.point, os); }
 
 class ThresholdBoundaryTest : public ::testing::TestWithParam<Boundary> {};
 
