@@ -7,7 +7,8 @@
 #
 #   tools/experiments/fmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"]
-#                            [--vfl_settings="PARTITION:S:T:T' ..."] [--vfl_epsilons="1"] [GROUP...]
+#                            [--vfl_settings="PARTITION:S:T:T' ..."] [--vfl_epsilons="1"]
+#                            [--vfl_lrs="0.001 0.003 0.01 0.03"] [GROUP...]
 #
 # GROUPs (default: baselines tune fig4 reference): baselines (the three predictors, --seeds
 # seeds), tune (every method and budget on seed 1 for each learning rate of --lrs: the paper picks
@@ -19,7 +20,10 @@
 # --vfl_settings (PARTITION vfl or vfl-genre) and each budget of --vfl_epsilons, at the rate tune
 # chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-local-only
 # (the paper's local-only baseline of Figs. 6-7 on the same settings: each party trains alone,
-# T T' steps, fmf_party_run.sh --local-only; into OUT/vfl.csv too), vfl-privacy (the
+# T T' steps, fmf_party_run.sh --local-only; into OUT/vfl.csv too), vfl-tune (VFL-SGDMF and
+# local-only at each rate of --vfl_lrs, epsilon 1, seed 1, each setting: the paper's rule, the
+# lowest TRAINING MSE, which the parties sum in the final round), vfl-tuned (both on every setting,
+# budget and seed at the rate vfl-tune chose for that setting and mode), vfl-privacy (the
 # per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
 # coordinator's event=new_run line; OUT/vfl_privacy.csv). The split holds out
 # 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
@@ -37,6 +41,7 @@ EXTRA=()
 BUILD="${ROOT}/build"
 VFL_SETTINGS="vfl:2:100:10 vfl:5:100:10 vfl:10:100:10 vfl-genre:19:100:10"
 VFL_EPSILONS="1"
+VFL_LRS="0.001 0.003 0.01 0.03"
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -49,7 +54,8 @@ for arg in "$@"; do
     --extra=*) read -r -a EXTRA <<< "${arg#--extra=}" ;;
     --vfl_settings=*) VFL_SETTINGS="${arg#--vfl_settings=}" ;;
     --vfl_epsilons=*) VFL_EPSILONS="${arg#--vfl_epsilons=}" ;;
-    --help|-h) sed -n '2,27p' "$0"; exit 0 ;;
+    --vfl_lrs=*) VFL_LRS="${arg#--vfl_lrs=}" ;;
+    --help|-h) sed -n '2,31p' "$0"; exit 0 ;;
     -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -61,10 +67,11 @@ if [[ ! -f "${DATA}" ]]; then
 fi
 CENTRAL="${BUILD}/tools/fedmf-central"
 # The vfl groups run fedmf-coordinator and fedmf-client (fmf_party_run.sh), the others fedmf-central.
-[[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^(vfl|vfl-local-only|vfl-privacy)( (vfl|vfl-local-only|vfl-privacy))*$ ]] ||
+[[ -x "${CENTRAL}" || "${SELECTED[*]}" =~ ^vfl[a-z-]*( vfl[a-z-]*)*$ ]] ||
   { echo "fmf.sh: ${CENTRAL} missing: build first" >&2; exit 1; }
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
+VFL_CSV="${OUT}/vfl.csv"
 [[ -f "${CSV}" ]] ||
   echo "group,method,unit,epsilon,lr,seed,test_mse,test_rmse,train_mse,z,epsilon_spent,paper_c1,sensitivity,paper_sensitivity,train_s" > "${CSV}"
 
@@ -120,6 +127,37 @@ best_lr() {
   ' "${CSV}"
 }
 
+# vfl_run GROUP PARTITION:S:T:T' EPSILON LR SEED: one VFL run through real processes
+# (fmf_party_run.sh, per rating; a vfl-local-only* GROUP runs the local-only baseline) into
+# OUT/vfl.csv, unless that run is already there (the groups resume where they stopped).
+vfl_run() {
+  local group="$1" eps="$3" lr="$4" seed="$5" partition parties syncs local_steps mode=()
+  IFS=: read -r partition parties syncs local_steps <<< "$2"
+  [[ "${group}" == vfl-local-only* ]] && mode=(--local-only)
+  local key="${group},${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed}"
+  [[ -f "${VFL_CSV}" ]] ||
+    echo "group,partition,parties,T,Tp,unit,epsilon,lr,seed,test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s,train_mse" > "${VFL_CSV}"
+  grep -q "^${key}," "${VFL_CSV}" && return 0
+  echo "== ${group} $2 eps=${eps} lr=${lr} seed ${seed}" >&2
+  local fields
+  fields="$("${ROOT}/tools/experiments/fmf_party_run.sh" ${mode[@]+"${mode[@]}"} "${BUILD}" \
+    "${DATA}" "${OUT}/logs" "${partition}" "${parties}" "${syncs}" "${local_steps}" rating "${eps}" \
+    "${lr}" "${seed}")"
+  echo "${key},${fields}" >> "${VFL_CSV}"
+  tail -n 1 "${VFL_CSV}" >&2
+}
+
+# vfl_best_lr GROUP PARTITION:S:T:T': GROUP's rate with the lowest train MSE on that setting.
+vfl_best_lr() {
+  local partition parties syncs local_steps
+  IFS=: read -r partition parties syncs local_steps <<< "$2"
+  awk -F, -v g="$1" -v p="${partition}" -v s="${parties}" -v t="${syncs}" -v tp="${local_steps}" '
+    $1 == g && $2 == p && $3 == s && $4 == t && $5 == tp && $17 != "" && $17 != "nan" &&
+    (best == "" || $17 + 0 < best) { best = $17 + 0; lr = $8 }
+    END { if (lr == "") exit 1; print lr }
+  ' "${VFL_CSV}"
+}
+
 # for_each_setting FN: FN METHOD UNIT EPSILON for every unit, clipping method and budget.
 for_each_setting() {
   for unit in rating user; do
@@ -164,27 +202,27 @@ for group in "${SELECTED[@]}"; do
     vfl|vfl-local-only)
       # Figs. 6-7: VFL-SGDMF through real processes (fmf_party_run.sh), per rating, each budget at
       # the rate tune chose for central embedding clipping (s = 1) at that budget; vfl-local-only
-      # the paper's local-only baseline on the same settings (each party alone, T T' steps). A
-      # run already in the CSV is kept (the group resumes where it stopped).
-      VFL_CSV="${OUT}/vfl.csv"
-      [[ -f "${VFL_CSV}" ]] ||
-        echo "group,partition,parties,T,Tp,unit,epsilon,lr,seed,test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s" > "${VFL_CSV}"
-      mode=()
-      [[ "${group}" == vfl-local-only ]] && mode=(--local-only)
+      # the paper's local-only baseline on the same settings (each party alone, T T' steps).
       for setting in ${VFL_SETTINGS}; do
-        IFS=: read -r partition parties syncs local_steps <<< "${setting}"
         for eps in ${VFL_EPSILONS}; do
           lr="$(best_lr embedding rating "${eps}")" ||
             { echo "fmf.sh: no tune run for embedding rating eps=${eps}: run tune first" >&2; exit 1; }
-          for seed in $(seq 1 "${SEEDS}"); do
-            key="${group},${partition},${parties},${syncs},${local_steps},rating,${eps},${lr},${seed}"
-            grep -q "^${key}," "${VFL_CSV}" && continue
-            echo "== ${group} ${setting} eps=${eps} lr=${lr} seed ${seed}" >&2
-            fields="$("${ROOT}/tools/experiments/fmf_party_run.sh" "${mode[@]}" "${BUILD}" "${DATA}" \
-              "${OUT}/logs" "${partition}" "${parties}" "${syncs}" "${local_steps}" rating \
-              "${eps}" "${lr}" "${seed}")"
-            echo "${key},${fields}" >> "${VFL_CSV}"
-            tail -n 1 "${VFL_CSV}" >&2
+          for seed in $(seq 1 "${SEEDS}"); do vfl_run "${group}" "${setting}" "${eps}" "${lr}" "${seed}"; done
+        done
+      done ;;
+    vfl-tune)
+      for setting in ${VFL_SETTINGS}; do
+        for lr in ${VFL_LRS}; do
+          for tune_group in vfl-tune vfl-local-only-tune; do vfl_run "${tune_group}" "${setting}" 1 "${lr}" 1; done
+        done
+      done ;;
+    vfl-tuned)
+      for setting in ${VFL_SETTINGS}; do
+        for mode in vfl vfl-local-only; do
+          lr="$(vfl_best_lr "${mode}-tune" "${setting}")" ||
+            { echo "fmf.sh: no ${mode}-tune run for ${setting}: run vfl-tune first" >&2; exit 1; }
+          for eps in ${VFL_EPSILONS}; do
+            for seed in $(seq 1 "${SEEDS}"); do vfl_run "${mode}-tuned" "${setting}" "${eps}" "${lr}" "${seed}"; done
           done
         done
       done ;;

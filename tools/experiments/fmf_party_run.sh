@@ -2,7 +2,9 @@
 # One VFL-SGDMF or HFL-SGDMF run through real processes on 127.0.0.1 (a fedmf-coordinator and S
 # fedmf-client --party processes), for tools/experiments/fmf.sh's vfl group and fmf_comm.sh.
 # Prints one CSV line:
-#   test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s
+#   test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s,train_mse
+# (train_mse: the parties' MSE on their training ratings at the end, HFL after fine-tuning: the
+# paper's criterion for the learning rate).
 #
 #   fmf_party_run.sh [--local-only] BUILD DATA LOGDIR PARTITION S T T' UNIT EPSILON LR SEED
 #                    [EXTRA COORDINATOR FLAGS]
@@ -59,4 +61,4 @@ end_line="$(grep ' event=training_end ' "${LOGDIR}/${NAME}-coordinator.log")"
 new_run="$(grep ' event=new_run ' "${LOGDIR}/${NAME}-coordinator.log")"
 mse="$(field test_mse "${end_line}")"
 [[ -n "${mse}" ]] || fail "no test_mse in ${end_line}"
-echo "${mse},$(field test_rmse "${end_line}"),$(field test_ratings "${end_line}"),$(field noise_multiplier "${new_run}"),$(field "${ALG}_epsilon" "${new_run}"),$(field "${ALG}_paper_epsilon" "${new_run}"),$(echo "$(date +%s.%N) - ${start}" | bc)"
+echo "${mse},$(field test_rmse "${end_line}"),$(field test_ratings "${end_line}"),$(field noise_multiplier "${new_run}"),$(field "${ALG}_epsilon" "${new_run}"),$(field "${ALG}_paper_epsilon" "${new_run}"),$(echo "$(date +%s.%N) - ${start}" | bc),$(field train_mse "${end_line}")"

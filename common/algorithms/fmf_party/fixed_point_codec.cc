@@ -22,7 +22,7 @@ absl::StatusOr<Codec> EmbeddingAverageCodec(double rating_max, int64_t parties) 
   return MakeCodec(std::sqrt(rating_max), kEmbeddingFractionBits, parties);
 }
 
-absl::StatusOr<Codec> TestErrorCodec(int64_t users, int64_t items, double rating_max,
+absl::StatusOr<Codec> ErrorSumCodec(int64_t users, int64_t items, double rating_max,
                                      int64_t parties) {
   const double ratings = static_cast<double>(users) * static_cast<double>(items);
   return MakeCodec(ratings * (rating_max * rating_max + 1), kErrorFractionBits, parties);

@@ -26,9 +26,9 @@ inline constexpr int kErrorFractionBits = 16;
 // A sync's codec: a weighted average of embedding matrices, entries in [0, sqrt(R)] (embedding
 // clipping, weights summing to 1), at scale 2^kEmbeddingFractionBits.
 absl::StatusOr<Codec> EmbeddingAverageCodec(double rating_max, int64_t parties);
-// A final round's codec: test squared errors (at most R^2 + 1 per rating, at most users * items
-// ratings) and rating counts, at scale 2^kErrorFractionBits.
-absl::StatusOr<Codec> TestErrorCodec(int64_t users, int64_t items, double rating_max,
+// A final round's codec (party_error.h): squared errors (at most R^2 + 1 per rating, at most
+// users * items ratings) and rating counts, at scale 2^kErrorFractionBits.
+absl::StatusOr<Codec> ErrorSumCodec(int64_t users, int64_t items, double rating_max,
                                      int64_t parties);
 
 // The codec of a sum whose real value lies in [-largest_real, largest_real], of `parties`

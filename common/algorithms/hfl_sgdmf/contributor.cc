@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/fmf_party/party_error.h"
 #include "common/algorithms/fmf_party/party_round.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
@@ -113,17 +114,15 @@ absl::StatusOr<Contribution> HflSgdmfContributor::Contribute(const LocalData& da
     if (!synced.ok()) return synced.status();
     upload = fmf_party::FlattenRows(synced->weighted_items);
   } else {
-    const int64_t tested = shard.test ? shard.test->num_ratings() : 0;
-    const auto squared_error = [&] {
-      return tested > 0
-                 ? fmf_sgd::MeanSquaredError(*shard.test, model) * static_cast<double>(tested)
-                 : 0.0;
-    };
-    const double before = squared_error();
+    const fmf_party::ErrorSum before = fmf_party::SumSquaredError(shard.test.get(), model);
     if (absl::Status s = LocalTrain(*shard.train, config, config.finetune_steps, model); !s.ok()) {
       return s;
     }
-    upload = Eigen::Vector3d(before, squared_error(), static_cast<double>(tested));
+    const fmf_party::ErrorSum test = fmf_party::SumSquaredError(shard.test.get(), model);
+    const fmf_party::ErrorSum trained = fmf_party::SumSquaredError(shard.train.get(), model);
+    upload.resize(5);
+    upload << before.squared_error, test.squared_error, test.ratings, trained.squared_error,
+        trained.ratings;
   }
   absl::StatusOr<std::vector<uint64_t>> encoded = fmf_party::Encode(*codec, upload);
   if (!encoded.ok()) return encoded.status();

@@ -72,8 +72,8 @@ bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round) {
 
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round) {
   if (IsFinalRound(config, round)) {
-    return fmf_party::TestErrorCodec(config.num_users(), config.num_items(), config.rating_max(),
-                                     config.num_parties());
+    return fmf_party::ErrorSumCodec(config.num_users(), config.num_items(), config.rating_max(),
+                                    config.num_parties());
   }
   return fmf_party::EmbeddingAverageCodec(config.rating_max(), config.num_parties());
 }
@@ -86,7 +86,7 @@ absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::HflSgdmfConfig& con
       .round = round,
       .total_rounds = TotalRounds(config),
       .length = IsFinalRound(config, round)
-                    ? 3
+                    ? kFinalReportLength
                     : static_cast<uint64_t>(config.num_items()) * config.rank(),
       .codec = *codec,
       .secure_sum = config.secure_sum(),

@@ -2,8 +2,8 @@
 // the in-process HflConfig it runs (config.h), the codec of each round's upload and the shape of
 // each round's plan, which the coordinator builds and every party checks. Rounds 0 .. T-1 are
 // syncs (each party uploads (n_k / n) V^(k), m p values; round 0 first runs stage 1 at the party);
-// round T is the final stage (each party fine-tunes locally and uploads its test squared error
-// before and after fine-tuning and its test rating count: 3 values). --rounds is T + 1. Modes
+// round T is the final stage (each party fine-tunes locally and uploads its error sums:
+// kFinalReportLength values). --rounds is T + 1. Modes
 // pretrain-u and train-both only: HFL-synSGD is not networked, and local-only needs no network.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_RUN_CONFIG_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_RUN_CONFIG_H_
@@ -33,9 +33,13 @@ HflConfig ToHflConfig(const v1::HflSgdmfConfig& config);
 // Rounds of the run: T syncs and the final stage.
 int64_t TotalRounds(const v1::HflSgdmfConfig& config);
 bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round);
+// The final round's upload (fmf_party/party_error.h): the party's test squared error before and
+// after fine-tuning, its test ratings, then its training squared error after fine-tuning and its
+// training ratings.
+inline constexpr uint64_t kFinalReportLength = 5;
 
 // The codec of `round`'s sum: syncs carry sum_k (n_k / n) V^(k) (fmf_party::EmbeddingAverageCodec),
-// the final round the test squared errors and rating count (fmf_party::TestErrorCodec).
+// the final round the error sums and rating counts (fmf_party::ErrorSumCodec).
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round);
 
 // The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.

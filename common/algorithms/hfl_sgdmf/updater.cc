@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/fmf_party/party_error.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
@@ -44,12 +45,15 @@ absl::StatusOr<std::unique_ptr<HflSgdmfUpdater>> HflSgdmfUpdater::Restore(absl::
 }
 
 std::optional<double> HflSgdmfUpdater::TestMse(bool after_finetune) const {
-  if (state_.round() < TotalRounds(state_.config()) || state_.test_ratings() < 1) {
-    return std::nullopt;
-  }
-  return (after_finetune ? state_.test_squared_error()
-                         : state_.test_squared_error_before_finetune()) /
-         state_.test_ratings();
+  if (state_.round() < TotalRounds(state_.config())) return std::nullopt;
+  return fmf_party::MeanOf(
+      {after_finetune ? state_.test_squared_error() : state_.test_squared_error_before_finetune(),
+       state_.test_ratings()});
+}
+
+std::optional<double> HflSgdmfUpdater::TrainMse() const {
+  if (state_.round() < TotalRounds(state_.config())) return std::nullopt;
+  return fmf_party::MeanOf({state_.train_squared_error(), state_.train_ratings()});
 }
 
 absl::StatusOr<v1::RoundPlan> HflSgdmfUpdater::Plan() const {
@@ -77,6 +81,8 @@ absl::Status HflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
     state_.set_test_squared_error_before_finetune((*decoded)[0]);
     state_.set_test_squared_error((*decoded)[1]);
     state_.set_test_ratings((*decoded)[2]);
+    state_.set_train_squared_error((*decoded)[3]);
+    state_.set_train_ratings((*decoded)[4]);
   } else {
     items_ = fmf_party::UnflattenRows(*decoded, c.num_items(), c.rank());
     *state_.mutable_items() = MatrixToProto(items_);
@@ -101,10 +107,15 @@ std::optional<dp::PrivacyBudget> HflSgdmfUpdater::budget() const {
 std::vector<std::pair<std::string, std::string>> HflSgdmfUpdater::Outcome() const {
   const std::optional<double> mse = TestMse();
   if (!mse) return {};
-  return {{"test_mse", absl::StrCat(*mse)},
-          {"test_rmse", absl::StrCat(std::sqrt(*mse))},
-          {"test_mse_before_finetune", absl::StrCat(*TestMse(/*after_finetune=*/false))},
-          {"test_ratings", absl::StrCat(state_.test_ratings())}};
+  std::vector<std::pair<std::string, std::string>> outcome = {
+      {"test_mse", absl::StrCat(*mse)},
+      {"test_rmse", absl::StrCat(std::sqrt(*mse))},
+      {"test_mse_before_finetune", absl::StrCat(*TestMse(/*after_finetune=*/false))},
+      {"test_ratings", absl::StrCat(state_.test_ratings())}};
+  if (const std::optional<double> train = TrainMse()) {
+    outcome.emplace_back("train_mse", absl::StrCat(*train));
+  }
+  return outcome;
 }
 
 absl::StatusOr<std::string> HflSgdmfUpdater::SerializeState() const {

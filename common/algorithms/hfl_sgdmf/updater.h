@@ -37,8 +37,8 @@ class HflSgdmfUpdater final : public Updater {
       int64_t participants, const std::vector<double>& orders) const override;
   std::optional<dp::PrivacyBudget> budget() const override;
   absl::StatusOr<std::string> SerializeState() const override;
-  // After the final round: test_mse (after fine-tuning), test_rmse, test_mse_before_finetune and
-  // test_ratings, from the parties' summed test errors.
+  // After the final round: test_mse (after fine-tuning), test_rmse, test_mse_before_finetune,
+  // test_ratings and train_mse, from the parties' summed errors.
   std::vector<std::pair<std::string, std::string>> Outcome() const override;
 
   const v1::HflSgdmfConfig& config() const { return state_.config(); }
@@ -46,6 +46,8 @@ class HflSgdmfUpdater final : public Updater {
   // The parties' test MSE after the final round, after (or before) fine-tuning; nullopt before it
   // or without test ratings.
   std::optional<double> TestMse(bool after_finetune = true) const;
+  // The parties' MSE on their training ratings after fine-tuning (the rate-tuning criterion).
+  std::optional<double> TrainMse() const;
 
  private:
   HflSgdmfUpdater(v1::HflSgdmfState state, Eigen::MatrixXd items)

@@ -2,8 +2,9 @@
 // vectors mod 2^b never wraps. Sync rounds: each party uploads (m_k / m) U^(k) rounded to nearest
 // at scale 2^kUserFractionBits; embedding clipping keeps every entry of U^(k) in [0, sqrt(R)], so a
 // valid sum lies in [0, sqrt(R) 2^f + s / 2] (sum_k m_k / m = 1, half a unit of rounding per
-// party). Final round: its test squared error and test ratings at scale 2^kErrorFractionBits, each
-// rating counting at most R^2 + 1 and at most n m ratings in all.
+// party). Final round: its test and training squared errors and rating counts
+// (fmf_party/party_error.h) at scale 2^kErrorFractionBits, each rating counting at most R^2 + 1
+// and at most n m ratings in all.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CODEC_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CODEC_H_
 

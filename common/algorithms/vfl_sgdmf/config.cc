@@ -75,7 +75,7 @@ absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& con
       .round = round,
       .total_rounds = TotalRounds(config),
       .length = IsFinalRound(config, round)
-                    ? 2
+                    ? kFinalReportLength
                     : static_cast<uint64_t>(config.num_users()) * config.rank(),
       .codec = *codec,
       .secure_sum = config.secure_sum(),

@@ -2,7 +2,7 @@
 // checks, the fmf_sgd::DpSgdMfConfig a party trains with, and the shape of each round's plan, which
 // the coordinator builds and every party checks. Rounds 0 .. T-1 are syncs (each party uploads
 // (m_k / m) U^(k), n p values); round T is the final stage (kappa V-only steps at each party, which
-// uploads its test squared error and test rating count: 2 values). --rounds is T + 1. The
+// uploads its error sums: kFinalReportLength values). --rounds is T + 1. The
 // local-only baseline (config.local_only) has no sync: its one round is the final stage, in which
 // each party first runs all T T' steps alone.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONFIG_H_
@@ -32,6 +32,9 @@ fmf_sgd::DpSgdMfConfig StepConfig(const v1::VflSgdmfConfig& config);
 int64_t SyncRounds(const v1::VflSgdmfConfig& config);
 int64_t TotalRounds(const v1::VflSgdmfConfig& config);
 bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round);
+// The final round's upload (fmf_party/party_error.h): the party's test squared error and test
+// ratings, then its training squared error and training ratings.
+inline constexpr uint64_t kFinalReportLength = 4;
 // Whether `round`'s noisy steps update U (syncs, and local-only's one round) or V alone.
 bool UpdatesUsers(const v1::VflSgdmfConfig& config, int64_t round);
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/fmf_party/party_error.h"
 #include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
@@ -117,11 +118,10 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
         !s.ok()) {
       return s;
     }
-    const int64_t tested = shard.test ? shard.test->num_ratings() : 0;
-    const double error =
-        tested > 0 ? fmf_sgd::MeanSquaredError(*shard.test, model) * static_cast<double>(tested)
-                   : 0.0;
-    upload = Eigen::Vector2d(error, static_cast<double>(tested));
+    const fmf_party::ErrorSum test = fmf_party::SumSquaredError(shard.test.get(), model);
+    const fmf_party::ErrorSum trained = fmf_party::SumSquaredError(shard.train.get(), model);
+    upload =
+        Eigen::Vector4d(test.squared_error, test.ratings, trained.squared_error, trained.ratings);
   }
   absl::StatusOr<std::vector<uint64_t>> encoded = Encode(*codec, upload);
   if (!encoded.ok()) return encoded.status();

@@ -3,8 +3,9 @@
 // and its own V_Fk (local_stage.h) and uploads (m_k / m) U^(k) in fixed point (codec.h): the sum
 // over the parties is the paper's average U = sum_k (m_k / m) U^(k). In the final round T it runs
 // kappa noisy steps of V_Fk alone against the final U and uploads the squared error of U V_Fk^T on
-// its own test ratings and their number: the run's test MSE is the ratio of the sum (released as
-// federated evaluation releases its metrics: without noise, over held-out ratings). V_Fk never
+// its own test ratings and their number, and the same on its training ratings
+// (fmf_party/party_error.h): the run's test and train MSE are ratios of the sums (released as
+// federated evaluation releases its metrics: without noise). V_Fk never
 // leaves the party: it is the participant state the runtime persists on the party's device
 // (party_state.h), and the plan's U scores nothing (fmf_party/party_held_scorer.h). Parties only;
 // per-user privacy trims each party's ratings to theta per user.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/fmf_party/party_error.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 #include "common/algorithms/vfl_sgdmf/config.h"
@@ -44,10 +45,13 @@ absl::StatusOr<std::unique_ptr<VflSgdmfUpdater>> VflSgdmfUpdater::Restore(absl::
 Eigen::MatrixXd VflSgdmfUpdater::Users() const { return users_; }
 
 std::optional<double> VflSgdmfUpdater::TestMse() const {
-  if (state_.round() < TotalRounds(state_.config()) || state_.test_ratings() < 1) {
-    return std::nullopt;
-  }
-  return state_.test_squared_error() / state_.test_ratings();
+  if (state_.round() < TotalRounds(state_.config())) return std::nullopt;
+  return fmf_party::MeanOf({state_.test_squared_error(), state_.test_ratings()});
+}
+
+std::optional<double> VflSgdmfUpdater::TrainMse() const {
+  if (state_.round() < TotalRounds(state_.config())) return std::nullopt;
+  return fmf_party::MeanOf({state_.train_squared_error(), state_.train_ratings()});
 }
 
 absl::StatusOr<v1::RoundPlan> VflSgdmfUpdater::Plan() const {
@@ -74,6 +78,8 @@ absl::Status VflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
   if (IsFinalRound(c, round)) {
     state_.set_test_squared_error((*decoded)[0]);
     state_.set_test_ratings((*decoded)[1]);
+    state_.set_train_squared_error((*decoded)[2]);
+    state_.set_train_ratings((*decoded)[3]);
   } else {
     users_ = UnflattenRows(*decoded, c.num_users(), c.rank());
     *state_.mutable_users() = MatrixToProto(users_);
@@ -94,9 +100,14 @@ std::optional<dp::PrivacyBudget> VflSgdmfUpdater::budget() const { return Budget
 std::vector<std::pair<std::string, std::string>> VflSgdmfUpdater::Outcome() const {
   const std::optional<double> mse = TestMse();
   if (!mse) return {};
-  return {{"test_mse", absl::StrCat(*mse)},
-          {"test_rmse", absl::StrCat(std::sqrt(*mse))},
-          {"test_ratings", absl::StrCat(state_.test_ratings())}};
+  std::vector<std::pair<std::string, std::string>> outcome = {
+      {"test_mse", absl::StrCat(*mse)},
+      {"test_rmse", absl::StrCat(std::sqrt(*mse))},
+      {"test_ratings", absl::StrCat(state_.test_ratings())}};
+  if (const std::optional<double> train = TrainMse()) {
+    outcome.emplace_back("train_mse", absl::StrCat(*train));
+  }
+  return outcome;
 }
 
 absl::StatusOr<std::string> VflSgdmfUpdater::SerializeState() const {

@@ -36,13 +36,16 @@ class VflSgdmfUpdater final : public Updater {
       int64_t participants, const std::vector<double>& orders) const override;
   std::optional<dp::PrivacyBudget> budget() const override;
   absl::StatusOr<std::string> SerializeState() const override;
-  // After the final round: test_mse and test_ratings, the parties' summed test error.
+  // After the final round: test_mse, test_rmse and test_ratings (the parties' summed test error)
+  // and train_mse.
   std::vector<std::pair<std::string, std::string>> Outcome() const override;
 
   const v1::VflSgdmfConfig& config() const { return state_.config(); }
   Eigen::MatrixXd Users() const;
   // The parties' test MSE after the final round; nullopt before it or without test ratings.
   std::optional<double> TestMse() const;
+  // The parties' MSE on their training ratings after the final round (the rate-tuning criterion).
+  std::optional<double> TrainMse() const;
 
  private:
   VflSgdmfUpdater(v1::VflSgdmfState state, Eigen::MatrixXd users)

@@ -77,7 +77,8 @@ std::vector<dp::Rng> PartyRngs(int parties) {
 // The networked run of 3 parties (3 syncs, then fine-tuning) equals the in-process run: V after
 // every sync is the in-process V up to the fixed point's rounding (s half units of 2^-40 per sync,
 // carried through the next syncs' Lipschitz steps: far below 1e-9), each party's fine-tuned U_k
-// likewise, and the test MSE before and after fine-tuning up to the error codec's half unit.
+// likewise, and the test MSE before and after fine-tuning and the train MSE after it up to the
+// error codec's half unit.
 TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
   const data::TrainTest split = Split(1);
   for (absl::string_view mode : {"pretrain-u", "train-both"}) {
@@ -114,6 +115,14 @@ TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
     EXPECT_NEAR(*updater->TestMse(/*after_finetune=*/false),
                 MeanSquaredError(reference->parties, split.test, /*after_finetune=*/false).mse,
                 tolerance)
+        << mode;
+    // The train MSE after fine-tuning (the rate-tuning criterion) is fedmf-central's train_mse.
+    ASSERT_TRUE(updater->TrainMse().has_value());
+    EXPECT_NEAR(*updater->TrainMse(),
+                MeanSquaredError(reference->parties, split.train, /*after_finetune=*/true).mse,
+                3 * std::ldexp(0.5, -fmf_party::kErrorFractionBits) /
+                        static_cast<double>(split.train.num_ratings()) +
+                    1e-9)
         << mode;
     EXPECT_EQ(updater->round(), TotalRounds(c));
   }

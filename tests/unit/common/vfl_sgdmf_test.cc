@@ -82,8 +82,8 @@ std::vector<std::shared_ptr<const PartyShard>> Shards(const data::TrainTest& spl
 
 // One party, one sync of T' steps, no V-only steps: fmf_sgd's central run with the party's noise
 // generator gives the same V bit for bit and the same U up to the fixed point's half unit, and the
-// final round's test MSE is the central model's up to the error codec's rounding. Per rating and
-// per user (trimmed alike).
+// final round's test and train MSE are the central model's up to the error codec's rounding. Per
+// rating and per user (trimmed alike).
 TEST(VflSgdmfRunTest, OnePartyIsCentralDpSgd) {
   const data::TrainTest split = Split(1);
   for (bool per_user : {false, true}) {
@@ -113,13 +113,17 @@ TEST(VflSgdmfRunTest, OnePartyIsCentralDpSgd) {
     const double tolerance = std::ldexp(0.5, -kErrorFractionBits) / split.test.num_ratings() + 1e-9;
     EXPECT_NEAR(*updater->TestMse(), fmf_sgd::MeanSquaredError(split.test, central.model),
                 tolerance);
+    // The train MSE is over every training rating, untrimmed even per user.
+    ASSERT_TRUE(updater->TrainMse().has_value());
+    EXPECT_NEAR(*updater->TrainMse(), fmf_sgd::MeanSquaredError(split.train, central.model),
+                std::ldexp(0.5, -kErrorFractionBits) / split.train.num_ratings() + 1e-9);
     EXPECT_EQ(updater->round(), TotalRounds(c));
   }
 }
 
 // Local-only with one party: its one round (T T' steps of U and V, then kappa V-only steps) is
 // fmf_sgd's central run bit for bit, with the party's noise generator; the plan carries nothing
-// back but the test error (2 values), and U is never averaged.
+// back but the error sums, and U is never averaged.
 TEST(VflSgdmfRunTest, LocalOnlyPartyIsCentralDpSgdInOneRound) {
   const data::TrainTest split = Split(4);
   v1::VflSgdmfConfig c = Config(1);
@@ -129,7 +133,7 @@ TEST(VflSgdmfRunTest, LocalOnlyPartyIsCentralDpSgdInOneRound) {
   c.set_secure_sum(false);
   std::unique_ptr<VflSgdmfUpdater> updater = *VflSgdmfUpdater::Create(c);
   EXPECT_EQ(TotalRounds(c), 1);
-  EXPECT_EQ(updater->Plan()->length(), 2u);
+  EXPECT_EQ(updater->Plan()->length(), kFinalReportLength);
   const Eigen::MatrixXd initial_users = updater->Users();
   const auto shards = Shards(split, std::vector<int32_t>(kItems, 0), 1);
   std::vector<std::string> states(1);
