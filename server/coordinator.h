@@ -208,17 +208,18 @@ class Coordinator final : public StreamHandler {
   // Make `cohort` the round's aggregation, through SecAgg or by clear uploads, and send it the
   // plan (errors: local failures only).
   absl::Status StartSecureSum(const v1::RoundPlan& plan, int attempt, std::vector<uint32_t> cohort);
-  absl::Status StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort);
+  absl::Status StartClear(const v1::RoundPlan& plan, int attempt, std::vector<uint32_t> cohort);
   // Makes `cohort` the aggregation of `plan` (tagged with its round and phase) through a SecAgg
   // session with `config`, unmasking at least `min_inputs` inputs, and sends it the plan; a
   // signed session verifies against `directory`, whose keys each ShareKeysRequest carries for
   // the neighbors it lists.
-  absl::Status StartSession(const v1::RoundPlan& plan, const secagg::SessionConfig& config,
-                            std::vector<uint32_t> cohort,
+  absl::Status StartSession(const v1::RoundPlan& plan, int attempt,
+                            const secagg::SessionConfig& config, std::vector<uint32_t> cohort,
                             std::shared_ptr<const secagg::SigningKeyDirectory> directory,
                             int64_t min_inputs);
-  // The task of a phase (`config` null for clear rounds), without its participants.
-  v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, const secagg::SessionConfig* config) const;
+  // The task of a phase's `attempt` (`config` null for clear rounds), without its participants.
+  v1::RoundTask RoundTaskFor(const v1::RoundPlan& plan, int attempt,
+                             const secagg::SessionConfig* config) const;
   // `task` to every client process hosting members of aggregation_'s cohort, listing its
   // members; members without a stream are dropped.
   void SendTasks(const v1::RoundTask& task);

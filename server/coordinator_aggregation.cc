@@ -63,11 +63,11 @@ absl::Status Coordinator::StartSecureSum(const v1::RoundPlan& plan, int attempt,
       .Add("consistency_check", config.consistency_check ? "on" : "off");
   // A Harary session only needs t live holders per neighborhood, so it would unmask a sum of
   // fewer inputs than the privacy calibration assumed: the session refuses that itself.
-  return StartSession(plan, config, std::move(cohort), std::move(directory),
+  return StartSession(plan, attempt, config, std::move(cohort), std::move(directory),
                       request.min_contributors);
 }
 
-absl::Status Coordinator::StartSession(const v1::RoundPlan& plan,
+absl::Status Coordinator::StartSession(const v1::RoundPlan& plan, int attempt,
                                        const secagg::SessionConfig& config,
                                        std::vector<uint32_t> cohort,
                                        std::shared_ptr<const secagg::SigningKeyDirectory> directory,
@@ -79,7 +79,7 @@ absl::Status Coordinator::StartSession(const v1::RoundPlan& plan,
   // The signing keys go out later, each participant's neighbors' with its ShareKeysRequest
   // (Aggregation): a Harary graph is drawn from the session id, which the stage-0 advertisements
   // fix after the tasks are sent (docs/protocol.md, "Round tasks").
-  SendTasks(RoundTaskFor(plan, &config));
+  SendTasks(RoundTaskFor(plan, attempt, &config));
   return absl::OkStatus();
 }
 
@@ -97,7 +97,8 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> Coordinator::
   return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
 }
 
-absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint32_t> cohort) {
+absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, int attempt,
+                                     std::vector<uint32_t> cohort) {
   const int64_t min_inputs = MinInputs(plan, static_cast<int64_t>(cohort.size()));
   // A secure-sum plan collected in the clear (fedmf-sim --plain_sum) gets no per-upload test:
   // it would get none through SecAgg either.
@@ -109,14 +110,15 @@ absl::Status Coordinator::StartClear(const v1::RoundPlan& plan, std::vector<uint
   }
   aggregation_ = Aggregation::Clear({plan.round(), plan.phase()}, plan, std::move(cohort),
                                     min_inputs, std::move(check));
-  SendTasks(RoundTaskFor(plan, nullptr));
+  SendTasks(RoundTaskFor(plan, attempt, nullptr));
   return absl::OkStatus();
 }
 
-v1::RoundTask Coordinator::RoundTaskFor(const v1::RoundPlan& plan,
+v1::RoundTask Coordinator::RoundTaskFor(const v1::RoundPlan& plan, int attempt,
                                         const secagg::SessionConfig* config) const {
   v1::RoundTask task;
   task.set_round(plan.round());
+  task.set_attempt(attempt);
   *task.mutable_plan() = plan;
   if (config != nullptr) *task.mutable_secagg() = wire::ToProto(*config);
   task.set_simulation_plain_sum(config == nullptr &&

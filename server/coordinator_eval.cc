@@ -71,7 +71,8 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
   StageSeconds stage_seconds;
   // Unsigned; the complete graph's threshold already bounds the inputs: no minimum-inputs rule of
   // its own.
-  if (absl::Status s = StartSession(plan, config, std::move(*cohort), nullptr, /*min_inputs=*/0);
+  if (absl::Status s = StartSession(plan, /*attempt=*/0, config, std::move(*cohort), nullptr,
+                                    /*min_inputs=*/0);
       !s.ok()) {
     return s;
   }

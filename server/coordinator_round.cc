@@ -306,7 +306,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   StageSeconds stage_seconds;
   // fedmf-sim --plain_sum: a secure-sum plan collected by clear uploads (the same sum).
   const bool clear = plan->combination() == v1::COMBINATION_CLEAR || options_.simulation_plain_sum;
-  if (absl::Status s = clear ? StartClear(*plan, std::move(*cohort))
+  if (absl::Status s = clear ? StartClear(*plan, attempt, std::move(*cohort))
                              : StartSecureSum(*plan, attempt, std::move(*cohort));
       !s.ok()) {
     return s;

@@ -93,6 +93,8 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
   const MessageKind kind = Classify(message);
   if (kind == MessageKind::kOther) return action;
   const int64_t round = RoundOf(message);
+  // A task opens an attempt: a user gone from an earlier attempt at the round is back for it.
+  if (kind == MessageKind::kTask) h.attempt = message.task().attempt();
   const bool final_result = kind == MessageKind::kResult && message.result().training_done();
   if (final_result && !training_done_seen_.exchange(true) && on_training_done_) {
     on_training_done_();
@@ -102,13 +104,13 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
       schedule_->Reconnects(participant)) {
     h.reconnected = true;
     reconnects_.fetch_add(1);
-    if (kind != MessageKind::kResult && h.dropped_round != round) reconnects_in_round_.fetch_add(1);
-    h.dropped_round = round;
+    if (kind != MessageKind::kResult && !h.Gone(round)) reconnects_in_round_.fetch_add(1);
+    h.DropOut(round);
     action.disconnect = true;
     return action;
   }
   if (kind == MessageKind::kResult) {
-    if (h.round == round && h.dropped_round != round && h.last != MessageKind::kResult) {
+    if (h.round == round && !h.Gone(round) && h.last != MessageKind::kResult) {
       latencies_->Add(StageSeries(h.last), absl::ToDoubleSeconds(now - h.last_at));
       latencies_->Add("round", absl::ToDoubleSeconds(now - h.task_at));
     }
@@ -123,7 +125,7 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
     }
     return action;
   }
-  if (h.dropped_round == round) {  // gone for this round: nothing more reaches the user
+  if (h.Gone(round)) {  // gone for this attempt: nothing more of it reaches the user
     action.deliver = false;
     return action;
   }
@@ -139,9 +141,9 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
   h.last = kind;
   h.last_at = now;
   if (std::optional<DropStage> stage = DropStageOf(kind);
-      stage && schedule_->Drops(participant, round, PhaseOf(message), *stage)) {
+      stage && schedule_->Drops(participant, round, h.attempt, PhaseOf(message), *stage)) {
     drops_[static_cast<int>(*stage)].fetch_add(1);
-    h.dropped_round = round;
+    h.DropOut(round);
     action.deliver = false;
     action.disconnect = schedule_->options().disconnect_on_drop;
   }

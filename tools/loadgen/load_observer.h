@@ -70,7 +70,15 @@ class LoadObserver final : public client::StreamObserver {
     MessageKind last = MessageKind::kOther;
     absl::Time last_at;
     absl::Time task_at;
+    int32_t attempt = 0;  // of the last task
+    // The (round, attempt) the user dropped out of: it withholds the rest of that attempt.
     int64_t dropped_round = -1;
+    int32_t dropped_attempt = -1;
+    bool Gone(int64_t r) const { return dropped_round == r && dropped_attempt == attempt; }
+    void DropOut(int64_t r) {
+      dropped_round = r;
+      dropped_attempt = attempt;
+    }
     bool reconnected = false;
     uint64_t messages = 0;
     int64_t failed_results = 0;

@@ -92,14 +92,17 @@ double LoadSchedule::Uniform(uint64_t domain, uint64_t a, uint64_t b) const {
   return static_cast<double>(h >> 11) * 0x1.0p-53;  // 53 random bits: exact in [0, 1)
 }
 
-bool LoadSchedule::Drops(uint32_t participant, int64_t round, int phase, DropStage stage) const {
+bool LoadSchedule::Drops(uint32_t participant, int64_t round, int attempt, int phase,
+                         DropStage stage) const {
   const double p = options_.drop[static_cast<int>(stage)];
   if (p <= 0) return false;
   if (options_.drop_phase != ScheduleOptions::kEveryPhase && phase != options_.drop_phase) {
     return false;
   }
-  // The phase is not in the key: runs without drop_phase keep their decisions.
-  const uint64_t round_stage = (static_cast<uint64_t>(round) << 2) | static_cast<uint64_t>(stage);
+  // The phase is not in the key (runs without drop_phase keep their decisions), and the attempt
+  // only from the first retry on (first attempts keep theirs): round < 2^40.
+  const uint64_t round_stage = (static_cast<uint64_t>(attempt) << 42) |
+                               (static_cast<uint64_t>(round) << 2) | static_cast<uint64_t>(stage);
   return Uniform(kDrop, participant, round_stage) < p;
 }
 

@@ -1,9 +1,10 @@
 // What each simulated user of fedmf-loadgen does, decided up front from a seed so a run is
-// reproducible: whether it drops out at a SecAgg stage of a round (withholds its reply to that
-// stage's request and everything after it in the round; in every phase of a multi-phase round,
-// or in one chosen phase only), whether it is a slow client, whether it
-// disconnects and comes back, and the extra latency of each message. Decisions are a keyed hash
-// of (seed, participant, round, stage or message index), so they do not depend on thread timing.
+// reproducible: whether it drops out at a SecAgg stage of an attempt at a round (withholds its
+// reply to that stage's request and everything after it in the attempt; in every phase of a
+// multi-phase round, or in one chosen phase only; a retried attempt draws afresh), whether it is
+// a slow client, whether it disconnects and comes back, and the extra latency of each message.
+// Decisions are a keyed hash of (seed, participant, round, attempt, stage or message index), so
+// they do not depend on thread timing.
 #ifndef FEDMF_TOOLS_LOADGEN_LOAD_SCHEDULE_H_
 #define FEDMF_TOOLS_LOADGEN_LOAD_SCHEDULE_H_
 
@@ -56,10 +57,11 @@ class LoadSchedule {
  public:
   explicit LoadSchedule(const ScheduleOptions& options) : options_(options) {}
 
-  // Whether `participant`, still in round `round` when `stage`'s request of phase `phase`
-  // arrives, drops there: never outside drop_phase (when set); otherwise independent across
-  // (participant, round, stage) with probability drop[stage], the same draw in every phase.
-  bool Drops(uint32_t participant, int64_t round, int phase, DropStage stage) const;
+  // Whether `participant`, still in attempt `attempt` at round `round` when `stage`'s request of
+  // phase `phase` arrives, drops there: never outside drop_phase (when set); otherwise
+  // independent across (participant, round, attempt, stage) with probability drop[stage], the
+  // same draw in every phase.
+  bool Drops(uint32_t participant, int64_t round, int attempt, int phase, DropStage stage) const;
   bool Slow(uint32_t participant) const;
   bool Reconnects(uint32_t participant) const;
   // Latency added to the `index`-th message `participant` receives.

@@ -6,9 +6,10 @@
 namespace fedmf::loadgen {
 namespace {
 
-v1::ServerMessage Task(int64_t round) {
+v1::ServerMessage Task(int64_t round, int32_t attempt = 0) {
   v1::ServerMessage m;
   m.mutable_task()->set_round(round);
+  m.mutable_task()->set_attempt(attempt);
   return m;
 }
 v1::ServerMessage Stage(int64_t round, int which) {
@@ -103,6 +104,35 @@ TEST(LoadObserverTest, DroppingUserWithholdsTheRestOfItsRound) {
   EXPECT_EQ(c.failed_attempts, 1);
   // A dropped user's round is not a round sample.
   EXPECT_EQ(latencies.Summaries().count("round"), 0u);
+}
+
+// A user that dropped out of a failed attempt is back for the round's retry, whose drops are drawn
+// afresh: with drop_masked = 0.5, a participant whose first attempt drops and whose second does
+// not withholds the first attempt's rest and answers all of the retry.
+TEST(LoadObserverTest, ARetriedAttemptDrawsItsDropsAfresh) {
+  ScheduleOptions options;
+  options.drop[static_cast<int>(DropStage::kMaskedInput)] = 0.5;
+  const LoadSchedule schedule(options);
+  uint32_t participant = 1;
+  while (!schedule.Drops(participant, 0, 0, 0, DropStage::kMaskedInput) ||
+         schedule.Drops(participant, 0, 1, 0, DropStage::kMaskedInput)) {
+    ++participant;
+  }
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {participant}, &latencies);
+  EXPECT_TRUE(o.OnReceive(0, Task(0, 0)).deliver);
+  EXPECT_FALSE(o.OnReceive(0, Stage(0, 2)).deliver);
+  EXPECT_FALSE(o.OnReceive(0, Stage(0, 4)).deliver);
+  EXPECT_TRUE(o.OnReceive(0, Result(0, false)).deliver);
+  for (const v1::ServerMessage& m : {Task(0, 1), Stage(0, 1), Stage(0, 2), Stage(0, 4)}) {
+    EXPECT_TRUE(o.OnReceive(0, m).deliver) << m.ShortDebugString();
+  }
+  EXPECT_TRUE(o.OnReceive(0, Result(0, true)).deliver);
+  const LoadCounters c = o.Counters();
+  EXPECT_EQ(c.drops[static_cast<int>(DropStage::kMaskedInput)], 1);
+  EXPECT_EQ(c.rounds_applied, 1);
+  // The retry's round is a round sample.
+  EXPECT_EQ(latencies.Summaries().at("round").count, 1u);
 }
 
 // drop_masked = 1 in phase 1 only: phase 0 runs whole, phase 1's MaskedInput and the rest of the

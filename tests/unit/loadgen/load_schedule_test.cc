@@ -55,8 +55,8 @@ TEST(LoadScheduleTest, ZeroAndOneAreNeverAndAlways) {
   o.drop[static_cast<int>(DropStage::kShareKeys)] = 1;
   const LoadSchedule s(o);
   for (uint32_t p = 1; p <= 1000; ++p) {
-    EXPECT_FALSE(s.Drops(p, 3, 0, DropStage::kAdvertise));
-    EXPECT_TRUE(s.Drops(p, 3, 0, DropStage::kShareKeys));
+    EXPECT_FALSE(s.Drops(p, 3, 0, 0, DropStage::kAdvertise));
+    EXPECT_TRUE(s.Drops(p, 3, 0, 0, DropStage::kShareKeys));
     EXPECT_FALSE(s.Slow(p));
     EXPECT_FALSE(s.Reconnects(p));
     EXPECT_EQ(s.Latency(p, 0), absl::ZeroDuration());
@@ -74,10 +74,10 @@ TEST(LoadScheduleTest, DropPhaseLimitsDropsToThatPhase) {
   int dropped = 0;
   for (uint32_t p = 1; p <= 1000; ++p) {
     for (int64_t round = 0; round < 3; ++round) {
-      EXPECT_FALSE(b.Drops(p, round, 0, DropStage::kMaskedInput));
-      const bool drops = a.Drops(p, round, 0, DropStage::kMaskedInput);
-      EXPECT_EQ(a.Drops(p, round, 1, DropStage::kMaskedInput), drops);
-      EXPECT_EQ(b.Drops(p, round, 1, DropStage::kMaskedInput), drops);
+      EXPECT_FALSE(b.Drops(p, round, 0, 0, DropStage::kMaskedInput));
+      const bool drops = a.Drops(p, round, 0, 0, DropStage::kMaskedInput);
+      EXPECT_EQ(a.Drops(p, round, 0, 1, DropStage::kMaskedInput), drops);
+      EXPECT_EQ(b.Drops(p, round, 0, 1, DropStage::kMaskedInput), drops);
       dropped += drops;
     }
   }
@@ -93,7 +93,7 @@ TEST(LoadScheduleTest, DropRateMatchesProbability) {
   int drops = 0;
   for (uint32_t p = 1; p <= 10000; ++p) {
     for (int64_t round = 0; round < 10; ++round)
-      drops += s.Drops(p, round, 0, DropStage::kUnmasking);
+      drops += s.Drops(p, round, 0, 0, DropStage::kUnmasking);
   }
   // Binomial(100000, 0.1): mean 10000, sd sqrt(100000 * 0.09) = 94.9; 6 sd = 569.
   EXPECT_NEAR(drops, 10000, 569);
@@ -110,9 +110,9 @@ TEST(LoadScheduleTest, DecisionsDependOnSeedNotOnCallOrder) {
   for (uint32_t p = 200; p >= 1; --p) {  // b queried in the opposite order
     for (int st = 0; st < kNumDropStages; ++st) {
       const DropStage stage = static_cast<DropStage>(st);
-      EXPECT_EQ(a.Drops(201 - p, 2, 0, stage), a.Drops(201 - p, 2, 0, stage));
-      EXPECT_EQ(a.Drops(p, 2, 0, stage), b.Drops(p, 2, 0, stage));
-      differ += a.Drops(p, 2, 0, stage) != c.Drops(p, 2, 0, stage);
+      EXPECT_EQ(a.Drops(201 - p, 2, 0, 0, stage), a.Drops(201 - p, 2, 0, 0, stage));
+      EXPECT_EQ(a.Drops(p, 2, 0, 0, stage), b.Drops(p, 2, 0, 0, stage));
+      differ += a.Drops(p, 2, 0, 0, stage) != c.Drops(p, 2, 0, 0, stage);
     }
   }
   // 800 independent fair coins of two seeds: they differ about 400 times (sd 14.1); never 0.
@@ -128,13 +128,28 @@ TEST(LoadScheduleTest, StagesAndRoundsAreIndependent) {
   int both_stages = 0, both_rounds = 0;
   for (uint32_t p = 1; p <= 4000; ++p) {
     both_stages +=
-        s.Drops(p, 0, 0, DropStage::kAdvertise) && s.Drops(p, 0, 0, DropStage::kShareKeys);
+        s.Drops(p, 0, 0, 0, DropStage::kAdvertise) && s.Drops(p, 0, 0, 0, DropStage::kShareKeys);
     both_rounds +=
-        s.Drops(p, 0, 0, DropStage::kAdvertise) && s.Drops(p, 1, 0, DropStage::kAdvertise);
+        s.Drops(p, 0, 0, 0, DropStage::kAdvertise) && s.Drops(p, 1, 0, 0, DropStage::kAdvertise);
   }
   // Independent: Binomial(4000, 0.25), mean 1000, sd 27.4; 6 sd = 164 (the same draw: 2000).
   EXPECT_NEAR(both_stages, 1000, 164);
   EXPECT_NEAR(both_rounds, 1000, 164);
+}
+
+// A retried attempt at a round draws its drops afresh, independent of the first attempt's.
+TEST(LoadScheduleTest, AttemptsAreIndependent) {
+  ScheduleOptions o;
+  o.seed = 4;
+  o.drop[static_cast<int>(DropStage::kMaskedInput)] = 0.5;
+  const LoadSchedule s(o);
+  int both_attempts = 0;
+  for (uint32_t p = 1; p <= 4000; ++p) {
+    both_attempts += s.Drops(p, 2, 0, 0, DropStage::kMaskedInput) &&
+                     s.Drops(p, 2, 1, 0, DropStage::kMaskedInput);
+  }
+  // As above: mean 1000, 6 sd = 164; the same draw in both attempts would give about 2000.
+  EXPECT_NEAR(both_attempts, 1000, 164);
 }
 
 TEST(LoadScheduleTest, SlowAndReconnectFractionsAndLatencyBounds) {
