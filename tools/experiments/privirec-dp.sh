@@ -51,17 +51,8 @@ awk -v max="${MAX_ITEM}" '$2 <= max' "${DATA}" >"${WORK}/u.data"
 CSV="${OUT}/dp-ml100k.csv"
 [[ -f "${CSV}" ]] || echo "model,epsilon,seed,recall20,ndcg20,wall_s" >"${CSV}"
 
-# metric NAME LOG: the value of NAME (recall20, ndcg20) on fedmf-sim's last event=evaluation
-# line of LOG, or in fedmf-central's table (| Recall@20 | mean | ...).
-metric() {
-  if grep -q ' event=evaluation ' "$2"; then
-    grep ' event=evaluation ' "$2" | tail -n 1 | sed -E "s/.* $1=([^ ]*).*/\1/"
-  else
-    local row
-    row=$(sed -E 's/recall20/Recall@20/; s/ndcg20/NDCG@20/' <<<"$1")
-    grep "^| ${row} |" "$2" | awk -F'|' '{gsub(/ /, "", $3); print $3}'
-  fi
-}
+# shellcheck source=tools/experiments/ranking-metric.sh
+source "${ROOT}/tools/experiments/ranking-metric.sh"  # metric NAME LOG
 
 run() {  # run MODEL EPSILON SEED COMMAND...
   local model="$1" epsilon="$2" seed="$3" log="${OUT}/logs/dp-ml100k-$1-$2-$3.log"

@@ -11,9 +11,10 @@
 //            P' is the same noisy number, post-processing. Clip 1 (never active).
 // Both are dense once noisy (every coordinate carries noise), scaled by one gamma = 2^j (the
 // largest j <= 24 whose sums fit kMaxSumBits), conditionally rounded, noised with N_Z(0, v) per
-// coordinate. Budget split: one noise multiplier z for both sums (total std = z times each sum's L2
-// sensitivity), the smallest whose two composed KLS curves fit (epsilon, delta): each sum takes
-// half of the Gaussian RDP term. n_min is the whole population (every user is in both sums).
+// coordinate. Budget split (dp/ddg_sums.h, shared with PriviRec-k): one noise multiplier z for
+// both sums (total std = z times each sum's L2 sensitivity), the smallest whose two composed KLS
+// curves fit (epsilon, delta): each sum takes half of the Gaussian RDP term. n_min is the whole
+// population (every user is in both sums).
 // Post-processing of the decoded sums (any function of a DP release is DP): a noisy degree below 1
 // becomes 0 (the item is treated as unseen), a noisy Gram entry <= t sigma_Gram is dropped
 // (t = config.gram_threshold >= 0; t = 0 keeps P' >= 0, a larger t drops the noise-only entries).
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/algorithms/contribution_vector.h"
+#include "common/dp/ddg_sums.h"
 #include "common/dp/distributed_discrete_gaussian.h"
 #include "common/dp/dp_conversion.h"
 #include "common/dp/privacy_ledger.h"

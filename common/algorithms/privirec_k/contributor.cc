@@ -1,6 +1,7 @@
 #include "common/algorithms/privirec_k/contributor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -9,28 +10,23 @@
 #include "common/algorithms/plan_check.h"
 #include "common/algorithms/popularity_scorer.h"
 #include "common/algorithms/privirec/privirec.h"
+#include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 
 namespace fedmf::algorithms::privirec_k {
 namespace {
 
-Eigen::VectorXd Degrees(const v1::PriviRecKModel& model) {
-  Eigen::VectorXd v(model.degrees_size());
-  for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
-  return v;
-}
-
 // The model's scorer (contributor.h).
 absl::StatusOr<std::unique_ptr<Scorer>> BuildScorer(const v1::PriviRecKModel& m) {
   if (m.round() == 0) {
-    return std::make_unique<PopularityScorer>(m.degrees_size() == m.config().num_items()
-                                                  ? Degrees(m)
+    return std::make_unique<PopularityScorer>(DegreeCount(m) == m.config().num_items()
+                                                  ? ItemDegrees(m)
                                                   : Eigen::VectorXd::Zero(m.config().num_items()));
   }
   absl::StatusOr<SingularBasis> basis = ModelBasis(m);
   if (!basis.ok()) return basis.status();
   return std::make_unique<graph_filter::GraphFilterScorer>(
-      BuildFilter(Degrees(m), *std::move(basis), m.config().gamma()));
+      BuildFilter(ItemDegrees(m), *std::move(basis), m.config().gamma()));
 }
 
 }  // namespace
@@ -55,11 +51,18 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
   const bool power = model->round() == 0 && model->phase() != kDegreePhase;
   const bool has_degrees = power || model->round() == 1;
   const int64_t degrees = has_degrees ? c.num_items() : 0;
-  if (model->degrees_size() != degrees)
-    return PlanMismatch(kAlgorithmName, "degrees", model->degrees_size(), degrees);
+  if (DegreeCount(*model) != degrees)
+    return PlanMismatch(kAlgorithmName, "degrees", DegreeCount(*model), degrees);
   for (int64_t d : model->degrees()) {
     if (d < 0 || d > c.num_users())
       return PlanMismatch(kAlgorithmName, "a degree", d, c.num_users());
+  }
+  // Noisy degrees are post-processed to 0 or >= 1 (noise.h).
+  for (double d : model->noisy_degrees()) {
+    if (!(std::isfinite(d) && (d == 0 || d >= 1))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("privirec-k plan: a noisy degree ", d, " is neither 0 nor finite >= 1"));
+    }
   }
   const auto basis = static_cast<int64_t>(has_degrees ? PowerLength(c) : 0);
   if (model->basis_size() != basis)
@@ -67,13 +70,15 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
   const int64_t values = model->round() == 1 ? c.rank() : 0;
   if (model->values_size() != values)
     return PlanMismatch(kAlgorithmName, "eigenvalues", model->values_size(), values);
+  absl::StatusOr<int> bits = PhaseBits(*model, power ? model->phase() : kDegreePhase);
+  if (!bits.ok()) return bits.status();
   // Every sum is of the whole population (the paper's privacy argument).
   if (absl::Status s =
           CheckPlanEnvelope(plan, kAlgorithmName,
                             {.round = model->round(),
                              .phase = model->phase(),
                              .length = power ? static_cast<int64_t>(PowerLength(c)) : c.num_items(),
-                             .bits = power ? PowerBits(c) : privirec::CountBits(c.num_users()),
+                             .bits = *bits,
                              .min_contributors_at_least = c.num_users()});
       !s.ok()) {
     return s;
@@ -82,7 +87,8 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
 }
 
 absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& data,
-                                                              absl::string_view, dp::Rng&) const {
+                                                              absl::string_view,
+                                                              dp::Rng& rng) const {
   if (data.is_party()) {
     return absl::InvalidArgumentError("privirec-k sums users' rows: a party cannot contribute");
   }
@@ -95,6 +101,19 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
   if (!sorted.ok()) return sorted.status();
   const std::vector<int32_t>& items = *sorted;
   Contribution out;
+  if (Noisy(c)) {
+    absl::StatusOr<ContributionVector> noisy;
+    if (model_->phase() == kDegreePhase) {
+      noisy = NoisyDegrees(c, model_->noise(), items, rng);
+    } else {
+      const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
+      noisy = NoisyPowerStep(c, model_->noise(), model_->phase(), items, model_->noisy_degrees(), x,
+                             rng);
+    }
+    if (!noisy.ok()) return noisy.status();
+    out.vector = *std::move(noisy);
+    return out;
+  }
   if (model_->phase() == kDegreePhase) {
     std::vector<uint64_t> indices = privirec::DegreeIndices(items);
     std::vector<uint64_t> ones(indices.size(), 1);

@@ -1,6 +1,6 @@
 // PriviRec-k's client side (privirec_k.h): validates the plan, turns one user's items into its
-// sparse degree or power-step contribution, and scores with GF-CF built from the broadcast basis
-// (on the first score: lazy_scorer.h).
+// sparse degree or power-step contribution (with the DP option a dense noisy one: noise.h), and
+// scores with GF-CF built from the broadcast basis (on the first score: lazy_scorer.h).
 #ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_CONTRIBUTOR_H_
 

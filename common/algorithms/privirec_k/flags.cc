@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/new_run.h"
+#include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/algorithms/privirec_k/updater.h"
 #include "common/util/event_log.h"
@@ -25,6 +26,15 @@ ABSL_FLAG(bool, privirec_k_rayleigh_ritz, true,
 ABSL_FLAG(int32_t, privirec_k_frac_bits, 0,
           "privirec-k: fractional bits f of the power sums' fixed point (error <= n 2^-(f+1) per "
           "coordinate); 0: the most that fits 61 bits with the run's users, at most 52");
+
+ABSL_FLAG(double, privirec_k_epsilon, 0,
+          "privirec-k: > 0 adds distributed discrete Gaussian noise to the degree sum and to each "
+          "power sum, whole-run user-level (E, --delta)-DP (noise.h; --delta unset: 1e-5); every "
+          "user's noisy power vector is dense (m k coordinates); 0: no noise, the paper's protocol "
+          "(the run-wide --epsilon does not apply to privirec-k)");
+ABSL_FLAG(int32_t, privirec_k_degree_clip, 100,
+          "privirec-k with --privirec_k_epsilon: D, the degree sum's L2 clip is sqrt(D) (a user "
+          "with more than D items counts sqrt(D / d_u) for each; noise.h)");
 
 namespace fedmf::algorithms::privirec_k {
 namespace {
@@ -51,6 +61,12 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
   c.set_seed(run.seed);
   c.set_rayleigh_ritz(absl::GetFlag(FLAGS_privirec_k_rayleigh_ritz));
   c.set_gamma(gf_cf->gamma);
+  if (const double epsilon = absl::GetFlag(FLAGS_privirec_k_epsilon); epsilon != 0) {
+    // The DP option (noise.h): whole-run (epsilon, delta) per user.
+    c.set_epsilon(epsilon);
+    c.set_delta(run.delta.value_or(kDefaultDelta));
+    c.set_degree_clip(absl::GetFlag(FLAGS_privirec_k_degree_clip));
+  }
   absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> updater = PriviRecKUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
@@ -63,6 +79,15 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
       {"power_bits", absl::StrCat(PowerBits(c))},
       {"power_length", absl::StrCat(PowerLength(c))},
       {"power_error_bound", EventValue(PowerErrorBound(c))}};
+  if (Noisy(c)) {
+    const v1::PriviRecKNoise& noise = (*updater)->model().noise();
+    fields.insert(fields.end(), {{"epsilon", EventValue(c.epsilon())},
+                                 {"delta", EventValue(c.delta())},
+                                 {"degree_clip", absl::StrCat(c.degree_clip())},
+                                 {"degree_noise_std", EventValue(noise.degree_noise_std())},
+                                 {"power_noise_std", EventValue(noise.power_noise_std())},
+                                 {"noise_scale", EventValue(noise.scale())}});
+  }
   return NewRun{*std::move(updater), std::move(fields)};
 }
 

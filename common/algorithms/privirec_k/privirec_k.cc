@@ -11,6 +11,7 @@
 #include "common/algorithms/graph_filter/models.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/low_rank_gram.h"
+#include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/public_init.h"
 #include "common/dp/fixed_point.h"
 
@@ -63,7 +64,31 @@ absl::Status ValidateConfig(const v1::PriviRecKConfig& config) {
                             " users needs ", PowerBits(config), " bits > ", privirec::kMaxSumBits));
   }
   if (!std::isfinite(config.gamma())) return Bad(absl::StrCat("gamma=", config.gamma()));
-  return absl::OkStatus();
+  return ValidateNoiseConfig(config);
+}
+
+absl::StatusOr<int> PhaseBits(const v1::PriviRecKModel& model, int phase) {
+  const v1::PriviRecKConfig& c = model.config();
+  if (Noisy(c)) {
+    absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(c, model.noise(), phase);
+    if (!ddg.ok()) return ddg.status();
+    return ddg->modulus_bits();
+  }
+  return phase == kDegreePhase ? CountBits(c.num_users()) : PowerBits(c);
+}
+
+Eigen::VectorXd ItemDegrees(const v1::PriviRecKModel& model) {
+  if (Noisy(model.config())) {
+    return Eigen::Map<const Eigen::VectorXd>(model.noisy_degrees().data(),
+                                             model.noisy_degrees_size());
+  }
+  Eigen::VectorXd v(model.degrees_size());
+  for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
+  return v;
+}
+
+int DegreeCount(const v1::PriviRecKModel& model) {
+  return Noisy(model.config()) ? model.noisy_degrees_size() : model.degrees_size();
 }
 
 Orthonormalized Orthonormalize(const Eigen::Ref<const RowMatrix>& y) {
@@ -88,26 +113,44 @@ RowMatrix StartBasis(const v1::PriviRecKConfig& config) {
   return Orthonormalize(g).q;
 }
 
+absl::StatusOr<RowMatrix> PowerStep(absl::Span<const int32_t> items,
+                                    absl::Span<const double> item_degrees,
+                                    const Eigen::Ref<const RowMatrix>& x) {
+  const auto d_u = static_cast<Eigen::Index>(items.size());
+  const double user_scale = 1 / std::sqrt(static_cast<double>(d_u));
+  // row_of_r = A_u on the user's items, a = A_u x (k values).
+  Eigen::VectorXd row_of_r = Eigen::VectorXd::Zero(d_u);
+  Eigen::RowVectorXd a = Eigen::RowVectorXd::Zero(x.cols());
+  for (Eigen::Index t = 0; t < d_u; ++t) {
+    const double degree = item_degrees[static_cast<size_t>(t)];
+    if (degree == 0) continue;  // unseen
+    if (!(std::isfinite(degree) && degree >= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat("privirec-k: item ", items[t], " has degree ",
+                                                     degree, ", neither 0 nor >= 1"));
+    }
+    row_of_r[t] = user_scale / std::sqrt(degree);
+    a += row_of_r[t] * x.row(items[t]);
+  }
+  return RowMatrix(row_of_r * a);
+}
+
 absl::StatusOr<SparseCodes> PowerContribution(const v1::PriviRecKConfig& config,
                                               absl::Span<const int32_t> items,
                                               absl::Span<const int64_t> degrees,
                                               const Eigen::Ref<const RowMatrix>& x) {
   const Eigen::Index k = x.cols();
-  const double user_scale = 1 / std::sqrt(static_cast<double>(items.size()));
-  // a = A_u x: the user's row of R~ times the iterate, k values.
-  Eigen::RowVectorXd a = Eigen::RowVectorXd::Zero(k);
-  Eigen::VectorXd row_of_r(items.size());  // A_uj for the user's items
+  std::vector<double> item_degrees(items.size());
   for (size_t t = 0; t < items.size(); ++t) {
-    const int32_t j = items[t];
-    if (degrees[static_cast<size_t>(j)] < 1) {
+    const int64_t degree = degrees[static_cast<size_t>(items[t])];
+    if (degree < 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("privirec-k: item ", j, " has degree ", degrees[static_cast<size_t>(j)],
+          absl::StrCat("privirec-k: item ", items[t], " has degree ", degree,
                        " in the broadcast degrees, yet this user rated it"));
     }
-    row_of_r[static_cast<Eigen::Index>(t)] =
-        user_scale / std::sqrt(static_cast<double>(degrees[static_cast<size_t>(j)]));
-    a += row_of_r[static_cast<Eigen::Index>(t)] * x.row(j);
+    item_degrees[t] = static_cast<double>(degree);
   }
+  absl::StatusOr<RowMatrix> rows = PowerStep(items, item_degrees, x);
+  if (!rows.ok()) return rows.status();
   const int bits = PowerBits(config);
   const double unit = std::ldexp(1.0, config.frac_bits());
   SparseCodes out;
@@ -117,7 +160,7 @@ absl::StatusOr<SparseCodes> PowerContribution(const v1::PriviRecKConfig& config,
     const uint64_t base = static_cast<uint64_t>(items[t]) * static_cast<uint64_t>(k);
     for (Eigen::Index c = 0; c < k; ++c) {
       // |y| <= 1 (header); the clamp only absorbs x's rounding (columns of norm 1 +- 1e-15).
-      const double y = std::clamp(row_of_r[static_cast<Eigen::Index>(t)] * a[c], -1.0, 1.0);
+      const double y = std::clamp((*rows)(static_cast<Eigen::Index>(t), c), -1.0, 1.0);
       out.indices.push_back(base + static_cast<uint64_t>(c));
       out.values.push_back(dp::ReduceModPow2(std::llround(y * unit), bits));
     }

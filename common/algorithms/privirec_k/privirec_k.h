@@ -54,8 +54,17 @@ double PowerErrorBound(const v1::PriviRecKConfig& config);
 uint64_t PowerLength(const v1::PriviRecKConfig& config);
 
 // InvalidArgument naming the first bad field (the config may come from the network): m >= 1,
-// n >= 1, k in [1, m], L >= 1, f >= 1 with PowerBits <= 61 and f <= 52, gamma finite.
+// n >= 1, k in [1, m], L >= 1, f >= 1 with PowerBits <= 61 and f <= 52, gamma finite, and the DP
+// option's fields (noise.h).
 absl::Status ValidateConfig(const v1::PriviRecKConfig& config);
+
+// The bits of `phase`'s sum: CountBits(n) for the degrees, PowerBits for a power sum, or with the
+// DP option the noisy sum's modulus (noise.h).
+absl::StatusOr<int> PhaseBits(const v1::PriviRecKModel& model, int phase);
+// diag(V) as doubles (with the DP option: the post-processed noisy degrees) and how many the
+// model holds (m once phase 0 is applied, else 0).
+Eigen::VectorXd ItemDegrees(const v1::PriviRecKModel& model);
+int DegreeCount(const v1::PriviRecKModel& model);
 
 // The orthonormal Q (m x k) of a QR of y (m x k, m >= k) by Householder, each column's sign
 // chosen so that diag(T) >= 0 (Gram-Schmidt's convention), and that diag(T).
@@ -67,6 +76,16 @@ Orthonormalized Orthonormalize(const Eigen::Ref<const RowMatrix>& y);
 
 // X_0: the Q of an m x k standard Gaussian matrix drawn from the run's seed (public).
 RowMatrix StartBasis(const v1::PriviRecKConfig& config);
+
+// User u's power-step rows A_u^T (A_u x) in real numbers, row t for its item items[t] (sorted,
+// distinct, in [0, m)) of degree item_degrees[t]: A_uj = d_u^-1/2 V_j^-1/2 (d_u = items.size()),
+// an item of degree 0 is unseen (A_uj = 0: the DP option's post-processed noisy degrees) and its
+// row is 0. ||rows||_F = ||A_u|| ||A_u x|| <= ||A_u||^2 ||x||_2 = sum_(seen j) 1 / (d_u V_j) <= 1
+// when x's columns are orthonormal and every seen degree is >= 1. InvalidArgument for a degree in
+// (0, 1) or not finite.
+absl::StatusOr<RowMatrix> PowerStep(absl::Span<const int32_t> items,
+                                    absl::Span<const double> item_degrees,
+                                    const Eigen::Ref<const RowMatrix>& x);
 
 // User u's power-step contribution A_u^T (A_u x) for its sorted, distinct items (each in [0, m),
 // of degree >= 1), in fixed point: the row-major coordinates j k + c of its items' rows

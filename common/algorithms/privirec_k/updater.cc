@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/privirec/privirec.h"
+#include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 
 namespace fedmf::algorithms::privirec_k {
@@ -27,6 +27,11 @@ absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> PriviRecKUpdater::Create(
     v1::PriviRecKConfig config) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   v1::PriviRecKModel model;
+  if (Noisy(config)) {
+    absl::StatusOr<v1::PriviRecKNoise> noise = CalibrateNoise(config);
+    if (!noise.ok()) return noise.status();
+    *model.mutable_noise() = *std::move(noise);
+  }
   *model.mutable_config() = std::move(config);
   return std::unique_ptr<PriviRecKUpdater>(new PriviRecKUpdater(std::move(model)));
 }
@@ -43,9 +48,12 @@ absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> PriviRecKUpdater::Restore(
   if (model.round() == 0 && (model.phase() < 0 || model.phase() > c.power_sums())) {
     return BadState(absl::StrCat("phase ", model.phase()));
   }
+  for (int phase = 0; phase <= c.power_sums(); ++phase) {
+    if (absl::StatusOr<int> bits = PhaseBits(model, phase); !bits.ok()) return bits.status();
+  }
   const bool has_degrees = model.round() == 1 || model.phase() != kDegreePhase;
-  if (model.degrees_size() != (has_degrees ? c.num_items() : 0)) {
-    return BadState(absl::StrCat(model.degrees_size(), " degrees"));
+  if (DegreeCount(model) != (has_degrees ? c.num_items() : 0)) {
+    return BadState(absl::StrCat(DegreeCount(model), " degrees"));
   }
   const uint64_t basis = has_degrees ? PowerLength(c) : 0;
   if (static_cast<uint64_t>(model.basis_size()) != basis) {
@@ -67,9 +75,10 @@ absl::StatusOr<v1::RoundPlan> PriviRecKUpdater::Plan() const {
   plan.set_payload(model_.SerializeAsString());
   const bool power = PowerPhase(model_);
   plan.set_length(power ? PowerLength(c) : static_cast<uint64_t>(c.num_items()));
-  const int bits = power ? PowerBits(c) : privirec::CountBits(c.num_users());
-  plan.set_bits(bits);
-  plan.set_client_bits(bits);
+  absl::StatusOr<int> bits = PhaseBits(model_, power ? model_.phase() : kDegreePhase);
+  if (!bits.ok()) return bits.status();
+  plan.set_bits(*bits);
+  plan.set_client_bits(*bits);
   plan.set_combination(v1::COMBINATION_SECURE_SUM);
   // The whole population in every sum (fixed_population: the runtime invites every user and
   // ends the run when one is lost).
@@ -87,6 +96,14 @@ absl::Status PriviRecKUpdater::ApplySum(absl::Span<const uint64_t> sum,
     return absl::InvalidArgumentError(absl::StrCat("privirec-k: a sum of ", n, " users; the run's ",
                                                    c.num_users(), " must all be in it"));
   }
+  if (model_.phase() == kDegreePhase && Noisy(c)) {
+    absl::StatusOr<std::vector<double>> degrees = DecodeNoisyDegrees(c, model_.noise(), sum, n);
+    if (!degrees.ok()) return degrees.status();
+    model_.mutable_noisy_degrees()->Assign(degrees->begin(), degrees->end());
+    SetBasis(StartBasis(c), model_);
+    model_.set_phase(1);
+    return absl::OkStatus();
+  }
   if (model_.phase() == kDegreePhase) {
     if (sum.size() != static_cast<size_t>(c.num_items())) {
       return absl::InvalidArgumentError(absl::StrCat("privirec-k: degree sum of length ",
@@ -103,7 +120,9 @@ absl::Status PriviRecKUpdater::ApplySum(absl::Span<const uint64_t> sum,
     model_.set_phase(1);
     return absl::OkStatus();
   }
-  absl::StatusOr<RowMatrix> y = DecodePowerSum(c, sum);
+  absl::StatusOr<RowMatrix> y = Noisy(c)
+                                    ? DecodeNoisyPowerSum(c, model_.noise(), model_.phase(), sum, n)
+                                    : DecodePowerSum(c, sum);
   if (!y.ok()) return y.status();
   if (model_.phase() < c.power_sums()) {
     SetBasis(Orthonormalize(*y).q, model_);
@@ -117,6 +136,20 @@ absl::Status PriviRecKUpdater::ApplySum(absl::Span<const uint64_t> sum,
   model_.set_phase(0);
   model_.set_round(1);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> PriviRecKUpdater::RoundPrivacy(
+    int64_t participants, const std::vector<double>& orders) const {
+  if (!Noisy(model_.config()) || model_.round() != 0) return std::nullopt;
+  absl::StatusOr<dp::LedgerEntry> entry =
+      PhaseLedgerEntry(model_.config(), model_.noise(), model_.phase(), participants, orders);
+  if (!entry.ok()) return entry.status();
+  return *std::move(entry);
+}
+
+std::optional<dp::PrivacyBudget> PriviRecKUpdater::budget() const {
+  if (!Noisy(model_.config())) return std::nullopt;
+  return NoiseBudget(model_.config());
 }
 
 }  // namespace fedmf::algorithms::privirec_k

@@ -82,6 +82,13 @@ inline Eigen::MatrixXd DenseIdealLowPass(const Eigen::MatrixXd& r, const Eigen::
          DiagonalPower(ItemDegrees(r), 0.5);
 }
 
+// The participant ids 1..n of a fixed population of n users (every sum's contributors).
+inline std::vector<uint32_t> ParticipantIds(int n) {
+  std::vector<uint32_t> ids;
+  for (int u = 1; u <= n; ++u) ids.push_back(static_cast<uint32_t>(u));
+  return ids;
+}
+
 }  // namespace fedmf::test_util
 
 #endif  // FEDMF_TESTS_UNIT_COMMON_GRAPH_FILTER_TEST_UTIL_H_

@@ -25,12 +25,6 @@
 namespace fedmf::algorithms::privirec_k {
 namespace {
 
-std::vector<uint32_t> Ids(int n) {
-  std::vector<uint32_t> ids;
-  for (int u = 1; u <= n; ++u) ids.push_back(static_cast<uint32_t>(u));
-  return ids;
-}
-
 // Every user's contribution to the planned phase from the plan's contributor, added mod 2^bits
 // as the runtime does (SecAgg gives the same sum).
 std::vector<uint64_t> PhaseSum(const PriviRecKUpdater& updater, const data::RatingsDataset& d) {
@@ -65,7 +59,8 @@ std::unique_ptr<PriviRecKUpdater> Summed(const data::RatingsDataset& d,
   std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
   EXPECT_TRUE(updater->fixed_population());
   while (updater->round() == 0) {
-    const absl::Status s = updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users()));
+    const absl::Status s =
+        updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users()));
     EXPECT_TRUE(s.ok()) << s;
     if (!s.ok()) break;
   }
@@ -99,7 +94,8 @@ TEST(PriviRecKTest, DecodedPowerIteratesEqualTheCentralizedOnesWithinTheBound) {
     SCOPED_TRACE(absl::StrCat("f=", frac_bits));
     const v1::PriviRecKConfig config = Config(d, 6, 3, true, frac_bits);
     std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
-    ASSERT_TRUE(updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users())).ok());
+    ASSERT_TRUE(
+        updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
     const Eigen::VectorXd degrees = test_util::ItemDegrees(test_util::DenseR(d));
     for (int j = 0; j < d.num_items(); ++j) EXPECT_EQ(updater->model().degrees(j), degrees[j]);
     double largest = 0;
@@ -111,7 +107,7 @@ TEST(PriviRecKTest, DecodedPowerIteratesEqualTheCentralizedOnesWithinTheBound) {
       const double error = (y - gram * x).cwiseAbs().maxCoeff();
       EXPECT_LE(error, PowerErrorBound(config));
       largest = std::max(largest, error);
-      ASSERT_TRUE(updater->ApplySum(sum, Ids(d.num_users())).ok());
+      ASSERT_TRUE(updater->ApplySum(sum, test_util::ParticipantIds(d.num_users())).ok());
       if (l < config.power_sums()) {
         const Eigen::MatrixXd next = Basis(updater->model());
         // span(X_l) = span(Y_l): projecting Y_l on X_l leaves it unchanged.
@@ -233,7 +229,8 @@ TEST(PriviRecKTest, ASingleRaterItemRevealsItsRatersRowThroughTheFirstPowerSum) 
       std::move(builder).Build(data::DuplicatePolicy::kKeepFirst).value();
   const v1::PriviRecKConfig config = Config(d, 48, 1, true);
   std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
-  ASSERT_TRUE(updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users())).ok());
+  ASSERT_TRUE(
+      updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
   // What the coordinator sees: the degrees and X_0 (both in the plan), and the sum Y_1.
   const v1::PriviRecKModel seen = updater->model();
   const RowMatrix x0 = Eigen::Map<const RowMatrix>(seen.basis().data(), d.num_items(), 48);
@@ -265,7 +262,7 @@ TEST(PriviRecKTest, ASumWithoutTheWholePopulationIsRefused) {
   const data::RatingsDataset d = test_util::RandomImplicit(10, 8, 0.3, 2);
   std::unique_ptr<PriviRecKUpdater> updater =
       PriviRecKUpdater::Create(Config(d, 3, 2, true)).value();
-  std::vector<uint32_t> fewer = Ids(d.num_users());
+  std::vector<uint32_t> fewer = test_util::ParticipantIds(d.num_users());
   fewer.pop_back();
   for (int phase : {0, 1}) {
     SCOPED_TRACE(absl::StrCat("phase ", phase));
@@ -278,7 +275,8 @@ TEST(PriviRecKTest, ASumWithoutTheWholePopulationIsRefused) {
     EXPECT_NE(refused.message().find("must all be in it"), absl::string_view::npos) << refused;
     EXPECT_EQ(updater->SerializeState().value(), before);
     EXPECT_EQ(updater->model().phase(), phase);
-    ASSERT_TRUE(updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users())).ok());
+    ASSERT_TRUE(
+        updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
   }
 }
 
@@ -287,10 +285,12 @@ TEST(PriviRecKTest, AnOutOfRangePowerSumIsRefused) {
   const data::RatingsDataset d = test_util::RandomImplicit(10, 8, 0.3, 4);
   const v1::PriviRecKConfig config = Config(d, 3, 1, true);
   std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
-  ASSERT_TRUE(updater->ApplySum(PhaseSum(*updater, d), Ids(d.num_users())).ok());
+  ASSERT_TRUE(
+      updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
   std::vector<uint64_t> sum = PhaseSum(*updater, d);
   sum[0] = (uint64_t{1} << (PowerBits(config) - 1)) - 1;  // 2^(b-1) - 1 > n 2^f
-  EXPECT_EQ(updater->ApplySum(sum, Ids(d.num_users())).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(updater->ApplySum(sum, test_util::ParticipantIds(d.num_users())).code(),
+            absl::StatusCode::kOutOfRange);
   EXPECT_EQ(updater->round(), 0);
 }
 

@@ -27,12 +27,6 @@ namespace {
 
 using graph_filter::SparseRows;
 
-std::vector<uint32_t> Ids(int n) {
-  std::vector<uint32_t> ids;
-  for (int u = 1; u <= n; ++u) ids.push_back(static_cast<uint32_t>(u));
-  return ids;
-}
-
 // One phase: every user's contribution from the plan's contributor, added mod 2^bits as the
 // runtime does (SecAgg gives the same sum), applied.
 absl::Status RunPhase(PriviRecUpdater& updater, const data::RatingsDataset& d) {
@@ -45,7 +39,7 @@ absl::Status RunPhase(PriviRecUpdater& updater, const data::RatingsDataset& d) {
     EXPECT_TRUE(c.vector.is_sparse());
     if (absl::Status s = AddModPow2(c.vector, plan.bits(), absl::MakeSpan(sum)); !s.ok()) return s;
   }
-  return updater.ApplySum(sum, Ids(d.num_users()));
+  return updater.ApplySum(sum, test_util::ParticipantIds(d.num_users()));
 }
 
 std::unique_ptr<PriviRecUpdater> Summed(const data::RatingsDataset& d, const std::string& filter,
@@ -174,7 +168,7 @@ TEST(PriviRecTest, ASumWithoutTheWholePopulationIsRefused) {
   const v1::RoundPlan plan = updater->Plan().value();
   EXPECT_EQ(static_cast<int64_t>(plan.min_contributors()), d.num_users());
   EXPECT_EQ(static_cast<int64_t>(plan.max_contributors()), d.num_users());
-  std::vector<uint32_t> fewer = Ids(d.num_users());
+  std::vector<uint32_t> fewer = test_util::ParticipantIds(d.num_users());
   fewer.pop_back();
   std::vector<uint64_t> sum(plan.length(), 0);
   EXPECT_EQ(updater->ApplySum(sum, fewer).code(), absl::StatusCode::kInvalidArgument);
