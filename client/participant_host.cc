@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/registry.h"
+#include "common/util/event_log.h"
 #include "wire/clear_upload.h"
 #include "wire/envelope.h"
 #include "wire/secagg_params.h"
@@ -334,7 +335,15 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
     Participant& p = participants_.at(id);
     absl::StatusOr<algorithms::ContributionVector> contribution =
         p.Contribute(*phase_contributor_, task.plan().algorithm());
-    if (absl::IsResourceExhausted(contribution.status())) {  // its own budget is spent
+    // Its own budget is spent, or its own state cannot serve this phase (algorithm.h): it alone
+    // declines, and the coordinator sees a dropout with the reason.
+    if (absl::IsResourceExhausted(contribution.status()) ||
+        absl::IsFailedPrecondition(contribution.status())) {
+      EventLine("participant_declined")
+          .Add("participant", id)
+          .Add("round", task.round())
+          .Add("phase", task.plan().phase())
+          .Add("reason", contribution.status().message());
       replies.push_back(Decline(tag_, id, contribution.status().message()));
       continue;
     }

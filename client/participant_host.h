@@ -1,16 +1,17 @@
 // The participants one client process hosts (users, or one silo party), and the routing of
 // coordinator messages to them: a round task builds the phase's contributor once and starts every
-// listed local participant (one whose own privacy budget refuses declines with a SecAgg Abort: the
-// coordinator sees a dropout), then hands their local states to the local-state sink before any
-// reply leaves (write-ahead); a federated evaluation is such a task too, of a contributor-only
-// algorithm (registry.h) that leaves the host's model as it is; SecAgg messages go to the
-// participant they name; a round result closes the round, and the last one (training_done) brings
-// the final model. Transport-free: it maps a fedmf.v1.ServerMessage to the ClientMessages to send
-// back, so any transport (the gRPC stream, an in-process test, a mobile binding) can drive it. A
-// host is one trust domain: it holds every hosted user's secrets anyway, so all of them sign SecAgg
-// messages with the host's one Ed25519 key (registered as RegisterRequest.signing_public_key). It
-// also speaks the wire's chunking (wire/chunking.h): chunked coordinator messages are reassembled,
-// replies larger than the chunk size are returned as chunks.
+// listed local participant (one whose own privacy budget refuses, or whose own state cannot serve
+// the phase, declines with a SecAgg Abort: the coordinator sees a dropout), then hands their local
+// states to the local-state sink before any reply leaves (write-ahead); a federated evaluation is
+// such a task too, of a contributor-only algorithm (registry.h) that leaves the host's model as it
+// is; SecAgg messages go to the participant they name; a round result closes the round, and the
+// last one (training_done) brings the final model. Transport-free: it maps a fedmf.v1.ServerMessage
+// to the ClientMessages to send back, so any transport (the gRPC stream, an in-process test, a
+// mobile binding) can drive it. A host is one trust domain: it holds every hosted user's secrets
+// anyway, so all of them sign SecAgg messages with the host's one Ed25519 key (registered as
+// RegisterRequest.signing_public_key). It also speaks the wire's chunking (wire/chunking.h):
+// chunked coordinator messages are reassembled, replies larger than the chunk size are returned as
+// chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 

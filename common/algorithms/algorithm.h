@@ -64,7 +64,10 @@ class Contributor {
   // returns InvalidArgument for the other). `state`: what this participant's previous
   // Contribution of this algorithm returned as its state (empty for the first, or after the
   // participant lost it); the algorithm validates it (it is the device's, not the network's, but
-  // may be stale or corrupt).
+  // may be stale or corrupt). FailedPrecondition: this participant cannot contribute to this
+  // phase (e.g. its state lacks what the phase needs, or the run is over); the runtime declines
+  // it alone and the coordinator sees a dropout with the reason. Any other error fails the task
+  // for the whole client process.
   virtual absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                                   dp::Rng& rng) const = 0;
   // What contributing to this phase costs this participant, for its own ledger and budget
