@@ -28,7 +28,7 @@ BUILD="${ROOT}/build"
 SEEDS=3
 PARTIES="10 40"
 EPSILONS="0.5 1 2 5"
-LRS="0.001 0.003 0.01"
+LRS="0.003 0.01 0.03 0.1"
 TUNE_PARTIES=""
 SELECTED=()
 for arg in "$@"; do
@@ -126,12 +126,12 @@ for group in "${SELECTED[@]}"; do
         { echo "fmf_hfl.sh: no tune run for pretrain-u s=10: run tune first" >&2; exit 1; }
       run networked-in-process pretrain-u 10 1 "${lr}" 1
       start=$(date +%s.%N)
-      IFS=, read -r mse rmse _ z ours paper _ < <(PARTY_FLAGS=--insecure_noise_seed=2 \
+      IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
         "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 \
         10 user 1 "${lr}" 1 --hfl_theta=10 --hfl_pretrain_steps=100 --hfl_finetune_steps=100)
       log="${OUT}/logs/hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
       before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
-      echo "networked,pretrain-u,10,1,${lr},1,${before},${mse},${rmse},,${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
+      echo "networked,pretrain-u,10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
       tail -n 1 "${CSV}" >&2 ;;
     *) echo "fmf_hfl.sh: unknown group ${group}" >&2; exit 2 ;;
   esac

@@ -7,7 +7,7 @@ hfl.csv, next to the baselines and the non-private central reference of runs.csv
 Test MSE as mean +- sample standard deviation over seeds (the number of seeds in each row), one
 row per method and s, one column per epsilon, before and after stage-3 fine-tuning; then the
 rates tune chose and the privacy figures (ours over every noisy step, the paper's Proposition 3);
-then the networked run next to the same run in process, if fmf_hfl.sh networked made them.
+then the tuning itself (train and test MSE at every rate); then the networked run next to the same run in process, if fmf_hfl.sh networked made them.
 """
 import csv
 import sys
@@ -79,20 +79,41 @@ def main():
                   f"{r['epsilon_paper'] or '-'} | {r['sensitivity']} / {r['paper_sensitivity']} | "
                   f"{float(r['train_s']):.0f} |")
 
+    tune = [r for r in rows_all if r["group"] == "tune"]
+    if tune:
+        lrs = sorted({r["lr"] for r in tune}, key=float)
+        print("\n### Rate tuning (fmf_hfl.sh tune): train MSE / test MSE after fine-tuning, "
+              "epsilon = 1, seed 1\n")
+        print("The rate with the lowest train MSE (bold, the paper's rule) is the one the runs use.\n")
+        print("| s | method | " + " | ".join(f"lr {lr}" for lr in lrs) + " |")
+        print("|---|---|" + "---|" * len(lrs))
+        for s, mode in sorted({(int(r["parties"]), r["mode"]) for r in tune},
+                              key=lambda k: (k[0], list(LABELS).index(k[1]))):
+            sel = {r["lr"]: r for r in tune if int(r["parties"]) == s and r["mode"] == mode}
+            best = min(sel.values(), key=lambda r: float(r["train_mse"]))["lr"]
+            cells = []
+            for lr in lrs:
+                r = sel.get(lr)
+                cell = "" if r is None else (f"{float(r['train_mse']):.3f} / "
+                                             f"{float(r['test_mse_after']):.3f}")
+                cells.append(f"**{cell}**" if r is not None and lr == best else cell)
+            print(f"| {s} | {LABELS[mode]} | " + " | ".join(cells) + " |")
+
     if networked:
         print("\n### Networked (fmf_hfl.sh networked): HFL-SGDMF through real processes next to "
               "the same run in process, seed 1\n")
         print("| run | s | epsilon | lr | z | test MSE before fine-tuning | test MSE after | "
-              "seconds |")
-        print("|---|---|---|---|---|---|---|---|")
+              "train MSE after | seconds |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for r in networked:
             label = ("real processes (fedmf-coordinator + s fedmf-client --party=hfl)"
                      if r["group"] == "networked" else "in process (fedmf-central)")
             print(f"| {label} | {r['parties']} | {r['epsilon']} | {r['lr']} | {r['z']} | "
-                  f"{r['test_mse_before']} | {r['test_mse_after']} | {float(r['train_s']):.0f} |")
+                  f"{r['test_mse_before']} | {r['test_mse_after']} | {r['train_mse'] or '-'} | "
+                  f"{float(r['train_s']):.0f} |")
         for r in runs:
             if r["group"] == "baselines" and r["seed"] == "1":
-                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - |")
+                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - | - |")
 
 
 if __name__ == "__main__":
