@@ -6,6 +6,7 @@
 
 #include "Eigen/SparseCore"
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/privirec/model_degrees.h"
 #include "common/algorithms/privirec/noise.h"
 
 namespace fedmf::algorithms::privirec {
@@ -132,17 +133,11 @@ absl::StatusOr<int> PhaseBits(const v1::PriviRecModel& model, int phase) {
 }
 
 int DegreeCount(const v1::PriviRecModel& model) {
-  return Noisy(model.config()) ? model.noisy_degrees_size() : model.degrees_size();
+  return ModelDegreeCount(model, Noisy(model.config()));
 }
 
 Eigen::VectorXd Degrees(const v1::PriviRecModel& model) {
-  if (Noisy(model.config())) {
-    return Eigen::Map<const Eigen::VectorXd>(model.noisy_degrees().data(),
-                                             model.noisy_degrees_size());
-  }
-  Eigen::VectorXd v(model.degrees_size());
-  for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
-  return v;
+  return ModelDegrees(model, Noisy(model.config()));
 }
 
 absl::StatusOr<graph_filter::SparseRows> DecodeGram(const v1::PriviRecModel& model, double alpha) {

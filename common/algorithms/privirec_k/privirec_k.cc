@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/filters.h"
 #include "common/algorithms/graph_filter/models.h"
+#include "common/algorithms/privirec/model_degrees.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/low_rank_gram.h"
 #include "common/algorithms/privirec_k/noise.h"
@@ -78,17 +79,11 @@ absl::StatusOr<int> PhaseBits(const v1::PriviRecKModel& model, int phase) {
 }
 
 Eigen::VectorXd ItemDegrees(const v1::PriviRecKModel& model) {
-  if (Noisy(model.config())) {
-    return Eigen::Map<const Eigen::VectorXd>(model.noisy_degrees().data(),
-                                             model.noisy_degrees_size());
-  }
-  Eigen::VectorXd v(model.degrees_size());
-  for (int j = 0; j < model.degrees_size(); ++j) v[j] = static_cast<double>(model.degrees(j));
-  return v;
+  return privirec::ModelDegrees(model, Noisy(model.config()));
 }
 
 int DegreeCount(const v1::PriviRecKModel& model) {
-  return Noisy(model.config()) ? model.noisy_degrees_size() : model.degrees_size();
+  return privirec::ModelDegreeCount(model, Noisy(model.config()));
 }
 
 Orthonormalized Orthonormalize(const Eigen::Ref<const RowMatrix>& y) {
