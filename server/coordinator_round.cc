@@ -154,7 +154,7 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
   const std::optional<dp::PrivacyBudget> budget = state_.updater->budget();
   if (!budget) return true;
   absl::StatusOr<std::optional<dp::LedgerEntry>> entry =
-      state_.updater->RoundPrivacy(plan.min_contributors(), state_.ledger.orders());
+      state_.updater->RemainingRoundPrivacyBound(plan.min_contributors(), state_.ledger.orders());
   if (!entry.ok()) return entry.status();
   if (!*entry) return true;
   return state_.ledger.CanAfford(**entry, *budget);

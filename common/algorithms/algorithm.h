@@ -122,6 +122,14 @@ class Updater {
   // on `orders`), with `participants` the clients in its sum; nullopt when it adds no noise.
   virtual absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const = 0;
+  // Before the planned phase starts, at least what it and the later phases of its round can cost
+  // together (at any number of contributors from `participants` on), so that the coordinator
+  // never starts a round whose later phases would not fit the budget and spend a release for
+  // nothing. The default, the phase's own RoundPrivacy, is exact for one phase per round.
+  virtual absl::StatusOr<std::optional<dp::LedgerEntry>> RemainingRoundPrivacyBound(
+      int64_t participants, const std::vector<double>& orders) const {
+    return RoundPrivacy(participants, orders);
+  }
   // True for a protocol whose privacy argument needs the same population in every phase (e.g.
   // PriviRec's secure sums): the cohort of every phase of the run is every participant
   // registered when it starts, the SecAgg threshold is the whole cohort, and losing any

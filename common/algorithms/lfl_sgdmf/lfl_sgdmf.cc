@@ -185,25 +185,20 @@ absl::StatusOr<double> CalibrateNoiseStddev(const v1::LflSgdmfConfig& c) {
   return *z * Sensitivity(c);
 }
 
-absl::StatusOr<std::optional<dp::LedgerEntry>> PhaseRelease(const v1::LflSgdmfConfig& c,
-                                                            int64_t round, int phase,
-                                                            int64_t phase1_survivors,
-                                                            const std::vector<double>& orders) {
-  if (!Noisy(c)) return std::nullopt;
-  const double delta_sq = Sensitivity(c) * Sensitivity(c);
-  const double view1 = ViewNoiseStddev(c, phase1_survivors, std::nullopt);
-  // Precision (1 / variance) of the view in units of the sensitivity: a Gaussian release's RDP is
-  // alpha / 2 times it, and the pair's precision is phase 0's plus the increment.
-  const double pair = ViewNoiseStddev(c, phase1_survivors, phase1_survivors);
-  double precision = delta_sq / (view1 * view1);
-  if (phase == 1) precision = delta_sq / (pair * pair) - precision;
+namespace {
+
+// A Gaussian release of `precision` (1 / variance of the view, in units of the sensitivity: its
+// RDP is alpha / 2 times that) after phase `phase` of `round`.
+dp::LedgerEntry ViewEntry(const v1::LflSgdmfConfig& c, int64_t round, int phase,
+                          absl::string_view mechanism, int64_t phase1_survivors, double view_std,
+                          double precision, const std::vector<double>& orders) {
   dp::LedgerEntry entry;
   entry.round = round;
-  entry.mechanism = phase == 0 ? "lfl-gaussian" : "lfl-noise-replacement";
+  entry.mechanism = std::string(mechanism);
   entry.params = {{"noise_std", c.noise_std()},
                   {"phase", phase},
                   {"phase1_survivors", static_cast<double>(phase1_survivors)},
-                  {"view_noise_std", phase == 0 ? view1 : pair},
+                  {"view_noise_std", view_std},
                   {"l2_sensitivity", Sensitivity(c)}};
   entry.participants = phase1_survivors;
   entry.n_min = std::min(phase1_survivors, c.min_contributors());
@@ -211,6 +206,37 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> PhaseRelease(const v1::LflSgdmfCo
   entry.rdp.reserve(orders.size());
   for (double alpha : orders) entry.rdp.push_back(alpha / 2 * std::max(precision, 0.0));
   return entry;
+}
+
+// The view's noise std after the round's last phase, nobody lost in phase 1.
+double RoundViewStddev(const v1::LflSgdmfConfig& c, int64_t phase1_survivors) {
+  return ViewNoiseStddev(c, phase1_survivors,
+                         HasPhase1(c) ? std::optional<int64_t>(phase1_survivors) : std::nullopt);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> PhaseRelease(const v1::LflSgdmfConfig& c,
+                                                            int64_t round, int phase,
+                                                            int64_t phase1_survivors,
+                                                            const std::vector<double>& orders) {
+  if (!Noisy(c)) return std::nullopt;
+  const double delta_sq = Sensitivity(c) * Sensitivity(c);
+  const double view1 = ViewNoiseStddev(c, phase1_survivors, std::nullopt);
+  // The pair's precision is phase 0's plus the increment phase 1 charges.
+  const double pair = ViewNoiseStddev(c, phase1_survivors, phase1_survivors);
+  double precision = delta_sq / (view1 * view1);
+  if (phase == 1) precision = delta_sq / (pair * pair) - precision;
+  return ViewEntry(c, round, phase, phase == 0 ? "lfl-gaussian" : "lfl-noise-replacement",
+                   phase1_survivors, phase == 0 ? view1 : pair, precision, orders);
+}
+
+absl::StatusOr<std::optional<dp::LedgerEntry>> RoundReleaseBound(
+    const v1::LflSgdmfConfig& c, int64_t round, const std::vector<double>& orders) {
+  if (!Noisy(c)) return std::nullopt;
+  const double view = RoundViewStddev(c, c.min_contributors());
+  return ViewEntry(c, round, /*phase=*/0, "lfl-round-bound", c.min_contributors(), view,
+                   Sensitivity(c) * Sensitivity(c) / (view * view), orders);
 }
 
 absl::StatusOr<int> SumBits(const v1::LflSgdmfConfig& c) {

@@ -84,6 +84,13 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> PhaseRelease(const v1::LflSgdmfCo
                                                             int64_t round, int phase,
                                                             int64_t phase1_survivors,
                                                             const std::vector<double>& orders);
+// What a whole round can cost, known before its phase 0: the view after its last phase is a
+// Gaussian whose variance grows with n_1 in every mode (sigma^2 n_1 / n_min single,
+// 2 sigma^2 n_1 / (n_1 + n_min) two-phase, half that in the paper's mode, nobody lost in phase
+// 1), so the round costs at most its release at n_1 = n_min. nullopt without noise.
+absl::StatusOr<std::optional<dp::LedgerEntry>> RoundReleaseBound(const v1::LflSgdmfConfig& config,
+                                                                 int64_t round,
+                                                                 const std::vector<double>& orders);
 
 // Fixed point: every coordinate scaled by config.scale and rounded stochastically, mod 2^bits.
 // SumBits: the modulus such that a sum of cohort_size uploads of either phase wraps with

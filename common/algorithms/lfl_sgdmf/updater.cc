@@ -165,6 +165,12 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> LflSgdmfUpdater::RoundPrivacy(
                       phase == 0 ? participants : Phase1Survivors(state_), orders);
 }
 
+absl::StatusOr<std::optional<dp::LedgerEntry>> LflSgdmfUpdater::RemainingRoundPrivacyBound(
+    int64_t participants, const std::vector<double>& orders) const {
+  if (state_.phase() != 0) return RoundPrivacy(participants, orders);
+  return RoundReleaseBound(state_.config(), state_.round(), orders);
+}
+
 std::optional<dp::PrivacyBudget> LflSgdmfUpdater::budget() const {
   const v1::LflNoiseMode noise = state_.config().noise();
   if (noise == v1::LFL_NOISE_NONE || noise == v1::LFL_NOISE_TWO_PHASE_PAPER) return std::nullopt;

@@ -32,6 +32,9 @@ class LflSgdmfUpdater final : public Updater {
   void AbandonRound() override;
   absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
       int64_t participants, const std::vector<double>& orders) const override;
+  // Before phase 0: RoundReleaseBound, the whole round (both phases) at its worst.
+  absl::StatusOr<std::optional<dp::LedgerEntry>> RemainingRoundPrivacyBound(
+      int64_t participants, const std::vector<double>& orders) const override;
   // The budget, except in the paper's two-phase mode, whose noise is set by Theorem 5 and whose
   // true cost the ledger reports without stopping the run.
   std::optional<dp::PrivacyBudget> budget() const override;

@@ -241,6 +241,40 @@ TEST(LflSgdmfTest, LedgerChargesTheViewOfBothSums) {
   EXPECT_FALSE(PhaseRelease(Config(v1::LFL_NOISE_NONE), 0, 0, 10, orders)->has_value());
 }
 
+// Before phase 0 the coordinator checks the whole round: the bound is the view's Gaussian at
+// n_1 = n_min (closed forms: sigma^2 single and two-phase, sigma^2 / 2 in the paper's mode), and
+// what the phases then charge together never exceeds it for any n_1 in [n_min, n].
+TEST(LflSgdmfTest, RoundBoundCoversBothPhasesForEveryPhaseOneCount) {
+  const std::vector<double> orders = {2, 4, 16, 64};
+  for (v1::LflNoiseMode mode :
+       {v1::LFL_NOISE_SINGLE, v1::LFL_NOISE_TWO_PHASE, v1::LFL_NOISE_TWO_PHASE_PAPER}) {
+    const v1::LflSgdmfConfig c = Config(mode);
+    const double view_variance =
+        mode == v1::LFL_NOISE_TWO_PHASE_PAPER ? kSigma * kSigma / 2 : kSigma * kSigma;
+    const dp::LedgerEntry bound = **RoundReleaseBound(c, 3, orders);
+    const double delta = Sensitivity(c);
+    for (size_t a = 0; a < orders.size(); ++a) {
+      EXPECT_NEAR(bound.rdp[a], orders[a] * delta * delta / (2 * view_variance),
+                  1e-9 * bound.rdp[a])
+          << NoiseModeName(mode);
+    }
+    for (int64_t n1 = c.min_contributors(); n1 <= kCohort; ++n1) {
+      std::vector<double> charged = (**PhaseRelease(c, 3, 0, n1, orders)).rdp;
+      if (HasPhase1(c)) {
+        const dp::LedgerEntry second = **PhaseRelease(c, 3, 1, n1, orders);
+        for (size_t a = 0; a < orders.size(); ++a) charged[a] += second.rdp[a];
+      }
+      for (size_t a = 0; a < orders.size(); ++a) {
+        EXPECT_LE(charged[a], bound.rdp[a] * (1 + 1e-12)) << NoiseModeName(mode) << " n1 " << n1;
+      }
+    }
+    // The updater offers it before phase 0.
+    std::unique_ptr<LflSgdmfUpdater> updater = *LflSgdmfUpdater::Create(c);
+    EXPECT_EQ((**updater->RemainingRoundPrivacyBound(kCohort, orders)).rdp, bound.rdp);
+  }
+  EXPECT_FALSE(RoundReleaseBound(Config(v1::LFL_NOISE_NONE), 0, {2})->has_value());
+}
+
 TEST(LflSgdmfTest, UploadIsOneRatingsItemGradient) {
   const v1::LflSgdmfConfig c = Config(v1::LFL_NOISE_NONE, /*num_items=*/6);
   std::unique_ptr<LflSgdmfUpdater> updater = *LflSgdmfUpdater::Create(c);
