@@ -3,7 +3,8 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, privirec_secagg, privirec_k_secagg. Every process started here is killed on exit.
+# sim_hdpmf, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg. Every
+# process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -183,13 +184,15 @@ secure_sums_equal_sim() {
   local data="ml-100k:$WORK/u.data"
   # SECAGG_FLAGS (e.g. "--secagg_graph=harary --secagg_degree=8"): docs/results/privirec.md's
   # SecAgg+ byte counts; unset, the default graph (complete at 30 users).
-  local run=("$@" ${SECAGG_FLAGS:-} --split=holdout:0.2 --rounds=1 --seed=5 --eval_every=0)
+  local seed=5
+  local run=("$@" ${SECAGG_FLAGS:-} --split=holdout:0.2 --rounds=1 --seed="$seed" --eval_every=0)
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
     >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
   grep -q 'event=training_end rounds=1 ' "$WORK/sim.log" || fail "sim: not 1 round"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
     --wait_for_users=30 --state_dir="$WORK/net"
-  start_clients 3 "$data"
+  # The sim keys its users' noise (the DP options) by the run's seed: the clients must too.
+  start_clients 3 "$data" --insecure_noise_seed="$seed"
   wait "$COORD_PID" || fail "coordinator failed"
   for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
   grep -q 'event=training_end rounds=1 ' "$WORK/coordinator.log" || fail "network: not 1 round"
@@ -206,6 +209,22 @@ secure_sums_equal_sim() {
   # Both phases' traffic (bytes per user up and down, from the serialized messages) and time.
   grep -E ' event=round .*applied=yes ' "$WORK/coordinator.log"
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
+}
+
+# spent_by_last_phase PHASE EPSILON: round 0's phases before PHASE report less than EPSILON spent
+# (whole-run (epsilon, delta)), phase PHASE exactly EPSILON.
+spent_by_last_phase() {
+  local last="$1" budget="$2" phase spent
+  for ((phase = 0; phase <= last; phase++)); do
+    spent="$(field epsilon_dp "$(grep " event=round round=0 phase=$phase .*applied=yes " \
+      "$WORK/coordinator.log")")"
+    if ((phase < last)); then
+      awk -v s="$spent" -v b="$budget" 'BEGIN { exit !(s > 0 && s < b) }' ||
+        fail "phase $phase: epsilon_dp=$spent, not in (0, $budget)"
+    else
+      [[ "$spent" == "$budget" ]] || fail "phase $phase: epsilon_dp=$spent, not $budget"
+    fi
+  done
 }
 
 # recover_from_a_killed_client SECAGG_FLAGS...: ML-100K-sized synthetic data, 4 client processes,
@@ -457,6 +476,17 @@ PY
   # PriviRec-k: the degree sum and L = 2 power sums at k = 16, GF-CF from the basis.
   privirec_k_secagg)
     secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2
+    ;;
+  # The DP options: each user's distributed discrete Gaussian share inside its masked input; the
+  # ledger (in the compared checkpoints) spends the whole budget by the last sum, not before.
+  privirec_dp_secagg)
+    secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5
+    spent_by_last_phase 1 5
+    ;;
+  privirec_k_dp_secagg)
+    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
+      --privirec_k_epsilon=5
+    spent_by_last_phase 2 5
     ;;
   sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;
   sim_none) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=none ;;
