@@ -8,7 +8,7 @@
 #   tools/experiments/fmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"]
 #                            [--vfl_settings="PARTITION:S:T:T' ..."] [--vfl_epsilons="1"]
-#                            [--vfl_lrs="0.001 0.003 0.01 0.03"] [GROUP...]
+#                            [--vfl_lrs="0.0003 0.001 0.003 0.01 0.03"] [GROUP...]
 #
 # GROUPs (default: baselines tune fig4 reference): baselines (the three predictors, --seeds
 # seeds), tune (every method and budget on seed 1 for each learning rate of --lrs: the paper picks
@@ -21,9 +21,10 @@
 # chose for central embedding clipping; one CSV line per run in OUT/vfl.csv), vfl-local-only
 # (the paper's local-only baseline of Figs. 6-7 on the same settings: each party trains alone,
 # T T' steps, fmf_party_run.sh --local-only; into OUT/vfl.csv too), vfl-tune (VFL-SGDMF and
-# local-only at each rate of --vfl_lrs, epsilon 1, seed 1, each setting: the paper's rule, the
-# lowest TRAINING MSE, which the parties sum in the final round), vfl-tuned (both on every setting,
-# budget and seed at the rate vfl-tune chose for that setting and mode), vfl-privacy (the
+# local-only at each rate of --vfl_lrs, each budget of --vfl_epsilons, seed 1, each setting: the
+# paper's rule, the lowest TRAINING MSE, which the parties sum in the final round), vfl-tuned (both
+# on every setting, budget and seed at the rate vfl-tune chose for that setting, mode and budget;
+# vfl-tune must have run at every budget vfl-tuned is given), vfl-privacy (the
 # per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
 # coordinator's event=new_run line; OUT/vfl_privacy.csv). The split holds out
 # 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
@@ -41,7 +42,7 @@ EXTRA=()
 BUILD="${ROOT}/build"
 VFL_SETTINGS="vfl:2:100:10 vfl:5:100:10 vfl:10:100:10 vfl-genre:19:100:10"
 VFL_EPSILONS="1"
-VFL_LRS="0.001 0.003 0.01 0.03"
+VFL_LRS="0.0003 0.001 0.003 0.01 0.03"
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -147,12 +148,14 @@ vfl_run() {
   tail -n 1 "${VFL_CSV}" >&2
 }
 
-# vfl_best_lr GROUP PARTITION:S:T:T': GROUP's rate with the lowest train MSE on that setting.
+# vfl_best_lr GROUP PARTITION:S:T:T' EPSILON: GROUP's rate with the lowest train MSE on that
+# setting at that budget.
 vfl_best_lr() {
   local partition parties syncs local_steps
   IFS=: read -r partition parties syncs local_steps <<< "$2"
-  awk -F, -v g="$1" -v p="${partition}" -v s="${parties}" -v t="${syncs}" -v tp="${local_steps}" '
-    $1 == g && $2 == p && $3 == s && $4 == t && $5 == tp && $17 != "" && $17 != "nan" &&
+  awk -F, -v g="$1" -v p="${partition}" -v s="${parties}" -v t="${syncs}" -v tp="${local_steps}" \
+      -v e="$3" '
+    $1 == g && $2 == p && $3 == s && $4 == t && $5 == tp && $7 == e && $17 != "" && $17 != "nan" &&
     (best == "" || $17 + 0 < best) { best = $17 + 0; lr = $8 }
     END { if (lr == "") exit 1; print lr }
   ' "${VFL_CSV}"
@@ -212,16 +215,23 @@ for group in "${SELECTED[@]}"; do
       done ;;
     vfl-tune)
       for setting in ${VFL_SETTINGS}; do
-        for lr in ${VFL_LRS}; do
-          for tune_group in vfl-tune vfl-local-only-tune; do vfl_run "${tune_group}" "${setting}" 1 "${lr}" 1; done
+        for eps in ${VFL_EPSILONS}; do
+          for lr in ${VFL_LRS}; do
+            for tune_group in vfl-tune vfl-local-only-tune; do
+              vfl_run "${tune_group}" "${setting}" "${eps}" "${lr}" 1
+            done
+          done
         done
       done ;;
     vfl-tuned)
       for setting in ${VFL_SETTINGS}; do
         for mode in vfl vfl-local-only; do
-          lr="$(vfl_best_lr "${mode}-tune" "${setting}")" ||
-            { echo "fmf.sh: no ${mode}-tune run for ${setting}: run vfl-tune first" >&2; exit 1; }
           for eps in ${VFL_EPSILONS}; do
+            lr="$(vfl_best_lr "${mode}-tune" "${setting}" "${eps}")" || {
+              echo "fmf.sh: no ${mode}-tune run for ${setting} at epsilon ${eps}: run vfl-tune" \
+                "--vfl_epsilons=\"${eps}\" first" >&2
+              exit 1
+            }
             for seed in $(seq 1 "${SEEDS}"); do vfl_run "${mode}-tuned" "${setting}" "${eps}" "${lr}" "${seed}"; done
           done
         done

@@ -76,9 +76,11 @@ fields() {
   ' "$1"
 }
 
-# run GROUP MODE PARTIES EPSILON LR SEED: one run into the CSV.
+# run GROUP MODE PARTIES EPSILON LR SEED: one run into the CSV, unless that run is already there
+# (the groups resume where they stopped, and a wider --lrs grid runs only its new rates).
 run() {
   local group="$1" mode="$2" parties="$3" eps="$4" lr="$5" seed="$6"
+  grep -q "^${group},${mode},${parties},${eps},${lr},${seed}," "${CSV}" && return 0
   local log="${OUT}/logs/hfl-${group}-${mode}-s${parties}-eps${eps}-lr${lr}-seed${seed}.log"
   echo "== hfl ${group} ${mode} s=${parties} eps=${eps} lr=${lr} seed ${seed}" >&2
   "${CENTRAL}" --data="ml-100k:${DATA}" --model=hfl-sgdmf --seed="${seed}" "${COMMON[@]}" \

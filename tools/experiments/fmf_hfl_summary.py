@@ -28,7 +28,16 @@ def main():
     runs_path = sys.argv[2] if len(sys.argv) > 2 else "docs/results/fmf/runs.csv"
     with open(hfl_path, newline="") as f:
         rows_all = list(csv.DictReader(f))
-    hfl = [r for r in rows_all if r["group"] == "runs"]
+    # A run counts only at the rate tune chose for its method and s (fmf_hfl.sh best_lr), when s
+    # was tuned: a wider grid may have moved the rate after it ran.
+    tuned = {}  # (mode, s): (lowest train MSE, its rate)
+    for r in rows_all:
+        if r["group"] == "tune" and r["train_mse"] not in ("", "nan"):
+            key = (r["mode"], r["parties"])
+            if key not in tuned or float(r["train_mse"]) < tuned[key][0]:
+                tuned[key] = (float(r["train_mse"]), r["lr"])
+    hfl = [r for r in rows_all if r["group"] == "runs" and
+           tuned.get((r["mode"], r["parties"]), (None, r["lr"]))[1] == r["lr"]]
     networked = [r for r in rows_all if r["group"] in ("networked", "networked-in-process")]
     with open(runs_path, newline="") as f:
         runs = list(csv.DictReader(f))
@@ -90,7 +99,7 @@ def main():
         for s, mode in sorted({(int(r["parties"]), r["mode"]) for r in tune},
                               key=lambda k: (k[0], list(LABELS).index(k[1]))):
             sel = {r["lr"]: r for r in tune if int(r["parties"]) == s and r["mode"] == mode}
-            best = min(sel.values(), key=lambda r: float(r["train_mse"]))["lr"]
+            best = tuned[(mode, str(s))][1]
             cells = []
             for lr in lrs:
                 r = sel.get(lr)

@@ -16,21 +16,22 @@ from collections import defaultdict
 from fmf_summary import stats
 
 
-def label(partition, s, t, tp, group, lr=None):
+def label(partition, s, t, tp, group, lrs=None):
     split = "genres" if partition == "vfl-genre" else "random"
-    rate = f", lr {lr} tuned at s = {s}" if group.endswith("-tuned") else ""
+    rate = f", lr {lrs} tuned at s = {s}" if group.endswith("-tuned") else ""
     if group.startswith("vfl-local-only"):
         return f"local-only (each party alone, T T' = {t * tp} steps), {split}, s = {s}{rate}"
     return f"VFL-SGDMF, {split}, s = {s}, (T, T') = ({t}, {tp}){rate}"
 
 
 def tuned_rates(vfl):
-    """{(tune group, partition, s, T, T'): the rate with the lowest train MSE} (fmf.sh's rule)."""
+    """{(tune group, partition, s, T, T', epsilon): the rate with the lowest train MSE} (fmf.sh's
+    rule: the rate is tuned per setting and budget)."""
     best = {}
     for r in vfl:
         if not r["group"].endswith("-tune") or r["train_mse"] in ("", "nan"):
             continue
-        key = (r["group"], r["partition"], r["parties"], r["T"], r["Tp"])
+        key = (r["group"], r["partition"], r["parties"], r["T"], r["Tp"], r["epsilon"])
         if key not in best or float(r["train_mse"]) < best[key][0]:
             best[key] = (float(r["train_mse"]), r["lr"])
     return {k: lr for k, (_, lr) in best.items()}
@@ -44,18 +45,23 @@ def main():
         rows = list(csv.DictReader(f))
     rates = tuned_rates(rows)
     tune = [r for r in rows if r["group"].endswith("-tune")]
-    # A tuned run counts only at the rate its tuning chose (a wider grid may have moved it).
+    # A tuned run counts only at the rate its tuning chose at its budget (a wider grid, or an
+    # earlier tuning at another budget, may have run it at another rate).
     vfl = [r for r in rows if not r["group"].endswith("-tune") and (
         not r["group"].endswith("-tuned") or
-        r["lr"] == rates.get((r["group"][:-1], r["partition"], r["parties"], r["T"], r["Tp"])))]
+        r["lr"] == rates.get((r["group"][:-1], r["partition"], r["parties"], r["T"], r["Tp"],
+                              r["epsilon"])))]
     with open(runs_path, newline="") as f:
         runs = list(csv.DictReader(f))
     by_setting = defaultdict(list)
     for r in vfl:
-        key = (r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"], r["group"],
-               r["lr"] if r["group"].endswith("-tuned") else None)
+        key = (r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"], r["group"])
         by_setting[key].append(r)
     epsilons = sorted({float(r["epsilon"]) for r in vfl})
+
+    def rates_by_budget(selected):  # "0.003 / 0.01 / ...": a tuned row's rate at each budget
+        return " / ".join(next((r["lr"] for r in selected if float(r["epsilon"]) == e), "-")
+                          for e in epsilons)
     head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
 
     def row(label, selected, metric):
@@ -67,8 +73,8 @@ def main():
         print(f"\n### VFL-SGDMF per rating: {name} (mean ± std over seeds), (epsilon, 1e-5)-DP\n")
         print(f"| setting | {head} |")
         print("|---|" + "---|" * len(epsilons))
-        for (partition, s, t, tp, unit, group, lr), selected in sorted(by_setting.items()):
-            row(label(partition, s, t, tp, group, lr), selected, metric)
+        for (partition, s, t, tp, unit, group), selected in sorted(by_setting.items()):
+            row(label(partition, s, t, tp, group, rates_by_budget(selected)), selected, metric)
         central = [r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
                    and r["unit"] == "rating"]
         row("central DP-SGD, s = 1 (Fig. 4 runs)", central, metric)
@@ -78,11 +84,11 @@ def main():
             print(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
 
     print("\n### Privacy of the VFL runs (seed 1): ours (every step composed) and the paper's\n")
-    print("The runs at a rate tuned per setting have the same z and epsilon as these.\n")
+    print("The runs at a rate tuned per setting and budget have the same z and epsilon as these.\n")
     print("| setting | epsilon budget | lr | z | epsilon ours | epsilon paper (Thm. 3) | "
           "seconds per run |")
     print("|---|---|---|---|---|---|---|")
-    for (partition, s, t, tp, unit, group, _), selected in sorted(by_setting.items()):
+    for (partition, s, t, tp, unit, group), selected in sorted(by_setting.items()):
         if group.endswith("-tuned"):  # the same z and epsilon: only the rate differs
             continue
         for r in selected:
@@ -96,21 +102,24 @@ def main():
 
     if tune:
         lrs = sorted({r["lr"] for r in tune}, key=float)
-        print("\n### Rate tuning (fmf.sh vfl-tune): train MSE / test MSE at epsilon = 1, seed 1\n")
-        print("The rate with the lowest train MSE (bold) is the one vfl-tuned runs with.\n")
-        print("| setting | " + " | ".join(f"lr {lr}" for lr in lrs) + " |")
-        print("|---|" + "---|" * len(lrs))
-        settings = sorted({(r["group"], r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]))
-                           for r in tune}, key=lambda k: (k[2], k[1], k[0]))
-        for group, partition, s, t, tp in settings:
-            chosen = rates.get((group, partition, str(s), str(t), str(tp)))
+        print("\n### Rate tuning (fmf.sh vfl-tune): train MSE / test MSE, seed 1\n")
+        print("The rate with the lowest train MSE (bold) at a budget is the one vfl-tuned runs with "
+              "at that budget.\n")
+        print("| setting | epsilon | " + " | ".join(f"lr {lr}" for lr in lrs) + " |")
+        print("|---|---|" + "---|" * len(lrs))
+        settings = sorted({(r["group"], r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]),
+                            r["epsilon"]) for r in tune},
+                          key=lambda k: (k[2], k[1], k[0], float(k[5])))
+        for group, partition, s, t, tp, eps in settings:
+            chosen = rates.get((group, partition, str(s), str(t), str(tp), eps))
             cells = []
             for lr in lrs:
                 sel = [r for r in tune if (r["group"], r["partition"], int(r["parties"]), int(r["T"]),
-                                           int(r["Tp"]), r["lr"]) == (group, partition, s, t, tp, lr)]
+                                           int(r["Tp"]), r["epsilon"], r["lr"]) ==
+                       (group, partition, s, t, tp, eps, lr)]
                 cell = "" if not sel else f"{float(sel[0]['train_mse']):.3f} / {float(sel[0]['test_mse']):.3f}"
                 cells.append(f"**{cell}**" if cell and lr == chosen else cell)
-            print(f"| {label(partition, s, t, tp, group)} | " + " | ".join(cells) + " |")
+            print(f"| {label(partition, s, t, tp, group)} | {eps} | " + " | ".join(cells) + " |")
 
     with open(privacy_path, newline="") as f:
         privacy = list(csv.DictReader(f))
