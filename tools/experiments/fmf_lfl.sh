@@ -86,6 +86,9 @@ source "${ROOT}/tools/lib/processes.sh"
 sim() {
   local group="$1" method="$2" eps="$3" lr="$4" rounds="$5" seed="$6"
   shift 6
+  # A run already in the CSV is kept (the groups resume where they stopped, and a wider grid
+  # runs only its new rates).
+  grep -q "^${group},${method},${eps},${lr},${rounds},${seed}," "${CSV}" && return 0
   local log="${OUT}/logs/lfl-${group}-${method}-eps${eps}-lr${lr}-T${rounds}-seed${seed}.log"
   echo "== ${group} ${method} eps=${eps} lr=${lr} T=${rounds} seed ${seed}" >&2
   "${SIM}" --data="ml-100k:${DATA}" --split=holdout:0.1 --split_seed="${seed}" --seed="${seed}" \
