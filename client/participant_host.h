@@ -4,20 +4,20 @@
 // the phase, declines with a SecAgg Abort: the coordinator sees a dropout) and hands their replies
 // to the transport in batches of bounded size, each only after the local states it depends on went
 // to the local-state sink (write-ahead), so a task's memory does not grow with the users hosted
-// times the reply size; a federated evaluation is
-// such a task too, of a contributor-only algorithm (registry.h) that leaves the host's model as it
-// is; SecAgg messages go to the participant they name; a round result closes the round, and the
-// last one (training_done) brings the final model. Transport-free: it maps a fedmf.v1.ServerMessage
-// to the ClientMessages to send back, handed to a sink as they are ready or collected in a list,
-// so any transport (the gRPC stream, fedmf-sim, an in-process test, a mobile binding) can drive
-// it. A host is one trust domain: it holds every hosted user's secrets
-// anyway, so all of them sign SecAgg messages with the host's one Ed25519 key (registered as
-// RegisterRequest.signing_public_key). It also speaks the wire's chunking (wire/chunking.h):
-// chunked coordinator messages are reassembled, replies larger than the chunk size are returned as
-// chunks.
+// times the reply size; a federated evaluation is such a task too, of a contributor-only algorithm
+// (registry.h) that leaves the host's model as it is; SecAgg messages go to the participant they
+// name; a round result closes the round, and the last one (training_done) brings the final model.
+// Transport-free: it maps a fedmf.v1.ServerMessage to the ClientMessages to send back, handed to a
+// sink as they are ready or collected in a list, so any transport (the gRPC stream, fedmf-sim, an
+// in-process test, a mobile binding) can drive it. A host is one trust domain: it holds every
+// hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one Ed25519
+// key (registered as RegisterRequest.signing_public_key). It also speaks the wire's chunking
+// (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
+// size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
