@@ -96,22 +96,24 @@ class Session {
     bool writable = true;
     v1::ServerMessage message;
     while (writable && stream->Read(&message)) {
-      absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_.Handle(message);
-      if (IsCatalogueMismatch(replies.status())) {  // no retry fixes it: stop, dropped at once
+      // Each reply is written (a blocking write) before the host builds the next batch.
+      const absl::Status handled = host_.Handle(message, [&](v1::ClientMessage reply) {
+        writable = stream->Write(reply);
+        return writable ? absl::OkStatus()
+                        : absl::UnavailableError("the coordinator ended the stream");
+      });
+      if (IsCatalogueMismatch(handled)) {  // no retry fixes it: stop, dropped at once
         context.TryCancel();
         stream->Finish();
         watcher_.Watch(nullptr);
-        status = replies.status();
+        status = handled;
         return StreamEnd::kRefused;
       }
-      if (!replies.ok()) {
-        EventLine("client_error")
-            .Add("client", options_.name)
-            .Add("error", replies.status().ToString());
+      if (!handled.ok()) {
+        if (writable) {
+          EventLine("client_error").Add("client", options_.name).Add("error", handled.ToString());
+        }
         continue;
-      }
-      for (const v1::ClientMessage& reply : *replies) {
-        if (!(writable = stream->Write(reply))) break;
       }
       if (host_.training_done()) {
         stream->WritesDone();

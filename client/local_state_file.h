@@ -1,8 +1,8 @@
 // fedmf-client --state_dir: the local state (proto/fedmf/v1/local_state.proto) of every participant
 // the process hosts, across all its hosts, in one file <state_dir>/local_state.pb. Every time a
-// host's local-state sink reports a change (write-ahead: before the task's replies leave) the file
-// is replaced atomically and durably (common/util/atomic_file.h), so a kill at any instant leaves
-// the old or the new file, never a torn one.
+// host's local-state sink reports a change (write-ahead: before a batch of a task's replies leaves)
+// the file is replaced atomically and durably (common/util/atomic_file.h), so a kill at any instant
+// leaves the old or the new file, never a torn one.
 #ifndef FEDMF_CLIENT_LOCAL_STATE_FILE_H_
 #define FEDMF_CLIENT_LOCAL_STATE_FILE_H_
 

@@ -234,10 +234,26 @@ Participant* ParticipantHost::FindMutable(uint32_t id) {
 
 absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
     const v1::ServerMessage& message) {
+  std::vector<v1::ClientMessage> out;
+  if (absl::Status s = Handle(message,
+                              [&out](v1::ClientMessage reply) {
+                                out.push_back(std::move(reply));
+                                return absl::OkStatus();
+                              });
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+absl::Status ParticipantHost::Handle(const v1::ServerMessage& message, const ReplySink& send) {
   const v1::ServerMessage* whole = &message;
   std::optional<wire::Reassembler<v1::ServerMessage>::Complete> complete;
   if (message.has_chunk() && !inbound_.in_progress() && message.chunk().index() > 0) {
-    return SkipOrphanChunk(message.chunk());
+    for (v1::ClientMessage& decline : SkipOrphanChunk(message.chunk())) {
+      if (absl::Status s = Send(std::move(decline), send); !s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
   if (message.has_chunk()) {
     absl::StatusOr<std::optional<wire::Reassembler<v1::ServerMessage>::Complete>> added =
@@ -246,19 +262,18 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Handle(
       return absl::InvalidArgumentError(
           absl::StrCat("coordinator chunk sequence refused: ", added.status().message()));
     }
-    if (!added->has_value()) return std::vector<v1::ClientMessage>{};
+    if (!added->has_value()) return absl::OkStatus();
     complete = std::move(*added);
     whole = &complete->message;
   }
-  absl::StatusOr<std::vector<v1::ClientMessage>> replies = Dispatch(*whole);
-  if (!replies.ok()) return replies;
-  std::vector<v1::ClientMessage> out;
-  for (v1::ClientMessage& reply : *replies) {
-    for (v1::ClientMessage& piece : wire::Split(std::move(reply), chunk_bytes_)) {
-      out.push_back(std::move(piece));
-    }
+  return Dispatch(*whole, send);
+}
+
+absl::Status ParticipantHost::Send(v1::ClientMessage reply, const ReplySink& send) const {
+  for (v1::ClientMessage& piece : wire::Split(std::move(reply), chunk_bytes_)) {
+    if (absl::Status s = send(std::move(piece)); !s.ok()) return s;
   }
-  return out;
+  return absl::OkStatus();
 }
 
 std::vector<v1::ClientMessage> ParticipantHost::SkipOrphanChunk(const v1::Chunk& chunk) {
@@ -283,26 +298,29 @@ std::vector<v1::ClientMessage> ParticipantHost::SkipOrphanChunk(const v1::Chunk&
   return replies;
 }
 
-absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::Dispatch(
-    const v1::ServerMessage& message) {
+absl::Status ParticipantHost::Dispatch(const v1::ServerMessage& message, const ReplySink& send) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:
-      return HandleTask(message.task());
-    case v1::ServerMessage::kSecagg:
-      return HandleSecAgg(message.secagg());
+      return HandleTask(message.task(), send);
+    case v1::ServerMessage::kSecagg: {
+      absl::StatusOr<std::vector<v1::ClientMessage>> replies = HandleSecAgg(message.secagg());
+      if (!replies.ok()) return replies.status();
+      for (v1::ClientMessage& reply : *replies) {
+        if (absl::Status s = Send(std::move(reply), send); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
     case v1::ServerMessage::kResult: {
       const absl::Status handled = HandleResult(message.result());
       if (result_observer_) result_observer_(message.result());
-      if (!handled.ok()) return handled;
-      return std::vector<v1::ClientMessage>{};
+      return handled;
     }
     default:
       return absl::InvalidArgumentError("coordinator message with no content");
   }
 }
 
-absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
-    const v1::RoundTask& task) {
+absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplySink& send) {
   if (task.simulation_plain_sum() && !allow_simulation_plain_sum_) {
     return absl::PermissionDeniedError(absl::StrCat(
         "round ", task.round(), ": refusing to upload in the clear (simulation_plain_sum)"));
@@ -330,7 +348,10 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
       !s.ok()) {
     return s;
   }
-  std::vector<v1::ClientMessage> replies;
+  // The batch being built: its replies and the participants they answer for.
+  std::vector<v1::ClientMessage> batch;
+  std::vector<uint32_t> batch_ids;
+  size_t batch_bytes = 0;
   for (uint32_t id : task.participant_ids()) {
     Participant& p = participants_.at(id);
     absl::StatusOr<algorithms::ContributionVector> contribution =
@@ -344,29 +365,45 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleTask(
           .Add("round", task.round())
           .Add("phase", task.plan().phase())
           .Add("reason", contribution.status().message());
-      replies.push_back(Decline(tag_, id, contribution.status().message()));
-      continue;
+      batch.push_back(Decline(tag_, id, contribution.status().message()));
+    } else if (!contribution.ok()) {
+      return contribution.status();
+    } else if (clear) {
+      *batch.emplace_back().mutable_clear_upload() = wire::ToClearUpload(tag_, id, *contribution);
+    } else {
+      absl::StatusOr<v1::secagg::ClientToServer> advertise =
+          p.OpenSession(*config, *contribution, &signing_key_);
+      if (!advertise.ok()) return advertise.status();
+      batch.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
     }
-    if (!contribution.ok()) return contribution.status();
-    if (clear) {
-      *replies.emplace_back().mutable_clear_upload() = wire::ToClearUpload(tag_, id, *contribution);
-      continue;
+    batch_ids.push_back(id);
+    batch_bytes += batch.back().ByteSizeLong();
+    if (batch_bytes >= reply_batch_bytes_) {
+      if (absl::Status s = SendBatch(task.round(), batch_ids, batch, send); !s.ok()) return s;
+      batch_bytes = 0;
     }
-    absl::StatusOr<v1::secagg::ClientToServer> advertise =
-        p.OpenSession(*config, *contribution, &signing_key_);
-    if (!advertise.ok()) return advertise.status();
-    replies.push_back(wire::FromParticipant(tag_, id, std::move(*advertise)));
   }
-  if (local_state_sink_) {
+  return SendBatch(task.round(), batch_ids, batch, send);
+}
+
+absl::Status ParticipantHost::SendBatch(int64_t round, std::vector<uint32_t>& ids,
+                                        std::vector<v1::ClientMessage>& batch,
+                                        const ReplySink& send) {
+  if (local_state_sink_ && !batch.empty()) {
     if (absl::Status s = local_state_sink_(ExportLocalState()); !s.ok()) {
-      for (uint32_t id : task.participant_ids()) participants_.at(id).EndRound();
-      return absl::Status(s.code(), absl::StrCat("round ", task.round(),
+      for (uint32_t id : ids) participants_.at(id).EndRound();
+      return absl::Status(s.code(), absl::StrCat("round ", round,
                                                  ": local state not persisted, "
-                                                 "nothing sent: ",
+                                                 "nothing more sent: ",
                                                  s.message()));
     }
   }
-  return replies;
+  for (v1::ClientMessage& reply : batch) {
+    if (absl::Status s = Send(std::move(reply), send); !s.ok()) return s;
+  }
+  batch.clear();
+  ids.clear();
+  return absl::OkStatus();
 }
 
 absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,

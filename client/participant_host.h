@@ -1,20 +1,23 @@
 // The participants one client process hosts (users, or one silo party), and the routing of
 // coordinator messages to them: a round task builds the phase's contributor once and starts every
 // listed local participant (one whose own privacy budget refuses, or whose own state cannot serve
-// the phase, declines with a SecAgg Abort: the coordinator sees a dropout), then hands their local
-// states to the local-state sink before any reply leaves (write-ahead); a federated evaluation is
-// such a task too, of a contributor-only algorithm (registry.h) that leaves the host's model as it
-// is; SecAgg messages go to the participant they name; a round result closes the round, and the
-// last one (training_done) brings the final model. Transport-free: it maps a fedmf.v1.ServerMessage
-// to the ClientMessages to send back, so any transport (the gRPC stream, an in-process test, a
-// mobile binding) can drive it. A host is one trust domain: it holds every hosted user's secrets
-// anyway, so all of them sign SecAgg messages with the host's one Ed25519 key (registered as
-// RegisterRequest.signing_public_key). It also speaks the wire's chunking (wire/chunking.h):
-// chunked coordinator messages are reassembled, replies larger than the chunk size are returned as
-// chunks.
+// the phase, declines with a SecAgg Abort: the coordinator sees a dropout) and hands their replies
+// to the transport in batches of bounded size, each only after the local states it depends on went
+// to the local-state sink (write-ahead), so a task's memory does not grow with the users hosted
+// times the reply size; a federated evaluation is such a task too, of a contributor-only algorithm
+// (registry.h) that leaves the host's model as it is; SecAgg messages go to the participant they
+// name; a round result closes the round, and the last one (training_done) brings the final model.
+// Transport-free: it maps a fedmf.v1.ServerMessage to the ClientMessages to send back, handed to a
+// sink as they are ready or collected in a list, so any transport (the gRPC stream, fedmf-sim, an
+// in-process test, a mobile binding) can drive it. A host is one trust domain: it holds every
+// hosted user's secrets anyway, so all of them sign SecAgg messages with the host's one Ed25519
+// key (registered as RegisterRequest.signing_public_key). It also speaks the wire's chunking
+// (wire/chunking.h): chunked coordinator messages are reassembled, replies larger than the chunk
+// size are returned as chunks.
 #ifndef FEDMF_CLIENT_PARTICIPANT_HOST_H_
 #define FEDMF_CLIENT_PARTICIPANT_HOST_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -84,12 +87,20 @@ class ParticipantHost {
   // participants before the failing one are restored.
   v1::HostLocalState ExportLocalState() const;
   absl::Status RestoreLocalState(const v1::HostLocalState& state);
-  // Called with ExportLocalState() after a task's contributions changed it and before the task's
-  // replies are returned, so the caller persists it before anything is sent (a contribution sent
-  // but not persisted would be forgotten by a crash: the participant would under-count its
-  // spending and lose its iterate). An error fails the task: nothing is sent.
+  // Called with ExportLocalState() after a batch of a task's contributions changed it and before
+  // that batch's replies leave (set_reply_batch_bytes), so the caller persists it before they are
+  // sent (a contribution sent but not persisted would be forgotten by a crash: the participant
+  // would under-count its spending and lose its iterate). An error fails the task: the batch and
+  // the rest are not sent (earlier batches, persisted, are out).
   using LocalStateSink = std::function<absl::Status(const v1::HostLocalState&)>;
   void set_local_state_sink(LocalStateSink sink) { local_state_sink_ = std::move(sink); }
+  // A task's replies leave in batches: a batch is closed, persisted and sent once its replies
+  // reach `bytes` serialized (at least one reply a batch; default kDefaultReplyBatchBytes), so
+  // the replies held at once are about `bytes` plus one, and a task of small replies (most) is
+  // one batch, one persist. (A SecAgg task's replies are small, but each session keeps its input
+  // until the masked input leaves: that memory is the protocol's.)
+  static constexpr size_t kDefaultReplyBatchBytes = size_t{64} << 20;
+  void set_reply_batch_bytes(size_t bytes) { reply_batch_bytes_ = bytes; }
 
   // Restores what a host persisted (mobile state): the training rounds completed and whether
   // training is done. No round is in progress after it (SecAgg messages of that task's round are
@@ -112,14 +123,23 @@ class ParticipantHost {
   // state ClientSession::Restore refuses; nothing changes then.
   absl::Status RestoreRound(uint32_t id, const v1::SavedRound& saved);
 
-  // The replies to one coordinator message, each reply split into chunks when it exceeds the chunk
-  // size. A chunk yields no reply until its message is complete; the chunks of a message whose
-  // start the host lost (restored between two chunks) yield its participants' declines once
-  // (SkipOrphanChunk). Errors (a task this host cannot
-  // run, a message for a participant it does not host or of another round or kind than the last
-  // task's, a malformed chunk sequence, which is then discarded) are returned as a Status and
-  // change nothing else; a participant whose session rejects a message answers with its Abort
-  // reply instead.
+  // Takes the host's replies one at a time, in order, as they are ready: the transport sends
+  // each before the host builds the next batch. An error ends the handling and is returned by
+  // Handle (e.g. the stream broke: the rest are not built).
+  using ReplySink = std::function<absl::Status(v1::ClientMessage)>;
+
+  // The replies to one coordinator message, handed to `send`, each reply split into chunks when it
+  // exceeds the chunk size. A chunk yields no reply until its message is complete; the chunks of
+  // a message whose start the host lost (restored between two chunks) yield its participants'
+  // declines once (SkipOrphanChunk). Errors (a task this host cannot run, a message for a
+  // participant it does not host or of another round or kind than the last task's, a malformed
+  // chunk sequence, which is then discarded) are returned as a Status and change nothing else;
+  // a participant whose session rejects a message answers with its Abort reply instead. An
+  // error while a task's replies go out (a participant's contribution, the local-state sink,
+  // `send`) leaves the batches already sent out and sends nothing more.
+  absl::Status Handle(const v1::ServerMessage& message, const ReplySink& send);
+  // The same replies collected in a list, nothing on error: for transports with few replies a
+  // message (a mobile binding's users, tests); it holds every reply of a task at once.
   absl::StatusOr<std::vector<v1::ClientMessage>> Handle(const v1::ServerMessage& message);
 
   // Called with every whole RoundResult once the host handled it (a chunked one after its last
@@ -179,13 +199,19 @@ class ParticipantHost {
       uint32_t id, int64_t round,
       const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
 
-  absl::StatusOr<std::vector<v1::ClientMessage>> Dispatch(const v1::ServerMessage& message);
+  absl::Status Dispatch(const v1::ServerMessage& message, const ReplySink& send);
+  // Hands `reply` to `send`, in chunks when it exceeds the chunk size.
+  absl::Status Send(v1::ClientMessage reply, const ReplySink& send) const;
   // A chunk of a sequence whose start this host never saw (it was restored between two chunks):
   // the first such chunk of a sequence is answered with its addressees' declines (SecAgg Aborts
   // for the chunk's aggregation, so the coordinator drops them at once instead of after a stage
   // timeout; their sessions end), the rest of the sequence with nothing.
   std::vector<v1::ClientMessage> SkipOrphanChunk(const v1::Chunk& chunk);
-  absl::StatusOr<std::vector<v1::ClientMessage>> HandleTask(const v1::RoundTask& task);
+  absl::Status HandleTask(const v1::RoundTask& task, const ReplySink& send);
+  // Persists the local states (the sink), then sends `batch` and empties it; on a sink error the
+  // batch's participants (`ids`) end their round unsent.
+  absl::Status SendBatch(int64_t round, std::vector<uint32_t>& ids,
+                         std::vector<v1::ClientMessage>& batch, const ReplySink& send);
   // What every task does before its participants start: InvalidArgument naming the first of
   // `ids` this host does not host; else builds the phase's contributor from `plan` (also the
   // host's model unless the algorithm is contributor-only) and makes `tag` the current task's
@@ -211,6 +237,7 @@ class ParticipantHost {
   v1::RoundPlan model_;                                               // contributor_'s plan
   uint64_t model_version_ = 0;
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
+  size_t reply_batch_bytes_ = kDefaultReplyBatchBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;
   std::optional<v1::Chunk> orphan_;  // header of the last chunk skipped by SkipOrphanChunk
   // The aggregation of the last task (round -1 before the first).

@@ -254,12 +254,12 @@ void StreamCall::OnReadDone(bool ok) {
 }
 
 void StreamCall::Process() {
-  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(incoming_);
-  if (!replies.ok()) {
-    EventLine("client_error").Add("error", replies.status().ToString());
-  } else {
-    for (v1::ClientMessage& reply : *replies) Write(std::move(reply));
-  }
+  // Queued as each is ready; a pool's host is typically one user, so a task's queue is one reply.
+  const absl::Status handled = host_->Handle(incoming_, [this](v1::ClientMessage reply) {
+    Write(std::move(reply));
+    return absl::OkStatus();
+  });
+  if (!handled.ok()) EventLine("client_error").Add("error", handled.ToString());
   if (host_->training_done()) FinishWrites();
   StartRead(&incoming_);
 }

@@ -71,20 +71,17 @@ void InProcessClient::Work() {
       message = std::move(inbox_->messages.front());
       inbox_->messages.pop_front();
     }
-    absl::StatusOr<std::vector<v1::ClientMessage>> replies = host_->Handle(message);
-    if (!replies.ok()) {
-      EventLine("client_error").Add("client", name_).Add("error", replies.status().ToString());
-      continue;
-    }
+    // Each reply reaches the coordinator before the host builds the next batch.
     bool refused = false;
-    for (const v1::ClientMessage& reply : *replies) {
-      if (grpc::Status s = coordinator_.OnClientMessage(connection_, reply); !s.ok()) {
-        // What the gRPC reactor does with an error status: the stream ends.
-        EventLine("client_error").Add("client", name_).Add("error", FromGrpc(s).ToString());
-        refused = true;
-        break;
-      }
+    const absl::Status handled = host_->Handle(message, [this, &refused](v1::ClientMessage reply) {
+      const grpc::Status s = coordinator_.OnClientMessage(connection_, reply);
+      refused = !s.ok();
+      return FromGrpc(s);
+    });
+    if (!handled.ok()) {
+      EventLine("client_error").Add("client", name_).Add("error", handled.ToString());
     }
+    // A refusal ends the stream, as the gRPC reactor's error status would.
     if (refused || host_->training_done()) break;
   }
   CloseStream();

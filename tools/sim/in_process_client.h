@@ -2,7 +2,8 @@
 // to a Coordinator the way fedmf-client joins over gRPC (Coordinator::Register, then a stream
 // whose first message is the session token), through an in-process Connection instead of a
 // socket. The connection's sink only queues (the coordinator calls it under its lock); the worker
-// answers the messages in order and hands the replies to Coordinator::OnClientMessage, so the
+// answers the messages in order and hands each reply to Coordinator::OnClientMessage as the host
+// produces it (ParticipantHost's reply sink: a task's replies are never all held at once), so the
 // client processes compute in parallel while the coordinator stays the single round driver.
 #ifndef FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_
 #define FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_

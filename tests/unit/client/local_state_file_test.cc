@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "common/algorithms/probe/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/util/atomic_file.h"
 #include "gmock/gmock.h"
@@ -107,20 +106,8 @@ TEST_F(LocalStateFileTest, TheSinkReplacesTheFileBeforeRepliesLeave) {
   std::vector<std::unique_ptr<ParticipantHost>> hosts = Hosts({test_util::AllUsers(*data_)});
   absl::StatusOr<std::unique_ptr<LocalStateFile>> file = LocalStateFile::Attach(dir_, hosts);
   ASSERT_TRUE(file.ok()) << file.status();
-  // The contract probe keeps a state per participant (DPMF-RP keeps none).
-  v1::ProbeConfig config;
-  config.set_num_items(data_->num_items());
-  config.set_num_users(data_->num_users());
-  config.set_rounds(1);
-  config.set_cohort_size(10);
-  config.set_min_contributors(1);
-  config.set_report_epsilon(1);
-  const v1::RoundPlan plan =
-      algorithms::probe::ProbeUpdater::Create(config).value()->Plan().value();
-  v1::ServerMessage task;
-  task.mutable_task()->set_round(0);
-  *task.mutable_task()->mutable_plan() = plan;
-  for (uint32_t id : test_util::ParticipantIds(10)) task.mutable_task()->add_participant_ids(id);
+  const v1::ServerMessage task = test_util::ProbeTask(*data_, 10);
+  const v1::RoundPlan& plan = task.task().plan();
   ASSERT_TRUE(hosts[0]->Handle(task).ok());
 
   const v1::HostLocalState saved = OnDisk();

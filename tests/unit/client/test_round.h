@@ -1,5 +1,6 @@
-// Test helpers: a tiny DPMF-RP setup (no noise) whose round plans the client tests answer, and
-// the server side of a whole SecAgg round against a ParticipantHost.
+// Test helpers: a tiny DPMF-RP setup (no noise) whose round plans the client tests answer, a
+// task of the contract probe (whose participants keep a state), and the server side of a whole
+// SecAgg round against a ParticipantHost.
 #ifndef FEDMF_TESTS_UNIT_CLIENT_TEST_ROUND_H_
 #define FEDMF_TESTS_UNIT_CLIENT_TEST_ROUND_H_
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
+#include "common/algorithms/probe/updater.h"
 #include "common/data/synthetic.h"
 #include "crypto/secagg/server_session.h"
 #include "tests/unit/crypto/secagg_driver.h"
@@ -68,6 +70,25 @@ inline std::vector<int32_t> AllUsers(const data::RatingsDataset& data) {
   std::vector<int32_t> users;
   for (int32_t u = 0; u < data.num_users(); ++u) users.push_back(u);
   return users;
+}
+
+// The round-0 task of the contract probe's phase 0 for participants 1..n of `data`: clear
+// uploads, after which each contributor keeps a state of the probe's algorithm (DPMF-RP keeps
+// none).
+inline v1::ServerMessage ProbeTask(const data::RatingsDataset& data, int n) {
+  v1::ProbeConfig config;
+  config.set_num_items(data.num_items());
+  config.set_num_users(data.num_users());
+  config.set_rounds(1);
+  config.set_cohort_size(n);
+  config.set_min_contributors(1);
+  config.set_report_epsilon(1);
+  v1::ServerMessage task;
+  task.mutable_task()->set_round(0);
+  *task.mutable_task()->mutable_plan() =
+      algorithms::probe::ProbeUpdater::Create(config).value()->Plan().value();
+  for (uint32_t id : ParticipantIds(n)) task.mutable_task()->add_participant_ids(id);
+  return task;
 }
 
 // Plays `server` against `host` from the host's answers to the task (`replies`) until the
