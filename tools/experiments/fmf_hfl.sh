@@ -97,6 +97,27 @@ best_lr() {
   ' "${CSV}"
 }
 
+# networked MODE: MODE at s = 10, epsilon 1, seed 1 at its tuned rate through real processes
+# (fmf_party_run.sh), the parties' noise keyed as fedmf-central's (--insecure_noise_seed=seed+1),
+# and the same run in process: the two rows should agree to the fixed point's rounding. syn-sgd's
+# T T' = 1000 steps are 1000 SecAgg rounds, each party uploading its noisy V gradient sum.
+networked() {
+  local mode="$1" prefix="" lr start mse rmse z ours paper train log before
+  [[ "${mode}" == syn-sgd ]] && prefix=syn-sgd-
+  lr="$(best_lr "${mode}" 10)" ||
+    { echo "fmf_hfl.sh: no tune run for ${mode} s=10: run tune first" >&2; exit 1; }
+  run networked-in-process "${mode}" 10 1 "${lr}" 1
+  start=$(date +%s.%N)
+  IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
+    "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 10 \
+    user 1 "${lr}" 1 --hfl_mode="${mode}" --hfl_theta=10 --hfl_pretrain_steps=100 \
+    --hfl_finetune_steps=100)
+  log="${OUT}/logs/${prefix}hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
+  before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
+  echo "networked,${mode},10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
+  tail -n 1 "${CSV}" >&2
+}
+
 for group in "${SELECTED[@]}"; do
   case "${group}" in
     tune)
@@ -119,36 +140,8 @@ for group in "${SELECTED[@]}"; do
           done
         done
       done ;;
-    networked)
-      # HFL-SGDMF at s = 10, epsilon 1, seed 1 through real processes (fmf_party_run.sh), the
-      # parties' noise keyed as fedmf-central's (--insecure_noise_seed=seed+1), and the same run in
-      # process: the two rows should agree to the fixed point's rounding.
-      lr="$(best_lr pretrain-u 10)" ||
-        { echo "fmf_hfl.sh: no tune run for pretrain-u s=10: run tune first" >&2; exit 1; }
-      run networked-in-process pretrain-u 10 1 "${lr}" 1
-      start=$(date +%s.%N)
-      IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
-        "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 \
-        10 user 1 "${lr}" 1 --hfl_theta=10 --hfl_pretrain_steps=100 --hfl_finetune_steps=100)
-      log="${OUT}/logs/hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
-      before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
-      echo "networked,pretrain-u,10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
-      tail -n 1 "${CSV}" >&2 ;;
-    networked-syn)
-      # HFL-synSGD likewise: T T' = 1000 SecAgg rounds of one step, each party uploading its noisy
-      # V gradient sum (fmf_party_run.sh with --hfl_mode=syn-sgd), and its in-process twin.
-      lr="$(best_lr syn-sgd 10)" ||
-        { echo "fmf_hfl.sh: no tune run for syn-sgd s=10: run tune first" >&2; exit 1; }
-      run networked-in-process syn-sgd 10 1 "${lr}" 1
-      start=$(date +%s.%N)
-      IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
-        "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 \
-        10 user 1 "${lr}" 1 --hfl_mode=syn-sgd --hfl_theta=10 --hfl_pretrain_steps=100 \
-        --hfl_finetune_steps=100)
-      log="${OUT}/logs/syn-sgd-hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
-      before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
-      echo "networked,syn-sgd,10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
-      tail -n 1 "${CSV}" >&2 ;;
+    networked) networked pretrain-u ;;
+    networked-syn) networked syn-sgd ;;
     *) echo "fmf_hfl.sh: unknown group ${group}" >&2; exit 2 ;;
   esac
 done
