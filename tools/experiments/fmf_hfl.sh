@@ -14,7 +14,8 @@
 # fine-tuning), runs (seed by seed, every s, mode and budget at the rate tune chose; local-only
 # once per s and seed; with --tune_parties=S every s runs at the rate tuned at s = S, e.g. when
 # tuning at s = 40 does not fit the time), networked (seed 1, s = 10, epsilon 1, HFL-SGDMF at the
-# tuned rate through real processes, and the same run in process). The paper's settings (Sec. 5.3): p = 20, eta = 0.01, T = 100, T' = 10
+# tuned rate through real processes, and the same run in process), networked-syn (the same for
+# HFL-synSGD: 1000 SecAgg rounds of one step). The paper's settings (Sec. 5.3): p = 20, eta = 0.01, T = 100, T' = 10
 # (synSGD: T T' = 1000 syncs of one step), theta = 10, delta = 1e-5, R = 5, and as many
 # fine-tuning steps for every method (here 100, and 100 pre-training steps). The split holds
 # out 10% of each user's ratings, seeded by the run's seed. Without the data file the script says
@@ -41,7 +42,7 @@ for arg in "$@"; do
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --lrs=*) LRS="${arg#--lrs=}" ;;
     --tune_parties=*) TUNE_PARTIES="${arg#--tune_parties=}" ;;
-    --help|-h) sed -n '2,21p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,22p' "$0"; exit 0 ;;
     -*) echo "fmf_hfl.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -98,6 +99,27 @@ best_lr() {
   ' "${CSV}"
 }
 
+# networked MODE: MODE at s = 10, epsilon 1, seed 1 at its tuned rate through real processes
+# (fmf_party_run.sh), the parties' noise keyed as fedmf-central's (--insecure_noise_seed=seed+1),
+# and the same run in process: the two rows should agree to the fixed point's rounding. syn-sgd's
+# T T' = 1000 steps are 1000 SecAgg rounds, each party uploading its noisy V gradient sum.
+networked() {
+  local mode="$1" prefix="" lr start mse rmse z ours paper train log before
+  [[ "${mode}" == syn-sgd ]] && prefix=syn-sgd-
+  lr="$(best_lr "${mode}" 10)" ||
+    { echo "fmf_hfl.sh: no tune run for ${mode} s=10: run tune first" >&2; exit 1; }
+  run networked-in-process "${mode}" 10 1 "${lr}" 1
+  start=$(date +%s.%N)
+  IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
+    "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 10 \
+    user 1 "${lr}" 1 --hfl_mode="${mode}" --hfl_theta=10 --hfl_pretrain_steps=100 \
+    --hfl_finetune_steps=100)
+  log="${OUT}/logs/${prefix}hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
+  before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
+  echo "networked,${mode},10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
+  tail -n 1 "${CSV}" >&2
+}
+
 for group in "${SELECTED[@]}"; do
   case "${group}" in
     tune)
@@ -120,21 +142,8 @@ for group in "${SELECTED[@]}"; do
           done
         done
       done ;;
-    networked)
-      # HFL-SGDMF at s = 10, epsilon 1, seed 1 through real processes (fmf_party_run.sh), the
-      # parties' noise keyed as fedmf-central's (--insecure_noise_seed=seed+1), and the same run in
-      # process: the two rows should agree to the fixed point's rounding.
-      lr="$(best_lr pretrain-u 10)" ||
-        { echo "fmf_hfl.sh: no tune run for pretrain-u s=10: run tune first" >&2; exit 1; }
-      run networked-in-process pretrain-u 10 1 "${lr}" 1
-      start=$(date +%s.%N)
-      IFS=, read -r mse rmse _ z ours paper _ train < <(PARTY_FLAGS=--insecure_noise_seed=2 \
-        "${ROOT}/tools/experiments/fmf_party_run.sh" "${BUILD}" "${DATA}" "${OUT}/logs" hfl 10 100 \
-        10 user 1 "${lr}" 1 --hfl_theta=10 --hfl_pretrain_steps=100 --hfl_finetune_steps=100)
-      log="${OUT}/logs/hfl-s10-T100x10-user-eps1-lr${lr}-seed1-coordinator.log"
-      before="$(sed -n 's/.* event=training_end .*test_mse_before_finetune=\([^ ]*\).*/\1/p' "${log}")"
-      echo "networked,pretrain-u,10,1,${lr},1,${before},${mse},${rmse},${train},${z},${ours},${paper},,,$(echo "$(date +%s.%N) - ${start}" | bc)" >> "${CSV}"
-      tail -n 1 "${CSV}" >&2 ;;
+    networked) networked pretrain-u ;;
+    networked-syn) networked syn-sgd ;;
     *) echo "fmf_hfl.sh: unknown group ${group}" >&2; exit 2 ;;
   esac
 done

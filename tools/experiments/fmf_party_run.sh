@@ -11,7 +11,8 @@
 #
 # PARTITION: vfl (random contiguous blocks of items), vfl-genre (MovieLens genres, S parties) or
 # hfl (contiguous blocks of users, every item: HFL-SGDMF, UNIT user only, its --hfl_* defaults
-# for stages 1 and 3; EXTRA flags set them, e.g. --hfl_theta=10).
+# for stages 1 and 3; EXTRA flags set them, e.g. --hfl_theta=10; with --hfl_mode=syn-sgd the run
+# is HFL-synSGD, T T' rounds of one step, its logs named syn-sgd-...).
 # --local-only (VFL only): the paper's local-only baseline (--vfl_mode=local-only): each party runs
 # its T T' steps alone in one round and only the parties' test errors are summed (U is never
 # averaged).
@@ -33,6 +34,10 @@ ALG=vfl
 [[ "${PARTITION}" == hfl ]] && ALG=hfl
 NAME="${PARTITION}-s${S}-T${T}x${TP}-${UNIT}-eps${EPS}-lr${LR}-seed${SEED}"
 ROUNDS=(--rounds=$((T + 1)) "--${ALG}_local_steps=${TP}")
+if [[ " $* " == *" --hfl_mode=syn-sgd "* ]]; then  # HFL-synSGD: T T' rounds of one step
+  NAME="syn-sgd-${NAME}"
+  ROUNDS=(--rounds=$((T * TP + 1)) "--${ALG}_local_steps=${TP}")
+fi
 if [[ "${MODE}" == local-only ]]; then
   [[ "${ALG}" == vfl ]] || { echo "fmf_party_run.sh: --local-only is VFL's baseline" >&2; exit 2; }
   NAME="local-only-${NAME}"

@@ -65,6 +65,14 @@ fmf_sgd::DpSgdMfConfig NoisyStageConfig(const HflConfig& config) {
   return s;
 }
 
+int64_t SyncCount(const HflConfig& config) {
+  return config.mode == Mode::kSynSgd ? config.syncs * config.local_steps : config.syncs;
+}
+
+int64_t StepsPerSync(const HflConfig& config) {
+  return config.mode == Mode::kSynSgd ? 1 : config.local_steps;
+}
+
 fmf_sgd::DpSgdMfConfig LocalStageConfig(const HflConfig& config, int64_t steps) {
   fmf_sgd::DpSgdMfConfig s = config.step;
   s.sampling_rate = 1;

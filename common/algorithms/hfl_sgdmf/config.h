@@ -42,6 +42,11 @@ absl::Status ValidateConfig(const HflConfig& config);
 // The DP-SGD config of stage 2: steps = T T' noisy steps (the schedule's horizon).
 fmf_sgd::DpSgdMfConfig NoisyStageConfig(const HflConfig& config);
 
+// Stage 2's syncs: T (HFL-synSGD: T T', one noisy step each), and each sync's noisy steps per
+// party: T' (HFL-synSGD: 1).
+int64_t SyncCount(const HflConfig& config);
+int64_t StepsPerSync(const HflConfig& config);
+
 // The config of a noiseless local stage of `steps` full-batch steps (eta = 1, z = 0): every user
 // takes part, so one step moves an embedding by the expected move of a noisy step at the same
 // learning rate (eq. 7 divides by eta n_k).

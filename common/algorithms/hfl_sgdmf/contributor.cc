@@ -13,9 +13,11 @@
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
+#include "common/algorithms/hfl_sgdmf/syn_step.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
 #include "common/data/splits.h"
+#include "common/util/event_log.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 namespace {
@@ -47,6 +49,29 @@ absl::Status CheckParty(const v1::HflSgdmfConfig& c, const LocalData& data) {
         " parties (ids 1..s: --party=hfl:I/N needs N = the coordinator's --hfl_parties)"));
   }
   return absl::OkStatus();
+}
+
+// HFL-synSGD's upload: G~_k clamped and encoded (run_config.h SynGradientCodec), a saturated
+// coordinate logged (its probability is negligible, fmf_party/noisy_sum_codec.h).
+absl::StatusOr<std::vector<uint64_t>> SynUpload(const v1::HflSgdmfConfig& c,
+                                                const data::RatingsDataset& trimmed,
+                                                const fmf_sgd::Embeddings& model, int64_t round,
+                                                uint32_t participant, dp::Rng& noise) {
+  absl::StatusOr<fmf_sgd::NoisyGradient> gradient =
+      PartySynGradient(trimmed, ToHflConfig(c), model, noise);
+  if (!gradient.ok()) return gradient.status();
+  absl::StatusOr<fmf_party::NoisySumCodec> codec = SynGradientCodec(c);
+  if (!codec.ok()) return codec.status();
+  absl::StatusOr<fmf_party::SaturatedUpload> upload =
+      fmf_party::EncodeSaturating(*codec, fmf_party::FlattenRows(gradient->items));
+  if (!upload.ok()) return upload.status();
+  if (upload->saturated > 0) {
+    EventLine("hfl_syn_saturated")
+        .Add("round", round)
+        .Add("participant", participant)
+        .Add("coordinates", upload->saturated);
+  }
+  return std::move(upload->encoded);
 }
 
 }  // namespace
@@ -90,7 +115,7 @@ absl::StatusOr<Contribution> HflSgdmfContributor::Contribute(const LocalData& da
         InitialPartyUsers(c.seed(), config, c.num_users(), shard.global_users);
     if (!users.ok()) return users.status();
     fmf_sgd::Embeddings model{*std::move(users), items_};
-    if (config.mode == Mode::kPretrainUsers) {
+    if (config.mode != Mode::kTrainBoth) {
       if (absl::Status s = PretrainUsers(*shard.train, config, model); !s.ok()) return s;
     }
     return std::move(model.users);
@@ -108,6 +133,14 @@ absl::StatusOr<Contribution> HflSgdmfContributor::Contribute(const LocalData& da
         data::TrimPerUser(*shard.train, c.max_ratings_per_user(), PartyTrimSeed(c.seed(), party));
     if (!trimmed.ok()) return trimmed.status();
     dp::Rng noise = fmf_party::RoundNoiseRng(start->key, round);
+    if (config.mode == Mode::kSynSgd) {
+      absl::StatusOr<std::vector<uint64_t>> gradient =
+          SynUpload(c, *trimmed, model, round, data.participant_id, noise);
+      if (!gradient.ok()) return gradient.status();
+      return Contribution{.vector = ContributionVector::Dense(*std::move(gradient)),
+                          .state = fmf_party::EncodeState(*start, round, model.users),
+                          .user_factor = {}};
+    }
     absl::StatusOr<PartyUpload> synced =
         PartySync(*shard.train, *trimmed, config, round * c.local_steps(),
                   static_cast<double>(num_users) / c.num_users(), noise, model);

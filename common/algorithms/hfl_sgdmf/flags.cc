@@ -1,7 +1,8 @@
 // The flags of hfl-sgdmf and the factory of its fresh runs (new_run.h). Linked only into the
 // binaries that start runs (fedmf-coordinator, fedmf-sim). The run-level --rounds is T + 1 (T
-// syncs, then the final stage); --epsilon/--delta the whole run's (epsilon, delta)-DP budget per
-// user (delta > 0; --epsilon=0: no budget), to which the noise is calibrated unless
+// syncs, then the final stage; syn-sgd: T T' + 1); --epsilon/--delta the whole run's (epsilon,
+// delta)-DP budget per user (delta > 0; --epsilon=0: no budget), to which the noise is calibrated
+// unless
 // --hfl_noise_multiplier says otherwise; --rating_max is R; --secure_aggregation sums the parties'
 // uploads through SecAgg. --participation and --min_clients do not apply: every round is all s
 // parties.
@@ -32,9 +33,10 @@ ABSL_FLAG(int64_t, hfl_finetune_steps, 100,
           "hfl-sgdmf: stage 3 (final round), each party's noiseless full-batch (U, V) steps "
           "(never published)");
 ABSL_FLAG(std::string, hfl_mode, "pretrain-u",
-          "hfl-sgdmf: pretrain-u (the paper's HFL-SGDMF) or train-both (no stage 1; U moves, "
-          "without noise, before each noisy V step); syn-sgd and local-only run in process only "
-          "(fedmf-central --model=hfl-sgdmf)");
+          "hfl-sgdmf: pretrain-u (the paper's HFL-SGDMF), train-both (no stage 1; U moves, "
+          "without noise, before each noisy V step) or syn-sgd (HFL-synSGD: T T' syncs of one "
+          "step on the parties' summed noisy gradients; --rounds is T T' + 1); local-only runs "
+          "in process only (fedmf-central --model=hfl-sgdmf)");
 ABSL_FLAG(int32_t, hfl_rank, kDefaults.rank, "hfl-sgdmf: p, the embeddings' size");
 ABSL_FLAG(std::string, hfl_unit, "user",
           "hfl-sgdmf: what the budget protects; user only (each party trims its ratings to "
@@ -78,8 +80,17 @@ absl::StatusOr<v1::HflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   c.set_rating_max(run.rating_scale.max);
   c.set_max_ratings_per_user(absl::GetFlag(FLAGS_hfl_theta));
   c.set_sampling_rate(absl::GetFlag(FLAGS_hfl_sampling_rate));
-  c.set_syncs(run.rounds - 1);
-  c.set_local_steps(absl::GetFlag(FLAGS_hfl_local_steps));
+  const int64_t local_steps = absl::GetFlag(FLAGS_hfl_local_steps);
+  // syn-sgd's runtime rounds are its T T' one-step syncs.
+  const bool syn = absl::GetFlag(FLAGS_hfl_mode) == ModeName(Mode::kSynSgd);
+  if (syn && (local_steps < 1 || (run.rounds - 1) % local_steps != 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hfl-sgdmf syn-sgd: --rounds=", run.rounds,
+                     " must be T T' + 1 with T' = --hfl_local_steps=", local_steps,
+                     " (one round per noisy step, then the final stage)"));
+  }
+  c.set_syncs(syn ? (run.rounds - 1) / local_steps : run.rounds - 1);
+  c.set_local_steps(local_steps);
   c.set_pretrain_steps(absl::GetFlag(FLAGS_hfl_pretrain_steps));
   c.set_finetune_steps(absl::GetFlag(FLAGS_hfl_finetune_steps));
   c.set_mode(absl::GetFlag(FLAGS_hfl_mode));

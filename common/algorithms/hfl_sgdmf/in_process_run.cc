@@ -8,6 +8,7 @@
 #include "common/algorithms/fmf_sgd/privacy.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
+#include "common/algorithms/hfl_sgdmf/syn_step.h"
 #include "common/algorithms/party_split.h"
 #include "common/data/splits.h"
 
@@ -19,7 +20,6 @@ struct Party {
   data::RatingsDataset trimmed;
   fmf_sgd::Embeddings model;
   double weight = 0;               // n_k / n
-  dp::Rng rng{0};                  // the party's own generator (HFL-synSGD draws its steps here)
   uint64_t noise_key[2] = {0, 0};  // sync t's noise: fmf_party::RoundNoiseRng(noise_key, t)
   std::optional<dp::PrivacyLedger> ledger;
   PartyModel out;
@@ -63,26 +63,20 @@ absl::Status AveragedSyncs(const HflConfig& config, const std::optional<dp::RdpC
 absl::Status SynchronousSteps(const HflConfig& config, const std::optional<dp::RdpCurve>& curve,
                               int32_t num_users, std::vector<Party>& parties,
                               Eigen::MatrixXd& items) {
-  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
-  // ApplyStep reads U only for its row count: the batch eta n of the whole federation.
-  fmf_sgd::Embeddings global{Eigen::MatrixXd::Zero(num_users, config.step.rank), items};
-  for (int64_t step = 0; step < noisy.steps; ++step) {
-    fmf_sgd::NoisyGradient sum;
-    sum.items = Eigen::MatrixXd::Zero(items.rows(), items.cols());
+  for (int64_t step = 0; step < SyncCount(config); ++step) {
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(items.rows(), items.cols());
     for (Party& p : parties) {
-      p.model.items = global.items;
+      p.model.items = items;
+      dp::Rng noise = fmf_party::RoundNoiseRng(p.noise_key, step);
       absl::StatusOr<fmf_sgd::NoisyGradient> g =
-          fmf_sgd::NoisyGradientSum(p.trimmed, p.model, noisy, /*update_users=*/false, p.rng);
+          PartySynGradient(p.trimmed, config, p.model, noise);
       if (!g.ok()) return g.status();
-      sum.items += g->items;
+      sum += g->items;
       const std::vector<int64_t> sampled{static_cast<int64_t>(g->sampled.size())};
       if (absl::Status s = Record(config, curve, step, sampled, p); !s.ok()) return s;
     }
-    if (absl::Status s = fmf_sgd::ApplyStep(sum, noisy, step, /*item_weight=*/1, global); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = ApplySynStep(sum, config, step, num_users, items); !s.ok()) return s;
   }
-  items = std::move(global.items);
   return absl::OkStatus();
 }
 
@@ -119,9 +113,9 @@ absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const Hfl
       p.model.users.row(static_cast<Eigen::Index>(u)) = users.row(p.shard.global_users[u]);
     }
     p.model.items = items;
-    p.rng = dp::Rng(noise_seed, static_cast<uint64_t>(k) + 1);
-    p.noise_key[0] = p.rng();
-    p.noise_key[1] = p.rng();
+    dp::Rng party_rng(noise_seed, static_cast<uint64_t>(k) + 1);
+    p.noise_key[0] = party_rng();
+    p.noise_key[1] = party_rng();
     p.weight = static_cast<double>(p.shard.global_users.size()) / train.num_users();
     absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
     if (!ledger.ok()) return ledger.status();

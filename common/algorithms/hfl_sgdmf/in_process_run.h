@@ -3,7 +3,7 @@
 // (party_split.h HorizontalParty) with every item. The coordinator's V is the sum of the parties'
 // uploads (n_k / n) V^(k) (HFL-synSGD: V steps by the sum of the parties' noisy gradients). The
 // reference of the networked algorithm (contributor.h, updater.h), which adds secure aggregation
-// and persisted party state; local-only and HFL-synSGD run only here.
+// and persisted party state; local-only runs only here.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_IN_PROCESS_RUN_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_IN_PROCESS_RUN_H_
 
@@ -34,8 +34,8 @@ struct HflRun {
 // `seed` fixes the public initialization and each party's trimming (initial_embeddings.h). Party
 // k draws from its own generator dp::Rng(noise_seed, k + 1), as a networked party (contributor.h)
 // started with fedmf-client --insecure_noise_seed=noise_seed does: its secret noise key is the
-// first two words and sync t's sampling and noise come from fmf_party::RoundNoiseRng(key, t), so
-// both runs agree. HFL-synSGD draws each party's steps from its generator after the key.
+// first two words and sync t's sampling and noise come from fmf_party::RoundNoiseRng(key, t) (in
+// HFL-synSGD a sync is one step), so both runs agree.
 absl::StatusOr<HflRun> RunInProcess(const data::RatingsDataset& train, const HflConfig& config,
                                     uint64_t seed, uint64_t noise_seed);
 

@@ -37,9 +37,9 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const HflConfig& confi
                                                           int64_t parties,
                                                           const std::vector<double>& orders) {
   const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(config);
-  if (noisy.noise_multiplier == 0 || round >= config.syncs) return std::nullopt;
+  if (noisy.noise_multiplier == 0 || round >= SyncCount(config)) return std::nullopt;
   absl::StatusOr<dp::RdpCurve> curve = dp::SubsampledGaussianCurve(
-      noisy.sampling_rate, noisy.noise_multiplier, config.local_steps, orders);
+      noisy.sampling_rate, noisy.noise_multiplier, StepsPerSync(config), orders);
   if (!curve.ok()) return curve.status();
   const double sensitivity = fmf_sgd::StepSensitivity(noisy, /*update_users=*/false);
   dp::LedgerEntry entry;
@@ -49,7 +49,7 @@ absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const HflConfig& confi
                   {"sensitivity", sensitivity},
                   {"noise_stddev", noisy.noise_multiplier * sensitivity},
                   {"sampling_rate", noisy.sampling_rate},
-                  {"steps_per_party", static_cast<double>(config.local_steps)}};
+                  {"steps_per_party", static_cast<double>(StepsPerSync(config))}};
   entry.participants = parties;
   entry.n_min = 0;  // each party's own noise protects its users: no other party's honesty needed
   entry.unit = dp::PrivacyUnit::kUser;

@@ -27,10 +27,10 @@ absl::StatusOr<double> CalibrateNoiseMultiplier(const HflConfig& config, double 
                                                 double delta,
                                                 std::vector<double> orders = dp::DefaultOrders());
 
-// The ledger entry of runtime round `round` (run_config.h) on `orders`: a sync's T' noisy steps
-// per user, not composed across parties (each user lives on one party), participants = `parties`;
-// nullopt for the final round and for a run without noise. `parties` = 1 gives one party's own
-// cost (Contributor::ParticipantCost).
+// The ledger entry of runtime round `round` (run_config.h) on `orders`: a sync's StepsPerSync noisy
+// steps per user (HFL-synSGD: 1), not composed across parties (each user lives on one party),
+// participants = `parties`; nullopt for the final round and for a run without noise. `parties` = 1
+// gives one party's own cost (Contributor::ParticipantCost).
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundEntry(const HflConfig& config, int64_t round,
                                                           int64_t parties,
                                                           const std::vector<double>& orders);

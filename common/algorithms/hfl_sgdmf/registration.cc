@@ -13,7 +13,8 @@ namespace {
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "HFL-SGDMF (Li et al., VLDB 2022): s HFL parties (fedmf-client --party=hfl:I/S) "
-           "average their DP-SGD item embeddings; user embeddings stay with their party",
+           "average their DP-SGD item embeddings (--hfl_mode=syn-sgd: sum their noisy gradients "
+           "every step); user embeddings stay with their party",
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&HflSgdmfContributor::Create),
     .restore_updater = AsFactory<Updater>(&HflSgdmfUpdater::Restore),

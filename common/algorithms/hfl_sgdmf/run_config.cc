@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_party/party_plan.h"
+#include "common/algorithms/fmf_sgd/config.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 namespace {
@@ -23,12 +24,6 @@ absl::Status ValidateRunConfig(const v1::HflSgdmfConfig& c) {
   if (c.num_items() < 1) return Bad("num_items", c.num_items(), ">= 1");
   absl::StatusOr<Mode> mode = ParseMode(c.mode());
   if (!mode.ok()) return mode.status();
-  if (*mode == Mode::kSynSgd) {
-    return absl::InvalidArgumentError(
-        "hfl-sgdmf config: mode syn-sgd is not networked (each of its T T' steps would be a "
-        "round of its own); run it in process: fedmf-central --model=hfl-sgdmf "
-        "--hfl_mode=syn-sgd");
-  }
   if (*mode == Mode::kLocalOnly) {
     return absl::InvalidArgumentError(
         "hfl-sgdmf config: mode local-only needs no network (each party trains alone); run it "
@@ -64,16 +59,30 @@ HflConfig ToHflConfig(const v1::HflSgdmfConfig& c) {
   return h;
 }
 
-int64_t TotalRounds(const v1::HflSgdmfConfig& config) { return config.syncs() + 1; }
+int64_t TotalRounds(const v1::HflSgdmfConfig& config) { return SyncCount(ToHflConfig(config)) + 1; }
 
 bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round) {
-  return round >= config.syncs();
+  return round >= SyncCount(ToHflConfig(config));
+}
+
+absl::StatusOr<fmf_party::NoisySumCodec> SynGradientCodec(const v1::HflSgdmfConfig& config) {
+  const fmf_sgd::DpSgdMfConfig noisy = NoisyStageConfig(ToHflConfig(config));
+  const double rating_gradient = 2 * std::pow(config.rating_max(), 1.5);
+  return fmf_party::MakeNoisySumCodec(
+      rating_gradient * config.num_users(),
+      noisy.noise_multiplier * fmf_sgd::StepSensitivity(noisy, /*update_users=*/false),
+      config.num_parties());
 }
 
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round) {
   if (IsFinalRound(config, round)) {
     return fmf_party::ErrorSumCodec(config.num_users(), config.num_items(), config.rating_max(),
                                     config.num_parties());
+  }
+  if (ToHflConfig(config).mode == Mode::kSynSgd) {
+    absl::StatusOr<fmf_party::NoisySumCodec> syn = SynGradientCodec(config);
+    if (!syn.ok()) return syn.status();
+    return syn->codec;
   }
   return fmf_party::EmbeddingAverageCodec(config.rating_max(), config.num_parties());
 }

@@ -1,10 +1,10 @@
 // HFL-SGDMF on the runtime (fedmf.v1.HflSgdmfConfig, it also travels in every plan): its checks,
 // the in-process HflConfig it runs (config.h), the codec of each round's upload and the shape of
-// each round's plan, which the coordinator builds and every party checks. Rounds 0 .. T-1 are
-// syncs (each party uploads (n_k / n) V^(k), m p values; round 0 first runs stage 1 at the party);
-// round T is the final stage (each party fine-tunes locally and uploads its error sums:
-// kFinalReportLength values). --rounds is T + 1. Modes
-// pretrain-u and train-both only: HFL-synSGD is not networked, and local-only needs no network.
+// each round's plan, which the coordinator builds and every party checks. Rounds 0 .. S-1 are
+// syncs, S = SyncCount (config.h; round 0 first runs stage 1 at the party): pretrain-u and
+// train-both upload (n_k / n) V^(k), HFL-synSGD (S = T T') its noisy V gradient sum G~_k, m p
+// values each; round S is the final stage (each party fine-tunes locally and uploads its error
+// sums: kFinalReportLength values). --rounds is S + 1. Local-only needs no network.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_RUN_CONFIG_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_RUN_CONFIG_H_
 
@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/fmf_party/noisy_sum_codec.h"
 #include "common/algorithms/fmf_party/party_plan.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "fedmf/v1/algorithm.pb.h"
@@ -24,13 +25,13 @@ namespace fedmf::algorithms::hfl_sgdmf {
 inline constexpr absl::string_view kAlgorithmName = "hfl-sgdmf";
 
 // InvalidArgument naming the first bad field (a config may come from the network), including a
-// mode the runtime does not run (syn-sgd, local-only) with the reason.
+// mode the runtime does not run (local-only) with the reason.
 absl::Status ValidateRunConfig(const v1::HflSgdmfConfig& config);
 
 // The in-process settings of the same run (per user, embedding clipping). Requires a valid config.
 HflConfig ToHflConfig(const v1::HflSgdmfConfig& config);
 
-// Rounds of the run: T syncs and the final stage.
+// Rounds of the run: SyncCount syncs and the final stage.
 int64_t TotalRounds(const v1::HflSgdmfConfig& config);
 bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round);
 // The final round's upload (fmf_party/party_error.h): the party's test squared error before and
@@ -39,8 +40,14 @@ bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round);
 inline constexpr uint64_t kFinalReportLength = 5;
 
 // The codec of `round`'s sum: syncs carry sum_k (n_k / n) V^(k) (fmf_party::EmbeddingAverageCodec),
-// the final round the error sums and rating counts (fmf_party::ErrorSumCodec).
+// the final round the error sums and rating counts (fmf_party::ErrorSumCodec). HFL-synSGD's syncs
+// carry sum_k G~_k: SynGradientCodec.
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round);
+
+// HFL-synSGD's sync upload G~_k (fmf_party/noisy_sum_codec.h): a coordinate of the noiseless sum
+// over party k's sampled users is at most 2 R^{3/2} per user who rated the item, so at most
+// 2 R^{3/2} n; the noise's stddev is z g sqrt(theta) (fmf_sgd StepSensitivity).
+absl::StatusOr<fmf_party::NoisySumCodec> SynGradientCodec(const v1::HflSgdmfConfig& config);
 
 // The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
 absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::HflSgdmfConfig& config, int64_t round);

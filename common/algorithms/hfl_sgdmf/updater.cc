@@ -10,6 +10,7 @@
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
+#include "common/algorithms/hfl_sgdmf/syn_step.h"
 #include "common/algorithms/matrix_proto.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
@@ -83,6 +84,15 @@ absl::Status HflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
     state_.set_test_ratings((*decoded)[2]);
     state_.set_train_squared_error((*decoded)[3]);
     state_.set_train_ratings((*decoded)[4]);
+  } else if (ToHflConfig(c).mode == Mode::kSynSgd) {
+    Eigen::MatrixXd items = items_;
+    if (absl::Status s = ApplySynStep(fmf_party::UnflattenRows(*decoded, c.num_items(), c.rank()),
+                                      ToHflConfig(c), round, c.num_users(), items);
+        !s.ok()) {
+      return s;
+    }
+    items_ = std::move(items);
+    *state_.mutable_items() = MatrixToProto(items_);
   } else {
     items_ = fmf_party::UnflattenRows(*decoded, c.num_items(), c.rank());
     *state_.mutable_items() = MatrixToProto(items_);

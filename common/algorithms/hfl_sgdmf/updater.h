@@ -1,5 +1,6 @@
 // HFL-SGDMF's coordinator side: broadcasts V, decodes the parties' sum of (n_k / n) V^(k) into the
-// next V (the paper's weighted average), and after the final round keeps the test MSE the parties
+// next V (the paper's weighted average; HFL-synSGD: the sum of their noisy gradients, one step of
+// syn_step.h ApplySynStep), and after the final round keeps the test MSE the parties
 // measured before and after their local fine-tuning. Every round needs all s parties (min = max
 // contributors = s); a round that lost one is retried with the same V (fmf_party/party_round.h:
 // the retry uploads the same vector).

@@ -1,21 +1,25 @@
 // HFL-SGDMF through the algorithm contract (updater + contributor), against the in-process run
 // (in_process_run.h) as the reference: the same seed, config and noise keys give the same V, U_k
-// and test MSE up to the fixed point's rounding, in pretrain-u and train-both; a retried round
-// uploads the same vector; a party without its state is refused; each round's ledger entry is one
-// party's T' steps (a user lives on one party), and the modes the runtime does not run are refused
-// with their reason.
+// and test MSE up to the fixed point's rounding, in pretrain-u, train-both and syn-sgd; a retried
+// round uploads the same vector; a party without its state is refused; each round's ledger entry
+// is one party's T' steps (syn-sgd: one step; a user lives on one party), syn-sgd's clamp bounds
+// every noiseless gradient sum, and local-only (no network) is refused with its reason.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "common/algorithms/hfl_sgdmf/in_process_run.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
+#include "common/algorithms/hfl_sgdmf/syn_step.h"
 #include "common/algorithms/hfl_sgdmf/updater.h"
 #include "common/algorithms/party_split.h"
 #include "common/algorithms/registry.h"
+#include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rng.h"
@@ -74,14 +78,15 @@ std::vector<dp::Rng> PartyRngs(int parties) {
   return rngs;
 }
 
-// The networked run of 3 parties (3 syncs, then fine-tuning) equals the in-process run: V after
-// every sync is the in-process V up to the fixed point's rounding (s half units of 2^-40 per sync,
-// carried through the next syncs' Lipschitz steps: far below 1e-9), each party's fine-tuned U_k
-// likewise, and the test MSE before and after fine-tuning and the train MSE after it up to the
-// error codec's half unit.
+// The networked run of 3 parties (3 syncs, then fine-tuning; syn-sgd: 12 syncs of one step) equals
+// the in-process run: V after every sync is the in-process V up to the fixed point's rounding (s
+// half units of 2^-40 per sync, carried through the next syncs' Lipschitz steps; syn-sgd: s half
+// units of 2^-24 per gradient coordinate times gamma / (eta n) < 2e-3 per step: far below 1e-9),
+// each party's fine-tuned U_k likewise, and the test MSE before and after fine-tuning and the train
+// MSE after it up to the error codec's half unit.
 TEST(HflSgdmfRuntimeTest, NetworkedRunEqualsInProcessRun) {
   const data::TrainTest split = Split(1);
-  for (absl::string_view mode : {"pretrain-u", "train-both"}) {
+  for (absl::string_view mode : {"pretrain-u", "train-both", "syn-sgd"}) {
     const v1::HflSgdmfConfig c = Config(3, mode);
     std::unique_ptr<HflSgdmfUpdater> updater = *HflSgdmfUpdater::Create(c);
     const auto shards = Shards(split, 3);
@@ -178,14 +183,48 @@ TEST(HflSgdmfRuntimeTest, EachSyncCostsOnePartysSteps) {
   EXPECT_EQ((*entry)->unit, dp::PrivacyUnit::kUser);
   EXPECT_EQ((*entry)->participants, 3);
   EXPECT_FALSE(RoundEntry(ToHflConfig(c), c.syncs(), 3, orders)->has_value());
+
+  // syn-sgd: T T' rounds of one step each, then the final one.
+  const v1::HflSgdmfConfig syn = Config(3, "syn-sgd");
+  const int64_t steps = syn.syncs() * syn.local_steps();
+  EXPECT_EQ(TotalRounds(syn), steps + 1);
+  absl::StatusOr<std::optional<dp::LedgerEntry>> one =
+      RoundEntry(ToHflConfig(syn), steps - 1, 3, orders);
+  ASSERT_TRUE(one.ok() && one->has_value()) << one.status();
+  EXPECT_EQ((*one)->rdp,
+            dp::SubsampledGaussianCurve(syn.sampling_rate(), syn.noise_multiplier(), 1, orders)
+                ->values());
+  EXPECT_FALSE(RoundEntry(ToHflConfig(syn), steps, 3, orders)->has_value());
 }
 
-TEST(HflSgdmfRuntimeTest, ModesOffTheNetworkAreRefusedWithTheirReason) {
-  for (absl::string_view mode : {"syn-sgd", "local-only"}) {
-    const absl::Status s = ValidateRunConfig(Config(2, mode));
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(s.message().find("fedmf-central --model=hfl-sgdmf"), std::string::npos) << s;
-  }
+// syn-sgd's clamp lies beyond the largest noiseless gradient sum: every user sampled, no noise,
+// embeddings at the clipping radius on one coordinate (<u, v> = R, u_0 = sqrt(R)) and every user
+// rating item 0 with 0 gives item 0's coordinate 0 the worst case 2 R sqrt(R) n exactly.
+TEST(HflSgdmfRuntimeTest, SynGradientClampBoundsTheNoiselessSum) {
+  v1::HflSgdmfConfig c = Config(1, "syn-sgd");
+  c.set_sampling_rate(1);
+  c.set_noise_multiplier(0);
+  const double r = c.rating_max();
+  data::RatingsBuilder b;
+  for (int i = 0; i < kUsers; ++i) b.AddUser(absl::StrCat(i));
+  for (int j = 0; j < kItems; ++j) b.AddItem(absl::StrCat(j));
+  for (int i = 0; i < kUsers; ++i) b.Add(absl::StrCat(i), "0", 0.0F, std::nullopt);
+  const data::RatingsDataset worst = *std::move(b).Build();
+  fmf_sgd::Embeddings model{Eigen::MatrixXd::Zero(kUsers, c.rank()),
+                            Eigen::MatrixXd::Zero(kItems, c.rank())};
+  model.users.col(0).setConstant(std::sqrt(r));
+  model.items.col(0).setConstant(std::sqrt(r));
+  dp::Rng rng(1, 2);
+  const fmf_sgd::NoisyGradient g = *PartySynGradient(worst, ToHflConfig(c), model, rng);
+  const double worst_case = 2 * r * std::sqrt(r) * kUsers;
+  EXPECT_NEAR(g.items.cwiseAbs().maxCoeff(), worst_case, 1e-9 * worst_case);
+  EXPECT_GE(SynGradientCodec(c)->party_bound, worst_case);
+}
+
+TEST(HflSgdmfRuntimeTest, LocalOnlyIsRefusedWithItsReason) {
+  const absl::Status s = ValidateRunConfig(Config(2, "local-only"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("fedmf-central --model=hfl-sgdmf"), std::string::npos) << s;
 }
 
 }  // namespace
