@@ -19,13 +19,18 @@ N="${FEDMF_REPLICAS:?set FEDMF_REPLICAS to the number of client replicas}"
 [[ "$N" =~ ^[1-9][0-9]*$ ]] || { echo "client-replica: FEDMF_REPLICAS='$N' is not a count" >&2; exit 2; }
 host="${FEDMF_HOSTNAME:-$(hostname)}"  # FEDMF_HOSTNAME: for tests of the claims
 
+# Builtins only, except one mkdir per free-looking shard: N replicas starting at once on a busy
+# node must not fork N^2 processes between them.
 claim() {
-  local dir="$1" i
+  local dir="$1" i owner
   mkdir -p "$dir"
   for ((i = 0; i < N; i++)); do  # our own claim first (a restart)
-    if [[ "$(cat "$dir/shard-$i/owner" 2>/dev/null)" == "$host" ]]; then echo "$i"; return 0; fi
+    owner=""
+    { read -r owner <"$dir/shard-$i/owner"; } 2>/dev/null || true
+    if [[ "$owner" == "$host" ]]; then echo "$i"; return 0; fi
   done
   for ((i = 0; i < N; i++)); do
+    [[ -e "$dir/shard-$i" ]] && continue  # claimed by another replica
     if mkdir "$dir/shard-$i" 2>/dev/null; then
       echo "$host" >"$dir/shard-$i/owner"
       echo "$i"
