@@ -8,7 +8,8 @@
 #   tools/experiments/fmf.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                            [--epsilons="0.5 1 2 5"] [--lrs="..."] [--extra="FLAGS"]
 #                            [--vfl_settings="PARTITION:S:T:T' ..."] [--vfl_epsilons="1"]
-#                            [--vfl_lrs="0.0003 0.001 0.003 0.01 0.03"] [GROUP...]
+#                            [--vfl_lrs="0.0003 0.001 0.003 0.01 0.03"]
+#                            [--vfl_modes="vfl vfl-local-only"] [GROUP...]
 #
 # GROUPs (default: baselines tune fig4 reference): baselines (the three predictors, --seeds
 # seeds), tune (every method and budget on seed 1 for each learning rate of --lrs: the paper picks
@@ -24,7 +25,8 @@
 # local-only at each rate of --vfl_lrs, each budget of --vfl_epsilons, seed 1, each setting: the
 # paper's rule, the lowest TRAINING MSE, which the parties sum in the final round), vfl-tuned (both
 # on every setting, budget and seed at the rate vfl-tune chose for that setting, mode and budget;
-# vfl-tune must have run at every budget vfl-tuned is given), vfl-privacy (the
+# vfl-tune must have run at every budget vfl-tuned is given; --vfl_modes=vfl tunes and runs
+# VFL-SGDMF only, e.g. at other (T, T'), which local-only does not read), vfl-privacy (the
 # per-user accounting of VFL-SGDMF for s in 1 2 5 10 19, ours next to the paper's, from a
 # coordinator's event=new_run line; OUT/vfl_privacy.csv). The split holds out
 # 10% of each user's ratings (holdout:0.1), seeded by the run's seed, which also seeds
@@ -43,6 +45,7 @@ BUILD="${ROOT}/build"
 VFL_SETTINGS="vfl:2:100:10 vfl:5:100:10 vfl:10:100:10 vfl-genre:19:100:10"
 VFL_EPSILONS="1"
 VFL_LRS="0.0003 0.001 0.003 0.01 0.03"
+VFL_MODES="vfl vfl-local-only"
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -56,7 +59,8 @@ for arg in "$@"; do
     --vfl_settings=*) VFL_SETTINGS="${arg#--vfl_settings=}" ;;
     --vfl_epsilons=*) VFL_EPSILONS="${arg#--vfl_epsilons=}" ;;
     --vfl_lrs=*) VFL_LRS="${arg#--vfl_lrs=}" ;;
-    --help|-h) sed -n '2,31p' "$0"; exit 0 ;;
+    --vfl_modes=*) VFL_MODES="${arg#--vfl_modes=}" ;;
+    --help|-h) sed -n '2,34p' "$0"; exit 0 ;;
     -*) echo "fmf.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -217,15 +221,15 @@ for group in "${SELECTED[@]}"; do
       for setting in ${VFL_SETTINGS}; do
         for eps in ${VFL_EPSILONS}; do
           for lr in ${VFL_LRS}; do
-            for tune_group in vfl-tune vfl-local-only-tune; do
-              vfl_run "${tune_group}" "${setting}" "${eps}" "${lr}" 1
+            for mode in ${VFL_MODES}; do
+              vfl_run "${mode}-tune" "${setting}" "${eps}" "${lr}" 1
             done
           done
         done
       done ;;
     vfl-tuned)
       for setting in ${VFL_SETTINGS}; do
-        for mode in vfl vfl-local-only; do
+        for mode in ${VFL_MODES}; do
           for eps in ${VFL_EPSILONS}; do
             lr="$(vfl_best_lr "${mode}-tune" "${setting}" "${eps}")" || {
               echo "fmf.sh: no ${mode}-tune run for ${setting} at epsilon ${eps}: run vfl-tune" \
