@@ -5,8 +5,8 @@
 //   turbo-cf  alpha 0.6, s 0.7, polynomial 1                       (Turbo-CF's README, Gowalla)
 //   bspm-em   alpha 1/2, k 448, beta 0.2, ideal and blurring Euler (T = 1, K = 1), sharpening rk4
 //             (T_s = 2.5, K_s = 1), early merge                    (BSPM's README, Gowalla)
-//   bspm-lm   as bspm-em with late merge and the sharpening of LM_SHARPEN below (BSPM's README
-//             gives no late-merge command for Gowalla; see privirec.md)
+//   bspm-lm   as bspm-em with late merge (BSPM's README gives no late-merge command for Gowalla;
+//             these settings reproduce the published BSPM-LM: privirec.md)
 #ifndef FEDMF_COMMON_ALGORITHMS_GRAPH_FILTER_CONFIG_H_
 #define FEDMF_COMMON_ALGORITHMS_GRAPH_FILTER_CONFIG_H_
 
