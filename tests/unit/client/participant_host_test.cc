@@ -483,6 +483,28 @@ TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
   EXPECT_NE(host->Find(1)->session(), nullptr);
 }
 
+// The download bound (fedmf-client --max_download_bytes): a chunked task one byte above it is
+// refused at its first chunk, and the same task is taken once the bound equals its size.
+TEST(ParticipantHostTest, RefusesATaskAboveItsDownloadBoundAndTakesItOnceRaised) {
+  TrainingRound f;
+  const v1::ServerMessage task = f.Task(Cohort());
+  const std::vector<v1::ServerMessage> chunks = wire::Split(task, 256);
+  ASSERT_GT(chunks.size(), 2u);
+  auto host = f.Host();
+  host->set_max_download_bytes(task.ByteSizeLong() - 1);
+  const absl::Status refused = host->Handle(chunks[0]).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+  host->set_max_download_bytes(task.ByteSizeLong());
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
+  for (const v1::ServerMessage& c : chunks) {
+    replies = host->Handle(c);
+    ASSERT_TRUE(replies.ok()) << replies.status();
+  }
+  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));
+  EXPECT_NE(host->Find(1)->session(), nullptr);
+}
+
 // A host restored between two chunks of a task never saw chunk 0: the first chunk it gets
 // answers with every hosted participant's decline for the chunk's aggregation (the coordinator
 // drops them at once), the rest of that sequence with nothing, and the next task is taken as
