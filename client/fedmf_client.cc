@@ -65,6 +65,10 @@ ABSL_FLAG(double, give_up_after_s, 0,
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
           "no message to the coordinator serializes to more than this many bytes: larger ones "
           "travel as chunks");
+ABSL_FLAG(int64_t, max_download_bytes, static_cast<int64_t>(fedmf::wire::kMaxTransferBytes),
+          "largest message from the coordinator reassembled from chunks, in bytes (64 MiB to "
+          "2147483647, protobuf's limit); larger ones end the stream. At least the coordinator's "
+          "--max_plan_bytes, to take its plans");
 ABSL_FLAG(int, top_n, 5, "at the end, print the local top-N of the first hosted user (0: none)");
 ABSL_FLAG(bool, one_stream_per_user, false,
           "register every user as its own client (own signing key, own stream) on gRPC's "
@@ -199,6 +203,11 @@ absl::Status Run() {
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
   }
+  const int64_t max_download_bytes = absl::GetFlag(FLAGS_max_download_bytes);
+  if (absl::Status s = wire::ValidateTransferBytes("--max_download_bytes", max_download_bytes);
+      !s.ok()) {
+    return s;
+  }
   std::optional<uint64_t> noise_seed;
   if (const std::string seed = absl::GetFlag(FLAGS_insecure_noise_seed); !seed.empty()) {
     uint64_t value = 0;
@@ -231,7 +240,10 @@ absl::Status Run() {
     if (!host.ok()) return host.status();
     hosts.push_back(std::move(*host));
   }
-  for (const auto& host : hosts) host->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
+  for (const auto& host : hosts) {
+    host->set_chunk_bytes(static_cast<size_t>(chunk_bytes));
+    host->set_max_download_bytes(static_cast<uint64_t>(max_download_bytes));
+  }
   // The participants' budgets and saved local state come back before anything is registered.
   if (participant_budget->has_value()) {
     for (const auto& host : hosts) {

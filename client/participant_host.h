@@ -157,6 +157,12 @@ class ParticipantHost {
   // Replies whose serialization exceeds `bytes` go out as chunks (default
   // wire::kDefaultChunkBytes; clamped to [wire::kMinChunkBytes, wire::kMaxChunkBytes]).
   void set_chunk_bytes(size_t bytes) { chunk_bytes_ = bytes; }
+  // Coordinator messages whose serialization exceeds `bytes` are refused at their first chunk
+  // (default wire::kMaxTransferBytes; the caller validates it, wire::ValidateTransferBytes).
+  // Set before the first message: a chunk sequence in progress is dropped.
+  void set_max_download_bytes(uint64_t bytes) {
+    inbound_ = wire::Reassembler<v1::ServerMessage>(bytes);
+  }
 
   std::vector<uint32_t> participant_ids() const;
   // The 32-byte Ed25519 public key the host's users sign with (fresh per host, from the CSPRNG).

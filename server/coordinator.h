@@ -84,6 +84,9 @@ struct CoordinatorOptions {
   size_t chunk_bytes = wire::kDefaultChunkBytes;
   // Largest client message reassembled from chunks; a stream holds at most this much pending.
   uint64_t max_upload_bytes = wire::kMaxTransferBytes;
+  // Largest task (plan and SecAgg parameters) sent to clients, who must reassemble that much
+  // (fedmf-client --max_download_bytes); a larger plan stops the run (--max_plan_bytes).
+  uint64_t max_plan_bytes = wire::kMaxTransferBytes;
   // All streams' partial chunked uploads together (chunked_upload.h), and how long one may stay
   // incomplete before EndStalledUploads ends its stream.
   uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
@@ -147,6 +150,10 @@ class Coordinator final : public StreamHandler {
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
   // The updater, ledger and seed; only while Run() is not running (e.g. after it returned).
   const CoordinatorState& state() const { return state_; }
+  // OK iff a task carrying `plan` serializes to at most `max_plan_bytes` (with room for the
+  // task's SecAgg parameters); else RESOURCE_EXHAUSTED naming the plan's size and the flag that
+  // raises the bound (--max_plan_bytes).
+  static absl::Status CheckTaskSize(const v1::RoundPlan& plan, uint64_t max_plan_bytes);
 
  private:
   struct RoundOutcome {
@@ -195,8 +202,6 @@ class Coordinator final : public StreamHandler {
   using StageSeconds = std::vector<std::pair<const char*, double>>;
 
   absl::StatusOr<bool> BudgetAllows(const v1::RoundPlan& plan) const;
-  // OK iff a task carrying `plan` fits the message limit (RESOURCE_EXHAUSTED otherwise).
-  static absl::Status CheckTaskSize(const v1::RoundPlan& plan);
   // Waits until `needed` users are live (members of state_.population when it is frozen); false if
   // stopped first.
   bool WaitForLiveUsers(std::unique_lock<std::mutex>& lock, int64_t needed, int64_t round);

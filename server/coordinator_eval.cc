@@ -48,7 +48,7 @@ absl::Status Coordinator::RunEvaluation(std::unique_lock<std::mutex>& lock) {
       FederatedEvaluator::Create(*model, cohort_size, options_.eval_ranking);
   if (!evaluator.ok()) return evaluator.status();
   const v1::RoundPlan& plan = evaluator->plan();
-  if (absl::Status s = CheckTaskSize(plan); !s.ok()) return s;
+  if (absl::Status s = CheckTaskSize(plan, options_.max_plan_bytes); !s.ok()) return s;
   // As in training, every decoded sum holds >= n_min users (capped at a smaller cohort).
   absl::StatusOr<int> threshold =
       Threshold(cohort_size, plan.min_contributors(), options_.dropout_fraction);

@@ -160,12 +160,13 @@ absl::StatusOr<bool> Coordinator::BudgetAllows(const v1::RoundPlan& plan) const 
   return state_.ledger.CanAfford(**entry, *budget);
 }
 
-absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan) {
-  // Clients reassemble at most kMaxTransferBytes (a larger plan goes in chunks up to that).
-  if (plan.ByteSizeLong() + kTaskOverheadBytes > wire::kMaxTransferBytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("round plan of ", plan.ByteSizeLong(),
-                                                     " bytes exceeds the ", wire::kMaxTransferBytes,
-                                                     "-byte transfer limit (wire/chunking.h)"));
+absl::Status Coordinator::CheckTaskSize(const v1::RoundPlan& plan, uint64_t max_plan_bytes) {
+  // Clients reassemble at most that much (a larger plan goes in chunks up to that).
+  if (plan.ByteSizeLong() + kTaskOverheadBytes > max_plan_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "round plan of ", plan.ByteSizeLong(), " bytes (and ", kTaskOverheadBytes,
+        " bytes of task) exceeds --max_plan_bytes=", max_plan_bytes, ": raise it (at most ",
+        wire::kMaxParseBytes, ") and the clients' --max_download_bytes together"));
   }
   return absl::OkStatus();
 }
@@ -272,7 +273,7 @@ absl::StatusOr<Coordinator::RoundOutcome> Coordinator::RunPhase(std::unique_lock
   const int64_t round = state_.updater->round();
   absl::StatusOr<v1::RoundPlan> plan = state_.updater->Plan();
   if (!plan.ok()) return plan.status();
-  if (absl::Status s = CheckTaskSize(*plan); !s.ok()) return s;
+  if (absl::Status s = CheckTaskSize(*plan, options_.max_plan_bytes); !s.ok()) return s;
   absl::StatusOr<bool> affordable = BudgetAllows(*plan);
   if (!affordable.ok()) return affordable.status();
   if (!*affordable) {

@@ -17,6 +17,7 @@
 #include "common/util/event_log.h"
 #include "server/cohort.h"
 #include "server/evaluation.h"
+#include "wire/chunking.h"
 
 namespace {
 // The default of --algorithm; the algorithms themselves are registered (registry.h).
@@ -81,6 +82,11 @@ ABSL_FLAG(bool, secagg_signatures, true,
 ABSL_FLAG(bool, secagg_consistency_check, true,
           "with signatures and the complete graph: Bonawitz's consistency round (clients sign "
           "the survivor list before unmasking)");
+ABSL_FLAG(int64_t, max_plan_bytes, static_cast<int64_t>(fedmf::wire::kMaxTransferBytes),
+          "largest round task (plan plus 1 MiB of SecAgg parameters) sent to clients, in bytes; "
+          "a larger plan stops the run with RESOURCE_EXHAUSTED. Raise it (64 MiB to 2147483647, "
+          "protobuf's limit) only with the clients' --max_download_bytes, which must be at "
+          "least as large (fedmf-sim's in-process clients take this bound)");
 
 namespace fedmf::server {
 
@@ -157,6 +163,11 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("--eval_participation must be in [0, 1], got ", options.eval_participation));
   }
+  const int64_t max_plan_bytes = absl::GetFlag(FLAGS_max_plan_bytes);
+  if (absl::Status s = wire::ValidateTransferBytes("--max_plan_bytes", max_plan_bytes); !s.ok()) {
+    return s;
+  }
+  options.max_plan_bytes = static_cast<uint64_t>(max_plan_bytes);
   return options;
 }
 

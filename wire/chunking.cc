@@ -46,6 +46,16 @@ absl::Status ValidateChunkBytes(int64_t chunk_bytes) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateTransferBytes(absl::string_view setting, int64_t bytes) {
+  if (bytes < static_cast<int64_t>(kMinTransferBytes) ||
+      bytes > static_cast<int64_t>(kMaxParseBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(setting, "=", bytes, ": need ",
+                                                   kMinTransferBytes, " to ", kMaxParseBytes,
+                                                   " bytes (protobuf's message limit)"));
+  }
+  return absl::OkStatus();
+}
+
 Tag TagOf(const v1::ServerMessage& message) {
   switch (message.message_case()) {
     case v1::ServerMessage::kTask:

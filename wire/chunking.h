@@ -7,12 +7,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "fedmf/v1/federation.pb.h"
 #include "wire/limits.h"
 
@@ -28,9 +30,18 @@ inline constexpr size_t kMinChunkBytes = 2 * kChunkOverheadBytes;
 inline constexpr size_t kMaxChunkBytes = size_t{kMaxMessageBytes};
 // The largest message a receiver reassembles by default (and the coordinator's bound on a plan).
 inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;
+// The range an operator may set that bound to (coordinator and sim --max_plan_bytes, client
+// --max_download_bytes): at least the largest chunk size, since a message up to the sender's chunk
+// size arrives whole; at most protobuf's limit, INT_MAX bytes, above which a message neither
+// serializes nor parses.
+inline constexpr uint64_t kMinTransferBytes = kMaxChunkBytes;
+inline constexpr uint64_t kMaxParseBytes = uint64_t{std::numeric_limits<int>::max()};
 
 // InvalidArgument unless kMinChunkBytes <= chunk_bytes <= kMaxChunkBytes (for flag checks).
 absl::Status ValidateChunkBytes(int64_t chunk_bytes);
+// InvalidArgument, naming `setting` (e.g. "--max_plan_bytes") and the value, unless
+// kMinTransferBytes <= bytes <= kMaxParseBytes (for the settings that change kMaxTransferBytes).
+absl::Status ValidateTransferBytes(absl::string_view setting, int64_t bytes);
 
 // What a message is about: the round, participant id and phase its chunks repeat in their header
 // (participant 0 for a task or a result).
@@ -79,7 +90,7 @@ class Reassembler {
  private:
   absl::Status Check(const v1::Chunk& chunk) const;
 
-  const uint64_t max_bytes_;
+  uint64_t max_bytes_;  // not const: a host replaces its Reassembler to change the bound
   bool in_progress_ = false;
   v1::Chunk header_;  // the first chunk's fields (data cleared)
   uint32_t next_index_ = 0;

@@ -33,6 +33,10 @@ absl::Status ValidateConfig(const v1::ParticipantConfig& config) {
                                                    " outside [", wire::kMinChunkBytes, ", ",
                                                    wire::kMaxChunkBytes, "] (0: default)"));
   }
+  if (config.max_download_bytes() != 0) {
+    return wire::ValidateTransferBytes("config: max_download_bytes",
+                                       static_cast<int64_t>(config.max_download_bytes()));
+  }
   return absl::OkStatus();
 }
 
@@ -100,6 +104,9 @@ fedmf_status NewParticipant(const v1::ParticipantConfig& config,
   p->config = config;
   p->host = std::move(*host);
   if (config.chunk_bytes() != 0) p->host->set_chunk_bytes(config.chunk_bytes());
+  if (config.max_download_bytes() != 0) {
+    p->host->set_max_download_bytes(config.max_download_bytes());
+  }
   *out = p.release();
   return FEDMF_OK;
 }

@@ -7,12 +7,15 @@
 # a user (k = 256: 73 KB a user, 2.2 GB in all, minutes in-process, not the default 20 s). Every run appends one line to OUT/privirec-k.csv (Recall@20, NDCG@20,
 # wall seconds and peak RSS from /usr/bin/time); its log goes to OUT/logs/privirec-k-K-L-RR.log.
 #
-#   tools/experiments/privirec-k.sh [--data=DIR] [--out=DIR] [--build=DIR] [K:L:RR ...]
+#   tools/experiments/privirec-k.sh [--data=DIR] [--out=DIR] [--build=DIR]
+#                                   [--max_plan_bytes=BYTES] [K:L:RR ...]
 #
 # Default runs: every k in 256 512 1024 2048 3584, L in 2 3, rr and diag, smaller k first. DIR
 # defaults to ../shared/data/gowalla next to the repository; without DIR/train.txt and
 # DIR/test.txt the script says so and exits 0. The lock file is --lock=FILE (default
-# /work/bigmem.lock; an empty value runs without one).
+# /work/bigmem.lock; an empty value runs without one). The plan broadcasts the items' k-column
+# iterate (40,981 k doubles: 1.18 GB at k = 3584, above the wire's default 1 GiB bound), so every
+# run passes fedmf-sim --max_plan_bytes=BYTES, default 2147483647 (protobuf's limit: k <= 6,546).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,6 +23,7 @@ DATA="${ROOT}/../shared/data/gowalla"
 OUT="${ROOT}/docs/results/privirec"
 BUILD="${ROOT}/build"
 LOCK="/work/bigmem.lock"
+MAX_PLAN_BYTES=2147483647
 SELECTED=()
 for arg in "$@"; do
   case "${arg}" in
@@ -27,7 +31,8 @@ for arg in "$@"; do
     --out=*) OUT="${arg#--out=}" ;;
     --build=*) BUILD="${arg#--build=}" ;;
     --lock=*) LOCK="${arg#--lock=}" ;;
-    --help|-h) sed -n '2,15p' "$0"; exit 0 ;;
+    --max_plan_bytes=*) MAX_PLAN_BYTES="${arg#--max_plan_bytes=}" ;;
+    --help|-h) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "privirec-k.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -68,7 +73,7 @@ for run in "${SELECTED[@]}"; do
     --data="user-items:${DATA}/train.txt?test=${DATA}/test.txt" --split=predefined \
     --algorithm=privirec-k --privirec_k_rank="${k}" --privirec_k_power_sums="${l}" \
     --privirec_k_rayleigh_ritz="${ritz}" --rounds=1 --plain_sum --eval_every=0 --seed=1 \
-    --stage_timeout_s=3600 > "${log}" 2>&1
+    --stage_timeout_s=3600 --max_plan_bytes="${MAX_PLAN_BYTES}" > "${log}" 2>&1
   evaluation=$(grep ' event=evaluation round=1 ' "${log}" | tail -n 1)
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "${log}" |
     awk -F: '{ s = 0; for (i = 1; i <= NF; ++i) s = s * 60 + $i; print s }')

@@ -76,6 +76,8 @@ absl::Status Simulate() {
   // The run's seed: --seed, or the resumed checkpoint's (a resumed run restarts the users' noise
   // streams, so it differs from an uninterrupted one).
   const uint64_t noise_seed = state->sampling_seed;
+  // The in-process clients take the plans the coordinator may send.
+  const uint64_t max_download_bytes = options.max_plan_bytes;
   server::Coordinator coordinator(std::move(options), std::move(*state));
 
   std::signal(SIGTERM, OnSignal);
@@ -103,7 +105,8 @@ absl::Status Simulate() {
                         .noise_seed = noise_seed,
                         .enrollment_token = kEnrollmentToken,
                         .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
-                        .plain_sum = absl::GetFlag(FLAGS_plain_sum)});
+                        .plain_sum = absl::GetFlag(FLAGS_plain_sum),
+                        .max_download_bytes = max_download_bytes});
   finished.store(true);
   watcher.join();
   if (!report.ok()) return report.status();

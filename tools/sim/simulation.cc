@@ -43,6 +43,7 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
         client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
     if (!host.ok()) return host.status();
     if (options.plain_sum) (*host)->AllowSimulationPlainSum();
+    (*host)->set_max_download_bytes(options.max_download_bytes);
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
         coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),
         options.enrollment_token);

@@ -15,6 +15,7 @@
 #include "common/data/ratings_dataset.h"
 #include "common/mf/factor_model.h"
 #include "server/coordinator.h"
+#include "wire/chunking.h"
 
 namespace fedmf::sim {
 
@@ -27,6 +28,8 @@ struct SimulationOptions {
   std::shared_ptr<const data::RatingsDataset> test;
   // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear.
   bool plain_sum = false;
+  // Largest coordinator message a host reassembles: the coordinator's max_plan_bytes.
+  uint64_t max_download_bytes = wire::kMaxTransferBytes;
 };
 
 struct SimulationReport {

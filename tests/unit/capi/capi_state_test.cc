@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/dp/ledger_text_format.h"
 #include "common/dp/participant_budget.h"
 #include "fedmf/fedmf_client.h"
@@ -79,6 +80,46 @@ std::string SpentLedger() {
     EXPECT_TRUE(budget.Charge(entry).ok());
   }
   return dp::SerializeLedger(budget.ledger());
+}
+
+// fedmf_participant_handle's status for a server message whose first chunk announces `total`
+// bytes (of two chunks).
+fedmf_status HandleFirstChunkOf(fedmf_participant* p, uint64_t total) {
+  v1::ServerMessage m;
+  v1::Chunk* chunk = m.mutable_chunk();
+  chunk->set_round(0);
+  chunk->set_count(2);
+  chunk->set_total_bytes(total);
+  chunk->set_data("a");
+  const std::string bytes = m.SerializeAsString();
+  fedmf_messages* replies = nullptr;
+  const fedmf_status status = fedmf_participant_handle(p, Bytes(bytes), bytes.size(), &replies);
+  fedmf_messages_free(replies);
+  return status;
+}
+
+// ParticipantConfig.max_download_bytes: outside [64 MiB, INT_MAX] the config is refused naming
+// the field and value; 0 keeps the 1 GiB default (a chunk sequence announcing 1 GiB + 1 is
+// refused at its first chunk), a raised bound takes that sequence and survives a restart.
+TEST(CapiStateTest, MaxDownloadBytesBoundsChunkedServerMessages) {
+  for (const uint64_t bad : {uint64_t{(64 << 20) - 1}, uint64_t{2147483648}}) {
+    v1::ParticipantConfig config = Config("");
+    config.set_max_download_bytes(bad);
+    const std::string bytes = config.SerializeAsString();
+    fedmf_participant* p = nullptr;
+    EXPECT_EQ(fedmf_participant_create(Bytes(bytes), bytes.size(), &p), FEDMF_ERR_INVALID_ARGUMENT);
+    EXPECT_THAT(fedmf_last_error(), HasSubstr(absl::StrCat("max_download_bytes=", bad)));
+  }
+  const uint64_t above_default = (uint64_t{1} << 30) + 1;
+  Handle by_default = Create(Config(""));
+  EXPECT_EQ(HandleFirstChunkOf(by_default.get(), above_default), FEDMF_ERR_INVALID_ARGUMENT);
+  v1::ParticipantConfig raised_config = Config("");
+  raised_config.set_max_download_bytes(2147483647);
+  Handle raised = Create(raised_config);
+  EXPECT_EQ(HandleFirstChunkOf(raised.get(), above_default), FEDMF_OK) << fedmf_last_error();
+  Handle restored;
+  ASSERT_EQ(Restore(Save(raised.get()), &restored), FEDMF_OK) << fedmf_last_error();
+  EXPECT_EQ(HandleFirstChunkOf(restored.get(), above_default), FEDMF_OK) << fedmf_last_error();
 }
 
 TEST(CapiStateTest, SavesVersion4WithTheLocalState) {

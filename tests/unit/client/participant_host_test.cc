@@ -466,6 +466,18 @@ TEST(ParticipantHostTest, ReassemblesAChunkedTaskAndChunksItsReplies) {
   EXPECT_EQ(advertised, Cohort());
 }
 
+// Feeds `host` every chunk of a task: the task runs, each cohort participant answering at once
+// (small replies go out whole).
+void ExpectTaskTaken(ParticipantHost& host, const std::vector<v1::ServerMessage>& chunks) {
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
+  for (const v1::ServerMessage& c : chunks) {
+    replies = host.Handle(c);
+    ASSERT_TRUE(replies.ok()) << replies.status();
+  }
+  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));
+  EXPECT_NE(host.Find(1)->session(), nullptr);
+}
+
 TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
   TrainingRound f;
   auto host = f.Host();
@@ -474,13 +486,23 @@ TEST(ParticipantHostTest, RefusesABrokenChunkSequenceAndRecovers) {
   ASSERT_TRUE(host->Handle(chunks[0]).ok());
   EXPECT_EQ(host->Handle(chunks[2]).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host->Find(1)->session(), nullptr);  // no task ran
-  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
-  for (const v1::ServerMessage& c : chunks) {
-    replies = host->Handle(c);
-    ASSERT_TRUE(replies.ok()) << replies.status();
-  }
-  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));  // small replies go out whole
-  EXPECT_NE(host->Find(1)->session(), nullptr);
+  ExpectTaskTaken(*host, chunks);
+}
+
+// The download bound (fedmf-client --max_download_bytes): a chunked task one byte above it is
+// refused at its first chunk, and the same task is taken once the bound equals its size.
+TEST(ParticipantHostTest, RefusesATaskAboveItsDownloadBoundAndTakesItOnceRaised) {
+  TrainingRound f;
+  const v1::ServerMessage task = f.Task(Cohort());
+  const std::vector<v1::ServerMessage> chunks = wire::Split(task, 256);
+  ASSERT_GT(chunks.size(), 2u);
+  auto host = f.Host();
+  host->set_max_download_bytes(task.ByteSizeLong() - 1);
+  const absl::Status refused = host->Handle(chunks[0]).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+  host->set_max_download_bytes(task.ByteSizeLong());
+  ExpectTaskTaken(*host, chunks);
 }
 
 // A host restored between two chunks of a task never saw chunk 0: the first chunk it gets
@@ -509,13 +531,7 @@ TEST(ParticipantHostTest, DeclinesAMessageWhoseStartItLost) {
     EXPECT_TRUE(none->empty()) << i;
   }
   EXPECT_EQ(host->Find(1)->session(), nullptr);
-  absl::StatusOr<std::vector<v1::ClientMessage>> replies;
-  for (const v1::ServerMessage& c : chunks) {
-    replies = host->Handle(c);
-    ASSERT_TRUE(replies.ok()) << replies.status();
-  }
-  EXPECT_EQ(replies->size(), static_cast<size_t>(kCohort));
-  EXPECT_NE(host->Find(1)->session(), nullptr);
+  ExpectTaskTaken(*host, chunks);
 
   v1::ServerMessage secagg;  // a large SecAgg message for participant 3 of an evaluation
   secagg.mutable_secagg()->set_participant_id(3);

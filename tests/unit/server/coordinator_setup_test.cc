@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, state_dir);
 ABSL_DECLARE_FLAG(std::optional<std::string>, mechanism);
 ABSL_DECLARE_FLAG(int64_t, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
 
 namespace fedmf::server {
 namespace {
@@ -72,6 +73,24 @@ TEST_F(CoordinatorSetupTest, EvaluationRanksWithTheAlgorithmsOptions) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->eval_ranking.top_n, 20);
   EXPECT_EQ(options->eval_ranking.relevance_threshold, 3.5);
+}
+
+// --max_plan_bytes: 1 GiB by default, raised up to protobuf's INT_MAX, refused outside
+// [64 MiB, INT_MAX] naming the flag and value.
+TEST_F(CoordinatorSetupTest, PlanBoundDefaultsToOneGibAndIsValidated) {
+  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->max_plan_bytes, uint64_t{1073741824});
+  absl::SetFlag(&FLAGS_max_plan_bytes, 2147483647);
+  options = CoordinatorOptionsFromFlags();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->max_plan_bytes, uint64_t{2147483647});
+  for (const int64_t bad : {int64_t{2147483648}, int64_t{(64 << 20) - 1}}) {
+    absl::SetFlag(&FLAGS_max_plan_bytes, bad);
+    const absl::Status status = CoordinatorOptionsFromFlags().status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr(absl::StrCat("--max_plan_bytes=", bad)));
+  }
 }
 
 TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {

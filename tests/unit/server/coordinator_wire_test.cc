@@ -4,8 +4,10 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/synthetic.h"
@@ -22,7 +24,8 @@ namespace {
 // `upload_budget`: bytes all streams' partial uploads may hold.
 std::unique_ptr<Coordinator> MakeChunkedCoordinator(
     int64_t rounds, size_t chunk_bytes, bool secure_aggregation = true,
-    uint64_t upload_budget = CoordinatorOptions().max_upload_buffer_bytes) {
+    uint64_t upload_budget = CoordinatorOptions().max_upload_buffer_bytes,
+    uint64_t max_plan_bytes = wire::kMaxTransferBytes) {
   algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
   c.secure_aggregation = secure_aggregation;
   CoordinatorOptions options;
@@ -32,21 +35,24 @@ std::unique_ptr<Coordinator> MakeChunkedCoordinator(
   options.stage_timeout = absl::Seconds(5);
   options.chunk_bytes = chunk_bytes;
   options.max_upload_buffer_bytes = upload_budget;
+  options.max_plan_bytes = max_plan_bytes;
   options.upload_timeout = absl::Seconds(60);
   return std::make_unique<Coordinator>(
       options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
                                 dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
-// Runs to the end (at most 30 s) with 4 client processes of 10 users each; the final models they
-// received whole in `final_models` (if given).
+// Runs to the end (at most 30 s) with 4 client processes of 10 users each, reassembling at most
+// `max_download_bytes`; the final models they received whole in `final_models` (if given).
 absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
-                     int* chunks_sent, std::vector<v1::RoundPlan>* final_models = nullptr) {
+                     int* chunks_sent, std::vector<v1::RoundPlan>* final_models = nullptr,
+                     uint64_t max_download_bytes = wire::kMaxTransferBytes) {
   auto data = testing::SmallDataset();
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
   for (int i = 0; i < 4; ++i) {
     auto host = client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value();
     host->set_chunk_bytes(chunk_bytes);
+    host->set_max_download_bytes(max_download_bytes);
     clients.push_back(std::make_unique<testing::FakeClient>(coordinator, std::move(host), i + 1));
   }
   std::future<absl::Status> run = std::async(std::launch::async, [&] { return coordinator.Run(); });
@@ -101,6 +107,39 @@ TEST(CoordinatorWireTest, TheLastResultCarriesTheFinalModel) {
     EXPECT_FALSE(model.payload().empty());
     EXPECT_EQ(model.SerializeAsString(), final_models[0].SerializeAsString());
   }
+}
+
+// The plan bound with small figures standing in for 1 GiB: a task is the plan plus 1 MiB for its
+// SecAgg parameters. One byte less than the first task and the run stops at once naming the flag
+// to raise; 64 bytes more (room for round 1's plan, a few bytes longer: its round numbers are no
+// longer proto3's absent 0), and clients whose download bound is as large, and both rounds run
+// with the plans in 128-byte chunks, every client reassembling and handling them (RunWith checks
+// that no message failed; the byte-for-byte round trip is chunking_test's).
+TEST(CoordinatorWireTest, PlanBoundRefusesNamingTheFlagOrCarriesTheChunkedPlan) {
+  const v1::RoundPlan plan =
+      algorithms::dpmf_rp::DpmfRpUpdater::Create(testing::SmallRun(2)).value()->Plan().value();
+  const uint64_t first_task_bytes = plan.ByteSizeLong() + (uint64_t{1} << 20);
+  const uint64_t raised_bytes = first_task_bytes + 64;
+  const uint64_t upload_budget = CoordinatorOptions().max_upload_buffer_bytes;
+  int received = 0, sent = 0;
+  auto refusing = MakeChunkedCoordinator(2, wire::kMinChunkBytes, /*secure_aggregation=*/true,
+                                         upload_budget, first_task_bytes - 1);
+  const absl::Status refused = RunWith(*refusing, wire::kMinChunkBytes, &received, &sent);
+  EXPECT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+  EXPECT_NE(refused.message().find(absl::StrCat("--max_plan_bytes=", first_task_bytes - 1)),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(refusing->Status().round(), 0);
+
+  auto raised = MakeChunkedCoordinator(2, wire::kMinChunkBytes, /*secure_aggregation=*/true,
+                                       upload_budget, raised_bytes);
+  const absl::Status ran =
+      RunWith(*raised, wire::kMinChunkBytes, &received, &sent, nullptr, raised_bytes);
+  ASSERT_TRUE(ran.ok()) << ran;
+  const v1::StatusResponse status = raised->Status();
+  EXPECT_EQ(status.round(), 2);
+  EXPECT_EQ(status.dropouts(), 0);
+  EXPECT_GT(received, 0);
 }
 
 // Stage accounting on the real serialized messages of the last round (round 1 of 0..1, cohort 10).

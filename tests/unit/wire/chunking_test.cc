@@ -3,9 +3,12 @@
 // must refuse without holding on to the partial message.
 #include "wire/chunking.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "wire/envelope.h"
 
@@ -169,6 +172,42 @@ TEST(ChunkingTest, RefusesABadFirstChunk) {
     EXPECT_TRUE(absl::IsInvalidArgument(r.Add(c.chunk).status())) << c.what;
     EXPECT_FALSE(r.in_progress()) << c.what;
   }
+}
+
+// The operator's transfer bound: 64 MiB (the largest chunk, which arrives whole) to INT_MAX bytes
+// (protobuf's message limit); a refusal names the setting and the value.
+TEST(ChunkingTest, TransferBoundsOutsideSixtyFourMibToIntMaxAreRefused) {
+  constexpr int64_t kLow = int64_t{64} << 20;
+  constexpr int64_t kHigh = 2147483647;
+  EXPECT_TRUE(ValidateTransferBytes("--max_plan_bytes", kLow).ok());
+  EXPECT_TRUE(ValidateTransferBytes("--max_plan_bytes", int64_t{1} << 30).ok());
+  EXPECT_TRUE(ValidateTransferBytes("--max_plan_bytes", kHigh).ok());
+  for (const int64_t bad : {int64_t{-1}, int64_t{0}, kLow - 1, kHigh + 1}) {
+    const absl::Status s = ValidateTransferBytes("--max_download_bytes", bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad;
+    EXPECT_NE(s.message().find(absl::StrCat("--max_download_bytes=", bad)), std::string::npos) << s;
+  }
+}
+
+// A message above the default bound, reassembled with a raised one: the bound is the receiver's
+// only limit (small sizes stand in for 1 GiB and more).
+TEST(ChunkingTest, RaisedBoundTakesWhatTheDefaultRefuses) {
+  v1::ServerMessage task;
+  task.mutable_task()->set_round(1);
+  task.mutable_task()->mutable_plan()->set_payload(std::string(5000, 'x'));
+  const uint64_t size = task.ByteSizeLong();
+  const std::vector<v1::ServerMessage> chunks = Split(task, kMinChunkBytes);
+  ServerReassembler low(size - 1);
+  EXPECT_TRUE(absl::IsInvalidArgument(low.Add(chunks[0]).status()));
+  ServerReassembler raised(size);
+  std::optional<ServerReassembler::Complete> complete;
+  for (const v1::ServerMessage& c : chunks) {
+    absl::StatusOr<std::optional<ServerReassembler::Complete>> added = raised.Add(c);
+    ASSERT_TRUE(added.ok()) << added.status();
+    if (*added) complete = std::move(**added);
+  }
+  ASSERT_TRUE(complete.has_value());
+  EXPECT_EQ(complete->message.SerializeAsString(), task.SerializeAsString());
 }
 
 // Every chunk repeats its message's phase; a chunk of another phase than chunk 0's, and a
