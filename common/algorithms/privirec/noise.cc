@@ -31,6 +31,11 @@ dp::DdgSum PhaseSum(const v1::PriviRecConfig& config, int phase) {
       .dim = PhaseLength(config, phase), .clip_norm = PhaseClip(config, phase), .linf_bound = 1};
 }
 
+// Every user adds noise.
+dp::DdgPopulation Population(const v1::PriviRecConfig& config) {
+  return {config.num_users(), config.num_users()};
+}
+
 dp::DdgSumNoise PhaseNoise(const v1::PriviRecNoise& noise, int phase) {
   return IsGram(phase) ? dp::DdgSumNoise{noise.gram_scale(), noise.gram_noise_std()}
                        : dp::DdgSumNoise{noise.degree_scale(), noise.degree_noise_std()};
@@ -69,13 +74,13 @@ dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config) {
 absl::StatusOr<dp::DistributedDiscreteGaussian> PhaseDdg(const v1::PriviRecConfig& config,
                                                          const v1::PriviRecNoise& noise,
                                                          int phase) {
-  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), config.num_users());
+  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), Population(config));
 }
 
 absl::StatusOr<v1::PriviRecNoise> CalibrateNoise(const v1::PriviRecConfig& config) {
   const dp::DdgSum sums[] = {PhaseSum(config, kDegreePhase), PhaseSum(config, kGramPhase)};
   absl::StatusOr<std::vector<dp::DdgSumNoise>> calibrated =
-      dp::CalibrateDdgSums(sums, config.num_users(), NoiseBudget(config), kMaxSumBits,
+      dp::CalibrateDdgSums(sums, Population(config), NoiseBudget(config), kMaxSumBits,
                            kMaxNoiseScaleExponent, kAlgorithmName);
   if (!calibrated.ok()) return calibrated.status();
   v1::PriviRecNoise noise;
@@ -91,7 +96,7 @@ absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecConfig& confi
                                                  int64_t participants,
                                                  const std::vector<double>& orders) {
   return dp::DdgSumLedgerEntry(PhaseSum(config, phase), PhaseNoise(noise, phase),
-                               config.num_users(), phase, participants, orders);
+                               Population(config), phase, participants, orders);
 }
 
 absl::StatusOr<ContributionVector> NoisyContribution(const v1::PriviRecConfig& config,
