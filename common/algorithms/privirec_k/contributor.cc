@@ -86,15 +86,11 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
     return s;
   }
   // Every client derives the committee itself from the public seed: the coordinator cannot pick it.
-  std::optional<dp::NoiseCommittee> committee;
-  if (Noisy(c) && c.noise_parties() > 0) {
-    absl::StatusOr<dp::NoiseCommittee> selected =
-        dp::NoiseCommittee::Select(c.seed(), c.num_users(), c.noise_parties());
-    if (!selected.ok()) return selected.status();
-    committee = *std::move(selected);
-  }
+  absl::StatusOr<std::optional<dp::NoiseCommittee>> committee =
+      privirec::RunCommittee(c.seed(), c.num_users(), Noisy(c) ? c.noise_parties() : 0);
+  if (!committee.ok()) return committee.status();
   return std::unique_ptr<PriviRecKContributor>(
-      new PriviRecKContributor(std::move(model), std::move(committee)));
+      new PriviRecKContributor(std::move(model), *std::move(committee)));
 }
 
 absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& data,
@@ -113,20 +109,15 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
   const std::vector<int32_t>& items = *sorted;
   Contribution out;
   if (Noisy(c)) {
-    if (committee_ && data.participant_id == 0) {
-      return absl::InvalidArgumentError(
-          "privirec-k: a noise committee needs the participant's id (got 0)");
-    }
-    const NoiseShare share = !committee_ || committee_->Contains(data.participant_id)
-                                 ? NoiseShare::kAdd
-                                 : NoiseShare::kNone;
+    absl::StatusOr<NoiseShare> share = privirec::ShareOf(committee_, data.participant_id);
+    if (!share.ok()) return share.status();
     absl::StatusOr<ContributionVector> noisy;
     if (model_->phase() == kDegreePhase) {
-      noisy = NoisyDegrees(c, model_->noise(), items, share, rng);
+      noisy = NoisyDegrees(c, model_->noise(), items, *share, rng);
     } else {
       const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
       noisy = NoisyPowerStep(c, model_->noise(), model_->phase(), items, model_->noisy_degrees(), x,
-                             share, rng);
+                             *share, rng);
     }
     if (!noisy.ok()) return noisy.status();
     out.vector = *std::move(noisy);

@@ -34,33 +34,6 @@ dp::DdgSumNoise PhaseNoise(const v1::PriviRecKNoise& noise, int phase) {
           phase == kDegreePhase ? noise.degree_noise_std() : noise.power_noise_std()};
 }
 
-// A user's real vector by its support: increasing coordinates and their values.
-struct Support {
-  std::vector<uint64_t> indices;
-  Eigen::VectorXd values;
-};
-
-// A noise party's dense noisy encoding, or the others' sparse rounded one (dp/
-// distributed_discrete_gaussian.h EncodeSupport).
-absl::StatusOr<ContributionVector> Encode(const v1::PriviRecKConfig& config,
-                                          const v1::PriviRecKNoise& noise, int phase, Support x,
-                                          NoiseShare share, dp::Rng& rng) {
-  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, phase);
-  if (!ddg.ok()) return ddg.status();
-  if (share == NoiseShare::kNone) {
-    absl::StatusOr<std::vector<uint64_t>> codes = ddg->EncodeSupport(x.values, rng);
-    if (!codes.ok()) return codes.status();
-    return ContributionVector::Sparse(std::move(x.indices), *std::move(codes));
-  }
-  Eigen::VectorXd dense = Eigen::VectorXd::Zero(ddg->params().dim);
-  for (size_t t = 0; t < x.indices.size(); ++t) {
-    dense[static_cast<Eigen::Index>(x.indices[t])] = x.values[static_cast<Eigen::Index>(t)];
-  }
-  absl::StatusOr<std::vector<uint64_t>> encoded = ddg->Encode(dense, rng);
-  if (!encoded.ok()) return encoded.status();
-  return ContributionVector::Dense(*std::move(encoded));
-}
-
 absl::StatusOr<Eigen::VectorXd> Decode(const v1::PriviRecKConfig& config,
                                        const v1::PriviRecKNoise& noise, int phase,
                                        absl::Span<const uint64_t> sum, int64_t clients) {
@@ -153,11 +126,12 @@ absl::StatusOr<ContributionVector> NoisyDegrees(const v1::PriviRecKConfig& confi
                                                 const v1::PriviRecKNoise& noise,
                                                 absl::Span<const int32_t> items, NoiseShare share,
                                                 dp::Rng& rng) {
+  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, kDegreePhase);
+  if (!ddg.ok()) return ddg.status();
   // The indicator of the items; the mechanism clips it to sqrt(D).
-  return Encode(config, noise, kDegreePhase,
-                {privirec::DegreeIndices(items),
-                 Eigen::VectorXd::Ones(static_cast<Eigen::Index>(items.size()))},
-                share, rng);
+  return privirec::EncodeShare(*ddg, privirec::DegreeIndices(items),
+                               Eigen::VectorXd::Ones(static_cast<Eigen::Index>(items.size())),
+                               share, rng);
 }
 
 absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& config,
@@ -167,7 +141,8 @@ absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& con
                                                   const Eigen::Ref<const RowMatrix>& x,
                                                   NoiseShare share, dp::Rng& rng) {
   const int32_t k = config.rank();
-  Support support;
+  std::vector<uint64_t> indices;
+  Eigen::VectorXd values;
   if (!items.empty()) {
     std::vector<double> item_degrees;
     item_degrees.reserve(items.size());
@@ -177,13 +152,15 @@ absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& con
     // Row t is item items[t]'s k coordinates: increasing, as the items are.
     for (int32_t item : items) {
       for (int32_t j = 0; j < k; ++j) {
-        support.indices.push_back(static_cast<uint64_t>(item) * static_cast<uint64_t>(k) +
-                                  static_cast<uint64_t>(j));
+        indices.push_back(static_cast<uint64_t>(item) * static_cast<uint64_t>(k) +
+                          static_cast<uint64_t>(j));
       }
     }
-    support.values = Eigen::Map<const Eigen::VectorXd>(rows->data(), rows->size());
+    values = Eigen::Map<const Eigen::VectorXd>(rows->data(), rows->size());
   }
-  return Encode(config, noise, phase, std::move(support), share, rng);
+  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, phase);
+  if (!ddg.ok()) return ddg.status();
+  return privirec::EncodeShare(*ddg, std::move(indices), values, share, rng);
 }
 
 absl::StatusOr<std::vector<double>> DecodeNoisyDegrees(const v1::PriviRecKConfig& config,

@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/algorithms/contribution_vector.h"
+#include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/dp/ddg_sums.h"
 #include "common/dp/privacy_ledger.h"
@@ -66,7 +67,7 @@ absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecKConfig& conf
                                                  const std::vector<double>& orders);
 
 // Whether a user adds its noise share (a noise party) or only its rounded vector.
-enum class NoiseShare { kAdd, kNone };
+using privirec::NoiseShare;
 
 // A user's contribution to the degree phase from its sorted, distinct items: dense and noisy
 // (kAdd), or its sparse rounded vector (kNone).
