@@ -251,7 +251,8 @@ TEST(PriviRecKNoiseTest, PowerStepNeverExceedsTheSensitivity) {
 // Dense noise for Gowalla's population at k = 256 (29,858 x 40,981 x 256 = 3.1e11 coordinates per
 // power sum) is refused with a reason naming the flag; ML-100K at k = 64 (943 x 1,682 x 64 =
 // 1.0e8) is accepted.
-TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
+// Gowalla's population and catalogue at k = 256, L = 2, epsilon 1, every user adding noise.
+v1::PriviRecKConfig GowallaConfig() {
   v1::PriviRecKConfig c;
   c.set_num_items(40981);
   c.set_num_users(29858);
@@ -261,6 +262,11 @@ TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
   c.set_epsilon(1);
   c.set_delta(1e-5);
   c.set_degree_clip(100);
+  return c;
+}
+
+TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
+  v1::PriviRecKConfig c = GowallaConfig();
   const absl::Status refused = ValidateConfig(c);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.message().find("--privirec_k_rank"), std::string::npos) << refused;
@@ -402,15 +408,7 @@ TEST(PriviRecKNoiseTest, CommitteeSizesAreChecked) {
   const absl::Status no_dp = ValidateConfig(Config(d, 3, 2, 0, 5));
   EXPECT_NE(no_dp.message().find("--privirec_k_epsilon"), std::string::npos) << no_dp;
   EXPECT_TRUE(ValidateConfig(Config(d, 3, 2, 2, d.num_users())).ok());
-  v1::PriviRecKConfig gowalla;
-  gowalla.set_num_items(40981);
-  gowalla.set_num_users(29858);
-  gowalla.set_rank(256);
-  gowalla.set_power_sums(2);
-  gowalla.set_frac_bits(DefaultFracBits(gowalla.num_users()));
-  gowalla.set_epsilon(1);
-  gowalla.set_delta(1e-5);
-  gowalla.set_degree_clip(100);
+  v1::PriviRecKConfig gowalla = GowallaConfig();
   gowalla.set_noise_parties(16);
   EXPECT_TRUE(ValidateConfig(gowalla).ok()) << ValidateConfig(gowalla);
   gowalla.set_noise_parties(0);
