@@ -12,35 +12,40 @@
 namespace fedmf::dp {
 namespace {
 
-DdgRdpParams Release(const DistributedDiscreteGaussian& ddg, int64_t users, double total_std_grid) {
-  return ReplaceOneDdgRelease(ddg.rounded_l2_bound(), ddg.params().dim, users, total_std_grid);
+// Only the noise parties' shares enter KLS's bound (n v with n the noise parties).
+DdgRdpParams Release(const DistributedDiscreteGaussian& ddg, const DdgPopulation& population,
+                     double total_std_grid) {
+  return ReplaceOneDdgRelease(ddg.rounded_l2_bound(), ddg.params().dim, population.noise_parties,
+                              total_std_grid);
 }
 
 }  // namespace
 
 absl::StatusOr<DistributedDiscreteGaussian> SumDdg(const DdgSum& sum, const DdgSumNoise& noise,
-                                                   int64_t users) {
+                                                   const DdgPopulation& population) {
   return DistributedDiscreteGaussian::Create({.dim = sum.dim,
                                               .clip_norm = sum.clip_norm,
                                               .linf_bound = sum.linf_bound,
                                               .noise_std = noise.noise_std,
-                                              .min_clients = users,
-                                              .max_clients = users,
+                                              .min_clients = population.users,
+                                              .max_clients = population.users,
+                                              .noise_clients = population.noise_parties,
                                               .scale = noise.scale});
 }
 
 absl::StatusOr<std::vector<DdgSumNoise>> CalibrateDdgSums(absl::Span<const DdgSum> sums,
-                                                          int64_t users,
+                                                          const DdgPopulation& population,
                                                           const PrivacyBudget& budget, int max_bits,
                                                           int max_scale_exponent,
                                                           absl::string_view who) {
-  const double floor = std::sqrt(static_cast<double>(users)) / 2;  // v >= 1/4 (grid units)
+  // v >= 1/4 (grid units) for each noise party's share.
+  const double floor = std::sqrt(static_cast<double>(population.noise_parties)) / 2;
   for (int j = max_scale_exponent; j >= 0; --j) {
     const double scale = std::ldexp(1.0, j);
     // Delta_2 does not depend on the noise: any valid std gives it.
     std::vector<DistributedDiscreteGaussian> ddgs;
     for (const DdgSum& sum : sums) {
-      absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sum, {scale, 1 / scale}, users);
+      absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sum, {scale, 1 / scale}, population);
       if (!ddg.ok()) break;  // gamma c + sqrt(d) beyond 2^31
       ddgs.push_back(*std::move(ddg));
     }
@@ -60,7 +65,7 @@ absl::StatusOr<std::vector<DdgSumNoise>> CalibrateDdgSums(absl::Span<const DdgSu
           const std::vector<double> s = stds(z);
           for (size_t i = 0; i < ddgs.size(); ++i) {
             absl::StatusOr<RdpCurve> one =
-                DdgCurve(Release(ddgs[i], users, s[i]), 1, DefaultOrders());
+                DdgCurve(Release(ddgs[i], population, s[i]), 1, DefaultOrders());
             if (!one.ok()) return one.status();
             if (absl::Status st = curve->Compose(*one); !st.ok()) return st;
           }
@@ -73,23 +78,24 @@ absl::StatusOr<std::vector<DdgSumNoise>> CalibrateDdgSums(absl::Span<const DdgSu
     bool fits = true;
     for (size_t i = 0; i < sums.size() && fits; ++i) {
       out.push_back({scale, s[i] / scale});
-      absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sums[i], out.back(), users);
+      absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sums[i], out.back(), population);
       fits = ddg.ok() && ddg->modulus_bits() <= max_bits;
     }
     if (fits) return out;
   }
-  return absl::InvalidArgumentError(absl::StrCat(who, " DP option: no scale 2^j, j in [0, ",
-                                                 max_scale_exponent, "], fits ", max_bits,
-                                                 " bits with ", users, " users"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      who, " DP option: no scale 2^j, j in [0, ", max_scale_exponent, "], fits ", max_bits,
+      " bits with ", population.users, " users and ", population.noise_parties, " noise parties"));
 }
 
 absl::StatusOr<LedgerEntry> DdgSumLedgerEntry(const DdgSum& sum, const DdgSumNoise& noise,
-                                              int64_t users, int phase, int64_t participants,
+                                              const DdgPopulation& population, int phase,
+                                              int64_t participants,
                                               const std::vector<double>& orders) {
-  absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sum, noise, users);
+  absl::StatusOr<DistributedDiscreteGaussian> ddg = SumDdg(sum, noise, population);
   if (!ddg.ok()) return ddg.status();
   // The calibrated variance, not the sampler's (rounded up to a rational, so never smaller).
-  const DdgRdpParams release = Release(*ddg, users, noise.noise_std * noise.scale);
+  const DdgRdpParams release = Release(*ddg, population, noise.noise_std * noise.scale);
   absl::StatusOr<RdpCurve> curve = DdgCurve(release, 1, orders);
   if (!curve.ok()) return curve.status();
   LedgerEntry entry;
@@ -100,9 +106,10 @@ absl::StatusOr<LedgerEntry> DdgSumLedgerEntry(const DdgSum& sum, const DdgSumNoi
                   {"scale", noise.scale},
                   {"l2_sensitivity", release.l2_sensitivity},
                   {"dimension", static_cast<double>(release.dim)},
-                  {"bits", static_cast<double>(ddg->modulus_bits())}};
+                  {"bits", static_cast<double>(ddg->modulus_bits())},
+                  {"noise_parties", static_cast<double>(population.noise_parties)}};
   entry.participants = participants;
-  entry.n_min = users;
+  entry.n_min = population.noise_parties;
   entry.unit = PrivacyUnit::kUser;
   entry.rdp = curve->values();
   if (absl::Status s = ValidateEntry(entry); !s.ok()) return s;

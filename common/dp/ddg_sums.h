@@ -6,9 +6,12 @@
 //   gamma: one scale 2^j for every sum, the largest j <= max_scale_exponent whose sums all fit
 //          max_bits (gamma c >> sqrt(d) / 2, so rounding barely inflates a sum's Delta_2).
 //   z:     one noise multiplier: sum i gets the total std z Delta_2,i (grid units, Delta_2,i = 2
-//          times its rounded L2 bound), at least sqrt(n) / 2 (v >= 1/4), the smallest z whose
-//          composed KLS curves (rdp_ddg.h, one per sum, n_min = n) fit the budget. Every sum thus
+//          times its rounded L2 bound), at least sqrt(c) / 2 (v >= 1/4), the smallest z whose
+//          composed KLS curves (rdp_ddg.h, one per sum, n_min = c) fit the budget. Every sum thus
 //          takes the same share of the Gaussian RDP term.
+// c is the number of noise parties: n (every user adds noise) or a noise committee of c <= n users
+// (docs/privacy-accounting.md section 4.11). Every user adds its rounded vector, so the wrapping
+// range counts n rounded vectors and c noise shares; the privacy bound only sees the c shares.
 // A sum's noise std and the ledger's are the total std in the sum's real units (grid std / gamma).
 #ifndef FEDMF_COMMON_DP_DDG_SUMS_H_
 #define FEDMF_COMMON_DP_DDG_SUMS_H_
@@ -25,9 +28,16 @@
 
 namespace fedmf::dp {
 
+// Who is in every sum: all `users` add their rounded vectors, `noise_parties` of them (1..users;
+// users: every one) add the noise.
+struct DdgPopulation {
+  int64_t users = 0;
+  int64_t noise_parties = 0;
+};
+
 // One sum: what a user's real vector is bounded by before scaling.
 struct DdgSum {
-  int64_t dim = 0;        // coordinates (every one carries noise: the vector is dense)
+  int64_t dim = 0;        // coordinates (every one carries noise in a noise party's vector)
   double clip_norm = 0;   // L2 bound (the mechanism clips to it)
   double linf_bound = 0;  // coordinate bound
 };
@@ -38,22 +48,25 @@ struct DdgSumNoise {
   double noise_std = 0;
 };
 
-// The mechanism of `sum` for `users` users, every one in the sum (n_min = n_max = users).
+// The mechanism of `sum` for the population, every user in the sum (n_min = n_max = users, the
+// noise from noise_parties of them).
 absl::StatusOr<DistributedDiscreteGaussian> SumDdg(const DdgSum& sum, const DdgSumNoise& noise,
-                                                   int64_t users);
+                                                   const DdgPopulation& population);
 
 // gamma and the noise of every sum (header), in the order of `sums`. InvalidArgument prefixed by
 // `who` when no gamma fits max_bits, or from the search when no z fits the budget.
 absl::StatusOr<std::vector<DdgSumNoise>> CalibrateDdgSums(absl::Span<const DdgSum> sums,
-                                                          int64_t users,
+                                                          const DdgPopulation& population,
                                                           const PrivacyBudget& budget, int max_bits,
                                                           int max_scale_exponent,
                                                           absl::string_view who);
 
-// The ledger entry of one sum's release: mechanism "ddg", round 0, user-level, n_min = users,
-// params phase, noise_std, scale, l2_sensitivity (grid units), dimension and bits.
+// The ledger entry of one sum's release: mechanism "ddg", round 0, user-level, n_min = the noise
+// parties (the honest noise adders KLS's bound counts), params phase, noise_std, scale,
+// l2_sensitivity (grid units), dimension, bits and noise_parties.
 absl::StatusOr<LedgerEntry> DdgSumLedgerEntry(const DdgSum& sum, const DdgSumNoise& noise,
-                                              int64_t users, int phase, int64_t participants,
+                                              const DdgPopulation& population, int phase,
+                                              int64_t participants,
                                               const std::vector<double>& orders);
 
 }  // namespace fedmf::dp

@@ -42,13 +42,14 @@ absl::StatusOr<DistributedDiscreteGaussian> DistributedDiscreteGaussian::Create(
   const DistributedDiscreteGaussianParams& p = params;
   if (p.dim < 1 || !IsPositiveFinite(p.clip_norm) || !IsPositiveFinite(p.scale) ||
       !IsPositiveFinite(p.noise_std) || !std::isfinite(p.linf_bound) || p.linf_bound < 0 ||
-      p.min_clients < 1 || p.max_clients < p.min_clients ||
-      !(p.rounding_beta >= 0 && p.rounding_beta < 1) ||
+      p.min_clients < 1 || p.max_clients < p.min_clients || p.noise_clients < 0 ||
+      p.noise_clients > p.min_clients || !(p.rounding_beta >= 0 && p.rounding_beta < 1) ||
       !(p.wrap_probability > 0 && p.wrap_probability < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "DistributedDiscreteGaussian: invalid parameters d=", p.dim, " c=", p.clip_norm, " L=",
-        p.linf_bound, " sigma=", p.noise_std, " n_min=", p.min_clients, " n_max=", p.max_clients,
-        " gamma=", p.scale, " beta=", p.rounding_beta, " eta=", p.wrap_probability));
+        "DistributedDiscreteGaussian: invalid parameters d=", p.dim, " c=", p.clip_norm,
+        " L=", p.linf_bound, " sigma=", p.noise_std, " n_min=", p.min_clients,
+        " n_max=", p.max_clients, " noise_clients=", p.noise_clients, " gamma=", p.scale,
+        " beta=", p.rounding_beta, " eta=", p.wrap_probability));
   }
   DistributedDiscreteGaussianParams resolved = params;
   if (resolved.linf_bound == 0 || resolved.linf_bound > resolved.clip_norm) {
@@ -70,8 +71,9 @@ absl::StatusOr<DistributedDiscreteGaussian> DistributedDiscreteGaussian::Create(
   const uint64_t norm2_bound = static_cast<uint64_t>(std::floor(norm2));
 
   const double grid_std = p.scale * p.noise_std;
+  const int64_t noise_clients = p.noise_clients > 0 ? p.noise_clients : p.min_clients;
   absl::StatusOr<Rational> variance =
-      RationalUpperBound(grid_std * grid_std / static_cast<double>(p.min_clients));
+      RationalUpperBound(grid_std * grid_std / static_cast<double>(noise_clients));
   if (!variance.ok()) return variance.status();
   absl::StatusOr<DiscreteGaussianSampler> sampler = DiscreteGaussianSampler::Create(*variance);
   if (!sampler.ok()) return sampler.status();
@@ -80,7 +82,9 @@ absl::StatusOr<DistributedDiscreteGaussian> DistributedDiscreteGaussian::Create(
   const double n_max = static_cast<double>(p.max_clients);
   const double per_coordinate =
       std::min(p.scale * resolved.linf_bound + 1, std::sqrt(static_cast<double>(norm2_bound)));
-  const double range = SumRange(n_max * per_coordinate, n_max * v, p.wrap_probability, p.dim);
+  // Every client's rounded vector, the committee's noise (or every client's).
+  const double noisy = p.noise_clients > 0 ? static_cast<double>(p.noise_clients) : n_max;
+  const double range = SumRange(n_max * per_coordinate, noisy * v, p.wrap_probability, p.dim);
   absl::StatusOr<int> bits = ModulusBitsForRange(range);
   if (!bits.ok()) return bits.status();
   return DistributedDiscreteGaussian(resolved, *std::move(sampler), norm2_bound, *bits, range);
@@ -95,6 +99,15 @@ DistributedDiscreteGaussian::DistributedDiscreteGaussian(
       bits_(bits),
       range_(range) {}
 
+absl::StatusOr<std::vector<int64_t>> DistributedDiscreteGaussian::Round(
+    const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const {
+  absl::StatusOr<Eigen::VectorXd> clipped = ClipL2(x, params_.clip_norm);
+  if (!clipped.ok()) return clipped.status();
+  const double linf = params_.linf_bound;
+  const Eigen::VectorXd scaled = params_.scale * clipped->cwiseMax(-linf).cwiseMin(linf);
+  return ConditionalStochasticRound(scaled, norm2_bound_, rng);
+}
+
 absl::StatusOr<std::vector<uint64_t>> DistributedDiscreteGaussian::Encode(
     const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const {
   if (x.size() != params_.dim) {
@@ -102,13 +115,7 @@ absl::StatusOr<std::vector<uint64_t>> DistributedDiscreteGaussian::Encode(
         absl::StrCat("DistributedDiscreteGaussian::Encode: input has ", x.size(),
                      " entries, expected d=", params_.dim));
   }
-  absl::StatusOr<Eigen::VectorXd> clipped = ClipL2(x, params_.clip_norm);
-  if (!clipped.ok()) return clipped.status();
-  const double linf = params_.linf_bound;
-  const Eigen::VectorXd scaled = params_.scale * clipped->cwiseMax(-linf).cwiseMin(linf);
-
-  absl::StatusOr<std::vector<int64_t>> rounded =
-      ConditionalStochasticRound(scaled, norm2_bound_, rng);
+  absl::StatusOr<std::vector<int64_t>> rounded = Round(x, rng);
   if (!rounded.ok()) return rounded.status();
   std::vector<uint64_t> out(x.size());
   for (Eigen::Index j = 0; j < x.size(); ++j) {
@@ -116,6 +123,21 @@ absl::StatusOr<std::vector<uint64_t>> DistributedDiscreteGaussian::Encode(
     if (!noise.ok()) return noise.status();
     out[j] = ReduceModPow2((*rounded)[j] + *noise, bits_);
   }
+  return out;
+}
+
+absl::StatusOr<std::vector<uint64_t>> DistributedDiscreteGaussian::EncodeSupport(
+    const Eigen::Ref<const Eigen::VectorXd>& support_values, Rng& rng) const {
+  if (support_values.size() > params_.dim) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DistributedDiscreteGaussian::EncodeSupport: ", support_values.size(),
+                     " support values, more than d=", params_.dim));
+  }
+  absl::StatusOr<std::vector<int64_t>> rounded = Round(support_values, rng);
+  if (!rounded.ok()) return rounded.status();
+  std::vector<uint64_t> out;
+  out.reserve(rounded->size());
+  for (int64_t r : *rounded) out.push_back(ReduceModPow2(r, bits_));
   return out;
 }
 

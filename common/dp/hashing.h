@@ -24,6 +24,7 @@ constexpr uint64_t SplitMix64At(uint64_t key, uint64_t j) {
 inline constexpr uint64_t kTagProjectionBucket = 0x6275636b65742d68ULL;  // "bucket-h"
 inline constexpr uint64_t kTagProjectionSign = 0x7369676e2d736967ULL;    // "sign-sig"
 inline constexpr uint64_t kTagHadamardSign = 0x6861646d2d786921ULL;      // "hadm-xi!"
+inline constexpr uint64_t kTagNoiseCommittee = 0x636f6d6d69747465ULL;    // "committe"
 
 // Key of the stream `tag` of `seed`. Mixing (not just xor) keeps the streams of one seed from
 // being shifted copies of each other.

@@ -3,8 +3,9 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg. Every
-# process started here is killed on exit.
+# sim_hdpmf, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
+# privirec_dp_committee_secagg, privirec_k_dp_committee_secagg. Every process started here is
+# killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -486,6 +487,17 @@ PY
   privirec_k_dp_secagg)
     secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
       --privirec_k_epsilon=5
+    spent_by_last_phase 2 5
+    ;;
+  # With a noise committee of 5 of the 30 users: the others' sparse rounded vectors inside SecAgg.
+  privirec_dp_committee_secagg)
+    secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5 \
+      --privirec_noise_parties=5
+    spent_by_last_phase 1 5
+    ;;
+  privirec_k_dp_committee_secagg)
+    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
+      --privirec_k_epsilon=5 --privirec_k_noise_parties=5
     spent_by_last_phase 2 5
     ;;
   sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;

@@ -5,11 +5,13 @@
 # simulator holds all of them; the whole 1,682 movies need about 11 GB and hours on 2 cores),
 # all its users, holdout 0.2, non-private and at whole-run (epsilon, 1e-5)-DP for each EPSILON,
 # each for every SEED; then fedmf-central's item popularity and GF-CF on the same split. One line
-# per run in OUT/dp-ml100k.csv: model,epsilon,seed,recall20,ndcg20,wall_s.
+# per run in OUT/dp-ml100k.csv: model,epsilon,seed,recall20,ndcg20,wall_s. --noise_parties=C
+# (C >= 1) makes a noise committee of C users add all the noise (docs/privacy-accounting.md 4.11;
+# the others' vectors stay sparse); its runs are named ...-cC.
 #
 #   tools/experiments/privirec-dp.sh [--data=FILE] [--out=DIR] [--build=DIR] [--max_item=N]
 #                                    [--epsilons="1 2 5 10 20"] [--seeds="1"] [--degree_clip=D]
-#                                    [--gram_threshold=T] [--baselines=no]
+#                                    [--gram_threshold=T] [--noise_parties=C] [--baselines=no]
 #
 # FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script
 # says so and exits 0.
@@ -24,6 +26,7 @@ EPSILONS="1 2 5 10 20"
 SEEDS="1"
 DEGREE_CLIP=100
 GRAM_THRESHOLD=0
+NOISE_PARTIES=0
 BASELINES=yes
 for arg in "$@"; do
   case "${arg}" in
@@ -35,8 +38,9 @@ for arg in "$@"; do
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --degree_clip=*) DEGREE_CLIP="${arg#--degree_clip=}" ;;
     --gram_threshold=*) GRAM_THRESHOLD="${arg#--gram_threshold=}" ;;
+    --noise_parties=*) NOISE_PARTIES="${arg#--noise_parties=}" ;;
     --baselines=*) BASELINES="${arg#--baselines=}" ;;
-    --help|-h) sed -n '2,17p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "privirec-dp.sh: unknown argument ${arg}" >&2; exit 2 ;;
   esac
 done
@@ -65,15 +69,18 @@ run() {  # run MODEL EPSILON SEED COMMAND...
     echo "${end} - ${start}" | bc)" | tee -a "${CSV}"
 }
 
+COMMITTEE=""
+[[ "${NOISE_PARTIES}" == 0 ]] || COMMITTEE="-c${NOISE_PARTIES}"
 common=(--data="ml-100k:${WORK}/u.data" --split=holdout:0.2)
 sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privirec_filter=gf-cf
   --rounds=1 --plain_sum --eval_every=0 --stage_timeout_s=600)
 for seed in ${SEEDS}; do
   [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
   for epsilon in ${EPSILONS}; do
-    run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}" "${epsilon}" "${seed}" "${sim[@]}" \
-      --seed="${seed}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
-      --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}"
+    run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}${COMMITTEE}" "${epsilon}" "${seed}" \
+      "${sim[@]}" --seed="${seed}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
+      --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}" \
+      --privirec_noise_parties="${NOISE_PARTIES}"
   done
   [[ "${BASELINES}" == no ]] && continue
   for model in popularity gf-cf; do

@@ -8,12 +8,19 @@
 # OUT/dp-k-ml100k.csv: model,k,epsilon,seed,recall20,ndcg20,degree_noise_std,power_noise_std,
 # wall_s,user_s,maxrss_kb (the stds from fedmf-sim's event=new_run line).
 #
-#   tools/experiments/privirec-k-dp.sh [--data=FILE] [--out=DIR] [--build=DIR] [--k=K] [--l=L]
-#                                      [--epsilons="1 2 5 10 20"] [--seeds="1"]
-#                                      [--degree_clip=D] [--baselines=no]
+# --gowalla[=DIR] runs instead on LightGCN's Gowalla split (DIR/train.txt, DIR/test.txt, DIR
+# defaulting to ../shared/data/gowalla, the predefined split) into OUT/dp-k-gowalla.csv, with
+# fedmf-central's item popularity on the same split as the baseline. --noise_parties=C (C >= 1) makes a
+# noise committee of C users add all the noise (docs/privacy-accounting.md 4.11; the other users'
+# vectors stay sparse, which Gowalla needs); its runs are named ...-cC. Each fedmf-sim run is
+# reniced (nice -n 5); at Gowalla k = 256 with C = 16 a run holds about 3-4 GB: run it alone.
 #
-# FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without it the script
-# says so and exits 0.
+#   tools/experiments/privirec-k-dp.sh [--data=FILE | --gowalla[=DIR]] [--out=DIR] [--build=DIR]
+#                                      [--k=K] [--l=L] [--epsilons="1 2 5 10 20"] [--seeds="1"]
+#                                      [--degree_clip=D] [--noise_parties=C] [--baselines=no]
+#
+# FILE defaults to ../shared/data/ml-100k/u.data next to the repository; without the data the
+# script says so and exits 0.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -26,6 +33,8 @@ EPSILONS="1 2 5 10 20"
 SEEDS="1"
 DEGREE_CLIP=100
 BASELINES=yes
+GOWALLA=""
+NOISE_PARTIES=0
 for arg in "$@"; do
   case "${arg}" in
     --data=*) DATA="${arg#--data=}" ;;
@@ -37,16 +46,37 @@ for arg in "$@"; do
     --seeds=*) SEEDS="${arg#--seeds=}" ;;
     --degree_clip=*) DEGREE_CLIP="${arg#--degree_clip=}" ;;
     --baselines=*) BASELINES="${arg#--baselines=}" ;;
-    --help|-h) sed -n '2,16p' "$0"; exit 0 ;;
+    --gowalla) GOWALLA="${ROOT}/../shared/data/gowalla" ;;
+    --gowalla=*) GOWALLA="${arg#--gowalla=}" ;;
+    --noise_parties=*) NOISE_PARTIES="${arg#--noise_parties=}" ;;
+    --help|-h) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "privirec-k-dp.sh: unknown argument ${arg}" >&2; exit 2 ;;
   esac
 done
-if [[ ! -r "${DATA}" ]]; then
-  echo "privirec-k-dp.sh: ${DATA} not found: MovieLens 100K's u.data is needed; skipped"
-  exit 0
+if [[ -n "${GOWALLA}" ]]; then
+  for file in train.txt test.txt; do
+    if [[ ! -r "${GOWALLA}/${file}" ]]; then
+      echo "privirec-k-dp.sh: ${GOWALLA}/${file} not found: LightGCN's Gowalla split is needed" \
+        "(--gowalla=DIR holding train.txt and test.txt); skipped"
+      exit 0
+    fi
+  done
+  NAME=gowalla
+  CENTRAL="popularity"  # GF-CF's dense 40,981^2 item-item matrix is 13 GB: see privirec.md
+  common=(--data="user-items:${GOWALLA}/train.txt?test=${GOWALLA}/test.txt" --split=predefined)
+else
+  if [[ ! -r "${DATA}" ]]; then
+    echo "privirec-k-dp.sh: ${DATA} not found: MovieLens 100K's u.data is needed; skipped"
+    exit 0
+  fi
+  NAME=ml100k
+  CENTRAL="popularity gf-cf"
+  common=(--data="ml-100k:${DATA}" --split=holdout:0.2)
 fi
+COMMITTEE=""
+[[ "${NOISE_PARTIES}" == 0 ]] || COMMITTEE="-c${NOISE_PARTIES}"
 mkdir -p "${OUT}/logs"
-CSV="${OUT}/dp-k-ml100k.csv"
+CSV="${OUT}/dp-k-${NAME}.csv"
 [[ -f "${CSV}" ]] ||
   echo "model,k,epsilon,seed,recall20,ndcg20,degree_noise_std,power_noise_std,wall_s,user_s,maxrss_kb" \
     >"${CSV}"
@@ -59,7 +89,7 @@ field() { grep -o " $1=[^ ]*" "$2" | tail -n 1 | cut -d= -f2 || true; }
 source "${ROOT}/tools/experiments/ranking-metric.sh"  # metric NAME LOG
 
 run() {  # run MODEL EPSILON SEED COMMAND...
-  local model="$1" epsilon="$2" seed="$3" log="${OUT}/logs/dp-k-ml100k-$1-k${K}-$2-$3.log"
+  local model="$1" epsilon="$2" seed="$3" log="${OUT}/logs/dp-k-${NAME}-$1-k${K}-$2-$3.log"
   shift 3
   /usr/bin/time -f " wall=%e user=%U maxrss_kb=%M" "$@" >"${log}" 2>&1
   echo "${model},${K},${epsilon},${seed},$(metric recall20 "${log}"),$(metric ndcg20 "${log}"),$(
@@ -67,19 +97,18 @@ run() {  # run MODEL EPSILON SEED COMMAND...
     field user "${log}"),$(field maxrss_kb "${log}")" | tee -a "${CSV}"
 }
 
-common=(--data="ml-100k:${DATA}" --split=holdout:0.2)
-sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec-k
+sim=(nice -n 5 "${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec-k
   --privirec_k_rank="${K}" --privirec_k_power_sums="${L}" --rounds=1 --plain_sum --eval_every=0
-  --stage_timeout_s=600)
+  --stage_timeout_s=3600)
 for seed in ${SEEDS}; do
   [[ "${BASELINES}" == no ]] || run "privirec-k-l${L}" none "${seed}" "${sim[@]}" --seed="${seed}"
   for epsilon in ${EPSILONS}; do
-    run "privirec-k-l${L}-clip${DEGREE_CLIP}" "${epsilon}" "${seed}" "${sim[@]}" \
+    run "privirec-k-l${L}-clip${DEGREE_CLIP}${COMMITTEE}" "${epsilon}" "${seed}" "${sim[@]}" \
       --seed="${seed}" --privirec_k_epsilon="${epsilon}" --delta=1e-5 \
-      --privirec_k_degree_clip="${DEGREE_CLIP}"
+      --privirec_k_degree_clip="${DEGREE_CLIP}" --privirec_k_noise_parties="${NOISE_PARTIES}"
   done
   [[ "${BASELINES}" == no ]] && continue
-  for model in popularity gf-cf; do
+  for model in ${CENTRAL}; do
     run "central-${model}" none "${seed}" "${BUILD}/tools/fedmf-central" "${common[@]}" \
       --relevance_threshold=1 --model="${model}" --seed="${seed}"
   done

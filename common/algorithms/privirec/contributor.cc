@@ -122,8 +122,12 @@ absl::StatusOr<std::unique_ptr<PriviRecContributor>> PriviRecContributor::Create
       !s.ok()) {
     return s;
   }
+  // Every client derives the committee itself from the public seed: the coordinator cannot pick it.
+  absl::StatusOr<std::optional<dp::NoiseCommittee>> committee =
+      RunCommittee(c.seed(), c.num_users(), Noisy(c) ? c.noise_parties() : 0);
+  if (!committee.ok()) return committee.status();
   return std::unique_ptr<PriviRecContributor>(
-      new PriviRecContributor(std::move(model), *std::move(filter)));
+      new PriviRecContributor(std::move(model), *std::move(filter), *std::move(committee)));
 }
 
 absl::StatusOr<Contribution> PriviRecContributor::Contribute(const LocalData& data,
@@ -141,8 +145,10 @@ absl::StatusOr<Contribution> PriviRecContributor::Contribute(const LocalData& da
   const std::vector<int32_t>& items = *sorted;
   Contribution out;
   if (Noisy(model_->config())) {
-    absl::StatusOr<ContributionVector> noisy =
-        NoisyContribution(model_->config(), model_->noise(), model_->phase(), items, alpha_, rng);
+    absl::StatusOr<NoiseShare> share = ShareOf(committee_, data.participant_id);
+    if (!share.ok()) return share.status();
+    absl::StatusOr<ContributionVector> noisy = NoisyContribution(
+        model_->config(), model_->noise(), model_->phase(), items, alpha_, *share, rng);
     if (!noisy.ok()) return noisy.status();
     out.vector = *std::move(noisy);
     return out;

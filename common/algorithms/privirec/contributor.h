@@ -7,10 +7,12 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
 #include "common/algorithms/graph_filter/config.h"
+#include "common/dp/noise_committee.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/privirec.pb.h"
 
@@ -48,19 +50,26 @@ class PriviRecContributor final : public Contributor {
   // plan's phase, length, bits, combination and contributor range.
   static absl::StatusOr<std::unique_ptr<PriviRecContributor>> Create(const v1::RoundPlan& plan);
 
-  // Users only: InvalidArgument for a party or an item outside the catalogue; FailedPrecondition
-  // once both sums are applied. The state stays empty.
+  // Users only: InvalidArgument for a party, an item outside the catalogue, or an unknown
+  // participant id (0) with a noise committee (noise.h); FailedPrecondition once both sums are
+  // applied. The state stays empty.
   absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
   const Scorer& scorer() const override { return scorer_; }
 
  private:
   PriviRecContributor(std::shared_ptr<const v1::PriviRecModel> model,
-                      graph_filter::GraphFilterConfig filter)
-      : model_(model), alpha_(filter.alpha), scorer_(std::move(model), std::move(filter)) {}
+                      graph_filter::GraphFilterConfig filter,
+                      std::optional<dp::NoiseCommittee> committee)
+      : model_(model),
+        alpha_(filter.alpha),
+        committee_(std::move(committee)),
+        scorer_(std::move(model), std::move(filter)) {}
 
   std::shared_ptr<const v1::PriviRecModel> model_;
   double alpha_;
+  // The users that add noise, derived from the plan's config; none: every user.
+  std::optional<dp::NoiseCommittee> committee_;
   PriviRecScorer scorer_;
 };
 

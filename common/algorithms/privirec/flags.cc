@@ -29,6 +29,10 @@ ABSL_FLAG(int32_t, privirec_degree_clip, 100,
           "more than "
           "D items counts sqrt(D / d_u) for each; noise.h)");
 
+ABSL_FLAG(int64_t, privirec_noise_parties, 0,
+          "privirec with --privirec_epsilon: c >= 1 makes a noise committee of c users (chosen "
+          "from the run's public --seed) add all the noise, the others only their rounded sparse "
+          "vectors (trust: docs/privacy-accounting.md 4.11); 0: every user adds noise");
 ABSL_FLAG(double, privirec_gram_threshold, 0,
           "privirec with --privirec_epsilon: t, noisy Gram entries <= t times the Gram noise std "
           "are dropped before the clients build P~ (post-processing; 0: only P' <= 0)");
@@ -59,6 +63,8 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
     c.set_degree_clip(absl::GetFlag(FLAGS_privirec_degree_clip));
     c.set_gram_threshold(absl::GetFlag(FLAGS_privirec_gram_threshold));
   }
+  c.set_seed(run.seed);
+  c.set_noise_parties(absl::GetFlag(FLAGS_privirec_noise_parties));  // checked with epsilon
   absl::StatusOr<std::unique_ptr<PriviRecUpdater>> updater = PriviRecUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
@@ -75,6 +81,7 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
                                  {"delta", EventValue(c.delta())},
                                  {"degree_clip", absl::StrCat(c.degree_clip())},
                                  {"gram_threshold", EventValue(c.gram_threshold())},
+                                 {"noise_parties", absl::StrCat(NoiseParties(c))},
                                  {"degree_noise_std", EventValue(noise.degree_noise_std())},
                                  {"gram_noise_std", EventValue(noise.gram_noise_std())},
                                  {"noise_scale", EventValue(noise.gram_scale())}});

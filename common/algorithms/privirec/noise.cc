@@ -31,6 +31,10 @@ dp::DdgSum PhaseSum(const v1::PriviRecConfig& config, int phase) {
       .dim = PhaseLength(config, phase), .clip_norm = PhaseClip(config, phase), .linf_bound = 1};
 }
 
+dp::DdgPopulation Population(const v1::PriviRecConfig& config) {
+  return {config.num_users(), NoiseParties(config)};
+}
+
 dp::DdgSumNoise PhaseNoise(const v1::PriviRecNoise& noise, int phase) {
   return IsGram(phase) ? dp::DdgSumNoise{noise.gram_scale(), noise.gram_noise_std()}
                        : dp::DdgSumNoise{noise.degree_scale(), noise.degree_noise_std()};
@@ -38,11 +42,73 @@ dp::DdgSumNoise PhaseNoise(const v1::PriviRecNoise& noise, int phase) {
 
 }  // namespace
 
+absl::Status ValidateNoiseParties(int64_t noise_parties, int64_t users, bool noisy,
+                                  absl::string_view who, absl::string_view flag,
+                                  absl::string_view epsilon_flag) {
+  if (noise_parties == 0) return absl::OkStatus();
+  if (!noisy) {
+    return absl::InvalidArgumentError(absl::StrCat(who, " DP option: noise_parties=", noise_parties,
+                                                   " (", flag, ") needs ", epsilon_flag, " > 0"));
+  }
+  if (noise_parties < 0 || noise_parties > users) {
+    return absl::InvalidArgumentError(absl::StrCat(who, " DP option: noise_parties=", noise_parties,
+                                                   " (", flag, ") must be in [1, ", users,
+                                                   "] (the users), or 0: every user"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<dp::NoiseCommittee>> RunCommittee(uint64_t seed, int64_t users,
+                                                               int64_t noise_parties) {
+  if (noise_parties == 0) return std::nullopt;
+  absl::StatusOr<dp::NoiseCommittee> committee =
+      dp::NoiseCommittee::Select(seed, users, noise_parties);
+  if (!committee.ok()) return committee.status();
+  return *std::move(committee);
+}
+
+absl::StatusOr<NoiseShare> ShareOf(const std::optional<dp::NoiseCommittee>& committee,
+                                   uint32_t participant_id) {
+  if (!committee) return NoiseShare::kAdd;
+  if (participant_id == 0) {
+    return absl::InvalidArgumentError("a noise committee needs the participant's id (got 0)");
+  }
+  return committee->Contains(participant_id) ? NoiseShare::kAdd : NoiseShare::kNone;
+}
+
+absl::StatusOr<ContributionVector> EncodeShare(const dp::DistributedDiscreteGaussian& ddg,
+                                               std::vector<uint64_t> indices,
+                                               const Eigen::VectorXd& values, NoiseShare share,
+                                               dp::Rng& rng) {
+  if (share == NoiseShare::kNone) {
+    absl::StatusOr<std::vector<uint64_t>> codes = ddg.EncodeSupport(values, rng);
+    if (!codes.ok()) return codes.status();
+    return ContributionVector::Sparse(std::move(indices), *std::move(codes));
+  }
+  Eigen::VectorXd dense = Eigen::VectorXd::Zero(ddg.params().dim);
+  for (size_t t = 0; t < indices.size(); ++t) {
+    dense[static_cast<Eigen::Index>(indices[t])] = values[static_cast<Eigen::Index>(t)];
+  }
+  absl::StatusOr<std::vector<uint64_t>> encoded = ddg.Encode(dense, rng);
+  if (!encoded.ok()) return encoded.status();
+  return ContributionVector::Dense(*std::move(encoded));
+}
+
 bool Noisy(const v1::PriviRecConfig& config) { return config.epsilon() > 0; }
+
+int64_t NoiseParties(const v1::PriviRecConfig& config) {
+  return config.noise_parties() > 0 ? config.noise_parties() : config.num_users();
+}
 
 absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha) {
   if (!std::isfinite(config.epsilon()) || config.epsilon() < 0) {
     return BadDpOption(absl::StrCat("epsilon=", config.epsilon(), " must be finite and >= 0"));
+  }
+  if (absl::Status s =
+          ValidateNoiseParties(config.noise_parties(), config.num_users(), Noisy(config),
+                               kAlgorithmName, "--privirec_noise_parties", "--privirec_epsilon");
+      !s.ok()) {
+    return s;
   }
   if (!Noisy(config)) return absl::OkStatus();
   if (!(config.delta() > 0 && config.delta() < 1)) {
@@ -69,13 +135,13 @@ dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config) {
 absl::StatusOr<dp::DistributedDiscreteGaussian> PhaseDdg(const v1::PriviRecConfig& config,
                                                          const v1::PriviRecNoise& noise,
                                                          int phase) {
-  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), config.num_users());
+  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), Population(config));
 }
 
 absl::StatusOr<v1::PriviRecNoise> CalibrateNoise(const v1::PriviRecConfig& config) {
   const dp::DdgSum sums[] = {PhaseSum(config, kDegreePhase), PhaseSum(config, kGramPhase)};
   absl::StatusOr<std::vector<dp::DdgSumNoise>> calibrated =
-      dp::CalibrateDdgSums(sums, config.num_users(), NoiseBudget(config), kMaxSumBits,
+      dp::CalibrateDdgSums(sums, Population(config), NoiseBudget(config), kMaxSumBits,
                            kMaxNoiseScaleExponent, kAlgorithmName);
   if (!calibrated.ok()) return calibrated.status();
   v1::PriviRecNoise noise;
@@ -91,27 +157,24 @@ absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecConfig& confi
                                                  int64_t participants,
                                                  const std::vector<double>& orders) {
   return dp::DdgSumLedgerEntry(PhaseSum(config, phase), PhaseNoise(noise, phase),
-                               config.num_users(), phase, participants, orders);
+                               Population(config), phase, participants, orders);
 }
 
 absl::StatusOr<ContributionVector> NoisyContribution(const v1::PriviRecConfig& config,
                                                      const v1::PriviRecNoise& noise, int phase,
                                                      absl::Span<const int32_t> items, double alpha,
-                                                     dp::Rng& rng) {
+                                                     NoiseShare share, dp::Rng& rng) {
   absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, phase);
   if (!ddg.ok()) return ddg.status();
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(PhaseLength(config, phase));
-  if (IsGram(phase)) {
-    if (!items.empty()) {
-      const double w = GramWeight(static_cast<int64_t>(items.size()), alpha);
-      for (uint64_t index : GramIndices(config.num_items(), items)) x[index] = w;
-    }
-  } else {
-    for (int32_t item : items) x[item] = 1;
+  if (!IsGram(phase)) {  // the indicator of the items
+    return EncodeShare(*ddg, DegreeIndices(items),
+                       Eigen::VectorXd::Ones(static_cast<Eigen::Index>(items.size())), share, rng);
   }
-  absl::StatusOr<std::vector<uint64_t>> encoded = ddg->Encode(x, rng);
-  if (!encoded.ok()) return encoded.status();
-  return ContributionVector::Dense(*std::move(encoded));
+  std::vector<uint64_t> indices = GramIndices(config.num_items(), items);
+  const double w = items.empty() ? 0.0 : GramWeight(static_cast<int64_t>(items.size()), alpha);
+  const Eigen::VectorXd values =
+      Eigen::VectorXd::Constant(static_cast<Eigen::Index>(indices.size()), w);
+  return EncodeShare(*ddg, std::move(indices), values, share, rng);
 }
 
 absl::Status ApplyNoisySum(const v1::PriviRecNoise& noise, int phase,

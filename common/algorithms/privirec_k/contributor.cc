@@ -31,8 +31,10 @@ absl::StatusOr<std::unique_ptr<Scorer>> BuildScorer(const v1::PriviRecKModel& m)
 
 }  // namespace
 
-PriviRecKContributor::PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model)
+PriviRecKContributor::PriviRecKContributor(std::shared_ptr<const v1::PriviRecKModel> model,
+                                           std::optional<dp::NoiseCommittee> committee)
     : model_(model),
+      committee_(std::move(committee)),
       scorer_(model->config().num_items(), [model] { return BuildScorer(*model); }) {}
 
 absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Create(
@@ -83,7 +85,12 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
       !s.ok()) {
     return s;
   }
-  return std::unique_ptr<PriviRecKContributor>(new PriviRecKContributor(std::move(model)));
+  // Every client derives the committee itself from the public seed: the coordinator cannot pick it.
+  absl::StatusOr<std::optional<dp::NoiseCommittee>> committee =
+      privirec::RunCommittee(c.seed(), c.num_users(), Noisy(c) ? c.noise_parties() : 0);
+  if (!committee.ok()) return committee.status();
+  return std::unique_ptr<PriviRecKContributor>(
+      new PriviRecKContributor(std::move(model), *std::move(committee)));
 }
 
 absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& data,
@@ -102,13 +109,15 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
   const std::vector<int32_t>& items = *sorted;
   Contribution out;
   if (Noisy(c)) {
+    absl::StatusOr<NoiseShare> share = privirec::ShareOf(committee_, data.participant_id);
+    if (!share.ok()) return share.status();
     absl::StatusOr<ContributionVector> noisy;
     if (model_->phase() == kDegreePhase) {
-      noisy = NoisyDegrees(c, model_->noise(), items, rng);
+      noisy = NoisyDegrees(c, model_->noise(), items, *share, rng);
     } else {
       const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
       noisy = NoisyPowerStep(c, model_->noise(), model_->phase(), items, model_->noisy_degrees(), x,
-                             rng);
+                             *share, rng);
     }
     if (!noisy.ok()) return noisy.status();
     out.vector = *std::move(noisy);

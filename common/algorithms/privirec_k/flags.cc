@@ -32,6 +32,10 @@ ABSL_FLAG(double, privirec_k_epsilon, 0,
           "power sum, whole-run user-level (E, --delta)-DP (noise.h; --delta unset: 1e-5); every "
           "user's noisy power vector is dense (m k coordinates); 0: no noise, the paper's protocol "
           "(the run-wide --epsilon does not apply to privirec-k)");
+ABSL_FLAG(int64_t, privirec_k_noise_parties, 0,
+          "privirec-k with --privirec_k_epsilon: c >= 1 makes a noise committee of c users (chosen "
+          "from the run's public --seed) add all the noise, the others only their rounded sparse "
+          "vectors (trust: docs/privacy-accounting.md 4.11); 0: every user adds noise");
 ABSL_FLAG(int32_t, privirec_k_degree_clip, 100,
           "privirec-k with --privirec_k_epsilon: D, the degree sum's L2 clip is sqrt(D) (a user "
           "with more than D items counts sqrt(D / d_u) for each; noise.h)");
@@ -67,6 +71,7 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
     c.set_delta(run.delta.value_or(kDefaultDelta));
     c.set_degree_clip(absl::GetFlag(FLAGS_privirec_k_degree_clip));
   }
+  c.set_noise_parties(absl::GetFlag(FLAGS_privirec_k_noise_parties));  // checked with epsilon
   absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> updater = PriviRecKUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
@@ -84,6 +89,7 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
     fields.insert(fields.end(), {{"epsilon", EventValue(c.epsilon())},
                                  {"delta", EventValue(c.delta())},
                                  {"degree_clip", absl::StrCat(c.degree_clip())},
+                                 {"noise_parties", absl::StrCat(NoiseParties(c))},
                                  {"degree_noise_std", EventValue(noise.degree_noise_std())},
                                  {"power_noise_std", EventValue(noise.power_noise_std())},
                                  {"noise_scale", EventValue(noise.scale())}});

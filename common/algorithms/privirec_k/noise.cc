@@ -25,19 +25,13 @@ dp::DdgSum PhaseSum(const v1::PriviRecKConfig& config, int phase) {
   return {.dim = static_cast<int64_t>(PowerLength(config)), .clip_norm = 1, .linf_bound = 1};
 }
 
+dp::DdgPopulation Population(const v1::PriviRecKConfig& config) {
+  return {config.num_users(), NoiseParties(config)};
+}
+
 dp::DdgSumNoise PhaseNoise(const v1::PriviRecKNoise& noise, int phase) {
   return {noise.scale(),
           phase == kDegreePhase ? noise.degree_noise_std() : noise.power_noise_std()};
-}
-
-absl::StatusOr<ContributionVector> Encode(const v1::PriviRecKConfig& config,
-                                          const v1::PriviRecKNoise& noise, int phase,
-                                          const Eigen::VectorXd& x, dp::Rng& rng) {
-  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, phase);
-  if (!ddg.ok()) return ddg.status();
-  absl::StatusOr<std::vector<uint64_t>> encoded = ddg->Encode(x, rng);
-  if (!encoded.ok()) return encoded.status();
-  return ContributionVector::Dense(*std::move(encoded));
 }
 
 absl::StatusOr<Eigen::VectorXd> Decode(const v1::PriviRecKConfig& config,
@@ -56,25 +50,41 @@ absl::StatusOr<Eigen::VectorXd> Decode(const v1::PriviRecKConfig& config,
 
 bool Noisy(const v1::PriviRecKConfig& config) { return config.epsilon() > 0; }
 
+int64_t NoiseParties(const v1::PriviRecKConfig& config) {
+  return config.noise_parties() > 0 ? config.noise_parties() : config.num_users();
+}
+
 absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
   if (!std::isfinite(config.epsilon()) || config.epsilon() < 0) {
     return BadDpOption(absl::StrCat("epsilon=", config.epsilon(), " must be finite and >= 0"));
   }
-  if (!Noisy(config)) return absl::OkStatus();
+  if (!Noisy(config)) {
+    if (config.noise_parties() == 0) return absl::OkStatus();
+    return BadDpOption(
+        absl::StrCat("noise_parties=", config.noise_parties(),
+                     " (--privirec_k_noise_parties) needs --privirec_k_epsilon > 0"));
+  }
+  if (config.noise_parties() < 0 || config.noise_parties() > config.num_users()) {
+    return BadDpOption(absl::StrCat("noise_parties=", config.noise_parties(),
+                                    " (--privirec_k_noise_parties) must be in [1, ",
+                                    config.num_users(), "] (the users), or 0: every user"));
+  }
   if (!(config.delta() > 0 && config.delta() < 1)) {
     return BadDpOption(absl::StrCat("delta=", config.delta(), " must be in (0, 1)"));
   }
   if (config.degree_clip() < 1) {
     return BadDpOption(absl::StrCat("degree_clip=", config.degree_clip(), " must be >= 1"));
   }
-  // Every user's power vector is dense: n m k coordinates per power sum.
-  const auto users = static_cast<uint64_t>(config.num_users());
-  if (PowerLength(config) > kMaxNoisyCoordinates / users) {
+  // Every noise party's power vector is dense: c m k coordinates per power sum.
+  const auto parties = static_cast<uint64_t>(NoiseParties(config));
+  if (PowerLength(config) > kMaxNoisyCoordinates / parties) {
     return BadDpOption(absl::StrCat(
         "rank=", config.rank(), " (--privirec_k_rank) with ", config.num_items(), " items and ",
-        config.num_users(), " users needs n m k = ", users * PowerLength(config),
+        parties,
+        " noise parties (--privirec_k_noise_parties) needs c m k = ", parties * PowerLength(config),
         " dense noisy coordinates per power sum, more than ", kMaxNoisyCoordinates,
-        " (each user's noisy vector is dense); lower the rank or the catalogue"));
+        " (each noise party's vector is dense); lower the rank, the catalogue or the noise "
+        "parties"));
   }
   return absl::OkStatus();
 }
@@ -88,7 +98,7 @@ absl::StatusOr<v1::PriviRecKNoise> CalibrateNoise(const v1::PriviRecKConfig& con
   std::vector<dp::DdgSum> sums = {PhaseSum(config, kDegreePhase)};
   sums.insert(sums.end(), static_cast<size_t>(config.power_sums()), PhaseSum(config, 1));
   absl::StatusOr<std::vector<dp::DdgSumNoise>> calibrated =
-      dp::CalibrateDdgSums(sums, config.num_users(), NoiseBudget(config), privirec::kMaxSumBits,
+      dp::CalibrateDdgSums(sums, Population(config), NoiseBudget(config), privirec::kMaxSumBits,
                            kMaxNoiseScaleExponent, kAlgorithmName);
   if (!calibrated.ok()) return calibrated.status();
   v1::PriviRecKNoise noise;
@@ -101,7 +111,7 @@ absl::StatusOr<v1::PriviRecKNoise> CalibrateNoise(const v1::PriviRecKConfig& con
 absl::StatusOr<dp::DistributedDiscreteGaussian> PhaseDdg(const v1::PriviRecKConfig& config,
                                                          const v1::PriviRecKNoise& noise,
                                                          int phase) {
-  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), config.num_users());
+  return dp::SumDdg(PhaseSum(config, phase), PhaseNoise(noise, phase), Population(config));
 }
 
 absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecKConfig& config,
@@ -109,15 +119,19 @@ absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecKConfig& conf
                                                  int64_t participants,
                                                  const std::vector<double>& orders) {
   return dp::DdgSumLedgerEntry(PhaseSum(config, phase), PhaseNoise(noise, phase),
-                               config.num_users(), phase, participants, orders);
+                               Population(config), phase, participants, orders);
 }
 
 absl::StatusOr<ContributionVector> NoisyDegrees(const v1::PriviRecKConfig& config,
                                                 const v1::PriviRecKNoise& noise,
-                                                absl::Span<const int32_t> items, dp::Rng& rng) {
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(config.num_items());
-  for (int32_t item : items) x[item] = 1;  // the mechanism clips to sqrt(D)
-  return Encode(config, noise, kDegreePhase, x, rng);
+                                                absl::Span<const int32_t> items, NoiseShare share,
+                                                dp::Rng& rng) {
+  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, kDegreePhase);
+  if (!ddg.ok()) return ddg.status();
+  // The indicator of the items; the mechanism clips it to sqrt(D).
+  return privirec::EncodeShare(*ddg, privirec::DegreeIndices(items),
+                               Eigen::VectorXd::Ones(static_cast<Eigen::Index>(items.size())),
+                               share, rng);
 }
 
 absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& config,
@@ -125,21 +139,28 @@ absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& con
                                                   absl::Span<const int32_t> items,
                                                   absl::Span<const double> noisy_degrees,
                                                   const Eigen::Ref<const RowMatrix>& x,
-                                                  dp::Rng& rng) {
+                                                  NoiseShare share, dp::Rng& rng) {
   const int32_t k = config.rank();
-  Eigen::VectorXd dense = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(PowerLength(config)));
+  std::vector<uint64_t> indices;
+  Eigen::VectorXd values;
   if (!items.empty()) {
     std::vector<double> item_degrees;
     item_degrees.reserve(items.size());
     for (int32_t item : items) item_degrees.push_back(noisy_degrees[static_cast<size_t>(item)]);
     absl::StatusOr<RowMatrix> rows = PowerStep(items, item_degrees, x);
     if (!rows.ok()) return rows.status();
-    for (size_t t = 0; t < items.size(); ++t) {
-      dense.segment(static_cast<Eigen::Index>(items[t]) * k, k) =
-          rows->row(static_cast<Eigen::Index>(t)).transpose();
+    // Row t is item items[t]'s k coordinates: increasing, as the items are.
+    for (int32_t item : items) {
+      for (int32_t j = 0; j < k; ++j) {
+        indices.push_back(static_cast<uint64_t>(item) * static_cast<uint64_t>(k) +
+                          static_cast<uint64_t>(j));
+      }
     }
+    values = Eigen::Map<const Eigen::VectorXd>(rows->data(), rows->size());
   }
-  return Encode(config, noise, phase, dense, rng);
+  absl::StatusOr<dp::DistributedDiscreteGaussian> ddg = PhaseDdg(config, noise, phase);
+  if (!ddg.ok()) return ddg.status();
+  return privirec::EncodeShare(*ddg, std::move(indices), values, share, rng);
 }
 
 absl::StatusOr<std::vector<double>> DecodeNoisyDegrees(const v1::PriviRecKConfig& config,

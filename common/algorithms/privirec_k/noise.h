@@ -10,10 +10,14 @@
 //             every degree a user divides by is the post-processed noisy degree, 0 (the item is
 //             unseen, skipped) or >= 1. Clip 1, linf 1 (the mechanism's clip only absorbs x's
 //             rounding). Replace-one L2 sensitivity 2 before scaling (2 sqrt(D) for the degrees).
-// Every noisy sum is dense: each user sends m k noisy coordinates per power sum (m per degree
-// sum), so a config whose population's power vectors n m k exceed kMaxNoisyCoordinates is
-// refused (the simulator holds every user's vector). Budget split: one gamma and one noise
-// multiplier z for the L + 1 sums (dp/ddg_sums.h); the L power sums share one std.
+// Noise parties: every user (noise_parties 0), or a noise committee of c = noise_parties users
+// (dp/noise_committee.h, docs/privacy-accounting.md section 4.11) that add the whole noise, each
+// a share of variance (gamma sigma)^2 / c; every other user clips, scales and rounds its vector
+// alike but adds no noise, so its contribution stays sparse. A noise party's vector is dense
+// (m k noisy coordinates per power sum, m per degree sum), so a config whose noise parties' power
+// vectors c m k exceed kMaxNoisyCoordinates is refused (the simulator holds every user's vector).
+// Budget split: one gamma and one noise multiplier z for the L + 1 sums (dp/ddg_sums.h); the L
+// power sums share one std.
 // Post-processing (free): a decoded degree below 1 becomes 0.
 // Wrapping: a sum's modulus has b bits with 2^(b-1) > 2 (n (gamma L + 1) + 20 sqrt(n v)) (dp/
 // distributed_discrete_gaussian.h), b <= 61 (the largest gamma = 2^j, j <= 24, that fits), so a
@@ -28,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/algorithms/contribution_vector.h"
+#include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/dp/ddg_sums.h"
 #include "common/dp/privacy_ledger.h"
@@ -36,12 +41,15 @@
 
 namespace fedmf::algorithms::privirec_k {
 
-// The most power-sum coordinates of the whole population (n m k), 2^31: 16 GiB of 64-bit codes.
+// The most noisy power-sum coordinates of the noise parties (c m k), 2^31: 16 GiB of 64-bit codes.
 inline constexpr uint64_t kMaxNoisyCoordinates = uint64_t{1} << 31;
 
 bool Noisy(const v1::PriviRecKConfig& config);
-// InvalidArgument naming the field: epsilon >= 0 finite; with epsilon > 0, delta in (0, 1),
-// degree_clip >= 1 and n m k <= kMaxNoisyCoordinates.
+// The users that add noise: noise_parties, or every user when it is 0.
+int64_t NoiseParties(const v1::PriviRecKConfig& config);
+// InvalidArgument naming the field and flag: epsilon >= 0 finite; noise_parties 0 without
+// epsilon; with epsilon > 0, delta in (0, 1), degree_clip >= 1, noise_parties in [0, n] and
+// c m k <= kMaxNoisyCoordinates.
 absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config);
 // The whole-run budget: (epsilon, delta)-DP per user.
 dp::PrivacyBudget NoiseBudget(const v1::PriviRecKConfig& config);
@@ -58,18 +66,23 @@ absl::StatusOr<dp::LedgerEntry> PhaseLedgerEntry(const v1::PriviRecKConfig& conf
                                                  int64_t participants,
                                                  const std::vector<double>& orders);
 
-// A user's dense noisy contribution to the degree phase from its sorted, distinct items.
+// Whether a user adds its noise share (a noise party) or only its rounded vector.
+using privirec::NoiseShare;
+
+// A user's contribution to the degree phase from its sorted, distinct items: dense and noisy
+// (kAdd), or its sparse rounded vector (kNone).
 absl::StatusOr<ContributionVector> NoisyDegrees(const v1::PriviRecKConfig& config,
                                                 const v1::PriviRecKNoise& noise,
-                                                absl::Span<const int32_t> items, dp::Rng& rng);
-// A user's dense noisy contribution to power phase `phase`: PowerStep with the broadcast noisy
-// degrees (m, each 0 or >= 1) and iterate x.
+                                                absl::Span<const int32_t> items, NoiseShare share,
+                                                dp::Rng& rng);
+// A user's contribution to power phase `phase`: PowerStep with the broadcast noisy degrees (m,
+// each 0 or >= 1) and iterate x, dense and noisy (kAdd) or sparse and rounded (kNone).
 absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& config,
                                                   const v1::PriviRecKNoise& noise, int phase,
                                                   absl::Span<const int32_t> items,
                                                   absl::Span<const double> noisy_degrees,
                                                   const Eigen::Ref<const RowMatrix>& x,
-                                                  dp::Rng& rng);
+                                                  NoiseShare share, dp::Rng& rng);
 
 // The decoded noisy degree sum, post-processed (below 1: 0).
 absl::StatusOr<std::vector<double>> DecodeNoisyDegrees(const v1::PriviRecKConfig& config,

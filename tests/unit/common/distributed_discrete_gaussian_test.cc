@@ -40,6 +40,43 @@ TEST(DistributedDiscreteGaussianTest, ParametersByHand) {
   EXPECT_EQ(DistributedDiscreteGaussian::Create(p)->rounded_norm_bound_squared(), 144u);
 }
 
+// A committee of c of the 4 clients adds all the noise: v = (10 * 1)^2 / c, and the range's noise
+// term is sqrt(c v) = 10 whatever c, so R = 110 and b = 9 as above (counting n_max = 4 noisy
+// clients would give ceil(42.33 + 6.7532 sqrt(4 v)) = 178 at c = 1).
+TEST(DistributedDiscreteGaussianTest, NoiseCommitteeParametersByHand) {
+  for (int64_t c : {1, 2, 4}) {
+    DistributedDiscreteGaussianParams p = DdgParams(4, 1, 1, 4, 4, 10);
+    p.noise_clients = c;
+    absl::StatusOr<DistributedDiscreteGaussian> mech = DistributedDiscreteGaussian::Create(p);
+    ASSERT_TRUE(mech.ok()) << mech.status();
+    const Rational v = mech->per_client_variance();
+    EXPECT_EQ(static_cast<double>(v.num) / static_cast<double>(v.den), 100.0 / c);
+    EXPECT_EQ(mech->range(), 110);
+    EXPECT_EQ(mech->modulus_bits(), 9);
+  }
+  DistributedDiscreteGaussianParams p = DdgParams(4, 1, 1, 4, 4, 10);
+  p.noise_clients = 5;  // more than n_min
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(p).ok());
+  p.noise_clients = -1;
+  EXPECT_FALSE(DistributedDiscreteGaussian::Create(p).ok());
+}
+
+// A non-committee client's support values on the grid (gamma x integer, inside the clip) round to
+// themselves, without noise: (0.3, -0.5) at gamma 10 is (3, -5), -5 mod 2^9 = 507. More values
+// than d are refused.
+TEST(DistributedDiscreteGaussianTest, EncodeSupportRoundsWithoutNoise) {
+  DistributedDiscreteGaussianParams p = DdgParams(4, 1, 1, 4, 4, 10);
+  p.noise_clients = 1;
+  const DistributedDiscreteGaussian mech = *DistributedDiscreteGaussian::Create(p);
+  Rng rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    EXPECT_EQ(*mech.EncodeSupport(Eigen::Vector2d(0.3, -0.5), rng),
+              (std::vector<uint64_t>{3, 507}));
+  }
+  EXPECT_TRUE(mech.EncodeSupport(Eigen::VectorXd(0), rng)->empty());
+  EXPECT_FALSE(mech.EncodeSupport(Eigen::VectorXd::Zero(5), rng).ok());
+}
+
 TEST(DistributedDiscreteGaussianTest, RejectsBadParameters) {
   EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(4, 1, 0, 1, 1, 1)).ok());
   EXPECT_FALSE(DistributedDiscreteGaussian::Create(DdgParams(0, 1, 1, 1, 1, 1)).ok());

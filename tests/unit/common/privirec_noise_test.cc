@@ -2,7 +2,11 @@
 // decoded noisy sums are unbiased (brute-force exact sums) with the variance the ledger states
 // (closed form n v / gamma^2), the ledger's sensitivity covers the largest user vector (brute
 // force) and the two entries fit the budget, and with the option off the checkpoint is the one a
-// hand-built PriviRecModel of the exact fixed-point sums serializes to, byte for byte.
+// hand-built PriviRecModel of the exact fixed-point sums serializes to, byte for byte. With a noise
+// committee of c users (dp/noise_committee.h): exactly the committee's contributions are dense, the
+// others' are their noiseless rounded vectors (sparse, within one grid unit of the exact values);
+// the ledger has n_min = noise_parties = c; c = n calibrates as every user adding noise; bad
+// committee sizes are refused naming the flag.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -15,6 +19,8 @@
 #include "common/algorithms/privirec/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/dp/dp_conversion.h"
+#include "common/dp/fixed_point.h"
+#include "common/dp/noise_committee.h"
 #include "common/dp/rdp_curve.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/graph_filter_test_util.h"
@@ -83,7 +89,7 @@ Moments NoisySums(const data::RatingsDataset& d, const v1::PriviRecConfig& c,
     std::vector<uint64_t> sum(exact.size(), 0);
     for (int32_t u = 0; u < d.num_users(); ++u) {
       const ContributionVector v =
-          NoisyContribution(c, noise, phase, Items(d, u), kAlpha, rng).value();
+          NoisyContribution(c, noise, phase, Items(d, u), kAlpha, NoiseShare::kAdd, rng).value();
       EXPECT_FALSE(v.is_sparse());  // every coordinate carries noise
       EXPECT_TRUE(AddModPow2(v, ddg.modulus_bits(), absl::MakeSpan(sum)).ok());
     }
@@ -177,7 +183,7 @@ TEST(PriviRecNoiseTest, GramThresholdKeepsExactlyTheEntriesAboveIt) {
   dp::Rng rng(3);
   for (int32_t u = 0; u < d.num_users(); ++u) {
     const ContributionVector v =
-        NoisyContribution(c, noise, kGramPhase, Items(d, u), kAlpha, rng).value();
+        NoisyContribution(c, noise, kGramPhase, Items(d, u), kAlpha, NoiseShare::kAdd, rng).value();
     ASSERT_TRUE(AddModPow2(v, ddg.modulus_bits(), absl::MakeSpan(sum)).ok());
   }
   const Eigen::VectorXd decoded = ddg.Decode(sum, d.num_users()).value();
@@ -238,6 +244,70 @@ TEST(PriviRecNoiseTest, OffTheCheckpointIsTheNoiselessModelByteForByte) {
     expected.add_gram_sum(gram[k]);
   }
   EXPECT_EQ(updater->SerializeState().value(), expected.SerializeAsString());
+}
+
+// A committee of 3 of the 25 users (the run's seed 9): the plan's contributor sends a dense vector
+// exactly for the members; a non-member's sparse vector has exactly its support's coordinates,
+// each within one grid unit of gamma times the exact value (ExactVector, from the definition).
+TEST(PriviRecNoiseTest, OnlyTheCommitteeAddsNoise) {
+  const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
+  v1::PriviRecConfig c = Config(d, 2);
+  c.set_seed(9);
+  c.set_noise_parties(3);
+  const dp::NoiseCommittee committee = dp::NoiseCommittee::Select(9, d.num_users(), 3).value();
+  std::unique_ptr<PriviRecUpdater> updater = PriviRecUpdater::Create(c).value();
+  dp::Rng rng(4);
+  for (int phase : {kDegreePhase, kGramPhase}) {
+    SCOPED_TRACE(absl::StrCat("phase ", phase));
+    const v1::RoundPlan plan = updater->Plan().value();
+    const double gamma = PhaseDdg(c, updater->model().noise(), phase)->params().scale;
+    std::unique_ptr<Contributor> contributor = MakeContributor(plan).value();
+    std::vector<uint64_t> sum(plan.length(), 0);
+    for (int32_t u = 0; u < d.num_users(); ++u) {
+      LocalData data = LocalData::User(d.user(u));
+      data.participant_id = static_cast<uint32_t>(u) + 1;
+      const ContributionVector v = contributor->Contribute(data, "", rng).value().vector;
+      ASSERT_TRUE(AddModPow2(v, plan.bits(), absl::MakeSpan(sum)).ok());
+      ASSERT_EQ(v.is_sparse(), !committee.Contains(data.participant_id)) << u;
+      if (!v.is_sparse()) continue;
+      const Eigen::VectorXd exact = ExactVector(d, u, phase, c.degree_clip());
+      std::vector<uint64_t> support;
+      for (Eigen::Index j = 0; j < exact.size(); ++j) {
+        if (exact[j] != 0) support.push_back(static_cast<uint64_t>(j));
+      }
+      EXPECT_EQ(v.indices(), support) << u;
+      for (size_t t = 0; t < v.indices().size(); ++t) {
+        const double value = static_cast<double>(dp::CenteredLift(v.values()[t], plan.bits()));
+        EXPECT_LT(std::abs(value - gamma * exact[static_cast<Eigen::Index>(v.indices()[t])]), 1);
+      }
+    }
+    const dp::LedgerEntry entry =
+        updater->RoundPrivacy(d.num_users(), dp::DefaultOrders()).value().value();
+    EXPECT_EQ(entry.n_min, 3);
+    ASSERT_TRUE(updater->ApplySum(sum, test_util::ParticipantIds(d.num_users())).ok());
+  }
+}
+
+// c = n is today's calibration to the last bit; c outside [0, n], or without the DP option, is
+// refused naming --privirec_noise_parties.
+TEST(PriviRecNoiseTest, CommitteeOfEveryUserAndBadSizes) {
+  const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
+  v1::PriviRecConfig all = Config(d, 2);
+  all.set_noise_parties(d.num_users());
+  const v1::PriviRecNoise today = CalibrateNoise(Config(d, 2)).value();
+  const v1::PriviRecNoise everyone = CalibrateNoise(all).value();
+  EXPECT_EQ(everyone.SerializeAsString(), today.SerializeAsString());
+  for (int64_t bad : {int64_t{-1}, int64_t{d.num_users()} + 1}) {
+    v1::PriviRecConfig c = Config(d, 2);
+    c.set_noise_parties(bad);
+    const absl::Status s = ValidateNoiseConfig(c, kAlpha);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("--privirec_noise_parties"), std::string::npos) << s;
+  }
+  v1::PriviRecConfig off = Config(d, 0);
+  off.set_noise_parties(3);
+  EXPECT_NE(ValidateNoiseConfig(off, kAlpha).message().find("--privirec_epsilon"),
+            std::string::npos);
 }
 
 }  // namespace
