@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/plan_payload.h"
 #include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 
@@ -65,7 +66,12 @@ absl::StatusOr<v1::RoundPlan> PriviRecUpdater::Plan() const {
   plan.set_algorithm(std::string(kAlgorithmName));
   plan.set_round(model_.round());
   plan.set_phase(model_.phase());
-  plan.set_payload(model_.SerializeAsString());
+  if (absl::Status s =
+          SetPlanPayload(model_, kAlgorithmName,
+                         "the catalogue (the Gram sum has m (m + 1) / 2 coordinates)", plan);
+      !s.ok()) {
+    return s;
+  }
   const bool gram = model_.round() == 0 && model_.phase() == kGramPhase;
   plan.set_length(gram ? UpperLength(c.num_items()) : static_cast<uint64_t>(c.num_items()));
   absl::StatusOr<int> bits = PhaseBits(model_, gram ? kGramPhase : kDegreePhase);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/plan_payload.h"
 #include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 
@@ -72,7 +73,9 @@ absl::StatusOr<v1::RoundPlan> PriviRecKUpdater::Plan() const {
   plan.set_algorithm(std::string(kAlgorithmName));
   plan.set_round(model_.round());
   plan.set_phase(model_.phase());
-  plan.set_payload(model_.SerializeAsString());
+  if (absl::Status s = SetPlanPayload(model_, kAlgorithmName, "--privirec_k_rank", plan); !s.ok()) {
+    return s;
+  }
   const bool power = PowerPhase(model_);
   plan.set_length(power ? PowerLength(c) : static_cast<uint64_t>(c.num_items()));
   absl::StatusOr<int> bits = PhaseBits(model_, power ? model_.phase() : kDegreePhase);
