@@ -1,9 +1,10 @@
 // A noise committee (docs/privacy-accounting.md section 4.11): the c users of a fixed population of
 // participant ids 1..n that add the distributed discrete Gaussian noise of every sum, a public
 // function of the run's seed, so every client and the coordinator derive the same committee from
-// the plan and no party chooses it: the c ids with the smallest SplitMix64 hash (hashing.h,
-// stream kTagNoiseCommittee of the seed), ties to the smaller id. A uniformly random c-subset as
-// far as SplitMix64 is a random function; public, so it is not a secret selection.
+// the plan: the c ids with the smallest SplitMix64 hash (hashing.h, stream kTagNoiseCommittee of
+// the seed), ties to the smaller id. A uniformly random c-subset as far as SplitMix64 is a random
+// function; public, so it is not a secret selection. The coordinator sets the seed and the ids,
+// so it could steer the committee: section 4.11 says what the option assumes of it.
 #ifndef FEDMF_COMMON_DP_NOISE_COMMITTEE_H_
 #define FEDMF_COMMON_DP_NOISE_COMMITTEE_H_
 
