@@ -44,7 +44,9 @@ peak_fds=0
 connected_at=""
 while kill -0 "$COORD_PID" 2>/dev/null; do
   threads="$(sed -n 's/^Threads:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || echo 0)"
-  fds="$(ls "/proc/$COORD_PID/fd" 2>/dev/null | wc -l)"
+  # The coordinator may exit between kill -0 and these reads: a failed read counts 0, it does not
+  # end the script (set -e with pipefail).
+  fds="$(ls "/proc/$COORD_PID/fd" 2>/dev/null | wc -l || true)"
   ((threads > peak_threads)) && peak_threads=$threads
   ((fds > peak_fds)) && peak_fds=$fds
   hwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || true)"
