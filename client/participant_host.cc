@@ -270,6 +270,15 @@ absl::Status ParticipantHost::Handle(const v1::ServerMessage& message, const Rep
 }
 
 absl::Status ParticipantHost::Send(v1::ClientMessage reply, const ReplySink& send) const {
+  // Above protobuf's limit SerializeAsString fails silently: the chunks would carry a corrupt or
+  // empty message, refused at the coordinator far from the cause.
+  if (const size_t bytes = reply.ByteSizeLong(); bytes > wire::kMaxParseBytes) {
+    const wire::Tag tag = wire::TagOf(reply);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("participant ", tag.participant_id, ": the reply for round ", tag.round,
+                     " phase ", tag.phase, " is ", bytes, " bytes, over protobuf's ",
+                     wire::kMaxParseBytes, "-byte message limit"));
+  }
   for (v1::ClientMessage& piece : wire::Split(std::move(reply), chunk_bytes_)) {
     if (absl::Status s = send(std::move(piece)); !s.ok()) return s;
   }

@@ -206,7 +206,8 @@ class ParticipantHost {
       const google::protobuf::RepeatedPtrField<v1::SigningKeys>& keys) const;
 
   absl::Status Dispatch(const v1::ServerMessage& message, const ReplySink& send);
-  // Hands `reply` to `send`, in chunks when it exceeds the chunk size.
+  // Hands `reply` to `send`, in chunks when it exceeds the chunk size; ResourceExhausted, sending
+  // nothing, for a reply protobuf cannot serialize (over wire::kMaxParseBytes).
   absl::Status Send(v1::ClientMessage reply, const ReplySink& send) const;
   // A chunk of a sequence whose start this host never saw (it was restored between two chunks):
   // the first such chunk of a sequence is answered with its addressees' declines (SecAgg Aborts

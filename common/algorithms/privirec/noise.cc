@@ -42,6 +42,15 @@ dp::DdgSumNoise PhaseNoise(const v1::PriviRecNoise& noise, int phase) {
 
 }  // namespace
 
+absl::Status ValidateDenseCodes(absl::string_view who, uint64_t codes, absl::string_view vector,
+                                absl::string_view remedy) {
+  if (codes <= kMaxDenseCodes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      who, " DP option: a noise party's ", vector, " is dense: ", codes, " codes, more than the ",
+      kMaxDenseCodes, " one message carries (protobuf's 2^31 - 1 bytes, up to 9 bytes a code); ",
+      remedy));
+}
+
 absl::Status ValidateNoiseParties(int64_t noise_parties, int64_t users, bool noisy,
                                   absl::string_view who, absl::string_view flag,
                                   absl::string_view epsilon_flag) {
@@ -125,7 +134,10 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha)
     return BadDpOption(absl::StrCat("filter alpha=", alpha,
                                     " < 1/2: the Gram contribution's norm is then unbounded"));
   }
-  return absl::OkStatus();
+  return ValidateDenseCodes(
+      kAlgorithmName, UpperLength(config.num_items()),
+      absl::StrCat("Gram vector (m (m + 1) / 2 for m = ", config.num_items(), " items)"),
+      "use fewer items, or --algorithm=privirec-k, whose noisy vectors are m k");
 }
 
 dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config) {

@@ -24,6 +24,7 @@
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_NOISE_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,14 @@ namespace fedmf::algorithms::privirec {
 
 // Largest gamma exponent tried: gamma c >> sqrt(d) / 2, so rounding barely inflates Delta_2.
 inline constexpr int kMaxNoiseScaleExponent = 24;
+// A noise party's vector is dense and travels as one message, which protobuf caps at 2^31 - 1
+// bytes: at most this many codes of up to kMaxSumBits = 61 bits (varints of up to 9 bytes).
+inline constexpr uint64_t kMaxDenseCodes = uint64_t{std::numeric_limits<int>::max()} / 9;
+
+// InvalidArgument, prefixed by `who`, when a noise party's dense `vector` (what it is, e.g.
+// "Gram vector") of `codes` codes exceeds kMaxDenseCodes; `remedy` says what to lower.
+absl::Status ValidateDenseCodes(absl::string_view who, uint64_t codes, absl::string_view vector,
+                                absl::string_view remedy);
 
 // Whether a user adds its noise share (a noise party) or only its rounded vector.
 enum class NoiseShare { kAdd, kNone };
@@ -71,8 +80,8 @@ bool Noisy(const v1::PriviRecConfig& config);
 // The users that add noise: noise_parties, or every user when it is 0.
 int64_t NoiseParties(const v1::PriviRecConfig& config);
 // InvalidArgument naming the field: epsilon >= 0 finite; noise_parties as ValidateNoiseParties;
-// with epsilon > 0, delta in (0, 1), gram_threshold >= 0 finite, degree_clip >= 1 and the
-// filter's alpha >= 1/2 (the Gram bound above).
+// with epsilon > 0, delta in (0, 1), gram_threshold >= 0 finite, degree_clip >= 1, the
+// filter's alpha >= 1/2 (the Gram bound above) and m (m + 1) / 2 <= kMaxDenseCodes (one message).
 absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha);
 // The whole-run budget: (epsilon, delta)-DP per user.
 dp::PrivacyBudget NoiseBudget(const v1::PriviRecConfig& config);

@@ -9,9 +9,6 @@
 namespace fedmf::algorithms::privirec_k {
 namespace {
 
-// The largest gamma exponent tried, as PriviRec's.
-constexpr int kMaxNoiseScaleExponent = 24;
-
 absl::Status BadDpOption(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("privirec-k DP option: ", what));
 }
@@ -75,7 +72,14 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
   if (config.degree_clip() < 1) {
     return BadDpOption(absl::StrCat("degree_clip=", config.degree_clip(), " must be >= 1"));
   }
-  // Every noise party's power vector is dense: c m k coordinates per power sum.
+  // Every noise party's power vector is dense: m k codes in one message, c m k per power sum.
+  if (absl::Status s = privirec::ValidateDenseCodes(
+          kAlgorithmName, PowerLength(config),
+          absl::StrCat("power vector (m k = ", config.num_items(), " x ", config.rank(), ")"),
+          "lower the rank (--privirec_k_rank) or the catalogue");
+      !s.ok()) {
+    return s;
+  }
   const auto parties = static_cast<uint64_t>(NoiseParties(config));
   if (PowerLength(config) > kMaxNoisyCoordinates / parties) {
     return BadDpOption(absl::StrCat(
@@ -99,7 +103,7 @@ absl::StatusOr<v1::PriviRecKNoise> CalibrateNoise(const v1::PriviRecKConfig& con
   sums.insert(sums.end(), static_cast<size_t>(config.power_sums()), PhaseSum(config, 1));
   absl::StatusOr<std::vector<dp::DdgSumNoise>> calibrated =
       dp::CalibrateDdgSums(sums, Population(config), NoiseBudget(config), privirec::kMaxSumBits,
-                           kMaxNoiseScaleExponent, kAlgorithmName);
+                           privirec::kMaxNoiseScaleExponent, kAlgorithmName);
   if (!calibrated.ok()) return calibrated.status();
   v1::PriviRecKNoise noise;
   noise.set_scale(calibrated->front().scale);

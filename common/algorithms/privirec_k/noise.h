@@ -14,8 +14,9 @@
 // (dp/noise_committee.h, docs/privacy-accounting.md section 4.11) that add the whole noise, each
 // a share of variance (gamma sigma)^2 / c; every other user clips, scales and rounds its vector
 // alike but adds no noise, so its contribution stays sparse. A noise party's vector is dense
-// (m k noisy coordinates per power sum, m per degree sum), so a config whose noise parties' power
-// vectors c m k exceed kMaxNoisyCoordinates is refused (the simulator holds every user's vector).
+// (m k noisy coordinates per power sum, m per degree sum), so a config whose noise party's power
+// vector m k exceeds one message (privirec::kMaxDenseCodes) or whose noise parties' power vectors
+// c m k exceed kMaxNoisyCoordinates (the simulator holds every user's vector) is refused.
 // Budget split: one gamma and one noise multiplier z for the L + 1 sums (dp/ddg_sums.h); the L
 // power sums share one std.
 // Post-processing (free): a decoded degree below 1 becomes 0.
@@ -48,8 +49,8 @@ bool Noisy(const v1::PriviRecKConfig& config);
 // The users that add noise: noise_parties, or every user when it is 0.
 int64_t NoiseParties(const v1::PriviRecKConfig& config);
 // InvalidArgument naming the field and flag: epsilon >= 0 finite; noise_parties 0 without
-// epsilon; with epsilon > 0, delta in (0, 1), degree_clip >= 1, noise_parties in [0, n] and
-// c m k <= kMaxNoisyCoordinates.
+// epsilon; with epsilon > 0, delta in (0, 1), degree_clip >= 1, noise_parties in [0, n],
+// m k <= privirec::kMaxDenseCodes and c m k <= kMaxNoisyCoordinates.
 absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config);
 // The whole-run budget: (epsilon, delta)-DP per user.
 dp::PrivacyBudget NoiseBudget(const v1::PriviRecKConfig& config);

@@ -278,6 +278,21 @@ TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
   EXPECT_TRUE(ValidateConfig(c).ok());
 }
 
+// A noise party's power vector, m k codes, travels as one message (at most 238,609,294 codes, see
+// privirec::kMaxDenseCodes): on Gowalla's 40,981 items a committee of one fits at k = 5,822
+// (238,591,382 codes) and is refused at k = 5,823 (238,632,363), naming the rank's flag.
+TEST(PriviRecKNoiseTest, APowerVectorTooLargeForOneMessageIsRefused) {
+  v1::PriviRecKConfig c = GowallaConfig();
+  c.set_noise_parties(1);
+  c.set_rank(5822);
+  EXPECT_TRUE(ValidateConfig(c).ok()) << ValidateConfig(c);
+  c.set_rank(5823);
+  const absl::Status refused = ValidateConfig(c);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("238632363 codes"), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("--privirec_k_rank"), std::string::npos) << refused;
+}
+
 // A user outside the committee of 3 (of 25) sends, in the degree phase, gamma at each of its items
 // when it has at most D = 4 (the indicator is inside the clip, gamma x is an integer), within one
 // grid unit of gamma sqrt(D / d_u) otherwise; in a power phase, within one grid unit of gamma times

@@ -310,5 +310,23 @@ TEST(PriviRecNoiseTest, CommitteeOfEveryUserAndBadSizes) {
             std::string::npos);
 }
 
+// A noise party's Gram vector, m (m + 1) / 2 codes, travels as one message of at most 2^31 - 1
+// bytes at up to 9 bytes a code (238,609,294 codes): m = 21,844 (238,591,090 codes) fits, 21,845
+// (238,612,935) and Gowalla's 40,981 do not, and the error points to privirec-k.
+TEST(PriviRecNoiseTest, AGramVectorTooLargeForOneMessageIsRefused) {
+  const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
+  v1::PriviRecConfig c = Config(d, 2);
+  c.set_noise_parties(1);
+  c.set_num_items(21844);
+  EXPECT_TRUE(ValidateNoiseConfig(c, kAlpha).ok());
+  for (const int64_t m : {int64_t{21845}, int64_t{40981}}) {
+    c.set_num_items(static_cast<int32_t>(m));
+    const absl::Status s = ValidateNoiseConfig(c, kAlpha);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find(absl::StrCat(m * (m + 1) / 2, " codes")), std::string::npos) << s;
+    EXPECT_NE(s.message().find("--algorithm=privirec-k"), std::string::npos) << s;
+  }
+}
+
 }  // namespace
 }  // namespace fedmf::algorithms::privirec
