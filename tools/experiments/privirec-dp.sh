@@ -75,10 +75,12 @@ common=(--data="ml-100k:${WORK}/u.data" --split=holdout:0.2)
 sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privirec_filter=gf-cf
   --rounds=1 --plain_sum --eval_every=0 --stage_timeout_s=600)
 for seed in ${SEEDS}; do
-  [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${sim[@]}" --seed="${seed}"
+  # The seed draws the noise and the split (fedmf-central's --seed is its split seed too).
+  seeded=("${sim[@]}" --seed="${seed}" --split_seed="${seed}")
+  [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${seeded[@]}"
   for epsilon in ${EPSILONS}; do
     run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}${COMMITTEE}" "${epsilon}" "${seed}" \
-      "${sim[@]}" --seed="${seed}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
+      "${seeded[@]}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
       --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}" \
       --privirec_noise_parties="${NOISE_PARTIES}"
   done

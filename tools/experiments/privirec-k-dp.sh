@@ -101,10 +101,12 @@ sim=(nice -n 5 "${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privire
   --privirec_k_rank="${K}" --privirec_k_power_sums="${L}" --rounds=1 --plain_sum --eval_every=0
   --stage_timeout_s=3600)
 for seed in ${SEEDS}; do
-  [[ "${BASELINES}" == no ]] || run "privirec-k-l${L}" none "${seed}" "${sim[@]}" --seed="${seed}"
+  # The seed draws the noise, X_0 and the split (fedmf-central's --seed is its split seed too).
+  seeded=("${sim[@]}" --seed="${seed}" --split_seed="${seed}")
+  [[ "${BASELINES}" == no ]] || run "privirec-k-l${L}" none "${seed}" "${seeded[@]}"
   for epsilon in ${EPSILONS}; do
-    run "privirec-k-l${L}-clip${DEGREE_CLIP}${COMMITTEE}" "${epsilon}" "${seed}" "${sim[@]}" \
-      --seed="${seed}" --privirec_k_epsilon="${epsilon}" --delta=1e-5 \
+    run "privirec-k-l${L}-clip${DEGREE_CLIP}${COMMITTEE}" "${epsilon}" "${seed}" "${seeded[@]}" \
+      --privirec_k_epsilon="${epsilon}" --delta=1e-5 \
       --privirec_k_degree_clip="${DEGREE_CLIP}" --privirec_k_noise_parties="${NOISE_PARTIES}"
   done
   [[ "${BASELINES}" == no ]] && continue
