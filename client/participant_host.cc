@@ -270,8 +270,8 @@ absl::Status ParticipantHost::Handle(const v1::ServerMessage& message, const Rep
 }
 
 absl::Status ParticipantHost::Send(v1::ClientMessage reply, const ReplySink& send) const {
-  // Above protobuf's limit SerializeAsString fails silently: the chunks would carry a corrupt or
-  // empty message, refused at the coordinator far from the cause.
+  // Above protobuf's limit SerializeAsString only logs and returns an empty string: no chunk would
+  // leave and the coordinator would wait out its stage deadline, far from the cause.
   if (const size_t bytes = reply.ByteSizeLong(); bytes > wire::kMaxParseBytes) {
     const wire::Tag tag = wire::TagOf(reply);
     return absl::ResourceExhaustedError(
