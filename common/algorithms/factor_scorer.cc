@@ -10,7 +10,7 @@ namespace fedmf::algorithms {
 FactorScorer::FactorScorer(mf::FactorMatrix item_factors, double lambda, double ranking_kappa,
                            RatingScale scale)
     : item_factors_(std::move(item_factors)),
-      gram_(item_factors_.transpose() * item_factors_),
+      gram_(mf::FactorGram(item_factors_)),
       lambda_(lambda),
       ranking_kappa_(ranking_kappa),
       scale_(scale) {}

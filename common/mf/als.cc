@@ -65,7 +65,7 @@ void ExplicitHalfSweep(int64_t rows, RowOf row_of, const FactorMatrix& other,
 template <typename RowOf>
 void WeightedHalfSweep(int64_t rows, RowOf row_of, const FactorMatrix& other, double kappa,
                        double reg, FactorMatrix& factors) {
-  const Eigen::MatrixXd gram = other.transpose() * other;
+  const Eigen::MatrixXd gram = FactorGram(other);
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t e = 0; e < rows; ++e) {
     factors.row(e) = SolveWeightedRow(gram, other, row_of(e), kappa, reg).transpose();

@@ -24,6 +24,12 @@ absl::Status CheckRatings(const data::RatingRow& ratings, int64_t num_items) {
 
 }  // namespace
 
+Eigen::MatrixXd FactorGram(const FactorMatrix& factors) {
+  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(factors.cols(), factors.cols());
+  gram.selfadjointView<Eigen::Lower>().rankUpdate(factors.transpose());
+  return gram.selfadjointView<Eigen::Lower>();
+}
+
 Eigen::VectorXd SolveWeightedRow(const Eigen::MatrixXd& gram, const FactorMatrix& other_factors,
                                  const data::RatingRow& row, double kappa, double reg) {
   const Eigen::Index k = other_factors.cols();

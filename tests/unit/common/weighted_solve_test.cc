@@ -21,6 +21,29 @@ data::RatingsDataset OneUser(const std::vector<std::pair<int, float>>& ratings, 
   return all.Subset(keep);
 }
 
+// F^T F entry by entry as sums over the rows, symmetric to the last bit (the lower triangle is
+// mirrored); a 3 x 2 worked by hand, then a random 500 x 7.
+TEST(WeightedSolveTest, FactorGramIsTheSumOfRowOuterProducts) {
+  FactorMatrix small(3, 2);
+  small << 1, 2,  //
+      3, -1,      //
+      0, 4;
+  const Eigen::MatrixXd by_hand = (Eigen::MatrixXd(2, 2) << 10, -1, -1, 21).finished();
+  EXPECT_EQ(FactorGram(small), by_hand);
+  const FactorMatrix f = FactorMatrix::Random(500, 7);
+  const Eigen::MatrixXd gram = FactorGram(f);
+  ASSERT_EQ(gram.rows(), 7);
+  ASSERT_EQ(gram.cols(), 7);
+  for (int a = 0; a < 7; ++a) {
+    for (int b = 0; b < 7; ++b) {
+      double sum = 0;
+      for (int r = 0; r < 500; ++r) sum += f(r, a) * f(r, b);
+      EXPECT_NEAR(gram(a, b), sum, 1e-12) << a << "," << b;
+      EXPECT_EQ(gram(a, b), gram(b, a));
+    }
+  }
+}
+
 TEST(WeightedSolveTest, OneDimensionalCaseWorkedByHand) {
   // F = [1; 2; 0], the user rated item 0 with 3. kappa = 1, reg = 0.5:
   // lhs = F^T F + kappa * 1^2 + reg = 5 + 1 + 0.5 = 6.5; rhs = (1 + kappa) * 3 * 1 = 6.
