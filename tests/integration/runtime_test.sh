@@ -4,7 +4,7 @@
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
 # sim_hdpmf, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
-# privirec_dp_committee_secagg, privirec_k_dp_committee_secagg. Every process started here is
+# privirec_dp_committee_secagg, privirec_k_dp_committee_secagg, dpals_secagg. Every process started here is
 # killed on exit.
 set -euo pipefail
 BUILD="$1"
@@ -167,16 +167,17 @@ sim_equivalence() {
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
 }
 
-# secure_sums_equal_sim PHASES RUN_FLAGS...: a fixed-population algorithm (PriviRec, PriviRec-k)
-# on the first 30 users of MovieLens 100K, binarized (every rating an interaction; the ranking
-# counts every test item relevant), (a) in fedmf-sim with in-process SecAgg and (b) through
-# fedmf-coordinator and 3 fedmf-client processes with SecAgg; the population is all 30 users, each
-# of the PHASES phases is a secure sum of every one of them, and both runs must end with
+# secure_sums_equal_sim PHASES ROUNDS RUN_FLAGS...: a fixed-population algorithm (PriviRec,
+# PriviRec-k, DP-ALS) on the first 30 users of MovieLens 100K (PriviRec's ranking counts every
+# test item relevant), ROUNDS training rounds, (a) in fedmf-sim with in-process SecAgg and (b)
+# through fedmf-coordinator and 3 fedmf-client processes with SecAgg; the population is all 30
+# users, each of the PHASES phases (over all rounds) is a secure sum of every one of them, and
+# both runs must end with
 # byte-identical checkpoints and the same evaluation (Recall@20, NDCG@20 of the filter each
 # builds). Skipped (77) without ../shared/data/ml-100k/u.data.
 secure_sums_equal_sim() {
-  local phases="$1"
-  shift
+  local phases="$1" rounds="$2"
+  shift 2
   local ml="$(dirname "$0")/../../../shared/data/ml-100k/u.data"
   [[ -r "$ml" ]] || { echo "no $ml: skipped"; exit 77; }
   # 30 users and (by default) the first 400 movies: a Gram phase of about 50k coordinates keeps
@@ -186,17 +187,19 @@ secure_sums_equal_sim() {
   # SECAGG_FLAGS (e.g. "--secagg_graph=harary --secagg_degree=8"): docs/results/privirec.md's
   # SecAgg+ byte counts; unset, the default graph (complete at 30 users).
   local seed=5
-  local run=("$@" ${SECAGG_FLAGS:-} --split=holdout:0.2 --rounds=1 --seed="$seed" --eval_every=0)
+  local run=("$@" ${SECAGG_FLAGS:-} --split=holdout:0.2 --rounds="$rounds" --seed="$seed"
+    --eval_every=0)
   "$SIM" --data="$data" "${run[@]}" --client_processes=3 --state_dir="$WORK/sim" \
     >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
-  grep -q 'event=training_end rounds=1 ' "$WORK/sim.log" || fail "sim: not 1 round"
+  grep -q "event=training_end rounds=$rounds " "$WORK/sim.log" || fail "sim: not $rounds rounds"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
     --wait_for_users=30 --state_dir="$WORK/net"
   # The sim keys its users' noise (the DP options) by the run's seed: the clients must too.
   start_clients 3 "$data" --insecure_noise_seed="$seed"
   wait "$COORD_PID" || fail "coordinator failed"
   for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
-  grep -q 'event=training_end rounds=1 ' "$WORK/coordinator.log" || fail "network: not 1 round"
+  grep -q "event=training_end rounds=$rounds " "$WORK/coordinator.log" ||
+    fail "network: not $rounds rounds"
   grep -q ' event=population_frozen .*users=30' "$WORK/coordinator.log" || fail "no population"
   [[ "$(grep -c ' event=secagg_session ' "$WORK/coordinator.log")" == "$phases" ]] ||
     fail "network: not $phases SecAgg sessions"
@@ -212,18 +215,19 @@ secure_sums_equal_sim() {
   echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes)"
 }
 
-# spent_by_last_phase PHASE EPSILON: round 0's phases before PHASE report less than EPSILON spent
-# (whole-run (epsilon, delta)), phase PHASE exactly EPSILON.
-spent_by_last_phase() {
-  local last="$1" budget="$2" phase spent
-  for ((phase = 0; phase <= last; phase++)); do
-    spent="$(field epsilon_dp "$(grep " event=round round=0 phase=$phase .*applied=yes " \
-      "$WORK/coordinator.log")")"
-    if ((phase < last)); then
+# spent_by_last phase|round LAST EPSILON: the releases before the last (round 0's phases
+# 0..LAST, or phase 0 of rounds 0..LAST) report less than EPSILON spent (whole-run (epsilon,
+# delta)), the last exactly EPSILON.
+spent_by_last() {
+  local unit="$1" last="$2" budget="$3" i spent where
+  for ((i = 0; i <= last; i++)); do
+    if [[ "$unit" == phase ]]; then where="round=0 phase=$i"; else where="round=$i phase=0"; fi
+    spent="$(field epsilon_dp "$(grep " event=round $where .*applied=yes " "$WORK/coordinator.log")")"
+    if ((i < last)); then
       awk -v s="$spent" -v b="$budget" 'BEGIN { exit !(s > 0 && s < b) }' ||
-        fail "phase $phase: epsilon_dp=$spent, not in (0, $budget)"
+        fail "$where: epsilon_dp=$spent, not in (0, $budget)"
     else
-      [[ "$spent" == "$budget" ]] || fail "phase $phase: epsilon_dp=$spent, not $budget"
+      [[ "$spent" == "$budget" ]] || fail "$where: epsilon_dp=$spent, not $budget"
     fi
   done
 }
@@ -473,32 +477,38 @@ PY
     ;;
 
   # PriviRec: the degree and Gram sums, GF-CF.
-  privirec_secagg) secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf ;;
+  privirec_secagg) secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf ;;
   # PriviRec-k: the degree sum and L = 2 power sums at k = 16, GF-CF from the basis.
   privirec_k_secagg)
-    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2
     ;;
   # The DP options: each user's distributed discrete Gaussian share inside its masked input; the
   # ledger (in the compared checkpoints) spends the whole budget by the last sum, not before.
   privirec_dp_secagg)
-    secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5
-    spent_by_last_phase 1 5
+    secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5
+    spent_by_last phase 1 5
     ;;
   privirec_k_dp_secagg)
-    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
       --privirec_k_epsilon=5
-    spent_by_last_phase 2 5
+    spent_by_last phase 2 5
     ;;
   # With a noise committee of 5 of the 30 users: the others' sparse rounded vectors inside SecAgg.
   privirec_dp_committee_secagg)
-    secure_sums_equal_sim 2 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5 \
+    secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5 \
       --privirec_noise_parties=5
-    spent_by_last_phase 1 5
+    spent_by_last phase 1 5
     ;;
   privirec_k_dp_committee_secagg)
-    secure_sums_equal_sim 3 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
       --privirec_k_epsilon=5 --privirec_k_noise_parties=5
-    spent_by_last_phase 2 5
+    spent_by_last phase 2 5
+    ;;
+  # DP-ALS: 3 rounds, each a secure sum of every user's statistics with its distributed discrete
+  # Gaussian share; the ledger spends the whole budget by the last round, not before.
+  dpals_secagg)
+    secure_sums_equal_sim 3 3 --algorithm=dp-als --epsilon=5 --dpals_rank=4 --dpals_item_cap=20
+    spent_by_last round 2 5
     ;;
   sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;
   sim_none) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=none ;;

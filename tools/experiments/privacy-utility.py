@@ -12,11 +12,16 @@ from collections import defaultdict
 from pathlib import Path
 
 METRICS = [("f1", "F1@10"), ("recall", "Recall@10"), ("precision", "Precision@10"),
-           ("rmse", "RMSE")]
+           ("rmse", "RMSE"), ("ndcg", "NDCG@10")]
+
+
+def present(value):
+    """False for a metric a run did not report (rows from before the column existed: None)."""
+    return value not in (None, "", "nan")
 
 
 def fmt(values):
-    values = [float(v) for v in values if v not in ("", "nan")]
+    values = [float(v) for v in values if present(v)]
     if not values:
         return "-"
     if len(values) == 1:
@@ -49,6 +54,8 @@ def main(directory):
             frontier[(f"dpmf-rp {r['mechanism']}", float(r["epsilon"]))].append(r)
         elif r["group"] == "popularity":
             frontier[("dp-popularity", float(r["epsilon"]))].append(r)
+        elif r["group"] == "dpals":
+            frontier[("dp-als", float(r["epsilon"]))].append(r)
     out.append("| method | ε (whole run, δ = 1e-5) | " +
                " | ".join(label for _, label in METRICS) +
                " | seeds | bits / coordinate (client, sum) | values up | SecAgg masked input bytes / user / round |"
@@ -63,8 +70,8 @@ def main(directory):
                    " | ".join(fmt([r[k] for r in rs]) for k, _ in METRICS) +
                    f" | {len(rs)} | {bits}, {r0['sum_bits']} | {length} |"
                    f" {(length * int(r0['sum_bits']) + 7) // 8} | {measured} |")
-        means = [statistics.mean(float(r[k]) for r in rs if r[k] not in ("", "nan"))
-                 if any(r[k] not in ("", "nan") for r in rs) else float("nan") for k, _ in METRICS]
+        means = [statistics.mean(float(r[k]) for r in rs if present(r[k]))
+                 if any(present(r[k]) for r in rs) else float("nan") for k, _ in METRICS]
         dat[method].append((eps, means))
     # The cap c of dp-popularity chosen on seed 1: F1@10 per (epsilon, c).
     tune = {}
@@ -92,6 +99,15 @@ def main(directory):
             rounds, clip, step = (f"{v:g}" for v in settings(r))
             out.append(f"| {float(r['epsilon']):g} | {rounds} | {clip} | {step} |"
                        f" {float(r['f1']):.4f} | {float(r['recall']):.4f} | {float(r['rmse']):.4f} |")
+    # DP-ALS's settings tried on seed 1 (dpals-tune names: privacy-utility.sh's header).
+    tried = [r for r in latest if r["group"] == "dpals-tune"]
+    if tried:
+        out.append("")
+        out.append("| DP-ALS settings (seed 1) | F1@10 | Recall@10 | NDCG@10 | RMSE |")
+        out.append("|---|---|---|---|---|")
+        for r in sorted(tried, key=lambda r: (float(r["epsilon"]), -float(r["f1"] or 0))):
+            out.append(f"| {r['name']} | " +
+                       " | ".join(fmt([r[k]]) for k in ("f1", "recall", "ndcg", "rmse")) + " |")
     (Path(directory) / "tables.md").write_text("\n".join(out) + "\n")
     for method, points in dat.items():
         name = method.replace(" ", "-")

@@ -8,7 +8,8 @@
 #   tools/experiments/privacy-utility.sh [--data=PATH] [--out=DIR] [--build=DIR]
 #       [--epsilons="1 2 5 10 20"] [--mechanisms="pbm gaussian ddg"] [--seeds="1"]
 #       [--caps="8 16 32 64 128 256"] [--rounds="20 50 100"] [--clips="0.008 0.016 0.032"]
-#       [--steps="0.2 0.5"] [--reuse-logs] [GROUP...]
+#       [--steps="0.2 0.5"] [--dpals-grid="eps5-k8-T2-C20 ..."] [--subsample=N] [--reuse-logs]
+#       [GROUP...]
 #
 # GROUPs (default: baselines popularity-tune popularity dpmf): baselines (fedmf-central
 # global-mean, user-mean, popularity and dp-popularity without noise), popularity-tune (the cap c
@@ -16,7 +17,13 @@
 # (dp-popularity at the chosen cap, --seeds), dpmf (DPMF-RP per mechanism and epsilon, --seeds),
 # gaussian-tune (issue 19's "fewer and larger rounds" and "better clipping" routes: the Gaussian
 # at each epsilon over --rounds x --clips x --steps, seed 1 only), gaussian-best (the best
-# gaussian-tune configuration per epsilon by F1@10 on seed 1, on --seeds).
+# gaussian-tune configuration per epsilon by F1@10 on seed 1, on --seeds), dpals-tune (DP-ALS over
+# --dpals-grid on seed 1: each name is eps<E> then settings k<rank> T<rounds> C<item cap>
+# U<factor bound> R<rating clip> s<Gram share> mu<item ridge> l<user ridge> kap<kappa> m<mechanism>,
+# joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
+# epsilon by F1@10 on seed 1, on --seeds).
+# --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
+# ${TMPDIR:-/tmp}, never to the repository) and the results go to OUT/subsample-N.
 # --reuse-logs: a run whose log in OUT/logs is complete is not run again, only read into the CSV.
 # Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
 # seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
@@ -34,6 +41,8 @@ CAPS="8 16 32 64 128 256"
 ROUNDS="20 50 100"
 CLIPS="0.008 0.016 0.032"
 STEPS="0.2 0.5"
+DPALS_GRID=""
+SUBSAMPLE=0
 REUSE=0
 SELECTED=()
 for arg in "$@"; do
@@ -48,8 +57,10 @@ for arg in "$@"; do
     --rounds=*) ROUNDS="${arg#--rounds=}" ;;
     --clips=*) CLIPS="${arg#--clips=}" ;;
     --steps=*) STEPS="${arg#--steps=}" ;;
+    --dpals-grid=*) DPALS_GRID="${arg#--dpals-grid=}" ;;
+    --subsample=*) SUBSAMPLE="${arg#--subsample=}" ;;
     --reuse-logs) REUSE=1 ;;
-    --help|-h) sed -n '2,24p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,32p' "$0"; exit 0 ;;
     -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -59,6 +70,19 @@ if [[ ! -f "${DATA}" ]]; then
   echo "privacy-utility.sh: ${DATA} not found: MovieLens 100K is needed (--data=PATH/u.data); skipping"
   exit 0
 fi
+if [[ "${SUBSAMPLE}" != 0 ]]; then
+  SUB="${TMPDIR:-/tmp}/ml100k-sub${SUBSAMPLE}.data"
+  python3 - "${DATA}" "${SUBSAMPLE}" "${SUB}" <<'PY'
+import random, sys
+src, n, dst = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+lines = open(src).read().splitlines()
+users = sorted({l.split()[0] for l in lines}, key=int)
+keep = set(random.Random(600).sample(users, n))
+open(dst, "w").write("".join(l + "\n" for l in lines if l.split()[0] in keep))
+PY
+  DATA="${SUB}"
+  OUT="${OUT}/subsample-${SUBSAMPLE}"
+fi
 SIM="${BUILD}/tools/sim/fedmf-sim"
 CENTRAL="${BUILD}/tools/fedmf-central"
 for bin in "${SIM}" "${CENTRAL}"; do
@@ -66,7 +90,7 @@ for bin in "${SIM}" "${CENTRAL}"; do
 done
 mkdir -p "${OUT}/logs"
 CSV="${OUT}/runs.csv"
-[[ -f "${CSV}" ]] || echo "group,name,mechanism,epsilon,seed,epsilon_dp,rmse,precision,recall,f1,upload_length,client_bits,sum_bits,wall_s,up_bytes_per_user" > "${CSV}"
+[[ -f "${CSV}" ]] || echo "group,name,mechanism,epsilon,seed,epsilon_dp,rmse,precision,recall,f1,upload_length,client_bits,sum_bits,wall_s,up_bytes_per_user,ndcg" > "${CSV}"
 
 # DPMF-RP: fedmf's settings of docs/results/dpmf-rp.md (chosen there on seed 1's split, for PBM)
 # for every mechanism; Gaussian and DDG get the same L2 clip C = e (1 + kappa) B1 = 0.016 as PBM's
@@ -83,6 +107,8 @@ DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 -
       --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100
       --ranking_kappa=5 --contribution_clip=0.016 --delta=1e-5
       --plain_sum --eval_every=0 --evaluate_every=100 "${PATIENT[@]}")
+# DP-ALS (common/algorithms/dp_als/): every user every round; --rounds is the number of releases.
+DPALS=(--algorithm=dp-als --delta=1e-5 --plain_sum --eval_every=0 "${PATIENT[@]}")
 POPULARITY=(--algorithm=dp-popularity --participation=1 --rounds=1 --plain_sum --eval_every=0
             --evaluate_every=1 "${PATIENT[@]}")
 
@@ -99,11 +125,11 @@ run() {
   awk -v group="${group}" -v name="${name}" -v mech="${mechanism}" -v eps="${eps}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
     /event=new_run/ { len = val("upload_length"); cb = val("client_bits"); sb = val("sum_bits") }
-    /event=evaluation/ { rmse = val("test_rmse"); p = val("precision10"); r = val("recall10"); f1 = val("f1_10") }
+    /event=evaluation/ { rmse = val("test_rmse"); p = val("precision10"); r = val("recall10"); f1 = val("f1_10"); ndcg = val("ndcg10") }
     /event=round / { edp = val("epsilon_dp"); up = val("up_bytes_per_user") }
     /event=sim_summary/ { wall = val("wall_s") }
     END { if (edp == "") edp = 0
-          print group "," name "," mech "," eps "," seed "," edp "," rmse "," p "," r "," f1 "," len "," cb "," sb "," wall "," up }
+          print group "," name "," mech "," eps "," seed "," edp "," rmse "," p "," r "," f1 "," len "," cb "," sb "," wall "," up "," ndcg }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
@@ -113,10 +139,10 @@ central() {
   local model="$1" seed="$2" log="${OUT}/logs/baselines-${1}-seed${2}.log"
   echo "== baselines ${model} seed ${seed}" >&2
   nice -n 10 "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split=holdout:0.2 \
-    --seed="${seed}" > "${log}" 2>&1
+    --seed="${seed}" --long_top_n=10 > "${log}" 2>&1
   awk -v model="${model}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
-    /event=fold_done/ { print "baselines," model ",none,inf," seed ",0," val("rmse") "," val("precision") "," val("recall") "," val("f1") ",,,,0," }
+    /event=fold_done/ { print "baselines," model ",none,inf," seed ",0," val("rmse") "," val("precision") "," val("recall") "," val("f1") ",,,,0,," val("ndcg_long") }
   ' "${log}" >> "${CSV}"
   tail -n 1 "${CSV}" >&2
 }
@@ -141,6 +167,28 @@ gaussian_flags() {
   clip="${name#*-C}"; clip="${clip%%-*}"
   step="${name#*-s}"
   echo "--rounds=${rounds} --evaluate_every=${rounds} --contribution_clip=${clip} --learning_rate=${step}"
+}
+
+# dpals_flags NAME: the fedmf-sim flags of a dpals-tune name (see the header).
+dpals_flags() {
+  local part flags=()
+  for part in ${1//-/ }; do
+    case "${part}" in
+      eps*) ;;
+      kap*) flags+=(--dpals_kappa="${part#kap}") ;;
+      k*) flags+=(--dpals_rank="${part#k}") ;;
+      T*) flags+=(--rounds="${part#T}" --evaluate_every="${part#T}") ;;
+      C*) flags+=(--dpals_item_cap="${part#C}") ;;
+      U*) flags+=(--dpals_factor_bound="${part#U}") ;;
+      R*) flags+=(--dpals_rating_clip="${part#R}") ;;
+      s*) flags+=(--dpals_gram_share="${part#s}") ;;
+      mu*) flags+=(--dpals_mu="${part#mu}") ;;
+      m*) flags+=(--dpals_mechanism="${part#m}") ;;
+      l*) flags+=(--dpals_lambda="${part#l}") ;;
+      *) echo "privacy-utility.sh: unknown DP-ALS setting ${part} in $1" >&2; exit 2 ;;
+    esac
+  done
+  echo "${flags[@]}"
 }
 
 for group in "${SELECTED[@]}"; do
@@ -197,6 +245,23 @@ for group in "${SELECTED[@]}"; do
           # shellcheck disable=SC2046
           run gaussian-best "${name}" gaussian "${eps}" "${seed}" "${DPMF[@]}" --mechanism=gaussian \
             --epsilon="${eps}" $(gaussian_flags "${name}")
+        done
+      done ;;
+    dpals-tune)
+      for name in ${DPALS_GRID}; do
+        eps="${name%%-*}"; eps="${eps#eps}"
+        # shellcheck disable=SC2046  # dpals_flags prints separate flags
+        run dpals-tune "${name}" dp-als "${eps}" 1 "${DPALS[@]}" --epsilon="${eps}" \
+          $(dpals_flags "${name}")
+      done ;;
+    dpals)
+      for eps in ${EPSILONS}; do
+        name="$(best dpals-tune "${eps}")"
+        [[ -n "${name}" ]] || { echo "privacy-utility.sh: run dpals-tune at ${eps} first" >&2; exit 1; }
+        for seed in ${SEEDS}; do
+          # shellcheck disable=SC2046
+          run dpals "${name}" dp-als "${eps}" "${seed}" "${DPALS[@]}" --epsilon="${eps}" \
+            $(dpals_flags "${name}")
         done
       done ;;
     *) echo "privacy-utility.sh: unknown group ${group}" >&2; exit 2 ;;
