@@ -19,7 +19,8 @@
 # at each epsilon over --rounds x --clips x --steps, seed 1 only), gaussian-best (the best
 # gaussian-tune configuration per epsilon by F1@10 on seed 1, on --seeds), dpals-tune (DP-ALS over
 # --dpals-grid on seed 1: each name is eps<E> then settings k<rank> T<rounds> C<item cap>
-# U<factor bound> R<rating clip> s<Gram share> mu<item ridge> l<user ridge> kap<kappa> m<mechanism>,
+# U<factor bound> R<rating clip> s<Gram share> mu<item ridge> l<user ridge> kap<kappa> m<mechanism>
+# g<item Gram: full, count or none> j<shrinkage t> i<constant first column of V_0: true, false>,
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
 # epsilon by F1@10 on seed 1, on --seeds).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
@@ -184,6 +185,9 @@ dpals_flags() {
       s*) flags+=(--dpals_gram_share="${part#s}") ;;
       mu*) flags+=(--dpals_mu="${part#mu}") ;;
       m*) flags+=(--dpals_mechanism="${part#m}") ;;
+      g*) flags+=(--dpals_item_gram="${part#g}") ;;
+      j*) flags+=(--dpals_shrinkage="${part#j}") ;;
+      i*) flags+=(--dpals_init_constant_column="${part#i}") ;;
       l*) flags+=(--dpals_lambda="${part#l}") ;;
       *) echo "privacy-utility.sh: unknown DP-ALS setting ${part} in $1" >&2; exit 2 ;;
     esac

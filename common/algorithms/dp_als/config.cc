@@ -32,6 +32,9 @@ absl::Status ValidateConfig(const v1::DpAlsConfig& c) {
   if (!(c.gram_share() > 0 && c.gram_share() < 1)) {
     return Bad("gram_share", c.gram_share(), "in (0, 1)");
   }
+  if (!std::isfinite(c.linear_shrinkage()) || c.linear_shrinkage() < 0) {
+    return Bad("linear_shrinkage", c.linear_shrinkage(), ">= 0");
+  }
   if (!Positive(c.init_scale())) return Bad("init_scale", c.init_scale(), "> 0");
   switch (c.mechanism()) {
     case v1::DpAlsConfig::MECHANISM_DDG:
@@ -50,6 +53,10 @@ absl::Status ValidateConfig(const v1::DpAlsConfig& c) {
       break;
     default:
       return Bad("mechanism", c.mechanism(), "ddg (1), gaussian (2) or none (3)");
+  }
+  if (c.item_gram() < v1::DpAlsConfig::ITEM_GRAM_FULL ||
+      c.item_gram() > v1::DpAlsConfig::ITEM_GRAM_NONE) {
+    return Bad("item_gram", c.item_gram(), "full (1), count (2) or none (3)");
   }
   if (Noisy(c)) {
     if (!Positive(c.epsilon())) return Bad("epsilon", c.epsilon(), "> 0");
@@ -81,26 +88,52 @@ RatingScale Scale(const v1::DpAlsConfig& config) {
 
 int64_t TriangleSize(int rank) { return int64_t{rank} * (rank + 1) / 2; }
 
+int64_t ItemGramSize(const v1::DpAlsConfig& config) {
+  switch (config.item_gram()) {
+    case v1::DpAlsConfig::ITEM_GRAM_FULL:
+      return TriangleSize(config.rank());
+    case v1::DpAlsConfig::ITEM_GRAM_COUNT:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 int64_t StatisticsLength(const v1::DpAlsConfig& config) {
   return ItemOffset(config, config.num_items());
 }
 
 int64_t ItemOffset(const v1::DpAlsConfig& config, int32_t item) {
-  const int64_t tri = TriangleSize(config.rank());
-  return tri + int64_t{item} * (tri + config.rank());
+  return TriangleSize(config.rank()) + int64_t{item} * (ItemGramSize(config) + config.rank());
 }
 
 Weights StatisticWeights(const v1::DpAlsConfig& c) {
-  const double u = c.factor_bound();
+  const double u2 = c.factor_bound() * c.factor_bound();
   const double cap = c.item_cap();
-  return {.gram = std::sqrt(c.gram_share() / ((cap + 1) * u * u * u * u)),
-          .linear = std::sqrt((1 - c.gram_share()) / (cap * c.rating_clip() * c.rating_clip() * u * u))};
+  const double s = c.gram_share();
+  Weights w;
+  w.linear = std::sqrt((1 - s) / (cap * c.rating_clip() * c.rating_clip() * u2));
+  switch (c.item_gram()) {
+    case v1::DpAlsConfig::ITEM_GRAM_FULL:
+      w.global = w.item_gram = std::sqrt(s / (cap + 1)) / u2;
+      break;
+    case v1::DpAlsConfig::ITEM_GRAM_COUNT:
+      w.global = std::sqrt(s / 2) / u2;
+      w.item_gram = std::sqrt(s / (2 * cap));
+      break;
+    default:
+      w.global = std::sqrt(s) / u2;
+      break;
+  }
+  return w;
 }
 
 double CoordinateBound(const v1::DpAlsConfig& c) {
   const Weights w = StatisticWeights(c);
   const double u = c.factor_bound();
-  return std::max(w.gram * u * u, w.linear * c.rating_clip() * u);
+  const double item_gram =
+      c.item_gram() == v1::DpAlsConfig::ITEM_GRAM_FULL ? w.item_gram * u * u : w.item_gram;
+  return std::max({w.global * u * u, item_gram, w.linear * c.rating_clip() * u});
 }
 
 }  // namespace fedmf::algorithms::dp_als

@@ -1,11 +1,15 @@
 // DP-ALS's configuration (fedmf.v1.DpAlsConfig) and the layout of the statistics every user sends
-// (docs/algorithms.md, "DP-ALS"). With K = k (k + 1) / 2 the upper triangle of a k x k matrix,
-// the vector has D = K + m (K + k) coordinates:
-//   [0, K)                      w_g upper(u u^T)                        (every user)
-//   K + j (K + k) + [0, K)      w_g upper(u u^T)   for each item j the user contributes
-//   K + j (K + k) + K + [0, k)  w_b clamp(r_j, 0, R) u
+// (docs/algorithms.md, "DP-ALS"). With K = k (k + 1) / 2 the upper triangle of a k x k matrix and
+// g = K, 1 or 0 the per-item Gram coordinates of item_gram full, count or none, the vector has
+// D = K + m (g + k) coordinates:
+//   [0, K)                      w_A upper(u u^T)                    (every user: A = sum u u^T)
+//   K + j (g + k) + [0, g)      full: w_G upper(u u^T); count: w_c   for each item j the user
+//   K + j (g + k) + g + [0, k)  w_b clamp(r_j, 0, R) u                 contributes
 // u is the user's factor L2-clipped to U; a user contributes at most C items. The weights
-//   w_g = sqrt(s / ((C + 1) U^4)),  w_b = sqrt((1 - s) / (C R^2 U^2))
+//   full:   w_A = w_G = sqrt(s / ((C + 1) U^4))
+//   count:  w_A = sqrt(s / 2) / U^2,  w_c = sqrt(s / (2 C))
+//   none:   w_A = sqrt(s) / U^2
+//   all:    w_b = sqrt((1 - s) / (C R^2 U^2))
 // bound the vector's squared L2 norm by s + (1 - s) = 1 (||upper(u u^T)|| <= ||u||^2 <= U^2,
 // ||r u|| <= R U), whatever the user's data: one user's contribution has L2 norm <= 1, and s (the
 // Gram share) splits that budget between the Gram and the linear statistics. Every coordinate is
@@ -26,9 +30,10 @@ namespace fedmf::algorithms::dp_als {
 inline constexpr absl::string_view kAlgorithmName = "dp-als";
 
 // InvalidArgument naming the field and its value: m >= 1, n >= 1, k >= 1, lambda > 0, mu > 0,
-// kappa >= 0, T >= 1, C >= 1, U > 0, R > 0, s in (0, 1), init_scale > 0, a known mechanism; with
+// kappa >= 0, T >= 1, C >= 1, U > 0, R > 0, s in (0, 1), linear_shrinkage >= 0, init_scale > 0,
+// a known mechanism; with
 // noise, epsilon > 0 and delta in (0, 1); fixed_point_bits in [1, 52] for none and gaussian;
-// ddg_bits in [8, 61] and secure aggregation for ddg;
+// ddg_bits in [8, 61] and secure aggregation for ddg; a known item_gram;
 // a valid rating scale; D below 2^31 (the vector is one message).
 absl::Status ValidateConfig(const v1::DpAlsConfig& config);
 
@@ -39,17 +44,20 @@ RatingScale Scale(const v1::DpAlsConfig& config);
 
 // K = k (k + 1) / 2.
 int64_t TriangleSize(int rank);
-// D = K + m (K + k).
+// g: K (full), 1 (count) or 0 (none).
+int64_t ItemGramSize(const v1::DpAlsConfig& config);
+// D = K + m (g + k).
 int64_t StatisticsLength(const v1::DpAlsConfig& config);
-// The first coordinate of item j's block, K + j (K + k).
+// The first coordinate of item j's block, K + j (g + k).
 int64_t ItemOffset(const v1::DpAlsConfig& config, int32_t item);
 
 struct Weights {
-  double gram = 0;    // w_g
-  double linear = 0;  // w_b
+  double global = 0;     // w_A
+  double item_gram = 0;  // w_G (full), w_c (count), 0 (none)
+  double linear = 0;     // w_b
 };
 Weights StatisticWeights(const v1::DpAlsConfig& config);
-// max(w_g U^2, w_b R U): no coordinate of a user's vector exceeds it.
+// max(w_A U^2, w_G U^2 or w_c, w_b R U): no coordinate of a user's vector exceeds it.
 double CoordinateBound(const v1::DpAlsConfig& config);
 
 }  // namespace fedmf::algorithms::dp_als

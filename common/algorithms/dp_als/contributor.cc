@@ -1,12 +1,15 @@
 #include "common/algorithms/dp_als/contributor.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_als/config.h"
 #include "common/algorithms/dp_als/statistics.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
+#include "common/mf/weighted_solve.h"
 
 namespace fedmf::algorithms::dp_als {
 
@@ -57,7 +60,14 @@ absl::StatusOr<Contribution> DpAlsContributor::Contribute(const LocalData& data,
     return absl::FailedPreconditionError(
         absl::StrCat("dp-als: the run's ", config_.iterations(), " rounds are over"));
   }
-  absl::StatusOr<Eigen::VectorXd> u = scorer_.UserFactor(data.train);
+  // The factor of the objective the item side fits: ratings clamped to [0, R] as in b_j.
+  std::vector<float> clamped(data.train.ratings.begin(), data.train.ratings.end());
+  for (float& r : clamped) r = std::clamp(r, 0.0f, static_cast<float>(config_.rating_clip()));
+  const data::RatingRow targets{
+      .indices = data.train.indices, .ratings = clamped, .timestamps = data.train.timestamps};
+  absl::StatusOr<Eigen::VectorXd> u =
+      mf::SolveUserFactor(scorer_.item_factors(), scorer_.gram(), targets, config_.lambda(),
+                          config_.kappa());
   if (!u.ok()) return u.status();
   absl::StatusOr<SparseStatistics> stats = UserStatistics(config_, *u, data.train, rng);
   if (!stats.ok()) return stats.status();

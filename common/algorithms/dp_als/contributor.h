@@ -1,6 +1,7 @@
 // DP-ALS's client side: from the round's broadcast (fedmf.v1.DpAlsModel), a user solves its own
-// factor from its ratings and the public item factors (DPMF-RP eq. 5, FactorScorer::UserFactor:
-// the factor stays on the device, returned only as Contribution::user_factor), then sends its
+// factor from its ratings clamped to [0, R] and the public item factors (DPMF-RP eq. 5, the
+// objective the item side fits; the factor stays on the device, returned only as
+// Contribution::user_factor), then sends its
 // weighted statistics (statistics.h) through the round's privatized encoding (codec.h). The
 // model scores with FactorScorer (V, lambda, kappa): ranking by V u, ratings by mf::RatingPredictor.
 #ifndef FEDMF_COMMON_ALGORITHMS_DP_ALS_CONTRIBUTOR_H_

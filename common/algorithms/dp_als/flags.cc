@@ -28,12 +28,22 @@ ABSL_FLAG(double, dpals_rating_clip, 5, "dp-als: R, ratings are clamped to [0, R
 ABSL_FLAG(double, dpals_gram_share, 0.5,
           "dp-als: s in (0, 1), the share of a user's unit L2 norm given to the Gram statistics "
           "(the rest to the linear ones): the noise split between the two");
+ABSL_FLAG(std::string, dpals_item_gram, "full",
+          "dp-als: what each item's statistics carry besides sum r u: full (its raters' Gram "
+          "sum u u^T, k (k + 1) / 2 coordinates: the exact ALS step), count (its rater count, "
+          "G_j ~ count A / n: 1 coordinate) or none (G_j = 0)");
+ABSL_FLAG(double, dpals_shrinkage, 0,
+          "dp-als: t >= 0, each item's noisy sum r u is shrunk by max(0, 1 - t k sigma^2 / "
+          "||b||^2) before its solve (t = 1: positive-part James-Stein); 0: none");
 ABSL_FLAG(std::string, dpals_mechanism, "ddg",
           "dp-als: ddg (distributed discrete Gaussian, secure sums), gaussian (distributed "
           "Gaussian in fixed point; with --secure_aggregation=false each user adds it all) or "
           "none (no noise)");
 ABSL_FLAG(double, dpals_init_scale, 0.1,
           "dp-als: V_0 uniform in [-s, s) from the run's public --seed");
+ABSL_FLAG(bool, dpals_init_constant_column, false,
+          "dp-als: V_0's first column is --dpals_init_scale on every item (the first round then "
+          "releases the items' rater sums), the others uniform; false: all uniform");
 ABSL_FLAG(int32_t, dpals_fixed_point_bits, 30,
           "dp-als: gaussian and none: fixed-point scale 2^f");
 ABSL_FLAG(int32_t, dpals_ddg_bits, 24,
@@ -50,6 +60,14 @@ absl::StatusOr<v1::DpAlsConfig::Mechanism> ParseMechanism(const std::string& nam
       absl::StrCat("--dpals_mechanism=", name, ": expected ddg, gaussian or none"));
 }
 
+absl::StatusOr<v1::DpAlsConfig::ItemGram> ParseItemGram(const std::string& name) {
+  if (name == "full") return v1::DpAlsConfig::ITEM_GRAM_FULL;
+  if (name == "count") return v1::DpAlsConfig::ITEM_GRAM_COUNT;
+  if (name == "none") return v1::DpAlsConfig::ITEM_GRAM_NONE;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--dpals_item_gram=", name, ": expected full, count or none"));
+}
+
 absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   if (run.participation.has_value() && *run.participation != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -59,6 +77,9 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   absl::StatusOr<v1::DpAlsConfig::Mechanism> mechanism =
       ParseMechanism(absl::GetFlag(FLAGS_dpals_mechanism));
   if (!mechanism.ok()) return mechanism.status();
+  absl::StatusOr<v1::DpAlsConfig::ItemGram> item_gram =
+      ParseItemGram(absl::GetFlag(FLAGS_dpals_item_gram));
+  if (!item_gram.ok()) return item_gram.status();
   v1::DpAlsConfig c;
   c.set_num_items(run.num_items);
   c.set_num_users(run.num_users);
@@ -72,11 +93,14 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   c.set_rating_clip(absl::GetFlag(FLAGS_dpals_rating_clip));
   c.set_gram_share(absl::GetFlag(FLAGS_dpals_gram_share));
   c.set_mechanism(*mechanism);
+  c.set_item_gram(*item_gram);
+  c.set_linear_shrinkage(absl::GetFlag(FLAGS_dpals_shrinkage));
   c.set_secure_aggregation(run.secure_aggregation);
   c.set_epsilon(run.epsilon);
   c.set_delta(run.delta.value_or(kDefaultDelta));
   c.set_seed(run.seed);
   c.set_init_scale(absl::GetFlag(FLAGS_dpals_init_scale));
+  c.set_init_constant_column(absl::GetFlag(FLAGS_dpals_init_constant_column));
   c.set_fixed_point_bits(absl::GetFlag(FLAGS_dpals_fixed_point_bits));
   c.set_ddg_bits(absl::GetFlag(FLAGS_dpals_ddg_bits));
   c.set_rating_min(run.rating_scale.min);
@@ -91,16 +115,21 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
       {"item_cap", absl::StrCat(c.item_cap())},
       {"factor_bound", EventValue(c.factor_bound())},
       {"gram_share", EventValue(c.gram_share())},
+      {"item_gram", absl::GetFlag(FLAGS_dpals_item_gram)},
+      {"shrinkage", EventValue(c.linear_shrinkage())},
       {"mechanism", absl::GetFlag(FLAGS_dpals_mechanism)},
       {"length", absl::StrCat(StatisticsLength(c))},
       {"noise_std", EventValue(noise.noise_std())}};
   if (Noisy(c)) {
     const Weights w = StatisticWeights(c);
-    // The noise std of one entry of a decoded Gram statistic and of a linear one.
+    // The noise std of one entry of each decoded statistic (A, G_j or the count, b_j).
     fields.insert(fields.end(), {{"epsilon", EventValue(c.epsilon())},
                                  {"delta", EventValue(c.delta())},
-                                 {"gram_noise_std", EventValue(noise.noise_std() / w.gram)},
+                                 {"global_gram_noise_std", EventValue(noise.noise_std() / w.global)},
                                  {"linear_noise_std", EventValue(noise.noise_std() / w.linear)}});
+    if (w.item_gram > 0) {
+      fields.emplace_back("item_gram_noise_std", EventValue(noise.noise_std() / w.item_gram));
+    }
   }
   return NewRun{*std::move(updater), std::move(fields)};
 }

@@ -73,7 +73,7 @@ absl::StatusOr<SparseStatistics> UserStatistics(const v1::DpAlsConfig& config,
   const int k = config.rank();
   SparseStatistics out;
   std::vector<double> values;
-  AppendGram(u, w.gram, 0, out, values);
+  AppendGram(u, w.global, 0, out, values);
   // The coordinates must increase: the chosen items in item order, each once.
   std::vector<int64_t> chosen = CappedPositions(ratings.size(), config.item_cap(), rng);
   std::sort(chosen.begin(), chosen.end(),
@@ -86,10 +86,15 @@ absl::StatusOr<SparseStatistics> UserStatistics(const v1::DpAlsConfig& config,
   }
   for (int64_t n : chosen) {
     const int64_t offset = ItemOffset(config, ratings.indices[n]);
-    AppendGram(u, w.gram, offset, out, values);
+    if (config.item_gram() == v1::DpAlsConfig::ITEM_GRAM_FULL) {
+      AppendGram(u, w.item_gram, offset, out, values);
+    } else if (config.item_gram() == v1::DpAlsConfig::ITEM_GRAM_COUNT) {
+      out.indices.push_back(static_cast<uint64_t>(offset));
+      values.push_back(w.item_gram);
+    }
     const double r = std::clamp(static_cast<double>(ratings.ratings[n]), 0.0, config.rating_clip());
     for (int a = 0; a < k; ++a) {
-      out.indices.push_back(static_cast<uint64_t>(offset + TriangleSize(k) + a));
+      out.indices.push_back(static_cast<uint64_t>(offset + ItemGramSize(config) + a));
       values.push_back(w.linear * r * u[a]);
     }
   }

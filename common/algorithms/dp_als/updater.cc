@@ -17,8 +17,10 @@ absl::StatusOr<std::unique_ptr<DpAlsUpdater>> DpAlsUpdater::Create(v1::DpAlsConf
   absl::StatusOr<v1::DpAlsNoise> noise = CalibrateNoise(config);
   if (!noise.ok()) return noise.status();
   v1::DpAlsModel model;
-  *model.mutable_item_factors() = MatrixToProto(
-      mf::RandomFactors(config.num_items(), config.rank(), config.init_scale(), config.seed()));
+  mf::FactorMatrix v0 =
+      mf::RandomFactors(config.num_items(), config.rank(), config.init_scale(), config.seed());
+  if (config.init_constant_column()) v0.col(0).setConstant(config.init_scale());
+  *model.mutable_item_factors() = MatrixToProto(v0);
   *model.mutable_noise() = *std::move(noise);
   *model.mutable_config() = std::move(config);
   std::unique_ptr<DpAlsUpdater> updater(new DpAlsUpdater(std::move(model)));
@@ -81,7 +83,7 @@ absl::Status DpAlsUpdater::ApplySum(absl::Span<const uint64_t> sum,
   absl::StatusOr<Eigen::VectorXd> decoded =
       codec->DecodeSum(sum, static_cast<int64_t>(contributors.size()));
   if (!decoded.ok()) return decoded.status();
-  absl::StatusOr<mf::FactorMatrix> v = SolveItemFactors(c, *decoded);
+  absl::StatusOr<mf::FactorMatrix> v = SolveItemFactors(c, model_.noise(), *decoded);
   if (!v.ok()) return v.status();
   *model_.mutable_item_factors() = MatrixToProto(*v);
   model_.set_round(model_.round() + 1);

@@ -67,6 +67,7 @@ v1::DpAlsConfig Config(const data::RatingsDataset& d, v1::DpAlsConfig::Mechanism
   c.set_rating_clip(5);
   c.set_gram_share(0.4);
   c.set_mechanism(mechanism);
+  c.set_item_gram(v1::DpAlsConfig::ITEM_GRAM_FULL);
   c.set_secure_aggregation(true);
   c.set_epsilon(1);
   c.set_delta(1e-5);
@@ -116,7 +117,7 @@ TEST(DpAlsTest, NoiselessItemUpdateEqualsCentralAlsStep) {
     ASSERT_TRUE(s.ok()) << s.status();
     sum += Densify(*s, StatisticsLength(c));
   }
-  absl::StatusOr<mf::FactorMatrix> federated = SolveItemFactors(c, sum);
+  absl::StatusOr<mf::FactorMatrix> federated = SolveItemFactors(c, v1::DpAlsNoise(), sum);
   ASSERT_TRUE(federated.ok()) << federated.status();
   const mf::FactorMatrix central = CentralItemStep(d, u, c);
   EXPECT_LE((*federated - central).cwiseAbs().maxCoeff(), 1e-9);
@@ -159,12 +160,9 @@ TEST(DpAlsTest, NoiselessRoundThroughTheUpdaterMatchesCentralStep) {
   EXPECT_FALSE((*updater)->RoundPrivacy(40, dp::DefaultOrders())->has_value());
 }
 
+// Every item_gram layout: a user with every item, ratings of +-1e9 and factors from tiny to huge.
 TEST(DpAlsTest, ContributionBoundHoldsForAdversarialInputs) {
   const data::RatingsDataset d = Data(5, 60, 10);
-  v1::DpAlsConfig c = Config(d, v1::DpAlsConfig::MECHANISM_NONE);
-  c.set_item_cap(7);
-  c.set_factor_bound(0.5);
-  c.set_rating_clip(5);
   std::vector<int32_t> items(60);
   std::vector<float> ratings(60);
   for (int32_t j = 0; j < 60; ++j) {
@@ -172,28 +170,37 @@ TEST(DpAlsTest, ContributionBoundHoldsForAdversarialInputs) {
     ratings[j] = (j % 2 == 0) ? 1e9f : -1e9f;
   }
   const data::RatingRow all{.indices = items, .ratings = ratings, .timestamps = {}};
-  dp::Rng rng(9);
-  for (double scale : {1e-3, 1.0, 1e6}) {
-    const Eigen::VectorXd factor = Eigen::VectorXd::Constant(3, scale);
-    absl::StatusOr<SparseStatistics> s = UserStatistics(c, factor, all, rng);
-    ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_LE(s->values.norm(), 1 + 1e-12) << scale;
-    EXPECT_LE(s->values.cwiseAbs().maxCoeff(), CoordinateBound(c) * (1 + 1e-12));
-    // The global block (K) and C item blocks of K + k coordinates.
-    EXPECT_EQ(s->indices.size(), static_cast<size_t>(6 + 7 * (6 + 3)));
+  for (auto gram : {v1::DpAlsConfig::ITEM_GRAM_FULL, v1::DpAlsConfig::ITEM_GRAM_COUNT,
+                    v1::DpAlsConfig::ITEM_GRAM_NONE}) {
+    v1::DpAlsConfig c = Config(d, v1::DpAlsConfig::MECHANISM_NONE);
+    c.set_item_gram(gram);
+    c.set_item_cap(7);
+    c.set_factor_bound(0.5);
+    c.set_rating_clip(5);
+    const int64_t g = ItemGramSize(c);
+    EXPECT_EQ(g, gram == v1::DpAlsConfig::ITEM_GRAM_FULL ? 6 : gram == v1::DpAlsConfig::ITEM_GRAM_COUNT ? 1 : 0);
+    dp::Rng rng(9);
+    for (double scale : {1e-3, 1.0, 1e6}) {
+      const Eigen::VectorXd factor = Eigen::VectorXd::Constant(3, scale);
+      absl::StatusOr<SparseStatistics> s = UserStatistics(c, factor, all, rng);
+      ASSERT_TRUE(s.ok()) << s.status();
+      EXPECT_LE(s->values.norm(), 1 + 1e-12) << scale;
+      EXPECT_LE(s->values.cwiseAbs().maxCoeff(), CoordinateBound(c) * (1 + 1e-12));
+      // The global block (K) and C item blocks of g + k coordinates, all below D.
+      EXPECT_EQ(s->indices.size(), static_cast<size_t>(6 + 7 * (g + 3)));
+      EXPECT_LT(s->indices.back(), static_cast<uint64_t>(StatisticsLength(c)));
+    }
+    // The bound is tight: a factor along one axis (||upper(u u^T)|| = ||u||^2 only then) at the
+    // bound and every rating at R give norm 1.
+    std::vector<float> top(60, 5);
+    const data::RatingRow at_r{.indices = items, .ratings = top, .timestamps = {}};
+    absl::StatusOr<SparseStatistics> axis =
+        UserStatistics(c, Eigen::VectorXd::Unit(3, 0) * 10, at_r, rng);
+    ASSERT_TRUE(axis.ok());
+    EXPECT_NEAR(axis->values.norm(), 1, 1e-9);
+    const Eigen::VectorXd bad = Eigen::VectorXd::Constant(3, std::nan(""));
+    EXPECT_FALSE(UserStatistics(c, bad, all, rng).ok());
   }
-  // The bound is tight: a factor at the bound and ratings at R give norm 1.
-  for (float& r : ratings) r = 5;
-  absl::StatusOr<SparseStatistics> tight = UserStatistics(c, Eigen::VectorXd::Constant(3, 1.0), all, rng);
-  ASSERT_TRUE(tight.ok());
-  // u u^T's upper triangle has norm ||u||^2 only when u has one non-zero coordinate.
-  absl::StatusOr<SparseStatistics> axis =
-      UserStatistics(c, Eigen::VectorXd::Unit(3, 0) * 10, all, rng);
-  ASSERT_TRUE(axis.ok());
-  EXPECT_NEAR(axis->values.norm(), 1, 1e-9);
-  EXPECT_LE(tight->values.norm(), 1 + 1e-12);
-  const Eigen::VectorXd bad = Eigen::VectorXd::Constant(3, std::nan(""));
-  EXPECT_FALSE(UserStatistics(c, bad, all, rng).ok());
 }
 
 TEST(DpAlsTest, CappedPositionsAreUniformWithoutReplacement) {
