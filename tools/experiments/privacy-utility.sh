@@ -24,7 +24,8 @@
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
 # epsilon by F1@10 on seed 1, on --seeds).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
-# ${TMPDIR:-/tmp}, never to the repository) and the results go to OUT/subsample-N.
+# ${TMPDIR:-/tmp}, never to the repository) and the results go to OUT/subsample-N; the groups that
+# pick the best setting (popularity, gaussian-best, dpals) still pick it from OUT/runs.csv.
 # --reuse-logs: a run whose log in OUT/logs is complete is not run again, only read into the CSV.
 # Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
 # seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
@@ -71,6 +72,9 @@ if [[ ! -f "${DATA}" ]]; then
   echo "privacy-utility.sh: ${DATA} not found: MovieLens 100K is needed (--data=PATH/u.data); skipping"
   exit 0
 fi
+# Hyper-parameters are chosen on the full data's seed-1 runs, also for the subsample (whose own
+# splits are data the choice never saw).
+TUNED="${OUT}/runs.csv"
 if [[ "${SUBSAMPLE}" != 0 ]]; then
   SUB="${TMPDIR:-/tmp}/ml100k-sub${SUBSAMPLE}.data"
   python3 - "${DATA}" "${SUBSAMPLE}" "${SUB}" <<'PY'
@@ -148,10 +152,11 @@ central() {
   tail -n 1 "${CSV}" >&2
 }
 
-# best GROUP EPSILON: the name of GROUP's run at EPSILON with the best F1@10 on seed 1.
+# best GROUP EPSILON: the name of GROUP's run at EPSILON with the best F1@10 on seed 1 (of the
+# full data: TUNED).
 best() {
   awk -F, -v group="$1" -v eps="$2" '$1 == group && $4 == eps && $5 == 1 && $10 > best { best = $10; name = $2 }
-                                     END { print name }' "${CSV}"
+                                     END { print name }' "${TUNED}"
 }
 
 # The cap of dp-popularity chosen per epsilon by popularity-tune.
