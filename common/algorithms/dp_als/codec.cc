@@ -32,8 +32,8 @@ absl::StatusOr<StatisticsCodec> StatisticsCodec::Create(const v1::DpAlsConfig& c
   switch (config.mechanism()) {
     case v1::DpAlsConfig::MECHANISM_DDG: {
       absl::StatusOr<dp::DistributedDiscreteGaussian> ddg =
-          dp::SumDdg(DdgStatistics(config), {.scale = noise.scale(), .noise_std = noise.noise_std()},
-                     DdgUsers(config));
+          dp::SumDdg(DdgStatistics(config),
+                     {.scale = noise.scale(), .noise_std = noise.noise_std()}, DdgUsers(config));
       if (!ddg.ok()) return ddg.status();
       codec.bits_ = ddg->modulus_bits();
       codec.ddg_.emplace(*std::move(ddg));
@@ -92,9 +92,9 @@ absl::StatusOr<ContributionVector> StatisticsCodec::Encode(const SparseStatistic
 absl::StatusOr<Eigen::VectorXd> StatisticsCodec::DecodeSum(absl::Span<const uint64_t> sum,
                                                            int64_t contributors) const {
   if (static_cast<int64_t>(sum.size()) != length_ || contributors != users_) {
-    return absl::InvalidArgumentError(absl::StrCat("dp-als: a sum of ", sum.size(),
-                                                   " values from ", contributors,
-                                                   " users; expected ", length_, " from ", users_));
+    return absl::InvalidArgumentError(absl::StrCat("dp-als: a sum of ", sum.size(), " values from ",
+                                                   contributors, " users; expected ", length_,
+                                                   " from ", users_));
   }
   if (ddg_.has_value()) return ddg_->Decode(sum, contributors);
   if (gaussian_.has_value()) return gaussian_->Decode(sum, contributors);

@@ -65,8 +65,8 @@ absl::Status ValidateConfig(const v1::DpAlsConfig& c) {
   if (absl::Status s = Scale(c).Validate(); !s.ok()) return s;
   if (StatisticsLength(c) > INT_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "dp-als config: ", StatisticsLength(c), " statistics (m (K + k) + K with m=",
-        c.num_items(), ", k=", c.rank(), ") exceed one message; lower rank"));
+        "dp-als config: ", StatisticsLength(c), " statistics (m (K + k) + K with m=", c.num_items(),
+        ", k=", c.rank(), ") exceed one message; lower rank"));
   }
   return absl::OkStatus();
 }
@@ -131,9 +131,10 @@ Weights StatisticWeights(const v1::DpAlsConfig& c) {
 double CoordinateBound(const v1::DpAlsConfig& c) {
   const Weights w = StatisticWeights(c);
   const double u = c.factor_bound();
+  const double fill = c.scale_to_cap() ? std::sqrt(static_cast<double>(c.item_cap())) : 1.0;
   const double item_gram =
       c.item_gram() == v1::DpAlsConfig::ITEM_GRAM_FULL ? w.item_gram * u * u : w.item_gram;
-  return std::max({w.global * u * u, item_gram, w.linear * c.rating_clip() * u});
+  return std::max({w.global * u * u, fill * item_gram, fill * w.linear * c.rating_clip() * u});
 }
 
 }  // namespace fedmf::algorithms::dp_als

@@ -12,8 +12,9 @@
 //   all:    w_b = sqrt((1 - s) / (C R^2 U^2))
 // bound the vector's squared L2 norm by s + (1 - s) = 1 (||upper(u u^T)|| <= ||u||^2 <= U^2,
 // ||r u|| <= R U), whatever the user's data: one user's contribution has L2 norm <= 1, and s (the
-// Gram share) splits that budget between the Gram and the linear statistics. Every coordinate is
-// at most CoordinateBound in magnitude.
+// Gram share) splits that budget between the Gram and the linear statistics. With scale_to_cap, a
+// user contributing c < C items multiplies its item blocks by sqrt(C / c): the same bound, reached
+// by every user (a user of few items weighs more). Every coordinate is at most CoordinateBound.
 #ifndef FEDMF_COMMON_ALGORITHMS_DP_ALS_CONFIG_H_
 #define FEDMF_COMMON_ALGORITHMS_DP_ALS_CONFIG_H_
 
@@ -57,7 +58,8 @@ struct Weights {
   double linear = 0;     // w_b
 };
 Weights StatisticWeights(const v1::DpAlsConfig& config);
-// max(w_A U^2, w_G U^2 or w_c, w_b R U): no coordinate of a user's vector exceeds it.
+// max(w_A U^2, f w_G U^2 or f w_c, f w_b R U), f = sqrt(C) with scale_to_cap (one item), else
+// 1: no coordinate of a user's vector exceeds it.
 double CoordinateBound(const v1::DpAlsConfig& config);
 
 }  // namespace fedmf::algorithms::dp_als

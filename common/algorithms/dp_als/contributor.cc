@@ -24,22 +24,22 @@ absl::StatusOr<std::unique_ptr<DpAlsContributor>> DpAlsContributor::Create(
   if (!v.ok()) return v.status();
   absl::StatusOr<StatisticsCodec> codec = StatisticsCodec::Create(c, model->noise());
   if (!codec.ok()) return codec.status();
-  if (absl::Status s = CheckPlanEnvelope(
-          plan, kAlgorithmName,
-          {.round = model->round(),
-           .phase = 0,
-           .length = codec->length(),
-           .bits = codec->bits(),
-           .combination =
-               c.secure_aggregation() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR,
-           // Every user's noise share assumes the whole population in the sum.
-           .min_contributors_at_least = c.num_users(),
-           .max_contributors_at_most = c.num_users()});
+  if (absl::Status s =
+          CheckPlanEnvelope(plan, kAlgorithmName,
+                            {.round = model->round(),
+                             .phase = 0,
+                             .length = codec->length(),
+                             .bits = codec->bits(),
+                             .combination = c.secure_aggregation() ? v1::COMBINATION_SECURE_SUM
+                                                                   : v1::COMBINATION_CLEAR,
+                             // Every user's noise share assumes the whole population in the sum.
+                             .min_contributors_at_least = c.num_users(),
+                             .max_contributors_at_most = c.num_users()});
       !s.ok()) {
     return s;
   }
-  return std::unique_ptr<DpAlsContributor>(new DpAlsContributor(
-      c, model->round(), mf::FactorMatrix(*std::move(v)), *std::move(codec)));
+  return std::unique_ptr<DpAlsContributor>(
+      new DpAlsContributor(c, model->round(), mf::FactorMatrix(*std::move(v)), *std::move(codec)));
 }
 
 DpAlsContributor::DpAlsContributor(v1::DpAlsConfig config, int64_t round, mf::FactorMatrix v,
@@ -65,9 +65,8 @@ absl::StatusOr<Contribution> DpAlsContributor::Contribute(const LocalData& data,
   for (float& r : clamped) r = std::clamp(r, 0.0f, static_cast<float>(config_.rating_clip()));
   const data::RatingRow targets{
       .indices = data.train.indices, .ratings = clamped, .timestamps = data.train.timestamps};
-  absl::StatusOr<Eigen::VectorXd> u =
-      mf::SolveUserFactor(scorer_.item_factors(), scorer_.gram(), targets, config_.lambda(),
-                          config_.kappa());
+  absl::StatusOr<Eigen::VectorXd> u = mf::SolveUserFactor(
+      scorer_.item_factors(), scorer_.gram(), targets, config_.lambda(), config_.kappa());
   if (!u.ok()) return u.status();
   absl::StatusOr<SparseStatistics> stats = UserStatistics(config_, *u, data.train, rng);
   if (!stats.ok()) return stats.status();

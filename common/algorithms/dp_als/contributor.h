@@ -3,7 +3,8 @@
 // objective the item side fits; the factor stays on the device, returned only as
 // Contribution::user_factor), then sends its
 // weighted statistics (statistics.h) through the round's privatized encoding (codec.h). The
-// model scores with FactorScorer (V, lambda, kappa): ranking by V u, ratings by mf::RatingPredictor.
+// model scores with FactorScorer (V, lambda, kappa): ranking by V u, ratings by
+// mf::RatingPredictor.
 #ifndef FEDMF_COMMON_ALGORITHMS_DP_ALS_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_DP_ALS_CONTRIBUTOR_H_
 

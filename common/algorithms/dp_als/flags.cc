@@ -45,8 +45,10 @@ ABSL_FLAG(double, dpals_init_scale, 0.1,
 ABSL_FLAG(bool, dpals_init_constant_column, false,
           "dp-als: V_0's first column is --dpals_init_scale on every item (the first round then "
           "releases the items' rater sums), the others uniform; false: all uniform");
-ABSL_FLAG(int32_t, dpals_fixed_point_bits, 30,
-          "dp-als: gaussian and none: fixed-point scale 2^f");
+ABSL_FLAG(bool, dpals_scale_to_cap, false,
+          "dp-als: a user contributing c < C items scales them by sqrt(C / c), reaching the "
+          "norm bound (light users weigh more); false: weight 1");
+ABSL_FLAG(int32_t, dpals_fixed_point_bits, 30, "dp-als: gaussian and none: fixed-point scale 2^f");
 ABSL_FLAG(int32_t, dpals_ddg_bits, 24,
           "dp-als: ddg: most bits per coordinate of the secure sum (the largest scale that fits)");
 
@@ -71,9 +73,9 @@ absl::StatusOr<v1::DpAlsConfig::ItemGram> ParseItemGram(const std::string& name)
 
 absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   if (run.participation.has_value() && *run.participation != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dp-als sums every user every round: --participation=", *run.participation,
-        " must be 1 or unset"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dp-als sums every user every round: --participation=", *run.participation,
+                     " must be 1 or unset"));
   }
   absl::StatusOr<v1::DpAlsConfig::Mechanism> mechanism =
       ParseMechanism(absl::GetFlag(FLAGS_dpals_mechanism));
@@ -102,6 +104,7 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   c.set_seed(run.seed);
   c.set_init_scale(absl::GetFlag(FLAGS_dpals_init_scale));
   c.set_init_constant_column(absl::GetFlag(FLAGS_dpals_init_constant_column));
+  c.set_scale_to_cap(absl::GetFlag(FLAGS_dpals_scale_to_cap));
   c.set_fixed_point_bits(absl::GetFlag(FLAGS_dpals_fixed_point_bits));
   c.set_ddg_bits(absl::GetFlag(FLAGS_dpals_ddg_bits));
   c.set_rating_min(run.rating_scale.min);
@@ -109,6 +112,9 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
   absl::StatusOr<std::unique_ptr<DpAlsUpdater>> updater = DpAlsUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   const v1::DpAlsNoise& noise = (*updater)->model().noise();
+  // Round 0's plan: what one user uploads per round (length values of client_bits bits).
+  absl::StatusOr<v1::RoundPlan> plan = (*updater)->Plan();
+  if (!plan.ok()) return plan.status();
   std::vector<std::pair<std::string, std::string>> fields = {
       {"population", absl::StrCat(c.num_users())},
       {"rank", absl::StrCat(c.rank())},
@@ -119,15 +125,18 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
       {"item_gram", absl::GetFlag(FLAGS_dpals_item_gram)},
       {"shrinkage", EventValue(c.linear_shrinkage())},
       {"mechanism", absl::GetFlag(FLAGS_dpals_mechanism)},
-      {"length", absl::StrCat(StatisticsLength(c))},
+      {"upload_length", absl::StrCat(plan->length())},
+      {"client_bits", absl::StrCat(plan->client_bits())},
+      {"sum_bits", absl::StrCat(plan->bits())},
       {"noise_std", EventValue(noise.noise_std())}};
   if (Noisy(c)) {
     const Weights w = StatisticWeights(c);
     // The noise std of one entry of each decoded statistic (A, G_j or the count, b_j).
-    fields.insert(fields.end(), {{"epsilon", EventValue(c.epsilon())},
-                                 {"delta", EventValue(c.delta())},
-                                 {"global_gram_noise_std", EventValue(noise.noise_std() / w.global)},
-                                 {"linear_noise_std", EventValue(noise.noise_std() / w.linear)}});
+    fields.insert(fields.end(),
+                  {{"epsilon", EventValue(c.epsilon())},
+                   {"delta", EventValue(c.delta())},
+                   {"global_gram_noise_std", EventValue(noise.noise_std() / w.global)},
+                   {"linear_noise_std", EventValue(noise.noise_std() / w.linear)}});
     if (w.item_gram > 0) {
       fields.emplace_back("item_gram_noise_std", EventValue(noise.noise_std() / w.item_gram));
     }

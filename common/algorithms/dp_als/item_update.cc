@@ -45,7 +45,8 @@ absl::StatusOr<mf::FactorMatrix> SolveItemFactors(const v1::DpAlsConfig& config,
   const double kappa = config.kappa();
   // t k sigma_b^2: the expected squared norm of b_j's noise, times t (0 without noise).
   const double linear_noise = noise.noise_std() / w.linear;
-  const double shrink = Noisy(config) ? config.linear_shrinkage() * k * linear_noise * linear_noise : 0;
+  const double shrink =
+      Noisy(config) ? config.linear_shrinkage() * k * linear_noise * linear_noise : 0;
   Eigen::MatrixXd all = FromUpperTriangle(sum.head(tri), k) / w.global;
   // A alone is projected once; with full, each A + kappa G_j.
   if (Noisy(config) && !full) all = PositivePart(all);

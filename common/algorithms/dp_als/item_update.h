@@ -7,7 +7,8 @@
 // triangle. item_gram full: G_j as summed (the exact ALS step without noise); count: G_j =
 // max(c_j, 0) A / n with c_j the item's decoded rater count; none: G_j = 0. With noise, the Gram
 // (A + kappa G_j, or A alone) is first projected onto the positive semidefinite cone (negative
-// eigenvalues set to 0: post-processing), so the ridge mu keeps every solve well posed, and each
+// eigenvalues set to 0: post-processing), so the ridge mu keeps every solve well posed (with
+// scale_to_cap the sums weigh each user by sqrt(C / c_i): a weighted ALS step), and each
 // b_j is shrunk by max(0, 1 - t k sigma_b^2 / ||b_j||^2) (t = config.linear_shrinkage, sigma_b =
 // noise_std / w_b the noise std of one coordinate of b_j): an item with few raters, whose b_j is
 // mostly noise, gets a factor near 0 instead of a random one.

@@ -30,9 +30,8 @@ absl::StatusOr<v1::DpAlsNoise> CalibrateNoise(const v1::DpAlsConfig& config) {
     case v1::DpAlsConfig::MECHANISM_DDG: {
       const std::vector<dp::DdgSum> sums(static_cast<size_t>(config.iterations()),
                                          DdgStatistics(config));
-      absl::StatusOr<std::vector<dp::DdgSumNoise>> noise =
-          dp::CalibrateDdgSums(sums, DdgUsers(config), Budget(config), config.ddg_bits(),
-                               kMaxScaleExponent, "dp-als");
+      absl::StatusOr<std::vector<dp::DdgSumNoise>> noise = dp::CalibrateDdgSums(
+          sums, DdgUsers(config), Budget(config), config.ddg_bits(), kMaxScaleExponent, "dp-als");
       if (!noise.ok()) return noise.status();
       out.set_noise_std(noise->front().noise_std);
       out.set_scale(noise->front().scale);

@@ -3,7 +3,8 @@
 // (epsilon, delta)-DP under replace-one. Calibrated once, when the run starts:
 //   ddg:      dp::CalibrateDdgSums over T identical sums (one scale gamma, one noise multiplier
 //             z: every release's total std is z times its rounded replace-one sensitivity, by
-//             KLS's bound composed over the T releases), every user a noise party, the largest gamma whose sum fits ddg_bits;
+//             KLS's bound composed over the T releases), every user a noise party, the largest
+//             gamma whose sum fits ddg_bits;
 //   gaussian: z = dp::CalibrateGaussianNoiseMultiplier(budget, 1, T) and sigma = z Delta_2 with
 //             Delta_2 = 2 (1 + sqrt(D) / 2^f), the replace-one sensitivity of the clipped,
 //             stochastically rounded vector (DPMF-RP's Gaussian);

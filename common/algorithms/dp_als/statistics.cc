@@ -64,8 +64,8 @@ absl::StatusOr<SparseStatistics> UserStatistics(const v1::DpAlsConfig& config,
           absl::StrCat("dp-als: rated item ", item, " outside [0, ", config.num_items(), ")"));
     }
     if (!std::isfinite(ratings.ratings[n])) {
-      return absl::InvalidArgumentError(absl::StrCat("dp-als: rating of item ", item,
-                                                     " is not finite"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dp-als: rating of item ", item, " is not finite"));
     }
   }
   const Eigen::VectorXd u = ClipFactor(factor, config.factor_bound());
@@ -84,21 +84,27 @@ absl::StatusOr<SparseStatistics> UserStatistics(const v1::DpAlsConfig& config,
           absl::StrCat("dp-als: item ", ratings.indices[chosen[i]], " rated twice"));
     }
   }
+  // scale_to_cap: c < C items fill the C items' share of the norm (config.h).
+  const double fill =
+      config.scale_to_cap() && !chosen.empty()
+          ? std::sqrt(static_cast<double>(config.item_cap()) / static_cast<double>(chosen.size()))
+          : 1.0;
   for (int64_t n : chosen) {
     const int64_t offset = ItemOffset(config, ratings.indices[n]);
     if (config.item_gram() == v1::DpAlsConfig::ITEM_GRAM_FULL) {
-      AppendGram(u, w.item_gram, offset, out, values);
+      AppendGram(u, fill * w.item_gram, offset, out, values);
     } else if (config.item_gram() == v1::DpAlsConfig::ITEM_GRAM_COUNT) {
       out.indices.push_back(static_cast<uint64_t>(offset));
-      values.push_back(w.item_gram);
+      values.push_back(fill * w.item_gram);
     }
     const double r = std::clamp(static_cast<double>(ratings.ratings[n]), 0.0, config.rating_clip());
     for (int a = 0; a < k; ++a) {
       out.indices.push_back(static_cast<uint64_t>(offset + ItemGramSize(config) + a));
-      values.push_back(w.linear * r * u[a]);
+      values.push_back(fill * w.linear * r * u[a]);
     }
   }
-  out.values = Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+  out.values =
+      Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
   return out;
 }
 

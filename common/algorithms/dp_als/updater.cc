@@ -37,8 +37,8 @@ absl::StatusOr<std::unique_ptr<DpAlsUpdater>> DpAlsUpdater::Restore(absl::string
   const v1::DpAlsConfig& c = model.config();
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   if (model.round() < 0 || model.round() > c.iterations()) {
-    return absl::DataLossError(absl::StrCat("dp-als state: round=", model.round(),
-                                            " outside [0, ", c.iterations(), "]"));
+    return absl::DataLossError(
+        absl::StrCat("dp-als state: round=", model.round(), " outside [0, ", c.iterations(), "]"));
   }
   if (absl::Status s =
           MatrixFromProto(model.item_factors(), c.num_items(), c.rank(), "dp-als state V").status();
@@ -64,8 +64,7 @@ absl::StatusOr<v1::RoundPlan> DpAlsUpdater::Plan() const {
   plan.set_length(static_cast<uint64_t>(codec->length()));
   plan.set_bits(codec->bits());
   plan.set_client_bits(codec->bits());
-  plan.set_combination(c.secure_aggregation() ? v1::COMBINATION_SECURE_SUM
-                                              : v1::COMBINATION_CLEAR);
+  plan.set_combination(c.secure_aggregation() ? v1::COMBINATION_SECURE_SUM : v1::COMBINATION_CLEAR);
   plan.set_min_contributors(static_cast<uint64_t>(c.num_users()));
   plan.set_max_contributors(static_cast<uint64_t>(c.num_users()));
   return plan;

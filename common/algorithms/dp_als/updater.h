@@ -1,7 +1,8 @@
 // DP-ALS's coordinator side: keeps the item factors V and the round, plans each round's sum of
 // every user's weighted statistics (the whole population: fixed_population), decodes it and
 // solves V (item_update.h), T rounds in all; V_0 is uniform in [-init_scale, init_scale) from the
-// run's public seed, its first column init_scale everywhere with init_constant_column. Its state is the fedmf.v1.DpAlsModel every plan carries.
+// run's public seed, its first column init_scale everywhere with init_constant_column. Its state is
+// the fedmf.v1.DpAlsModel every plan carries.
 #ifndef FEDMF_COMMON_ALGORITHMS_DP_ALS_UPDATER_H_
 #define FEDMF_COMMON_ALGORITHMS_DP_ALS_UPDATER_H_
 

@@ -86,7 +86,8 @@ mf::FactorMatrix UserFactors(const data::RatingsDataset& d, const mf::FactorMatr
   const Eigen::MatrixXd gram = mf::FactorGram(v);
   mf::FactorMatrix u(d.num_users(), c.rank());
   for (int32_t i = 0; i < d.num_users(); ++i) {
-    absl::StatusOr<Eigen::VectorXd> f = mf::SolveUserFactor(v, gram, d.user(i), c.lambda(), c.kappa());
+    absl::StatusOr<Eigen::VectorXd> f =
+        mf::SolveUserFactor(v, gram, d.user(i), c.lambda(), c.kappa());
     EXPECT_TRUE(f.ok());
     u.row(i) = f->transpose();
   }
@@ -142,7 +143,8 @@ TEST(DpAlsTest, NoiselessRoundThroughTheUpdaterMatchesCentralStep) {
   std::vector<uint32_t> ids;
   for (int32_t i = 0; i < d.num_users(); ++i) {
     dp::Rng rng(5, static_cast<uint64_t>(i));
-    absl::StatusOr<Contribution> out = (*contributor)->Contribute(LocalData::User(d.user(i)), "", rng);
+    absl::StatusOr<Contribution> out =
+        (*contributor)->Contribute(LocalData::User(d.user(i)), "", rng);
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_TRUE(out->vector.is_sparse());
     ASSERT_TRUE(AddModPow2(out->vector, static_cast<int>(plan->bits()), absl::MakeSpan(sum)).ok());
@@ -172,34 +174,52 @@ TEST(DpAlsTest, ContributionBoundHoldsForAdversarialInputs) {
   const data::RatingRow all{.indices = items, .ratings = ratings, .timestamps = {}};
   for (auto gram : {v1::DpAlsConfig::ITEM_GRAM_FULL, v1::DpAlsConfig::ITEM_GRAM_COUNT,
                     v1::DpAlsConfig::ITEM_GRAM_NONE}) {
-    v1::DpAlsConfig c = Config(d, v1::DpAlsConfig::MECHANISM_NONE);
-    c.set_item_gram(gram);
-    c.set_item_cap(7);
-    c.set_factor_bound(0.5);
-    c.set_rating_clip(5);
-    const int64_t g = ItemGramSize(c);
-    EXPECT_EQ(g, gram == v1::DpAlsConfig::ITEM_GRAM_FULL ? 6 : gram == v1::DpAlsConfig::ITEM_GRAM_COUNT ? 1 : 0);
-    dp::Rng rng(9);
-    for (double scale : {1e-3, 1.0, 1e6}) {
-      const Eigen::VectorXd factor = Eigen::VectorXd::Constant(3, scale);
-      absl::StatusOr<SparseStatistics> s = UserStatistics(c, factor, all, rng);
-      ASSERT_TRUE(s.ok()) << s.status();
-      EXPECT_LE(s->values.norm(), 1 + 1e-12) << scale;
-      EXPECT_LE(s->values.cwiseAbs().maxCoeff(), CoordinateBound(c) * (1 + 1e-12));
-      // The global block (K) and C item blocks of g + k coordinates, all below D.
-      EXPECT_EQ(s->indices.size(), static_cast<size_t>(6 + 7 * (g + 3)));
-      EXPECT_LT(s->indices.back(), static_cast<uint64_t>(StatisticsLength(c)));
+    for (bool fill : {false, true}) {
+      v1::DpAlsConfig c = Config(d, v1::DpAlsConfig::MECHANISM_NONE);
+      c.set_item_gram(gram);
+      c.set_scale_to_cap(fill);
+      c.set_item_cap(7);
+      c.set_factor_bound(0.5);
+      c.set_rating_clip(5);
+      const int64_t g = ItemGramSize(c);
+      EXPECT_EQ(g, gram == v1::DpAlsConfig::ITEM_GRAM_FULL    ? 6
+                   : gram == v1::DpAlsConfig::ITEM_GRAM_COUNT ? 1
+                                                              : 0);
+      dp::Rng rng(9);
+      for (double scale : {1e-3, 1.0, 1e6}) {
+        const Eigen::VectorXd factor = Eigen::VectorXd::Constant(3, scale);
+        absl::StatusOr<SparseStatistics> s = UserStatistics(c, factor, all, rng);
+        ASSERT_TRUE(s.ok()) << s.status();
+        EXPECT_LE(s->values.norm(), 1 + 1e-12) << scale;
+        EXPECT_LE(s->values.cwiseAbs().maxCoeff(), CoordinateBound(c) * (1 + 1e-12));
+        // The global block (K) and C item blocks of g + k coordinates, all below D.
+        EXPECT_EQ(s->indices.size(), static_cast<size_t>(6 + 7 * (g + 3)));
+        EXPECT_LT(s->indices.back(), static_cast<uint64_t>(StatisticsLength(c)));
+      }
+      // The bound is tight: a factor along one axis (||upper(u u^T)|| = ||u||^2 only then) at the
+      // bound and every rating at R give norm 1.
+      std::vector<float> top(60, 5);
+      const data::RatingRow at_r{.indices = items, .ratings = top, .timestamps = {}};
+      absl::StatusOr<SparseStatistics> axis =
+          UserStatistics(c, Eigen::VectorXd::Unit(3, 0) * 10, at_r, rng);
+      ASSERT_TRUE(axis.ok());
+      EXPECT_NEAR(axis->values.norm(), 1, 1e-9);
+      const Eigen::VectorXd bad = Eigen::VectorXd::Constant(3, std::nan(""));
+      EXPECT_FALSE(UserStatistics(c, bad, all, rng).ok());
+      // A user with 2 < C items: at the bound only when it scales to the cap.
+      const data::RatingRow two{.indices = absl::MakeConstSpan(items).first(2),
+                                .ratings = absl::MakeConstSpan(top).first(2),
+                                .timestamps = {}};
+      absl::StatusOr<SparseStatistics> light =
+          UserStatistics(c, Eigen::VectorXd::Unit(3, 0) * 10, two, rng);
+      ASSERT_TRUE(light.ok());
+      if (fill) {
+        EXPECT_NEAR(light->values.norm(), 1, 1e-9);
+        EXPECT_LE(light->values.cwiseAbs().maxCoeff(), CoordinateBound(c) * (1 + 1e-12));
+      } else {
+        EXPECT_LT(light->values.norm(), 0.99);
+      }
     }
-    // The bound is tight: a factor along one axis (||upper(u u^T)|| = ||u||^2 only then) at the
-    // bound and every rating at R give norm 1.
-    std::vector<float> top(60, 5);
-    const data::RatingRow at_r{.indices = items, .ratings = top, .timestamps = {}};
-    absl::StatusOr<SparseStatistics> axis =
-        UserStatistics(c, Eigen::VectorXd::Unit(3, 0) * 10, at_r, rng);
-    ASSERT_TRUE(axis.ok());
-    EXPECT_NEAR(axis->values.norm(), 1, 1e-9);
-    const Eigen::VectorXd bad = Eigen::VectorXd::Constant(3, std::nan(""));
-    EXPECT_FALSE(UserStatistics(c, bad, all, rng).ok());
   }
 }
 
@@ -261,7 +281,8 @@ void ExpectLedgerVariance(v1::DpAlsConfig::Mechanism mechanism) {
           (*contributor)->Contribute(LocalData::User(d.user(i)), "", rng);
       ASSERT_TRUE(out.ok()) << out.status();
       ASSERT_FALSE(out->vector.is_sparse());
-      ASSERT_TRUE(AddModPow2(out->vector, static_cast<int>(plan->bits()), absl::MakeSpan(sum)).ok());
+      ASSERT_TRUE(
+          AddModPow2(out->vector, static_cast<int>(plan->bits()), absl::MakeSpan(sum)).ok());
       // The same item sample: the statistics draw first from the same stream.
       absl::StatusOr<SparseStatistics> s = UserStatistics(c, out->user_factor, d.user(i), replay);
       ASSERT_TRUE(s.ok());
@@ -282,7 +303,9 @@ void ExpectLedgerVariance(v1::DpAlsConfig::Mechanism mechanism) {
   EXPECT_LT(rounding, 0.01 * sigma2);  // the bound is about the noise, not the rounding
 }
 
-TEST(DpAlsTest, DdgNoiseMatchesLedgerVariance) { ExpectLedgerVariance(v1::DpAlsConfig::MECHANISM_DDG); }
+TEST(DpAlsTest, DdgNoiseMatchesLedgerVariance) {
+  ExpectLedgerVariance(v1::DpAlsConfig::MECHANISM_DDG);
+}
 TEST(DpAlsTest, GaussianNoiseMatchesLedgerVariance) {
   ExpectLedgerVariance(v1::DpAlsConfig::MECHANISM_GAUSSIAN);
 }
@@ -308,7 +331,8 @@ TEST(DpAlsTest, UserFactorIsInNoUpload) {
   for (int32_t i = 0; i < d.num_users(); ++i) {
     dp::Rng rng(8, static_cast<uint64_t>(i));
     dp::Rng replay(8, static_cast<uint64_t>(i));
-    absl::StatusOr<Contribution> out = (*contributor)->Contribute(LocalData::User(d.user(i)), "", rng);
+    absl::StatusOr<Contribution> out =
+        (*contributor)->Contribute(LocalData::User(d.user(i)), "", rng);
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_TRUE(out->state.empty());
     const std::string wire =
@@ -372,7 +396,8 @@ TEST(DpAlsTest, CheckpointRoundTripsAndRunEnds) {
   EXPECT_EQ(*(*restored)->SerializeState(), *state);
   v1::DpAlsModel done = (*updater)->model();
   done.set_round(1);
-  absl::StatusOr<std::unique_ptr<Updater>> over = RestoreUpdater("dp-als", done.SerializeAsString());
+  absl::StatusOr<std::unique_ptr<Updater>> over =
+      RestoreUpdater("dp-als", done.SerializeAsString());
   ASSERT_TRUE(over.ok());
   EXPECT_FALSE((*over)->RoundPrivacy(20, dp::DefaultOrders())->has_value());
   absl::StatusOr<v1::RoundPlan> plan = (*over)->Plan();
