@@ -17,16 +17,16 @@
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 
-ABSL_FLAG(int32_t, dpals_rank, 4, "dp-als: k, the factors' rank");
+ABSL_FLAG(int32_t, dpals_rank, 5, "dp-als: k, the factors' rank");
 ABSL_FLAG(double, dpals_lambda, 0.25, "dp-als: user ridge of the on-device solve (eq. 5)");
 ABSL_FLAG(double, dpals_mu, 1, "dp-als: item ridge of the coordinator's solve");
 ABSL_FLAG(double, dpals_kappa, 5,
           "dp-als: observed ratings weigh 1 + kappa, unobserved 1 (DPMF-RP eq. 4), both sides");
-ABSL_FLAG(int32_t, dpals_item_cap, 50,
+ABSL_FLAG(int32_t, dpals_item_cap, 100,
           "dp-als: C, most items a user contributes per round (a uniform sample of its items)");
 ABSL_FLAG(double, dpals_factor_bound, 0.01, "dp-als: U, a user's factor is L2-clipped to U");
 ABSL_FLAG(double, dpals_rating_clip, 1, "dp-als: R, ratings are clamped to [0, R]");
-ABSL_FLAG(double, dpals_gram_share, 0.1,
+ABSL_FLAG(double, dpals_gram_share, 0.05,
           "dp-als: s in (0, 1), the share of a user's unit L2 norm given to the Gram statistics "
           "(the rest to the linear ones): the noise split between the two");
 ABSL_FLAG(std::string, dpals_item_gram, "none",
@@ -45,9 +45,9 @@ ABSL_FLAG(double, dpals_init_scale, 0.1,
 ABSL_FLAG(bool, dpals_init_constant_column, false,
           "dp-als: V_0's first column is --dpals_init_scale on every item (the first round then "
           "releases the items' rater sums), the others uniform; false: all uniform");
-ABSL_FLAG(bool, dpals_scale_to_cap, false,
+ABSL_FLAG(bool, dpals_scale_to_cap, true,
           "dp-als: a user contributing c < C items scales them by sqrt(C / c), reaching the "
-          "norm bound (light users weigh more); false: weight 1");
+          "norm bound (light users weigh more); false: weight 1 (the exact ALS step)");
 ABSL_FLAG(int32_t, dpals_fixed_point_bits, 30, "dp-als: gaussian and none: fixed-point scale 2^f");
 ABSL_FLAG(int32_t, dpals_ddg_bits, 24,
           "dp-als: ddg: most bits per coordinate of the secure sum (the largest scale that fits)");
