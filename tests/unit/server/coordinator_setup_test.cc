@@ -58,8 +58,9 @@ TEST_F(CoordinatorSetupTest, UnknownAlgorithmIsNotFoundListingTheKnownOnes) {
   for (const absl::Status& status :
        {CoordinatorOptionsFromFlags().status(), InitialStateFromFlags(40, 30).status()}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-    EXPECT_THAT(status.message(),
-                HasSubstr("unknown algorithm 'no-such-algorithm' (known: dp-popularity, dpmf-rp"));
+    EXPECT_THAT(
+        status.message(),
+        HasSubstr("unknown algorithm 'no-such-algorithm' (known: dp-als, dp-popularity, dpmf-rp"));
   }
 }
 
