@@ -18,7 +18,7 @@
 #include "common/util/event_log.h"
 
 ABSL_FLAG(int32_t, dpals_rank, 5, "dp-als: k, the factors' rank");
-ABSL_FLAG(double, dpals_lambda, 0.25, "dp-als: user ridge of the on-device solve (eq. 5)");
+ABSL_FLAG(double, dpals_lambda, 0.05, "dp-als: user ridge of the on-device solve (eq. 5)");
 ABSL_FLAG(double, dpals_mu, 1, "dp-als: item ridge of the coordinator's solve");
 ABSL_FLAG(double, dpals_kappa, 5,
           "dp-als: observed ratings weigh 1 + kappa, unobserved 1 (DPMF-RP eq. 4), both sides");
