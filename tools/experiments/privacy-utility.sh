@@ -21,7 +21,7 @@
 # --dpals-grid on seed 1: each name is eps<E> then settings k<rank> T<rounds> C<item cap>
 # U<factor bound> R<rating clip> s<Gram share> mu<item ridge> l<user ridge> kap<kappa> m<mechanism>
 # g<item Gram: full, count or none> j<shrinkage t> i<constant first column of V_0: true, false>
-# f<scale to the cap: true, false>,
+# f<scale to the cap: true, false> v<init scale of V_0>,
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
 # epsilon by F1@10 on seed 1, on --seeds).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
@@ -195,6 +195,7 @@ dpals_flags() {
       j*) flags+=(--dpals_shrinkage="${part#j}") ;;
       i*) flags+=(--dpals_init_constant_column="${part#i}") ;;
       f*) flags+=(--dpals_scale_to_cap="${part#f}") ;;
+      v*) flags+=(--dpals_init_scale="${part#v}") ;;
       l*) flags+=(--dpals_lambda="${part#l}") ;;
       *) echo "privacy-utility.sh: unknown DP-ALS setting ${part} in $1" >&2; exit 2 ;;
     esac
