@@ -14,4 +14,5 @@ plot dir.'/frontier-dpmf-rp-pbm.dat' using 1:2 with linespoints title "DPMF-RP p
      dir.'/frontier-dpmf-rp-gaussian.dat' using 1:2 with linespoints title "DPMF-RP gaussian", \
      dir.'/frontier-dpmf-rp-ddg.dat' using 1:2 with linespoints title "DPMF-RP ddg", \
      dir.'/frontier-dp-popularity.dat' using 1:2 with linespoints title "DP popularity", \
+     dir.'/frontier-dp-als.dat' using 1:2 with linespoints title "DP-ALS (seeds 1-4)", \
      dir.'/popularity.dat' using 1:2 with lines dashtype 2 title "popularity (non-private)"
