@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/data/strict_parse.h"
+#include "common/data/synthetic_shapes.h"
 
 namespace fedmf::data {
 namespace {
@@ -99,8 +100,17 @@ OptionTable::Setter Flag(bool& field) {
   };
 }
 
+// "[NAME][,KEY=VALUE...]": a named shape (synthetic_shapes.h), then fields overridden one by one.
 absl::StatusOr<SyntheticConfig> ParseSynthetic(absl::string_view options) {
   SyntheticConfig c;
+  const absl::string_view first = options.substr(0, options.find(','));
+  if (!first.empty() && first.find('=') == absl::string_view::npos) {
+    absl::StatusOr<SyntheticConfig> shape = SyntheticShape(first);
+    if (!shape.ok()) return shape.status();
+    c = *shape;
+    if (first.size() == options.size()) return c;
+    options.remove_prefix(first.size() + 1);
+  }
   std::optional<double> per_user;
   OptionTable table;
   table.Add("users", "an integer", Integer(c.num_users));
@@ -109,8 +119,23 @@ absl::StatusOr<SyntheticConfig> ParseSynthetic(absl::string_view options) {
   table.Add("per_user", "a number", OptionalNumber(per_user));
   table.Add("density", "a number", OptionalNumber(c.density));
   table.Add("item_exp", "a number", Number(c.item_popularity_exponent));
+  table.Add("item_offset", "a number", Number(c.item_popularity_offset));
   table.Add("user_exp", "a number", Number(c.user_activity_exponent));
+  table.Add("user_offset", "a number", Number(c.user_activity_offset));
   table.Add("min_per_user", "an integer", Integer(c.min_ratings_per_user));
+  table.Add("clusters", "an integer", Integer(c.taste_clusters));
+  table.Add("taste", "a number", Number(c.taste_strength));
+  table.Add("spread", "a number", Number(c.taste_spread));
+  table.Add("pop_share", "a number", Number(c.popularity_share));
+  table.Add("implicit", "0 or 1", Flag(c.implicit));
+  table.Add("stars", "four numbers joined by '/'", [&c](absl::string_view v) {
+    const std::vector<absl::string_view> cuts = absl::StrSplit(v, '/');
+    if (cuts.size() != c.star_cuts.size()) return false;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      if (!ParseFiniteDouble(cuts[k], c.star_cuts[k])) return false;
+    }
+    return true;
+  });
   table.Add("noise", "a number", Number(c.noise_std));
   table.Add("mean", "a number", Number(c.mean_score));
   table.Add("user_bias", "a number", Number(c.user_bias_std));

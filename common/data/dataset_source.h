@@ -1,12 +1,20 @@
 // The one syntax of every binary's --data flag, and a one-line dataset summary for progress logs.
 //
-//   synthetic                        GenerateSynthetic() with the default SyntheticConfig
-//   synthetic:KEY=VALUE,...          keys (SyntheticConfig field): users (num_users), items
+//   synthetic                        GenerateSynthetic() with the default SyntheticConfig (the
+//                                    ml-100k shape)
+//   synthetic:[NAME][,KEY=VALUE...]  the named shape (synthetic_shapes.h: ml-100k, ml-20m,
+//                                    gowalla, legacy; default ml-100k), then fields overridden;
+//                                    keys (SyntheticConfig field): users (num_users), items
 //                                    (num_items), rank, per_user (ratings_per_user), density,
-//                                    item_exp (item_popularity_exponent), user_exp
-//                                    (user_activity_exponent), min_per_user, noise (noise_std),
-//                                    mean (mean_score), user_bias, item_bias, interaction (the
-//                                    *_std fields), seed; per_user and density exclude each other
+//                                    item_exp (item_popularity_exponent), item_offset
+//                                    (item_popularity_offset), user_exp (user_activity_exponent),
+//                                    user_offset (user_activity_offset), min_per_user, clusters
+//                                    (taste_clusters), taste (taste_strength), spread
+//                                    (taste_spread), pop_share (popularity_share), implicit
+//                                    (0|1), stars (star_cuts, A/B/C/D), noise (noise_std), mean
+//                                    (mean_score), user_bias,
+//                                    item_bias, interaction (the *_std fields), seed; per_user
+//                                    and density exclude each other
 //   ml-100k:PATH[?OPTIONS]           LoadMovieLens100K (u.data)
 //   ml-csv:PATH[?OPTIONS]            LoadMovieLensCsv (ratings.csv)
 //   ml-dat:PATH[?OPTIONS]            LoadMovieLensDat (ratings.dat)

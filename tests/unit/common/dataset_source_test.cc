@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/data/synthetic_shapes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/test_files.h"
@@ -31,8 +32,9 @@ TEST(DatasetSourceTest, PlainSyntheticIsTheDefaultConfig) {
 
 TEST(DatasetSourceTest, EverySyntheticKeyIsSettable) {
   absl::StatusOr<DataSpec> spec = ParseDataSpec(
-      "synthetic:users=500,items=800,rank=8,per_user=50,item_exp=1.2,user_exp=0.5,"
-      "min_per_user=10,noise=0.3,mean=3.2,user_bias=0.1,item_bias=0.2,interaction=0.4,seed=3");
+      "synthetic:users=500,items=800,rank=8,per_user=50,item_exp=1.2,item_offset=4,user_exp=0.5,"
+      "user_offset=7,min_per_user=10,clusters=9,taste=1.5,spread=0.25,pop_share=0.5,implicit=1,"
+      "stars=1/2/3.5/6,noise=0.3,mean=3.2,user_bias=0.1,item_bias=0.2,interaction=0.4,seed=3");
   ASSERT_TRUE(spec.ok()) << spec.status();
   const SyntheticConfig& c = spec->synthetic;
   EXPECT_EQ(c.num_users, 500);
@@ -41,8 +43,16 @@ TEST(DatasetSourceTest, EverySyntheticKeyIsSettable) {
   EXPECT_EQ(c.ratings_per_user, 50);
   EXPECT_EQ(c.density, std::nullopt);
   EXPECT_EQ(c.item_popularity_exponent, 1.2);
+  EXPECT_EQ(c.item_popularity_offset, 4);
   EXPECT_EQ(c.user_activity_exponent, 0.5);
+  EXPECT_EQ(c.user_activity_offset, 7);
   EXPECT_EQ(c.min_ratings_per_user, 10);
+  EXPECT_EQ(c.taste_clusters, 9);
+  EXPECT_EQ(c.taste_strength, 1.5);
+  EXPECT_EQ(c.taste_spread, 0.25);
+  EXPECT_EQ(c.popularity_share, 0.5);
+  EXPECT_TRUE(c.implicit);
+  EXPECT_THAT(c.star_cuts, ::testing::ElementsAre(1, 2, 3.5, 6));
   EXPECT_EQ(c.noise_std, 0.3);
   EXPECT_EQ(c.mean_score, 3.2);
   EXPECT_EQ(c.user_bias_std, 0.1);
@@ -52,6 +62,30 @@ TEST(DatasetSourceTest, EverySyntheticKeyIsSettable) {
   absl::StatusOr<DataSpec> dense = ParseDataSpec("synthetic:density=0.1");
   ASSERT_TRUE(dense.ok()) << dense.status();
   EXPECT_EQ(dense->synthetic.density, 0.1);
+}
+
+TEST(DatasetSourceTest, SyntheticShapesAreNamedFirstAndOverriddenByKeys) {
+  for (const std::string& name : SyntheticShapeNames()) {
+    absl::StatusOr<DataSpec> spec = ParseDataSpec("synthetic:" + name);
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
+    absl::StatusOr<SyntheticConfig> shape = SyntheticShape(name);
+    ASSERT_TRUE(shape.ok()) << shape.status();
+    EXPECT_EQ(spec->synthetic.num_users, shape->num_users) << name;
+    EXPECT_EQ(spec->synthetic.taste_clusters, shape->taste_clusters) << name;
+  }
+  absl::StatusOr<DataSpec> gowalla = ParseDataSpec("synthetic:gowalla,users=100,seed=4");
+  ASSERT_TRUE(gowalla.ok()) << gowalla.status();
+  EXPECT_EQ(gowalla->synthetic.num_users, 100);
+  EXPECT_EQ(gowalla->synthetic.num_items, 40981);
+  EXPECT_TRUE(gowalla->synthetic.implicit);
+  EXPECT_EQ(gowalla->synthetic.seed, 4u);
+  absl::StatusOr<DataSpec> plain = ParseDataSpec("synthetic:ml-100k");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->synthetic.taste_clusters, SyntheticConfig().taste_clusters);
+  absl::StatusOr<DataSpec> legacy = ParseDataSpec("synthetic:legacy");
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_EQ(legacy->synthetic.taste_clusters, 0);
+  EXPECT_EQ(ParseDataSpec("synthetic:ml-20m")->synthetic.num_users, 138493);
 }
 
 TEST(DatasetSourceTest, SyntheticSpecLoads) {
@@ -71,10 +105,19 @@ TEST(DatasetSourceTest, SyntheticErrorsNameKeyAndValue) {
   ExpectSpecError(
       "synthetic:bogus=1",
       "synthetic: unknown option 'bogus' (known: users, items, rank, per_user, density, "
-      "item_exp, user_exp, min_per_user, noise, mean, user_bias, item_bias, interaction, "
-      "seed)");
+      "item_exp, item_offset, user_exp, user_offset, min_per_user, clusters, taste, spread, "
+      "pop_share, implicit, stars, noise, mean, user_bias, item_bias, interaction, seed)");
   ExpectSpecError("synthetic:rank=2,rank=3", "synthetic: option 'rank' given twice");
-  ExpectSpecError("synthetic:rank", "synthetic: option \"rank\" is not KEY=VALUE");
+  ExpectSpecError("synthetic:rank",
+                  "synthetic: unknown shape 'rank' (known: ml-100k, ml-20m, gowalla, legacy)");
+  ExpectSpecError("synthetic:ml-100k,", "synthetic: option \"\" is not KEY=VALUE");
+  ExpectSpecError("synthetic:users=5,ml-20m", "synthetic: option \"ml-20m\" is not KEY=VALUE");
+  ExpectSpecError("synthetic:stars=1/2/3",
+                  "synthetic: bad value for 'stars': \"1/2/3\" (expected four numbers joined by "
+                  "'/')");
+  ExpectSpecError("synthetic:stars=1/3/2/4",
+                  "synthetic: stars = 2 is not finite and above the cut before it");
+  ExpectSpecError("synthetic:pop_share=1.5", "synthetic: pop_share = 1.5 must be in [0, 1]");
   ExpectSpecError("synthetic:", "synthetic: option \"\" is not KEY=VALUE");
   ExpectSpecError("synthetic:per_user=5,density=0.1",
                   "synthetic: give per_user or density, not both");
