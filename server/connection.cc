@@ -1,10 +1,15 @@
 #include "server/connection.h"
 
+#include <string>
 #include <utility>
 
 #include "common/util/event_log.h"
 
 namespace fedmf::server {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
 
 size_t Connection::Send(v1::ServerMessage message) {
   const size_t size = message.ByteSizeLong();

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
@@ -38,7 +39,7 @@ class FederationReactor;
 class Connection {
  public:
   // For an in-process transport: messages go to `sink` (on the sender's thread, possibly under
-  // the coordinator's lock, so it must only hand them off) instead of a gRPC stream.
+  // the stream router's lock, so it must only hand them off) instead of a gRPC stream.
   using Sink = std::function<void(const v1::ServerMessage&)>;
 
   Connection(uint64_t id, std::string peer, Sink sink = nullptr,
@@ -90,6 +91,9 @@ class Connection {
   bool finishing_ = false;  // no new writes; finish when the current one completes
   std::optional<grpc::Status> pending_finish_;
 };
+
+// The gRPC status of a domain status (same code and message): made at the service edge.
+grpc::Status ToGrpc(const absl::Status& status);
 
 // What the coordinator does with a stream's events (called on gRPC threads).
 class StreamHandler {
