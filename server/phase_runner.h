@@ -101,14 +101,14 @@ using SumUse = std::function<absl::StatusOr<SumVerdict>(const std::vector<uint64
 // How a phase went: the verdict and the figures of its log line.
 struct PhaseOutcome {
   bool applied = false;
-  std::string reason;              // not applied: why
-  std::vector<uint32_t> excluded;  // culprits of its failure, now excluded
-  std::vector<uint32_t> lost;      // Aggregation::Lost()
+  std::string reason = {};              // not applied: why
+  std::vector<uint32_t> excluded = {};  // culprits of its failure, now excluded
+  std::vector<uint32_t> lost = {};      // Aggregation::Lost()
   int64_t participants = 0, contributors = 0;
   int threshold = 0;
-  std::vector<std::pair<const char*, double>> stage_seconds;  // (event=round key, seconds)
+  std::vector<std::pair<const char*, double>> stage_seconds = {};  // (event=round key, seconds)
   double seconds = 0;
-  wire::TrafficCounter traffic;
+  wire::TrafficCounter traffic = {};
   int64_t bytes_in = 0, bytes_out = 0;  // of this phase
 
   // participants, threshold, contributors, dropouts, bytes_in, bytes_out, each stage's seconds
