@@ -39,10 +39,10 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clo
       runner_(router_, clock, options_.stage_timeout, metrics_, board_),
       driver_(options_, std::move(state), router_, runner_, clock, board_) {}
 
-grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
+absl::Status Coordinator::Register(const v1::RegisterRequest& request,
                                    v1::RegisterResponse& response, absl::string_view identity) {
   absl::StatusOr<std::string> token = router_.Register(request, identity);
-  if (!token.ok()) return ToGrpc(token.status());
+  if (!token.ok()) return token.status();
   const std::shared_ptr<const StatusBoard::Snapshot> snapshot = board_.Read();
   if (snapshot->population != nullptr) {
     const std::vector<uint32_t> outsiders = snapshot->population->Outsiders(
@@ -58,7 +58,7 @@ grpc::Status Coordinator::Register(const v1::RegisterRequest& request,
   response.set_session_token(*token);
   response.set_current_round(snapshot->status.round());
   response.set_training_done(snapshot->status.stage() == "done");
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 v1::StatusResponse Coordinator::Status() const {

@@ -37,17 +37,17 @@ class Coordinator final : public StreamHandler {
               Clock& clock = SteadyClock::Get());
 
   // `identity`: the client's verified TLS identity (empty: none), see Registry.
-  grpc::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
+  absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity = "");
   // True when `session_token` may open a stream (Registry::HoldsPending); OnStreamOpen decides.
   bool KnowsSessionToken(absl::string_view session_token) {
     return router_.KnowsSessionToken(session_token);
   }
-  grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+  absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override {
     return router_.OnStreamOpen(connection, session_token);
   }
-  grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+  absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override {
     return router_.OnClientMessage(connection, message);
   }
@@ -55,7 +55,7 @@ class Coordinator final : public StreamHandler {
     router_.OnStreamClosed(connection);
   }
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                        const grpc::Status& status) override {
+                        const absl::Status& status) override {
     router_.OnMessageRefused(connection, status);
   }
   // The driver's latest snapshot with the router's figures; never waits for the driver.

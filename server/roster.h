@@ -4,11 +4,10 @@
 #ifndef FEDMF_SERVER_ROSTER_H_
 #define FEDMF_SERVER_ROSTER_H_
 
-#include <grpcpp/grpcpp.h>
-
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 
@@ -32,7 +31,7 @@ class Roster {
   // To every connected client process (e.g. the end of training).
   virtual void Broadcast(const v1::RoundResult& result) = 0;
   // Ends every stream with `status`; how many there were.
-  virtual int CloseAll(const grpc::Status& status) = 0;
+  virtual int CloseAll(const absl::Status& status) = 0;
 };
 
 }  // namespace fedmf::server

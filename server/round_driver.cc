@@ -104,8 +104,7 @@ void RoundDriver::EndStreamsForRestart() {
   // update) resumes from its checkpoint, so its clients must stay and reconnect, which they do on
   // UNAVAILABLE. A training_done result would make them exit for good.
   const int ended = roster_.CloseAll(
-      grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                   "the coordinator stopped before the end of training; reconnect"));
+      absl::UnavailableError("the coordinator stopped before the end of training; reconnect"));
   EventLine("coordinator_stopped")
       .Add("rounds_done", state_.updater->round())
       .Add("total_rounds", state_.total_rounds)

@@ -38,7 +38,7 @@ bool StreamRouter::KnowsSessionToken(absl::string_view session_token) {
   return registry_.HoldsPending(session_token);
 }
 
-grpc::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
+absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
                                         absl::string_view session_token) {
   std::unique_lock<std::mutex> lock(mu_);
   absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
@@ -48,7 +48,7 @@ grpc::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
     line.Add("identity", identity);
   }
   line.Add("status", replaced.status().ToString());
-  if (!replaced.ok()) return ToGrpc(replaced.status());
+  if (!replaced.ok()) return replaced.status();
   if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
   // The same credential reconnected: its old streams are over. Their users stay, on this one,
   // but they missed what the round in progress sent them there: they drop out of it.
@@ -57,21 +57,20 @@ grpc::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   lock.unlock();
   for (const std::shared_ptr<Connection>& old : replaced->streams) {
     // A refusal, so that a second live copy of a client stops instead of taking its ids back.
-    old->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            "replaced by a newer stream of the same credential"));
+    old->Close(absl::FailedPreconditionError("replaced by a newer stream of the same credential"));
   }
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
-grpc::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& connection,
+absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& connection,
                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
-  grpc::Status status;
+  absl::Status status;
   if (!registry_.IsBound(connection.get())) {  // ended by a takeover while this was in flight
-    status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "the stream is no longer bound");
+    status = absl::FailedPreconditionError("the stream is no longer bound");
   } else {
     traffic_.AddUp(wire::StageOf(message), size);
     status = Dispatch(connection, message);
@@ -97,21 +96,21 @@ void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection)
 }
 
 void StreamRouter::OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                                    const grpc::Status& status) {
+                                    const absl::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);
   LogRefused(*connection, status);
 }
 
-void StreamRouter::LogRefused(const Connection& connection, const grpc::Status& status) const {
+void StreamRouter::LogRefused(const Connection& connection, const absl::Status& status) const {
   EventLine("message_refused")
       .Add("client",
            registry_.IsBound(&connection) ? registry_.NameOf(&connection) : std::string("unbound"))
       .Add("peer", connection.peer())
-      .Add("code", static_cast<int>(status.error_code()))
-      .Add("reason", status.error_message());
+      .Add("code", static_cast<int>(status.code()))
+      .Add("reason", status.message());
 }
 
-grpc::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connection,
+absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) {
   const uint32_t id = message.chunk().participant_id();
   {
@@ -119,8 +118,7 @@ grpc::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
     std::lock_guard<std::mutex> lock(mu_);
     traffic_.AddChunksUp(1);
     if (!registry_.Owns(connection.get(), id)) {
-      const grpc::Status refused(
-          grpc::StatusCode::PERMISSION_DENIED,
+      const absl::Status refused = absl::PermissionDeniedError(
           absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
       LogRefused(*connection, refused);
       return refused;
@@ -134,24 +132,23 @@ grpc::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
         .Add("client", registry_.NameOf(connection.get()))
         .Add("participant", id)
         .Add("reason", complete.status().message());
-    const grpc::Status refused(
-        complete.status().code() == absl::StatusCode::kResourceExhausted
-            ? grpc::StatusCode::RESOURCE_EXHAUSTED
-            : grpc::StatusCode::INVALID_ARGUMENT,
-        absl::StrCat("chunk sequence refused: ", complete.status().message()));
+    const std::string why = absl::StrCat("chunk sequence refused: ", complete.status().message());
+    const absl::Status refused = complete.status().code() == absl::StatusCode::kResourceExhausted
+                                     ? absl::ResourceExhaustedError(why)
+                                     : absl::InvalidArgumentError(why);
     LogRefused(*connection, refused);
     return refused;
   }
-  if (!complete->has_value()) return grpc::Status::OK;
+  if (!complete->has_value()) return absl::OkStatus();
   const v1::ClientMessage& whole = (*complete)->message;
   traffic_.AddUp(wire::StageOf(whole), static_cast<int64_t>((*complete)->wire_bytes));
-  const grpc::Status status = Dispatch(connection, whole);
+  const absl::Status status = Dispatch(connection, whole);
   connection->upload().Release(upload_budget_);  // handled: the parsed message goes next
   if (!status.ok()) LogRefused(*connection, status);
   return status;
 }
 
-grpc::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connection,
+absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connection,
                                     const v1::ClientMessage& message) {
   uint32_t id = 0;
   if (message.has_clear_upload()) {
@@ -159,18 +156,18 @@ grpc::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connectio
   } else if (message.has_secagg()) {
     id = message.secagg().participant_id();
   } else {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected a SecAgg message");
+    return absl::InvalidArgumentError("expected a SecAgg message");
   }
   if (!registry_.Owns(connection.get(), id)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        absl::StrCat("participant ", id, " is not hosted by this stream"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
   if (message.has_clear_upload()) {
     Deliver(message.clear_upload());
   } else {
     Deliver(SecAggMessage{id, message.secagg()});
   }
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 bool StreamRouter::Deliver(Delivery delivery) {
@@ -392,7 +389,7 @@ void StreamRouter::Stop() {
   Changed();
 }
 
-int StreamRouter::CloseAll(const grpc::Status& status) {
+int StreamRouter::CloseAll(const absl::Status& status) {
   std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -432,8 +429,8 @@ int StreamRouter::EndRevokedStreams(
         .Add("identity", identity)
         .Add("peer", connection->peer())
         .Add("effect", "stream ended; its users drop out");
-    connection->Close(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                   absl::StrCat("identity '", identity, "' is revoked")));
+    connection->Close(
+        absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked")));
     ++ended;
   }
   return ended;
@@ -456,8 +453,7 @@ int StreamRouter::EndStalledUploads(absl::Time now) {
     }
   }
   for (const auto& [connection, started] : stalled) {
-    connection->Close(grpc::Status(
-        grpc::StatusCode::DEADLINE_EXCEEDED,
+    connection->Close(absl::DeadlineExceededError(
         absl::StrCat("chunked upload incomplete after ", absl::FormatDuration(now - started))));
   }
   return static_cast<int>(stalled.size());

@@ -49,13 +49,13 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   bool KnowsSessionToken(absl::string_view session_token);
 
   // StreamHandler (gRPC threads).
-  grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+  absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override;
-  grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+  absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override;
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                        const grpc::Status& status) override;
+                        const absl::Status& status) override;
 
   // PhaseTransport (the driver thread).
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> SigningKeys(
@@ -76,7 +76,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
   bool AwaitStop(absl::Time deadline) override;
   bool stopped() const override;
-  int CloseAll(const grpc::Status& status) override;
+  int CloseAll(const absl::Status& status) override;
 
   // Any thread.
   void Stop();
@@ -113,14 +113,14 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // Deliver to the attached aggregation, not suspended. Under mu_.
   bool Apply(Delivery& delivery);
   // A whole (unchunked or reassembled) message of a bound stream. Under mu_.
-  grpc::Status Dispatch(const std::shared_ptr<Connection>& connection,
+  absl::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
   // Reassembles outside mu_ (the stream's reader owns its ChunkedUpload); locks to check the
   // participant and to dispatch the whole message.
-  grpc::Status HandleChunk(const std::shared_ptr<Connection>& connection,
+  absl::Status HandleChunk(const std::shared_ptr<Connection>& connection,
                            const v1::ClientMessage& message);
   // The event=message_refused line for a stream ended with `status`. Under mu_.
-  void LogRefused(const Connection& connection, const grpc::Status& status) const;
+  void LogRefused(const Connection& connection, const absl::Status& status) const;
   // Sends `message` (as chunks when large) and counts its bytes. Under mu_.
   void Send(Connection& connection, v1::ServerMessage message);
   // The stream's outbound queue overflowed (a client that does not read): its users leave the

@@ -58,8 +58,8 @@ class FakeRoster final : public Roster {
   }
   bool stopped() const override { return stop; }
   void Broadcast(const v1::RoundResult& result) override { broadcasts.push_back(result); }
-  int CloseAll(const grpc::Status& status) override {
-    closed_with.push_back(status.error_code());
+  int CloseAll(const absl::Status& status) override {
+    closed_with.push_back(status.code());
     return 1;
   }
 
@@ -69,7 +69,7 @@ class FakeRoster final : public Roster {
   std::function<void()> on_wait;  // after each wait
   std::vector<absl::Duration> pauses;
   std::vector<v1::RoundResult> broadcasts;
-  std::vector<grpc::StatusCode> closed_with;
+  std::vector<absl::StatusCode> closed_with;
 
  private:
   testing::FakeClock& clock_;
@@ -160,7 +160,7 @@ TEST(RoundDriverTest, FailedRoundsPauseWithAGrowingBackoffOnTheInjectedClock) {
   EXPECT_EQ(status.last_failure(), "fake failure");
   // Stopped before the end of training: the clients reconnect to the restart.
   EXPECT_EQ(status.stage(), "stopped");
-  EXPECT_THAT(h.roster.closed_with, ElementsAre(grpc::StatusCode::UNAVAILABLE));
+  EXPECT_THAT(h.roster.closed_with, ElementsAre(absl::StatusCode::kUnavailable));
   EXPECT_TRUE(h.roster.broadcasts.empty());
 }
 

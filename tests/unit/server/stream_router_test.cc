@@ -61,7 +61,7 @@ class StreamRouterTest : public ::testing::Test {
     return s;
   }
 
-  grpc::Status Upload(const TestStream& s, uint32_t id) {
+  absl::Status Upload(const TestStream& s, uint32_t id) {
     v1::ClientMessage m;
     *m.mutable_clear_upload() = wire::ToClearUpload(
         aggregation_->tag(), id, algorithms::ContributionVector::Dense({id, 1, 0}));
