@@ -15,7 +15,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "client/channel.h"
 #include "client/grpc_client.h"
 #include "client/local_state_file.h"
 #include "client/participant_host.h"
@@ -27,6 +26,7 @@
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
+#include "rpc/channel.h"
 #include "wire/chunking.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
@@ -48,7 +48,7 @@ ABSL_FLAG(std::string, party, "",
 ABSL_FLAG(std::string, item_genres, "",
           "--party=vfl-genre: the MovieLens 100K u.item with each movie's genre flags (default: "
           "the u.item beside --data=ml-100k:DIR/u.data)");
-ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
+ABSL_FLAG(std::string, enrollment_token, fedmf::rpc::kDemoEnrollmentToken,
           "shared enrollment token (the coordinator's)");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM CA bundle that signed the coordinator's certificate: TLS on (empty: plaintext, "
@@ -277,11 +277,11 @@ absl::Status Run() {
                  .server_name = absl::GetFlag(FLAGS_tls_server_name)};
   // Bad TLS settings or unreadable files fail here, before any connection attempt.
   if (absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c =
-          MakeClientCredentials(options.tls);
+          rpc::MakeClientCredentials(options.tls);
       !c.ok()) {
     return c.status();
   }
-  WarnIfPlaintextOffLoopback("fedmf-client", options.target, options.tls.enabled());
+  rpc::WarnIfPlaintextOffLoopback("fedmf-client", options.target, options.tls.enabled());
   if (const double s = absl::GetFlag(FLAGS_give_up_after_s); s > 0) {
     options.backoff.give_up_after = absl::Seconds(s);
   }

@@ -11,11 +11,11 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "client/channel.h"
 #include "client/registration.h"
 #include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "rpc/channel.h"
 #include "wire/limits.h"
 
 namespace fedmf::client {
@@ -73,8 +73,8 @@ class Session {
       const grpc::Status s = stub_->Register(&context, request, &response);
       watcher_.Watch(nullptr);
       if (!s.ok()) {
-        status = FromGrpc(s);
-        return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+        status = rpc::FromGrpc(s);
+        return rpc::IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
       }
     }
     status = ValidateRegisterResponse(response);
@@ -129,9 +129,9 @@ class Session {
     const grpc::Status s = stream->Finish();
     watcher_.Watch(nullptr);
     if (host_.training_done()) return StreamEnd::kDone;
-    status = FromGrpc(s);
+    status = rpc::FromGrpc(s);
     if (status.ok()) status = absl::UnavailableError("stream closed by the coordinator");
-    return IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
+    return rpc::IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
   }
 
   // When Run opened the Participate stream; unset when it ended before.
@@ -155,7 +155,7 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
   while (!stop.load()) {
     // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply).
     absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-        MakeChannel({.target = options.target, .tls = options.tls});
+        rpc::MakeChannel({.target = options.target, .tls = options.tls});
     if (!channel.ok()) return channel.status();
     Session session(host, options, watcher, *channel);
     absl::Status status;

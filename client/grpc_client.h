@@ -9,15 +9,15 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "client/channel.h"
 #include "client/participant_host.h"
 #include "client/registration.h"
+#include "rpc/channel.h"
 
 namespace fedmf::client {
 
 struct GrpcClientOptions {
   std::string target;  // host:port of the coordinator
-  ClientTls tls;       // plaintext unless tls.ca_file is set
+  rpc::ClientTls tls;  // plaintext unless tls.ca_file is set
   std::string name;    // for the coordinator's logs
   std::string enrollment_token;
   BackoffOptions backoff;  // waits between attempts, and when to give up

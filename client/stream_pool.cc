@@ -14,11 +14,11 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "client/channel.h"
 #include "client/registration.h"
 #include "client/result_log.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "rpc/channel.h"
 #include "wire/limits.h"
 
 namespace fedmf::client {
@@ -310,11 +310,11 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
   if (ended == State::kRegistering) {
     std::unique_ptr<RegisterCall> call = std::move(m.registering);
     if (!call->status.ok()) {
-      if (IsRefusal(call->status.error_code())) {
-        failure = FromGrpc(call->status);
+      if (rpc::IsRefusal(call->status.error_code())) {
+        failure = rpc::FromGrpc(call->status);
         return;
       }
-      Retry(i, FromGrpc(call->status), failure);
+      Retry(i, rpc::FromGrpc(call->status), failure);
       return;
     }
     if (cancelling_) return;
@@ -338,12 +338,12 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
     m.state = State::kDone;
     return;
   }
-  if (IsRefusal(call->status().error_code())) {
-    failure = FromGrpc(call->status());
+  if (rpc::IsRefusal(call->status().error_code())) {
+    failure = rpc::FromGrpc(call->status());
     return;
   }
   m.backoff.StreamEnded(call->started(), absl::Now());
-  absl::Status why = FromGrpc(call->status());
+  absl::Status why = rpc::FromGrpc(call->status());
   if (why.ok()) why = absl::UnavailableError("stream closed by the coordinator");
   Retry(i, why, failure);
 }
@@ -407,7 +407,7 @@ absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& 
   const size_t count = std::min<size_t>(static_cast<size_t>(options.channels), hosts.size());
   std::vector<std::shared_ptr<grpc::Channel>> channels;
   for (size_t c = 0; c < count; ++c) {
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = MakeChannel(
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = rpc::MakeChannel(
         {.target = options.client.target, .tls = options.client.tls, .own_connection = true});
     if (!channel.ok()) return channel.status();
     channels.push_back(*std::move(channel));

@@ -1,8 +1,8 @@
 // One aggregation of a cohort's vectors in progress: a secure sum (a SecAgg ServerSession that
 // never unmasks fewer than n_min inputs) or a clear one (uploads checked and added mod 2^bits),
 // with the tag its messages carry. Transport-free: it takes the participants' messages and
-// returns the envelopes to route to them by participant id; the coordinator owns the transport,
-// the stage deadlines and the lock. Not thread-safe.
+// returns the envelopes to route to them by participant id; the stream router owns the transport
+// and the lock, the phase runner the stage deadlines. Not thread-safe.
 #ifndef FEDMF_SERVER_AGGREGATION_H_
 #define FEDMF_SERVER_AGGREGATION_H_
 

@@ -1,8 +1,8 @@
 // Chunked uploads on the coordinator's streams, reassembled by each stream's reader outside the
-// coordinator's lock and bounded in memory: the first chunk of a message reserves the size it
+// stream router's lock and bounded in memory: the first chunk of a message reserves the size it
 // declares (Chunk.total_bytes) against one UploadBudget shared by all streams, and gives it back
 // when the message completes, is refused or its stream ends. A sequence that does not complete in
-// time is found by started() (the coordinator ends its stream, Coordinator::EndStalledUploads).
+// time is found by started() (the stream router ends its stream, StreamRouter::EndStalledUploads).
 #ifndef FEDMF_SERVER_CHUNKED_UPLOAD_H_
 #define FEDMF_SERVER_CHUNKED_UPLOAD_H_
 

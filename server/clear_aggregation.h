@@ -2,7 +2,7 @@
 // --secure_aggregation=off, or fedmf-sim --plain_sum): each cohort member uploads its vector in
 // the clear, dense or sparse, the coordinator checks it against the plan and adds it mod 2^bits
 // (a sparse one at a cost proportional to its values), after the algorithm's own test of one
-// upload (Updater::CheckUpload) where it has one. Not thread-safe (the coordinator's lock).
+// upload (Updater::CheckUpload) where it has one. Not thread-safe (the stream router's lock).
 #ifndef FEDMF_SERVER_CLEAR_AGGREGATION_H_
 #define FEDMF_SERVER_CLEAR_AGGREGATION_H_
 

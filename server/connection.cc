@@ -1,10 +1,15 @@
 #include "server/connection.h"
 
+#include <string>
 #include <utility>
 
 #include "common/util/event_log.h"
 
 namespace fedmf::server {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
 
 size_t Connection::Send(v1::ServerMessage message) {
   const size_t size = message.ByteSizeLong();
@@ -119,7 +124,7 @@ void Connection::Detach() {
   queued_bytes_ = 0;
 }
 
-grpc::Status DeliverClientMessage(StreamHandler& handler,
+absl::Status DeliverClientMessage(StreamHandler& handler,
                                   const std::shared_ptr<Connection>& connection,
                                   grpc::ByteBuffer& bytes) {
   v1::ClientMessage message;
@@ -127,7 +132,7 @@ grpc::Status DeliverClientMessage(StreamHandler& handler,
       grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&bytes, &message).ok();
   bytes.Clear();
   if (!parsed) {
-    const grpc::Status refused(grpc::StatusCode::INVALID_ARGUMENT, "unparseable ClientMessage");
+    const absl::Status refused = absl::InvalidArgumentError("unparseable ClientMessage");
     handler.OnMessageRefused(connection, refused);
     return refused;
   }
@@ -144,9 +149,9 @@ FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::s
       counter_(counter) {
   connection_->Attach(this);
   // Attached first: the round driver may send as soon as the stream is bound.
-  if (const grpc::Status opened = handler_->OnStreamOpen(connection_, session_token);
+  if (const absl::Status opened = handler_->OnStreamOpen(connection_, session_token);
       !opened.ok()) {
-    connection_->FinishOnce(opened);
+    connection_->FinishOnce(ToGrpc(opened));
     return;
   }
   StartRead(&incoming_);
@@ -186,9 +191,9 @@ void FederationReactor::OnReadDone(bool ok) {
     return;
   }
   // After the cheap checks: parsing is what costs.
-  const grpc::Status status = DeliverClientMessage(*handler_, connection_, incoming_);
+  const absl::Status status = DeliverClientMessage(*handler_, connection_, incoming_);
   if (!status.ok()) {
-    connection_->FinishOnce(status);
+    connection_->FinishOnce(ToGrpc(status));
     return;
   }
   StartRead(&incoming_);

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
@@ -35,10 +36,14 @@ namespace fedmf::server {
 
 class FederationReactor;
 
+// The gRPC status of a domain status (same code and message): made at the service edge (the
+// reactor, the services), since the coordinator's parts speak absl::Status.
+grpc::Status ToGrpc(const absl::Status& status);
+
 class Connection {
  public:
   // For an in-process transport: messages go to `sink` (on the sender's thread, possibly under
-  // the coordinator's lock, so it must only hand them off) instead of a gRPC stream.
+  // the stream router's lock, so it must only hand them off) instead of a gRPC stream.
   using Sink = std::function<void(const v1::ServerMessage&)>;
 
   Connection(uint64_t id, std::string peer, Sink sink = nullptr,
@@ -60,9 +65,10 @@ class Connection {
   const std::string& peer() const { return peer_; }
   // The chunked upload in progress; only the stream's reader (one message at a time) uses it.
   ChunkedUpload& upload() { return upload_; }
-  // Ends the stream with `status` from any thread (after the write in flight; queued messages are
-  // dropped), e.g. when its client's identity is revoked. A no-op once it is ending.
-  void Close(const grpc::Status& status) { FinishOnce(status); }
+  // Ends the stream with `status` (as the gRPC status of the same code and message) from any
+  // thread (after the write in flight; queued messages are dropped), e.g. when its client's
+  // identity is revoked. A no-op once it is ending.
+  void Close(const absl::Status& status) { FinishOnce(ToGrpc(status)); }
 
  private:
   friend class FederationReactor;
@@ -91,21 +97,22 @@ class Connection {
   std::optional<grpc::Status> pending_finish_;
 };
 
-// What the coordinator does with a stream's events (called on gRPC threads).
+// What the coordinator does with a stream's events (called on gRPC threads); the reactor makes
+// the gRPC statuses.
 class StreamHandler {
  public:
   virtual ~StreamHandler() = default;
   // Before the stream reads anything: binds it to the registration `session_token` names. A
   // non-OK status ends the stream with it (OnStreamClosed still follows).
-  virtual grpc::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+  virtual absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                                     absl::string_view session_token) = 0;
   // A non-OK status ends the stream with it.
-  virtual grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+  virtual absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) = 0;
   virtual void OnStreamClosed(const std::shared_ptr<Connection>& connection) = 0;
   // A message the reactor refused (it did not parse); the stream ends with `status` (for the log).
   virtual void OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                                const grpc::Status& status) = 0;
+                                const absl::Status& status) = 0;
 };
 
 // What FederationReactor does with the bytes of one message: parses them as a ClientMessage and
@@ -113,7 +120,7 @@ class StreamHandler {
 // INVALID_ARGUMENT "unparseable ClientMessage"). A non-OK status ends the stream with it.
 // Consumes `bytes`; the parsed message is gone when it returns. The stream fuzzer calls it as the
 // reactor does.
-grpc::Status DeliverClientMessage(StreamHandler& handler,
+absl::Status DeliverClientMessage(StreamHandler& handler,
                                   const std::shared_ptr<Connection>& connection,
                                   grpc::ByteBuffer& bytes);
 

@@ -1,7 +1,7 @@
 // What the coordinator counts for an operator's Prometheus scrape (--metrics_listen): aggregations
 // started, applied and failed, each SecAgg stage's duration and dropouts, rendered with the run's
 // Admin.Status figures (round, cohort, streams, traffic, privacy spent) and the process's own
-// resource use. Thread-safe: the coordinator records under its lock, a scrape renders from the
+// resource use. Thread-safe: the phase runner records on the driver thread, a scrape renders from the
 // HTTP server's thread.
 #ifndef FEDMF_SERVER_COORDINATOR_METRICS_H_
 #define FEDMF_SERVER_COORDINATOR_METRICS_H_

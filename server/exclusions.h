@@ -2,7 +2,7 @@
 // misbehaviour made it abort (crypto/secagg/server_session.h, misbehaviour()). Later cohorts are
 // drawn without them, so a retried round does not meet the same culprit again. Kept in memory
 // only: a restarted coordinator forgives, and a culprit then costs one more failed attempt before
-// it is excluded again. Not thread-safe (the coordinator's lock guards it).
+// it is excluded again. Not thread-safe (the stream router's lock guards it).
 #ifndef FEDMF_SERVER_EXCLUSIONS_H_
 #define FEDMF_SERVER_EXCLUSIONS_H_
 

@@ -23,12 +23,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "client/channel.h"
-#include "client/health_check.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
 #include "common/util/proc_stats.h"
+#include "rpc/channel.h"
+#include "rpc/health_check.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
 #include "server/credentials.h"
@@ -43,7 +43,7 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status, health: the coordinator to ask");
-ABSL_FLAG(std::string, enrollment_token, fedmf::client::kDemoEnrollmentToken,
+ABSL_FLAG(std::string, enrollment_token, fedmf::rpc::kDemoEnrollmentToken,
           "shared token clients must present (set your own off loopback)");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
@@ -137,11 +137,11 @@ void OnSignal(int) { g_stop.store(true); }
 
 // The channel of the `status` and `health` subcommands: --target, --tls_ca/cert/key/server_name.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> CommandChannel() {
-  return client::MakeChannel({.target = absl::GetFlag(FLAGS_target),
-                              .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
-                                      .cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                      .key_file = absl::GetFlag(FLAGS_tls_key),
-                                      .server_name = absl::GetFlag(FLAGS_tls_server_name)}});
+  return rpc::MakeChannel({.target = absl::GetFlag(FLAGS_target),
+                           .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                   .cert_file = absl::GetFlag(FLAGS_tls_cert),
+                                   .key_file = absl::GetFlag(FLAGS_tls_key),
+                                   .server_name = absl::GetFlag(FLAGS_tls_server_name)}});
 }
 
 // `health`: grpc.health.v1.Health/Check of the whole server; OK only when it answers SERVING.
@@ -149,7 +149,7 @@ absl::Status PrintHealth() {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
   if (!channel.ok()) return channel.status();
   const std::string target = absl::GetFlag(FLAGS_target);
-  absl::StatusOr<std::string> serving = client::CheckHealth(*channel, "", absl::Seconds(5));
+  absl::StatusOr<std::string> serving = rpc::CheckHealth(*channel, "", absl::Seconds(5));
   if (!serving.ok()) {
     return absl::UnavailableError(absl::StrCat(
         target, ": no health answer: ", absl::StatusCodeToString(serving.status().code()), ": ",
@@ -359,10 +359,9 @@ absl::Status Serve() {
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
   }
-  client::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen),
-                                     tls.enabled());
-  client::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
-                                     absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
+  rpc::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen), tls.enabled());
+  rpc::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
+                                  absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
   EventLine("listening")
       .Add("address", absl::GetFlag(FLAGS_listen))
       .Add("port", port)

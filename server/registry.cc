@@ -39,7 +39,7 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
   if (request.participant_ids().empty()) {
     return absl::InvalidArgumentError("participant_ids is empty");
   }
-  // Bounds the sort below (under the coordinator's lock) by the population, whatever was sent.
+  // Bounds the sort below (under the stream router's lock) by the population, whatever was sent.
   if (request.participant_ids_size() > num_users_) {
     return absl::InvalidArgumentError(absl::StrCat("participant_ids lists ",
                                                    request.participant_ids_size(),

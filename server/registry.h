@@ -10,7 +10,7 @@
 // max_streams_per_identity live streams. Registrations waiting for their stream are bounded in
 // number (in all, and per client credential or identity) and expire after pending_ttl, so a flood
 // of registrations that never bind locks nobody out for longer than that. Not thread-safe: the
-// coordinator calls it under its lock.
+// stream router calls it under its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 

@@ -65,12 +65,11 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
           .Add("identity", identity)
           .Add("peer", context->peer())
           .Add("status", admitted.ToString());
-      reactor->Finish(grpc::Status(static_cast<grpc::StatusCode>(admitted.code()),
-                                   std::string(admitted.message())));
+      reactor->Finish(ToGrpc(admitted));
       return reactor;
     }
   }
-  reactor->Finish(coordinator_->Register(*request, *response, identity));
+  reactor->Finish(ToGrpc(coordinator_->Register(*request, *response, identity)));
   return reactor;
 }
 

@@ -46,7 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "client/channel.h"
+#include "rpc/channel.h"
 #include "client/participant_host.h"
 #include "client/registration.h"
 #include "common/data/dataset_source.h"
@@ -381,7 +381,7 @@ absl::Status Run() {
   args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
                                                                         : wire::kMaxMessageBytes);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      client::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
+      rpc::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
                                      .cert_file = absl::GetFlag(FLAGS_tls_cert),
                                      .key_file = absl::GetFlag(FLAGS_tls_key),
                                      .server_name = ""});

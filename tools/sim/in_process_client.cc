@@ -8,14 +8,6 @@
 #include "common/util/event_log.h"
 
 namespace fedmf::sim {
-namespace {
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-}  // namespace
-
 InProcessClient::InProcessClient(server::Coordinator& coordinator,
                                  std::unique_ptr<client::ParticipantHost> host, std::string name)
     : coordinator_(coordinator),
@@ -35,16 +27,16 @@ absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
     const std::string& name, const std::string& enrollment_token) {
   v1::RegisterResponse response;
-  if (grpc::Status s = coordinator.Register(
+  if (absl::Status s = coordinator.Register(
           client::MakeRegisterRequest(*host, name, enrollment_token), response);
       !s.ok()) {
-    return FromGrpc(s);
+    return s;
   }
 
   std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name));
-  if (grpc::Status s = coordinator.OnStreamOpen(c->connection_, response.session_token());
+  if (absl::Status s = coordinator.OnStreamOpen(c->connection_, response.session_token());
       !s.ok()) {
-    return FromGrpc(s);
+    return s;
   }
   c->stream_open_ = true;
   c->worker_ = std::thread([client = c.get()] { client->Work(); });
@@ -74,9 +66,9 @@ void InProcessClient::Work() {
     // Each reply reaches the coordinator before the host builds the next batch.
     bool refused = false;
     const absl::Status handled = host_->Handle(message, [this, &refused](v1::ClientMessage reply) {
-      const grpc::Status s = coordinator_.OnClientMessage(connection_, reply);
+      const absl::Status s = coordinator_.OnClientMessage(connection_, reply);
       refused = !s.ok();
-      return FromGrpc(s);
+      return s;
     });
     if (!handled.ok()) {
       EventLine("client_error").Add("client", name_).Add("error", handled.ToString());

@@ -1,7 +1,7 @@
 // One simulated client process of fedmf-sim: a ParticipantHost on its own worker thread, joined
 // to a Coordinator the way fedmf-client joins over gRPC (Coordinator::Register, then a stream
 // whose first message is the session token), through an in-process Connection instead of a
-// socket. The connection's sink only queues (the coordinator calls it under its lock); the worker
+// socket. The connection's sink only queues (the stream router calls it under its lock); the worker
 // answers the messages in order and hands each reply to Coordinator::OnClientMessage as the host
 // produces it (ParticipantHost's reply sink: a task's replies are never all held at once), so the
 // client processes compute in parallel while the coordinator stays the single round driver.

@@ -1,4 +1,4 @@
-// Federated evaluation rounds of the Coordinator (coordinator_eval.cc) without sockets: client
+// Federated evaluation rounds of the Coordinator (evaluation_rounds.h) without sockets: client
 // processes are ParticipantHosts (train and test parts of one split) behind in-process
 // connections (testing::FakeClient).
 #include <chrono>

@@ -43,10 +43,10 @@ v1::ClientMessage SecAgg(uint32_t id) {
 TEST(CoordinatorTest, RegisterMapsRefusalsToGrpcCodes) {
   auto coordinator = MakeCoordinator();
   v1::RegisterResponse response;
-  EXPECT_EQ(coordinator->Register(Enrollment({1}, "bad"), response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(coordinator->Register(Enrollment({41}), response).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator->Register(Enrollment({1}, "bad"), response).code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(coordinator->Register(Enrollment({41}), response).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(coordinator->Register(Enrollment({1}), response).ok());
   EXPECT_EQ(response.session_token().size(), 16u);
   EXPECT_EQ(response.current_round(), 0);
@@ -55,11 +55,11 @@ TEST(CoordinatorTest, RegisterMapsRefusalsToGrpcCodes) {
 TEST(CoordinatorTest, AStreamOpensOnlyWithAValidSessionToken) {
   auto coordinator = MakeCoordinator();
   auto c = std::make_shared<Connection>(1, "test");
-  EXPECT_EQ(coordinator->OnStreamOpen(c, "unknown").error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_EQ(coordinator->OnStreamOpen(c, "").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(coordinator->OnStreamOpen(c, "unknown").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(coordinator->OnStreamOpen(c, "").code(), absl::StatusCode::kNotFound);
   // Nothing an unbound stream sends is handled.
-  EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(1)).error_code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(1)).code(),
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(coordinator->Status().connected_clients(), 0);
 }
 
@@ -71,14 +71,13 @@ TEST(CoordinatorTest, BoundStreamsMaySpeakOnlyForTheirOwnUsers) {
   ASSERT_TRUE(coordinator->OnStreamOpen(c, response.session_token()).ok());
   EXPECT_EQ(coordinator->Status().registered_users(), 2);
   EXPECT_EQ(coordinator->Status().connected_clients(), 1);
-  EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(3)).error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(coordinator->OnClientMessage(c, SecAgg(3)).code(), absl::StatusCode::kPermissionDenied);
   // No round is running: a (malformed) message of an own user is ignored, not fatal.
   EXPECT_TRUE(coordinator->OnClientMessage(c, SecAgg(1)).ok());
-  EXPECT_EQ(coordinator->OnStreamOpen(c, response.session_token()).error_code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_EQ(coordinator->OnClientMessage(c, v1::ClientMessage()).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator->OnStreamOpen(c, response.session_token()).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(coordinator->OnClientMessage(c, v1::ClientMessage()).code(),
+            absl::StatusCode::kInvalidArgument);
   coordinator->OnStreamClosed(c);
   EXPECT_EQ(coordinator->Status().registered_users(), 0);
   EXPECT_EQ(coordinator->Status().connected_clients(), 0);

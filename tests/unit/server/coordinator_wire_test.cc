@@ -219,15 +219,15 @@ TEST_F(CoordinatorWireStreamTest, AcceptsAWholeChunkSequenceOutsideARound) {
 }
 
 TEST_F(CoordinatorWireStreamTest, RefusesChunksForAnotherStreamsParticipant) {
-  EXPECT_EQ(coordinator_->OnClientMessage(connection_, Chunks(2)[0]).error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, Chunks(2)[0]).code(),
+            absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(CoordinatorWireStreamTest, ABrokenChunkSequenceEndsTheStream) {
   const std::vector<v1::ClientMessage> chunks = Chunks(1);
   ASSERT_TRUE(coordinator_->OnClientMessage(connection_, chunks[0]).ok());
-  EXPECT_EQ(coordinator_->OnClientMessage(connection_, chunks[2]).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, chunks[2]).code(),
+            absl::StatusCode::kInvalidArgument);
   coordinator_->OnStreamClosed(connection_);  // what the reactor does on an error status
   EXPECT_EQ(coordinator_->Status().connected_clients(), 0);
 }
@@ -235,8 +235,8 @@ TEST_F(CoordinatorWireStreamTest, ABrokenChunkSequenceEndsTheStream) {
 TEST_F(CoordinatorWireStreamTest, ASequenceOverTheUploadBoundIsRefusedAtItsFirstChunk) {
   v1::ClientMessage first = Chunks(1)[0];
   first.mutable_chunk()->set_total_bytes(wire::kMaxTransferBytes + 1);
-  EXPECT_EQ(coordinator_->OnClientMessage(connection_, first).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator_->OnClientMessage(connection_, first).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // Issue 21 item 7: partial uploads of all streams share one budget; what a sequence reserved
@@ -249,10 +249,10 @@ TEST_F(CoordinatorWireStreamTest, AllStreamsShareOneBoundedUploadBudget) {
   ASSERT_TRUE(coordinator_->OnClientMessage(connection_, FirstChunk(1, 600)).ok());
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
   std::shared_ptr<Connection> second = Open(2);
-  const grpc::Status refused = coordinator_->OnClientMessage(second, FirstChunk(2, 600));
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
-  EXPECT_NE(refused.error_message().find("600 of 1000 bytes held"), std::string::npos)
-      << refused.error_message();
+  const absl::Status refused = coordinator_->OnClientMessage(second, FirstChunk(2, 600));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused.message();
+  EXPECT_NE(refused.message().find("600 of 1000 bytes held"), std::string::npos)
+      << refused.message();
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
   coordinator_->OnStreamClosed(second);
   // The first stream ends mid-sequence: its reservation is free again.
@@ -261,8 +261,8 @@ TEST_F(CoordinatorWireStreamTest, AllStreamsShareOneBoundedUploadBudget) {
   std::shared_ptr<Connection> third = Open(3);
   EXPECT_TRUE(coordinator_->OnClientMessage(third, FirstChunk(3, 600)).ok());
   // A sequence refused mid-way gives its reservation back too.
-  EXPECT_EQ(coordinator_->OnClientMessage(third, Chunks(3)[3]).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(coordinator_->OnClientMessage(third, Chunks(3)[3]).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
 }
 

@@ -285,10 +285,10 @@ TEST(FederationServiceTest, GarbageEndsItsStreamWithInvalidArgument) {
 class Flooder final : public StreamHandler {
  public:
   explicit Flooder(int count) : count_(count) {}
-  grpc::Status OnStreamOpen(const std::shared_ptr<Connection>&, absl::string_view) override {
-    return grpc::Status::OK;
+  absl::Status OnStreamOpen(const std::shared_ptr<Connection>&, absl::string_view) override {
+    return absl::OkStatus();
   }
-  grpc::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+  absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage&) override {
     for (int i = 0; i < count_; ++i) {
       v1::ServerMessage m;
@@ -297,10 +297,10 @@ class Flooder final : public StreamHandler {
       max_queued = std::max(max_queued, connection->queued_bytes());
     }
     overflowed = connection->TakeOverflow();
-    return grpc::Status::OK;
+    return absl::OkStatus();
   }
   void OnStreamClosed(const std::shared_ptr<Connection>&) override { closed = true; }
-  void OnMessageRefused(const std::shared_ptr<Connection>&, const grpc::Status&) override {}
+  void OnMessageRefused(const std::shared_ptr<Connection>&, const absl::Status&) override {}
 
   const int count_;
   int refused = 0;

@@ -1,4 +1,4 @@
-#include "client/health_check.h"
+#include "rpc/health_check.h"
 
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 namespace {
 
 // A server with gRPC's built-in health service (and a generic callback service, which it needs
@@ -62,4 +62,4 @@ TEST_F(HealthCheckTest, NothingListeningIsUnavailable) {
 }
 
 }  // namespace
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc

@@ -1,7 +1,7 @@
 // Asks a gRPC server's standard health service (grpc.health.v1.Health/Check) whether it serves:
 // what `fedmf-coordinator health` and the container and Kubernetes probes run.
-#ifndef FEDMF_CLIENT_HEALTH_CHECK_H_
-#define FEDMF_CLIENT_HEALTH_CHECK_H_
+#ifndef FEDMF_RPC_HEALTH_CHECK_H_
+#define FEDMF_RPC_HEALTH_CHECK_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 
 // The serving status `service` ("" = the whole server) reports, by its protocol name (SERVING,
 // NOT_SERVING, UNKNOWN, ...), when the server answered within `timeout`; otherwise the RPC's error
@@ -20,6 +20,6 @@ namespace fedmf::client {
 absl::StatusOr<std::string> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
                                         absl::string_view service, absl::Duration timeout);
 
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc
 
-#endif  // FEDMF_CLIENT_HEALTH_CHECK_H_
+#endif  // FEDMF_RPC_HEALTH_CHECK_H_

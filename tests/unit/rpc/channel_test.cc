@@ -1,8 +1,8 @@
-#include "client/channel.h"
+#include "rpc/channel.h"
 
 #include "gtest/gtest.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 namespace {
 
 TEST(ChannelTest, LoopbackAddresses) {
@@ -86,4 +86,4 @@ TEST(ChannelTest, RefusalsEndTheClientOthersAreRetried) {
 }
 
 }  // namespace
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc

@@ -1,10 +1,10 @@
-#include "client/health_check.h"
+#include "rpc/health_check.h"
 
 #include "absl/time/clock.h"
-#include "client/channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "rpc/channel.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 
 absl::StatusOr<std::string> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
                                         absl::string_view service, absl::Duration timeout) {
@@ -21,4 +21,4 @@ absl::StatusOr<std::string> CheckHealth(const std::shared_ptr<grpc::Channel>& ch
   return HealthCheckResponse::ServingStatus_Name(response.status());
 }
 
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc

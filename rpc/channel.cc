@@ -1,4 +1,4 @@
-#include "client/channel.h"
+#include "rpc/channel.h"
 
 #include <cstdio>
 
@@ -10,7 +10,7 @@
 #include "crypto/pem_file.h"
 #include "wire/limits.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
     const ClientTls& tls) {
@@ -110,4 +110,4 @@ void WarnIfDemoTokenOffLoopback(absl::string_view address, absl::string_view tok
                kDemoEnrollmentToken, static_cast<int>(address.size()), address.data());
 }
 
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc

@@ -2,8 +2,8 @@
 // status`) builds its channel to the coordinator: message limits and transport credentials, TLS
 // (server verified against a CA, optionally a client certificate for mutual TLS) or plaintext;
 // and how the clients read the coordinator's statuses.
-#ifndef FEDMF_CLIENT_CHANNEL_H_
-#define FEDMF_CLIENT_CHANNEL_H_
+#ifndef FEDMF_RPC_CHANNEL_H_
+#define FEDMF_RPC_CHANNEL_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace fedmf::client {
+namespace fedmf::rpc {
 
 // PEM file paths. An empty ca_file means plaintext (no TLS); cert_file and key_file go together
 // (mutual TLS) and need ca_file.
@@ -63,6 +63,6 @@ inline constexpr char kDemoEnrollmentToken[] = "fedmf-demo";
 void WarnIfDemoTokenOffLoopback(absl::string_view address, absl::string_view token,
                                 bool mutual_tls);
 
-}  // namespace fedmf::client
+}  // namespace fedmf::rpc
 
-#endif  // FEDMF_CLIENT_CHANNEL_H_
+#endif  // FEDMF_RPC_CHANNEL_H_

@@ -1,0 +1,39 @@
+// What the round driver needs of the stream router: who is live and eligible, waiting for that to
+// change (or for a stop), telling or ending every stream. Implemented by StreamRouter; the driver's
+// tests use a fake.
+#ifndef FEDMF_SERVER_ROSTER_H_
+#define FEDMF_SERVER_ROSTER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "fedmf/v1/federation.pb.h"
+
+namespace fedmf::server {
+
+class Roster {
+ public:
+  virtual ~Roster() = default;
+  // Users on live streams, ascending.
+  virtual std::vector<uint32_t> LiveUsers() const = 0;
+  // ... without the excluded ones: who a training cohort may be drawn from.
+  virtual std::vector<uint32_t> EligibleUsers() const = 0;
+  // Counts the changes a driver may wait for: a stream opened or closed, a stop.
+  virtual uint64_t Generation() const = 0;
+  // Returns once Generation() differs from `seen`, or at `deadline` (by the driver's clock).
+  virtual void AwaitChange(uint64_t seen, absl::Time deadline) = 0;
+  // Returns at `deadline`, or earlier when stopped; true if stopped.
+  virtual bool AwaitStop(absl::Time deadline) = 0;
+  // Stop() was called: the driver ends the run.
+  virtual bool stopped() const = 0;
+  // To every connected client process (e.g. the end of training).
+  virtual void Broadcast(const v1::RoundResult& result) = 0;
+  // Ends every stream with `status`; how many there were.
+  virtual int CloseAll(const absl::Status& status) = 0;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_ROSTER_H_

@@ -1,0 +1,470 @@
+#include "server/stream_router.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/util/event_log.h"
+#include "wire/chunking.h"
+
+namespace fedmf::server {
+
+StreamRouter::StreamRouter(const CoordinatorOptions& options, Clock& clock)
+    : options_(options),
+      clock_(clock),
+      upload_budget_(options.max_upload_buffer_bytes),
+      registry_(options.enrollment_token, options.num_users, options.pending_registrations) {
+  registry_.set_max_streams_per_identity(options.max_streams_per_identity);
+  if (options.credentials) registry_.set_credentials(options.credentials);
+}
+
+absl::StatusOr<std::string> StreamRouter::Register(const v1::RegisterRequest& request,
+                                                   absl::string_view identity) {
+  bytes_in_ += static_cast<int64_t>(request.ByteSizeLong());
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<std::string> token = registry_.Register(request, identity);
+  EventLine line("register");
+  line.Add("client", request.client_name().substr(0, 128));
+  if (!identity.empty()) line.Add("identity", identity);
+  line.Add("users", request.participant_ids_size())
+      .Add("status", token.ok() ? std::string("OK") : token.status().ToString());
+  return token;
+}
+
+bool StreamRouter::KnowsSessionToken(absl::string_view session_token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return registry_.HoldsPending(session_token);
+}
+
+absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                                        absl::string_view session_token) {
+  std::unique_lock<std::mutex> lock(mu_);
+  absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
+  EventLine line("stream_open");
+  line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
+  if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
+    line.Add("identity", identity);
+  }
+  line.Add("status", replaced.status().ToString());
+  if (!replaced.ok()) return replaced.status();
+  if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
+  // The same credential reconnected: its old streams are over. Their users stay, on this one,
+  // but they missed what the round in progress sent them there: they drop out of it.
+  for (uint32_t id : replaced->participant_ids) Deliver(Dropped{id});
+  Changed();  // the driver may be waiting for users
+  lock.unlock();
+  for (const std::shared_ptr<Connection>& old : replaced->streams) {
+    // A refusal, so that a second live copy of a client stops instead of taking its ids back.
+    old->Close(absl::FailedPreconditionError("replaced by a newer stream of the same credential"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& connection,
+                                           const v1::ClientMessage& message) {
+  const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
+  bytes_in_ += size;
+  if (message.has_chunk()) return HandleChunk(connection, message);
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::Status status;
+  if (!registry_.IsBound(connection.get())) {  // ended by a takeover while this was in flight
+    status = absl::FailedPreconditionError("the stream is no longer bound");
+  } else {
+    traffic_.AddUp(wire::StageOf(message), size);
+    status = Dispatch(connection, message);
+  }
+  // A refusal ends the stream (the reactor finishes it with this status): one line per stream.
+  if (!status.ok()) LogRefused(*connection, status);
+  return status;
+}
+
+void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string name = registry_.NameOf(connection.get());
+  const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
+  connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
+  int dropped = 0;
+  for (uint32_t id : ids) dropped += Deliver(Dropped{id}) ? 1 : 0;
+  Changed();
+  EventLine("stream_closed")
+      .Add("client", name)
+      .Add("peer", connection->peer())
+      .Add("users", ids.size())
+      .Add("dropped_in_round", dropped);
+}
+
+void StreamRouter::OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                                    const absl::Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  LogRefused(*connection, status);
+}
+
+void StreamRouter::LogRefused(const Connection& connection, const absl::Status& status) const {
+  EventLine("message_refused")
+      .Add("client",
+           registry_.IsBound(&connection) ? registry_.NameOf(&connection) : std::string("unbound"))
+      .Add("peer", connection.peer())
+      .Add("code", static_cast<int>(status.code()))
+      .Add("reason", status.message());
+}
+
+absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connection,
+                                       const v1::ClientMessage& message) {
+  const uint32_t id = message.chunk().participant_id();
+  {
+    // Checked before any memory is spent on the sequence.
+    std::lock_guard<std::mutex> lock(mu_);
+    traffic_.AddChunksUp(1);
+    if (!registry_.Owns(connection.get(), id)) {
+      const absl::Status refused = absl::PermissionDeniedError(
+          absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
+      LogRefused(*connection, refused);
+      return refused;
+    }
+  }
+  absl::StatusOr<std::optional<ChunkedUpload::Complete>> complete =
+      connection->upload().Add(message, upload_budget_, options_.max_upload_bytes, absl::Now());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!complete.ok()) {
+    EventLine("chunks_rejected")
+        .Add("client", registry_.NameOf(connection.get()))
+        .Add("participant", id)
+        .Add("reason", complete.status().message());
+    const std::string why = absl::StrCat("chunk sequence refused: ", complete.status().message());
+    const absl::Status refused = complete.status().code() == absl::StatusCode::kResourceExhausted
+                                     ? absl::ResourceExhaustedError(why)
+                                     : absl::InvalidArgumentError(why);
+    LogRefused(*connection, refused);
+    return refused;
+  }
+  if (!complete->has_value()) return absl::OkStatus();
+  const v1::ClientMessage& whole = (*complete)->message;
+  traffic_.AddUp(wire::StageOf(whole), static_cast<int64_t>((*complete)->wire_bytes));
+  const absl::Status status = Dispatch(connection, whole);
+  connection->upload().Release(upload_budget_);  // handled: the parsed message goes next
+  if (!status.ok()) LogRefused(*connection, status);
+  return status;
+}
+
+absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connection,
+                                    const v1::ClientMessage& message) {
+  uint32_t id = 0;
+  if (message.has_clear_upload()) {
+    id = message.clear_upload().participant_id();
+  } else if (message.has_secagg()) {
+    id = message.secagg().participant_id();
+  } else {
+    return absl::InvalidArgumentError("expected a SecAgg message");
+  }
+  if (!registry_.Owns(connection.get(), id)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("participant ", id, " is not hosted by this stream"));
+  }
+  if (message.has_clear_upload()) {
+    Deliver(message.clear_upload());
+  } else {
+    Deliver(SecAggMessage{id, message.secagg()});
+  }
+  return absl::OkStatus();
+}
+
+bool StreamRouter::Deliver(Delivery delivery) {
+  if (aggregation_ == nullptr) return false;  // late for a finished round
+  if (suspended_) {
+    // A drop counts as done when its participant is in the cohort (Drop may still find it gone).
+    const auto* dropped = std::get_if<Dropped>(&delivery);
+    const bool member = dropped != nullptr &&
+                        std::binary_search(cohort_.begin(), cohort_.end(), dropped->participant_id);
+    queued_.push_back(std::move(delivery));
+    return member;
+  }
+  return Apply(delivery);
+}
+
+bool StreamRouter::Apply(Delivery& delivery) {
+  bool dropped = false;
+  if (auto* secagg = std::get_if<SecAggMessage>(&delivery)) {
+    Aggregation::Delivery delivered =
+        aggregation_->DeliverSecAgg(secagg->participant_id, secagg->message);
+    if (!delivered.rejected.empty()) {
+      EventLine("participant_rejected")
+          .Add("participant", secagg->participant_id)
+          .Add("reason", delivered.rejected);
+    }
+    Route(std::move(delivered.replies));
+  } else if (auto* upload = std::get_if<v1::ClearUpload>(&delivery)) {
+    if (const std::string rejected = aggregation_->DeliverClear(*upload); !rejected.empty()) {
+      EventLine("participant_rejected")
+          .Add("participant", upload->participant_id())
+          .Add("reason", rejected);
+    }
+  } else {
+    dropped = aggregation_->Drop(std::get<Dropped>(delivery).participant_id);
+  }
+  if (aggregation_->ReadyToClose()) cv_.notify_all();
+  return dropped;
+}
+
+void StreamRouter::Send(Connection& connection, v1::ServerMessage message) {
+  const wire::Stage stage = wire::StageOf(message);
+  size_t bytes = 0;
+  std::vector<v1::ServerMessage> pieces = wire::Split(std::move(message), options_.chunk_bytes);
+  if (pieces.size() > 1) traffic_.AddChunksDown(static_cast<int64_t>(pieces.size()));
+  for (v1::ServerMessage& piece : pieces) bytes += connection.Send(std::move(piece));
+  if (connection.TakeOverflow()) DropOverflowed(connection);
+  bytes_out_ += static_cast<int64_t>(bytes);
+  traffic_.AddDown(stage, static_cast<int64_t>(bytes));
+}
+
+void StreamRouter::DropOverflowed(const Connection& connection) {
+  int dropped = 0;
+  for (uint32_t id : cohort_) {
+    if (registry_.Owns(&connection, id) && Deliver(Dropped{id})) ++dropped;
+  }
+  cv_.notify_all();
+  EventLine("stream_overflow")
+      .Add("client", registry_.NameOf(&connection))
+      .Add("peer", connection.peer())
+      .Add("dropped_in_round", dropped);
+}
+
+void StreamRouter::Route(Aggregation::Envelopes envelopes) {
+  std::vector<uint32_t> unreachable;
+  for (Aggregation::Envelope& e : envelopes) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(e.participant_id);
+    if (c == nullptr) {
+      unreachable.push_back(e.participant_id);
+      continue;
+    }
+    Send(*c, std::move(e.message));
+  }
+  for (uint32_t id : unreachable) Deliver(Dropped{id});
+}
+
+void StreamRouter::Changed() {
+  ++generation_;
+  cv_.notify_all();
+}
+
+absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> StreamRouter::SigningKeys(
+    const std::vector<uint32_t>& cohort) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
+  for (uint32_t id : cohort) {
+    const std::string key = registry_.SigningKeyOf(id);
+    if (key.empty()) continue;  // gone: Open drops it
+    absl::StatusOr<crypto::Ed25519PublicKey> parsed = crypto::Ed25519PublicKey::FromBytes(
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    if (!parsed.ok()) return parsed.status();  // the registry checked the size
+    directory->Add(id, *parsed);
+  }
+  return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
+}
+
+PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1::RoundTask& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  traffic_.Reset();
+  aggregation_ = aggregation;
+  cohort_ = aggregation->cohort();
+  suspended_ = false;
+  queued_.clear();
+  // One task per client process, listing the members it hosts.
+  std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
+  for (uint32_t id : cohort_) {
+    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
+    if (c == nullptr) {
+      aggregation_->Drop(id);
+      continue;
+    }
+    auto& [connection, message] = tasks[c.get()];
+    if (connection == nullptr) {
+      connection = c;
+      *message.mutable_task() = task;
+    }
+    message.mutable_task()->add_participant_ids(id);
+  }
+  for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
+  return Where();
+}
+
+void StreamRouter::AwaitStageEnd(absl::Time deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_ && aggregation_ != nullptr && !aggregation_->ReadyToClose() &&
+         clock_.Now() < deadline) {
+    clock_.WaitUntil(cv_, lock, deadline);
+  }
+}
+
+void StreamRouter::Suspend() {
+  std::lock_guard<std::mutex> lock(mu_);
+  suspended_ = true;
+}
+
+PhaseTransport::StageStart StreamRouter::Resume(Aggregation::Envelopes envelopes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  suspended_ = false;
+  std::vector<Delivery> queued = std::move(queued_);
+  queued_.clear();
+  Route(std::move(envelopes));
+  const StageStart start = Where();
+  for (Delivery& delivery : queued) Deliver(std::move(delivery));  // none once detached
+  return start;
+}
+
+PhaseTransport::StageStart StreamRouter::Where() {
+  StageStart start{.finished = aggregation_->Finished(),
+                   .stage = aggregation_->StageName(),
+                   .dropped_so_far = aggregation_->DroppedSoFar()};
+  if (start.finished) {
+    aggregation_ = nullptr;
+    cohort_.clear();
+    queued_.clear();
+  }
+  return start;
+}
+
+void StreamRouter::Detach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  aggregation_ = nullptr;
+  cohort_.clear();
+  suspended_ = false;
+  queued_.clear();
+}
+
+PhaseTransport::Traffic StreamRouter::CurrentTraffic() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Traffic{.phase = traffic_, .bytes_in = bytes_in_.load(), .bytes_out = bytes_out_.load()};
+}
+
+void StreamRouter::Broadcast(const v1::RoundResult& result) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::shared_ptr<Connection>& c : registry_.Connections()) {
+    v1::ServerMessage m;
+    *m.mutable_result() = result;
+    Send(*c, std::move(m));
+  }
+}
+
+bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return exclusions_.Exclude(participant_id, std::move(reason));
+}
+
+std::vector<uint32_t> StreamRouter::LiveUsers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return registry_.LiveUsers();
+}
+
+std::vector<uint32_t> StreamRouter::EligibleUsers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return exclusions_.Without(registry_.LiveUsers());
+}
+
+uint64_t StreamRouter::Generation() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
+void StreamRouter::AwaitChange(uint64_t seen, absl::Time deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (generation_ == seen && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
+}
+
+bool StreamRouter::AwaitStop(absl::Time deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
+  return stop_;
+}
+
+bool StreamRouter::stopped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
+void StreamRouter::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stop_ = true;
+  Changed();
+}
+
+int StreamRouter::CloseAll(const absl::Status& status) {
+  std::vector<std::shared_ptr<Connection>> connections;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    connections = registry_.Connections();
+  }
+  for (const std::shared_ptr<Connection>& c : connections) c->Close(status);
+  return static_cast<int>(connections.size());
+}
+
+void StreamRouter::AddTo(v1::StatusResponse& status) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  status.set_registered_users(static_cast<int32_t>(registry_.LiveUsers().size()));
+  status.set_connected_clients(static_cast<int32_t>(registry_.Connections().size()));
+  status.set_bytes_in(bytes_in_.load());
+  status.set_bytes_out(bytes_out_.load());
+  for (const auto& [id, reason] : exclusions_.excluded()) {
+    v1::ExcludedParticipant* e = status.add_excluded();
+    e->set_participant_id(id);
+    e->set_reason(reason);
+  }
+}
+
+int StreamRouter::EndRevokedStreams(
+    const std::function<bool(absl::string_view identity)>& revoked) {
+  std::vector<std::pair<std::shared_ptr<Connection>, std::string>> streams;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+      std::string identity = registry_.IdentityOf(c.get());
+      if (!identity.empty()) streams.emplace_back(std::move(c), std::move(identity));
+    }
+  }
+  int ended = 0;
+  for (const auto& [connection, identity] : streams) {
+    if (!revoked(identity)) continue;
+    EventLine("stream_revoked")
+        .Add("identity", identity)
+        .Add("peer", connection->peer())
+        .Add("effect", "stream ended; its users drop out");
+    connection->Close(
+        absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked")));
+    ++ended;
+  }
+  return ended;
+}
+
+int StreamRouter::EndStalledUploads(absl::Time now) {
+  std::vector<std::pair<std::shared_ptr<Connection>, absl::Time>> stalled;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+      const std::optional<absl::Time> started = c->upload().started();
+      if (started && now - *started > options_.upload_timeout) {
+        EventLine("upload_stalled")
+            .Add("client", registry_.NameOf(c.get()))
+            .Add("peer", c->peer())
+            .Add("seconds", absl::ToInt64Seconds(now - *started))
+            .Add("effect", "stream ended; its users drop out");
+        stalled.emplace_back(std::move(c), *started);
+      }
+    }
+  }
+  for (const auto& [connection, started] : stalled) {
+    connection->Close(absl::DeadlineExceededError(
+        absl::StrCat("chunked upload incomplete after ", absl::FormatDuration(now - started))));
+  }
+  return static_cast<int>(stalled.size());
+}
+
+void StreamRouter::WaitForDisconnects(absl::Duration timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const absl::Time deadline = clock_.Now() + timeout;
+  while (!registry_.Connections().empty() && clock_.Now() < deadline) {
+    clock_.WaitUntil(cv_, lock, deadline);
+  }
+}
+
+}  // namespace fedmf::server

@@ -1,0 +1,157 @@
+// The coordinator's side of the client streams, and the only part of it with a lock: the registry
+// (registrations, streams, who hosts which user), the exclusions, the chunked uploads, the
+// dispatch of each message to the aggregation in progress, sending (in chunks when large) and
+// broadcasting, the revocation of identities and the end of stalled uploads. It is the
+// StreamHandler of every Participate reactor, the PhaseTransport of the phase runner and the
+// Roster of the round driver. The phase runner's aggregation is guarded by the router's lock while
+// attached; while the runner closes a stage (Suspend .. Resume) the router queues what the streams
+// deliver for it, so no callback waits for unmasking. Nothing heavy runs under the lock: parsing,
+// routing, bookkeeping.
+#ifndef FEDMF_SERVER_STREAM_ROUTER_H_
+#define FEDMF_SERVER_STREAM_ROUTER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "fedmf/v1/federation.pb.h"
+#include "server/aggregation.h"
+#include "server/chunked_upload.h"
+#include "server/clock.h"
+#include "server/connection.h"
+#include "server/coordinator_options.h"
+#include "server/exclusions.h"
+#include "server/phase_runner.h"
+#include "server/registry.h"
+#include "server/roster.h"
+#include "wire/traffic.h"
+
+namespace fedmf::server {
+
+class StreamRouter final : public StreamHandler, public PhaseTransport, public Roster {
+ public:
+  // `clock` bounds the waits of AwaitStageEnd, AwaitChange, AwaitStop and WaitForDisconnects.
+  StreamRouter(const CoordinatorOptions& options, Clock& clock);
+
+  // The session token of a registration (Registry::Register), logged as event=register.
+  absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
+                                       absl::string_view identity);
+  bool KnowsSessionToken(absl::string_view session_token);
+
+  // StreamHandler (gRPC threads).
+  absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                            absl::string_view session_token) override;
+  absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
+                               const v1::ClientMessage& message) override;
+  void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
+  void OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                        const absl::Status& status) override;
+
+  // PhaseTransport (the driver thread).
+  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> SigningKeys(
+      const std::vector<uint32_t>& cohort) override;
+  StageStart Open(Aggregation* aggregation, const v1::RoundTask& task) override;
+  void AwaitStageEnd(absl::Time deadline) override;
+  void Suspend() override;
+  StageStart Resume(Aggregation::Envelopes envelopes) override;
+  void Detach() override;
+  Traffic CurrentTraffic() const override;
+  void Broadcast(const v1::RoundResult& result) override;
+  bool Exclude(uint32_t participant_id, std::string reason) override;
+
+  // Roster (the driver thread).
+  std::vector<uint32_t> LiveUsers() const override;
+  std::vector<uint32_t> EligibleUsers() const override;
+  uint64_t Generation() const override;
+  void AwaitChange(uint64_t seen, absl::Time deadline) override;
+  bool AwaitStop(absl::Time deadline) override;
+  bool stopped() const override;
+  int CloseAll(const absl::Status& status) override;
+
+  // Any thread.
+  void Stop();
+  // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
+  void AddTo(v1::StatusResponse& status) const;
+  // Ends (PERMISSION_DENIED) the live streams whose client identity `revoked` names, logging
+  // event=stream_revoked; their users then drop out as on any closed stream. `revoked` is called
+  // without the lock (it may read a file). Returns how many streams it ended.
+  int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked);
+  // Ends (DEADLINE_EXCEEDED) the streams whose chunked upload started more than
+  // options.upload_timeout before `now`, logging event=upload_stalled; returns how many.
+  int EndStalledUploads(absl::Time now);
+  uint64_t upload_buffer_bytes() const { return upload_budget_.held(); }
+  // Waits (up to `timeout`) until every client stream has closed.
+  void WaitForDisconnects(absl::Duration timeout);
+  uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
+
+ private:
+  // What a stream delivers for the aggregation: a SecAgg message, a clear upload, or that a
+  // participant is gone.
+  struct SecAggMessage {
+    uint32_t participant_id;
+    v1::ParticipantToServer message;
+  };
+  struct Dropped {
+    uint32_t participant_id;
+  };
+  using Delivery = std::variant<SecAggMessage, v1::ClearUpload, Dropped>;
+
+  // Hands `delivery` to the attached aggregation, or queues it while suspended; nothing without
+  // one (late for a finished round). True for a drop of a cohort member still in the round (or
+  // queued). Under mu_.
+  bool Deliver(Delivery delivery);
+  // Deliver to the attached aggregation, not suspended. Under mu_.
+  bool Apply(Delivery& delivery);
+  // A whole (unchunked or reassembled) message of a bound stream. Under mu_.
+  absl::Status Dispatch(const std::shared_ptr<Connection>& connection,
+                        const v1::ClientMessage& message);
+  // Reassembles outside mu_ (the stream's reader owns its ChunkedUpload); locks to check the
+  // participant and to dispatch the whole message.
+  absl::Status HandleChunk(const std::shared_ptr<Connection>& connection,
+                           const v1::ClientMessage& message);
+  // The event=message_refused line for a stream ended with `status`. Under mu_.
+  void LogRefused(const Connection& connection, const absl::Status& status) const;
+  // Sends `message` (as chunks when large) and counts its bytes. Under mu_.
+  void Send(Connection& connection, v1::ServerMessage message);
+  // The stream's outbound queue overflowed (a client that does not read): its users leave the
+  // round; the stream itself ends as Connection says. Under mu_.
+  void DropOverflowed(const Connection& connection);
+  // Sends each envelope to its participant's stream; participants without one are dropped.
+  void Route(Aggregation::Envelopes envelopes);
+  // StageStart of the attached aggregation; detaches it once finished. Under mu_.
+  StageStart Where();
+  // Something the driver may wait for happened. Under mu_.
+  void Changed();
+
+  const CoordinatorOptions& options_;
+  Clock& clock_;
+  UploadBudget upload_budget_;  // of all streams' chunked uploads
+  std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
+  std::atomic<uint64_t> next_connection_id_{1};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  Registry registry_;
+  Exclusions exclusions_;
+  Aggregation* aggregation_ = nullptr;  // the phase runner's, while attached
+  std::vector<uint32_t> cohort_;        // its cohort (ascending), readable while suspended
+  bool suspended_ = false;
+  std::vector<Delivery> queued_;  // while suspended
+  wire::TrafficCounter traffic_;  // since the last Open
+  uint64_t generation_ = 0;       // counts Changed()
+  bool stop_ = false;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_STREAM_ROUTER_H_

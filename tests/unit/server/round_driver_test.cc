@@ -1,0 +1,175 @@
+// RoundDriver with a fake Roster (the router), a fake PhaseRunner and a fake clock: the round
+// loop, waiting for users and the backoff after failed rounds on the injected clock (no
+// sleeping), what it publishes on the StatusBoard and tells the clients at the end.
+#include "server/round_driver.h"
+
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/server/clear_plan.h"
+#include "tests/unit/server/fake_clock.h"
+
+namespace fedmf::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::SizeIs;
+
+// One phase a round, clear cohorts of 2..3, no noise; ApplySum moves to the next round.
+class CountingUpdater final : public algorithms::Updater {
+ public:
+  int64_t round() const override { return round_; }
+  absl::StatusOr<v1::RoundPlan> Plan() const override { return testing::ClearPlan(round_, 2, 3); }
+  absl::Status ApplySum(absl::Span<const uint64_t>, absl::Span<const uint32_t>) override {
+    ++round_;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::optional<dp::LedgerEntry>> RoundPrivacy(
+      int64_t, const std::vector<double>&) const override {
+    return std::nullopt;
+  }
+  std::optional<dp::PrivacyBudget> budget() const override { return std::nullopt; }
+  absl::StatusOr<std::string> SerializeState() const override { return std::string(); }
+
+ private:
+  int64_t round_ = 0;
+};
+
+class FakeRoster final : public Roster {
+ public:
+  explicit FakeRoster(testing::FakeClock& clock) : clock_(clock) {}
+
+  std::vector<uint32_t> LiveUsers() const override { return users; }
+  std::vector<uint32_t> EligibleUsers() const override { return users; }
+  uint64_t Generation() const override { return generation; }
+  void AwaitChange(uint64_t, absl::Time deadline) override {
+    clock_.AdvanceTo(deadline);
+    if (on_wait) on_wait();
+  }
+  bool AwaitStop(absl::Time deadline) override {
+    pauses.push_back(deadline - clock_.Now());
+    clock_.AdvanceTo(deadline);
+    if (on_wait) on_wait();
+    return stop;
+  }
+  bool stopped() const override { return stop; }
+  void Broadcast(const v1::RoundResult& result) override { broadcasts.push_back(result); }
+  int CloseAll(const absl::Status& status) override {
+    closed_with.push_back(status.code());
+    return 1;
+  }
+
+  std::vector<uint32_t> users;
+  uint64_t generation = 0;
+  bool stop = false;
+  std::function<void()> on_wait;  // after each wait
+  std::vector<absl::Duration> pauses;
+  std::vector<v1::RoundResult> broadcasts;
+  std::vector<absl::StatusCode> closed_with;
+
+ private:
+  testing::FakeClock& clock_;
+};
+
+// Applies a zero sum of every cohort, or fails every phase.
+class FakeRunner final : public PhaseRunner {
+ public:
+  absl::StatusOr<PhaseOutcome> Run(const PhaseSpec& spec, std::vector<uint32_t> cohort,
+                                   const SumUse& use) override {
+    cohorts.push_back(cohort);
+    PhaseOutcome outcome{.participants = static_cast<int64_t>(cohort.size())};
+    if (fail) {
+      outcome.reason = "fake failure";
+      return outcome;
+    }
+    absl::StatusOr<SumVerdict> verdict =
+        use(std::vector<uint64_t>(static_cast<size_t>(spec.plan.length()), 0), cohort);
+    if (!verdict.ok()) return verdict.status();
+    outcome.applied = verdict->applied;
+    outcome.contributors = outcome.participants;
+    return outcome;
+  }
+
+  bool fail = false;
+  std::vector<std::vector<uint32_t>> cohorts;
+};
+
+struct DriverHarness {
+  explicit DriverHarness(int64_t rounds, std::vector<uint32_t> users, int max_failed_rounds = 0)
+      : roster(clock) {
+    roster.users = std::move(users);
+    options.num_users = 10;
+    options.max_failed_rounds = max_failed_rounds;
+    driver = std::make_unique<RoundDriver>(
+        options,
+        CoordinatorState{"counting", std::make_unique<CountingUpdater>(),
+                         dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()},
+        roster, runner, clock, board);
+  }
+
+  testing::FakeClock clock;
+  FakeRoster roster;
+  FakeRunner runner;
+  StatusBoard board;
+  CoordinatorOptions options;
+  std::unique_ptr<RoundDriver> driver;
+};
+
+TEST(RoundDriverTest, RunsEveryRoundThenTellsEveryClientAndPublishesDone) {
+  DriverHarness h(3, {1, 2, 3, 4, 5});
+  EXPECT_EQ(h.board.Read()->status.stage(), "starting");
+  ASSERT_TRUE(h.driver->Run().ok());
+  ASSERT_THAT(h.runner.cohorts, SizeIs(3));
+  for (const std::vector<uint32_t>& cohort : h.runner.cohorts) EXPECT_THAT(cohort, SizeIs(3));
+  EXPECT_EQ(h.board.Read()->status.stage(), "done");
+  EXPECT_EQ(h.board.Read()->status.round(), 3);
+  ASSERT_THAT(h.roster.broadcasts, SizeIs(1));
+  EXPECT_TRUE(h.roster.broadcasts[0].training_done());
+  EXPECT_EQ(h.roster.broadcasts[0].rounds_completed(), 3);
+  EXPECT_TRUE(h.roster.broadcasts[0].has_final_model());
+  EXPECT_EQ(h.clock.Elapsed(), absl::ZeroDuration());  // nothing waited
+}
+
+TEST(RoundDriverTest, WaitsForACohortOnTheInjectedClockWithoutSleeping) {
+  DriverHarness h(1, {1});
+  h.roster.on_wait = [&h] {
+    h.roster.users.push_back(static_cast<uint32_t>(h.roster.users.size() + 1));
+    ++h.roster.generation;
+  };
+  ASSERT_TRUE(h.driver->Run().ok());
+  // Two one-second waits until 3 users were live.
+  EXPECT_EQ(h.clock.Elapsed(), absl::Seconds(2));
+  ASSERT_THAT(h.runner.cohorts, SizeIs(1));
+  EXPECT_THAT(h.runner.cohorts[0], ElementsAre(1, 2, 3));
+}
+
+TEST(RoundDriverTest, FailedRoundsPauseWithAGrowingBackoffOnTheInjectedClock) {
+  DriverHarness h(1, {1, 2, 3});
+  h.runner.fail = true;
+  h.roster.on_wait = [&h] { h.roster.stop = h.roster.pauses.size() == 3; };
+  ASSERT_TRUE(h.driver->Run().ok());
+  // Pauses start after RoundDriver::kRetriesBeforeBackoff failures in a row, and double.
+  EXPECT_THAT(h.roster.pauses, ElementsAre(absl::Seconds(1), absl::Seconds(2), absl::Seconds(4)));
+  EXPECT_EQ(h.clock.Elapsed(), absl::Seconds(7));
+  const v1::StatusResponse status = h.board.Read()->status;
+  EXPECT_EQ(status.failed_rounds_in_a_row(), 7);
+  EXPECT_EQ(status.last_failure(), "fake failure");
+  // Stopped before the end of training: the clients reconnect to the restart.
+  EXPECT_EQ(status.stage(), "stopped");
+  EXPECT_THAT(h.roster.closed_with, ElementsAre(absl::StatusCode::kUnavailable));
+  EXPECT_TRUE(h.roster.broadcasts.empty());
+}
+
+TEST(RoundDriverTest, TooManyFailedRoundsInARowAbortTheRun) {
+  DriverHarness h(1, {1, 2, 3}, /*max_failed_rounds=*/2);
+  h.runner.fail = true;
+  EXPECT_EQ(h.driver->Run().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(h.runner.cohorts, SizeIs(2));
+}
+
+}  // namespace
+}  // namespace fedmf::server

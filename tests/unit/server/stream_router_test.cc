@@ -1,0 +1,180 @@
+// StreamRouter with in-process connections and a fake clock, playing the phase runner's part
+// through PhaseTransport on a clear aggregation: tasks per stream, what is queued while a stage
+// closes (Suspend .. Resume) and what is late after the last one, stage deadlines and waits for
+// users on the injected clock (no sleeping).
+#include "server/stream_router.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/server/clear_plan.h"
+#include "tests/unit/server/fake_clock.h"
+#include "wire/clear_upload.h"
+#include "wire/limits.h"
+
+namespace fedmf::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::SizeIs;
+
+// An in-process stream and what was sent to it.
+struct TestStream {
+  std::shared_ptr<Connection> connection;
+  std::shared_ptr<std::vector<v1::ServerMessage>> inbox =
+      std::make_shared<std::vector<v1::ServerMessage>>();
+};
+
+class StreamRouterTest : public ::testing::Test {
+ protected:
+  StreamRouterTest() : router_(Options(), clock_) {}
+
+  static const CoordinatorOptions& Options() {
+    static const CoordinatorOptions* options = [] {
+      auto* o = new CoordinatorOptions;
+      o->enrollment_token = "token";
+      o->num_users = 10;
+      return o;
+    }();
+    return *options;
+  }
+
+  // Registers `ids` and opens their stream.
+  TestStream Open(std::vector<uint32_t> ids) {
+    v1::RegisterRequest request;
+    request.set_protocol_version(wire::kProtocolVersion);
+    request.set_enrollment_token("token");
+    request.set_signing_public_key(std::string(32, 'k'));
+    for (uint32_t id : ids) request.add_participant_ids(id);
+    absl::StatusOr<std::string> token = router_.Register(request, "");
+    EXPECT_TRUE(token.ok()) << token.status();
+    TestStream s;
+    s.connection = std::make_shared<Connection>(
+        router_.NextConnectionId(), "test",
+        [inbox = s.inbox](const v1::ServerMessage& m) { inbox->push_back(m); });
+    EXPECT_TRUE(router_.OnStreamOpen(s.connection, *token).ok());
+    return s;
+  }
+
+  absl::Status Upload(const TestStream& s, uint32_t id) {
+    v1::ClientMessage m;
+    *m.mutable_clear_upload() = wire::ToClearUpload(
+        aggregation_->tag(), id, algorithms::ContributionVector::Dense({id, 1, 0}));
+    return router_.OnClientMessage(s.connection, m);
+  }
+
+  // A clear aggregation of `cohort` with n_min 1, attached.
+  PhaseTransport::StageStart Start(std::vector<uint32_t> cohort) {
+    aggregation_ = Aggregation::Clear({0, 0}, testing::ClearPlan(0, 1, 10), std::move(cohort), 1);
+    v1::RoundTask task;
+    task.set_round(0);
+    return router_.Open(aggregation_.get(), task);
+  }
+
+  testing::FakeClock clock_;
+  StreamRouter router_;
+  std::unique_ptr<Aggregation> aggregation_;
+};
+
+TEST_F(StreamRouterTest, OneTaskPerStreamListsItsMembersAndMembersWithoutAStreamAreDropped) {
+  TestStream a = Open({1, 2}), b = Open({3});
+  Start({1, 2, 3, 4});
+  ASSERT_THAT(*a.inbox, SizeIs(1));
+  EXPECT_THAT(a.inbox->at(0).task().participant_ids(), ElementsAre(1, 2));
+  ASSERT_THAT(*b.inbox, SizeIs(1));
+  EXPECT_THAT(b.inbox->at(0).task().participant_ids(), ElementsAre(3));
+  for (uint32_t id : {1, 2}) ASSERT_TRUE(Upload(a, id).ok());
+  ASSERT_TRUE(Upload(b, 3).ok());
+  // 4 was dropped when the tasks went out: the stage waits for nobody.
+  router_.Suspend();
+  EXPECT_TRUE(aggregation_->ReadyToClose());
+}
+
+TEST_F(StreamRouterTest, WhatArrivesWhileAStageClosesIsDeliveredInOrderOnResume) {
+  TestStream a = Open({1, 2, 3});
+  Start({1, 2, 3});
+  ASSERT_TRUE(Upload(a, 1).ok());
+  router_.Suspend();
+  // The callbacks return at once; the aggregation (the runner's now) does not see them.
+  ASSERT_TRUE(Upload(a, 2).ok());
+  router_.OnStreamClosed(a.connection);
+  EXPECT_THAT(aggregation_->contributors(), ElementsAre(1));
+  EXPECT_FALSE(aggregation_->ReadyToClose());
+  const PhaseTransport::StageStart start = router_.Resume({});
+  EXPECT_FALSE(start.finished);
+  // 2's upload, then the closed stream's drop of 3 (1 and 2 had uploaded).
+  EXPECT_THAT(aggregation_->contributors(), ElementsAre(1, 2));
+  EXPECT_TRUE(aggregation_->ReadyToClose());
+}
+
+TEST_F(StreamRouterTest, AfterTheLastStageWhatWasQueuedIsLateAndTheAggregationDetached) {
+  TestStream a = Open({1, 2});
+  Start({1, 2});
+  ASSERT_TRUE(Upload(a, 1).ok());
+  router_.Suspend();
+  ASSERT_TRUE(Upload(a, 2).ok());
+  absl::StatusOr<Aggregation::Envelopes> next = aggregation_->CloseStage();
+  ASSERT_TRUE(next.ok());
+  const PhaseTransport::StageStart start = router_.Resume(*std::move(next));
+  EXPECT_TRUE(start.finished);
+  EXPECT_THAT(aggregation_->contributors(), ElementsAre(1));
+  // Detached: later messages change nothing.
+  ASSERT_TRUE(Upload(a, 2).ok());
+  EXPECT_THAT(aggregation_->contributors(), ElementsAre(1));
+}
+
+TEST_F(StreamRouterTest, AStageEndsAtItsDeadlineOnTheInjectedClockOrWhenEveryoneAnswered) {
+  TestStream a = Open({1, 2});
+  Start({1, 2});
+  router_.AwaitStageEnd(clock_.Now() + absl::Seconds(20));
+  EXPECT_EQ(clock_.Elapsed(), absl::Seconds(20));
+  for (uint32_t id : {1, 2}) ASSERT_TRUE(Upload(a, id).ok());
+  router_.AwaitStageEnd(clock_.Now() + absl::Seconds(20));
+  EXPECT_EQ(clock_.Elapsed(), absl::Seconds(20));  // ready: no wait
+}
+
+TEST_F(StreamRouterTest, OpeningAStreamIsAChangeTheDriverWakesFor) {
+  const uint64_t seen = router_.Generation();
+  TestStream a = Open({5});
+  EXPECT_NE(router_.Generation(), seen);
+  router_.AwaitChange(seen, clock_.Now() + absl::Seconds(1));
+  EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
+  EXPECT_THAT(router_.LiveUsers(), ElementsAre(5));
+  router_.AwaitChange(router_.Generation(), clock_.Now() + absl::Seconds(1));
+  EXPECT_EQ(clock_.Elapsed(), absl::Seconds(1));
+}
+
+TEST_F(StreamRouterTest, ExcludedUsersAreLiveButNotEligibleAndStatusNamesThem) {
+  TestStream a = Open({1, 2});
+  EXPECT_TRUE(router_.Exclude(2, "bad share"));
+  EXPECT_FALSE(router_.Exclude(2, "again"));
+  EXPECT_THAT(router_.LiveUsers(), ElementsAre(1, 2));
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1));
+  v1::StatusResponse status;
+  router_.AddTo(status);
+  EXPECT_EQ(status.registered_users(), 2);
+  EXPECT_EQ(status.connected_clients(), 1);
+  ASSERT_EQ(status.excluded_size(), 1);
+  EXPECT_EQ(status.excluded(0).reason(), "bad share");
+}
+
+TEST_F(StreamRouterTest, StopEndsTheWaitsAndBroadcastReachesEveryStream) {
+  TestStream a = Open({1}), b = Open({2});
+  v1::RoundResult result;
+  result.set_training_done(true);
+  router_.Broadcast(result);
+  EXPECT_THAT(*a.inbox, SizeIs(1));
+  EXPECT_THAT(*b.inbox, SizeIs(1));
+  router_.Stop();
+  EXPECT_TRUE(router_.stopped());
+  EXPECT_TRUE(router_.AwaitStop(clock_.Now() + absl::Seconds(30)));
+  EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
+}
+
+}  // namespace
+}  // namespace fedmf::server
