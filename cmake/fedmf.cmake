@@ -95,12 +95,24 @@ function(fedmf_test name)
                        DISCOVERY_TIMEOUT 60)
 endfunction()
 
-# fedmf_benchmark(<name> SOURCES ... [DEPS ...]): a Google Benchmark binary (not run by CTest).
+# fedmf_benchmark(<name> SOURCES ... [DEPS ...] SMOKE_FILTER regex): a Google Benchmark binary,
+# and its CTest smoke test `bench_smoke.<name>` (label bench_smoke): the benchmarks matching the
+# regex (each benchmark's smallest size) once, with a minimal --benchmark_min_time. The test fails
+# when the binary fails, when a benchmark reports an error (Google Benchmark 1.7 still exits 0
+# then) or when the regex matches nothing, so a benchmark cannot silently stop running.
 function(fedmf_benchmark name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SMOKE_FILTER" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_SMOKE_FILTER)
+    message(FATAL_ERROR "fedmf_benchmark(${name}): SMOKE_FILTER is required")
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark benchmark::benchmark_main)
   fedmf_warnings(${name})
+  add_test(NAME bench_smoke.${name}
+           COMMAND ${name} --benchmark_filter=${ARG_SMOKE_FILTER} --benchmark_min_time=1e-6)
+  set_tests_properties(bench_smoke.${name} PROPERTIES
+    LABELS bench_smoke TIMEOUT 120
+    FAIL_REGULAR_EXPRESSION "ERROR OCCURRED;Failed to match any benchmarks")
 endfunction()
 
 include(GoogleTest)

@@ -118,11 +118,28 @@ FEDMF_AVX2 void Avx2Groups(const uint8_t* packed, size_t groups, int bits, Word*
     }
   }
 }
+
+// 32-bit values into 32-bit words are the packed words themselves (little-endian): no shuffle,
+// shift or mask, only the load, the lane add and the store, eight values at a time (the reduction
+// mod 2^32 is the lanes' own wrap-around).
+template <UnpackMode kMode>
+FEDMF_AVX2 void Avx2Words32(const uint8_t* packed, size_t count, uint32_t* out) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 4 * i));
+    ApplyVector<kMode, 32>(out + i, v, all);
+  }
+  Scalar<kMode>(packed, i, count - i, 32, out + i);
+}
 #endif  // FEDMF_HAVE_AVX2_KERNEL
 
 template <UnpackMode kMode, typename Word>
 void Unpack(const uint8_t* packed, size_t count, int bits, Word* out) {
 #ifdef FEDMF_HAVE_AVX2_KERNEL
+  if constexpr (std::is_same_v<Word, uint32_t>) {
+    if (bits == 32 && UnpackBitsUsesSimd(bits)) return Avx2Words32<kMode>(packed, count, out);
+  }
   if (UnpackBitsUsesSimd(bits)) {
     const size_t groups = count / 8;
     Avx2Groups<kMode>(packed, groups, bits, out);

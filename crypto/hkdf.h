@@ -1,4 +1,4 @@
-// HKDF with HMAC-SHA256 (RFC 5869), via OpenSSL's EVP_KDF "HKDF". The output is key material and
+// HKDF with HMAC-SHA256 (RFC 5869), on OpenSSL's EVP_MAC "HMAC". The output is key material and
 // is returned in a wiped-on-destruction buffer.
 //
 // Intended use in secure aggregation: ikm = an X25519 shared secret (or a random seed),

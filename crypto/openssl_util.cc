@@ -34,9 +34,9 @@ const EVP_CIPHER* Aes256Ctr() {
   return cipher;
 }
 
-EVP_KDF* Hkdf() {
-  static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
-  return kdf;
+EVP_MAC* Hmac() {
+  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  return mac;
 }
 
 }  // namespace fedmf::crypto::internal

@@ -4,7 +4,6 @@
 #define FEDMF_CRYPTO_OPENSSL_UTIL_H_
 
 #include <openssl/evp.h>
-#include <openssl/kdf.h>
 
 #include <memory>
 
@@ -24,7 +23,7 @@ using EvpPkeyCtxPtr =
 using EvpMdCtxPtr = std::unique_ptr<EVP_MD_CTX, OpenSslDeleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
 using EvpCipherCtxPtr =
     std::unique_ptr<EVP_CIPHER_CTX, OpenSslDeleter<EVP_CIPHER_CTX, EVP_CIPHER_CTX_free>>;
-using EvpKdfCtxPtr = std::unique_ptr<EVP_KDF_CTX, OpenSslDeleter<EVP_KDF_CTX, EVP_KDF_CTX_free>>;
+using EvpMacCtxPtr = std::unique_ptr<EVP_MAC_CTX, OpenSslDeleter<EVP_MAC_CTX, EVP_MAC_CTX_free>>;
 
 // kInternal status "<what> failed: <OpenSSL error strings>". Drains this thread's error queue so
 // that later calls do not report stale errors.
@@ -37,7 +36,7 @@ void ClearOpenSslErrors();
 // (explicit fetching avoids a provider lookup on every operation). nullptr if unavailable.
 const EVP_CIPHER* Aes256Gcm();
 const EVP_CIPHER* Aes256Ctr();
-EVP_KDF* Hkdf();
+EVP_MAC* Hmac();
 
 }  // namespace fedmf::crypto::internal
 

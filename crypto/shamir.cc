@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "crypto/csprng.h"
 #include "crypto/mersenne61.h"
+#include "crypto/shamir_eval.h"
 
 namespace fedmf::crypto {
 namespace {
@@ -177,33 +178,20 @@ absl::StatusOr<std::vector<ShamirShare>> ShamirSplit(absl::Span<const uint8_t> s
     return s;
   }
 
-  // Horner's rule at kPoints indices at a time: 5 * kPoints independent multiply chains keep
-  // the multiplier busy (one chain is latency-bound).
-  constexpr size_t kPoints = 4;
   const size_t n = static_cast<size_t>(params.num_shares);
+  std::vector<uint64_t> values(n * kShamirChunks);
+  absl::Cleanup wipe_values = [&values] {
+    OPENSSL_cleanse(values.data(), values.size() * sizeof(uint64_t));
+  };
+  internal::EvaluateShamirPolynomials(coefficients, n, absl::MakeSpan(values));
   std::vector<ShamirShare> shares(n);
-  for (size_t first = 0; first < n; first += kPoints) {
-    const size_t points = std::min(kPoints, n - first);
-    uint64_t y[kPoints][kShamirChunks];
-    for (size_t j = 0; j < kPoints; ++j) {
-      for (int c = 0; c < kShamirChunks; ++c) y[j][c] = coefficients[(t - 1) * kShamirChunks + c];
+  for (size_t j = 0; j < n; ++j) {
+    ShamirShare& share = shares[j];
+    share.index = static_cast<uint32_t>(j + 1);
+    share.value = SecretBytes(kShamirShareSize);
+    for (int c = 0; c < kShamirChunks; ++c) {
+      StoreLe(values[j * kShamirChunks + c], share.value.data() + 8 * c, 8);
     }
-    for (size_t k = t - 1; k-- > 0;) {
-      const uint64_t* a = &coefficients[k * kShamirChunks];
-      for (size_t j = 0; j < kPoints; ++j) {  // points past n are computed and discarded
-        const uint64_t x = first + j + 1;
-        for (int c = 0; c < kShamirChunks; ++c) {
-          y[j][c] = AddModMersenne61(MulModMersenne61(y[j][c], x), a[c]);
-        }
-      }
-    }
-    for (size_t j = 0; j < points; ++j) {
-      ShamirShare& share = shares[first + j];
-      share.index = static_cast<uint32_t>(first + j + 1);
-      share.value = SecretBytes(kShamirShareSize);
-      for (int c = 0; c < kShamirChunks; ++c) StoreLe(y[j][c], share.value.data() + 8 * c, 8);
-    }
-    OPENSSL_cleanse(y, sizeof(y));
   }
   return shares;
 }

@@ -28,6 +28,22 @@ absl::StatusOr<X25519PublicKey> X25519PublicKey::FromBytes(absl::Span<const uint
   return X25519PublicKey(b);
 }
 
+namespace {
+
+internal::EvpPkeyPtr ImportPublicKey(const std::array<uint8_t, kX25519KeySize>& bytes) {
+  return internal::EvpPkeyPtr(
+      EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nullptr, bytes.data(), bytes.size()));
+}
+
+}  // namespace
+
+absl::StatusOr<X25519PublicKey> X25519PublicKey::Imported() const {
+  X25519PublicKey out(bytes_);
+  out.imported_ = std::shared_ptr<EVP_PKEY>(ImportPublicKey(bytes_).release(), EVP_PKEY_free);
+  if (out.imported_ == nullptr) return internal::OpenSslError("X25519 public key import");
+  return out;
+}
+
 absl::StatusOr<X25519PrivateKey> X25519PrivateKey::Generate() {
   internal::EvpPkeyPtr pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "X25519"));
   if (pkey == nullptr) return internal::OpenSslError("X25519 key generation");
@@ -57,15 +73,19 @@ absl::StatusOr<X25519PrivateKey> X25519PrivateKey::FromPkey(internal::EvpPkeyPtr
 
 absl::StatusOr<SecretBytes> X25519PrivateKey::ComputeSharedSecret(
     const X25519PublicKey& peer) const {
-  internal::EvpPkeyPtr peer_key(EVP_PKEY_new_raw_public_key(
-      EVP_PKEY_X25519, nullptr, peer.bytes().data(), peer.bytes().size()));
+  internal::EvpPkeyPtr fresh;
+  EVP_PKEY* peer_key = peer.imported_.get();
+  if (peer_key == nullptr) {
+    fresh = ImportPublicKey(peer.bytes());
+    peer_key = fresh.get();
+  }
   if (peer_key == nullptr) return internal::OpenSslError("X25519 public key import");
   internal::EvpPkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, pkey_.get(), nullptr));
   if (ctx == nullptr || EVP_PKEY_derive_init(ctx.get()) != 1) {
     return internal::OpenSslError("X25519 derive setup");
   }
   // Peer validation is our all-zero check below; OpenSSL's optional check adds nothing for X25519.
-  if (EVP_PKEY_derive_set_peer_ex(ctx.get(), peer_key.get(), /*validate_peer=*/0) != 1) {
+  if (EVP_PKEY_derive_set_peer_ex(ctx.get(), peer_key, /*validate_peer=*/0) != 1) {
     return internal::OpenSslError("X25519 set peer");
   }
   SecretBytes secret(kX25519SharedSecretSize);

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "crypto/mersenne61.h"
@@ -202,10 +203,19 @@ absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& d
     const Client* survivor;
   };
   std::vector<Pair> pairs;
+  // Each survivor's key, imported once for its agreements with all its dropped neighbors.
+  absl::flat_hash_map<uint32_t, crypto::X25519PublicKey> peers;
   for (const DroppedKey& w : dropped) {
     for (uint32_t v : Neighborhood(w.id)) {
       const Client* survivor = Find(v);
-      if (survivor->masked) pairs.push_back({&w, survivor});
+      if (!survivor->masked) continue;
+      pairs.push_back({&w, survivor});
+      if (peers.contains(v)) continue;
+      absl::StatusOr<crypto::X25519PublicKey> key =
+          crypto::X25519PublicKey::FromBytes(survivor->s_public);
+      if (key.ok()) key = key->Imported();
+      if (!key.ok()) return key.status();
+      peers.emplace(v, std::move(*key));
     }
   }
   // Worker 0 adds into the sum itself, the others into accumulators of their own (each owns its
@@ -224,10 +234,8 @@ absl::Status ServerSession::RemovePairwiseMasks(const std::vector<DroppedKey>& d
     for (size_t i = worker; i < pairs.size(); i += workers) {
       const DroppedKey& w = *pairs[i].dropped;
       const uint32_t v = pairs[i].survivor->id;
-      absl::StatusOr<crypto::X25519PublicKey> peer =
-          crypto::X25519PublicKey::FromBytes(pairs[i].survivor->s_public);
       absl::StatusOr<crypto::SecretBytes> seed =
-          peer.ok() ? PairwiseMaskSeed(w.key, w.id, *peer, v, session_id_) : peer.status();
+          PairwiseMaskSeed(w.key, w.id, peers.find(v)->second, v, session_id_);
       // v added +PRG(s_vw) if v < w, -PRG(s_vw) if v > w: undo it.
       status[worker] = seed.ok() ? into.AddMask(seed->span(), v < w.id ? crypto::MaskOp::kSubtract
                                                                        : crypto::MaskOp::kAdd)

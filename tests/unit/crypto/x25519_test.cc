@@ -94,6 +94,33 @@ TEST(X25519Test, GeneratedKeysAgreeAndRebuildFromTheirBytes) {
   EXPECT_TRUE(*ab_again == *ab);
 }
 
+// An imported key (and its copies) agrees exactly as the plain key, RFC 7748's vector included,
+// and still rejects a low-order point.
+TEST(X25519Test, ImportedPublicKeyAgreesAsThePlainOne) {
+  absl::StatusOr<X25519PrivateKey> alice = X25519PrivateKey::FromBytes(
+      Hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"));
+  absl::StatusOr<X25519PublicKey> bob = X25519PublicKey::FromBytes(
+      Hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"));
+  ASSERT_TRUE(alice.ok() && bob.ok());
+  absl::StatusOr<X25519PublicKey> imported = bob->Imported();
+  ASSERT_TRUE(imported.ok());
+  EXPECT_TRUE(*imported == *bob);
+  const X25519PublicKey copy = *imported;
+  const X25519PublicKey& original = *imported;
+  for (const X25519PublicKey* peer : {&original, &copy}) {
+    absl::StatusOr<SecretBytes> k = alice->ComputeSharedSecret(*peer);
+    ASSERT_TRUE(k.ok());
+    EXPECT_EQ(ToHex(*k), "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+  }
+  absl::StatusOr<X25519PublicKey> low_order =
+      X25519PublicKey::FromBytes(std::vector<uint8_t>(kX25519KeySize, 0));
+  ASSERT_TRUE(low_order.ok());
+  low_order = low_order->Imported();
+  ASSERT_TRUE(low_order.ok());
+  EXPECT_EQ(alice->ComputeSharedSecret(*low_order).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(X25519Test, RejectsWrongKeyLengths) {
   for (size_t size : {0, 31, 33, 64}) {
     EXPECT_EQ(X25519PublicKey::FromBytes(std::vector<uint8_t>(size, 9)).status().code(),
