@@ -52,7 +52,7 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
   // The same credential reconnected: its old streams are over. Their users stay, on this one,
   // but they missed what the round in progress sent them there: they drop out of it.
-  for (uint32_t id : replaced->participant_ids) Deliver(Dropped{id});
+  for (uint32_t id : replaced->participant_ids) Deliver(AggregationInbox::Dropped{id});
   Changed();  // the driver may be waiting for users
   lock.unlock();
   for (const std::shared_ptr<Connection>& old : replaced->streams) {
@@ -86,7 +86,7 @@ void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection)
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
   connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
   int dropped = 0;
-  for (uint32_t id : ids) dropped += Deliver(Dropped{id}) ? 1 : 0;
+  for (uint32_t id : ids) dropped += Deliver(AggregationInbox::Dropped{id}) ? 1 : 0;
   Changed();
   EventLine("stream_closed")
       .Add("client", name)
@@ -165,45 +165,15 @@ absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connectio
   if (message.has_clear_upload()) {
     Deliver(message.clear_upload());
   } else {
-    Deliver(SecAggMessage{id, message.secagg()});
+    Deliver(AggregationInbox::SecAggMessage{id, message.secagg()});
   }
   return absl::OkStatus();
 }
 
-bool StreamRouter::Deliver(Delivery delivery) {
-  if (aggregation_ == nullptr) return false;  // late for a finished round
-  if (suspended_) {
-    // A drop counts as done when its participant is in the cohort (Drop may still find it gone).
-    const auto* dropped = std::get_if<Dropped>(&delivery);
-    const bool member = dropped != nullptr &&
-                        std::binary_search(cohort_.begin(), cohort_.end(), dropped->participant_id);
-    queued_.push_back(std::move(delivery));
-    return member;
-  }
-  return Apply(delivery);
-}
-
-bool StreamRouter::Apply(Delivery& delivery) {
-  bool dropped = false;
-  if (auto* secagg = std::get_if<SecAggMessage>(&delivery)) {
-    Aggregation::Delivery delivered =
-        aggregation_->DeliverSecAgg(secagg->participant_id, secagg->message);
-    if (!delivered.rejected.empty()) {
-      EventLine("participant_rejected")
-          .Add("participant", secagg->participant_id)
-          .Add("reason", delivered.rejected);
-    }
-    Route(std::move(delivered.replies));
-  } else if (auto* upload = std::get_if<v1::ClearUpload>(&delivery)) {
-    if (const std::string rejected = aggregation_->DeliverClear(*upload); !rejected.empty()) {
-      EventLine("participant_rejected")
-          .Add("participant", upload->participant_id())
-          .Add("reason", rejected);
-    }
-  } else {
-    dropped = aggregation_->Drop(std::get<Dropped>(delivery).participant_id);
-  }
-  if (aggregation_->ReadyToClose()) cv_.notify_all();
+bool StreamRouter::Deliver(AggregationInbox::Delivery delivery) {
+  const bool dropped = inbox_.Deliver(
+      std::move(delivery), [this](Aggregation::Envelopes replies) { Route(std::move(replies)); });
+  if (inbox_.ReadyToClose()) cv_.notify_all();
   return dropped;
 }
 
@@ -220,8 +190,8 @@ void StreamRouter::Send(Connection& connection, v1::ServerMessage message) {
 
 void StreamRouter::DropOverflowed(const Connection& connection) {
   int dropped = 0;
-  for (uint32_t id : cohort_) {
-    if (registry_.Owns(&connection, id) && Deliver(Dropped{id})) ++dropped;
+  for (uint32_t id : inbox_.cohort()) {
+    if (registry_.Owns(&connection, id) && Deliver(AggregationInbox::Dropped{id})) ++dropped;
   }
   cv_.notify_all();
   EventLine("stream_overflow")
@@ -240,7 +210,7 @@ void StreamRouter::Route(Aggregation::Envelopes envelopes) {
     }
     Send(*c, std::move(e.message));
   }
-  for (uint32_t id : unreachable) Deliver(Dropped{id});
+  for (uint32_t id : unreachable) Deliver(AggregationInbox::Dropped{id});
 }
 
 void StreamRouter::Changed() {
@@ -266,16 +236,13 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> StreamRouter:
 PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1::RoundTask& task) {
   std::lock_guard<std::mutex> lock(mu_);
   traffic_.Reset();
-  aggregation_ = aggregation;
-  cohort_ = aggregation->cohort();
-  suspended_ = false;
-  queued_.clear();
+  inbox_.Attach(aggregation);
   // One task per client process, listing the members it hosts.
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
-  for (uint32_t id : cohort_) {
+  for (uint32_t id : aggregation->cohort()) {
     std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
     if (c == nullptr) {
-      aggregation_->Drop(id);
+      aggregation->Drop(id);
       continue;
     }
     auto& [connection, message] = tasks[c.get()];
@@ -291,7 +258,7 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
 
 void StreamRouter::AwaitStageEnd(absl::Time deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_ && aggregation_ != nullptr && !aggregation_->ReadyToClose() &&
+  while (!stop_ && inbox_.aggregation() != nullptr && !inbox_.ReadyToClose() &&
          clock_.Now() < deadline) {
     clock_.WaitUntil(cv_, lock, deadline);
   }
@@ -299,38 +266,31 @@ void StreamRouter::AwaitStageEnd(absl::Time deadline) {
 
 void StreamRouter::Suspend() {
   std::lock_guard<std::mutex> lock(mu_);
-  suspended_ = true;
+  inbox_.Hold();
 }
 
 PhaseTransport::StageStart StreamRouter::Resume(Aggregation::Envelopes envelopes) {
   std::lock_guard<std::mutex> lock(mu_);
-  suspended_ = false;
-  std::vector<Delivery> queued = std::move(queued_);
-  queued_.clear();
+  std::vector<AggregationInbox::Delivery> queued = inbox_.Release();
   Route(std::move(envelopes));
   const StageStart start = Where();
-  for (Delivery& delivery : queued) Deliver(std::move(delivery));  // none once detached
+  for (AggregationInbox::Delivery& delivery : queued)
+    Deliver(std::move(delivery));  // late once detached
   return start;
 }
 
 PhaseTransport::StageStart StreamRouter::Where() {
-  StageStart start{.finished = aggregation_->Finished(),
-                   .stage = aggregation_->StageName(),
-                   .dropped_so_far = aggregation_->DroppedSoFar()};
-  if (start.finished) {
-    aggregation_ = nullptr;
-    cohort_.clear();
-    queued_.clear();
-  }
+  const Aggregation& aggregation = *inbox_.aggregation();
+  StageStart start{.finished = aggregation.Finished(),
+                   .stage = aggregation.StageName(),
+                   .dropped_so_far = aggregation.DroppedSoFar()};
+  if (start.finished) inbox_.Detach();
   return start;
 }
 
 void StreamRouter::Detach() {
   std::lock_guard<std::mutex> lock(mu_);
-  aggregation_ = nullptr;
-  cohort_.clear();
-  suspended_ = false;
-  queued_.clear();
+  inbox_.Detach();
 }
 
 PhaseTransport::Traffic StreamRouter::CurrentTraffic() const {

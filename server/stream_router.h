@@ -5,8 +5,8 @@
 // StreamHandler of every Participate reactor, the PhaseTransport of the phase runner and the
 // Roster of the round driver. The phase runner's aggregation is guarded by the router's lock while
 // attached; while the runner closes a stage (Suspend .. Resume) the router queues what the streams
-// deliver for it, so no callback waits for unmasking. Nothing heavy runs under the lock: parsing,
-// routing, bookkeeping.
+// deliver for it (aggregation_inbox.h), so no callback waits for unmasking. Nothing heavy runs
+// under the lock: parsing, routing, bookkeeping.
 #ifndef FEDMF_SERVER_STREAM_ROUTER_H_
 #define FEDMF_SERVER_STREAM_ROUTER_H_
 
@@ -17,7 +17,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +25,7 @@
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/aggregation.h"
+#include "server/aggregation_inbox.h"
 #include "server/chunked_upload.h"
 #include "server/clock.h"
 #include "server/connection.h"
@@ -95,23 +95,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
 
  private:
-  // What a stream delivers for the aggregation: a SecAgg message, a clear upload, or that a
-  // participant is gone.
-  struct SecAggMessage {
-    uint32_t participant_id;
-    v1::ParticipantToServer message;
-  };
-  struct Dropped {
-    uint32_t participant_id;
-  };
-  using Delivery = std::variant<SecAggMessage, v1::ClearUpload, Dropped>;
-
-  // Hands `delivery` to the attached aggregation, or queues it while suspended; nothing without
-  // one (late for a finished round). True for a drop of a cohort member still in the round (or
-  // queued). Under mu_.
-  bool Deliver(Delivery delivery);
-  // Deliver to the attached aggregation, not suspended. Under mu_.
-  bool Apply(Delivery& delivery);
+  // inbox_.Deliver, routing its replies, and wakes a driver waiting for the stage's end. Under mu_.
+  bool Deliver(AggregationInbox::Delivery delivery);
   // A whole (unchunked or reassembled) message of a bound stream. Under mu_.
   absl::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
@@ -143,10 +128,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   std::condition_variable cv_;
   Registry registry_;
   Exclusions exclusions_;
-  Aggregation* aggregation_ = nullptr;  // the phase runner's, while attached
-  std::vector<uint32_t> cohort_;        // its cohort (ascending), readable while suspended
-  bool suspended_ = false;
-  std::vector<Delivery> queued_;  // while suspended
+  AggregationInbox inbox_;        // the phase runner's aggregation, while attached
   wire::TrafficCounter traffic_;  // since the last Open
   uint64_t generation_ = 0;       // counts Changed()
   bool stop_ = false;
