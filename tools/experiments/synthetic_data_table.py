@@ -22,7 +22,7 @@ def cell(xs):
     if not xs:
         return None, "-"
     mean = statistics.fmean(xs)
-    text = f"{mean:.4g}"
+    text = f"{mean:,.0f}" if abs(mean) >= 1000 else f"{mean:.4g}"
     if len(xs) > 1:
         text += f" ± {statistics.stdev(xs):.2g} (n={len(xs)})"
     return mean, text
