@@ -1,5 +1,6 @@
 #include "server/coordinator_setup.h"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
+#include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/registry.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -112,6 +114,47 @@ absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
   return algorithms::FindTrainingAlgorithm(absl::GetFlag(FLAGS_algorithm));
 }
 
+// The noise outlook of a fresh run (noise_outlook.h): an event line, and a warning when the
+// measurements predict its private model will not beat DP popularity. Informational: a failure
+// to compute it is reported and the run goes on.
+void ReportNoiseOutlook(absl::string_view algorithm, const algorithms::Updater& updater) {
+  const auto outlook = [&]() -> absl::StatusOr<std::optional<algorithms::NoiseOutlook>> {
+    absl::StatusOr<v1::RoundPlan> plan = updater.Plan();
+    if (!plan.ok()) return plan.status();
+    const int64_t cohort = plan->max_contributors();
+    absl::StatusOr<std::optional<dp::LedgerEntry>> release = updater.RoundPrivacy(cohort, {2.0});
+    if (!release.ok()) return release.status();
+    return algorithms::ComputeNoiseOutlook(*release, static_cast<int64_t>(plan->length()), cohort,
+                                           algorithms::RegisteredOutlookPoints(algorithm));
+  }();
+  if (!outlook.ok()) {
+    EventLine("noise_outlook").Add("error", outlook.status().ToString());
+    return;
+  }
+  if (!outlook->has_value()) return;  // no noise, or a local-DP release
+  const algorithms::NoiseOutlook& o = **outlook;
+  {
+    EventLine line("noise_outlook");
+    line.Add("noise_multiplier", o.noise_multiplier)
+        .Add("dimension", o.dimension)
+        .Add("cohort", o.cohort)
+        .Add("noise_to_signal", o.noise_to_signal);
+    if (o.f1_over_dp_popularity.has_value()) {
+      line.Add("predicted_f1_over_dp_popularity", *o.f1_over_dp_popularity)
+          .Add("extrapolated", o.extrapolated ? "true" : "false");
+    }
+  }
+  if (o.f1_over_dp_popularity.has_value() && *o.f1_over_dp_popularity < 1) {
+    std::fprintf(stderr,
+                 "WARNING: at this budget and population the noise of the first release is %.3g "
+                 "times the cohort's largest signal; runs measured at this ratio predict F1@10 "
+                 "%.2f x DP popularity's (%s): the private model is not expected to beat "
+                 "--algorithm=dp-popularity (docs/results/privacy-utility.md)\n",
+                 o.noise_to_signal, *o.f1_over_dp_popularity,
+                 o.extrapolated ? "beyond the measured range" : "interpolated");
+  }
+}
+
 }  // namespace
 
 std::string UsageWithAlgorithms(absl::string_view usage) {
@@ -196,8 +239,11 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
   if (!run.ok()) return run.status();
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();
-  EventLine line("new_run");
-  for (const auto& [key, value] : run->log_fields) line.Add(key, value);
+  {
+    EventLine line("new_run");
+    for (const auto& [key, value] : run->log_fields) line.Add(key, value);
+  }
+  ReportNoiseOutlook(name, *run->updater);
   return CoordinatorState{name,          std::move(run->updater), std::move(*ledger),
                           settings.seed, settings.rounds,         FixedPopulation()};
 }

@@ -12,10 +12,15 @@
 namespace fedmf::algorithms {
 namespace {
 
+struct Registered {
+  NewRunFactory factory;
+  std::vector<OutlookPoint> outlook_points;
+};
+
 // Filled during static initialization, read afterwards; every access holds `mu`.
 struct Factories {
   std::mutex mu;
-  std::map<std::string, NewRunFactory> by_algorithm;
+  std::map<std::string, Registered> by_algorithm;
 };
 
 Factories& TheFactories() {
@@ -25,23 +30,34 @@ Factories& TheFactories() {
 
 }  // namespace
 
-absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory) {
+absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
+                                   std::vector<OutlookPoint> outlook_points) {
   if (algorithm.empty() || !factory) {
     return absl::InvalidArgumentError(
         absl::StrCat("new-run factory of algorithm '", algorithm,
                      "' not registered: ", algorithm.empty() ? "empty name" : "no factory"));
   }
+  if (absl::Status s = ValidateOutlookPoints(outlook_points); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("new-run factory of algorithm '", algorithm,
+                                                   "' not registered: ", s.message()));
+  }
   Factories& factories = TheFactories();
   std::lock_guard<std::mutex> lock(factories.mu);
-  if (!factories.by_algorithm.try_emplace(std::string(algorithm), std::move(factory)).second) {
+  if (!factories.by_algorithm
+           .try_emplace(std::string(algorithm),
+                        Registered{std::move(factory), std::move(outlook_points)})
+           .second) {
     return absl::AlreadyExistsError(
         absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));
   }
   return absl::OkStatus();
 }
 
-NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory) {
-  if (absl::Status s = RegisterNewRunFactory(algorithm, std::move(factory)); !s.ok()) {
+NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory,
+                                 std::vector<OutlookPoint> outlook_points) {
+  if (absl::Status s =
+          RegisterNewRunFactory(algorithm, std::move(factory), std::move(outlook_points));
+      !s.ok()) {
     std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
     std::abort();
   }
@@ -74,9 +90,17 @@ absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSetting
           absl::StrCat("algorithm '", algorithm,
                        "' cannot start a run in this binary (no new-run factory linked)"));
     }
-    factory = it->second;
+    factory = it->second.factory;
   }
   return factory(settings);
+}
+
+std::vector<OutlookPoint> RegisteredOutlookPoints(absl::string_view algorithm) {
+  Factories& factories = TheFactories();
+  std::lock_guard<std::mutex> lock(factories.mu);
+  const auto it = factories.by_algorithm.find(std::string(algorithm));
+  return it == factories.by_algorithm.end() ? std::vector<OutlookPoint>{}
+                                            : it->second.outlook_points;
 }
 
 }  // namespace fedmf::algorithms

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/scorer.h"
 
 namespace fedmf::algorithms {
@@ -68,14 +69,22 @@ struct NewRun {
 
 using NewRunFactory = std::function<absl::StatusOr<NewRun>(const RunSettings& settings)>;
 
-// AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory.
-absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory);
+// AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory, or
+// invalid `outlook_points`: the measured runs of the algorithm's private model from which a
+// fresh run's noise outlook predicts whether it beats DP popularity (noise_outlook.h), in
+// increasing noise_to_signal; empty: no prediction.
+absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
+                                   std::vector<OutlookPoint> outlook_points = {});
 
 // Registers at static initialization; a refused registration prints the reason and aborts.
 class NewRunRegistrar {
  public:
-  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory);
+  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory,
+                  std::vector<OutlookPoint> outlook_points = {});
 };
+
+// The outlook points `algorithm` registered with its factory; empty for none or no factory.
+std::vector<OutlookPoint> RegisteredOutlookPoints(absl::string_view algorithm);
 
 // The factory of `algorithm` run on `settings`; FailedPrecondition when this binary has no
 // factory for it (only fedmf-coordinator and fedmf-sim link them).

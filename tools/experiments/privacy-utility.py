@@ -4,6 +4,9 @@ docs/results/privacy-utility.md and the frontier.dat that privacy-utility.gp dra
 
     tools/experiments/privacy-utility.py DIR    # reads DIR/runs.csv, writes DIR/tables.md and
                                                 # DIR/frontier-<method>.dat
+With DIR/outlook.csv (privacy-utility.sh outlook), also the noise outlook's table: each private
+model's first-release noise_to_signal against its F1@10 over DP popularity's on the same seeds
+(the points a new-run factory registers, common/algorithms/noise_outlook.h).
 """
 import csv
 import statistics
@@ -45,7 +48,7 @@ def main(directory):
                    " | ".join(fmt([r[k] for r in rs]) for k, _ in METRICS) + " |")
         if name == "popularity":  # the plot's non-private yardstick, flat across epsilon
             f1 = statistics.mean(float(r["f1"]) for r in rs)
-            (Path(directory) / "popularity.dat").write_text(f"1 {f1:.6f}\n20 {f1:.6f}\n")
+            (Path(directory) / "popularity.dat").write_text(f"0.5 {f1:.6f}\n20 {f1:.6f}\n")
     out.append("")
     # The frontier: one row per (method, epsilon), methods dpmf-rp mechanisms and dp-popularity.
     frontier = defaultdict(list)
@@ -108,6 +111,7 @@ def main(directory):
         for r in sorted(tried, key=lambda r: (float(r["epsilon"]), -float(r["f1"] or 0))):
             out.append(f"| {r['name']} | " +
                        " | ".join(fmt([r[k]]) for k in ("f1", "recall", "ndcg", "rmse")) + " |")
+    out.extend(outlook_table(directory, frontier))
     (Path(directory) / "tables.md").write_text("\n".join(out) + "\n")
     for method, points in dat.items():
         name = method.replace(" ", "-")
@@ -116,6 +120,30 @@ def main(directory):
             for eps, means in points:
                 f.write(f"{eps:g} " + " ".join(f"{m:.6f}" for m in means) + "\n")
     print("\n".join(out))
+
+
+def outlook_table(directory, frontier):
+    """Rows of DIR/outlook.csv joined with the frontier's F1@10: the private model's mean over
+    its seeds against DP popularity's mean over the same seeds."""
+    path = Path(directory) / "outlook.csv"
+    if not path.exists():
+        return []
+    method_of = {"dpmf-rp": "dpmf-rp gaussian", "dp-als": "dp-als"}
+    latest = {(r["algorithm"], float(r["epsilon"])): r
+              for r in csv.DictReader(open(path, newline=""))}
+    out = ["", "| algorithm | ε | noise_to_signal | seeds | F1@10 | DP popularity F1@10 (same seeds)"
+           " | F1 / DP popularity |", "|---|---|---|---|---|---|---|"]
+    for (algorithm, eps), r in sorted(latest.items(), key=lambda kv: float(kv[1]["noise_to_signal"])):
+        private = {x["seed"]: float(x["f1"]) for x in frontier.get((method_of[algorithm], eps), [])}
+        popular = {x["seed"]: float(x["f1"]) for x in frontier.get(("dp-popularity", eps), [])}
+        seeds = sorted(set(private) & set(popular))
+        if not seeds:
+            continue
+        f1 = statistics.mean(private[s] for s in seeds)
+        pop = statistics.mean(popular[s] for s in seeds)
+        out.append(f"| {algorithm} | {eps:g} | {float(r['noise_to_signal']):.4g} | {len(seeds)} |"
+                   f" {f1:.4f} | {pop:.4f} | {f1 / pop:.3f} |")
+    return out
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 #       [--epsilons="1 2 5 10 20"] [--mechanisms="pbm gaussian ddg"] [--seeds="1"]
 #       [--caps="8 16 32 64 128 256"] [--rounds="20 50 100"] [--clips="0.008 0.016 0.032"]
 #       [--steps="0.2 0.5"] [--dpals-grid="eps5-k8-T2-C20 ..."] [--subsample=N] [--reuse-logs]
-#       [GROUP...]
+#       [--synthetic=SPEC] [GROUP...]
 #
 # GROUPs (default: baselines popularity-tune popularity dpmf): baselines (fedmf-central
 # global-mean, user-mean, popularity and dp-popularity without noise), popularity-tune (the cap c
@@ -23,10 +23,15 @@
 # g<item Gram: full, count or none> j<shrinkage t> i<constant first column of V_0: true, false>
 # f<scale to the cap: true, false> v<init scale of V_0>,
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
-# epsilon by F1@10 on seed 1, on --seeds).
+# epsilon by F1@10 on seed 1, on --seeds), outlook (the noise outlook of DPMF-RP's Gaussian and of
+# the chosen DP-ALS setting at each epsilon: fedmf-sim --setup_only's event=noise_outlook, into
+# OUT/outlook.csv; no training).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
 # ${TMPDIR:-/tmp}, never to the repository) and the results go to OUT/subsample-N; the groups that
 # pick the best setting (popularity, gaussian-best, dpals) still pick it from OUT/runs.csv.
+# --synthetic=SPEC: the built-in generator's data (e.g. ml-100k,users=400: fedmf-sim's
+# --data=synthetic:SPEC) instead of u.data, results in OUT/synthetic-SPEC; the groups that pick
+# the best setting still pick it from OUT/runs.csv (ML-100K's).
 # --reuse-logs: a run whose log in OUT/logs is complete is not run again, only read into the CSV.
 # Split: 20% of each user's ratings held out (fedmf-sim's default holdout:0.2), split seed = run
 # seed; metrics at N = 10, relevance >= 4. Needs the binaries of --build (default build/); without
@@ -46,6 +51,7 @@ CLIPS="0.008 0.016 0.032"
 STEPS="0.2 0.5"
 DPALS_GRID=""
 SUBSAMPLE=0
+SYNTHETIC=""
 REUSE=0
 SELECTED=()
 for arg in "$@"; do
@@ -63,13 +69,17 @@ for arg in "$@"; do
     --dpals-grid=*) DPALS_GRID="${arg#--dpals-grid=}" ;;
     --subsample=*) SUBSAMPLE="${arg#--subsample=}" ;;
     --reuse-logs) REUSE=1 ;;
-    --help|-h) sed -n '2,32p' "$0"; exit 0 ;;
+    --synthetic=*) SYNTHETIC="${arg#--synthetic=}" ;;
+    --help|-h) sed -n '2,38p' "$0"; exit 0 ;;
     -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
 done
 [[ ${#SELECTED[@]} -gt 0 ]] || SELECTED=(baselines popularity-tune popularity dpmf)
-if [[ ! -f "${DATA}" ]]; then
+DATA_SPEC="ml-100k:${DATA}"
+if [[ -n "${SYNTHETIC}" ]]; then
+  DATA_SPEC="synthetic:${SYNTHETIC}"
+elif [[ ! -f "${DATA}" ]]; then
   echo "privacy-utility.sh: ${DATA} not found: MovieLens 100K is needed (--data=PATH/u.data); skipping"
   exit 0
 fi
@@ -86,9 +96,10 @@ users = sorted({l.split()[0] for l in lines}, key=int)
 keep = set(random.Random(600).sample(users, n))
 open(dst, "w").write("".join(l + "\n" for l in lines if l.split()[0] in keep))
 PY
-  DATA="${SUB}"
+  DATA_SPEC="ml-100k:${SUB}"
   OUT="${OUT}/subsample-${SUBSAMPLE}"
 fi
+[[ -z "${SYNTHETIC}" ]] || OUT="${OUT}/synthetic-${SYNTHETIC//[,=]/-}"
 SIM="${BUILD}/tools/sim/fedmf-sim"
 CENTRAL="${BUILD}/tools/fedmf-central"
 for bin in "${SIM}" "${CENTRAL}"; do
@@ -125,7 +136,7 @@ run() {
   local log="${OUT}/logs/${group}-${name}-seed${seed}.log"
   echo "== ${group} ${name} seed ${seed}" >&2
   if [[ "${REUSE}" == 0 ]] || ! grep -q "event=sim_summary" "${log}" 2>/dev/null; then
-    nice -n 10 "${SIM}" --data="ml-100k:${DATA}" --seed="${seed}" --split_seed="${seed}" \
+    nice -n 10 "${SIM}" --data="${DATA_SPEC}" --seed="${seed}" --split_seed="${seed}" \
       --client_processes=2 "$@" > "${log}" 2>&1
   fi
   awk -v group="${group}" -v name="${name}" -v mech="${mechanism}" -v eps="${eps}" -v seed="${seed}" '
@@ -140,11 +151,27 @@ run() {
   tail -n 1 "${CSV}" >&2
 }
 
+# outlook ALGORITHM EPSILON FLAGS...: the first release's noise_to_signal of a run set up with
+# FLAGS (fedmf-sim --setup_only), one line of OUT/outlook.csv.
+outlook() {
+  local algorithm="$1" eps="$2" line
+  shift 2
+  [[ -f "${OUT}/outlook.csv" ]] ||
+    echo "algorithm,epsilon,noise_to_signal,noise_multiplier,dimension,cohort" > "${OUT}/outlook.csv"
+  line="$("${SIM}" --data="${DATA_SPEC}" --seed=1 --split_seed=1 --setup_only "$@" 2>&1 |
+          grep "event=noise_outlook")"
+  awk -v algorithm="${algorithm}" -v eps="${eps}" '
+    function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
+    { print algorithm "," eps "," val("noise_to_signal") "," val("noise_multiplier") "," val("dimension") "," val("cohort") }
+  ' <<< "${line}" >> "${OUT}/outlook.csv"
+  tail -n 1 "${OUT}/outlook.csv" >&2
+}
+
 # central MODEL SEED: a fedmf-central baseline on the same holdout split.
 central() {
   local model="$1" seed="$2" log="${OUT}/logs/baselines-${1}-seed${2}.log"
   echo "== baselines ${model} seed ${seed}" >&2
-  nice -n 10 "${CENTRAL}" --data="ml-100k:${DATA}" --model="${model}" --split=holdout:0.2 \
+  nice -n 10 "${CENTRAL}" --data="${DATA_SPEC}" --model="${model}" --split=holdout:0.2 \
     --seed="${seed}" --long_top_n=10 > "${log}" 2>&1
   awk -v model="${model}" -v seed="${seed}" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
@@ -275,6 +302,15 @@ for group in "${SELECTED[@]}"; do
           run dpals "${name}" dp-als "${eps}" "${seed}" "${DPALS[@]}" --epsilon="${eps}" \
             $(dpals_flags "${name}")
         done
+      done ;;
+    outlook)
+      for eps in ${EPSILONS}; do
+        outlook dpmf-rp "${eps}" "${DPMF[@]}" --mechanism=gaussian --epsilon="${eps}"
+        name="$(best dpals-tune "${eps}")"
+        if [[ -n "${name}" ]]; then
+          # shellcheck disable=SC2046
+          outlook dp-als "${eps}" "${DPALS[@]}" --epsilon="${eps}" $(dpals_flags "${name}")
+        fi
       done ;;
     *) echo "privacy-utility.sh: unknown group ${group}" >&2; exit 2 ;;
   esac

@@ -32,6 +32,10 @@ ABSL_FLAG(bool, plain_sum, false,
           "add the users' vectors in the clear instead of through SecAgg: the same sum bit for "
           "bit (tested), without the key agreements, for large experiments (e.g. every one of "
           "943 users in every round); the run's privacy accounting is unchanged");
+ABSL_FLAG(bool, setup_only, false,
+          "set the run up and exit before training: prints its event=new_run and, for a private "
+          "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
+          "whether the measurements predict the model beats DP popularity)");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
           "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
@@ -73,6 +77,7 @@ absl::Status Simulate() {
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateFromFlags(train->num_users(), train->num_items());
   if (!state.ok()) return state.status();
+  if (absl::GetFlag(FLAGS_setup_only)) return absl::OkStatus();
   // The run's seed: --seed, or the resumed checkpoint's (a resumed run restarts the users' noise
   // streams, so it differs from an uninterrupted one).
   const uint64_t noise_seed = state->sampling_seed;
