@@ -33,7 +33,9 @@ ABSL_FLAG(std::string, state_dir, "", "checkpoint directory; resumes from it whe
 ABSL_FLAG(std::string, split, "holdout:0.2",
           "train/test split of the data (must match the clients'); users train on the train part");
 ABSL_FLAG(uint64_t, split_seed, 1, "seed of the split (must match the clients')");
-ABSL_FLAG(int64_t, rounds, 100, "T: training rounds");
+ABSL_FLAG(std::optional<int64_t>, rounds, std::nullopt,
+          "T: training rounds; unset: the algorithm's default (dp-als 2; dp-popularity, privirec "
+          "and privirec-k 1, their one release; the others 100)");
 ABSL_FLAG(std::optional<double>, participation, std::nullopt,
           "beta: fraction of users sampled per round; unset: the algorithm's default (dpmf-rp: "
           "its --preset's, 1 for fedmf, 0.1 for paper; the others 0.1)");
@@ -95,10 +97,12 @@ namespace fedmf::server {
 namespace {
 
 // The run-level settings every algorithm shares, from their flags.
-algorithms::RunSettings RunSettingsFromFlags(int64_t users, int32_t items) {
+algorithms::RunSettings RunSettingsFromFlags(absl::string_view algorithm, int64_t users,
+                                             int32_t items) {
   return {.num_users = users,
           .num_items = items,
-          .rounds = absl::GetFlag(FLAGS_rounds),
+          .rounds = absl::GetFlag(FLAGS_rounds)
+                        .value_or(algorithms::RegisteredNewRunDefaults(algorithm).rounds),
           .participation = absl::GetFlag(FLAGS_participation),
           .min_clients = absl::GetFlag(FLAGS_min_clients),
           .secure_aggregation = absl::GetFlag(FLAGS_secure_aggregation),
@@ -124,8 +128,9 @@ void ReportNoiseOutlook(absl::string_view algorithm, const algorithms::Updater& 
     const int64_t cohort = plan->max_contributors();
     absl::StatusOr<std::optional<dp::LedgerEntry>> release = updater.RoundPrivacy(cohort, {2.0});
     if (!release.ok()) return release.status();
-    return algorithms::ComputeNoiseOutlook(*release, static_cast<int64_t>(plan->length()), cohort,
-                                           algorithms::RegisteredOutlookPoints(algorithm));
+    return algorithms::ComputeNoiseOutlook(
+        *release, static_cast<int64_t>(plan->length()), cohort,
+        algorithms::RegisteredNewRunDefaults(algorithm).outlook_points);
   }();
   if (!outlook.ok()) {
     EventLine("noise_outlook").Add("error", outlook.status().ToString());
@@ -234,7 +239,7 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
       return std::move(**loaded);
     }
   }
-  const algorithms::RunSettings settings = RunSettingsFromFlags(users, items);
+  const algorithms::RunSettings settings = RunSettingsFromFlags(name, users, items);
   absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(name, settings);
   if (!run.ok()) return run.status();
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();

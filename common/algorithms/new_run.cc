@@ -14,7 +14,7 @@ namespace {
 
 struct Registered {
   NewRunFactory factory;
-  std::vector<OutlookPoint> outlook_points;
+  NewRunDefaults defaults;
 };
 
 // Filled during static initialization, read afterwards; every access holds `mu`.
@@ -31,21 +31,25 @@ Factories& TheFactories() {
 }  // namespace
 
 absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
-                                   std::vector<OutlookPoint> outlook_points) {
+                                   NewRunDefaults defaults) {
   if (algorithm.empty() || !factory) {
     return absl::InvalidArgumentError(
         absl::StrCat("new-run factory of algorithm '", algorithm,
                      "' not registered: ", algorithm.empty() ? "empty name" : "no factory"));
   }
-  if (absl::Status s = ValidateOutlookPoints(outlook_points); !s.ok()) {
+  if (defaults.rounds < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("new-run factory of algorithm '", algorithm,
+                                                   "' not registered: default rounds ",
+                                                   defaults.rounds, " < 1"));
+  }
+  if (absl::Status s = ValidateOutlookPoints(defaults.outlook_points); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("new-run factory of algorithm '", algorithm,
                                                    "' not registered: ", s.message()));
   }
   Factories& factories = TheFactories();
   std::lock_guard<std::mutex> lock(factories.mu);
   if (!factories.by_algorithm
-           .try_emplace(std::string(algorithm),
-                        Registered{std::move(factory), std::move(outlook_points)})
+           .try_emplace(std::string(algorithm), Registered{std::move(factory), std::move(defaults)})
            .second) {
     return absl::AlreadyExistsError(
         absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));
@@ -54,9 +58,8 @@ absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory fa
 }
 
 NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory,
-                                 std::vector<OutlookPoint> outlook_points) {
-  if (absl::Status s =
-          RegisterNewRunFactory(algorithm, std::move(factory), std::move(outlook_points));
+                                 NewRunDefaults defaults) {
+  if (absl::Status s = RegisterNewRunFactory(algorithm, std::move(factory), std::move(defaults));
       !s.ok()) {
     std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
     std::abort();
@@ -95,12 +98,11 @@ absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSetting
   return factory(settings);
 }
 
-std::vector<OutlookPoint> RegisteredOutlookPoints(absl::string_view algorithm) {
+NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm) {
   Factories& factories = TheFactories();
   std::lock_guard<std::mutex> lock(factories.mu);
   const auto it = factories.by_algorithm.find(std::string(algorithm));
-  return it == factories.by_algorithm.end() ? std::vector<OutlookPoint>{}
-                                            : it->second.outlook_points;
+  return it == factories.by_algorithm.end() ? NewRunDefaults{} : it->second.defaults;
 }
 
 }  // namespace fedmf::algorithms

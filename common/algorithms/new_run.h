@@ -69,22 +69,31 @@ struct NewRun {
 
 using NewRunFactory = std::function<absl::StatusOr<NewRun>(const RunSettings& settings)>;
 
+// --rounds when it is not given and the algorithm registered no default of its own.
+inline constexpr int64_t kDefaultRounds = 100;
+
+// What a fresh run of an algorithm takes when the command line does not say.
+struct NewRunDefaults {
+  int64_t rounds = kDefaultRounds;  // --rounds unset, >= 1
+  // The measured runs of the algorithm's private model from which a fresh run's noise outlook
+  // predicts whether it beats DP popularity (noise_outlook.h), in increasing noise_to_signal;
+  // empty: no prediction.
+  std::vector<OutlookPoint> outlook_points;
+};
+
 // AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory, or
-// invalid `outlook_points`: the measured runs of the algorithm's private model from which a
-// fresh run's noise outlook predicts whether it beats DP popularity (noise_outlook.h), in
-// increasing noise_to_signal; empty: no prediction.
+// invalid `defaults` (rounds < 1, outlook points out of order or out of range).
 absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
-                                   std::vector<OutlookPoint> outlook_points = {});
+                                   NewRunDefaults defaults = {});
 
 // Registers at static initialization; a refused registration prints the reason and aborts.
 class NewRunRegistrar {
  public:
-  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory,
-                  std::vector<OutlookPoint> outlook_points = {});
+  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory, NewRunDefaults defaults = {});
 };
 
-// The outlook points `algorithm` registered with its factory; empty for none or no factory.
-std::vector<OutlookPoint> RegisteredOutlookPoints(absl::string_view algorithm);
+// The defaults `algorithm` registered with its factory; NewRunDefaults{} when it has none.
+NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm);
 
 // The factory of `algorithm` run on `settings`; FailedPrecondition when this binary has no
 // factory for it (only fedmf-coordinator and fedmf-sim link them).

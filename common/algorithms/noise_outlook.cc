@@ -15,8 +15,8 @@ double Interpolate(absl::Span<const OutlookPoint> points, double nsr) {
     const OutlookPoint& lo = points[i - 1];
     const OutlookPoint& hi = points[i];
     if (nsr <= hi.noise_to_signal) {
-      const double t = std::log(nsr / lo.noise_to_signal) /
-                       std::log(hi.noise_to_signal / lo.noise_to_signal);
+      const double t =
+          std::log(nsr / lo.noise_to_signal) / std::log(hi.noise_to_signal / lo.noise_to_signal);
       return lo.f1_over_dp_popularity + t * (hi.f1_over_dp_popularity - lo.f1_over_dp_popularity);
     }
   }
@@ -40,7 +40,6 @@ absl::Status ValidateOutlookPoints(absl::Span<const OutlookPoint> points) {
   return absl::OkStatus();
 }
 
-
 absl::StatusOr<std::optional<NoiseOutlook>> ComputeNoiseOutlook(
     const std::optional<dp::LedgerEntry>& first_release, int64_t dimension, int64_t cohort,
     absl::Span<const OutlookPoint> points) {
@@ -61,8 +60,8 @@ absl::StatusOr<std::optional<NoiseOutlook>> ComputeNoiseOutlook(
   outlook.noise_multiplier = 1 / std::sqrt(rdp2);
   outlook.dimension = dimension;
   outlook.cohort = cohort;
-  outlook.noise_to_signal = 2 * outlook.noise_multiplier * std::sqrt(static_cast<double>(dimension)) /
-                            static_cast<double>(cohort);
+  outlook.noise_to_signal = 2 * outlook.noise_multiplier *
+                            std::sqrt(static_cast<double>(dimension)) / static_cast<double>(cohort);
   if (!points.empty()) {
     outlook.f1_over_dp_popularity = Interpolate(points, outlook.noise_to_signal);
     outlook.extrapolated = outlook.noise_to_signal < points.front().noise_to_signal ||

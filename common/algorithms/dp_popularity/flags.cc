@@ -70,7 +70,9 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartDpPopularityRun);
+// One release: --rounds may be left out.
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartDpPopularityRun,
+                                       {.rounds = 1, .outlook_points = {}});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dp_popularity

@@ -216,13 +216,15 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
 // fedmf preset's Gaussian on ML-100K at epsilon 20, 10, 5, 2, 1 and 0.5 (seeds 1-4 at 5 and 1,
 // seed 1 elsewhere), F1@10 over DP popularity's on the same seeds. Printed by
 // `privacy-utility.sh outlook` and `privacy-utility.py`; checked there on a 600-user subsample.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartDpmfRpRun,
-                                       {{.noise_to_signal = 0.5731, .f1_over_dp_popularity = 1.742},
-                                        {.noise_to_signal = 0.996, .f1_over_dp_popularity = 1.584},
-                                        {.noise_to_signal = 1.793, .f1_over_dp_popularity = 1.418},
-                                        {.noise_to_signal = 4.041, .f1_over_dp_popularity = 1.078},
-                                        {.noise_to_signal = 7.604, .f1_over_dp_popularity = 0.817},
-                                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}});
+const NewRunRegistrar kNewRunRegistrar(
+    kAlgorithmName, StartDpmfRpRun,
+    {.rounds = kDefaultRounds,
+     .outlook_points = {{.noise_to_signal = 0.5731, .f1_over_dp_popularity = 1.742},
+                        {.noise_to_signal = 0.996, .f1_over_dp_popularity = 1.584},
+                        {.noise_to_signal = 1.793, .f1_over_dp_popularity = 1.418},
+                        {.noise_to_signal = 4.041, .f1_over_dp_popularity = 1.078},
+                        {.noise_to_signal = 7.604, .f1_over_dp_popularity = 0.817},
+                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}}});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dpmf_rp

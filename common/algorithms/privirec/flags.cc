@@ -89,7 +89,9 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecRun);
+// One release: --rounds may be left out.
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecRun,
+                                       {.rounds = 1, .outlook_points = {}});
 
 }  // namespace
 }  // namespace fedmf::algorithms::privirec

@@ -97,7 +97,9 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecKRun);
+// One release: --rounds may be left out.
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecKRun,
+                                       {.rounds = 1, .outlook_points = {}});
 
 }  // namespace
 }  // namespace fedmf::algorithms::privirec_k

@@ -66,22 +66,31 @@ TEST(NewRunTest, RefusesASecondFactoryAndIncompleteOnes) {
             absl::StatusCode::kInvalidArgument);
 }
 
-TEST(NewRunTest, KeepsAFactorysOutlookPointsAndRefusesBadOnes) {
+TEST(NewRunTest, KeepsAFactorysDefaultsAndRefusesBadOnes) {
   const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
     return absl::UnimplementedError("never started");
   };
   const std::vector<OutlookPoint> points = {{.noise_to_signal = 1, .f1_over_dp_popularity = 1.5},
                                             {.noise_to_signal = 3, .f1_over_dp_popularity = 0.8}};
-  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-outlook", factory, points).ok());
-  const std::vector<OutlookPoint> kept = RegisteredOutlookPoints("new-run-test-outlook");
-  ASSERT_EQ(kept.size(), 2u);
-  EXPECT_EQ(kept[1].noise_to_signal, 3);
-  EXPECT_EQ(kept[1].f1_over_dp_popularity, 0.8);
-  EXPECT_TRUE(RegisteredOutlookPoints("new-run-test-absent").empty());
-  const absl::Status decreasing =
-      RegisterNewRunFactory("new-run-test-decreasing", factory, {points[1], points[0]});
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-defaults", factory,
+                                    {.rounds = 2, .outlook_points = points})
+                  .ok());
+  const NewRunDefaults kept = RegisteredNewRunDefaults("new-run-test-defaults");
+  EXPECT_EQ(kept.rounds, 2);
+  ASSERT_EQ(kept.outlook_points.size(), 2u);
+  EXPECT_EQ(kept.outlook_points[1].noise_to_signal, 3);
+  EXPECT_EQ(kept.outlook_points[1].f1_over_dp_popularity, 0.8);
+  const NewRunDefaults absent = RegisteredNewRunDefaults("new-run-test-absent");
+  EXPECT_EQ(absent.rounds, kDefaultRounds);
+  EXPECT_TRUE(absent.outlook_points.empty());
+  const absl::Status decreasing = RegisterNewRunFactory(
+      "new-run-test-decreasing", factory, {.rounds = 2, .outlook_points = {points[1], points[0]}});
   EXPECT_EQ(decreasing.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(decreasing.message(), HasSubstr("outlook point 1"));
+  EXPECT_EQ(
+      RegisterNewRunFactory("new-run-test-no-rounds", factory, {.rounds = 0, .outlook_points = {}})
+          .code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 TEST(NewRunTest, RegistrarAbortsNamingADuplicate) {

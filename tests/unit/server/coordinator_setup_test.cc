@@ -16,7 +16,7 @@
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, state_dir);
 ABSL_DECLARE_FLAG(std::optional<std::string>, mechanism);
-ABSL_DECLARE_FLAG(int64_t, rounds);
+ABSL_DECLARE_FLAG(std::optional<int64_t>, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
 
@@ -104,6 +104,21 @@ TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {
   EXPECT_EQ(state->total_rounds, 3);
   EXPECT_EQ(state->sampling_seed, 11u);
   EXPECT_EQ(state->updater->Plan().value().algorithm(), "dpmf-rp");
+}
+
+TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
+  absl::SetFlag(&FLAGS_rounds, std::nullopt);
+  absl::StatusOr<CoordinatorState> dpmf = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(dpmf.ok()) << dpmf.status();
+  EXPECT_EQ(dpmf->total_rounds, 100);
+  absl::SetFlag(&FLAGS_algorithm, "dp-als");
+  absl::StatusOr<CoordinatorState> als = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(als.ok()) << als.status();
+  EXPECT_EQ(als->total_rounds, 2);
+  absl::SetFlag(&FLAGS_algorithm, "dp-popularity");
+  absl::StatusOr<CoordinatorState> popularity = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(popularity.ok()) << popularity.status();
+  EXPECT_EQ(popularity->total_rounds, 1);
 }
 
 TEST_F(CoordinatorSetupTest, AlgorithmWithoutANewRunFactoryCannotStart) {
