@@ -39,11 +39,10 @@ absl::StatusOr<v1::DpmfRpMechanism> RoundMechanism(const DpmfRpConfig& config,
                                                    int64_t round);
 
 // The ledger entry of one round with `participants` clients in the sum (>= n_min), `params` being
-// that round's RoundMechanism; nullopt for
-// mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip, and l2_over_clip when
-// charged by the L2 shift), "secagg-gaussian" (noise_std, l2_sensitivity, dimension) and "ddg"
-// (noise_std, scale, l2_sensitivity in grid units, dimension, bits); the unit is one user, the
-// guarantee an RDP curve.
+// that round's RoundMechanism; nullopt for mechanism none. Mechanism names: "pbm" (params theta,
+// q, dimension, clip, and l2_over_clip when charged by the L2 shift), "secagg-gaussian"
+// (noise_std, l2_sensitivity, dimension) and "ddg" (noise_std, scale, l2_sensitivity in grid
+// units, dimension, bits); the unit is one user, the guarantee an RDP curve.
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
                                                                 const v1::DpmfRpMechanism& params,
                                                                 int64_t round, int64_t participants,

@@ -234,8 +234,7 @@ TEST(DpmfRpCalibrationTest, PrefixSumRoundsCarryTheirScheduledNoise) {
     const double f = dp::PrefixSumNoiseFactor(10, t).value();
     const double variance = 0.25 * f * f;
     const dp::testing::Moments m = dp::testing::ComputeMoments(noise);
-    EXPECT_NEAR(m.variance, variance, dp::testing::kSigmas * m.variance_se + 20 * 0x1p-50)
-        << t;
+    EXPECT_NEAR(m.variance, variance, dp::testing::kSigmas * m.variance_se + 20 * 0x1p-50) << t;
     EXPECT_NEAR(m.mean, 0, dp::testing::kSigmas * std::sqrt(variance / noise.size())) << t;
   }
 }

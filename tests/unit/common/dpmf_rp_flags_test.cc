@@ -86,8 +86,8 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheFedmfPreset) {
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "l2"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
                   Pair("gaussian_noise_std", absl::StrFormat("%.6g", m.gaussian_noise_std())),
-                  Pair("noise_schedule", "constant"),
-                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
+                  Pair("noise_schedule", "constant"), Pair("ddg_noise_std", "0"),
+                  Pair("ddg_scale", "0"),
                   // p k = 10 * 14 fixed-point values of the codec's width.
                   Pair("upload_length", absl::StrCat(10 * 14)),
                   Pair("client_bits", absl::StrCat(plan.bits())),
@@ -222,8 +222,7 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "coordinate"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
                   Pair("gaussian_noise_std", "0"), Pair("noise_schedule", "constant"),
-                  Pair("ddg_noise_std", "0"),
-                  Pair("ddg_scale", "0"),
+                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
                   // p k = 10 * 5 fixed-point values of the codec's width.
                   Pair("upload_length", "50"), Pair("client_bits", absl::StrCat(plan.bits())),
                   Pair("sum_bits", absl::StrCat(plan.bits()))));

@@ -42,8 +42,7 @@ double SignPatternLoss(const Eigen::MatrixXd& c) {
     for (int64_t t = 0; t < rounds; ++t) s(t) = (pattern >> t) & 1 ? 1.0 : -1.0;
     sens2 = std::max(sens2, (c * s).squaredNorm());
   }
-  const Eigen::MatrixXd a =
-      Eigen::MatrixXd::Ones(rounds, rounds).triangularView<Eigen::Lower>();
+  const Eigen::MatrixXd a = Eigen::MatrixXd::Ones(rounds, rounds).triangularView<Eigen::Lower>();
   return sens2 * (a * c.inverse()).squaredNorm();
 }
 
@@ -128,7 +127,8 @@ TEST(PrefixSumNoiseTest, NoCorrelatedFactorizationBeatsItOnASmallCase) {
         for (int64_t j = 0; j <= i; ++j) c(i, j) += spread * StandardNormal(rng);
       }
       if (std::abs(c.determinant()) < 1e-6) continue;
-      ASSERT_GE(SignPatternLoss(c), best * (1 - 1e-12)) << "spread " << spread << " trial " << trial;
+      ASSERT_GE(SignPatternLoss(c), best * (1 - 1e-12))
+          << "spread " << spread << " trial " << trial;
     }
   }
 }
