@@ -23,9 +23,10 @@
 # g<item Gram: full, count or none> j<shrinkage t> i<constant first column of V_0: true, false>
 # f<scale to the cap: true, false> v<init scale of V_0>,
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
-# epsilon by F1@10 on seed 1, on --seeds), outlook (the noise outlook of DPMF-RP's Gaussian and of
-# the chosen DP-ALS setting at each epsilon: fedmf-sim --setup_only's event=noise_outlook, into
-# OUT/outlook.csv; no training).
+# epsilon by F1@10 on seed 1, on --seeds), noise-schedule (the dpmf group's Gaussian with
+# --noise_schedule=prefix_sum, issue 50 item 2, on --seeds; compare with dpmf's gaussian rows),
+# outlook (the noise outlook of DPMF-RP's Gaussian and of the chosen DP-ALS setting at each
+# epsilon: fedmf-sim --setup_only's event=noise_outlook, into OUT/outlook.csv; no training).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
 # ${TMPDIR:-/tmp}, never to the repository) and the results go to OUT/subsample-N; the groups that
 # pick the best setting (popularity, gaussian-best, dpals) still pick it from OUT/runs.csv.
@@ -70,7 +71,7 @@ for arg in "$@"; do
     --subsample=*) SUBSAMPLE="${arg#--subsample=}" ;;
     --reuse-logs) REUSE=1 ;;
     --synthetic=*) SYNTHETIC="${arg#--synthetic=}" ;;
-    --help|-h) sed -n '2,38p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,39p' "$0"; exit 0 ;;
     -*) echo "privacy-utility.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) SELECTED+=("${arg}") ;;
   esac
@@ -261,6 +262,13 @@ for group in "${SELECTED[@]}"; do
             run dpmf "${mech}-eps${eps}" "${mech}" "${eps}" "${seed}" "${DPMF[@]}" \
               --mechanism="${mech}" --epsilon="${eps}"
           done
+        done
+      done ;;
+    noise-schedule)
+      for seed in ${SEEDS}; do
+        for eps in ${EPSILONS}; do
+          run noise-schedule "gaussian-prefix-sum-eps${eps}" gaussian "${eps}" "${seed}" \
+            "${DPMF[@]}" --mechanism=gaussian --epsilon="${eps}" --noise_schedule=prefix_sum
         done
       done ;;
     gaussian-tune)

@@ -1,10 +1,12 @@
 #include "common/algorithms/dpmf_rp/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/codec.h"
 #include "common/dp/pbm_calibration.h"
+#include "common/dp/prefix_sum_noise.h"
 #include "common/dp/rdp_ddg.h"
 #include "common/dp/rdp_gaussian.h"
 #include "common/dp/rdp_pbm.h"
@@ -92,6 +94,19 @@ absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& confi
     case Mechanism::kNone:
       break;
   }
+  return out;
+}
+
+absl::StatusOr<v1::DpmfRpMechanism> RoundMechanism(const DpmfRpConfig& config,
+                                                   const v1::DpmfRpMechanism& calibrated,
+                                                   int64_t round) {
+  if (round < 0) return absl::InvalidArgumentError(absl::StrCat("dpmf-rp: round ", round, " < 0"));
+  if (config.noise_schedule == NoiseSchedule::kConstant) return calibrated;
+  absl::StatusOr<double> factor =
+      dp::PrefixSumNoiseFactor(config.rounds, std::min(round, config.rounds - 1));
+  if (!factor.ok()) return factor.status();
+  v1::DpmfRpMechanism out = calibrated;
+  out.set_gaussian_noise_std(calibrated.gaussian_noise_std() * *factor);
   return out;
 }
 

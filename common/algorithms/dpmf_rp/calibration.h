@@ -8,6 +8,8 @@
 //   gaussian: noise multiplier z for the budget over T rounds (no amplification: the server
 //             knows the sample); sigma = z Delta_2 with the replace-one sensitivity
 //             Delta_2 = 2 (C + sqrt(p k) / gamma) of the clipped, stochastically rounded vector.
+//             Round t adds sigma times the noise schedule's factor (config.h NoiseSchedule), and
+//             its ledger entry is that round's Gaussian: the T rounds still compose to the budget.
 //   ddg:      for each scale gamma = 2^j, largest first, the smallest total noise sigma (sum of
 //             n_min clients) whose T releases fit the budget by KLS's bound (dp/rdp_ddg.h) with
 //             the replace-one sensitivity of the conditionally rounded vector (2 Delta_2 in L2);
@@ -29,11 +31,18 @@ namespace fedmf::algorithms::dpmf_rp {
 
 absl::StatusOr<v1::DpmfRpMechanism> CalibrateMechanism(const DpmfRpConfig& config);
 
-// The ledger entry of one round with `participants` clients in the sum (>= n_min); nullopt for
-// mechanism none. Mechanism names: "pbm" (params theta, q, dimension, clip, and l2_over_clip when
-// charged by the L2 shift), "secagg-gaussian" (noise_std, l2_sensitivity, dimension) and "ddg"
-// (noise_std, scale, l2_sensitivity in grid units, dimension, bits); the unit is one user, the
-// guarantee an RDP curve.
+// The mechanism of round `round` >= 0: `calibrated` with the Gaussian's noise std scaled by the
+// noise schedule's factor. Rounds past T (the plan that carries the final model, which the ledger
+// never lets run once T rounds spent the budget) keep round T - 1's factor.
+absl::StatusOr<v1::DpmfRpMechanism> RoundMechanism(const DpmfRpConfig& config,
+                                                   const v1::DpmfRpMechanism& calibrated,
+                                                   int64_t round);
+
+// The ledger entry of one round with `participants` clients in the sum (>= n_min), `params` being
+// that round's RoundMechanism; nullopt for mechanism none. Mechanism names: "pbm" (params theta,
+// q, dimension, clip, and l2_over_clip when charged by the L2 shift), "secagg-gaussian"
+// (noise_std, l2_sensitivity, dimension) and "ddg" (noise_std, scale, l2_sensitivity in grid
+// units, dimension, bits); the unit is one user, the guarantee an RDP curve.
 absl::StatusOr<std::optional<dp::LedgerEntry>> RoundLedgerEntry(const DpmfRpConfig& config,
                                                                 const v1::DpmfRpMechanism& params,
                                                                 int64_t round, int64_t participants,

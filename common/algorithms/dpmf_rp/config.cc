@@ -85,6 +85,17 @@ absl::StatusOr<PbmAccounting> ParsePbmAccounting(absl::string_view name) {
       absl::StrCat("unknown PBM accounting '", name, "' (expected coordinate or l2)"));
 }
 
+absl::string_view NoiseScheduleName(NoiseSchedule schedule) {
+  return schedule == NoiseSchedule::kConstant ? "constant" : "prefix_sum";
+}
+
+absl::StatusOr<NoiseSchedule> ParseNoiseSchedule(absl::string_view name) {
+  if (name == "constant") return NoiseSchedule::kConstant;
+  if (name == "prefix_sum") return NoiseSchedule::kPrefixSum;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown noise schedule '", name, "' (expected constant or prefix_sum)"));
+}
+
 absl::string_view PresetName(Preset preset) { return preset == Preset::kPaper ? "paper" : "fedmf"; }
 
 absl::StatusOr<Preset> ParsePreset(absl::string_view name) {
@@ -176,6 +187,11 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
     return Bad("rdp_order", c.rdp_order, "must be > 1");
   }
   if (c.rounds < 1) return Bad("rounds", static_cast<double>(c.rounds), "must be >= 1");
+  if (c.noise_schedule != NoiseSchedule::kConstant && c.mechanism != Mechanism::kGaussian) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dpmf-rp: noise_schedule=", NoiseScheduleName(c.noise_schedule),
+                     " needs mechanism=gaussian, got ", MechanismName(c.mechanism)));
+  }
   if (c.max_q < 1 || c.max_q > (int64_t{1} << 32)) {
     return Bad("max_q", static_cast<double>(c.max_q), "must be in [1, 2^32]");
   }
@@ -315,6 +331,9 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_pbm_accounting(c.pbm_accounting == PbmAccounting::kCoordinate
                            ? v1::DpmfRpConfig::PBM_ACCOUNTING_COORDINATE
                            : v1::DpmfRpConfig::PBM_ACCOUNTING_L2);
+  p.set_noise_schedule(c.noise_schedule == NoiseSchedule::kConstant
+                           ? v1::DpmfRpConfig::NOISE_SCHEDULE_CONSTANT
+                           : v1::DpmfRpConfig::NOISE_SCHEDULE_PREFIX_SUM);
   return p;
 }
 
@@ -391,6 +410,18 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(context, ": unknown PBM accounting value ", p.pbm_accounting()));
+  }
+  switch (p.noise_schedule()) {
+    case v1::DpmfRpConfig::NOISE_SCHEDULE_UNSPECIFIED:  // a state from before it was recorded
+    case v1::DpmfRpConfig::NOISE_SCHEDULE_CONSTANT:
+      c.noise_schedule = NoiseSchedule::kConstant;
+      break;
+    case v1::DpmfRpConfig::NOISE_SCHEDULE_PREFIX_SUM:
+      c.noise_schedule = NoiseSchedule::kPrefixSum;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(context, ": unknown noise schedule value ", p.noise_schedule()));
   }
   c.pbm_clip_multiplier = p.pbm_clip_multiplier();
   // Zero in a config from before DDG existed: the defaults.

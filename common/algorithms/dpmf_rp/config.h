@@ -52,6 +52,14 @@ enum class PbmGeometry { kColumnL1, kRotatedL2 };
 //                more than kCoordinate, and less by about D / PbmL2OverClip^2 (gamma^2 for
 //                rotated_l2, k for column_l1).
 enum class PbmAccounting { kCoordinate, kL2 };
+// How the Gaussian mechanism's noise std varies over the T rounds (the whole-run cost is the same):
+//   kConstant:  the calibrated std sigma in every round.
+//   kPrefixSum: sigma * dp::PrefixSumNoiseFactor(T, t) in round t, proportional to (T - t)^(-1/4):
+//               the best matrix-factorization noise for the prefix sums of the rounds' updates
+//               when every user is in every round (docs/dp-mechanisms.md, "Noise schedule for
+//               prefix sums"). Not a default: no gain at epsilon 5 on ML-100K
+//               (docs/results/privacy-utility.md, "Correlated noise across rounds").
+enum class NoiseSchedule { kConstant, kPrefixSum };
 
 absl::string_view MechanismName(Mechanism mechanism);  // "pbm", "gaussian", "none", "ddg"
 absl::StatusOr<Mechanism> ParseMechanism(absl::string_view name);
@@ -63,6 +71,8 @@ absl::string_view PbmGeometryName(PbmGeometry geometry);  // "column_l1", "rotat
 absl::StatusOr<PbmGeometry> ParsePbmGeometry(absl::string_view name);
 absl::string_view PbmAccountingName(PbmAccounting accounting);  // "coordinate", "l2"
 absl::StatusOr<PbmAccounting> ParsePbmAccounting(absl::string_view name);
+absl::string_view NoiseScheduleName(NoiseSchedule schedule);  // "constant", "prefix_sum"
+absl::StatusOr<NoiseSchedule> ParseNoiseSchedule(absl::string_view name);
 
 struct DpmfRpConfig {
   // The data's shape; no default.
@@ -94,6 +104,8 @@ struct DpmfRpConfig {
   PbmGeometry pbm_geometry = PbmGeometry::kColumnL1;
   double pbm_clip_multiplier = 3;  // gamma of kRotatedL2
   PbmAccounting pbm_accounting = PbmAccounting::kL2;
+  // Gaussian only: how its noise std varies over the rounds.
+  NoiseSchedule noise_schedule = NoiseSchedule::kConstant;
   double epsilon = 1;              // budget for the whole run ...
   double delta = 0;                // ... as (epsilon, delta)-DP if delta > 0,
   double rdp_order = 2;            // ... else as RDP epsilon at this order (the paper's way)

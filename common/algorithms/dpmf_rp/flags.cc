@@ -70,6 +70,10 @@ ABSL_FLAG(std::optional<std::string>, pbm_accounting, std::nullopt,
           "l2 (charge a PBM round by the L2 shift of the whole vector, which the clip bounds) or "
           "coordinate (every coordinate over its whole range: the paper's eq. 20, "
           "conservative); unset: l2");
+ABSL_FLAG(std::optional<std::string>, noise_schedule, std::nullopt,
+          "gaussian: constant (the calibrated noise std in every round) or prefix_sum (round t's "
+          "std proportional to (T - t)^(-1/4), the best matrix-factorization noise for the prefix "
+          "sums with every user in every round; the same whole-run privacy); unset: constant");
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -152,6 +156,11 @@ absl::StatusOr<FlagConfig> ConfigFromFlags(const RunSettings& run) {
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = OverrideEnum(FLAGS_noise_schedule, "noise_schedule", ParseNoiseSchedule,
+                                    c.noise_schedule, o);
+      !s.ok()) {
+    return s;
+  }
   Override(FLAGS_compression, "compression", c.compression, o);
   Override(FLAGS_max_q, "max_q", c.max_q, o);
   Override(FLAGS_rank, "rank", c.rank, o);
@@ -204,6 +213,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
       {"pbm_theta", EventValue(mechanism.pbm_theta())},
       {"pbm_q", absl::StrCat(mechanism.pbm_q())},
       {"gaussian_noise_std", EventValue(mechanism.gaussian_noise_std())},
+      {"noise_schedule", std::string(NoiseScheduleName(config->noise_schedule))},
       {"ddg_noise_std", EventValue(mechanism.ddg_noise_std())},
       {"ddg_scale", EventValue(mechanism.ddg_scale())},
       {"upload_length", absl::StrCat(plan->length())},

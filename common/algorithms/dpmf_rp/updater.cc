@@ -111,7 +111,9 @@ absl::StatusOr<std::optional<dp::SparseProjection>> DpmfRpUpdater::RoundProjecti
 
 absl::StatusOr<ContributionCodec> DpmfRpUpdater::RoundCodec(
     const std::optional<dp::SparseProjection>& projection) const {
-  return ContributionCodec::Create(config_, mechanism_, HadamardSeed(round_),
+  absl::StatusOr<v1::DpmfRpMechanism> mechanism = RoundMechanism(config_, mechanism_, round_);
+  if (!mechanism.ok()) return mechanism.status();
+  return ContributionCodec::Create(config_, *mechanism, HadamardSeed(round_),
                                    MaxBucketItems(projection));
 }
 
@@ -126,7 +128,9 @@ absl::StatusOr<v1::RoundPlan> DpmfRpUpdater::Plan() const {
   *broadcast.mutable_model() = MatrixToProto(model_);
   broadcast.set_projection_seed(ProjectionSeed(round_));
   broadcast.set_hadamard_seed(HadamardSeed(round_));
-  *broadcast.mutable_mechanism() = mechanism_;
+  absl::StatusOr<v1::DpmfRpMechanism> mechanism = RoundMechanism(config_, mechanism_, round_);
+  if (!mechanism.ok()) return mechanism.status();
+  *broadcast.mutable_mechanism() = *std::move(mechanism);
   v1::RoundPlan plan;
   plan.set_algorithm(std::string(kAlgorithmName));
   plan.set_round(round_);
@@ -184,7 +188,9 @@ absl::Status DpmfRpUpdater::ApplySum(absl::Span<const uint64_t> sum,
 
 absl::StatusOr<std::optional<dp::LedgerEntry>> DpmfRpUpdater::RoundPrivacy(
     int64_t participants, const std::vector<double>& orders) const {
-  return RoundLedgerEntry(config_, mechanism_, round_, participants, orders);
+  absl::StatusOr<v1::DpmfRpMechanism> mechanism = RoundMechanism(config_, mechanism_, round_);
+  if (!mechanism.ok()) return mechanism.status();
+  return RoundLedgerEntry(config_, *mechanism, round_, participants, orders);
 }
 
 std::optional<dp::PrivacyBudget> DpmfRpUpdater::budget() const {

@@ -57,6 +57,7 @@ class DpmfRpUpdater final : public Updater {
                                            int64_t contributors) const;
 
   const DpmfRpConfig& config() const { return config_; }
+  // As calibrated for the run; round t's is RoundMechanism(config(), mechanism(), t).
   const v1::DpmfRpMechanism& mechanism() const { return mechanism_; }
   const Eigen::MatrixXd& model() const { return model_; }  // B or V
   const mf::Adam& adam() const { return adam_; }

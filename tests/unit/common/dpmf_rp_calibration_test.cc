@@ -1,9 +1,15 @@
 #include <cmath>
 
+#include "common/algorithms/algorithm.h"
 #include "common/algorithms/dpmf_rp/calibration.h"
+#include "common/algorithms/dpmf_rp/codec.h"
+#include "common/dp/prefix_sum_noise.h"
+#include "common/dp/privacy_ledger.h"
 #include "common/dp/rdp_curve.h"
 #include "common/dp/rdp_gaussian.h"
+#include "dpmf_rp_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/unit/common/dp_test_stats.h"
 
 namespace fedmf::algorithms::dpmf_rp {
 namespace {
@@ -160,6 +166,77 @@ TEST(DpmfRpCalibrationTest, NoneHasNoParametersAndNoLedgerEntry) {
       RoundLedgerEntry(config, *params, 0, 94, dp::DefaultOrders());
   ASSERT_TRUE(entry.ok());
   EXPECT_FALSE(entry->has_value());
+}
+
+// With the prefix-sum schedule the calibrated sigma is the constant schedule's, round t carries
+// sigma * PrefixSumNoiseFactor(T, t), and the coordinator's ledger (CanAfford before each round,
+// as the round driver asks) lets exactly the T rounds run and spends the whole budget.
+TEST(DpmfRpCalibrationTest, PrefixSumScheduleSpendsTheBudgetRoundByRound) {
+  DpmfRpConfig config = Ml100k(Mechanism::kGaussian);
+  config.participation = 1;
+  config.epsilon = 5;
+  config.delta = 1e-5;
+  config.rounds = 10;
+  const v1::DpmfRpMechanism constant = CalibrateMechanism(config).value();
+  config.noise_schedule = NoiseSchedule::kPrefixSum;
+  const v1::DpmfRpMechanism params = CalibrateMechanism(config).value();
+  EXPECT_EQ(params.gaussian_noise_std(), constant.gaussian_noise_std());
+  dp::PrivacyLedger ledger = dp::PrivacyLedger::Create().value();
+  for (int64_t t = 0; t <= config.rounds; ++t) {
+    const v1::DpmfRpMechanism round = RoundMechanism(config, params, t).value();
+    const double factor = dp::PrefixSumNoiseFactor(config.rounds, std::min<int64_t>(t, 9)).value();
+    EXPECT_DOUBLE_EQ(round.gaussian_noise_std(), params.gaussian_noise_std() * factor) << t;
+    const dp::LedgerEntry entry =
+        RoundLedgerEntry(config, round, t, 943, ledger.orders()).value().value();
+    EXPECT_EQ(entry.params[0].first, "noise_std");
+    EXPECT_EQ(entry.params[0].second, round.gaussian_noise_std());
+    const bool affordable = ledger.CanAfford(entry, Budget(config)).value();
+    if (t == config.rounds) {
+      EXPECT_FALSE(affordable);  // the budget is spent: round T never runs
+    } else {
+      ASSERT_TRUE(affordable) << t;
+      ASSERT_TRUE(ledger.Append(entry).ok());
+    }
+  }
+  const dp::PrivacyReport report = ledger.Report(1e-5).value();
+  EXPECT_LE(report.improved.epsilon, 5);
+  EXPECT_GT(report.improved.epsilon, 5 - 1e-6);
+  EXPECT_FALSE(RoundMechanism(config, params, -1).ok());
+  config.noise_schedule = NoiseSchedule::kConstant;
+  EXPECT_EQ(RoundMechanism(config, params, 7)->gaussian_noise_std(), params.gaussian_noise_std());
+}
+
+// The decoded sum of round t's encodings (20 clients = n_min) carries noise of variance
+// (sigma f_t)^2, plus at most 20 / (4 gamma^2) of stochastic rounding (gamma = 2^24): checked on
+// the first and the last of T = 10 rounds, whose variances differ by a factor sqrt(10).
+TEST(DpmfRpCalibrationTest, PrefixSumRoundsCarryTheirScheduledNoise) {
+  DpmfRpConfig config = testing::SmallConfig(Mechanism::kGaussian, Projection::kSparse);
+  config.contribution_clip = 1;
+  config.noise_schedule = NoiseSchedule::kPrefixSum;
+  v1::DpmfRpMechanism params;
+  params.set_gaussian_noise_std(0.5);
+  dp::Rng rng(11);
+  constexpr int kRepeats = 400;
+  for (int64_t t : {0, 9}) {
+    const ContributionCodec codec =
+        ContributionCodec::Create(config, RoundMechanism(config, params, t).value(), 0, 3).value();
+    ASSERT_EQ(codec.length(), 12);
+    std::vector<double> noise;
+    for (int r = 0; r < kRepeats; ++r) {
+      std::vector<uint64_t> sum(12, 0);
+      for (int i = 0; i < 20; ++i) {
+        const std::vector<uint64_t> v = codec.Encode(Eigen::MatrixXd::Zero(4, 3), rng).value();
+        ASSERT_TRUE(AddModPow2(v, codec.bits(), absl::MakeSpan(sum)).ok());
+      }
+      const Eigen::MatrixXd decoded = codec.DecodeSum(sum, 20).value();
+      noise.insert(noise.end(), decoded.data(), decoded.data() + decoded.size());
+    }
+    const double f = dp::PrefixSumNoiseFactor(10, t).value();
+    const double variance = 0.25 * f * f;
+    const dp::testing::Moments m = dp::testing::ComputeMoments(noise);
+    EXPECT_NEAR(m.variance, variance, dp::testing::kSigmas * m.variance_se + 20 * 0x1p-50) << t;
+    EXPECT_NEAR(m.mean, 0, dp::testing::kSigmas * std::sqrt(variance / noise.size())) << t;
+  }
 }
 
 }  // namespace

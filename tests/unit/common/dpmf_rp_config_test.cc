@@ -94,6 +94,7 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   c.item_model = ItemModel::kFull;
   c.ranking_kappa = 4;
   c.pbm_accounting = PbmAccounting::kCoordinate;
+  c.noise_schedule = NoiseSchedule::kPrefixSum;
   const v1::DpmfRpConfig proto = ToProto(c);
   absl::StatusOr<DpmfRpConfig> back = FromProto(proto, "test");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -102,10 +103,13 @@ TEST(DpmfRpConfigTest, ProtoRoundTripIsExact) {
   EXPECT_EQ(back->seed, c.seed);
   EXPECT_EQ(back->ranking_kappa, 4);
   EXPECT_EQ(back->pbm_accounting, PbmAccounting::kCoordinate);
+  EXPECT_EQ(back->noise_schedule, NoiseSchedule::kPrefixSum);
   // A state from before the accounting was recorded was calibrated coordinate by coordinate.
   v1::DpmfRpConfig old = ToProto(Ml100k());
   old.clear_pbm_accounting();
+  old.clear_noise_schedule();
   EXPECT_EQ(FromProto(old, "test")->pbm_accounting, PbmAccounting::kCoordinate);
+  EXPECT_EQ(FromProto(old, "test")->noise_schedule, NoiseSchedule::kConstant);
   EXPECT_EQ(FromProto(ToProto(Ml100k()), "test")->pbm_accounting, PbmAccounting::kL2);
   EXPECT_FALSE(FromProto(ToProto(Ml100k()), "test")->ranking_kappa.has_value());
 }

@@ -22,6 +22,7 @@ ABSL_DECLARE_FLAG(std::optional<int>, rank);
 ABSL_DECLARE_FLAG(std::optional<double>, ranking_kappa);
 ABSL_DECLARE_FLAG(std::optional<std::string>, pbm_geometry);
 ABSL_DECLARE_FLAG(std::optional<std::string>, pbm_accounting);
+ABSL_DECLARE_FLAG(std::optional<std::string>, noise_schedule);
 ABSL_DECLARE_FLAG(std::string, preset);
 ABSL_DECLARE_FLAG(std::optional<double>, mu);
 ABSL_DECLARE_FLAG(std::optional<double>, learning_rate);
@@ -85,7 +86,8 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheFedmfPreset) {
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "l2"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
                   Pair("gaussian_noise_std", absl::StrFormat("%.6g", m.gaussian_noise_std())),
-                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
+                  Pair("noise_schedule", "constant"), Pair("ddg_noise_std", "0"),
+                  Pair("ddg_scale", "0"),
                   // p k = 10 * 14 fixed-point values of the codec's width.
                   Pair("upload_length", absl::StrCat(10 * 14)),
                   Pair("client_bits", absl::StrCat(plan.bits())),
@@ -219,8 +221,8 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
                   Pair("participation", "0.5"), Pair("rounds", "5"), Pair("cohort", "20"),
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "coordinate"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
-                  Pair("gaussian_noise_std", "0"), Pair("ddg_noise_std", "0"),
-                  Pair("ddg_scale", "0"),
+                  Pair("gaussian_noise_std", "0"), Pair("noise_schedule", "constant"),
+                  Pair("ddg_noise_std", "0"), Pair("ddg_scale", "0"),
                   // p k = 10 * 5 fixed-point values of the codec's width.
                   Pair("upload_length", "50"), Pair("client_bits", absl::StrCat(plan.bits())),
                   Pair("sum_bits", absl::StrCat(plan.bits()))));
@@ -232,6 +234,16 @@ TEST(DpmfRpFlagsTest, BadValuesAreInvalidArguments) {
   absl::Status status = StartNewRun(kAlgorithmName, kSettings).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("unknown mechanism 'laplace'"));
+  absl::SetFlag(&FLAGS_mechanism, "gaussian");
+  absl::SetFlag(&FLAGS_noise_schedule, "tree");
+  status = StartNewRun(kAlgorithmName, kSettings).status();
+  EXPECT_THAT(status.message(), HasSubstr("unknown noise schedule 'tree'"));
+  absl::SetFlag(&FLAGS_mechanism, "pbm");
+  absl::SetFlag(&FLAGS_noise_schedule, "prefix_sum");
+  status = StartNewRun(kAlgorithmName, kSettings).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("noise_schedule=prefix_sum needs mechanism=gaussian"));
+  absl::SetFlag(&FLAGS_noise_schedule, std::nullopt);
   absl::SetFlag(&FLAGS_mechanism, "none");
   RunSettings settings = kSettings;
   settings.rounds = 0;
