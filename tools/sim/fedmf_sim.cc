@@ -3,6 +3,7 @@
 // sampling, SecAgg sessions, ledger and checkpoints); N in-process client processes, one worker
 // thread each, host the users. Every user's noise is keyed from (--seed, participant id), so a run
 // is reproducible and equals a networked run whose clients use --insecure_noise_seed=--seed.
+// Stage deadlines (--stage_timeout_s) count only time in which no simulated client is computing.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include "common/util/event_log.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "tools/sim/progress_clock.h"
 #include "tools/sim/simulation.h"
 
 ABSL_FLAG(std::string, data, "synthetic",
@@ -78,7 +80,9 @@ absl::Status Simulate() {
   const uint64_t noise_seed = state->sampling_seed;
   // The in-process clients take the plans the coordinator may send.
   const uint64_t max_download_bytes = options.max_plan_bytes;
-  server::Coordinator coordinator(std::move(options), std::move(*state));
+  // Deadlines wait on the simulated clients' progress (progress_clock.h), not the wall clock.
+  ProgressClock clock(server::SteadyClock::Get());
+  server::Coordinator coordinator(std::move(options), std::move(*state), clock);
 
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
@@ -106,7 +110,8 @@ absl::Status Simulate() {
                         .enrollment_token = kEnrollmentToken,
                         .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
                         .plain_sum = absl::GetFlag(FLAGS_plain_sum),
-                        .max_download_bytes = max_download_bytes});
+                        .max_download_bytes = max_download_bytes,
+                        .clock = &clock});
   finished.store(true);
   watcher.join();
   if (!report.ok()) return report.status();

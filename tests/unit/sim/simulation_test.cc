@@ -1,5 +1,6 @@
 // fedmf-sim's core: a whole run in process is a function of the seeds, not of the number of
-// client processes (threads) or their timing; the noise seed matters; refusals are errors.
+// client processes (threads) or their timing; the noise seed matters; refusals are errors; stage
+// deadlines wait on the clients' progress.
 #include "tools/sim/simulation.h"
 
 #include <memory>
@@ -27,7 +28,10 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
 // aggregation: cohort 15 of 60 users, threshold 11.
-std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool plain_sum = false) {
+// `stage_timeout`: every SecAgg stage's deadline, on `clock`.
+std::unique_ptr<server::Coordinator> MakeCoordinator(
+    uint64_t seed = 1, bool plain_sum = false, absl::Duration stage_timeout = absl::Seconds(20),
+    server::Clock& clock = server::SteadyClock::Get()) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 60;
   c.num_items = 80;
@@ -44,10 +48,14 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool pla
   options.enrollment_token = kToken;
   options.num_users = 60;
   options.simulation_plain_sum = plain_sum;
+  options.stage_timeout = stage_timeout;
+  options.max_failed_rounds = 1;  // honest in-process clients: a failed round fails the run
   return std::make_unique<server::Coordinator>(
-      options, server::CoordinatorState{
-                   "dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                   dp::PrivacyLedger::Create().value(), seed, c.rounds, server::FixedPopulation()});
+      options,
+      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                               dp::PrivacyLedger::Create().value(), seed, c.rounds,
+                               server::FixedPopulation()},
+      clock);
 }
 
 struct Outcome {
@@ -100,6 +108,27 @@ TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
 // The noise is the users' (seeded by the noise seed), not a function of the run's seed alone.
 TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
   EXPECT_NE(Simulate(2, 7).updater_state, Simulate(2, 8).updater_state);
+}
+
+// Every stage's deadline is 1 ns, far shorter than any client takes to answer; on the progress
+// clock it counts only time in which no client computes, so every round of SecAgg (four stages)
+// completes with every member, as under the default deadline, on any machine at any load.
+TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
+  auto data = Data();
+  ProgressClock clock(server::SteadyClock::Get());
+  auto coordinator = MakeCoordinator(1, false, absl::Nanoseconds(1), clock);
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(*coordinator, data,
+                    SimulationOptions{.client_processes = 3,
+                                      .noise_seed = 7,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .clock = &clock});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->status.round(), 3);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  const server::CoordinatorState& state = coordinator->state();
+  EXPECT_EQ(state.updater->SerializeState().value(), Simulate(3, 7).updater_state);
 }
 
 TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
