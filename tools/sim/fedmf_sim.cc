@@ -34,6 +34,12 @@ ABSL_FLAG(bool, plain_sum, false,
           "add the users' vectors in the clear instead of through SecAgg: the same sum bit for "
           "bit (tested), without the key agreements, for large experiments (e.g. every one of "
           "943 users in every round); the run's privacy accounting is unchanged");
+ABSL_FLAG(bool, summed_noise, false,
+          "with --plain_sum, dpmf-rp --mechanism=gaussian: the users upload without noise and the "
+          "coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
+          "per user (the same Gaussian noise in distribution, minus the per-user rounding of "
+          "each share: common/dp/gaussian_secagg.h); not what a deployment does, so off by "
+          "default; event=new_run says noise=summed or noise=per_user");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
           "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
@@ -72,8 +78,14 @@ absl::Status Simulate() {
   } else if (every < 0) {
     return absl::InvalidArgumentError(absl::StrCat("--evaluate_every=", every, " must be >= 0"));
   }
+  const bool summed_noise = absl::GetFlag(FLAGS_summed_noise);
+  if (summed_noise && !options.simulation_plain_sum) {
+    return absl::InvalidArgumentError(
+        "--summed_noise needs --plain_sum (under SecAgg the coordinator would see the sum "
+        "before its noise)");
+  }
   absl::StatusOr<server::CoordinatorState> state =
-      server::InitialStateFromFlags(train->num_users(), train->num_items());
+      server::InitialStateFromFlags(train->num_users(), train->num_items(), summed_noise);
   if (!state.ok()) return state.status();
   // The run's seed: --seed, or the resumed checkpoint's (a resumed run restarts the users' noise
   // streams, so it differs from an uninterrupted one).

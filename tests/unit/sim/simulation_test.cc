@@ -26,17 +26,25 @@ std::shared_ptr<const data::RatingsDataset> Data() {
   return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
 }
 
+// How a test run differs from the default one.
+struct RunChoice {
+  bool plain_sum = false;
+  absl::Duration stage_timeout = absl::Seconds(20);  // every SecAgg stage's deadline ...
+  server::Clock* clock = &server::SteadyClock::Get();  // ... on this clock
+  algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
+  bool summed_noise = false;
+};
+
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
 // aggregation: cohort 15 of 60 users, threshold 11.
-// `stage_timeout`: every SecAgg stage's deadline, on `clock`.
-std::unique_ptr<server::Coordinator> MakeCoordinator(
-    uint64_t seed = 1, bool plain_sum = false, absl::Duration stage_timeout = absl::Seconds(20),
-    server::Clock& clock = server::SteadyClock::Get()) {
+std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1,
+                                                     const RunChoice& choice = {}) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 60;
   c.num_items = 80;
   c.rank = 4;
-  c.mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
+  c.mechanism = choice.mechanism;
+  c.simulation_summed_noise = choice.summed_noise;
   c.epsilon = 10;
   c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
   c.compression = 2;
@@ -47,15 +55,15 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(
   server::CoordinatorOptions options;
   options.enrollment_token = kToken;
   options.num_users = 60;
-  options.simulation_plain_sum = plain_sum;
-  options.stage_timeout = stage_timeout;
+  options.simulation_plain_sum = choice.plain_sum;
+  options.stage_timeout = choice.stage_timeout;
   options.max_failed_rounds = 1;  // honest in-process clients: a failed round fails the run
   return std::make_unique<server::Coordinator>(
       options,
       server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
                                dp::PrivacyLedger::Create().value(), seed, c.rounds,
                                server::FixedPopulation()},
-      clock);
+      *choice.clock);
 }
 
 struct Outcome {
@@ -64,16 +72,16 @@ struct Outcome {
   mf::FactorModel model;
 };
 
-Outcome Simulate(int client_processes, uint64_t noise_seed, bool plain_sum = false) {
+Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& choice = {}) {
   auto data = Data();
-  auto coordinator = MakeCoordinator(1, plain_sum);
+  auto coordinator = MakeCoordinator(1, choice);
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = client_processes,
                                       .noise_seed = noise_seed,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
-                                      .plain_sum = plain_sum});
+                                      .plain_sum = choice.plain_sum});
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) {
     EXPECT_EQ(report->status.round(), 3);
@@ -100,7 +108,7 @@ TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
 // --plain_sum adds the same vectors SecAgg would: the model and the ledger are identical.
 TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
   const Outcome secagg = Simulate(2, 7);
-  const Outcome plain = Simulate(2, 7, /*plain_sum=*/true);
+  const Outcome plain = Simulate(2, 7, {.plain_sum = true});
   EXPECT_EQ(secagg.updater_state, plain.updater_state);
   EXPECT_EQ(secagg.ledger, plain.ledger);
 }
@@ -116,7 +124,8 @@ TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
 TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
   auto data = Data();
   ProgressClock clock(server::SteadyClock::Get());
-  auto coordinator = MakeCoordinator(1, false, absl::Nanoseconds(1), clock);
+  auto coordinator =
+      MakeCoordinator(1, {.stage_timeout = absl::Nanoseconds(1), .clock = &clock});
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = 3,
@@ -129,6 +138,22 @@ TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
   EXPECT_EQ(report->status.dropouts(), 0);
   const server::CoordinatorState& state = coordinator->state();
   EXPECT_EQ(state.updater->SerializeState().value(), Simulate(3, 7).updater_state);
+}
+
+// Summed noise (Gaussian, --plain_sum): the coordinator draws the sum's noise, so the run is still
+// a function of the seeds alone (not of the client processes); the ledger is the per-user path's;
+// the model is not (other draws).
+TEST(SimulationTest, SummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
+  const RunChoice gaussian{.plain_sum = true,
+                           .mechanism = algorithms::dpmf_rp::Mechanism::kGaussian};
+  RunChoice summed = gaussian;
+  summed.summed_noise = true;
+  const Outcome one = Simulate(1, 7, summed);
+  const Outcome four = Simulate(4, 7, summed);
+  EXPECT_EQ(one.updater_state, four.updater_state);
+  const Outcome per_user = Simulate(2, 7, gaussian);
+  EXPECT_EQ(one.ledger, per_user.ledger);
+  EXPECT_NE(one.updater_state, per_user.updater_state);
 }
 
 TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
