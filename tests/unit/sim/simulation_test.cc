@@ -156,6 +156,57 @@ TEST(SimulationTest, SummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
   EXPECT_NE(one.updater_state, per_user.updater_state);
 }
 
+// The scale test CI keeps (tools/experiments/scale.sh runs MovieLens-20M's shape): 20,000 users,
+// every one in each of 2 rounds of DPMF-RP Gaussian at whole-run (5, 1e-5)-DP with summed noise,
+// on the progress clock. Every round applies with every user, and the ledger spends the budget.
+TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
+  constexpr int32_t kUsers = 20000;
+  data::SyntheticConfig d;
+  d.num_users = kUsers;
+  d.num_items = 300;
+  d.ratings_per_user = 10;
+  d.min_ratings_per_user = 5;
+  d.seed = 4;
+  auto data = std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(d).value());
+  algorithms::dpmf_rp::DpmfRpConfig c;
+  c.num_users = kUsers;
+  c.num_items = 300;
+  c.rank = 4;
+  c.mechanism = algorithms::dpmf_rp::Mechanism::kGaussian;
+  c.simulation_summed_noise = true;
+  c.epsilon = 5;
+  c.delta = 1e-5;
+  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+  c.participation = 1;
+  c.rounds = 2;
+  server::CoordinatorOptions options;
+  options.enrollment_token = kToken;
+  options.num_users = kUsers;
+  options.simulation_plain_sum = true;
+  options.max_failed_rounds = 1;
+  ProgressClock clock(server::SteadyClock::Get());
+  server::Coordinator coordinator(
+      options,
+      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                               dp::PrivacyLedger::Create().value(), 1, c.rounds,
+                               server::FixedPopulation()},
+      clock);
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(coordinator, data,
+                    SimulationOptions{.client_processes = 2,
+                                      .noise_seed = 1,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .plain_sum = true,
+                                      .clock = &clock});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->status.round(), 2);
+  EXPECT_EQ(report->status.participants(), kUsers);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  EXPECT_LE(report->status.epsilon_dp(), 5 * (1 + 1e-9));
+  EXPECT_GE(report->status.epsilon_dp(), 5 * (1 - 1e-3));  // the calibration spends the budget
+}
+
 TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
   auto data = Data();
   auto coordinator = MakeCoordinator();
