@@ -11,8 +11,12 @@
 # same catalogue, fewer users) instead of all 138,493; --no_eval skips scoring the model (a run
 # of a round or two only times the round).
 #
-# GROUPs (default: all). Times and memory measured on a shared 2-core machine
-# (docs/results/scale.md has the figures; scale with the rounds and the users):
+# GROUPs (default: all). Cost on 2 otherwise idle cores, from the CPU time measured in
+# docs/results/scale.md (wall time on a loaded machine is a multiple of it); it grows linearly
+# with users x rounds: DPMF-RP ~6 ms a user and round with --summed_noise and ~15 ms without
+# (full shape: ~7 and ~17 min a round, 2.4 GiB peak; 100 rounds ~11.5 h with summed noise),
+# LFL-SGDMF ~80 ms and GD-DR ~85 ms a user and round (~1.5 h a round at the full shape), 0.4
+# to 2 GiB at 1,000 users. Data generation adds ~21 s and 1.3 GiB at the full shape.
 #   per-user  DPMF-RP Gaussian, epsilon 5, ml-20m, noise drawn by every user (the deployment's
 #             path), T rounds: per-round time and peak RSS
 #   dpmf      DPMF-RP Gaussian, epsilon 5, ml-20m, --summed_noise, T rounds (--rounds, default
@@ -44,7 +48,7 @@ for arg in "$@"; do
     --epsilons=*) EPSILONS="${arg#--epsilons=}" ;;
     --shape_users=*) SHAPE_USERS="${arg#--shape_users=}" ;;
     --no_eval) EVALUATE=0 ;;
-    --help|-h) sed -n '2,28p' "$0"; exit 0 ;;
+    --help|-h) sed -n '2,31p' "$0"; exit 0 ;;
     -*) echo "scale.sh: unknown option ${arg}" >&2; exit 2 ;;
     *) GROUPS_SELECTED+=("${arg}") ;;
   esac
