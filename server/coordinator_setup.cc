@@ -219,7 +219,8 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   return options;
 }
 
-absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items) {
+absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
+                                                       bool simulation_summed_noise) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
   if (!algorithm.ok()) return algorithm.status();
   const std::string& name = (*algorithm)->name;
@@ -239,9 +240,15 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
       return std::move(**loaded);
     }
   }
-  const algorithms::RunSettings settings = RunSettingsFromFlags(name, users, items);
+  algorithms::RunSettings settings = RunSettingsFromFlags(name, users, items);
+  settings.simulation_summed_noise = simulation_summed_noise;
   absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(name, settings);
   if (!run.ok()) return run.status();
+  if (simulation_summed_noise && !run->summed_noise) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
+        "(dpmf-rp with --mechanism=gaussian has)"));
+  }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();
   {

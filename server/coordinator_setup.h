@@ -30,8 +30,11 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
 // The checkpoint in --state_dir if there is one (event=resume; FailedPrecondition when it is a run
 // of another algorithm than --algorithm), else a fresh run of --algorithm from the flags
-// (event=new_run with the algorithm's fields).
-absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items);
+// (event=new_run with the algorithm's fields). `simulation_summed_noise` (fedmf-sim --summed_noise
+// only): RunSettings::simulation_summed_noise of a fresh run; InvalidArgument when the algorithm
+// has no such shortcut.
+absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
+                                                       bool simulation_summed_noise = false);
 
 // Loads dataset `spec` and returns the first train/test pair of --split with --split_seed (what
 // fedmf-client trains on and the simulation evaluates on).

@@ -51,6 +51,10 @@ struct RunSettings {
   std::optional<double> delta = std::nullopt;
   uint64_t seed = 0;  // model initialization, public seeds, cohort sampling
   RatingScale rating_scale{.min = 1, .max = 5};  // the ratings' range (scorer.h)
+  // fedmf-sim --plain_sum --summed_noise only: the users leave the noise of a secure sum out and
+  // the updater draws it for the whole sum at once (an algorithm that can do so exactly in
+  // distribution says so in NewRun::summed_noise; the runtime refuses the others).
+  bool simulation_summed_noise = false;
 };
 
 // round(participation * num_users), at least 1: the cohort a run samples each round (participation
@@ -65,6 +69,7 @@ struct NewRun {
   std::unique_ptr<Updater> updater;  // round 0
   // key=value fields of the event=new_run line, in order, values formatted as EventLine does.
   std::vector<std::pair<std::string, std::string>> log_fields;
+  bool summed_noise = false;  // the run honours RunSettings::simulation_summed_noise
 };
 
 using NewRunFactory = std::function<absl::StatusOr<NewRun>(const RunSettings& settings)>;

@@ -52,6 +52,16 @@ double GaussianSecAgg::l2_sensitivity() const {
 
 absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
     const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const {
+  return Encode(x, /*noise=*/true, rng);
+}
+
+absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::EncodeWithoutNoise(
+    const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const {
+  return Encode(x, /*noise=*/false, rng);
+}
+
+absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
+    const Eigen::Ref<const Eigen::VectorXd>& x, bool noise, Rng& rng) const {
   if (x.size() != params_.dim) {
     return absl::InvalidArgumentError(absl::StrCat("GaussianSecAgg::Encode: input has ", x.size(),
                                                    " entries, expected d=", params_.dim));
@@ -65,22 +75,44 @@ absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
   for (Eigen::Index j = 0; j < x.size(); ++j) {
     // The overflow bound assumes |x_j| <= L. Clamping can only shrink the norm.
     const double value = std::clamp((*clipped)[j], -linf, linf);
+    if (!noise) {
+      // R(0) = 0 whatever the draw: skipping it changes no distribution.
+      if (value != 0) out[j] = ReduceModPow2(StochasticRound(gamma * value, rng), bits_);
+      continue;
+    }
     const int64_t data = StochasticRound(gamma * value, rng);
-    const int64_t noise = StochasticRound(noise_std_grid * StandardNormal(rng), rng);
-    out[j] = ReduceModPow2(data + noise, bits_);
+    const int64_t share = StochasticRound(noise_std_grid * StandardNormal(rng), rng);
+    out[j] = ReduceModPow2(data + share, bits_);
   }
   return out;
 }
 
-absl::StatusOr<Eigen::VectorXd> GaussianSecAgg::Decode(absl::Span<const uint64_t> sum,
-                                                       int64_t clients) const {
-  if (static_cast<int64_t>(sum.size()) != params_.dim || clients < params_.min_clients ||
+absl::Status GaussianSecAgg::AddSummedNoise(absl::Span<uint64_t> sum, int64_t clients,
+                                            Rng& rng) const {
+  if (absl::Status s = CheckSum(sum.size(), clients, "AddSummedNoise"); !s.ok()) return s;
+  const double std_grid = params_.scale * per_client_noise_std() *
+                          std::sqrt(static_cast<double>(clients));
+  for (uint64_t& coordinate : sum) {
+    const int64_t noise = StochasticRound(std_grid * StandardNormal(rng), rng);
+    coordinate = ReduceModPow2(static_cast<int64_t>(coordinate) + noise, bits_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GaussianSecAgg::CheckSum(size_t size, int64_t clients, absl::string_view what) const {
+  if (static_cast<int64_t>(size) != params_.dim || clients < params_.min_clients ||
       clients > params_.max_clients) {
     return absl::InvalidArgumentError(
-        absl::StrCat("GaussianSecAgg::Decode: sum of ", sum.size(), " coordinates from ", clients,
+        absl::StrCat("GaussianSecAgg::", what, ": sum of ", size, " coordinates from ", clients,
                      " clients; expected d=", params_.dim, " and clients in [", params_.min_clients,
                      ", ", params_.max_clients, "]"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Eigen::VectorXd> GaussianSecAgg::Decode(absl::Span<const uint64_t> sum,
+                                                       int64_t clients) const {
+  if (absl::Status s = CheckSum(sum.size(), clients, "Decode"); !s.ok()) return s;
   return DecodeCheckedSum(sum, bits_, range_, params_.scale);
 }
 

@@ -15,6 +15,14 @@
 // sqrt(n_min) with L the per-coordinate bound of the clipped input and z = TailMultiplier(eta, d),
 // so P(some coordinate of the sum leaves [-R, R]) <= eta; modulus_bits() has 2^(b-1) > 2R; Decode
 // reports OutOfRange instead of returning a wrapped value.
+//
+// Simulation shortcut (fedmf-sim --plain_sum --summed_noise): EncodeWithoutNoise uploads the
+// rounded data only and AddSummedNoise adds to a sum of n such uploads R(gamma xi),
+// xi ~ N(0, n sigma^2/n_min), per coordinate: the Gaussian part of the noise is exactly that of n
+// independent shares (a sum of independent Gaussians is Gaussian with the summed variance); the
+// n per-share rounding errors (each mean 0, variance <= 1/4 grid unit) become one, so the sum's
+// variance is lower by at most (n - 1) / (4 gamma^2) in real units. It must be given the number of
+// users whose uploads are in the sum (after dropouts), as Decode is.
 #ifndef FEDMF_COMMON_DP_GAUSSIAN_SECAGG_H_
 #define FEDMF_COMMON_DP_GAUSSIAN_SECAGG_H_
 
@@ -22,7 +30,9 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/dp/rng.h"
 
@@ -53,12 +63,21 @@ class GaussianSecAgg {
   // entry. Coordinate order is that of x.
   absl::StatusOr<std::vector<uint64_t>> Encode(const Eigen::Ref<const Eigen::VectorXd>& x,
                                                Rng& rng) const;
+  // Encode without the noise: exact zeros stay zero without a draw (their rounding is exact).
+  absl::StatusOr<std::vector<uint64_t>> EncodeWithoutNoise(
+      const Eigen::Ref<const Eigen::VectorXd>& x, Rng& rng) const;
+  // Adds the noise of `clients` shares, drawn at once, to `sum` (mod 2^b). InvalidArgument on a
+  // dimension mismatch or clients outside [n_min, n_max].
+  absl::Status AddSummedNoise(absl::Span<uint64_t> sum, int64_t clients, Rng& rng) const;
   // The SecAgg sum (mod 2^b) of `clients` encodings -> estimate of the sum of clipped inputs.
   // OutOfRange if any coordinate is outside [-R, R] (possible wrap: discard the round).
   absl::StatusOr<Eigen::VectorXd> Decode(absl::Span<const uint64_t> sum, int64_t clients) const;
 
  private:
   GaussianSecAgg(const GaussianSecAggParams& params, int bits, double range);
+  absl::StatusOr<std::vector<uint64_t>> Encode(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                               bool noise, Rng& rng) const;
+  absl::Status CheckSum(size_t size, int64_t clients, absl::string_view what) const;
 
   GaussianSecAggParams params_;
   int bits_;

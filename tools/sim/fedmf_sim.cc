@@ -3,6 +3,7 @@
 // sampling, SecAgg sessions, ledger and checkpoints); N in-process client processes, one worker
 // thread each, host the users. Every user's noise is keyed from (--seed, participant id), so a run
 // is reproducible and equals a networked run whose clients use --insecure_noise_seed=--seed.
+// Stage deadlines (--stage_timeout_s) count only time in which no simulated client is computing.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include "common/util/event_log.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "tools/sim/progress_clock.h"
 #include "tools/sim/simulation.h"
 
 ABSL_FLAG(std::string, data, "synthetic",
@@ -36,6 +38,12 @@ ABSL_FLAG(bool, setup_only, false,
           "set the run up and exit before training: prints its event=new_run and, for a private "
           "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
           "whether the measurements predict the model beats DP popularity)");
+ABSL_FLAG(bool, summed_noise, false,
+          "with --plain_sum, dpmf-rp --mechanism=gaussian: the users upload without noise and the "
+          "coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
+          "per user (the same Gaussian noise in distribution, minus the per-user rounding of "
+          "each share: common/dp/gaussian_secagg.h); not what a deployment does, so off by "
+          "default; event=new_run says noise=summed or noise=per_user");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
           "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
@@ -74,8 +82,14 @@ absl::Status Simulate() {
   } else if (every < 0) {
     return absl::InvalidArgumentError(absl::StrCat("--evaluate_every=", every, " must be >= 0"));
   }
+  const bool summed_noise = absl::GetFlag(FLAGS_summed_noise);
+  if (summed_noise && !options.simulation_plain_sum) {
+    return absl::InvalidArgumentError(
+        "--summed_noise needs --plain_sum (under SecAgg the coordinator would see the sum "
+        "before its noise)");
+  }
   absl::StatusOr<server::CoordinatorState> state =
-      server::InitialStateFromFlags(train->num_users(), train->num_items());
+      server::InitialStateFromFlags(train->num_users(), train->num_items(), summed_noise);
   if (!state.ok()) return state.status();
   if (absl::GetFlag(FLAGS_setup_only)) return absl::OkStatus();
   // The run's seed: --seed, or the resumed checkpoint's (a resumed run restarts the users' noise
@@ -83,7 +97,9 @@ absl::Status Simulate() {
   const uint64_t noise_seed = state->sampling_seed;
   // The in-process clients take the plans the coordinator may send.
   const uint64_t max_download_bytes = options.max_plan_bytes;
-  server::Coordinator coordinator(std::move(options), std::move(*state));
+  // Deadlines wait on the simulated clients' progress (progress_clock.h), not the wall clock.
+  ProgressClock clock(server::SteadyClock::Get());
+  server::Coordinator coordinator(std::move(options), std::move(*state), clock);
 
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
@@ -111,7 +127,8 @@ absl::Status Simulate() {
                         .enrollment_token = kEnrollmentToken,
                         .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
                         .plain_sum = absl::GetFlag(FLAGS_plain_sum),
-                        .max_download_bytes = max_download_bytes});
+                        .max_download_bytes = max_download_bytes,
+                        .clock = &clock});
   finished.store(true);
   watcher.join();
   if (!report.ok()) return report.status();

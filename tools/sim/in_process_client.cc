@@ -9,15 +9,20 @@
 
 namespace fedmf::sim {
 InProcessClient::InProcessClient(server::Coordinator& coordinator,
-                                 std::unique_ptr<client::ParticipantHost> host, std::string name)
+                                 std::unique_ptr<client::ParticipantHost> host, std::string name,
+                                 ProgressClock* clock)
     : coordinator_(coordinator),
       host_(std::move(host)),
       name_(std::move(name)),
       inbox_(std::make_shared<Inbox>()) {
+  inbox_->clock = clock;
   connection_ =
       std::make_shared<server::Connection>(coordinator_.NextConnectionId(), "in-process:" + name_,
                                            [inbox = inbox_](const v1::ServerMessage& m) {
                                              std::lock_guard<std::mutex> lock(inbox->mu);
+                                             if (inbox->closed) return;
+                                             // Before anyone can wait on the answer.
+                                             if (inbox->clock != nullptr) inbox->clock->WorkAdded();
                                              inbox->messages.push_back(m);
                                              inbox->cv.notify_one();
                                            });
@@ -25,7 +30,7 @@ InProcessClient::InProcessClient(server::Coordinator& coordinator,
 
 absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
-    const std::string& name, const std::string& enrollment_token) {
+    const std::string& name, const std::string& enrollment_token, ProgressClock* clock) {
   v1::RegisterResponse response;
   if (absl::Status s = coordinator.Register(
           client::MakeRegisterRequest(*host, name, enrollment_token), response);
@@ -33,7 +38,7 @@ absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
     return s;
   }
 
-  std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name));
+  std::unique_ptr<InProcessClient> c(new InProcessClient(coordinator, std::move(host), name, clock));
   if (absl::Status s = coordinator.OnStreamOpen(c->connection_, response.session_token());
       !s.ok()) {
     return s;
@@ -50,6 +55,7 @@ InProcessClient::~InProcessClient() {
     inbox_->cv.notify_all();
   }
   if (worker_.joinable()) worker_.join();
+  CloseInbox();
   CloseStream();
 }
 
@@ -73,10 +79,23 @@ void InProcessClient::Work() {
     if (!handled.ok()) {
       EventLine("client_error").Add("client", name_).Add("error", handled.ToString());
     }
+    // Its replies are delivered: the coordinator's clock may move on.
+    if (inbox_->clock != nullptr) inbox_->clock->WorkDone();
     // A refusal ends the stream, as the gRPC reactor's error status would.
     if (refused || host_->training_done()) break;
   }
+  CloseInbox();
   CloseStream();
+}
+
+void InProcessClient::CloseInbox() {
+  std::lock_guard<std::mutex> lock(inbox_->mu);
+  if (inbox_->closed) return;
+  inbox_->closed = true;
+  if (inbox_->clock != nullptr) {
+    inbox_->clock->WorkDone(static_cast<int64_t>(inbox_->messages.size()));
+  }
+  inbox_->messages.clear();
 }
 
 void InProcessClient::CloseStream() {

@@ -46,7 +46,7 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
     (*host)->set_max_download_bytes(options.max_download_bytes);
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
         coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),
-        options.enrollment_token);
+        options.enrollment_token, options.clock);
     if (!c.ok()) return c.status();
     clients.push_back(std::move(*c));
   }

@@ -2,7 +2,9 @@
 // in-process client processes (in_process_client.h), user u in process u % N as fedmf-client
 // --shard=u%N/N would host it, each user's noise keyed from (noise_seed, participant id). The
 // result is the networked run's for the same seeds and cohorts (tests/integration/runtime_test.sh
-// sim_*), whatever N or the thread timing.
+// sim_*), whatever N or the thread timing. Built on a ProgressClock (progress_clock.h) that the
+// clients are given, the coordinator's stage deadlines wait on the clients' progress, not the wall
+// clock: a slow round completes instead of timing out.
 #ifndef FEDMF_TOOLS_SIM_SIMULATION_H_
 #define FEDMF_TOOLS_SIM_SIMULATION_H_
 
@@ -15,6 +17,7 @@
 #include "common/data/ratings_dataset.h"
 #include "common/mf/factor_model.h"
 #include "server/coordinator.h"
+#include "tools/sim/progress_clock.h"
 #include "wire/chunking.h"
 
 namespace fedmf::sim {
@@ -30,6 +33,9 @@ struct SimulationOptions {
   bool plain_sum = false;
   // Largest coordinator message a host reassembles: the coordinator's max_plan_bytes.
   uint64_t max_download_bytes = wire::kMaxTransferBytes;
+  // The clock the coordinator was built with, if a ProgressClock: the clients hold it still while
+  // they compute. Null: the coordinator's deadlines run on its own clock regardless.
+  ProgressClock* clock = nullptr;
 };
 
 struct SimulationReport {

@@ -60,6 +60,7 @@ absl::StatusOr<ContributionCodec> ContributionCodec::Create(const DpmfRpConfig& 
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
   ContributionCodec codec;
   codec.mechanism_ = config.mechanism;
+  codec.summed_noise_ = config.simulation_summed_noise;
   codec.rows_ = ProjectedDim(config);
   codec.rank_ = config.rank;
   codec.min_contributors_ = MinContributors(config);
@@ -167,7 +168,8 @@ absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::Mat
                            rng);
     }
     case Mechanism::kGaussian:
-      return gaussian_->Encode(AsVector(x), rng);
+      return summed_noise_ ? gaussian_->EncodeWithoutNoise(AsVector(x), rng)
+                           : gaussian_->Encode(AsVector(x), rng);
     case Mechanism::kDdg: {
       // The rotation is orthonormal, so the DDG's L2 clip after it equals a clip before it.
       absl::StatusOr<Eigen::MatrixXd> rotated =
@@ -191,6 +193,15 @@ absl::StatusOr<std::vector<uint64_t>> ContributionCodec::Encode(const Eigen::Mat
     }
   }
   return absl::InternalError("dpmf-rp codec: unknown mechanism");
+}
+
+absl::Status ContributionCodec::AddSummedNoise(absl::Span<uint64_t> sum, int64_t contributors,
+                                               dp::Rng& rng) const {
+  if (!summed_noise_) {
+    return absl::FailedPreconditionError(
+        "dpmf-rp codec: the users add the noise (simulation_summed_noise is off)");
+  }
+  return gaussian_->AddSummedNoise(sum, contributors, rng);
 }
 
 absl::StatusOr<Eigen::MatrixXd> ContributionCodec::DecodeSum(absl::Span<const uint64_t> sum,

@@ -6,7 +6,9 @@
 //             per entry; length D = PbmDimension, values in [0, q]; decoded by PbmDecodeSum and
 //             the inverse rotation.
 //   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
-//             to the Gaussian clip, fixed point, noise for n_min clients); length p k.
+//             to the Gaussian clip, fixed point, noise for n_min clients); length p k. With
+//             config.simulation_summed_noise the users encode without noise and AddSummedNoise
+//             adds the sum's (gaussian_secagg.h).
 //   ddg:      X flattened, zero-padded to D = DdgDimension and rotated by one randomized Hadamard
 //             transform (as PBM's rotated_l2), then dp::DistributedDiscreteGaussian: L2 clip C,
 //             clamp to ddg_clip_multiplier C / sqrt(D), scale gamma, conditional randomized
@@ -65,6 +67,9 @@ class ContributionCodec {
 
   // `x` is p x k. Error on a shape mismatch, a non-finite entry, or (none) an entry beyond L.
   absl::StatusOr<std::vector<uint64_t>> Encode(const Eigen::MatrixXd& x, dp::Rng& rng) const;
+  // simulation_summed_noise only (else FailedPrecondition): adds the noise of `contributors`
+  // users' shares to their noiseless sum, at once.
+  absl::Status AddSummedNoise(absl::Span<uint64_t> sum, int64_t contributors, dp::Rng& rng) const;
   // The sum mod 2^b of `contributors` encodings -> estimate of the sum of their X (p x k).
   absl::StatusOr<Eigen::MatrixXd> DecodeSum(absl::Span<const uint64_t> sum,
                                             int64_t contributors) const;
@@ -73,6 +78,7 @@ class ContributionCodec {
   ContributionCodec() = default;
 
   Mechanism mechanism_ = Mechanism::kPbm;
+  bool summed_noise_ = false;  // gaussian: config.simulation_summed_noise
   int64_t rows_ = 0;  // p
   int rank_ = 0;      // k
   int64_t length_ = 0;

@@ -209,6 +209,11 @@ absl::Status ValidateConfig(const DpmfRpConfig& c) {
   if (!std::isfinite(c.init_scale) || c.init_scale < 0) {
     return Bad("init_scale", c.init_scale, "must be >= 0");
   }
+  if (c.simulation_summed_noise && (c.mechanism != Mechanism::kGaussian || !c.secure_aggregation)) {
+    return absl::InvalidArgumentError(
+        "dpmf-rp: simulation_summed_noise needs the Gaussian mechanism and secure sums (the "
+        "noise of a sum of Gaussian shares is what it draws at once)");
+  }
   return absl::OkStatus();
 }
 
@@ -306,6 +311,7 @@ v1::DpmfRpConfig ToProto(const DpmfRpConfig& c) {
   p.set_item_model(c.item_model == ItemModel::kCompressed ? v1::DpmfRpConfig::ITEM_MODEL_COMPRESSED
                                                           : v1::DpmfRpConfig::ITEM_MODEL_FULL);
   p.set_secure_aggregation(c.secure_aggregation);
+  p.set_simulation_summed_noise(c.simulation_summed_noise);
   p.set_participation(c.participation);
   p.set_min_clients(c.min_clients);
   p.set_contribution_clip(c.contribution_clip);
@@ -429,6 +435,7 @@ absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& p, absl::string_v
   if (p.ddg_clip_multiplier() != 0) c.ddg_clip_multiplier = p.ddg_clip_multiplier();
   c.compression = p.compression();
   c.secure_aggregation = p.secure_aggregation();
+  c.simulation_summed_noise = p.simulation_summed_noise();
   c.participation = p.participation();
   c.min_clients = p.min_clients();
   c.contribution_clip = p.contribution_clip();

@@ -124,6 +124,10 @@ struct DpmfRpConfig {
   mf::AdamConfig adam;
   double init_scale = 0.1;  // V starts uniform in [-init_scale, init_scale), B = S V
   uint64_t seed = 1;        // initial V and the public seeds of S and of every round's D_xi
+  // fedmf-sim --plain_sum --summed_noise only, Gaussian mechanism with secure aggregation: users
+  // encode without noise and the updater draws the noise of each sum at once
+  // (dp::GaussianSecAgg::AddSummedNoise, seeded from `seed` and the round).
+  bool simulation_summed_noise = false;
 };
 
 // OK, or InvalidArgument naming the first field out of range and its value.

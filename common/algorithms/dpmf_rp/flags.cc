@@ -128,6 +128,7 @@ absl::StatusOr<FlagConfig> ConfigFromFlags(const RunSettings& run) {
   }
   c.min_clients = run.min_clients;
   c.secure_aggregation = run.secure_aggregation;
+  c.simulation_summed_noise = run.simulation_summed_noise;
   c.epsilon = run.epsilon;
   c.rounds = run.rounds;
   c.rating_scale = run.rating_scale;
@@ -202,6 +203,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
       {"mechanism", std::string(MechanismName(config->mechanism))},
       {"item_model", std::string(ItemModelName(config->item_model))},
       {"secure_aggregation", config->secure_aggregation ? "on" : "off"},
+      {"noise", config->simulation_summed_noise ? "summed" : "per_user"},
       {"epsilon", EventValue(config->epsilon)},
       {"delta", EventValue(config->delta)},
       {"participation", EventValue(config->participation)},
@@ -219,7 +221,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run) {
       {"upload_length", absl::StrCat(plan->length())},
       {"client_bits", absl::StrCat(plan->client_bits())},
       {"sum_bits", absl::StrCat(plan->bits())}};
-  return NewRun{*std::move(updater), std::move(fields)};
+  return NewRun{*std::move(updater), std::move(fields), config->simulation_summed_noise};
 }
 
 // The noise outlook's measurements (docs/results/privacy-utility.md, "Noise outlook"): the

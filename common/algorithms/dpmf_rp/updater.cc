@@ -1,11 +1,13 @@
 #include "common/algorithms/dpmf_rp/updater.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/calibration.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/dp/hashing.h"
+#include "common/dp/rng.h"
 #include "common/mf/factor_model.h"
 
 namespace fedmf::algorithms::dpmf_rp {
@@ -14,6 +16,7 @@ namespace {
 // Domain tags of the run's public seeds (common/dp/hashing.h derives independent streams).
 constexpr uint64_t kTagProjectionSeed = 0x64706d662d532d73ULL;  // "dpmf-S-s"
 constexpr uint64_t kTagHadamardSeed = 0x64706d662d442d78ULL;    // "dpmf-D-x"
+constexpr uint64_t kTagSummedNoise = 0x64706d662d4e2d73ULL;     // "dpmf-N-s"
 
 absl::StatusOr<std::optional<dp::SparseProjection>> MakeProjection(const DpmfRpConfig& config,
                                                                    uint64_t seed) {
@@ -177,6 +180,14 @@ absl::Status DpmfRpUpdater::ApplySum(absl::Span<const uint64_t> sum,
   if (!projection.ok()) return projection.status();
   absl::StatusOr<ContributionCodec> codec = RoundCodec(*projection);
   if (!codec.ok()) return codec.status();
+  std::vector<uint64_t> noisy;
+  if (config_.simulation_summed_noise) {
+    // Simulation only: the noise the users left out, drawn at once (reproducible from the seed).
+    noisy.assign(sum.begin(), sum.end());
+    dp::Rng rng(dp::DeriveStreamKey(config_.seed, kTagSummedNoise), static_cast<uint64_t>(round_));
+    if (absl::Status s = codec->AddSummedNoise(absl::MakeSpan(noisy), n, rng); !s.ok()) return s;
+    sum = noisy;
+  }
   absl::StatusOr<Eigen::MatrixXd> decoded = codec->DecodeSum(sum, n);
   if (!decoded.ok()) return decoded.status();
   absl::StatusOr<Eigen::MatrixXd> gradient = GradientWith(*projection, *decoded, n);

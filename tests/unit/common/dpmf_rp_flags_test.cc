@@ -81,7 +81,8 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheFedmfPreset) {
       run->log_fields,
       ElementsAre(Pair("preset", "fedmf"), Pair("overrides", "participation,delta"),
                   Pair("mechanism", "gaussian"), Pair("item_model", "full"),
-                  Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("delta", "0"),
+                  Pair("secure_aggregation", "on"), Pair("noise", "per_user"),
+                  Pair("epsilon", "2"), Pair("delta", "0"),
                   Pair("participation", "0.5"), Pair("rounds", "5"), Pair("cohort", "20"),
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "l2"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),
@@ -96,6 +97,20 @@ TEST(DpmfRpFlagsTest, DefaultFlagsStartTheFedmfPreset) {
 
 // Without --participation and --delta the preset decides: every user every round and
 // (epsilon, 1e-5)-DP per user for fedmf; 0.1 and RDP at order 2 for paper.
+// fedmf-sim --summed_noise: honoured (and logged) with the Gaussian mechanism, refused otherwise.
+TEST(DpmfRpFlagsTest, SummedNoiseNeedsTheGaussianMechanism) {
+  RunSettings settings = kSettings;
+  settings.simulation_summed_noise = true;
+  absl::StatusOr<NewRun> run = StartNewRun(kAlgorithmName, settings);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_TRUE(run->summed_noise);
+  EXPECT_THAT(run->log_fields, Contains(Pair("noise", "summed")));
+  absl::FlagSaver restore_flags_after_test;
+  absl::SetFlag(&FLAGS_mechanism, "pbm");
+  EXPECT_EQ(StartNewRun(kAlgorithmName, settings).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(DpmfRpFlagsTest, UnsetRunSettingsAreThePresets) {
   absl::FlagSaver restore_flags_after_test;
   RunSettings settings = kSettings;
@@ -217,7 +232,8 @@ TEST(DpmfRpFlagsTest, ReadsItsOwnFlags) {
                        "participation,delta,mechanism,item_model,pbm_geometry,pbm_accounting,rank,"
                        "ranking_kappa"),
                   Pair("mechanism", "none"), Pair("item_model", "full"),
-                  Pair("secure_aggregation", "on"), Pair("epsilon", "2"), Pair("delta", "0"),
+                  Pair("secure_aggregation", "on"), Pair("noise", "per_user"),
+                  Pair("epsilon", "2"), Pair("delta", "0"),
                   Pair("participation", "0.5"), Pair("rounds", "5"), Pair("cohort", "20"),
                   Pair("n_min", "15"), Pair("pbm_geometry", "rotated_l2"),
                   Pair("pbm_accounting", "coordinate"), Pair("pbm_theta", "0"), Pair("pbm_q", "0"),

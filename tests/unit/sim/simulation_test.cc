@@ -1,5 +1,6 @@
 // fedmf-sim's core: a whole run in process is a function of the seeds, not of the number of
-// client processes (threads) or their timing; the noise seed matters; refusals are errors.
+// client processes (threads) or their timing; the noise seed matters; refusals are errors; stage
+// deadlines wait on the clients' progress.
 #include "tools/sim/simulation.h"
 
 #include <memory>
@@ -25,14 +26,25 @@ std::shared_ptr<const data::RatingsDataset> Data() {
   return std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(c).value());
 }
 
+// How a test run differs from the default one.
+struct RunChoice {
+  bool plain_sum = false;
+  absl::Duration stage_timeout = absl::Seconds(20);  // every SecAgg stage's deadline ...
+  server::Clock* clock = &server::SteadyClock::Get();  // ... on this clock
+  algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
+  bool summed_noise = false;
+};
+
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
 // aggregation: cohort 15 of 60 users, threshold 11.
-std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool plain_sum = false) {
+std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1,
+                                                     const RunChoice& choice = {}) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 60;
   c.num_items = 80;
   c.rank = 4;
-  c.mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
+  c.mechanism = choice.mechanism;
+  c.simulation_summed_noise = choice.summed_noise;
   c.epsilon = 10;
   c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
   c.compression = 2;
@@ -43,11 +55,15 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1, bool pla
   server::CoordinatorOptions options;
   options.enrollment_token = kToken;
   options.num_users = 60;
-  options.simulation_plain_sum = plain_sum;
+  options.simulation_plain_sum = choice.plain_sum;
+  options.stage_timeout = choice.stage_timeout;
+  options.max_failed_rounds = 1;  // honest in-process clients: a failed round fails the run
   return std::make_unique<server::Coordinator>(
-      options, server::CoordinatorState{
-                   "dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                   dp::PrivacyLedger::Create().value(), seed, c.rounds, server::FixedPopulation()});
+      options,
+      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                               dp::PrivacyLedger::Create().value(), seed, c.rounds,
+                               server::FixedPopulation()},
+      *choice.clock);
 }
 
 struct Outcome {
@@ -56,16 +72,16 @@ struct Outcome {
   mf::FactorModel model;
 };
 
-Outcome Simulate(int client_processes, uint64_t noise_seed, bool plain_sum = false) {
+Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& choice = {}) {
   auto data = Data();
-  auto coordinator = MakeCoordinator(1, plain_sum);
+  auto coordinator = MakeCoordinator(1, choice);
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = client_processes,
                                       .noise_seed = noise_seed,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
-                                      .plain_sum = plain_sum});
+                                      .plain_sum = choice.plain_sum});
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) {
     EXPECT_EQ(report->status.round(), 3);
@@ -92,7 +108,7 @@ TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
 // --plain_sum adds the same vectors SecAgg would: the model and the ledger are identical.
 TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
   const Outcome secagg = Simulate(2, 7);
-  const Outcome plain = Simulate(2, 7, /*plain_sum=*/true);
+  const Outcome plain = Simulate(2, 7, {.plain_sum = true});
   EXPECT_EQ(secagg.updater_state, plain.updater_state);
   EXPECT_EQ(secagg.ledger, plain.ledger);
 }
@@ -100,6 +116,95 @@ TEST(SimulationTest, PlainSumGivesTheSecAggModel) {
 // The noise is the users' (seeded by the noise seed), not a function of the run's seed alone.
 TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
   EXPECT_NE(Simulate(2, 7).updater_state, Simulate(2, 8).updater_state);
+}
+
+// Every stage's deadline is 1 ns, far shorter than any client takes to answer; on the progress
+// clock it counts only time in which no client computes, so every round of SecAgg (four stages)
+// completes with every member, as under the default deadline, on any machine at any load.
+TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
+  auto data = Data();
+  ProgressClock clock(server::SteadyClock::Get());
+  auto coordinator =
+      MakeCoordinator(1, {.stage_timeout = absl::Nanoseconds(1), .clock = &clock});
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(*coordinator, data,
+                    SimulationOptions{.client_processes = 3,
+                                      .noise_seed = 7,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .clock = &clock});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->status.round(), 3);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  const server::CoordinatorState& state = coordinator->state();
+  EXPECT_EQ(state.updater->SerializeState().value(), Simulate(3, 7).updater_state);
+}
+
+// Summed noise (Gaussian, --plain_sum): the coordinator draws the sum's noise, so the run is still
+// a function of the seeds alone (not of the client processes); the ledger is the per-user path's;
+// the model is not (other draws).
+TEST(SimulationTest, SummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
+  const RunChoice gaussian{.plain_sum = true,
+                           .mechanism = algorithms::dpmf_rp::Mechanism::kGaussian};
+  RunChoice summed = gaussian;
+  summed.summed_noise = true;
+  const Outcome one = Simulate(1, 7, summed);
+  const Outcome four = Simulate(4, 7, summed);
+  EXPECT_EQ(one.updater_state, four.updater_state);
+  const Outcome per_user = Simulate(2, 7, gaussian);
+  EXPECT_EQ(one.ledger, per_user.ledger);
+  EXPECT_NE(one.updater_state, per_user.updater_state);
+}
+
+// The scale test CI keeps (tools/experiments/scale.sh runs MovieLens-20M's shape): 20,000 users,
+// every one in each of 2 rounds of DPMF-RP Gaussian at whole-run (5, 1e-5)-DP with summed noise,
+// on the progress clock. Every round applies with every user, and the ledger spends the budget.
+TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
+  constexpr int32_t kUsers = 20000;
+  data::SyntheticConfig d;
+  d.num_users = kUsers;
+  d.num_items = 300;
+  d.ratings_per_user = 10;
+  d.min_ratings_per_user = 5;
+  d.seed = 4;
+  auto data = std::make_shared<const data::RatingsDataset>(data::GenerateSynthetic(d).value());
+  algorithms::dpmf_rp::DpmfRpConfig c;
+  c.num_users = kUsers;
+  c.num_items = 300;
+  c.rank = 4;
+  c.mechanism = algorithms::dpmf_rp::Mechanism::kGaussian;
+  c.simulation_summed_noise = true;
+  c.epsilon = 5;
+  c.delta = 1e-5;
+  c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
+  c.participation = 1;
+  c.rounds = 2;
+  server::CoordinatorOptions options;
+  options.enrollment_token = kToken;
+  options.num_users = kUsers;
+  options.simulation_plain_sum = true;
+  options.max_failed_rounds = 1;
+  ProgressClock clock(server::SteadyClock::Get());
+  server::Coordinator coordinator(
+      options,
+      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                               dp::PrivacyLedger::Create().value(), 1, c.rounds,
+                               server::FixedPopulation()},
+      clock);
+  absl::StatusOr<SimulationReport> report =
+      RunSimulation(coordinator, data,
+                    SimulationOptions{.client_processes = 2,
+                                      .noise_seed = 1,
+                                      .enrollment_token = kToken,
+                                      .test = nullptr,
+                                      .plain_sum = true,
+                                      .clock = &clock});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->status.round(), 2);
+  EXPECT_EQ(report->status.participants(), kUsers);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  EXPECT_LE(report->status.epsilon_dp(), 5 * (1 + 1e-9));
+  EXPECT_GE(report->status.epsilon_dp(), 5 * (1 - 1e-3));  // the calibration spends the budget
 }
 
 TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
