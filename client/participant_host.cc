@@ -188,7 +188,8 @@ absl::Status ParticipantHost::RestoreRound(uint32_t id, const v1::SavedRound& sa
   // Format version 2 states say `evaluation` instead of a phase.
   tag_ = {saved.round(), saved.evaluation() ? wire::kEvaluationPhase : saved.phase()};
   neighbor_keys_.erase(id);
-  if (directory != nullptr) neighbor_keys_.emplace(id, saved.signing_keys());
+  // Not `directory`: the session took it. The keys are kept so that the next SaveRound has them.
+  if (!saved.signing_keys().empty()) neighbor_keys_.emplace(id, saved.signing_keys());
   return absl::OkStatus();
 }
 

@@ -118,9 +118,10 @@ class ParticipantHost {
   absl::StatusOr<std::optional<v1::SavedRound>> SaveRound(uint32_t id) const;
 
   // Makes `saved` (from SaveRound) the current task and participant `id`'s session, so the host
-  // answers that round's next SecAgg message as the saved one would have. InvalidArgument for a
-  // negative round, a directory that does not list this host's key for `id`, or a session
-  // state ClientSession::Restore refuses; nothing changes then.
+  // answers that round's next SecAgg message as the saved one would have; until the host handles
+  // a message, SaveRound(id) returns `saved` again (an old state's `evaluation` as its phase).
+  // InvalidArgument for a negative round, a directory that does not list this host's key for
+  // `id`, or a session state ClientSession::Restore refuses; nothing changes then.
   absl::Status RestoreRound(uint32_t id, const v1::SavedRound& saved);
 
   // Takes the host's replies one at a time, in order, as they are ready: the transport sends

@@ -150,7 +150,9 @@ FEDMF_API fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_l
 /* Creates a participant from a state fedmf_participant_save produced and the model blob it names
  * (fedmf_participant_save_model's bytes; NULL with model_len 0 for none). A participant saved
  * during a round continues it: it answers that round's next server message exactly as the saved
- * one would have (given the stream still reaches the coordinator's round: docs/mobile.md).
+ * one would have (given the stream still reaches the coordinator's round: docs/mobile.md), and
+ * until it handles a message fedmf_participant_save returns the bytes of a version-4 state it was
+ * restored from with its model blob.
  * Without its model blob (lost, or none passed) the participant has no model (no
  * recommendations) until its next task brings one; everything else is restored, a round in
  * progress included. A model blob whose SHA-256 is not the id the state names, or passed with a

@@ -57,8 +57,22 @@ static void DestroyUsers(void) {
   }
 }
 
+/* Replaces users[i] by a participant restored from `state` (which it saved) and the stored model
+ * blob the state names, as docs/mobile.md's app does at start. */
+static void RestoreStored(int i, const uint8_t* state, size_t len) {
+  uint8_t named[FEDMF_MODEL_ID_BYTES];
+  const int has_model = fedmf_state_model_id(state, len, named) == FEDMF_OK;
+  CHECK(!has_model || memcmp(named, stored_model_id[i], sizeof named) == 0);
+  CHECK(fedmf_participant_restore_with_model(state, len, has_model ? stored_model[i] : NULL,
+                                             has_model ? stored_model_len[i] : 0,
+                                             &users[i]) == FEDMF_OK);
+}
+
 /* Replaces users[i] by a participant restored from what it saved, as docs/mobile.md's app does:
- * the model blob when its id changed, then the state; at start, the state and the blob it names. */
+ * the model blob when its id changed, then the state; at start, the state and the blob it names.
+ * Every state the library returns must survive a second crash before the next message: the
+ * restored participant saves at once, the bytes must be the first state's, and the participant
+ * that goes on is restored from that re-saved state. */
 static void SaveDestroyRestore(int i) {
   uint8_t id[FEDMF_MODEL_ID_BYTES];
   if (fedmf_participant_model_id(users[i], id) == FEDMF_OK &&
@@ -76,12 +90,15 @@ static void SaveDestroyRestore(int i) {
   if (len > largest_state) largest_state = len;
   fedmf_participant_destroy(users[i]);
   users[i] = NULL;
-  uint8_t named[FEDMF_MODEL_ID_BYTES];
-  const int has_model = fedmf_state_model_id(state, len, named) == FEDMF_OK;
-  CHECK(!has_model || memcmp(named, stored_model_id[i], sizeof named) == 0);
-  CHECK(fedmf_participant_restore_with_model(state, len, has_model ? stored_model[i] : NULL,
-                                             has_model ? stored_model_len[i] : 0,
-                                             &users[i]) == FEDMF_OK);
+  RestoreStored(i, state, len);
+  uint8_t* again = NULL;
+  size_t again_len = 0;
+  CHECK(fedmf_participant_save(users[i], &again, &again_len) == FEDMF_OK);
+  CHECK(again != NULL && again_len == len && memcmp(again, state, len) == 0);
+  fedmf_participant_destroy(users[i]);
+  users[i] = NULL;
+  RestoreStored(i, again, again_len);
+  fedmf_free(again);
   fedmf_free(state);
 }
 
@@ -253,11 +270,13 @@ static void AVersion1StateDropsOutOfTheRoundInProgress(void) {
 }
 
 #define SUM_CAPACITY 4096
+#define EVERY_STAGE 100
 
 /* One round with fresh users (signed with the consistency check if `signatures`); during the
  * Pump of stage `restart_stage` (0: the tasks, then ShareKeys, MaskedInput, [ConsistencyCheck,]
- * Unmasking; -1: never) every user is saved and restored after each message it handles. The
- * round must apply with all 10; the sum goes to `sum` and its length is returned. */
+ * Unmasking; EVERY_STAGE: all of them; -1: never) every user is saved and restored
+ * (SaveDestroyRestore) after each message it handles. The round must apply with all 10; the sum
+ * goes to `sum` and its length is returned. */
 static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum) {
   CreateUsers();
   capi_server* server = NewServer(signatures);
@@ -265,7 +284,7 @@ static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum
   CHECK(capi_server_start_round(server) == 0);
   int state = CAPI_ROUND_RUNNING;
   for (int stage = 0; state == CAPI_ROUND_RUNNING && stage < 10; ++stage) {
-    restart_after_handle = stage == restart_stage;
+    restart_after_handle = stage == restart_stage || restart_stage == EVERY_STAGE;
     Pump(server);
     restart_after_handle = 0;
     state = capi_server_close_stage(server);
@@ -287,21 +306,23 @@ static size_t RoundWithRestarts(int signatures, int restart_stage, uint64_t* sum
   return n;
 }
 
-/* Users saved and destroyed mid-round, at each stage, and restored from the bytes continue the
- * round they were in: it applies with all 10 and exactly the sum of a round without restarts
- * (the contributions are deterministic: seeded noise, mechanism none). */
+/* Users saved and destroyed mid-round, at each stage and then at every stage of one round, and
+ * restored from the bytes (twice, re-saving in between) continue the round they were in: it
+ * applies with all 10 and exactly the sum of a round without restarts (the contributions are
+ * deterministic: seeded noise, mechanism none). */
 static void RestoredParticipantsContinueTheRound(void) {
   static uint64_t reference[SUM_CAPACITY], sum[SUM_CAPACITY];
   for (int signatures = 0; signatures <= 1; ++signatures) {
     const size_t n = RoundWithRestarts(signatures, -1, reference);
     const int stages = signatures ? 5 : 4;
-    for (int stage = 0; stage < stages; ++stage) {
+    for (int stage = 0; stage <= stages; ++stage) {
+      const int restart_stage = stage < stages ? stage : EVERY_STAGE;
       const int before = capi_failures;
       memset(sum, 0, sizeof sum);
-      const size_t m = RoundWithRestarts(signatures, stage, sum);
+      const size_t m = RoundWithRestarts(signatures, restart_stage, sum);
       CHECK(m == n && memcmp(sum, reference, n * sizeof(uint64_t)) == 0);
       if (capi_failures != before) {
-        fprintf(stderr, "  (signatures %d, restarts in stage %d)\n", signatures, stage);
+        fprintf(stderr, "  (signatures %d, restarts in stage %d)\n", signatures, restart_stage);
       }
     }
   }

@@ -302,6 +302,31 @@ TEST(ParticipantHostTest, AbortsASignedShareKeysRequestThatCameWithoutKeys) {
       << reply.ShortDebugString();
 }
 
+// A signed round restored into a new host (the mobile binding's restart) saves as it was saved
+// until a message comes: the neighbors' signing keys included, without which the re-saved round
+// would restore no more (issue 46).
+TEST(ParticipantHostTest, ARestoredSignedRoundSavesAsItWasSaved) {
+  TrainingRound f;
+  f.config.signatures = true;
+  auto host = f.Host();
+  auto directory = CohortSignedWith(host->signing_public_key());
+  ASSERT_FALSE(AnswerToShareKeys(f, *host, directory.get()).secagg().message().has_abort());
+  absl::StatusOr<std::optional<v1::SavedRound>> saved = host->SaveRound(1);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  ASSERT_TRUE(saved->has_value());
+  ASSERT_FALSE((*saved)->signing_keys().empty());
+  auto restored =
+      ParticipantHost::CreateWithoutData(
+          {1}, 30, crypto::Ed25519PrivateKey::FromSeed(host->signing_key().seed().span()).value())
+          .value();
+  ASSERT_TRUE(restored->RestoreRound(1, **saved).ok());
+  absl::StatusOr<std::optional<v1::SavedRound>> again = restored->SaveRound(1);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_TRUE(again->has_value());
+  EXPECT_EQ((*again)->signing_keys_size(), (*saved)->signing_keys_size());
+  EXPECT_EQ((*again)->SerializeAsString(), (*saved)->SerializeAsString());
+}
+
 TEST(ParticipantHostTest, RefusesATaskForAUserItDoesNotHost) {
   TrainingRound f;
   auto host = ParticipantHost::Create(f.data, {0, 1}).value();
