@@ -288,6 +288,13 @@ fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_len,
                   absl::StrCat("state: ", state_len, " bytes are not a ParticipantState"));
     }
     const absl::Cleanup wipe = [&parsed] { fedmf::capi::WipeState(parsed); };
+    // Empty bytes parse as format_version 0: not a state, so not "names no model" either.
+    if (parsed.format_version() < 1 ||
+        parsed.format_version() > fedmf::capi::kStateFormatVersion) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
+                  absl::StrCat("state: format_version ", parsed.format_version(),
+                               ", expected 1 to ", fedmf::capi::kStateFormatVersion));
+    }
     if (parsed.model_id().empty()) {
       return Fail(FEDMF_ERR_NOT_FOUND,
                   absl::StrCat("the state (format_version ", parsed.format_version(),

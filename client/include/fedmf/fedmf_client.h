@@ -143,7 +143,8 @@ FEDMF_API fedmf_status fedmf_participant_save_model(const fedmf_participant* par
 /* Reads from a saved state the id of the model blob it names (FEDMF_MODEL_ID_BYTES bytes to
  * `id`), to find the blob to restore it with. FEDMF_ERR_NOT_FOUND if it names none (no model was
  * saved, or a version 1 to 3 state, which holds its model itself); FEDMF_ERR_INVALID_ARGUMENT
- * for bytes that are not a state. Thread-safe. */
+ * for bytes that are not a state (they do not parse, or empty bytes or any format_version other
+ * than 1 to 4) or a model id that is not FEDMF_MODEL_ID_BYTES long. Thread-safe. */
 FEDMF_API fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_len,
                                             uint8_t id[FEDMF_MODEL_ID_BYTES]);
 

@@ -358,6 +358,29 @@ TEST(CapiStateTest, RefusesAModelBlobOfAnotherCatalogue) {
   EXPECT_THAT(fedmf_last_error(), HasSubstr("this client's catalogue 25"));
 }
 
+// fedmf_state_model_id answers NOT_FOUND only for a state that names no model; bytes that are
+// not a state (empty, or a format_version other than 1 to 4) are INVALID_ARGUMENT, as the
+// header says (issue 46, defect 5: they were NOT_FOUND).
+TEST(CapiStateTest, StateModelIdRefusesBytesThatAreNotAState) {
+  std::string id(FEDMF_MODEL_ID_BYTES, '\0');
+  auto* id_out = reinterpret_cast<uint8_t*>(id.data());
+  EXPECT_EQ(fedmf_state_model_id(nullptr, 0, id_out), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("format_version 0"));
+  Handle p = Create(Config(""));
+  v1::ParticipantState state = Save(p.get());
+  for (const uint32_t version : {0u, 5u, 99u}) {
+    state.set_format_version(version);
+    const std::string bytes = state.SerializeAsString();
+    EXPECT_EQ(fedmf_state_model_id(Bytes(bytes), bytes.size(), id_out),
+              FEDMF_ERR_INVALID_ARGUMENT)
+        << version;
+    EXPECT_THAT(fedmf_last_error(), HasSubstr(absl::StrCat("format_version ", version)));
+  }
+  state.set_format_version(4);  // a genuine state without a model names none
+  const std::string bytes = state.SerializeAsString();
+  EXPECT_EQ(fedmf_state_model_id(Bytes(bytes), bytes.size(), id_out), FEDMF_ERR_NOT_FOUND);
+}
+
 TEST(CapiStateTest, RefusesAMalformedBudget) {
   const std::string bytes = Config("approx:1").SerializeAsString();
   fedmf_participant* p = nullptr;
