@@ -101,6 +101,22 @@ absl::Status RestoreInto(const v1::ParticipantState& state, fedmf_participant& p
   if (!state.model_id().empty() && state.format_version() < 4) {
     return absl::InvalidArgumentError("state: a model_id needs format_version 4");
   }
+  // Checked with or without the blob: a state that re-saves a malformed id names no blob ever.
+  if (!state.model_id().empty() && state.model_id().size() != FEDMF_MODEL_ID_BYTES) {
+    return absl::InvalidArgumentError(absl::StrCat("state: model_id has ", state.model_id().size(),
+                                                   " bytes, expected ", FEDMF_MODEL_ID_BYTES));
+  }
+  if (state.user_factor_size() > FEDMF_MAX_USER_FACTOR_LENGTH) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("state: user_factor has ", state.user_factor_size(), " values, at most ",
+                     FEDMF_MAX_USER_FACTOR_LENGTH, " (FEDMF_MAX_USER_FACTOR_LENGTH)"));
+  }
+  for (int k = 0; k < state.user_factor_size(); ++k) {
+    if (!std::isfinite(state.user_factor(k))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("state: user_factor[", k, "] is ", state.user_factor(k), ", not finite"));
+    }
+  }
   if (state.has_model()) {
     if (state.format_version() > 3) {
       return absl::InvalidArgumentError(

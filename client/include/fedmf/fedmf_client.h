@@ -110,6 +110,9 @@ FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
  *   fedmf_participant_restore_with_model with the state. */
 #define FEDMF_MODEL_ID_BYTES 32
 
+/* The longest user factor a restored state may hold (values; a model's rank is far below it). */
+#define FEDMF_MAX_USER_FACTOR_LENGTH 4096
+
 /* Serializes everything the participant needs after an app restart but its model into a new
  * buffer (*out, *out_len; free with fedmf_free), as a fedmf.v1.ParticipantState (format_version
  * 4): config, signing key, ratings, the id of its model, user factor, progress, the round in
@@ -162,7 +165,9 @@ FEDMF_API fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_l
  * messages are refused with FEDMF_ERR_FAILED_PRECONDITION and it takes part again from the next
  * task; a version-2 state (no local state) restores a participant whose algorithms start afresh;
  * versions 1 to 3 hold their model themselves. Every field is validated
- * (FEDMF_ERR_INVALID_ARGUMENT naming it). Thread-safe. */
+ * (FEDMF_ERR_INVALID_ARGUMENT naming it), with or without a model blob: among others a user
+ * factor with a value that is not finite or longer than FEDMF_MAX_USER_FACTOR_LENGTH, a model id
+ * that is not FEDMF_MODEL_ID_BYTES long. Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_restore_with_model(const uint8_t* state, size_t state_len,
                                                             const uint8_t* model, size_t model_len,
                                                             fedmf_participant** out);

@@ -3,6 +3,7 @@
 // inside) carries the participant's local state (algorithm states, own privacy ledger under the
 // config's budget); versions 2 and 3 still restore. C++, to build and inspect the blobs with the
 // generated protos.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -379,6 +380,36 @@ TEST(CapiStateTest, StateModelIdRefusesBytesThatAreNotAState) {
   state.set_format_version(4);  // a genuine state without a model names none
   const std::string bytes = state.SerializeAsString();
   EXPECT_EQ(fedmf_state_model_id(Bytes(bytes), bytes.size(), id_out), FEDMF_ERR_NOT_FOUND);
+}
+
+// Restore refuses a user factor with a NaN or an infinity, one longer than
+// FEDMF_MAX_USER_FACTOR_LENGTH (1,000,000 values restored and re-saved as 8 MB before), and a
+// model id that is not 32 bytes even when no model blob is passed (issue 46, defect 5).
+TEST(CapiStateTest, RestoreRefusesANonFiniteOrOversizedUserFactorAndAMalformedModelId) {
+  Handle p = Create(Config(""));
+  const v1::ParticipantState state = Save(p.get());
+  Handle restored;
+  for (const double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    v1::ParticipantState s = state;
+    s.add_user_factor(0.5);
+    s.add_user_factor(bad);
+    EXPECT_EQ(Restore(s, &restored), FEDMF_ERR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(restored, nullptr);
+    EXPECT_THAT(fedmf_last_error(), HasSubstr("user_factor[1]"));
+  }
+  v1::ParticipantState longest = state;
+  longest.mutable_user_factor()->Resize(FEDMF_MAX_USER_FACTOR_LENGTH, 0.25);
+  EXPECT_EQ(Restore(longest, &restored), FEDMF_OK) << fedmf_last_error();
+  v1::ParticipantState too_long = state;
+  too_long.mutable_user_factor()->Resize(1000000, 0.25);
+  EXPECT_EQ(Restore(too_long, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("user_factor has 1000000 values"));
+
+  v1::ParticipantState bad_id = state;
+  bad_id.set_model_id(std::string(31, 'x'));
+  EXPECT_EQ(Restore(bad_id, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(restored, nullptr);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("model_id has 31 bytes"));
 }
 
 TEST(CapiStateTest, RefusesAMalformedBudget) {
