@@ -61,6 +61,9 @@ fedmf_status Guard(F&& body) {
   }
 }
 
+// A rating the library takes: finite, magnitude at most FEDMF_MAX_ABS_RATING.
+bool IsAcceptableRating(float rating);
+
 // Parses an app-supplied blob (NULL with length 0 is empty); false if it does not parse.
 bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message);
 

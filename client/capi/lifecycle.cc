@@ -42,6 +42,10 @@ absl::Status ValidateConfig(const v1::ParticipantConfig& config) {
 
 }  // namespace
 
+bool IsAcceptableRating(float rating) {
+  return std::isfinite(rating) && std::fabs(rating) <= static_cast<float>(FEDMF_MAX_ABS_RATING);
+}
+
 bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message) {
   if (data == nullptr && len != 0) return false;
   if (len > static_cast<size_t>(INT_MAX)) return false;
@@ -154,10 +158,16 @@ fedmf_status fedmf_participant_set_rating(fedmf_participant* participant, int32_
                                           float rating) {
   return Guard([&] {
     if (participant == nullptr) return Fail(FEDMF_ERR_INVALID_ARGUMENT, "participant is NULL");
-    if (item < 0 || item >= participant->config.num_items() || !std::isfinite(rating)) {
+    if (item < 0 || item >= participant->config.num_items()) {
       return Fail(FEDMF_ERR_INVALID_ARGUMENT,
                   absl::StrCat("rating ", rating, " of item ", item, ": item outside [0, ",
-                               participant->config.num_items(), ") or rating not finite"));
+                               participant->config.num_items(), ")"));
+    }
+    if (!fedmf::capi::IsAcceptableRating(rating)) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
+                  absl::StrCat("rating ", rating, " of item ", item, ": not finite or outside [-",
+                               FEDMF_MAX_ABS_RATING, ", ", FEDMF_MAX_ABS_RATING,
+                               "] (FEDMF_MAX_ABS_RATING)"));
     }
     std::vector<int32_t>& items = participant->items;
     const auto it = std::lower_bound(items.begin(), items.end(), item);

@@ -85,10 +85,10 @@ absl::Status RestoreInto(const v1::ParticipantState& state, fedmf_participant& p
   for (int k = 0; k < state.items_size(); ++k) {
     const int32_t item = state.items(k);
     if (item < 0 || item >= p.config.num_items() || (k > 0 && item <= state.items(k - 1)) ||
-        !std::isfinite(state.ratings(k))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("state: rating ", k, " (item ", item, ", value ", state.ratings(k),
-                       ") is out of range, out of order or not finite"));
+        !IsAcceptableRating(state.ratings(k))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "state: rating ", k, " (item ", item, ", value ", state.ratings(k),
+          ") is out of range, out of order, not finite or above FEDMF_MAX_ABS_RATING"));
     }
   }
   p.items.assign(state.items().begin(), state.items().end());

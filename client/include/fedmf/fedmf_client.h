@@ -178,7 +178,14 @@ FEDMF_API fedmf_status fedmf_participant_restore(const uint8_t* state, size_t st
 
 /* ---- Local ratings (never leave the device) ----------------------------------------------- */
 
-/* Adds or replaces the rating of dense item `item` in [0, num_items); `rating` must be finite.
+/* The largest rating magnitude the library takes. It knows no rating scale before a model
+ * arrives (the coordinator's --rating_min, --rating_max travel in the model), so it refuses only
+ * absurd values; keep ratings on the scale the coordinator trains with. */
+#define FEDMF_MAX_ABS_RATING 1000000
+
+/* Adds or replaces the rating of dense item `item` in [0, num_items); `rating` must be finite and
+ * in [-FEDMF_MAX_ABS_RATING, FEDMF_MAX_ABS_RATING] (else FEDMF_ERR_INVALID_ARGUMENT naming the
+ * rating and the item).
  * Takes effect from the next task (a round in progress keeps the contribution it made). Serialize
  * with other calls on the same handle. */
 FEDMF_API fedmf_status fedmf_participant_set_rating(fedmf_participant* participant, int32_t item,

@@ -412,6 +412,29 @@ TEST(CapiStateTest, RestoreRefusesANonFiniteOrOversizedUserFactorAndAMalformedMo
   EXPECT_THAT(fedmf_last_error(), HasSubstr("model_id has 31 bytes"));
 }
 
+// A rating must be finite and within [-FEDMF_MAX_ABS_RATING, FEDMF_MAX_ABS_RATING]: +-3.4e38
+// were accepted and drove ranking scores to 1e38 (issue 46, defect 5). set_rating refuses one
+// naming the value and the item, and so does restore.
+TEST(CapiStateTest, SetRatingRefusesAnAbsurdRating) {
+  Handle p = Create(Config(""));
+  for (const float bad : {3.4e38f, -3.4e38f, 1.5e6f, -1.5e6f}) {
+    EXPECT_EQ(fedmf_participant_set_rating(p.get(), 7, bad), FEDMF_ERR_INVALID_ARGUMENT) << bad;
+    EXPECT_THAT(fedmf_last_error(),
+                AllOf(HasSubstr(absl::StrCat("rating ", bad)), HasSubstr("item 7")));
+  }
+  EXPECT_EQ(fedmf_participant_rating_count(p.get()), 0u);
+  EXPECT_EQ(fedmf_participant_set_rating(p.get(), 7, static_cast<float>(FEDMF_MAX_ABS_RATING)),
+            FEDMF_OK);
+  EXPECT_EQ(fedmf_participant_set_rating(p.get(), 8, -static_cast<float>(FEDMF_MAX_ABS_RATING)),
+            FEDMF_OK);
+  v1::ParticipantState state = Save(p.get());
+  state.set_ratings(1, -3.4e38f);
+  Handle restored;
+  EXPECT_EQ(Restore(state, &restored), FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(restored, nullptr);
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("item 8"));
+}
+
 TEST(CapiStateTest, RefusesAMalformedBudget) {
   const std::string bytes = Config("approx:1").SerializeAsString();
   fedmf_participant* p = nullptr;
