@@ -64,8 +64,10 @@ fedmf_status Guard(F&& body) {
 // A rating the library takes: finite, magnitude at most FEDMF_MAX_ABS_RATING.
 bool IsAcceptableRating(float rating);
 
-// Parses an app-supplied blob (NULL with length 0 is empty); false if it does not parse.
-bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message);
+// Parses an app-supplied blob (NULL with length 0 is empty) into `message`: InvalidArgument
+// naming the type if it does not parse, or the field if a string field is not UTF-8, which is
+// checked first so that libprotobuf's parser never logs to the app's stderr (utf8_fields.h).
+absl::Status ParseBlob(const uint8_t* data, size_t len, google::protobuf::Message& message);
 
 // Copies `bytes` into a new malloc'ed buffer for the app (freed with fedmf_free).
 fedmf_status ReturnBytes(const std::string& bytes, uint8_t** out, size_t* out_len);

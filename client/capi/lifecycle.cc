@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
+#include "client/capi/utf8_fields.h"
 #include "common/dp/dp_conversion.h"
 #include "fedmf/build_info.h"
 #include "wire/chunking.h"
@@ -46,10 +47,19 @@ bool IsAcceptableRating(float rating) {
   return std::isfinite(rating) && std::fabs(rating) <= static_cast<float>(FEDMF_MAX_ABS_RATING);
 }
 
-bool ParseBlob(const uint8_t* data, size_t len, google::protobuf::MessageLite& message) {
-  if (data == nullptr && len != 0) return false;
-  if (len > static_cast<size_t>(INT_MAX)) return false;
-  return message.ParseFromArray(data, static_cast<int>(len));
+absl::Status ParseBlob(const uint8_t* data, size_t len, google::protobuf::Message& message) {
+  const std::string& type = message.GetDescriptor()->name();
+  if ((data == nullptr && len != 0) || len > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError(absl::StrCat(len, " bytes are not a ", type));
+  }
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), len);
+  if (absl::Status s = CheckStringFieldsAreUtf8(*message.GetDescriptor(), bytes); !s.ok()) {
+    return s;
+  }
+  if (!message.ParseFromArray(data, static_cast<int>(len))) {
+    return absl::InvalidArgumentError(absl::StrCat(len, " bytes are not a ", type));
+  }
+  return absl::OkStatus();
 }
 
 fedmf_status Fail(fedmf_status code, absl::string_view message) {
@@ -141,9 +151,8 @@ fedmf_status fedmf_participant_create(const uint8_t* config, size_t config_len,
     if (out == nullptr) return Fail(FEDMF_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = nullptr;
     fedmf::v1::ParticipantConfig parsed;
-    if (!fedmf::capi::ParseBlob(config, config_len, parsed)) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat("config: ", config_len, " bytes are not a ParticipantConfig"));
+    if (absl::Status s = fedmf::capi::ParseBlob(config, config_len, parsed); !s.ok()) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("config: ", s.message()));
     }
     absl::StatusOr<fedmf::crypto::Ed25519PrivateKey> key =
         fedmf::crypto::Ed25519PrivateKey::Generate();

@@ -167,8 +167,10 @@ absl::Status RestoreModelBlob(const v1::ParticipantState& state, absl::string_vi
         ", but the state names model ", absl::BytesToHexString(state.model_id())));
   }
   v1::SavedModel saved;
-  if (!saved.ParseFromArray(model.data(), static_cast<int>(model.size()))) {
-    return absl::InvalidArgumentError("model: not a SavedModel");
+  if (absl::Status s =
+          ParseBlob(reinterpret_cast<const uint8_t*>(model.data()), model.size(), saved);
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("model: ", s.message()));
   }
   if (saved.format_version() != kSavedModelFormatVersion) {
     return absl::InvalidArgumentError(absl::StrCat("model: format_version ", saved.format_version(),
@@ -189,9 +191,8 @@ fedmf_status Restore(const uint8_t* state, size_t state_len, const uint8_t* mode
     return Fail(FEDMF_ERR_INVALID_ARGUMENT, "model is NULL with a nonzero length");
   }
   v1::ParticipantState parsed;
-  if (!ParseBlob(state, state_len, parsed)) {
-    return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                absl::StrCat("state: ", state_len, " bytes are not a ParticipantState"));
+  if (absl::Status s = ParseBlob(state, state_len, parsed); !s.ok()) {
+    return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("state: ", s.message()));
   }
   // Whatever happens next, the parsed secrets are wiped when this returns.
   const absl::Cleanup wipe = [&parsed] { WipeState(parsed); };
@@ -299,9 +300,8 @@ fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_len,
   return Guard([&] {
     if (id == nullptr) return Fail(FEDMF_ERR_INVALID_ARGUMENT, "id is NULL");
     fedmf::v1::ParticipantState parsed;
-    if (!fedmf::capi::ParseBlob(state, state_len, parsed)) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat("state: ", state_len, " bytes are not a ParticipantState"));
+    if (absl::Status s = fedmf::capi::ParseBlob(state, state_len, parsed); !s.ok()) {
+      return Fail(FEDMF_ERR_INVALID_ARGUMENT, absl::StrCat("state: ", s.message()));
     }
     const absl::Cleanup wipe = [&parsed] { fedmf::capi::WipeState(parsed); };
     // Empty bytes parse as format_version 0: not a state, so not "names no model" either.

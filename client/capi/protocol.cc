@@ -106,9 +106,8 @@ fedmf_status fedmf_participant_open_stream(fedmf_participant* participant, const
       return Fail(FEDMF_ERR_INVALID_ARGUMENT, "participant, out, out_len or response is invalid");
     }
     fedmf::v1::RegisterResponse parsed;
-    if (!parsed.ParseFromArray(response, static_cast<int>(response_len))) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat(response_len, " bytes are not a RegisterResponse"));
+    if (absl::Status s = fedmf::capi::ParseBlob(response, response_len, parsed); !s.ok()) {
+      return FromStatus(s);
     }
     if (absl::Status valid = fedmf::client::ValidateRegisterResponse(parsed); !valid.ok()) {
       return FromStatus(valid);
@@ -133,9 +132,8 @@ fedmf_status fedmf_participant_handle(fedmf_participant* participant, const uint
                                fedmf::wire::kMaxMessageBytes));
     }
     fedmf::v1::ServerMessage parsed;
-    if (!parsed.ParseFromArray(message, static_cast<int>(message_len))) {
-      return Fail(FEDMF_ERR_INVALID_ARGUMENT,
-                  absl::StrCat(message_len, " bytes are not a ServerMessage"));
+    if (absl::Status s = fedmf::capi::ParseBlob(message, message_len, parsed); !s.ok()) {
+      return FromStatus(s);
     }
     absl::StatusOr<std::vector<fedmf::v1::ClientMessage>> out = participant->host->Handle(parsed);
     if (!out.ok()) return FromStatus(out.status());

@@ -3,7 +3,9 @@
  * fedmf.v1 protobuf messages, proto/fedmf/v1/federation.proto) over its own gRPC stack and feeds
  * back what the coordinator sends. The library owns the protocol (SecAgg, chunking), the privacy
  * noise and the model. No C++ type or exception crosses this boundary; every byte the app or the
- * server hands in is validated, malformed input yields an error code, never a crash.
+ * server hands in is validated, malformed input yields an error code, never a crash, and nothing
+ * on stderr (a string field that is not UTF-8 is refused by the library, naming the field, before
+ * libprotobuf's parser could log it).
  *
  * Conventions:
  *  - Functions return fedmf_status; FEDMF_OK is 0. After a failure, fedmf_last_error() names the

@@ -435,6 +435,41 @@ TEST(CapiStateTest, SetRatingRefusesAnAbsurdRating) {
   EXPECT_THAT(fedmf_last_error(), HasSubstr("item 8"));
 }
 
+// A state or config whose string fields hold invalid UTF-8 (a corrupted blob) is refused without
+// a word on the app's stderr: libprotobuf logged "invalid UTF-8" there for each (issue 46,
+// defect 5). The message names the field instead.
+TEST(CapiStateTest, RefusesInvalidUtf8WithoutWritingToStderr) {
+  Handle p = Create(Config(""));
+  const v1::ParticipantState state = Save(p.get());
+  std::vector<v1::ParticipantState> corrupted(3, state);
+  corrupted[0].mutable_config()->set_budget("pure:1\xff");
+  corrupted[1].mutable_local_state()->set_ledger("\xc0\x80");
+  (*corrupted[2].mutable_local_state()->mutable_algorithm_states())["a\xfe"] = "x";
+  for (const v1::ParticipantState& bad : corrupted) {
+    // This serialization logs to stderr (the test's own libprotobuf call); the library's don't.
+    const std::string bytes = bad.SerializeAsString();
+    fedmf_participant* restored = nullptr;
+    std::string id(FEDMF_MODEL_ID_BYTES, '\0');
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(fedmf_participant_restore(Bytes(bytes), bytes.size(), &restored),
+              FEDMF_ERR_INVALID_ARGUMENT);
+    const std::string restore_error = fedmf_last_error();
+    EXPECT_EQ(fedmf_state_model_id(Bytes(bytes), bytes.size(),
+                                   reinterpret_cast<uint8_t*>(id.data())),
+              FEDMF_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    EXPECT_THAT(restore_error, HasSubstr("not valid UTF-8"));
+    EXPECT_EQ(restored, nullptr);
+  }
+  const std::string config = corrupted[0].config().SerializeAsString();
+  fedmf_participant* created = nullptr;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(fedmf_participant_create(Bytes(config), config.size(), &created),
+            FEDMF_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_THAT(fedmf_last_error(), HasSubstr("fedmf.v1.ParticipantConfig.budget"));
+}
+
 TEST(CapiStateTest, RefusesAMalformedBudget) {
   const std::string bytes = Config("approx:1").SerializeAsString();
   fedmf_participant* p = nullptr;
