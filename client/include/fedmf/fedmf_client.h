@@ -120,8 +120,9 @@ FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
  * 4): config, signing key, ratings, the id of its model, user factor, progress, the round in
  * progress with its SecAgg session (keys, input, shares held, and the ledger of shares already
  * revealed), and its local state: its algorithms' states and, with a budget, its own privacy
- * ledger. Its size does not grow with the model (docs/mobile.md, "Size"). It holds secrets:
- * store it encrypted (Keystore / Keychain, docs/mobile.md).
+ * ledger. Its size does not grow with the model (docs/mobile.md, "Size"). It holds secrets and
+ * is not authenticated: store it encrypted with an authenticated cipher where only the app can
+ * write (Keystore / Keychain, docs/mobile.md).
  * WRITE-AHEAD RULE: during a round, save (and durably store) the state after
  * fedmf_participant_handle returns and BEFORE sending its replies. A state older than a reply
  * that was sent does not know the shares that reply revealed; restored from it, the participant
@@ -169,7 +170,9 @@ FEDMF_API fedmf_status fedmf_state_model_id(const uint8_t* state, size_t state_l
  * versions 1 to 3 hold their model themselves. Every field is validated
  * (FEDMF_ERR_INVALID_ARGUMENT naming it), with or without a model blob: among others a user
  * factor with a value that is not finite or longer than FEDMF_MAX_USER_FACTOR_LENGTH, a model id
- * that is not FEDMF_MODEL_ID_BYTES long. Thread-safe. */
+ * that is not FEDMF_MODEL_ID_BYTES long. The state is NOT authenticated (no checksum or MAC): a
+ * state altered within these bounds restores, so store it where only the app can write, under
+ * authenticated encryption (docs/mobile.md, "Integrity"). Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_restore_with_model(const uint8_t* state, size_t state_len,
                                                             const uint8_t* model, size_t model_len,
                                                             fedmf_participant** out);
