@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "wire/utf8_fields.h"
 
 namespace fedmf::wire {
 namespace {
@@ -185,6 +186,13 @@ absl::StatusOr<std::optional<typename Reassembler<Message>::Complete>> Reassembl
 
   Complete complete;
   complete.wire_bytes = wire_bytes_;
+  // Checked first: libprotobuf's parser would log an invalid string to stderr (utf8_fields.h).
+  if (absl::Status utf8 = CheckStringFieldsAreUtf8(*complete.message.GetDescriptor(), buffer_);
+      !utf8.ok()) {
+    Reset();
+    return absl::InvalidArgumentError(
+        absl::StrCat("the reassembled message: ", utf8.message()));
+  }
   const bool parsed = complete.message.ParseFromString(buffer_);
   const v1::Chunk header = std::move(header_);
   Reset();

@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/capi/capi_internal.h"
-#include "client/capi/utf8_fields.h"
 #include "common/dp/dp_conversion.h"
 #include "fedmf/build_info.h"
 #include "wire/chunking.h"
+#include "wire/utf8_fields.h"
 
 namespace fedmf::capi {
 namespace {
@@ -53,7 +53,7 @@ absl::Status ParseBlob(const uint8_t* data, size_t len, google::protobuf::Messag
     return absl::InvalidArgumentError(absl::StrCat(len, " bytes are not a ", type));
   }
   const absl::string_view bytes(reinterpret_cast<const char*>(data), len);
-  if (absl::Status s = CheckStringFieldsAreUtf8(*message.GetDescriptor(), bytes); !s.ok()) {
+  if (absl::Status s = wire::CheckStringFieldsAreUtf8(*message.GetDescriptor(), bytes); !s.ok()) {
     return s;
   }
   if (!message.ParseFromArray(data, static_cast<int>(len))) {

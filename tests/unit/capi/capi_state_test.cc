@@ -461,6 +461,33 @@ TEST(CapiStateTest, RefusesInvalidUtf8WithoutWritingToStderr) {
     EXPECT_THAT(restore_error, HasSubstr("not valid UTF-8"));
     EXPECT_EQ(restored, nullptr);
   }
+  // A server message with an invalid string, in two chunks: refused once reassembled, silently.
+  Handle host = Create(Config(""));
+  v1::ServerMessage result;
+  result.mutable_result()->set_reason("\xff");
+  const std::string whole = result.SerializeAsString();
+  for (uint32_t index = 0; index < 2; ++index) {
+    v1::ServerMessage m;
+    v1::Chunk* chunk = m.mutable_chunk();
+    chunk->set_index(index);
+    chunk->set_count(2);
+    chunk->set_total_bytes(whole.size());
+    chunk->set_data(index == 0 ? whole.substr(0, 2) : whole.substr(2));
+    const std::string bytes = m.SerializeAsString();
+    fedmf_messages* replies = nullptr;
+    ::testing::internal::CaptureStderr();
+    const fedmf_status status =
+        fedmf_participant_handle(host.get(), Bytes(bytes), bytes.size(), &replies);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << index;
+    fedmf_messages_free(replies);
+    if (index == 1) {
+      EXPECT_EQ(status, FEDMF_ERR_INVALID_ARGUMENT);
+      EXPECT_THAT(fedmf_last_error(), HasSubstr("fedmf.v1.RoundResult.reason is not valid UTF-8"));
+    } else {
+      EXPECT_EQ(status, FEDMF_OK) << fedmf_last_error();
+    }
+  }
+
   const std::string config = corrupted[0].config().SerializeAsString();
   fedmf_participant* created = nullptr;
   ::testing::internal::CaptureStderr();

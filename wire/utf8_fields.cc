@@ -1,5 +1,5 @@
-// The C API's UTF-8 pre-check of string fields (utf8_fields.h).
-#include "client/capi/utf8_fields.h"
+// The UTF-8 pre-check of a serialized message's string fields (utf8_fields.h).
+#include "wire/utf8_fields.h"
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@
 #include "google/protobuf/stubs/common.h"
 #include "google/protobuf/wire_format_lite.h"
 
-namespace fedmf::capi {
+namespace fedmf::wire {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -65,4 +65,4 @@ absl::Status CheckStringFieldsAreUtf8(const Descriptor& type, absl::string_view 
       absl::StrCat("string field ", bad, " is not valid UTF-8 (a corrupted blob?)"));
 }
 
-}  // namespace fedmf::capi
+}  // namespace fedmf::wire
