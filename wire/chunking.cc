@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "wire/repeated_fields.h"
 #include "wire/utf8_fields.h"
 
 namespace fedmf::wire {
@@ -192,6 +193,14 @@ absl::StatusOr<std::optional<typename Reassembler<Message>::Complete>> Reassembl
     Reset();
     return absl::InvalidArgumentError(
         absl::StrCat("the reassembled message: ", utf8.message()));
+  }
+  // Counted first: the parsed form of many small elements is many times their bytes.
+  if (absl::Status elements =
+          CheckRepeatedElements(*complete.message.GetDescriptor(), buffer_, max_elements_);
+      !elements.ok()) {
+    Reset();
+    return absl::InvalidArgumentError(
+        absl::StrCat("the reassembled message: ", elements.message()));
   }
   const bool parsed = complete.message.ParseFromString(buffer_);
   const v1::Chunk header = std::move(header_);

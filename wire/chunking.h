@@ -70,15 +70,19 @@ class Reassembler {
     uint64_t wire_bytes = 0;  // serialized size of all its chunk envelopes
   };
 
-  // Messages above `max_bytes` (serialized) are refused at their first chunk.
-  explicit Reassembler(uint64_t max_bytes = kMaxTransferBytes) : max_bytes_(max_bytes) {}
+  // Messages above `max_bytes` (serialized) are refused at their first chunk, messages whose
+  // repeated fields hold more than `max_elements` elements in all (repeated_fields.h) before
+  // they are parsed.
+  explicit Reassembler(uint64_t max_bytes = kMaxTransferBytes,
+                       uint64_t max_elements = std::numeric_limits<uint64_t>::max())
+      : max_bytes_(max_bytes), max_elements_(max_elements) {}
 
   // Takes the next envelope holding a chunk. Returns nullopt while the message is incomplete and
   // the message after its last chunk. InvalidArgument, naming the field and value, for an envelope
   // without a chunk, a chunk that does not continue the sequence (index, header fields that differ
   // from the first chunk's), empty data, more or fewer bytes than total_bytes, a total above the
-  // bound, a reassembly that does not parse, is itself a chunk or has another round or participant
-  // than the header. After an error the partial message is discarded and the next sequence starts
+  // bound, a reassembly over the element bound or that does not parse, is itself a chunk or has
+  // another round or participant than the header. After an error the partial message is discarded and the next sequence starts
   // afresh.
   absl::StatusOr<std::optional<Complete>> Add(const Message& envelope);
 
@@ -90,7 +94,8 @@ class Reassembler {
  private:
   absl::Status Check(const v1::Chunk& chunk) const;
 
-  uint64_t max_bytes_;  // not const: a host replaces its Reassembler to change the bound
+  uint64_t max_bytes_;  // not const: a host replaces its Reassembler to change the bounds
+  uint64_t max_elements_;
   bool in_progress_ = false;
   v1::Chunk header_;  // the first chunk's fields (data cleared)
   uint32_t next_index_ = 0;
