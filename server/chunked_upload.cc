@@ -15,23 +15,39 @@ bool UploadBudget::TryReserve(uint64_t bytes) {
   return false;
 }
 
+absl::Status ChunkedUpload::Reserve(uint64_t bytes, UploadBudget& budget) {
+  if (reserved_ + bytes > budget.share()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "this stream's share of the upload buffers is ", budget.share(), " bytes (",
+        budget.max(), " among the cohort's streams); ", reserved_ + bytes, " do not fit"));
+  }
+  if (!budget.TryReserve(bytes)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("upload buffers are full (", budget.held(), " of ", budget.max(),
+                     " bytes held); a chunk of ", bytes, " bytes does not fit"));
+  }
+  reserved_ += bytes;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::optional<ChunkedUpload::Complete>> ChunkedUpload::Add(
-    const v1::ClientMessage& envelope, UploadBudget& budget, uint64_t max_bytes, absl::Time now) {
+    const v1::ClientMessage& envelope, UploadBudget& budget, const MessageBounds& bounds,
+    absl::Time now) {
   if (!reassembler_.in_progress()) {
-    // Reserved before the Reassembler stores any byte of it; so the size is checked here too, not
-    // only by the Reassembler, lest a huge declared size be reserved first.
+    // The declared size is checked before the Reassembler stores a byte; this round's bounds
+    // hold for the whole sequence.
     const uint64_t total = envelope.chunk().total_bytes();
-    if (total > max_bytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Chunk.total_bytes ", total, " exceeds the limit of ", max_bytes));
+    if (total > bounds.max_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("Chunk.total_bytes ", total,
+                                                     " exceeds the plan's largest message of ",
+                                                     bounds.max_bytes, " bytes"));
     }
-    if (!budget.TryReserve(total)) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("upload buffers are full (", budget.held(), " of ", budget.max(),
-                       " bytes held); a message of ", total, " bytes does not fit"));
-    }
-    reserved_ = total;
+    reassembler_ = wire::Reassembler<v1::ClientMessage>(bounds.max_bytes, bounds.max_elements);
     started_ns_.store(absl::ToUnixNanos(now));
+  }
+  if (absl::Status reserved = Reserve(envelope.chunk().data().size(), budget); !reserved.ok()) {
+    Abandon(budget);
+    return reserved;
   }
   absl::StatusOr<std::optional<Complete>> added = reassembler_.Add(envelope);
   if (!added.ok()) Release(budget);

@@ -1,9 +1,14 @@
 #include "server/connection.h"
 
+#include <grpcpp/support/proto_buffer_reader.h>
+
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
+#include "wire/chunking.h"
+#include "wire/repeated_fields.h"
 
 namespace fedmf::server {
 
@@ -124,15 +129,35 @@ void Connection::Detach() {
   queued_bytes_ = 0;
 }
 
+namespace {
+
+// A whole message is at most the plan's largest; a chunk of one carries its header besides.
+absl::Status CheckBounds(const MessageBounds& bounds, grpc::ByteBuffer& bytes) {
+  const uint64_t size = bytes.Length();
+  if (size > bounds.max_bytes + wire::kChunkOverheadBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ClientMessage of ", size, " bytes exceeds the plan's largest message of ",
+                     bounds.max_bytes, " bytes"));
+  }
+  grpc::ProtoBufferReader reader(&bytes);
+  return wire::CheckRepeatedElements(*v1::ClientMessage::descriptor(), reader,
+                                     bounds.max_elements);
+}
+
+}  // namespace
+
 absl::Status DeliverClientMessage(StreamHandler& handler,
                                   const std::shared_ptr<Connection>& connection,
                                   grpc::ByteBuffer& bytes) {
+  const absl::Status bounded = CheckBounds(handler.ClientMessageBounds(), bytes);
   v1::ClientMessage message;
   const bool parsed =
+      bounded.ok() &&
       grpc::SerializationTraits<v1::ClientMessage>::Deserialize(&bytes, &message).ok();
   bytes.Clear();
   if (!parsed) {
-    const absl::Status refused = absl::InvalidArgumentError("unparseable ClientMessage");
+    const absl::Status refused =
+        bounded.ok() ? absl::InvalidArgumentError("unparseable ClientMessage") : bounded;
     handler.OnMessageRefused(connection, refused);
     return refused;
   }

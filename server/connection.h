@@ -110,14 +110,19 @@ class StreamHandler {
   virtual absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) = 0;
   virtual void OnStreamClosed(const std::shared_ptr<Connection>& connection) = 0;
-  // A message the reactor refused (it did not parse); the stream ends with `status` (for the log).
+  // A message the reactor refused (over the bounds, or it did not parse); the stream ends with
+  // `status` (for the log).
   virtual void OnMessageRefused(const std::shared_ptr<Connection>& connection,
                                 const absl::Status& status) = 0;
+  // What a client message may be at most now (any thread).
+  virtual MessageBounds ClientMessageBounds() const = 0;
 };
 
-// What FederationReactor does with the bytes of one message: parses them as a ClientMessage and
-// hands that to `handler`; bytes that do not parse are refused (OnMessageRefused,
-// INVALID_ARGUMENT "unparseable ClientMessage"). A non-OK status ends the stream with it.
+// What FederationReactor does with the bytes of one message: refuses them (INVALID_ARGUMENT,
+// OnMessageRefused) above the handler's ClientMessageBounds, bytes plus a chunk's header or repeated
+// elements counted before parsing; else parses them as a ClientMessage and hands that to
+// `handler`; bytes that do not parse are refused (INVALID_ARGUMENT "unparseable ClientMessage").
+// A non-OK status ends the stream with it.
 // Consumes `bytes`; the parsed message is gone when it returns. The stream fuzzer calls it as the
 // reactor does.
 absl::Status DeliverClientMessage(StreamHandler& handler,

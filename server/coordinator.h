@@ -58,6 +58,7 @@ class Coordinator final : public StreamHandler {
                         const absl::Status& status) override {
     router_.OnMessageRefused(connection, status);
   }
+  MessageBounds ClientMessageBounds() const override { return router_.ClientMessageBounds(); }
   // The driver's latest snapshot with the router's figures; never waits for the driver.
   v1::StatusResponse Status() const;
   // The counters of the Prometheus scrape (--metrics_listen), which renders them with Status().

@@ -59,13 +59,14 @@ struct CoordinatorOptions {
   double report_delta = 1e-5;  // delta of the (epsilon, delta) in logs and Status
   // Messages to clients larger than this (serialized) go out as chunks (wire/chunking.h).
   size_t chunk_bytes = wire::kDefaultChunkBytes;
-  // Largest client message reassembled from chunks; a stream holds at most this much pending.
+  // Cap on the plan's largest client message (message_bounds.h), whole or reassembled from chunks.
   uint64_t max_upload_bytes = wire::kMaxTransferBytes;
   // Largest task (plan and SecAgg parameters) sent to clients, who must reassemble that much
   // (fedmf-client --max_download_bytes); a larger plan stops the run (--max_plan_bytes).
   uint64_t max_plan_bytes = wire::kMaxTransferBytes;
-  // All streams' partial chunked uploads together (chunked_upload.h), and how long one may stay
-  // incomplete before EndStalledUploads ends its stream.
+  // All streams' partial chunked uploads together, each stream's share of it the cohort's part
+  // (chunked_upload.h), and how long one may stay incomplete before EndStalledUploads ends its
+  // stream.
   uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
   absl::Duration upload_timeout = absl::Seconds(120);
   // Simulation only (evaluation.h): scores the model after every round when set.

@@ -113,9 +113,9 @@ ABSL_FLAG(int64_t, max_message_mib, static_cast<int64_t>(fedmf::wire::kDefaultCh
           "RESOURCE_EXHAUSTED): at least the clients' --chunk_bytes, whose default it is");
 ABSL_FLAG(int64_t, max_upload_buffer_mib,
           static_cast<int64_t>(fedmf::server::CoordinatorOptions().max_upload_buffer_bytes >> 20),
-          "MiB all streams' incomplete chunked uploads may hold together (each reserves the size "
-          "its first chunk declares); a stream whose upload does not fit is ended with "
-          "RESOURCE_EXHAUSTED");
+          "MiB all streams' incomplete chunked uploads may hold together (each the bytes it "
+          "received, at most this divided by the cohort size); a stream whose upload does not fit "
+          "is ended with RESOURCE_EXHAUSTED");
 ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "

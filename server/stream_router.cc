@@ -80,6 +80,11 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
   return status;
 }
 
+MessageBounds StreamRouter::ClientMessageBounds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bounds_;
+}
+
 void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = registry_.NameOf(connection.get());
@@ -113,10 +118,12 @@ void StreamRouter::LogRefused(const Connection& connection, const absl::Status& 
 absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connection,
                                        const v1::ClientMessage& message) {
   const uint32_t id = message.chunk().participant_id();
+  MessageBounds bounds;
   {
     // Checked before any memory is spent on the sequence.
     std::lock_guard<std::mutex> lock(mu_);
     traffic_.AddChunksUp(1);
+    bounds = bounds_;
     if (!registry_.Owns(connection.get(), id)) {
       const absl::Status refused = absl::PermissionDeniedError(
           absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
@@ -125,7 +132,7 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
     }
   }
   absl::StatusOr<std::optional<ChunkedUpload::Complete>> complete =
-      connection->upload().Add(message, upload_budget_, options_.max_upload_bytes, absl::Now());
+      connection->upload().Add(message, upload_budget_, bounds, absl::Now());
   std::lock_guard<std::mutex> lock(mu_);
   if (!complete.ok()) {
     EventLine("chunks_rejected")
@@ -237,6 +244,9 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
   std::lock_guard<std::mutex> lock(mu_);
   traffic_.Reset();
   inbox_.Attach(aggregation);
+  // Never lowered: a late message of an earlier aggregation still fits.
+  bounds_ = Larger(bounds_, BoundsOf(task, options_.max_upload_bytes));
+  upload_budget_.ShareAmong(aggregation->cohort().size());
   // One task per client process, listing the members it hosts.
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
   for (uint32_t id : aggregation->cohort()) {

@@ -31,6 +31,7 @@
 #include "server/connection.h"
 #include "server/coordinator_options.h"
 #include "server/exclusions.h"
+#include "server/message_bounds.h"
 #include "server/phase_runner.h"
 #include "server/registry.h"
 #include "server/roster.h"
@@ -56,6 +57,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
                         const absl::Status& status) override;
+  // The largest of the tasks opened so far (message_bounds.h), so that late messages of earlier
+  // aggregations fit too; kUnplannedBounds before the first.
+  MessageBounds ClientMessageBounds() const override;
 
   // PhaseTransport (the driver thread).
   absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> SigningKeys(
@@ -131,6 +135,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   AggregationInbox inbox_;        // the phase runner's aggregation, while attached
   wire::TrafficCounter traffic_;  // since the last Open
   uint64_t generation_ = 0;       // counts Changed()
+  MessageBounds bounds_ = kUnplannedBounds;  // what a client message may be now
   bool stop_ = false;
 };
 

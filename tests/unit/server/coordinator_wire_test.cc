@@ -239,30 +239,44 @@ TEST_F(CoordinatorWireStreamTest, ASequenceOverTheUploadBoundIsRefusedAtItsFirst
             absl::StatusCode::kInvalidArgument);
 }
 
-// Issue 21 item 7: partial uploads of all streams share one budget; what a sequence reserved
-// (the size its first chunk declares) is given back when it completes, fails or its stream ends.
-TEST_F(CoordinatorWireStreamTest, AllStreamsShareOneBoundedUploadBudget) {
+// Issue 48 finding 3: partial uploads of all streams share one budget, from which they take the
+// bytes that arrived, not the size they declare; what a sequence took is given back when it
+// completes, fails or its stream ends.
+TEST_F(CoordinatorWireStreamTest, PartialUploadsHoldWhatArrivedNotWhatTheyDeclare) {
   for (const v1::ClientMessage& c : Chunks(1)) {
     ASSERT_TRUE(coordinator_->OnClientMessage(connection_, c).ok());
   }
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);  // completed
-  ASSERT_TRUE(coordinator_->OnClientMessage(connection_, FirstChunk(1, 600)).ok());
-  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
+  const v1::ClientMessage first = FirstChunk(1, 600);
+  const uint64_t data = first.chunk().data().size();
+  ASSERT_TRUE(coordinator_->OnClientMessage(connection_, first).ok());
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), data);
+  // Two declarations of 600 of a 1000-byte budget both fit: they hold what they sent.
   std::shared_ptr<Connection> second = Open(2);
-  const absl::Status refused = coordinator_->OnClientMessage(second, FirstChunk(2, 600));
-  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused.message();
-  EXPECT_NE(refused.message().find("600 of 1000 bytes held"), std::string::npos)
-      << refused.message();
-  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 600u);
+  ASSERT_TRUE(coordinator_->OnClientMessage(second, FirstChunk(2, 600)).ok());
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 2 * data);
   coordinator_->OnStreamClosed(second);
-  // The first stream ends mid-sequence: its reservation is free again.
+  // The first stream ends mid-sequence: its bytes are free again.
   coordinator_->OnStreamClosed(connection_);
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
   std::shared_ptr<Connection> third = Open(3);
   EXPECT_TRUE(coordinator_->OnClientMessage(third, FirstChunk(3, 600)).ok());
-  // A sequence refused mid-way gives its reservation back too.
+  // A sequence refused mid-way gives its bytes back too.
   EXPECT_EQ(coordinator_->OnClientMessage(third, Chunks(3)[3]).code(),
             absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
+}
+
+// Issue 48 finding 3: a declaration above the largest message the plan allows (here no plan yet)
+// is refused before anything is reserved.
+TEST_F(CoordinatorWireStreamTest, ADeclarationAboveThePlanIsRefusedBeforeAnythingIsReserved) {
+  const absl::Status refused =
+      coordinator_->OnClientMessage(connection_, FirstChunk(1, kUnplannedBounds.max_bytes + 1));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find(absl::StrCat("Chunk.total_bytes ",
+                                                kUnplannedBounds.max_bytes + 1, " exceeds")),
+            std::string::npos)
+      << refused.message();
   EXPECT_EQ(coordinator_->upload_buffer_bytes(), 0u);
 }
 

@@ -301,6 +301,7 @@ class Flooder final : public StreamHandler {
   }
   void OnStreamClosed(const std::shared_ptr<Connection>&) override { closed = true; }
   void OnMessageRefused(const std::shared_ptr<Connection>&, const absl::Status&) override {}
+  MessageBounds ClientMessageBounds() const override { return kUnplannedBounds; }
 
   const int count_;
   int refused = 0;

@@ -138,6 +138,30 @@ TEST_F(StreamRouterTest, AStageEndsAtItsDeadlineOnTheInjectedClockOrWhenEveryone
   EXPECT_EQ(clock_.Elapsed(), absl::Seconds(20));  // ready: no wait
 }
 
+// Issue 48: what a client message may be follows the largest plan of the tasks opened so far (late
+// messages of an earlier aggregation still fit).
+TEST_F(StreamRouterTest, ClientMessageBoundsFollowTheTasksOpened) {
+  EXPECT_EQ(router_.ClientMessageBounds().max_bytes, kUnplannedBounds.max_bytes);
+  auto open = [this](uint64_t length) {
+    v1::RoundTask task;
+    task.mutable_plan()->set_combination(v1::COMBINATION_CLEAR);
+    task.mutable_plan()->set_length(length);
+    aggregation_ = Aggregation::Clear({0, 0}, testing::ClearPlan(0, 1, 10), {1}, 1);
+    router_.Open(aggregation_.get(), task);
+    router_.Detach();
+    return BoundsOf(task, Options().max_upload_bytes);
+  };
+  const MessageBounds small = open(10);
+  EXPECT_GT(small.max_bytes, kUnplannedBounds.max_bytes);
+  EXPECT_EQ(router_.ClientMessageBounds().max_bytes, small.max_bytes);
+  EXPECT_EQ(router_.ClientMessageBounds().max_elements, small.max_elements);
+  const MessageBounds large = open(1000);
+  EXPECT_EQ(router_.ClientMessageBounds().max_bytes, large.max_bytes);
+  open(10);
+  EXPECT_EQ(router_.ClientMessageBounds().max_bytes, large.max_bytes);  // late ones still fit
+  EXPECT_EQ(router_.ClientMessageBounds().max_elements, large.max_elements);
+}
+
 TEST_F(StreamRouterTest, OpeningAStreamIsAChangeTheDriverWakesFor) {
   const uint64_t seen = router_.Generation();
   TestStream a = Open({5});
