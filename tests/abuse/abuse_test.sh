@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Protocol-abuse tests: a real fedmf-coordinator on 127.0.0.1, two honest fedmf-client processes
-# (users 0-59) and one fedmf-attacker (users 60-63) that attacks in round 1 of 2.
-# Usage: abuse_test.sh BUILD_DIR ATTACK (an --attack of fedmf-attacker other than silent).
+# (users 0-59) and one fedmf-attacker (users 60-63; two, users 60-61 and 62-63, for declared_gib)
+# that attacks in round 1 of 2.
+# Usage: abuse_test.sh BUILD_DIR ATTACK (an --attack of fedmf-attacker other than silent, or
+# declared_gib: --attack=upload_budget declaring 1 GiB from each of two processes).
 # The run is seeded (cohorts from --seed, no noise, clients' --insecure_noise_seed), so it is
 # compared byte for byte with the same run in which the attacker is silent: then its users in a
 # cohort simply drop out. An attack may only cost the attacker its own users: the final checkpoint
@@ -29,13 +31,42 @@ if [[ "$ATTACK" == ldp_* ]]; then
     --ldp_rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 --stage_timeout_s=3)
 fi
 # The transport-level attacks meet the coordinator's bounds sooner than by default.
+ATTACK_AS="$ATTACK"
+ATTACKERS=(60,61,62,63)
+ATTACKER_FLAGS=()
+CLIENT_FLAGS=()
 case "$ATTACK" in
   stalled_upload) RUN+=(--upload_timeout_s=1) ;;           # the attacker never finishes
   upload_budget) RUN+=(--max_upload_buffer_mib=4) ;;       # the attacker declares 8 MiB
   unauthenticated_streams) RUN+=(--max_streams=8) ;;       # 3 processes; 200 streams attack
+  declared_gib)
+    # Issue 48 finding 3: two streams declare 1 GiB each, the whole default upload budget, while
+    # every honest message of a round travels in chunks (the smallest chunk size). With seed 5 and
+    # cohorts of 32, round 1's has users 61 and 63, one of each attacker.
+    RUN+=(--participation=0.5)
+    ATTACK_AS=upload_budget
+    ATTACKERS=(60,61 62,63)
+    ATTACKER_FLAGS=(--declared_upload_mib=1024)
+    CLIENT_FLAGS=(--chunk_bytes=128)
+    ;;
+  empty_submessages | packed_varints)
+    # Issue 48 findings 4 and 5: 58 MiB that parse to many times that, in chunks smaller than the
+    # plan's largest message, so that the coordinator meets the declared size first.
+    ATTACKER_FLAGS=(--attack_chunk_bytes=4096)
+    ;;
 esac
 EVEN="$(seq -s, 0 2 59)"
 ODD="$(seq -s, 1 2 59)"
+
+# watch_peak_rss PID FILE: writes PID's VmHWM in KiB to FILE until PID is gone (or a zombie).
+watch_peak_rss() {
+  local kib
+  while kib="$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$1/status" 2>/dev/null)" &&
+    [[ -n "$kib" ]]; do
+    echo "$kib" >"$2"
+    sleep 0.05
+  done
+}
 
 # run NAME ATTACK: one whole run in $WORK/NAME; fails unless it ends normally with 2 rounds.
 run() {
@@ -44,31 +75,41 @@ run() {
   start_coordinator "$dir/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --state_dir="$dir/state"
   local coord="$COORD_PID" port="$PORT"
   local clients=()
+  # The coordinator's peak RSS (VmHWM), sampled while it lives; it only grows.
+  watch_peak_rss "$coord" "$dir/peak_rss_kib" &
+  local watcher=$!
   for users in "$EVEN" "$ODD"; do
-    "$CLIENT" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" \
+    "$CLIENT" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" "${CLIENT_FLAGS[@]}" \
       --insecure_noise_seed="$SEED" --give_up_after_s=40 >"$dir/client-${#clients[@]}.log" 2>&1 &
     clients+=($!)
     PIDS+=($!)
   done
-  "$ATTACKER" --coordinator="127.0.0.1:$port" --data="$DATA" --users=60,61,62,63 \
-    --attack="$attack" --attack_round=1 >"$dir/attacker.log" 2>&1 &
-  pid=$!
-  PIDS+=("$pid")
+  local attackers=() log="attacker.log"
+  for users in "${ATTACKERS[@]}"; do
+    "$ATTACKER" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" \
+      --attack="$attack" --attack_round=1 "${ATTACKER_FLAGS[@]}" >"$dir/$log" 2>&1 &
+    attackers+=($!)
+    PIDS+=($!)
+    log="attacker-${#attackers[@]}.log"
+  done
   wait "$coord" || fail "$1: coordinator failed"
+  wait "$watcher"
   for c in "${clients[@]}"; do wait "$c" || fail "$1: an honest client failed"; done
-  wait "$pid" || fail "$1: attacker failed to run"
+  for pid in "${attackers[@]}"; do wait "$pid" || fail "$1: attacker failed to run"; done
   grep -q 'event=training_end rounds=2 ' "$dir/coordinator.log" || fail "$1: not 2 rounds"
   [[ "$(grep -c ' event=round .*applied=yes ' "$dir/coordinator.log")" == 2 ]] ||
     fail "$1: not every round applied"
   [[ "$(grep -c ' event=round .*attempt=0 ' "$dir/coordinator.log")" == 2 ]] ||
     fail "$1: a round was retried"
+  ! grep -q ' event=round .*applied=no ' "$dir/coordinator.log" || fail "$1: a round failed"
 }
 
 run baseline silent
-run attack "$ATTACK"
+run attack "$ATTACK_AS"
 A="$WORK/attack"
-grep -q "event=attack attack=$ATTACK round=1 " "$A/attacker.log" || fail "the attacker never struck"
+grep -q "event=attack attack=$ATTACK_AS round=1 " "$A/attacker.log" || fail "the attacker never struck"
 stop="$(grep ' event=attacker_stop ' "$A/attacker.log")" || fail "no attacker_stop line"
+PLAN_REFUSAL='code=3 status="chunk sequence refused: Chunk.total_bytes [0-9]* exceeds the plan.s largest message of [0-9]* bytes'
 case "$ATTACK" in
   garbage)
     # The coordinator parses each message itself: bytes that are not a ClientMessage end the
@@ -104,12 +145,29 @@ case "$ATTACK" in
     grep -q 'event=upload_stalled client=attacker-stalled_upload ' "$A/coordinator.log" ||
       fail "no upload_stalled line"
     ;;
-  upload_budget)
-    # Issue 21 item 7: partial uploads of all streams share one bounded budget.
-    grep -q 'code=8 status="chunk sequence refused: upload buffers are full' <<<"$stop" ||
-      fail "not RESOURCE_EXHAUSTED for the upload budget: $stop"
+  upload_budget | declared_gib)
+    # Issue 48 finding 3: a declared size above the plan's largest message is refused at the first
+    # chunk, before anything is reserved, so declarations cannot spend the shared upload budget
+    # (declared_gib: two 1 GiB declarations, while every honest message came in chunks).
+    for log in "$A"/attacker*.log; do
+      grep -q 'event=attack attack=upload_budget round=1 ' "$log" || fail "$log: never struck"
+      grep -q "$PLAN_REFUSAL" <<<"$(grep ' event=attacker_stop ' "$log")" ||
+        fail "$log: not refused for the plan"
+    done
     grep -q 'event=chunks_rejected client=attacker-upload_budget ' "$A/coordinator.log" ||
       fail "no chunks_rejected line"
+    ! grep -q 'event=chunks_rejected client=shard-' "$A/coordinator.log" ||
+      fail "an honest chunked upload was refused"
+    ;;
+  empty_submessages | packed_varints)
+    # Issue 48 findings 4 and 5: a message that would parse to many times its size is refused at
+    # its first chunk for its declared size, so the coordinator's memory stays near an honest run's.
+    honest="$(cat "$WORK/baseline/peak_rss_kib")"
+    attacked="$(cat "$A/peak_rss_kib")"
+    echo "coordinator peak RSS: honest run $honest KiB, attacked run $attacked KiB"
+    ((attacked <= honest + 256 * 1024)) ||
+      fail "peak RSS $attacked KiB is more than 256 MiB over the honest run's $honest KiB"
+    grep -q "$PLAN_REFUSAL" <<<"$stop" || fail "not refused for the plan: $stop"
     ;;
   unauthenticated_streams)
     # Issue 21 items 3 and 4: streams without a valid session token end when they open, unread,

@@ -23,6 +23,11 @@
 //   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
 //                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
 //                 server's decoding gets a wrong share from this holder
+//   empty_submessages  in place of its advertisement, a ShareKeysResponse of
+//                 --amplified_upload_mib of empty shares (2 bytes each, ~30 times that parsed),
+//                 sent in chunks of --attack_chunk_bytes
+//   packed_varints  likewise a ClearUpload of --amplified_upload_mib one-byte packed values (a
+//                 uint64 of 8 bytes each parsed)
 // It logs event=task with its users in each round task's cohort (and the SecAgg context, which
 // names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
 // status.
@@ -56,6 +61,9 @@
 #include "crypto/mersenne61.h"
 #include "crypto/shamir.h"
 #include "fedmf/v1/federation.grpc.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "wire/limits.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
@@ -66,7 +74,8 @@ ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token"
 ABSL_FLAG(std::string, attack, "silent",
           "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
           "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares, "
-          "stalled_upload, upload_budget, unauthenticated_streams");
+          "stalled_upload, upload_budget, unauthenticated_streams, empty_submessages, "
+          "packed_varints");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(bool, attack_every_round, false,
           "garbage_shares, false_shares: attack in every round (--attack_round is ignored)");
@@ -84,11 +93,17 @@ ABSL_FLAG(std::string, open_stream_after_file, "",
           "the identity in between)");
 ABSL_FLAG(int64_t, declared_upload_mib, 8,
           "stalled_upload, upload_budget: the size the first (and only) chunk declares");
+ABSL_FLAG(int64_t, amplified_upload_mib, 58,
+          "empty_submessages, packed_varints: the size of the message sent");
+ABSL_FLAG(int64_t, attack_chunk_bytes, 4 << 20,
+          "empty_submessages, packed_varints: the size of each chunk envelope (at most the "
+          "coordinator's --max_message_mib)");
 
 namespace fedmf::abuse {
 namespace {
 
 using Stream = grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
+using google::protobuf::internal::WireFormatLite;
 
 grpc::ByteBuffer Bytes(const std::string& bytes) {
   grpc::Slice slice(bytes);
@@ -109,6 +124,68 @@ int64_t RoundOf(const v1::ServerMessage& m) {
 
 bool IsAdvertisement(const v1::ClientMessage& m) {
   return m.has_secagg() && m.secagg().message().has_advertise_keys();
+}
+
+// Field `number` of wire type LEN holding `payload`.
+std::string Delimited(int number, const std::string& payload) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.WriteTag(WireFormatLite::MakeTag(number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+  coded.WriteVarint32(static_cast<uint32_t>(payload.size()));
+  coded.WriteString(payload);
+  coded.Trim();
+  return out;
+}
+
+// A ClientMessage of `reply`'s participant, round and phase whose payload is `bytes` of
+// many-element repeated fields, written at the wire level (building it as a message here would
+// cost the attacker what it costs the coordinator). Then chunked like an honest large message.
+std::vector<std::string> AmplifiedUpload(const std::string& attack, const v1::ClientMessage& reply) {
+  const size_t bytes = static_cast<size_t>(absl::GetFlag(FLAGS_amplified_upload_mib)) << 20;
+  const uint32_t id = reply.secagg().participant_id();
+  const int64_t round = reply.secagg().round();
+  const int32_t phase = reply.secagg().phase();
+  std::string whole;
+  if (attack == "empty_submessages") {
+    std::string shares;  // ShareKeysResponse.shares (field 1): empty EncryptedShares
+    shares.reserve(bytes);
+    while (shares.size() + 2 <= bytes) shares.append("\x0a\x00", 2);
+    v1::ClientMessage header;
+    header.mutable_secagg()->set_participant_id(id);
+    header.mutable_secagg()->set_round(round);
+    header.mutable_secagg()->set_phase(phase);
+    const int share_keys =
+        v1::secagg::ClientToServer::descriptor()->FindFieldByName("share_keys")->number();
+    whole = Delimited(v1::ClientMessage::kSecaggFieldNumber,
+                      header.secagg().SerializeAsString() +
+                          Delimited(v1::ParticipantToServer::kMessageFieldNumber,
+                                    Delimited(share_keys, shares)));
+  } else {  // packed_varints: ClearUpload.values, one byte each
+    v1::ClientMessage header;
+    header.mutable_clear_upload()->set_participant_id(id);
+    header.mutable_clear_upload()->set_round(round);
+    header.mutable_clear_upload()->set_phase(phase);
+    whole = Delimited(v1::ClientMessage::kClearUploadFieldNumber,
+                      header.clear_upload().SerializeAsString() +
+                          Delimited(v1::ClearUpload::kValuesFieldNumber, std::string(bytes, '\x01')));
+  }
+  const size_t data_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_attack_chunk_bytes)) - 64;
+  const size_t count = (whole.size() + data_bytes - 1) / data_bytes;
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count; ++i) {
+    v1::ClientMessage chunk;
+    v1::Chunk* c = chunk.mutable_chunk();
+    c->set_round(round);
+    c->set_participant_id(id);
+    c->set_phase(phase);
+    c->set_index(static_cast<uint32_t>(i));
+    c->set_count(static_cast<uint32_t>(count));
+    c->set_total_bytes(whole.size());
+    c->set_data(whole.substr(i * data_bytes, data_bytes));
+    out.push_back(chunk.SerializeAsString());
+  }
+  return out;
 }
 
 bool IsShareAttack(const std::string& attack) {
@@ -220,6 +297,8 @@ class Attacker {
       c->set_total_bytes(static_cast<uint64_t>(absl::GetFlag(FLAGS_declared_upload_mib)) << 20);
       c->set_data(replies.front().SerializeAsString());
       out.push_back(chunk.SerializeAsString());
+    } else if (attack_ == "empty_submessages" || attack_ == "packed_varints") {
+      out = AmplifiedUpload(attack_, replies.front());
     } else if (attack_ == "oversized") {
       // A valid ClientMessage but for its size: field 1000, length-delimited, 1 KiB over the limit.
       v1::ClientMessage padded = replies.front();
