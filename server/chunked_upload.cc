@@ -18,8 +18,8 @@ bool UploadBudget::TryReserve(uint64_t bytes) {
 absl::Status ChunkedUpload::Reserve(uint64_t bytes, UploadBudget& budget) {
   if (reserved_ + bytes > budget.share()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "this stream's share of the upload buffers is ", budget.share(), " bytes (",
-        budget.max(), " among the cohort's streams); ", reserved_ + bytes, " do not fit"));
+        "this stream's share of the upload buffers is ", budget.share(), " bytes (", budget.max(),
+        " among the cohort's streams); ", reserved_ + bytes, " do not fit"));
   }
   if (!budget.TryReserve(bytes)) {
     return absl::ResourceExhaustedError(

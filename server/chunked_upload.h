@@ -1,11 +1,12 @@
 // Chunked uploads on the coordinator's streams, reassembled by each stream's reader outside the
 // stream router's lock and bounded in memory by the plan: a message may declare (Chunk.total_bytes)
-// at most the round's MessageBounds::max_bytes (message_bounds.h), refused at its first chunk before
-// anything is reserved; each chunk's data then takes its bytes, as they arrive, from one
-// UploadBudget shared by all streams, within the stream's fair share of it; the reassembled bytes are
-// parsed only if their repeated fields stay within MessageBounds::max_elements. What a message took
-// is given back when it is handled, refused or its stream ends. A sequence that does not complete
-// in time is found by started() (the stream router ends its stream, StreamRouter::EndStalledUploads).
+// at most the round's MessageBounds::max_bytes (message_bounds.h), refused at its first chunk
+// before anything is reserved; each chunk's data then takes its bytes, as they arrive, from one
+// UploadBudget shared by all streams, within the stream's fair share of it; the reassembled bytes
+// are parsed only if their repeated fields stay within MessageBounds::max_elements. What a message
+// took is given back when it is handled, refused or its stream ends. A sequence that does not
+// complete in time is found by started() (the stream router ends its stream,
+// StreamRouter::EndStalledUploads).
 #ifndef FEDMF_SERVER_CHUNKED_UPLOAD_H_
 #define FEDMF_SERVER_CHUNKED_UPLOAD_H_
 
@@ -64,6 +65,7 @@ class ChunkedUpload {
   void Abandon(UploadBudget& budget);
   // When the sequence in progress got its first chunk; nullopt when none is in progress.
   std::optional<absl::Time> started() const;
+
  private:
   // Takes the bytes of one chunk's data from `budget`, within the stream's share.
   absl::Status Reserve(uint64_t bytes, UploadBudget& budget);

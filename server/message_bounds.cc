@@ -44,8 +44,8 @@ MessageBounds BoundsOf(const v1::RoundTask& task, uint64_t max_upload_bytes) {
     // bits beyond the protocol's are refused by the session; bounded here only against overflow
     const int bits = std::clamp(p.bits(), 0, secagg::kMaxBits);
     const uint64_t packed = Plus(Times(p.length(), static_cast<uint64_t>(bits)), 7) / 8;
-    bounds.max_bytes = Plus(Plus(bounds.max_bytes, packed),
-                            Times(closed_neighborhood, kBytesPerNeighbor));
+    bounds.max_bytes =
+        Plus(Plus(bounds.max_bytes, packed), Times(closed_neighborhood, kBytesPerNeighbor));
     bounds.max_elements =
         Plus(bounds.max_elements, Times(closed_neighborhood, kElementsPerNeighbor));
   }

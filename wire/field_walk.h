@@ -20,14 +20,14 @@ enum class FieldStep {
   kFound,     // what the check looks for: the walk stops, WalkFields returns true
   kMalformed  // the value does not read: the walk stops, WalkFields returns false
 };
-using FieldVisitor = absl::FunctionRef<FieldStep(const google::protobuf::FieldDescriptor& field,
-                                                 uint32_t tag,
-                                                 google::protobuf::io::CodedInputStream& in)>;
+using FieldVisitor =
+    absl::FunctionRef<FieldStep(const google::protobuf::FieldDescriptor& field, uint32_t tag,
+                                google::protobuf::io::CodedInputStream& in)>;
 
 // Calls `visit` for every field of `in`, read as a `type`, that `type` (or the nested message
 // type) declares; unknown fields are skipped. True iff a visit returned kFound.
-bool WalkFields(const google::protobuf::Descriptor& type, google::protobuf::io::CodedInputStream& in,
-                FieldVisitor visit);
+bool WalkFields(const google::protobuf::Descriptor& type,
+                google::protobuf::io::CodedInputStream& in, FieldVisitor visit);
 
 }  // namespace fedmf::wire
 

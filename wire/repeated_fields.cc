@@ -12,16 +12,14 @@
 namespace fedmf::wire {
 namespace {
 
-using google::protobuf::Descriptor;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::io::CodedInputStream;
-using google::protobuf::internal::WireFormatLite;
+namespace pb = google::protobuf;
+using pb::internal::WireFormatLite;
 
 // The elements of a packed field's payload of `length` bytes; false at malformed bytes.
-bool CountPacked(const FieldDescriptor& field, uint32_t length, CodedInputStream& in,
+bool CountPacked(const pb::FieldDescriptor& field, uint32_t length, pb::io::CodedInputStream& in,
                  uint64_t& elements) {
-  switch (WireFormatLite::WireTypeForFieldType(
-      static_cast<WireFormatLite::FieldType>(field.type()))) {
+  switch (
+      WireFormatLite::WireTypeForFieldType(static_cast<WireFormatLite::FieldType>(field.type()))) {
     case WireFormatLite::WIRETYPE_FIXED32:
       elements = length / 4;
       return in.Skip(static_cast<int>(length));
@@ -29,7 +27,7 @@ bool CountPacked(const FieldDescriptor& field, uint32_t length, CodedInputStream
       elements = length / 8;
       return in.Skip(static_cast<int>(length));
     default: {  // varints: counted by reading them, as the parser will
-      const CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
+      const pb::io::CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
       elements = 0;
       uint64_t ignored = 0;
       while (in.BytesUntilLimit() > 0) {
@@ -44,22 +42,21 @@ bool CountPacked(const FieldDescriptor& field, uint32_t length, CodedInputStream
 
 }  // namespace
 
-absl::Status CheckRepeatedElements(const Descriptor& type,
-                                   google::protobuf::io::ZeroCopyInputStream& bytes,
+absl::Status CheckRepeatedElements(const pb::Descriptor& type, pb::io::ZeroCopyInputStream& bytes,
                                    uint64_t max_elements) {
-  CodedInputStream in(&bytes);
+  pb::io::CodedInputStream in(&bytes);
   in.SetTotalBytesLimit(std::numeric_limits<int>::max());
   uint64_t count = 0;
-  const FieldDescriptor* over = nullptr;
+  const pb::FieldDescriptor* over = nullptr;
   // Adds `n` elements of `field`: kFound once the total is over the bound.
-  auto add = [&](const FieldDescriptor& field, uint64_t n) {
+  auto add = [&](const pb::FieldDescriptor& field, uint64_t n) {
     count += n;
     if (count <= max_elements) return FieldStep::kConsumed;
     over = &field;
     return FieldStep::kFound;
   };
-  const bool found =
-      WalkFields(type, in, [&](const FieldDescriptor& field, uint32_t tag, CodedInputStream& in) {
+  const bool found = WalkFields(
+      type, in, [&](const pb::FieldDescriptor& field, uint32_t tag, pb::io::CodedInputStream& in) {
         const bool delimited =
             WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
         if (delimited && field.is_packable()) {  // packed (the parser takes it for any repeated)
@@ -74,14 +71,14 @@ absl::Status CheckRepeatedElements(const Descriptor& type,
         return FieldStep::kPass;  // its value, a nested message's fields included, comes next
       });
   if (!found) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("repeated field ", over->full_name(), " brings ", type.full_name(), " over ",
-                   max_elements, " repeated elements, the most its plan allows"));
+  return absl::InvalidArgumentError(absl::StrCat("repeated field ", over->full_name(), " brings ",
+                                                 type.full_name(), " over ", max_elements,
+                                                 " repeated elements, the most its plan allows"));
 }
 
-absl::Status CheckRepeatedElements(const Descriptor& type, absl::string_view bytes,
+absl::Status CheckRepeatedElements(const pb::Descriptor& type, absl::string_view bytes,
                                    uint64_t max_elements) {
-  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+  pb::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
   return CheckRepeatedElements(type, stream, max_elements);
 }
 

@@ -13,20 +13,19 @@
 namespace fedmf::wire {
 namespace {
 
-using google::protobuf::Descriptor;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::io::CodedInputStream;
-using google::protobuf::internal::WireFormatLite;
+namespace pb = google::protobuf;
+using pb::internal::WireFormatLite;
 
 }  // namespace
 
-absl::Status CheckStringFieldsAreUtf8(const Descriptor& type, absl::string_view bytes) {
-  CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                      static_cast<int>(bytes.size()));
-  const FieldDescriptor* bad = nullptr;
-  const bool found =
-      WalkFields(type, in, [&bad](const FieldDescriptor& field, uint32_t tag, CodedInputStream& in) {
-        if (field.type() != FieldDescriptor::TYPE_STRING ||
+absl::Status CheckStringFieldsAreUtf8(const pb::Descriptor& type, absl::string_view bytes) {
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                              static_cast<int>(bytes.size()));
+  const pb::FieldDescriptor* bad = nullptr;
+  const bool found = WalkFields(
+      type, in,
+      [&bad](const pb::FieldDescriptor& field, uint32_t tag, pb::io::CodedInputStream& in) {
+        if (field.type() != pb::FieldDescriptor::TYPE_STRING ||
             WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
           return FieldStep::kPass;
         }
@@ -35,7 +34,7 @@ absl::Status CheckStringFieldsAreUtf8(const Descriptor& type, absl::string_view 
         if (!in.ReadVarint32(&length) || !in.ReadString(&value, static_cast<int>(length))) {
           return FieldStep::kMalformed;
         }
-        if (google::protobuf::internal::IsStructurallyValidUTF8(value)) return FieldStep::kConsumed;
+        if (pb::internal::IsStructurallyValidUTF8(value)) return FieldStep::kConsumed;
         bad = &field;
         return FieldStep::kFound;
       });

@@ -141,7 +141,8 @@ std::string Delimited(int number, const std::string& payload) {
 // A ClientMessage of `reply`'s participant, round and phase whose payload is `bytes` of
 // many-element repeated fields, written at the wire level (building it as a message here would
 // cost the attacker what it costs the coordinator). Then chunked like an honest large message.
-std::vector<std::string> AmplifiedUpload(const std::string& attack, const v1::ClientMessage& reply) {
+std::vector<std::string> AmplifiedUpload(const std::string& attack,
+                                         const v1::ClientMessage& reply) {
   const size_t bytes = static_cast<size_t>(absl::GetFlag(FLAGS_amplified_upload_mib)) << 20;
   const uint32_t id = reply.secagg().participant_id();
   const int64_t round = reply.secagg().round();
@@ -157,18 +158,19 @@ std::vector<std::string> AmplifiedUpload(const std::string& attack, const v1::Cl
     header.mutable_secagg()->set_phase(phase);
     const int share_keys =
         v1::secagg::ClientToServer::descriptor()->FindFieldByName("share_keys")->number();
-    whole = Delimited(v1::ClientMessage::kSecaggFieldNumber,
-                      header.secagg().SerializeAsString() +
-                          Delimited(v1::ParticipantToServer::kMessageFieldNumber,
-                                    Delimited(share_keys, shares)));
+    whole = Delimited(
+        v1::ClientMessage::kSecaggFieldNumber,
+        header.secagg().SerializeAsString() +
+            Delimited(v1::ParticipantToServer::kMessageFieldNumber, Delimited(share_keys, shares)));
   } else {  // packed_varints: ClearUpload.values, one byte each
     v1::ClientMessage header;
     header.mutable_clear_upload()->set_participant_id(id);
     header.mutable_clear_upload()->set_round(round);
     header.mutable_clear_upload()->set_phase(phase);
-    whole = Delimited(v1::ClientMessage::kClearUploadFieldNumber,
-                      header.clear_upload().SerializeAsString() +
-                          Delimited(v1::ClearUpload::kValuesFieldNumber, std::string(bytes, '\x01')));
+    whole =
+        Delimited(v1::ClientMessage::kClearUploadFieldNumber,
+                  header.clear_upload().SerializeAsString() +
+                      Delimited(v1::ClearUpload::kValuesFieldNumber, std::string(bytes, '\x01')));
   }
   const size_t data_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_attack_chunk_bytes)) - 64;
   const size_t count = (whole.size() + data_bytes - 1) / data_bytes;

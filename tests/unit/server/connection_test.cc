@@ -25,7 +25,9 @@ class Recorder final : public StreamHandler {
   void OnMessageRefused(const std::shared_ptr<Connection>&, const absl::Status& status) override {
     refused = status;
   }
-  MessageBounds ClientMessageBounds() const override { return {.max_bytes = 200, .max_elements = 3}; }
+  MessageBounds ClientMessageBounds() const override {
+    return {.max_bytes = 200, .max_elements = 3};
+  }
 
   int delivered = 0;
   absl::Status refused;

@@ -32,8 +32,7 @@ v1::RoundTask SecureTask(int num_clients, uint64_t length, int bits, int degree 
 // Whether `m` fits `bounds` in bytes and in repeated elements.
 bool Fits(const v1::ClientMessage& m, const MessageBounds& bounds) {
   return m.ByteSizeLong() <= bounds.max_bytes &&
-         wire::CheckRepeatedElements(*m.GetDescriptor(), m.SerializeAsString(),
-                                     bounds.max_elements)
+         wire::CheckRepeatedElements(*m.GetDescriptor(), m.SerializeAsString(), bounds.max_elements)
              .ok();
 }
 

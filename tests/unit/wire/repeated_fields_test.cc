@@ -64,9 +64,9 @@ TEST(RepeatedFieldsTest, CountsUnpackedScalarsAndAddsUpAllFields) {
 
 TEST(RepeatedFieldsTest, LeavesMalformedBytesToTheParser) {
   // A packed field declaring more bytes than there are, a truncated varint, garbage.
-  for (const std::string& bytes : {std::string("\x1a\x05\x1a\x7f\x01", 5),
-                                   std::string("\x1a\x03\x1a\x01\xff", 5),
-                                   std::string("\x0f\xff\xff\xff\xff\x07garbage", 12)}) {
+  for (const std::string& bytes :
+       {std::string("\x1a\x05\x1a\x7f\x01", 5), std::string("\x1a\x03\x1a\x01\xff", 5),
+        std::string("\x0f\xff\xff\xff\xff\x07garbage", 12)}) {
     EXPECT_TRUE(CheckRepeatedElements(Client(), bytes, 0).ok());
   }
 }
