@@ -92,7 +92,8 @@ ABSL_FLAG(std::string, open_stream_after_file, "",
           "register, then open the stream only once this file exists (e.g. after the test revoked "
           "the identity in between)");
 ABSL_FLAG(int64_t, declared_upload_mib, 8,
-          "stalled_upload, upload_budget: the size the first (and only) chunk declares");
+          "upload_budget: the size the first (and only) chunk declares (stalled_upload declares "
+          "twice what it sends, a size the plan allows)");
 ABSL_FLAG(int64_t, amplified_upload_mib, 58,
           "empty_submessages, packed_varints: the size of the message sent");
 ABSL_FLAG(int64_t, attack_chunk_bytes, 4 << 20,
@@ -289,15 +290,18 @@ class Attacker {
       const std::string copy = replies.front().SerializeAsString();
       out.assign(static_cast<size_t>(absl::GetFlag(FLAGS_flood_copies)), copy);
     } else if (attack_ == "stalled_upload" || attack_ == "upload_budget") {
-      // The first chunk of a message that never comes: it declares declared_upload_mib.
+      // The first chunk of a message that never comes.
+      const std::string data = replies.front().SerializeAsString();
       v1::ClientMessage chunk;
       v1::Chunk* c = chunk.mutable_chunk();
       c->set_round(round);
       c->set_participant_id(replies.front().secagg().participant_id());
       c->set_phase(replies.front().secagg().phase());
       c->set_count(2);
-      c->set_total_bytes(static_cast<uint64_t>(absl::GetFlag(FLAGS_declared_upload_mib)) << 20);
-      c->set_data(replies.front().SerializeAsString());
+      const uint64_t declared = static_cast<uint64_t>(absl::GetFlag(FLAGS_declared_upload_mib))
+                                << 20;
+      c->set_total_bytes(attack_ == "stalled_upload" ? 2 * data.size() : declared);
+      c->set_data(data);
       out.push_back(chunk.SerializeAsString());
     } else if (attack_ == "empty_submessages" || attack_ == "packed_varints") {
       out = AmplifiedUpload(attack_, replies.front());
