@@ -147,9 +147,9 @@ std::vector<uint32_t> RouterPhaseRunner::HandleMisbehaviour(const Aggregation& d
         .Add("round", done.tag().round)
         .Add("phase", done.tag().phase)
         .Add("participant", m.client_id)
-        .Add("tolerated", m.aborted_session ? "no" : "yes")
+        .Add("tolerated", m.culprit ? "no" : "yes")
         .Add("evidence", m.evidence);
-    if (!m.aborted_session || !transport_.Exclude(m.client_id, m.evidence)) continue;
+    if (!m.culprit || !transport_.Exclude(m.client_id, m.evidence)) continue;
     excluded.push_back(m.client_id);
     EventLine("participant_excluded")
         .Add("participant", m.client_id)
