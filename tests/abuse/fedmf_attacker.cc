@@ -8,6 +8,8 @@
 //   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
 //   replay        an advertisement of an earlier round, relabelled with this round (and user)
 //   impersonate   its advertisement under another client's participant id (--victim)
+//   low_order_key its advertisement with a low-order c public key (u = 1), which would make every
+//                 neighbor's key agreement with it fail
 //   wrong_length  honest until MaskedInput, then a masked vector one byte short
 //   wrong_width   honest until MaskedInput, then a vector packed with one bit too many
 //   flood         its advertisement --flood_copies times
@@ -21,8 +23,8 @@
 //   garbage_shares  honest but for its ShareKeysResponses: each Shamir share ciphertext replaced
 //                 by random bytes of the same length, which no neighbor can decrypt
 //   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
-//                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
-//                 server's decoding gets a wrong share from this holder
+//                 replaced by another valid one (every field element + 1 mod 2^61 - 1), with the
+//                 salt it got, so the share no longer matches its dealer's commitment
 // It logs event=task with its users in each round task's cohort (and the SecAgg context, which
 // names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
 // status.
@@ -55,6 +57,7 @@
 #include "common/util/event_log.h"
 #include "crypto/mersenne61.h"
 #include "crypto/shamir.h"
+#include "crypto/x25519.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "wire/limits.h"
 
@@ -64,7 +67,8 @@ ABSL_FLAG(std::string, split, "holdout:0.2", "split spec (as fedmf-client)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
-          "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
+          "silent, garbage, wrong_stage, replay, impersonate, low_order_key, wrong_length, "
+          "wrong_width, flood, "
           "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares, "
           "stalled_upload, upload_budget, unauthenticated_streams");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
@@ -202,6 +206,15 @@ class Attacker {
         old.mutable_secagg()->set_participant_id(replies[i].secagg().participant_id());
         old.mutable_secagg()->set_round(round);
         out.push_back(old.SerializeAsString());
+      }
+    } else if (attack_ == "low_order_key") {
+      // u = 1, a point of order 4: every agreement with it is all zeros (RFC 7748 section 6.1).
+      std::string low_order(crypto::kX25519KeySize, '\0');
+      low_order[0] = 1;
+      for (auto& r : replies) {
+        r.mutable_secagg()->mutable_message()->mutable_advertise_keys()->set_c_public_key(
+            low_order);
+        out.push_back(r.SerializeAsString());
       }
     } else if (attack_ == "impersonate") {
       replies.front().mutable_secagg()->set_participant_id(absl::GetFlag(FLAGS_victim));

@@ -222,16 +222,29 @@ ServerToClient ShareKeysFor(const fedmf::v1::secagg::AdvertiseKeys& own,
 ServerToClient SharesFor(const crypto::X25519PublicKey& own_c, const std::vector<Peer>& peers,
                          const SessionId& sid) {
   ServerToClient shares;
-  const crypto::SecretBytes share(crypto::kShamirShareSize);
+  const SharePayload payload{.key_share = crypto::SecretBytes(crypto::kShamirShareSize),
+                             .self_mask_share = crypto::SecretBytes(crypto::kShamirShareSize),
+                             .key_share_salt = crypto::SecretBytes(kShareSaltSize),
+                             .self_mask_share_salt = crypto::SecretBytes(kShareSaltSize)};
   for (const Peer& p : peers) {
     const crypto::Aes256Gcm channel = ShareChannel(p.c, p.id, own_c, 1, sid).value();
     const std::vector<uint8_t> ct = channel
-                                        .Encrypt(EncodeSharePayload(p.id, 1, share, share).span(),
+                                        .Encrypt(EncodeSharePayload(p.id, 1, payload).span(),
                                                  ShareAssociatedData(sid, p.id, 1))
                                         .value();
     auto* entry = shares.mutable_masked_input()->add_shares();
     entry->set_peer_id(p.id);
     entry->set_ciphertext(ct.data(), ct.size());
+    // The commitments the dealer would send, so that client 1 keeps (and checks) the shares.
+    const Commitment key = ShareCommitment(sid, p.id, 1, SharedSecret::kMaskingKey,
+                                           payload.key_share.span(), payload.key_share_salt.span())
+                               .value();
+    const Commitment b =
+        ShareCommitment(sid, p.id, 1, SharedSecret::kSelfMask, payload.self_mask_share.span(),
+                        payload.self_mask_share_salt.span())
+            .value();
+    entry->set_key_share_commitment(key.data(), key.size());
+    entry->set_self_mask_share_commitment(b.data(), b.size());
   }
   return shares;
 }
