@@ -27,10 +27,9 @@ processes_init misbehaving-member
 
 DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
 ROUNDS=4
-# Cohort 16 of 64, t = 16 - floor(0.5 * 16) = 8: up to 4 false shares per secret are correctable
-# (16 >= 8 + 2 * 4). The attacker hosts the lowest ids: the coordinator sends each stage's
-# requests in ascending id, so its revealed shares tend to arrive first (today's plain
-# reconstruction uses the first t to arrive). With seed 38 the first cohort of every round holds
+# Cohort 16 of 64, t = 16 - floor(0.5 * 16) = 8. The attacker hosts the lowest ids: the
+# coordinator sends each stage's requests in ascending id, so its revealed shares tend to arrive
+# first (reconstruction uses the first t kept). With seed 38 the first cohort of every round holds
 # 1 or 2 of its users (rounds 0-3: ids 1,3 / 1 / 3 / 2,4; server/cohort.cc draws them), until an
 # exclusion changes who is sampled. The stage timeout only matters for someone silent; nobody is.
 RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=0.25 --min_clients=8 --rank=4
