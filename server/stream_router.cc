@@ -312,14 +312,14 @@ bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
   return exclusions_.Exclude(participant_id, std::move(reason));
 }
 
-std::vector<uint32_t> StreamRouter::LiveUsers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return registry_.LiveUsers();
-}
-
 std::vector<uint32_t> StreamRouter::EligibleUsers() const {
   std::lock_guard<std::mutex> lock(mu_);
   return exclusions_.Without(registry_.LiveUsers());
+}
+
+int64_t StreamRouter::ExcludedCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(exclusions_.excluded().size());
 }
 
 uint64_t StreamRouter::Generation() const {

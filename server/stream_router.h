@@ -70,8 +70,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   bool Exclude(uint32_t participant_id, std::string reason) override;
 
   // Roster (the driver thread).
-  std::vector<uint32_t> LiveUsers() const override;
   std::vector<uint32_t> EligibleUsers() const override;
+  int64_t ExcludedCount() const override;
   uint64_t Generation() const override;
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
   bool AwaitStop(absl::Time deadline) override;

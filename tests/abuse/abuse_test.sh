@@ -126,7 +126,7 @@ case "$ATTACK" in
   low_order_key)
     # Issue 48 item 2: refused at AdvertiseKeys (before any neighbor sees the key), the sender
     # named a culprit and excluded; no honest member aborts, so the round applies at once.
-    grep -q 'event=participant_rejected participant=6[1-4] reason="c public key: X25519 agreement gave the all-zero secret' \
+    grep -q 'event=participant_rejected participant=6[1-4] reason="client 6[1-4]: c public key: X25519 agreement gave the all-zero secret' \
       "$A/coordinator.log" || fail "no rejection of the low-order key"
     grep -q 'event=participant_excluded participant=6[1-4] .*reason="it advertised an unusable c public key' \
       "$A/coordinator.log" || fail "the sender of the low-order key was not excluded"

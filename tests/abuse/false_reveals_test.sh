@@ -47,10 +47,11 @@ wait "$coord" ||
     "$(grep -c ' event=round .*applied=yes ' "$C" || true) applied)"
 for c in "${clients[@]}"; do wait "$c" || fail "an honest client failed"; done
 wait "$attacker" || fail "the attacker failed to run"
-strike="$(grep ' event=attack attack=false_shares round=0 ' "$A")" ||
-  fail "setup: the attacker revealed no share in round 0"
-grep -q 'sent="11 Unmasking responses"' <<<"$strike" ||
-  fail "setup: not all 11 attacker ids revealed in round 0: $strike"
+# One strike line per Unmasking response, each naming its participant.
+strikers="$(grep ' event=attack attack=false_shares round=0 ' "$A" |
+  sed -n 's/.* participants=\([0-9,]*\).*/\1/p' | tr ',' '\n' | sort -n | tr '\n' ' ')"
+[[ " $strikers" == "$ATTACKER_IDS" ]] ||
+  fail "setup: the attacker ids that revealed in round 0 are '$strikers', not all 11"
 
 [[ "$(grep -c ' event=round ' "$C")" == "$ROUNDS" &&
   "$(grep -c ' event=round .*attempt=0 applied=yes ' "$C")" == "$ROUNDS" ]] ||
