@@ -39,9 +39,10 @@ class Coordinator final : public StreamHandler {
   // `identity`: the client's verified TLS identity (empty: none), see Registry.
   absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity = "");
-  // True when `session_token` may open a stream (Registry::HoldsPending); OnStreamOpen decides.
-  bool KnowsSessionToken(absl::string_view session_token) {
-    return router_.KnowsSessionToken(session_token);
+  // OK when `session_token` may open a stream from `identity` (Registry::CheckPending);
+  // OnStreamOpen decides.
+  absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity) {
+    return router_.CheckSessionToken(session_token, identity);
   }
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override {

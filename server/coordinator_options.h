@@ -27,8 +27,8 @@ struct CoordinatorOptions {
   // --credentials_file (credentials.h): binds participant ids to client credentials; unset: the
   // shared enrollment token admits any id.
   std::function<std::shared_ptr<const Credentials>()> credentials;
-  // Live streams one TLS identity may hold (Registry); 0: no limit.
-  int64_t max_streams_per_identity = 1;
+  // Live streams one TLS identity, and one token credential, may hold (Registry); 0: no limit.
+  int64_t max_streams_per_client = 1;
   // Registrations waiting for their stream: how many, and how long (Registry).
   PendingLimits pending_registrations;
   int64_t num_users = 0;          // participant ids are 1..num_users

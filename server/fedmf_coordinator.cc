@@ -61,8 +61,8 @@ ABSL_FLAG(std::string, credentials_file, "",
           "register only its own ids; issue-token adds a token");
 ABSL_FLAG(std::string, ids, "", "issue-token: the participant ids of the new token, e.g. 1-40,45");
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
-          "live streams one client identity may hold (a --one_stream_per_user client with one "
-          "certificate opens one per user); 0: no limit");
+          "live streams one client TLS identity, and one --credentials_file token, may hold each "
+          "(a --one_stream_per_user client opens one per user); 0: no limit");
 ABSL_FLAG(std::string, admin_identities, "admin",
           "mutual TLS: comma-separated client identities (certificate CNs) allowed to call "
           "Admin.Status (`status`); others are refused");
@@ -220,10 +220,10 @@ absl::Status Serve() {
   if (!flag_options.ok()) return flag_options.status();
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
-  options.max_streams_per_identity = absl::GetFlag(FLAGS_max_streams_per_identity);
-  if (options.max_streams_per_identity < 0) {
+  options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
+  if (options.max_streams_per_client < 0) {
     return absl::InvalidArgumentError(absl::StrCat("--max_streams_per_identity must be >= 0, got ",
-                                                   options.max_streams_per_identity));
+                                                   options.max_streams_per_client));
   }
   const int64_t max_pending = absl::GetFlag(FLAGS_max_pending_registrations);
   const int64_t max_pending_per_identity = absl::GetFlag(FLAGS_max_pending_per_identity);

@@ -16,7 +16,7 @@ StreamRouter::StreamRouter(const CoordinatorOptions& options, Clock& clock)
       clock_(clock),
       upload_budget_(options.max_upload_buffer_bytes),
       registry_(options.enrollment_token, options.num_users, options.pending_registrations) {
-  registry_.set_max_streams_per_identity(options.max_streams_per_identity);
+  registry_.set_max_streams_per_client(options.max_streams_per_client);
   if (options.credentials) registry_.set_credentials(options.credentials);
 }
 
@@ -33,9 +33,10 @@ absl::StatusOr<std::string> StreamRouter::Register(const v1::RegisterRequest& re
   return token;
 }
 
-bool StreamRouter::KnowsSessionToken(absl::string_view session_token) {
+absl::Status StreamRouter::CheckSessionToken(absl::string_view session_token,
+                                             absl::string_view identity) {
   std::lock_guard<std::mutex> lock(mu_);
-  return registry_.HoldsPending(session_token);
+  return registry_.CheckPending(session_token, identity);
 }
 
 absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -44,9 +45,7 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
   EventLine line("stream_open");
   line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
-  if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
-    line.Add("identity", identity);
-  }
+  if (!connection->identity().empty()) line.Add("identity", connection->identity());
   line.Add("status", replaced.status().ToString());
   if (!replaced.ok()) return replaced.status();
   if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());

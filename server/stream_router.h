@@ -46,7 +46,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // The session token of a registration (Registry::Register), logged as event=register.
   absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
                                        absl::string_view identity);
-  bool KnowsSessionToken(absl::string_view session_token);
+  // Registry::CheckPending, before a stream takes a place.
+  absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity);
 
   // StreamHandler (gRPC threads).
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,

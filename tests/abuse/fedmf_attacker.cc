@@ -23,6 +23,7 @@
 //   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
 //                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
 //                 server's decoding gets a wrong share from this holder
+// With --stream_tls_cert it opens its stream from another certificate than it registered with.
 // It logs event=task with its users in each round task's cohort (and the SecAgg context, which
 // names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
 // status.
@@ -79,6 +80,10 @@ ABSL_FLAG(int, streams, 100,
 ABSL_FLAG(std::string, tls_ca, "", "as fedmf-client: CA of the coordinator's certificate");
 ABSL_FLAG(std::string, tls_cert, "", "as fedmf-client: this client's certificate (mutual TLS)");
 ABSL_FLAG(std::string, tls_key, "", "as fedmf-client: the private key of --tls_cert");
+ABSL_FLAG(std::string, stream_tls_cert, "",
+          "open the stream over a second channel with this certificate (and --stream_tls_key) "
+          "instead of the one it registered with: a session token carried to another certificate");
+ABSL_FLAG(std::string, stream_tls_key, "", "the private key of --stream_tls_cert");
 ABSL_FLAG(std::string, open_stream_after_file, "",
           "register, then open the stream only once this file exists (e.g. after the test revoked "
           "the identity in between)");
@@ -380,14 +385,21 @@ absl::Status Run() {
   // The oversized attack must get past its own side's limit.
   args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
                                                                         : wire::kMaxMessageBytes);
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      rpc::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
-                                     .cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                     .key_file = absl::GetFlag(FLAGS_tls_key),
-                                     .server_name = ""});
-  if (!credentials.ok()) return credentials.status();
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(absl::GetFlag(FLAGS_coordinator), *credentials, args);
+  // A channel to the coordinator presenting the certificate `cert_file` (empty: none).
+  auto make_channel = [&args](const std::string& cert_file, const std::string& key_file)
+      -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        rpc::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                    .cert_file = cert_file,
+                                    .key_file = key_file,
+                                    .server_name = ""});
+    if (!credentials.ok()) return credentials.status();
+    return grpc::CreateCustomChannel(absl::GetFlag(FLAGS_coordinator), *credentials, args);
+  };
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made =
+      make_channel(absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+  if (!made.ok()) return made.status();
+  std::shared_ptr<grpc::Channel> channel = *std::move(made);
   auto stub = v1::Federation::NewStub(channel);
   const v1::RegisterRequest request =
       client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
@@ -418,6 +430,11 @@ absl::Status Run() {
     }
   }
 
+  if (const std::string cert = absl::GetFlag(FLAGS_stream_tls_cert); !cert.empty()) {
+    made = make_channel(cert, absl::GetFlag(FLAGS_stream_tls_key));
+    if (!made.ok()) return made.status();
+    channel = *std::move(made);
+  }
   // The Participate method at the byte level (what the generated stub does with typed messages).
   const grpc::internal::RpcMethod method("/fedmf.v1.Federation/Participate",
                                          grpc::internal::RpcMethod::BIDI_STREAMING);
