@@ -10,7 +10,6 @@
 #define FEDMF_SERVER_COORDINATOR_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -68,9 +67,7 @@ class Coordinator final : public StreamHandler {
   absl::Status Run() { return driver_.Run(); }
   void Stop() { router_.Stop(); }
   // StreamRouter's revocation, stalled uploads and disconnect wait.
-  int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked) {
-    return router_.EndRevokedStreams(revoked);
-  }
+  int EndRevokedStreams() { return router_.EndRevokedStreams(); }
   int EndStalledUploads(absl::Time now) { return router_.EndStalledUploads(now); }
   uint64_t upload_buffer_bytes() const { return router_.upload_buffer_bytes(); }
   void WaitForDisconnects(absl::Duration timeout) { router_.WaitForDisconnects(timeout); }

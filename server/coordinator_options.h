@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/algorithms/algorithm.h"
 #include "common/metrics/metrics.h"
@@ -29,6 +30,10 @@ struct CoordinatorOptions {
   std::function<std::shared_ptr<const Credentials>()> credentials;
   // Live streams one TLS identity, and one token credential, may hold (Registry); 0: no limit.
   int64_t max_streams_per_client = 1;
+  // Whether a client TLS identity is revoked now (--revoked_identities, peer_policy.h); unset:
+  // none is. The stream router checks it on every message of a stream opened with an identity
+  // and, at EndRevokedStreams, on every live stream (those that send nothing).
+  std::function<bool(absl::string_view identity)> revoked;
   // Registrations waiting for their stream: how many, and how long (Registry).
   PendingLimits pending_registrations;
   int64_t num_users = 0;          // participant ids are 1..num_users

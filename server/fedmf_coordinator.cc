@@ -253,6 +253,9 @@ absl::Status Serve() {
     revoked = *std::move(list);
   }
   PeerPolicy policy(tls.mutual(), std::move(revoked));
+  if (policy.revokes()) {
+    options.revoked = [&policy](absl::string_view identity) { return policy.IsRevoked(identity); };
+  }
   std::shared_ptr<WatchedFile<Credentials>> credentials_file;
   if (const std::string file = absl::GetFlag(FLAGS_credentials_file); !file.empty()) {
     absl::StatusOr<std::unique_ptr<WatchedFile<Credentials>>> loaded =
@@ -391,15 +394,13 @@ absl::Status Serve() {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   // Stops the coordinator on a signal; every second, ends the streams of revoked identities
-  // (within a second of the file's change) and those whose chunked upload stalled.
+  // (within a second of the file's change, for the streams that send nothing: the others end at
+  // their next message) and those whose chunked upload stalled.
   std::thread watcher([&coordinator, &policy] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
-      if (policy.revokes()) {
-        coordinator.EndRevokedStreams(
-            [&policy](absl::string_view identity) { return policy.IsRevoked(identity); });
-      }
+      coordinator.EndRevokedStreams();
       coordinator.EndStalledUploads(absl::Now());
     }
     coordinator.Stop();

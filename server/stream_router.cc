@@ -65,6 +65,8 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
+  // Every message, not only the sweep's second: a revoked client's next word is its last.
+  if (absl::Status revoked = CheckRevoked(*connection); !revoked.ok()) return revoked;
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status;
@@ -371,26 +373,31 @@ void StreamRouter::AddTo(v1::StatusResponse& status) const {
   }
 }
 
-int StreamRouter::EndRevokedStreams(
-    const std::function<bool(absl::string_view identity)>& revoked) {
-  std::vector<std::pair<std::shared_ptr<Connection>, std::string>> streams;
+absl::Status StreamRouter::CheckRevoked(const Connection& connection) const {
+  const std::string& identity = connection.identity();
+  if (identity.empty() || !options_.revoked || !options_.revoked(identity)) {
+    return absl::OkStatus();
+  }
+  EventLine("stream_revoked")
+      .Add("identity", identity)
+      .Add("peer", connection.peer())
+      .Add("effect", "stream ended; its users drop out");
+  return absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked"));
+}
+
+int StreamRouter::EndRevokedStreams() {
+  if (!options_.revoked) return 0;
+  std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
-      std::string identity = registry_.IdentityOf(c.get());
-      if (!identity.empty()) streams.emplace_back(std::move(c), std::move(identity));
-    }
+    connections = registry_.Connections();
   }
   int ended = 0;
-  for (const auto& [connection, identity] : streams) {
-    if (!revoked(identity)) continue;
-    EventLine("stream_revoked")
-        .Add("identity", identity)
-        .Add("peer", connection->peer())
-        .Add("effect", "stream ended; its users drop out");
-    connection->Close(
-        absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked")));
-    ++ended;
+  for (const std::shared_ptr<Connection>& connection : connections) {
+    if (absl::Status revoked = CheckRevoked(*connection); !revoked.ok()) {
+      connection->Close(revoked);
+      ++ended;
+    }
   }
   return ended;
 }
