@@ -39,6 +39,9 @@ struct CoordinatorOptions {
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
+  // Tolerated SecAgg misbehaviour is logged at most once per participant per this period, with
+  // the count of its events (misbehaviour_log.h; --misbehaviour_log_period_s).
+  absl::Duration misbehaviour_log_period = absl::Seconds(10);
   // Consecutive failed rounds before Run() gives up with ABORTED; 0: never (a service keeps
   // retrying, after kRetriesBeforeBackoff failures with a growing pause, and reports the streak
   // in Status). Attempts that failed because of an excluded culprit do not count.

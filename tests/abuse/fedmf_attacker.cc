@@ -2,7 +2,7 @@
 // hosts users like fedmf-client (an honest ParticipantHost computes every reply) but speaks the
 // Federation service over a byte-level stream, so it can send what no honest client sends. It is
 // silent (never answers) in every round but --attack_round (or in none, with --attack_every_round:
-// garbage_shares and false_shares only); there --attack decides:
+// garbage_shares, false_shares and unusable_shares only); there --attack decides:
 //   silent        never answers (the baseline the others are compared with)
 //   garbage       bytes that are not a ClientMessage, in place of its advertisement
 //   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
@@ -23,6 +23,8 @@
 //   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
 //                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
 //                 server's decoding gets a wrong share from this holder
+//   unusable_shares  honest but for its MaskedInputs: each reports the shares of every neighbor
+//                 that sent it some as unusable (a tolerated complaint about honest users)
 // With --stream_tls_cert it opens its stream from another certificate than it registered with.
 // It logs event=task with its users in each round task's cohort (and the SecAgg context, which
 // names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
@@ -32,6 +34,7 @@
 #include <grpcpp/impl/codegen/client_callback.h>
 #include <grpcpp/support/byte_buffer.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -67,10 +70,11 @@ ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token"
 ABSL_FLAG(std::string, attack, "silent",
           "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
           "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares, "
-          "stalled_upload, upload_budget, unauthenticated_streams");
+          "unusable_shares, stalled_upload, upload_budget, unauthenticated_streams");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(bool, attack_every_round, false,
-          "garbage_shares, false_shares: attack in every round (--attack_round is ignored)");
+          "garbage_shares, false_shares, unusable_shares: attack in every round (--attack_round "
+          "is ignored)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
 ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
@@ -117,7 +121,7 @@ bool IsAdvertisement(const v1::ClientMessage& m) {
 }
 
 bool IsShareAttack(const std::string& attack) {
-  return attack == "garbage_shares" || attack == "false_shares";
+  return attack == "garbage_shares" || attack == "false_shares" || attack == "unusable_shares";
 }
 
 // Another valid share: every field element + 1 (mod 2^61 - 1), so each of the five chunks'
@@ -239,6 +243,16 @@ class Attacker {
     length_ = plan.length();
     bits_ = plan.bits();
   }
+  // Notes who sent each of its participants shares (unusable_shares reports them all).
+  void Observe(const v1::ServerMessage& m) {
+    if (!m.has_secagg() || !m.secagg().message().has_masked_input()) return;
+    std::vector<uint32_t>& senders = senders_[m.secagg().participant_id()];
+    senders.clear();
+    for (const v1::secagg::EncryptedShares& s : m.secagg().message().masked_input().shares()) {
+      senders.push_back(s.peer_id());
+    }
+    std::sort(senders.begin(), senders.end());
+  }
 
  private:
   // garbage_shares, false_shares: every reply as the honest host wrote it, but for the shares.
@@ -262,11 +276,22 @@ class Attacker {
           for (v1::secagg::RevealedShare& s : *list) s.set_share(FalseShare(s.share()));
         }
         forgers.push_back(r.secagg().participant_id());
+      } else if (attack_ == "unusable_shares" && r.has_secagg() &&
+                 r.secagg().message().has_masked_input()) {
+        v1::secagg::MaskedInput* masked =
+            r.mutable_secagg()->mutable_message()->mutable_masked_input();
+        masked->clear_unusable_shares_from();
+        for (uint32_t sender : senders_[r.secagg().participant_id()]) {
+          masked->add_unusable_shares_from(sender);
+        }
+        forgers.push_back(r.secagg().participant_id());
       }
       out.push_back(r.SerializeAsString());
     }
     if (!forgers.empty()) {
-      const char* kind = attack_ == "garbage_shares" ? " ShareKeys" : " Unmasking";
+      const char* kind = attack_ == "garbage_shares"  ? " ShareKeys"
+                         : attack_ == "false_shares" ? " Unmasking"
+                                                     : " MaskedInput";
       Strike(round, absl::StrCat(forgers.size(), kind, " responses"), absl::StrJoin(forgers, ","));
     }
     return out;
@@ -287,6 +312,7 @@ class Attacker {
   int64_t length_ = 0;
   int bits_ = 0;
   std::vector<v1::ClientMessage> recorded_;
+  std::map<uint32_t, std::vector<uint32_t>> senders_;  // per participant, of its last shares
 };
 
 // Participate streams opened without a valid session token, held open by the attacker.
@@ -407,7 +433,8 @@ absl::Status Run() {
   if (absl::GetFlag(FLAGS_attack) == "squat_registrations")
     return SquatRegistrations(*stub, request);
   if (absl::GetFlag(FLAGS_attack_every_round) && !IsShareAttack(absl::GetFlag(FLAGS_attack))) {
-    return absl::InvalidArgumentError("--attack_every_round: garbage_shares or false_shares only");
+    return absl::InvalidArgumentError(
+        "--attack_every_round: garbage_shares, false_shares or unusable_shares only");
   }
   std::optional<UnauthenticatedStreams> unauthenticated;
   if (absl::GetFlag(FLAGS_attack) == "unauthenticated_streams")
@@ -471,6 +498,7 @@ absl::Status Run() {
           .Add("context", m.task().secagg().context())
           .Add("participants", absl::StrJoin(m.task().participant_ids(), ","));
     }
+    attacker.Observe(m);
     absl::StatusOr<std::vector<v1::ClientMessage>> replies = (*host)->Handle(m);
     if (!replies.ok()) continue;  // e.g. the Abort after a rejected message
     for (const std::string& out : attacker.Respond(RoundOf(m), std::move(*replies))) {
