@@ -65,7 +65,7 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
-  // Every message, not only the sweep's second: a revoked client's next word is its last.
+  // Checked on every message, so a revoked client is cut off at its next one, not at the sweep.
   if (absl::Status revoked = CheckRevoked(*connection); !revoked.ok()) return revoked;
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
