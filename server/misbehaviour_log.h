@@ -1,11 +1,10 @@
 // The event=secagg_misbehaviour lines of tolerated misbehaviour (shares a holder reported
-// unusable, a false revealed share the decoding corrected), rate-limited per participant: at most
-// one line per participant per period, each carrying `events`, the count since that participant's
-// previous line, so that a client misbehaving in every round cannot flood the log and no event goes
-// uncounted. A participant's first event after a quiet period is logged at once; those that follow
+// unusable), rate-limited per participant: at most one line per participant per period, each
+// carrying `events`, the count since that participant's previous line, so that a client
+// misbehaving in every round cannot flood the log and no event goes uncounted. A participant's first event after a quiet period is logged at once; those that follow
 // within the period are counted and logged once it has passed (at the next Record or FlushDue),
-// or at FlushAll (the destructor calls it). Misbehaviour that aborts a session is not this
-// class's: its culprit is excluded, so it happens once. Not thread-safe.
+// or at FlushAll (the destructor calls it). A culprit's misbehaviour is not this class's: the
+// culprit is excluded, so it happens once. Not thread-safe.
 #ifndef FEDMF_SERVER_MISBEHAVIOUR_LOG_H_
 #define FEDMF_SERVER_MISBEHAVIOUR_LOG_H_
 

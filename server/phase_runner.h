@@ -1,7 +1,7 @@
 // One phase of a round, training or federated evaluation alike: Run(spec, cohort) builds the
 // phase's Aggregation (SecAgg session or clear uploads), invites the cohort through the stream
 // router, closes each stage when everyone answered or at its deadline (late = dropped), hands the
-// sum to the caller's SumUse, excludes the culprits of an abort, and tells every client the result.
+// sum to the caller's SumUse, excludes the session's culprits, and tells every client the result.
 // The router (PhaseTransport, its narrow interface for this) delivers the streams' messages into
 // the aggregation under its lock; closing a stage (unmasking), using the sum (ApplySum, a
 // checkpoint) run here, on the driver thread, outside any lock: the router queues what arrives
