@@ -396,7 +396,7 @@ absl::Status Serve() {
   // Stops the coordinator on a signal; every second, ends the streams of revoked identities
   // (within a second of the file's change, for the streams that send nothing: the others end at
   // their next message) and those whose chunked upload stalled.
-  std::thread watcher([&coordinator, &policy] {
+  std::thread watcher([&coordinator] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
