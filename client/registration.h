@@ -1,8 +1,8 @@
 // How a client process joins the coordinator, the one implementation every way of joining uses
 // (the blocking and the callback gRPC transports, the mobile C API, fedmf-sim's in-process
-// clients, test fakes): the RegisterRequest for a host's users, the check of the RegisterResponse,
-// the first message of the Participate stream, the deadline of a Register call and the backoff
-// between attempts. Transport-free: the callers own their calls and clocks.
+// clients, test fakes): the RegisterRequest for a host's users, the check of the RegisterResponse
+// (whose session token the Participate stream carries in its metadata), the deadline of a Register
+// call and the backoff between attempts. Transport-free: the callers own their calls and clocks.
 #ifndef FEDMF_CLIENT_REGISTRATION_H_
 #define FEDMF_CLIENT_REGISTRATION_H_
 

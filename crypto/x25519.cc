@@ -103,4 +103,11 @@ absl::StatusOr<SecretBytes> X25519PrivateKey::ComputeSharedSecret(
   return secret;
 }
 
+absl::Status CheckNotLowOrder(const X25519PublicKey& key) {
+  static constexpr std::array<uint8_t, kX25519KeySize> kProbeScalar = {9};
+  absl::StatusOr<X25519PrivateKey> probe = X25519PrivateKey::FromBytes(kProbeScalar);
+  if (!probe.ok()) return probe.status();
+  return probe->ComputeSharedSecret(key).status();
+}
+
 }  // namespace fedmf::crypto

@@ -25,7 +25,8 @@ inline constexpr size_t kX25519KeySize = 32;
 inline constexpr size_t kX25519SharedSecretSize = 32;
 
 // A public u-coordinate, 32 bytes little-endian as on the wire. Any 32 bytes are accepted here
-// (RFC 7748 section 5: the top bit is ignored); low-order points are caught by the agreement.
+// (RFC 7748 section 5: the top bit is ignored); low-order points are caught by the agreement, or
+// by CheckNotLowOrder.
 class X25519PublicKey {
  public:
   // kInvalidArgument unless `bytes` is exactly 32 bytes.
@@ -76,6 +77,13 @@ class X25519PrivateKey {
   SecretBytes scalar_;
   X25519PublicKey public_key_;
 };
+
+// OK unless `key` is a low-order point, whose agreement with every private key is all zeros
+// (kInvalidArgument). For a party that relays keys without agreeing with them, e.g. a SecAgg
+// server refusing such a key from the client that advertised it. Checked by one agreement with a
+// fixed, public scalar: X25519 clamps every scalar to a multiple of the cofactor 8, so that
+// agreement is all zeros exactly for the low-order points (RFC 7748 section 6.1).
+absl::Status CheckNotLowOrder(const X25519PublicKey& key);
 
 }  // namespace fedmf::crypto
 

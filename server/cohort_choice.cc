@@ -44,13 +44,25 @@ bool CohortChoice::WaitForUsers(int64_t needed, int64_t round) {
   return !roster_.stopped();
 }
 
+int64_t CohortChoice::CappedByExclusions(int64_t wanted) const {
+  if (options_.num_users <= 0) return wanted;
+  return std::min(wanted, options_.num_users - roster_.ExcludedCount());
+}
+
 absl::StatusOr<std::vector<uint32_t>> CohortChoice::Choose(const v1::RoundPlan& plan, int attempt) {
   if (state_.updater->fixed_population()) return PopulationCohort(plan);
   if (plan.phase() > 0) {
     // The algorithm's choice, among the users still connected.
     return Intersect(state_.updater->PhaseParticipants(), roster_.EligibleUsers());
   }
-  const int64_t cohort_size = plan.max_contributors();
+  // The plan's n_min still bounds the cohort from below.
+  const int64_t cohort_size = CappedByExclusions(plan.max_contributors());
+  if (cohort_size < plan.min_contributors()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(roster_.ExcludedCount(), " of the ", options_.num_users,
+                     " participants are excluded: the ", cohort_size, " left are fewer than round ",
+                     plan.round(), "'s min_contributors ", plan.min_contributors()));
+  }
   const int64_t needed =
       first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
   first_round_ = false;

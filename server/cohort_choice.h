@@ -30,6 +30,9 @@ class CohortChoice {
   // empty when stopped first. The first round of this process waits for wait_for_users.
   // FailedPrecondition for a fixed population larger than the plan's max_contributors.
   absl::StatusOr<std::vector<uint32_t>> Choose(const v1::RoundPlan& plan, int attempt);
+  // `wanted` capped at the participants not excluded: they never come back, so a cohort counting
+  // on them would wait forever (as after an attacker holding many ids was excluded).
+  int64_t CappedByExclusions(int64_t wanted) const;
   // Waits until `needed` users are eligible (members of the population when it is frozen),
   // logging event=waiting_for_users every 5 s; false if stopped first.
   bool WaitForUsers(int64_t needed, int64_t round);

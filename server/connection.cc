@@ -165,11 +165,11 @@ absl::Status DeliverClientMessage(StreamHandler& handler,
 }
 
 FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
-                                     absl::string_view session_token, const StreamLimits& limits,
-                                     StreamCounter* counter)
+                                     std::string identity, absl::string_view session_token,
+                                     const StreamLimits& limits, StreamCounter* counter)
     : handler_(handler),
-      connection_(
-          std::make_shared<Connection>(id, std::move(peer), nullptr, limits.max_queued_bytes)),
+      connection_(std::make_shared<Connection>(id, std::move(peer), nullptr,
+                                               limits.max_queued_bytes, std::move(identity))),
       bucket_(limits.messages_per_second, limits.message_burst, absl::Now()),
       counter_(counter) {
   connection_->Attach(this);

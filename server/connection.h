@@ -46,10 +46,13 @@ class Connection {
   // the stream router's lock, so it must only hand them off) instead of a gRPC stream.
   using Sink = std::function<void(const v1::ServerMessage&)>;
 
+  // `identity`: the verified TLS identity the stream was opened with (empty: none).
   Connection(uint64_t id, std::string peer, Sink sink = nullptr,
-             uint64_t max_queued_bytes = StreamLimits().max_queued_bytes)
+             uint64_t max_queued_bytes = StreamLimits().max_queued_bytes,
+             std::string identity = "")
       : id_(id),
         peer_(std::move(peer)),
+        identity_(std::move(identity)),
         sink_(std::move(sink)),
         max_queued_bytes_(max_queued_bytes) {}
 
@@ -63,6 +66,7 @@ class Connection {
 
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
+  const std::string& identity() const { return identity_; }
   // The chunked upload in progress; only the stream's reader (one message at a time) uses it.
   ChunkedUpload& upload() { return upload_; }
   // Ends the stream with `status` (as the gRPC status of the same code and message) from any
@@ -82,6 +86,7 @@ class Connection {
 
   const uint64_t id_;
   const std::string peer_;
+  const std::string identity_;
   const Sink sink_;
   const uint64_t max_queued_bytes_;
   ChunkedUpload upload_;
@@ -132,8 +137,9 @@ absl::Status DeliverClientMessage(StreamHandler& handler,
 class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // Opens the stream with `session_token` (StreamHandler::OnStreamOpen) and starts reading if it
-  // is accepted. `counter` (may be null) is released when the stream ends.
-  FederationReactor(StreamHandler* handler, uint64_t id, std::string peer,
+  // is accepted. `identity`: the peer's verified TLS identity (empty: none). `counter` (may be
+  // null) is released when the stream ends.
+  FederationReactor(StreamHandler* handler, uint64_t id, std::string peer, std::string identity,
                     absl::string_view session_token, const StreamLimits& limits = StreamLimits(),
                     StreamCounter* counter = nullptr);
 

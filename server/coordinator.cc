@@ -36,7 +36,8 @@ CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clock& clock)
     : options_(ResolveEvalEvery(std::move(options), *state.updater)),
       router_(options_, clock),
-      runner_(router_, clock, options_.stage_timeout, metrics_, board_),
+      runner_(router_, clock, options_.stage_timeout, metrics_, board_,
+              options_.misbehaviour_log_period),
       driver_(options_, std::move(state), router_, runner_, clock, board_) {}
 
 absl::Status Coordinator::Register(const v1::RegisterRequest& request,

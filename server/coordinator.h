@@ -10,7 +10,6 @@
 #define FEDMF_SERVER_COORDINATOR_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -39,9 +38,10 @@ class Coordinator final : public StreamHandler {
   // `identity`: the client's verified TLS identity (empty: none), see Registry.
   absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity = "");
-  // True when `session_token` may open a stream (Registry::HoldsPending); OnStreamOpen decides.
-  bool KnowsSessionToken(absl::string_view session_token) {
-    return router_.KnowsSessionToken(session_token);
+  // OK when `session_token` may open a stream from `identity` (Registry::CheckPending);
+  // OnStreamOpen decides.
+  absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity) {
+    return router_.CheckSessionToken(session_token, identity);
   }
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override {
@@ -68,9 +68,7 @@ class Coordinator final : public StreamHandler {
   absl::Status Run() { return driver_.Run(); }
   void Stop() { router_.Stop(); }
   // StreamRouter's revocation, stalled uploads and disconnect wait.
-  int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked) {
-    return router_.EndRevokedStreams(revoked);
-  }
+  int EndRevokedStreams() { return router_.EndRevokedStreams(); }
   int EndStalledUploads(absl::Time now) { return router_.EndStalledUploads(now); }
   uint64_t upload_buffer_bytes() const { return router_.upload_buffer_bytes(); }
   void WaitForDisconnects(absl::Duration timeout) { router_.WaitForDisconnects(timeout); }

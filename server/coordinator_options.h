@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/algorithms/algorithm.h"
 #include "common/metrics/metrics.h"
@@ -27,13 +28,20 @@ struct CoordinatorOptions {
   // --credentials_file (credentials.h): binds participant ids to client credentials; unset: the
   // shared enrollment token admits any id.
   std::function<std::shared_ptr<const Credentials>()> credentials;
-  // Live streams one TLS identity may hold (Registry); 0: no limit.
-  int64_t max_streams_per_identity = 1;
+  // Live streams one TLS identity, and one token credential, may hold (Registry); 0: no limit.
+  int64_t max_streams_per_client = 1;
+  // Whether a client TLS identity is revoked now (--revoked_identities, peer_policy.h); unset:
+  // none is. The stream router checks it on every message of a stream opened with an identity
+  // and, at EndRevokedStreams, on every live stream (those that send nothing).
+  std::function<bool(absl::string_view identity)> revoked;
   // Registrations waiting for their stream: how many, and how long (Registry).
   PendingLimits pending_registrations;
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
+  // Tolerated SecAgg misbehaviour is logged at most once per participant per this period, with
+  // the count of its events (misbehaviour_log.h; --misbehaviour_log_period_s).
+  absl::Duration misbehaviour_log_period = absl::Seconds(10);
   // Consecutive failed rounds before Run() gives up with ABORTED; 0: never (a service keeps
   // retrying, after kRetriesBeforeBackoff failures with a growing pause, and reports the streak
   // in Status). Attempts that failed because of an excluded culprit do not count.

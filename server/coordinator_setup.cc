@@ -43,6 +43,9 @@ ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: th
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
 ABSL_FLAG(double, stage_timeout_s, 20, "deadline of each SecAgg stage; late clients are dropped");
+ABSL_FLAG(double, misbehaviour_log_period_s, 10,
+          "tolerated SecAgg misbehaviour is logged at most once per participant per this many "
+          "seconds, with the count of its events since its previous line");
 ABSL_FLAG(int32_t, max_failed_rounds, 0,
           "rounds failing in a row before the run ends with ABORTED; 0: never (retry, pausing "
           "up to 30 s between attempts, and report the streak in Status)");
@@ -175,6 +178,12 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.dropout_fraction = absl::GetFlag(FLAGS_dropout_fraction);
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
+  const double log_period_s = absl::GetFlag(FLAGS_misbehaviour_log_period_s);
+  if (!(log_period_s > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--misbehaviour_log_period_s=", log_period_s, ": need > 0"));
+  }
+  options.misbehaviour_log_period = absl::Seconds(log_period_s);
   options.max_failed_rounds = absl::GetFlag(FLAGS_max_failed_rounds);
   if (options.max_failed_rounds < 0) {
     return absl::InvalidArgumentError(

@@ -59,6 +59,10 @@ std::string TokenCredential(absl::string_view token) {
                           reinterpret_cast<const char*>(digest.data()), digest.size())));
 }
 
+std::string IdentityCredential(absl::string_view identity) {
+  return absl::StrCat(kIdentityPrefix, identity);
+}
+
 absl::StatusOr<Credentials> Credentials::Parse(absl::string_view text) {
   Credentials out;
   std::map<std::string, size_t> line_of;
@@ -111,7 +115,7 @@ absl::StatusOr<Credentials> Credentials::Parse(absl::string_view text) {
 std::optional<std::string> Credentials::Match(absl::string_view token,
                                               absl::string_view identity) const {
   if (!identity.empty()) {
-    std::string credential = absl::StrCat(kIdentityPrefix, identity);
+    std::string credential = IdentityCredential(identity);
     if (ranges_.contains(credential)) return credential;
   }
   if (!token.empty()) {

@@ -43,6 +43,8 @@ class Credentials {
 
 // "token-sha256:" and the lowercase hex SHA-256 of `token`.
 std::string TokenCredential(absl::string_view token);
+// "identity:" and `identity`.
+std::string IdentityCredential(absl::string_view identity);
 
 // Makes a fresh random enrollment token for `ids` (the file's id syntax), appends its line to the
 // credentials file `path` (created, mode 0600, if absent) after checking that the result still

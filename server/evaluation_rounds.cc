@@ -34,11 +34,11 @@ absl::Status EvaluationRounds::Evaluate() {
   const int64_t round = state_.updater->round();
   absl::StatusOr<v1::RoundPlan> model = state_.updater->Plan();
   if (!model.ok()) return model.status();
-  const int64_t cohort_size =
+  const int64_t cohort_size = cohorts_.CappedByExclusions(
       options_.eval_participation > 0
           ? std::max<int64_t>(2, std::llround(options_.eval_participation *
                                               static_cast<double>(options_.num_users)))
-          : model->max_contributors();
+          : model->max_contributors());
   absl::StatusOr<FederatedEvaluator> evaluator =
       FederatedEvaluator::Create(*model, cohort_size, options_.eval_ranking);
   if (!evaluator.ok()) return evaluator.status();
@@ -49,8 +49,9 @@ absl::Status EvaluationRounds::Evaluate() {
       Threshold(cohort_size, plan.min_contributors(), options_.dropout_fraction);
   if (!threshold.ok()) return threshold.status();
   if (!cohorts_.WaitForUsers(cohort_size, round)) return absl::OkStatus();
+  // Excluded participants take no part in evaluation either: they broke the protocol.
   absl::StatusOr<std::vector<uint32_t>> cohort = SampleCohort(
-      roster_.LiveUsers(), cohort_size, state_.sampling_seed, round, kEvaluationStream);
+      roster_.EligibleUsers(), cohort_size, state_.sampling_seed, round, kEvaluationStream);
   if (!cohort.ok()) return cohort.status();
 
   // Unsigned; the complete graph's threshold already bounds the inputs: no minimum-inputs rule of

@@ -61,8 +61,8 @@ ABSL_FLAG(std::string, credentials_file, "",
           "register only its own ids; issue-token adds a token");
 ABSL_FLAG(std::string, ids, "", "issue-token: the participant ids of the new token, e.g. 1-40,45");
 ABSL_FLAG(int64_t, max_streams_per_identity, 1,
-          "live streams one client identity may hold (a --one_stream_per_user client with one "
-          "certificate opens one per user); 0: no limit");
+          "live streams one client TLS identity, and one --credentials_file token, may hold each "
+          "(a --one_stream_per_user client opens one per user); 0: no limit");
 ABSL_FLAG(std::string, admin_identities, "admin",
           "mutual TLS: comma-separated client identities (certificate CNs) allowed to call "
           "Admin.Status (`status`); others are refused");
@@ -220,10 +220,10 @@ absl::Status Serve() {
   if (!flag_options.ok()) return flag_options.status();
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
-  options.max_streams_per_identity = absl::GetFlag(FLAGS_max_streams_per_identity);
-  if (options.max_streams_per_identity < 0) {
+  options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
+  if (options.max_streams_per_client < 0) {
     return absl::InvalidArgumentError(absl::StrCat("--max_streams_per_identity must be >= 0, got ",
-                                                   options.max_streams_per_identity));
+                                                   options.max_streams_per_client));
   }
   const int64_t max_pending = absl::GetFlag(FLAGS_max_pending_registrations);
   const int64_t max_pending_per_identity = absl::GetFlag(FLAGS_max_pending_per_identity);
@@ -253,6 +253,9 @@ absl::Status Serve() {
     revoked = *std::move(list);
   }
   PeerPolicy policy(tls.mutual(), std::move(revoked));
+  if (policy.revokes()) {
+    options.revoked = [&policy](absl::string_view identity) { return policy.IsRevoked(identity); };
+  }
   std::shared_ptr<WatchedFile<Credentials>> credentials_file;
   if (const std::string file = absl::GetFlag(FLAGS_credentials_file); !file.empty()) {
     absl::StatusOr<std::unique_ptr<WatchedFile<Credentials>>> loaded =
@@ -391,15 +394,13 @@ absl::Status Serve() {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   // Stops the coordinator on a signal; every second, ends the streams of revoked identities
-  // (within a second of the file's change) and those whose chunked upload stalled.
-  std::thread watcher([&coordinator, &policy] {
+  // (within a second of the file's change, for the streams that send nothing: the others end at
+  // their next message) and those whose chunked upload stalled.
+  std::thread watcher([&coordinator] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
-      if (policy.revokes()) {
-        coordinator.EndRevokedStreams(
-            [&policy](absl::string_view identity) { return policy.IsRevoked(identity); });
-      }
+      coordinator.EndRevokedStreams();
       coordinator.EndStalledUploads(absl::Now());
     }
     coordinator.Stop();

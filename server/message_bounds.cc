@@ -11,11 +11,13 @@
 namespace fedmf::server {
 namespace {
 
-// Bytes per neighbor: its share ciphertext or two revealed shares, each with its id, tag and
-// length; the rest is room for per-neighbor commitments of an advertisement.
-constexpr uint64_t kBytesPerNeighbor = 256;
-static_assert(secagg::kShareCiphertextSize + 16 <= kBytesPerNeighbor &&
-                  2 * (crypto::kShamirShareSize + 16) <= kBytesPerNeighbor,
+// Bytes per neighbor: its share ciphertext with the two share commitments, or two revealed shares
+// with their salts, each with its id, tags and lengths (16 bytes at most).
+constexpr uint64_t kBytesPerNeighbor = 320;
+static_assert(secagg::kShareCiphertextSize + 2 * secagg::kCommitmentSize + 16 <=
+                      kBytesPerNeighbor &&
+                  2 * (crypto::kShamirShareSize + secagg::kShareSaltSize + 16) <=
+                      kBytesPerNeighbor,
               "a neighbor's part of a SecAgg message outgrew its room");
 constexpr uint64_t kElementsPerNeighbor = 4;
 constexpr uint64_t kBytesPerClearCoordinate = 20;  // two varints of at most 10 bytes

@@ -1,9 +1,10 @@
 // Who may register, by TLS identity: with mutual TLS every client must present one (the CN of its
 // certificate, server_tls.h), and identities listed in the revocation file are refused. The file
 // is read at start and re-read when it changes (checked at most once per check interval, at a
-// registration, a stream open or the coordinator's sweep of live streams), so revoking needs no
-// restart: a revoked client's live stream is ended (fedmf-coordinator checks them every second),
-// and its next registration or stream open is refused. Thread-safe.
+// registration, a stream open, a message of a stream or the coordinator's sweep of live streams),
+// so revoking needs no restart: a revoked client's live stream ends at its next message (the
+// stream router checks every one) or, if it sends nothing, at the coordinator's sweep (every
+// second), and its next registration or stream open is refused. Thread-safe.
 #ifndef FEDMF_SERVER_PEER_POLICY_H_
 #define FEDMF_SERVER_PEER_POLICY_H_
 

@@ -141,21 +141,28 @@ absl::Status RouterPhaseRunner::Drive(const PhaseSpec& spec, Aggregation& aggreg
 }
 
 std::vector<uint32_t> RouterPhaseRunner::HandleMisbehaviour(const Aggregation& done) {
+  const absl::Time now = clock_.Now();
   std::vector<uint32_t> excluded;
   for (const secagg::ServerSession::Misbehaviour& m : done.misbehaviour()) {
+    // Tolerated: it may recur every round, so it is counted, not logged each time.
+    if (!m.culprit) {
+      tolerated_.Record(done.tag(), m.client_id, m.evidence, now);
+      continue;
+    }
     EventLine("secagg_misbehaviour")
         .Add("round", done.tag().round)
         .Add("phase", done.tag().phase)
         .Add("participant", m.client_id)
-        .Add("tolerated", m.aborted_session ? "no" : "yes")
+        .Add("tolerated", "no")
         .Add("evidence", m.evidence);
-    if (!m.aborted_session || !transport_.Exclude(m.client_id, m.evidence)) continue;
+    if (!transport_.Exclude(m.client_id, m.evidence)) continue;
     excluded.push_back(m.client_id);
     EventLine("participant_excluded")
         .Add("participant", m.client_id)
         .Add("round", done.tag().round)
         .Add("reason", m.evidence);
   }
+  tolerated_.FlushDue(now);
   return excluded;
 }
 

@@ -1,7 +1,7 @@
 // One phase of a round, training or federated evaluation alike: Run(spec, cohort) builds the
 // phase's Aggregation (SecAgg session or clear uploads), invites the cohort through the stream
 // router, closes each stage when everyone answered or at its deadline (late = dropped), hands the
-// sum to the caller's SumUse, excludes the culprits of an abort, and tells every client the result.
+// sum to the caller's SumUse, excludes the session's culprits, and tells every client the result.
 // The router (PhaseTransport, its narrow interface for this) delivers the streams' messages into
 // the aggregation under its lock; closing a stage (unmasking), using the sum (ApplySum, a
 // checkpoint) run here, on the driver thread, outside any lock: the router queues what arrives
@@ -25,6 +25,7 @@
 #include "server/aggregation.h"
 #include "server/clock.h"
 #include "server/coordinator_metrics.h"
+#include "server/misbehaviour_log.h"
 #include "server/status_board.h"
 #include "wire/traffic.h"
 
@@ -127,16 +128,20 @@ class PhaseRunner {
                                            const SumUse& use) = 0;
 };
 
-// The PhaseRunner over the stream router. `stage_timeout`: each stage's deadline.
+// The PhaseRunner over the stream router. `stage_timeout`: each stage's deadline;
+// `misbehaviour_log_period`: tolerated misbehaviour is logged at most once per participant per
+// period (ToleratedMisbehaviourLog).
 class RouterPhaseRunner final : public PhaseRunner {
  public:
   RouterPhaseRunner(PhaseTransport& transport, Clock& clock, absl::Duration stage_timeout,
-                    CoordinatorMetrics& metrics, StatusBoard& board)
+                    CoordinatorMetrics& metrics, StatusBoard& board,
+                    absl::Duration misbehaviour_log_period = absl::Seconds(10))
       : transport_(transport),
         clock_(clock),
         stage_timeout_(stage_timeout),
         metrics_(metrics),
-        board_(board) {}
+        board_(board),
+        tolerated_(misbehaviour_log_period) {}
 
   absl::StatusOr<PhaseOutcome> Run(const PhaseSpec& spec, std::vector<uint32_t> cohort,
                                    const SumUse& use) override;
@@ -148,7 +153,8 @@ class RouterPhaseRunner final : public PhaseRunner {
   // Drives the attached `aggregation` through its stages until it is finished.
   absl::Status Drive(const PhaseSpec& spec, Aggregation& aggregation,
                      PhaseTransport::StageStart stage, PhaseOutcome& outcome);
-  // Logs what `done`'s participants did wrong and excludes its culprits; the newly excluded.
+  // Logs what `done`'s participants did wrong (the tolerated part rate-limited) and excludes its
+  // culprits; the newly excluded.
   std::vector<uint32_t> HandleMisbehaviour(const Aggregation& done);
 
   PhaseTransport& transport_;
@@ -156,6 +162,7 @@ class RouterPhaseRunner final : public PhaseRunner {
   const absl::Duration stage_timeout_;
   CoordinatorMetrics& metrics_;
   StatusBoard& board_;
+  ToleratedMisbehaviourLog tolerated_;
 };
 
 // The task of `spec`'s phase, without its participants.

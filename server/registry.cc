@@ -108,9 +108,34 @@ void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iter
   pending_.erase(it);
 }
 
-bool Registry::HoldsPending(absl::string_view session_token) {
+std::vector<std::string> Registry::Registration::StreamOwners() const {
+  std::vector<std::string> owners;
+  if (!identity.empty()) owners.push_back(absl::StrCat("identity '", identity, "'"));
+  if (!credential.empty() && credential != IdentityCredential(identity)) {
+    owners.push_back(absl::StrCat("credential '", credential, "'"));
+  }
+  return owners;
+}
+
+absl::StatusOr<absl::flat_hash_map<std::string, Registry::Registration>::iterator>
+Registry::FindPending(absl::string_view session_token, absl::string_view identity) {
   ExpirePending(clock_());
-  return pending_.contains(std::string(session_token));
+  auto it = pending_.find(std::string(session_token));
+  if (it == pending_.end()) {
+    return absl::NotFoundError("unknown or expired session token: register again");
+  }
+  // A session token that left its client (a copy, or one registered before the certificate
+  // was revoked) opens nothing from another certificate.
+  if (it->second.identity != identity) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the session token was issued on TLS identity '", it->second.identity,
+        "', not on this stream's '", identity, "'"));
+  }
+  return it;
+}
+
+absl::Status Registry::CheckPending(absl::string_view session_token, absl::string_view identity) {
+  return FindPending(session_token, identity).status();
 }
 
 absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_token,
@@ -118,11 +143,10 @@ absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_toke
   if (streams_.contains(connection.get())) {
     return absl::FailedPreconditionError("stream already presented a session token");
   }
-  ExpirePending(clock_());
-  auto it = pending_.find(std::string(session_token));
-  if (it == pending_.end()) {
-    return absl::NotFoundError("unknown or expired session token: register again");
-  }
+  absl::StatusOr<absl::flat_hash_map<std::string, Registration>::iterator> found =
+      FindPending(session_token, connection->identity());
+  if (!found.ok()) return found.status();
+  auto it = *found;
   const Registration& r = it->second;
   // Live streams hosting some of its users: replaced if they hold the same credential (the
   // holder reconnected before its old stream was seen to end), else the registration is refused
@@ -141,15 +165,20 @@ absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_toke
       replaced.push_back(owner->second);
     }
   }
-  const std::string identity = r.identity;  // a copy: the refusal below erases `r`
-  if (!identity.empty() && max_streams_per_identity_ > 0) {
-    auto live = identity_streams_.find(identity);
-    int64_t others = live == identity_streams_.end() ? 0 : live->second;
-    for (const Connection* c : replaced) others -= IdentityOf(c) == identity ? 1 : 0;
-    if (others >= max_streams_per_identity_) {
-      ErasePending(it);
-      return absl::AlreadyExistsError(absl::StrCat("identity '", identity, "' already has ", others,
-                                                   " live stream(s), the limit"));
+  const std::vector<std::string> owners = r.StreamOwners();
+  if (max_streams_per_client_ > 0) {
+    for (const std::string& owner : owners) {
+      auto live = client_streams_.find(owner);
+      int64_t others = live == client_streams_.end() ? 0 : live->second;
+      for (const Connection* c : replaced) {
+        const std::vector<std::string> theirs = streams_.at(c).registration.StreamOwners();
+        others -= std::count(theirs.begin(), theirs.end(), owner);
+      }
+      if (others >= max_streams_per_client_) {
+        ErasePending(it);
+        return absl::AlreadyExistsError(
+            absl::StrCat(owner, " already has ", others, " live stream(s), the limit"));
+      }
     }
   }
   Takeover takeover;
@@ -157,7 +186,7 @@ absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_toke
     takeover.streams.push_back(streams_.at(c).connection);
     for (uint32_t id : Unbind(c)) takeover.participant_ids.push_back(id);
   }
-  if (!identity.empty()) ++identity_streams_[identity];
+  for (const std::string& owner : owners) ++client_streams_[owner];
   for (uint32_t id : r.participant_ids) owner_[id] = connection.get();
   streams_[connection.get()] = Stream{connection, r};
   ErasePending(it);
@@ -169,9 +198,9 @@ std::vector<uint32_t> Registry::Unbind(const Connection* connection) {
   if (it == streams_.end()) return {};
   std::vector<uint32_t> ids = std::move(it->second.registration.participant_ids);
   for (uint32_t id : ids) owner_.erase(id);
-  if (const std::string& identity = it->second.registration.identity; !identity.empty()) {
-    auto live = identity_streams_.find(identity);
-    if (--live->second == 0) identity_streams_.erase(live);
+  for (const std::string& owner : it->second.registration.StreamOwners()) {
+    auto live = client_streams_.find(owner);
+    if (--live->second == 0) client_streams_.erase(live);
   }
   streams_.erase(it);
   return ids;
@@ -191,11 +220,6 @@ std::shared_ptr<Connection> Registry::ConnectionOf(uint32_t participant_id) cons
 std::string Registry::NameOf(const Connection* connection) const {
   auto it = streams_.find(connection);
   return it == streams_.end() ? std::string() : it->second.registration.name;
-}
-
-std::string Registry::IdentityOf(const Connection* connection) const {
-  auto it = streams_.find(connection);
-  return it == streams_.end() ? std::string() : it->second.registration.identity;
 }
 
 std::string Registry::SigningKeyOf(uint32_t participant_id) const {

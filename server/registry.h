@@ -1,16 +1,20 @@
 // Which client processes are enrolled and which users each live stream hosts. Register checks
 // the client's credential, the protocol version and the users, and hands out a random session
-// token; the first message of a Participate stream presents it (Bind). The credential is the
-// shared enrollment token (constant-time compare; any id may then be claimed), or, with a
-// credentials file (credentials.h), the client's own token or TLS identity, which names the ids
-// it may host: then a client without the credential of an id can neither register it nor keep its
-// legitimate holder out, and a holder that reconnects while its old stream still looks alive
-// takes the ids over (the old stream is ended). A registration may
-// carry the client's TLS identity (server_tls.h); one identity holds at most
-// max_streams_per_identity live streams. Registrations waiting for their stream are bounded in
-// number (in all, and per client credential or identity) and expire after pending_ttl, so a flood
-// of registrations that never bind locks nobody out for longer than that. Not thread-safe: the
-// stream router calls it under its lock.
+// token, bound to the TLS identity it was issued on; a Participate stream presents it in its
+// metadata when it opens (Bind), from that same identity (a token copied to another certificate
+// opens nothing). The credential is the shared enrollment token (constant-time compare; any id
+// may then be claimed), or, with a credentials file (credentials.h), the client's own token or
+// TLS identity, which names the ids it may host: then a client without the credential of an id
+// can neither register it nor keep its legitimate holder out, and a holder that reconnects while
+// its old stream still looks alive takes the ids over (the old stream is ended). A token
+// credential is a bearer secret: whoever holds it registers its ids from any certificate (or none),
+// so that deployments without client certificates can use it; ids bound to a certificate are an
+// identity credential's. Live streams are capped per client: one TLS identity, and one token
+// credential, holds at most max_streams_per_client each (the shared token, without a TLS
+// identity, is nobody's in particular: no cap). Registrations waiting for their stream are
+// bounded in number (in all, and per client credential or identity) and expire after
+// pending_ttl, so a flood of registrations that never bind locks nobody out for longer than that.
+// Not thread-safe: the stream router calls it under its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 
@@ -61,23 +65,27 @@ class Registry {
     std::vector<std::shared_ptr<Connection>> streams;
     std::vector<uint32_t> participant_ids;
   };
-  // Binds the registration to `connection` (taking over as above). NOT_FOUND for an unknown or
-  // expired session token (register again), ALREADY_EXISTS when one of its users is hosted by a
-  // live stream of another credential (or any live stream, without credentials) or its identity
-  // already has max_streams_per_identity live streams (a refused registration is used up: register
-  // again), FAILED_PRECONDITION if the stream is already bound.
+  // Binds the registration to `connection` (taking over as above). NOT_FOUND and
+  // PERMISSION_DENIED as CheckPending for connection->identity(); ALREADY_EXISTS when one of its
+  // users is hosted by a live stream of another credential (or any live stream, without
+  // credentials) or its identity or token credential already has max_streams_per_client live
+  // streams (a refused registration is used up: register again), FAILED_PRECONDITION if the
+  // stream is already bound.
   absl::StatusOr<Takeover> Bind(absl::string_view session_token,
                                 const std::shared_ptr<Connection>& connection);
-  // True when `session_token` names a registration not yet bound and not expired: the check Bind
-  // starts with, for refusing a stream before it takes a place.
-  bool HoldsPending(absl::string_view session_token);
+  // The check Bind starts with, for refusing a stream before it takes a place: NOT_FOUND unless
+  // `session_token` names a registration not yet bound and not expired (register again),
+  // PERMISSION_DENIED when it was issued on another TLS identity than `identity` (the stream's;
+  // the registration stays for its own client).
+  absl::Status CheckPending(absl::string_view session_token, absl::string_view identity);
   // Binds ids to credentials from now on: `credentials` returns the current file (credentials.h).
   void set_credentials(std::function<std::shared_ptr<const Credentials>()> credentials) {
     credentials_ = std::move(credentials);
   }
-  // 0: no limit. Default 1: one identity, one live stream (a copied certificate cannot join a
-  // second time); a --one_stream_per_user client with one certificate needs its user count.
-  void set_max_streams_per_identity(int64_t n) { max_streams_per_identity_ = n; }
+  // Live streams per TLS identity and per token credential; 0: no limit. Default 1: one client,
+  // one live stream (a copied certificate or token cannot join a second time); a
+  // --one_stream_per_user client needs its user count.
+  void set_max_streams_per_client(int64_t n) { max_streams_per_client_ = n; }
   // Tests: the clock pending registrations expire by (default absl::Now).
   void set_clock(std::function<absl::Time()> clock) { clock_ = std::move(clock); }
   size_t pending() const { return pending_.size(); }
@@ -88,7 +96,6 @@ class Registry {
   bool Owns(const Connection* connection, uint32_t participant_id) const;
   std::shared_ptr<Connection> ConnectionOf(uint32_t participant_id) const;
   std::string NameOf(const Connection* connection) const;
-  std::string IdentityOf(const Connection* connection) const;
   // The registered Ed25519 signing key of the stream hosting `participant_id` (empty if none).
   std::string SigningKeyOf(uint32_t participant_id) const;
   // Users on live streams, ascending.
@@ -105,6 +112,9 @@ class Registry {
     std::vector<uint32_t> participant_ids;  // ascending, distinct
     // Who max_pending_per_client counts this registration against (empty: nobody).
     std::string PendingKey() const { return credential.empty() ? identity : credential; }
+    // Who max_streams_per_client counts its stream against, as error messages name them: its
+    // TLS identity and its token credential (an identity credential is the identity itself).
+    std::vector<std::string> StreamOwners() const;
   };
   struct Stream {
     std::shared_ptr<Connection> connection;
@@ -113,13 +123,16 @@ class Registry {
 
   // Forgets the registrations whose session token expired by `now`.
   void ExpirePending(absl::Time now);
+  // The pending registration `session_token` names, checked as CheckPending says.
+  absl::StatusOr<absl::flat_hash_map<std::string, Registration>::iterator> FindPending(
+      absl::string_view session_token, absl::string_view identity);
   // Removes a pending registration (its identity's count too).
   void ErasePending(absl::flat_hash_map<std::string, Registration>::iterator it);
 
   std::string token_;
   int64_t num_users_;
   PendingLimits limits_;
-  int64_t max_streams_per_identity_ = 1;
+  int64_t max_streams_per_client_ = 1;
   std::function<absl::Time()> clock_ = [] { return absl::Now(); };
   std::function<std::shared_ptr<const Credentials>()> credentials_;
   absl::flat_hash_map<std::string, Registration> pending_;  // by session token
@@ -128,7 +141,8 @@ class Registry {
   absl::flat_hash_map<std::string, size_t> pending_per_client_;
   absl::flat_hash_map<const Connection*, Stream> streams_;
   std::map<uint32_t, const Connection*> owner_;                 // live users
-  absl::flat_hash_map<std::string, int64_t> identity_streams_;  // live streams per identity
+  // Live streams per StreamOwners() entry.
+  absl::flat_hash_map<std::string, int64_t> client_streams_;
 };
 
 }  // namespace fedmf::server

@@ -16,10 +16,11 @@ namespace fedmf::server {
 class Roster {
  public:
   virtual ~Roster() = default;
-  // Users on live streams, ascending.
-  virtual std::vector<uint32_t> LiveUsers() const = 0;
-  // ... without the excluded ones: who a training cohort may be drawn from.
+  // Users on live streams, ascending, without the excluded ones: who a cohort (training or
+  // evaluation) may be drawn from.
   virtual std::vector<uint32_t> EligibleUsers() const = 0;
+  // Participants excluded for the rest of the run (live or not): they never join a cohort again.
+  virtual int64_t ExcludedCount() const = 0;
   // Counts the changes a driver may wait for: a stream opened or closed, a stop.
   virtual uint64_t Generation() const = 0;
   // Returns once Generation() differs from `seen`, or at `deadline` (by the driver's clock).

@@ -75,16 +75,15 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::Participate(
     grpc::CallbackServerContext* context) {
-  // A session token registered before its identity was revoked opens no stream.
+  const std::string identity = IdentityOf(*context);
+  // A revoked identity opens no stream, whatever session token it presents.
   if (policy_ != nullptr) {
-    const std::string identity = IdentityOf(*context);
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
       EventLine("stream_refused")
           .Add("identity", identity)
           .Add("peer", context->peer())
           .Add("status", admitted.ToString());
-      return new RefusedStream(grpc::Status(static_cast<grpc::StatusCode>(admitted.code()),
-                                            std::string(admitted.message())));
+      return new RefusedStream(ToGrpc(admitted));
     }
   }
   // Authenticated before anything is read: a stream without a session token costs nothing.
@@ -97,12 +96,15 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
                                   wire::kSessionTokenMetadataKey, "' (protocol version ",
                                   wire::kProtocolVersion, ")")));
   }
-  // A token no registration holds is refused before the stream takes one of the max_streams
-  // places, so that a flood of wrong tokens cannot crowd out registered clients.
-  if (!coordinator_->KnowsSessionToken(*token)) {
-    EventLine("stream_refused").Add("peer", context->peer()).Add("reason", "unknown session token");
-    return new RefusedStream(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                          "unknown or expired session token: register again"));
+  // A token no registration holds, or one issued on another certificate, is refused before the
+  // stream takes one of the max_streams places, so that a flood of wrong tokens cannot crowd out
+  // registered clients.
+  if (const absl::Status known = coordinator_->CheckSessionToken(*token, identity); !known.ok()) {
+    EventLine line("stream_refused");
+    line.Add("peer", context->peer());
+    if (!identity.empty()) line.Add("identity", identity);
+    line.Add("reason", known.message());
+    return new RefusedStream(ToGrpc(known));
   }
   if (!streams_.TryAcquire()) {
     EventLine("stream_refused")
@@ -113,7 +115,7 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
         "too many streams: the coordinator serves at most " + std::to_string(limits_.max_streams)));
   }
   return new FederationReactor(coordinator_, coordinator_->NextConnectionId(), context->peer(),
-                               *token, limits_, &streams_);
+                               identity, *token, limits_, &streams_);
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,

@@ -16,7 +16,7 @@ StreamRouter::StreamRouter(const CoordinatorOptions& options, Clock& clock)
       clock_(clock),
       upload_budget_(options.max_upload_buffer_bytes),
       registry_(options.enrollment_token, options.num_users, options.pending_registrations) {
-  registry_.set_max_streams_per_identity(options.max_streams_per_identity);
+  registry_.set_max_streams_per_client(options.max_streams_per_client);
   if (options.credentials) registry_.set_credentials(options.credentials);
 }
 
@@ -33,9 +33,10 @@ absl::StatusOr<std::string> StreamRouter::Register(const v1::RegisterRequest& re
   return token;
 }
 
-bool StreamRouter::KnowsSessionToken(absl::string_view session_token) {
+absl::Status StreamRouter::CheckSessionToken(absl::string_view session_token,
+                                             absl::string_view identity) {
   std::lock_guard<std::mutex> lock(mu_);
-  return registry_.HoldsPending(session_token);
+  return registry_.CheckPending(session_token, identity);
 }
 
 absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -44,9 +45,7 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
   EventLine line("stream_open");
   line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
-  if (const std::string identity = registry_.IdentityOf(connection.get()); !identity.empty()) {
-    line.Add("identity", identity);
-  }
+  if (!connection->identity().empty()) line.Add("identity", connection->identity());
   line.Add("status", replaced.status().ToString());
   if (!replaced.ok()) return replaced.status();
   if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
@@ -66,6 +65,8 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
+  // Checked on every message, so a revoked client is cut off at its next one, not at the sweep.
+  if (absl::Status revoked = CheckRevoked(*connection); !revoked.ok()) return revoked;
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status;
@@ -322,14 +323,14 @@ bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
   return exclusions_.Exclude(participant_id, std::move(reason));
 }
 
-std::vector<uint32_t> StreamRouter::LiveUsers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return registry_.LiveUsers();
-}
-
 std::vector<uint32_t> StreamRouter::EligibleUsers() const {
   std::lock_guard<std::mutex> lock(mu_);
   return exclusions_.Without(registry_.LiveUsers());
+}
+
+int64_t StreamRouter::ExcludedCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(exclusions_.excluded().size());
 }
 
 uint64_t StreamRouter::Generation() const {
@@ -382,26 +383,31 @@ void StreamRouter::AddTo(v1::StatusResponse& status) const {
   }
 }
 
-int StreamRouter::EndRevokedStreams(
-    const std::function<bool(absl::string_view identity)>& revoked) {
-  std::vector<std::pair<std::shared_ptr<Connection>, std::string>> streams;
+absl::Status StreamRouter::CheckRevoked(const Connection& connection) const {
+  const std::string& identity = connection.identity();
+  if (identity.empty() || !options_.revoked || !options_.revoked(identity)) {
+    return absl::OkStatus();
+  }
+  EventLine("stream_revoked")
+      .Add("identity", identity)
+      .Add("peer", connection.peer())
+      .Add("effect", "stream ended; its users drop out");
+  return absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked"));
+}
+
+int StreamRouter::EndRevokedStreams() {
+  if (!options_.revoked) return 0;
+  std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
-      std::string identity = registry_.IdentityOf(c.get());
-      if (!identity.empty()) streams.emplace_back(std::move(c), std::move(identity));
-    }
+    connections = registry_.Connections();
   }
   int ended = 0;
-  for (const auto& [connection, identity] : streams) {
-    if (!revoked(identity)) continue;
-    EventLine("stream_revoked")
-        .Add("identity", identity)
-        .Add("peer", connection->peer())
-        .Add("effect", "stream ended; its users drop out");
-    connection->Close(
-        absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked")));
-    ++ended;
+  for (const std::shared_ptr<Connection>& connection : connections) {
+    if (absl::Status revoked = CheckRevoked(*connection); !revoked.ok()) {
+      connection->Close(revoked);
+      ++ended;
+    }
   }
   return ended;
 }

@@ -13,7 +13,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,7 +46,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // The session token of a registration (Registry::Register), logged as event=register.
   absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
                                        absl::string_view identity);
-  bool KnowsSessionToken(absl::string_view session_token);
+  // Registry::CheckPending, before a stream takes a place.
+  absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity);
 
   // StreamHandler (gRPC threads).
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -74,8 +74,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   bool Exclude(uint32_t participant_id, std::string reason) override;
 
   // Roster (the driver thread).
-  std::vector<uint32_t> LiveUsers() const override;
   std::vector<uint32_t> EligibleUsers() const override;
+  int64_t ExcludedCount() const override;
   uint64_t Generation() const override;
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
   bool AwaitStop(absl::Time deadline) override;
@@ -86,10 +86,11 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   void Stop();
   // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
   void AddTo(v1::StatusResponse& status) const;
-  // Ends (PERMISSION_DENIED) the live streams whose client identity `revoked` names, logging
-  // event=stream_revoked; their users then drop out as on any closed stream. `revoked` is called
-  // without the lock (it may read a file). Returns how many streams it ended.
-  int EndRevokedStreams(const std::function<bool(absl::string_view identity)>& revoked);
+  // Ends (PERMISSION_DENIED) the live streams whose client identity options.revoked names,
+  // logging event=stream_revoked; their users then drop out as on any closed stream. A stream
+  // that sends is refused at its next message anyway (OnClientMessage): this sweep is for the
+  // silent ones. Returns how many streams it ended.
+  int EndRevokedStreams();
   // Ends (DEADLINE_EXCEEDED) the streams whose chunked upload started more than
   // options.upload_timeout before `now`, logging event=upload_stalled; returns how many.
   int EndStalledUploads(absl::Time now);
@@ -108,6 +109,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // participant and to dispatch the whole message.
   absl::Status HandleChunk(const std::shared_ptr<Connection>& connection,
                            const v1::ClientMessage& message);
+  // PERMISSION_DENIED, logged as event=stream_revoked, if the identity the stream was opened with
+  // is revoked now (options.revoked, called without mu_: it may re-read a file); else OK.
+  absl::Status CheckRevoked(const Connection& connection) const;
   // The event=message_refused line for a stream ended with `status`. Under mu_.
   void LogRefused(const Connection& connection, const absl::Status& status) const;
   // Sends `message` (as chunks when large) and counts its bytes. Under mu_.

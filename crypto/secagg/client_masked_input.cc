@@ -1,6 +1,9 @@
-// Client round 2 (MaskedInputCollection): decrypt the shares the neighbors sent, then send
+// Client round 2 (MaskedInputCollection): decrypt the shares the neighbors sent and check them
+// against the commitments the server forwarded, then send
 // y = x + PRG(self-mask seed) + sum over neighbors v that shared of +PRG(s_uv) (u < v) or
 // -PRG(s_uv) (u > v), mod 2^b, bit-packed, with the list of neighbors whose shares were unusable.
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -13,6 +16,21 @@ namespace fedmf::secagg {
 
 using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::MaskedInputRequest;
+
+bool ClientSession::MatchesCommitments(const SharePayload& shares,
+                                       const fedmf::v1::secagg::EncryptedShares& entry) const {
+  auto matches = [&](SharedSecret secret, const crypto::SecretBytes& share,
+                     const crypto::SecretBytes& salt, const std::string& expected) {
+    absl::StatusOr<Commitment> c =
+        ShareCommitment(session_id_, entry.peer_id(), id_, secret, share.span(), salt.span());
+    return c.ok() && expected.size() == c->size() &&
+           std::memcmp(c->data(), expected.data(), c->size()) == 0;
+  };
+  return matches(SharedSecret::kMaskingKey, shares.key_share, shares.key_share_salt,
+                 entry.key_share_commitment()) &&
+         matches(SharedSecret::kSelfMask, shares.self_mask_share, shares.self_mask_share_salt,
+                 entry.self_mask_share_commitment());
+}
 
 absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInputRequest& request) {
   // The client's own shares count towards the threshold.
@@ -42,12 +60,16 @@ absl::StatusOr<ClientToServer> ClientSession::HandleMaskedInput(const MaskedInpu
         AsBytes(entry.ciphertext()), ShareAssociatedData(session_id_, sender, id_));
     absl::StatusOr<SharePayload> shares =
         payload.ok() ? DecodeSharePayload(*payload, sender, id_) : payload.status();
-    if (!shares.ok()) {
+    // Shares that do not match the commitments the server holds would make this client's honest
+    // reveal look false: such shares are unusable too.
+    if (!shares.ok() || !MatchesCommitments(*shares, entry)) {
       n->unusable = true;
       continue;
     }
     n->key_share = std::move(shares->key_share);
     n->self_mask_share = std::move(shares->self_mask_share);
+    n->key_share_salt = std::move(shares->key_share_salt);
+    n->self_mask_share_salt = std::move(shares->self_mask_share_salt);
   }
 
   absl::StatusOr<MaskAccumulator> acc = MaskAccumulator::Create(config_.bits, config_.length);

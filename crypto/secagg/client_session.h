@@ -3,9 +3,10 @@
 // with no sockets, threads or clocks. One handler per stage (client_*.cc). Any server message
 // that is malformed, inconsistent with what the client saw before, or not expected in the
 // current stage makes the client abort: it wipes its secrets and returns an Abort message with
-// the reason. A neighbor's share ciphertext that does not decrypt is not the server's message
-// being malformed but that neighbor's doing: it is reported with the masked input (the
-// neighbor's shares are unusable here) and the session goes on. An honest client never reveals both
+// the reason. A neighbor's share ciphertext that does not decrypt, or whose shares do not match the
+// commitments the server forwarded with it, is not the server's message being malformed but that
+// neighbor's doing: it is reported with the masked input (the neighbor's shares are unusable
+// here) and the session goes on. An honest client never reveals both
 // the self-mask share and the key share of one client, whatever the server asks (a ledger of
 // revealed shares is kept across stages).
 #ifndef FEDMF_CRYPTO_SECAGG_CLIENT_SESSION_H_
@@ -113,6 +114,8 @@ class ClientSession {
     bool unusable = false;                     // shared, but did not decrypt or decode
     crypto::SecretBytes key_share;             // its share of s_SK held by us (usable shares)
     crypto::SecretBytes self_mask_share;       // its share of b held by us (usable shares)
+    crypto::SecretBytes key_share_salt;        // the salts of its commitments to those shares
+    crypto::SecretBytes self_mask_share_salt;  // (usable shares of others)
   };
   enum class Revealed { kSelfMaskShare, kKeyShare };
 
@@ -121,8 +124,9 @@ class ClientSession {
                 std::optional<crypto::X25519PrivateKey> c_key,
                 std::optional<crypto::X25519PrivateKey> s_key);
 
-  // A format-1 state: restored as it is outside a session, as ABORTED (ledger kept) inside one.
-  static absl::StatusOr<std::unique_ptr<ClientSession>> RestoreBeforeCommitment(
+  // A state of an older format (1 or 2): restored as it is outside a session, as ABORTED (ledger
+  // kept) inside one.
+  static absl::StatusOr<std::unique_ptr<ClientSession>> RestoreOlderFormat(
       const fedmf::v1::secagg::ClientSessionState& state, ClientIdentity identity,
       std::shared_ptr<const SigningKeyDirectory> directory);
   // Restore's per-part validation and rebuilding (client_session_state.cc).
@@ -141,6 +145,10 @@ class ClientSession {
   absl::StatusOr<fedmf::v1::secagg::ClientToServer> HandleUnmasking(
       const fedmf::v1::secagg::UnmaskingRequest& request);
 
+  // True if the shares decrypted from `entry` match the commitments it carries, the ones the
+  // server keeps to check this client's reveals.
+  bool MatchesCommitments(const SharePayload& shares,
+                          const fedmf::v1::secagg::EncryptedShares& entry) const;
   // Verifies an advertisement signature against the directory.
   absl::Status VerifyAdvertisement(const fedmf::v1::secagg::ClientKeys& keys) const;
   // Records that a share of `owner`'s secret of kind `kind` is revealed; kInvalidArgument if the

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_format.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/errors.h"
 #include "crypto/secagg/vector_codec.h"
@@ -19,12 +20,13 @@ namespace {
 
 using State = fedmf::v1::secagg::ClientSessionState;
 
-// 2: b is generated and committed at advertisement (so it is held from AWAITING_SHARE_KEYS), and
-// neighbors may be `unusable`.
-constexpr uint32_t kStateFormatVersion = 2;
-// Format 1's sessions in progress belong to the protocol before the self-mask commitment: no
-// server runs them any more.
-constexpr uint32_t kStateFormatVersionBeforeCommitment = 1;
+// 3: the neighbors' shares are held with the salts of their commitments. (2: b is generated and
+// committed at advertisement, so it is held from AWAITING_SHARE_KEYS, and neighbors may be
+// `unusable`.)
+constexpr uint32_t kStateFormatVersion = 3;
+// Sessions in progress of formats 1 (before the self-mask commitment) and 2 (before the share
+// commitments) belong to protocols no server runs any more.
+constexpr uint32_t kOldestStateFormatVersion = 1;
 
 State::Stage ToProto(ClientStage stage) {
   switch (stage) {
@@ -124,6 +126,8 @@ absl::StatusOr<State> ClientSession::Export() const {
     entry->set_unusable(n.unusable);
     SetBytes(entry->mutable_key_share(), n.key_share.span());
     SetBytes(entry->mutable_self_mask_share(), n.self_mask_share.span());
+    SetBytes(entry->mutable_key_share_salt(), n.key_share_salt.span());
+    SetBytes(entry->mutable_self_mask_share_salt(), n.self_mask_share_salt.span());
   }
   // Completed and aborted sessions keep their old position but no neighborhood.
   if (HoldsNeighbors(stage_)) out.set_self_position(static_cast<uint32_t>(self_position_));
@@ -144,12 +148,13 @@ absl::StatusOr<State> ClientSession::Export() const {
 absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
     const State& state, ClientIdentity identity,
     std::shared_ptr<const SigningKeyDirectory> directory) {
-  if (state.format_version() == kStateFormatVersionBeforeCommitment) {
-    return RestoreBeforeCommitment(state, std::move(identity), std::move(directory));
+  if (state.format_version() >= kOldestStateFormatVersion &&
+      state.format_version() < kStateFormatVersion) {
+    return RestoreOlderFormat(state, std::move(identity), std::move(directory));
   }
   if (state.format_version() != kStateFormatVersion) {
-    return Invalid("session state: format_version %d, expected %d", state.format_version(),
-                   kStateFormatVersion);
+    return Invalid("session state: format_version %d, expected %d to %d", state.format_version(),
+                   kOldestStateFormatVersion, kStateFormatVersion);
   }
   absl::StatusOr<SessionConfig> parsed = ConfigFromProto(state.config());
   if (!parsed.ok()) return Invalid("session state: config: %s", parsed.status().message());
@@ -216,7 +221,7 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::Restore(
   return session;
 }
 
-absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::RestoreBeforeCommitment(
+absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::RestoreOlderFormat(
     const State& state, ClientIdentity identity,
     std::shared_ptr<const SigningKeyDirectory> directory) {
   State current = state;
@@ -235,9 +240,12 @@ absl::StatusOr<std::unique_ptr<ClientSession>> ClientSession::RestoreBeforeCommi
     current.clear_neighbors();
     current.clear_self_position();
     current.clear_self_mask_secret();
-    current.set_abort_reason(
-        "a session saved by an older fedmf (state format 1) cannot continue: the protocol now "
-        "commits to the self-mask secret at advertisement");
+    current.set_abort_reason(absl::StrFormat(
+        "a session saved by an older fedmf (state format %d) cannot continue: the protocol now "
+        "commits to %s",
+        state.format_version(),
+        state.format_version() == 1 ? "the self-mask secret at advertisement"
+                                    : "every share it deals"));
   }
   absl::StatusOr<std::unique_ptr<ClientSession>> restored =
       Restore(current, std::move(identity), std::move(directory));
@@ -349,6 +357,16 @@ absl::Status ClientSession::RestoreNeighbors(const State& state) {
     }
     n.key_share = crypto::SecretBytes(AsBytes(entry.key_share()));
     n.self_mask_share = crypto::SecretBytes(AsBytes(entry.self_mask_share()));
+    const size_t salt_size = share_size != 0 && !self ? kShareSaltSize : 0;
+    if (entry.key_share_salt().size() != salt_size ||
+        entry.self_mask_share_salt().size() != salt_size) {
+      return Invalid(
+          "session state: neighbors[%d] (client %d%s): share salts of %d and %d bytes, need %d", i,
+          n.id, self ? ", itself" : "", entry.key_share_salt().size(),
+          entry.self_mask_share_salt().size(), salt_size);
+    }
+    n.key_share_salt = crypto::SecretBytes(AsBytes(entry.key_share_salt()));
+    n.self_mask_share_salt = crypto::SecretBytes(AsBytes(entry.self_mask_share_salt()));
     if (self) continue;
     absl::StatusOr<crypto::Aes256Gcm> channel =
         ShareChannel(*c_key_, id_, *n.c_public, n.id, session_id_);
@@ -414,6 +432,8 @@ void WipeClientSessionState(State& state) {
   for (State::Neighbor& n : *state.mutable_neighbors()) {
     Wipe(n.mutable_key_share());
     Wipe(n.mutable_self_mask_share());
+    Wipe(n.mutable_key_share_salt());
+    Wipe(n.mutable_self_mask_share_salt());
   }
 }
 

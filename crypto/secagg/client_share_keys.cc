@@ -1,11 +1,12 @@
 // Client round 1 (ShareKeys): check the neighbors' advertised keys, Shamir-share the masking key
 // s_SK and the self-mask secret b among the closed neighborhood, encrypt each neighbor's pair of
-// shares under the pairwise AEAD.
+// shares (with their commitment salts) under the pairwise AEAD, and commit to each share.
 #include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
+#include "crypto/csprng.h"
 #include "crypto/secagg/client_session.h"
 #include "crypto/secagg/errors.h"
 #include "crypto/secagg/vector_codec.h"
@@ -117,14 +118,32 @@ absl::StatusOr<ClientToServer> ClientSession::HandleShareKeys(const ShareKeysReq
     }
     absl::StatusOr<crypto::Aes256Gcm> channel = ShareChannel(*c_key_, id_, *n.c_public, n.id, sid);
     if (!channel.ok()) return channel.status();
-    const crypto::SecretBytes payload =
-        EncodeSharePayload(id_, n.id, (*key_shares)[i].value, (*b_shares)[i].value);
+    SharePayload payload{.key_share = std::move((*key_shares)[i].value),
+                         .self_mask_share = std::move((*b_shares)[i].value),
+                         .key_share_salt = {},
+                         .self_mask_share_salt = {}};
+    for (crypto::SecretBytes* salt : {&payload.key_share_salt, &payload.self_mask_share_salt}) {
+      absl::StatusOr<crypto::SecretBytes> random = crypto::RandomSecretBytes(kShareSaltSize);
+      if (!random.ok()) return random.status();
+      *salt = std::move(*random);
+    }
+    absl::StatusOr<Commitment> key_commitment =
+        ShareCommitment(sid, id_, n.id, SharedSecret::kMaskingKey, payload.key_share.span(),
+                        payload.key_share_salt.span());
+    if (!key_commitment.ok()) return key_commitment.status();
+    absl::StatusOr<Commitment> b_commitment =
+        ShareCommitment(sid, id_, n.id, SharedSecret::kSelfMask, payload.self_mask_share.span(),
+                        payload.self_mask_share_salt.span());
+    if (!b_commitment.ok()) return b_commitment.status();
     absl::StatusOr<std::vector<uint8_t>> ciphertext =
-        channel->Encrypt(payload.span(), ShareAssociatedData(sid, id_, n.id));
+        channel->Encrypt(EncodeSharePayload(id_, n.id, payload).span(),
+                         ShareAssociatedData(sid, id_, n.id));
     if (!ciphertext.ok()) return ciphertext.status();
     fedmf::v1::secagg::EncryptedShares* entry = response->add_shares();
     entry->set_peer_id(n.id);
     entry->set_ciphertext(ciphertext->data(), ciphertext->size());
+    entry->set_key_share_commitment(key_commitment->data(), key_commitment->size());
+    entry->set_self_mask_share_commitment(b_commitment->data(), b_commitment->size());
     n.channel = std::move(*channel);
   }
   neighbors_ = std::move(neighbors);

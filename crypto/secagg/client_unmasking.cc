@@ -110,6 +110,8 @@ absl::StatusOr<ClientToServer> ClientSession::HandleUnmasking(const UnmaskingReq
     entry->set_owner_id(n.id);
     const crypto::SecretBytes& share = is_dropped ? n.key_share : n.self_mask_share;
     entry->set_share(share.data(), share.size());
+    const crypto::SecretBytes& salt = is_dropped ? n.key_share_salt : n.self_mask_share_salt;
+    entry->set_salt(salt.data(), salt.size());  // empty for its own share
   }
   stage_ = ClientStage::kCompleted;
   WipeSecrets();

@@ -179,16 +179,36 @@ absl::StatusOr<Commitment> SelfMaskCommitment(const std::array<uint8_t, 32>& con
   return hash.Finish();
 }
 
+absl::StatusOr<Commitment> ShareCommitment(const SessionId& sid, uint32_t dealer, uint32_t holder,
+                                           SharedSecret secret, absl::Span<const uint8_t> share,
+                                           absl::Span<const uint8_t> salt) {
+  Sha256 hash;
+  hash.Update(kLabelShareCommitment);
+  hash.Update(sid);
+  hash.UpdateU32(dealer);
+  hash.UpdateU32(holder);
+  const uint8_t kind = static_cast<uint8_t>(secret);
+  hash.Update(absl::MakeConstSpan(&kind, 1));
+  hash.Update(share);
+  hash.Update(salt);
+  return hash.Finish();
+}
+
 crypto::SecretBytes EncodeSharePayload(uint32_t sender, uint32_t receiver,
-                                       const crypto::SecretBytes& key_share,
-                                       const crypto::SecretBytes& self_mask_share) {
+                                       const SharePayload& shares) {
   crypto::SecretBytes out(kSharePayloadSize);
   uint8_t* p = out.data();
   for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(sender >> (8 * i));
   for (int i = 0; i < 4; ++i) p[4 + i] = static_cast<uint8_t>(receiver >> (8 * i));
-  std::memcpy(p + 8, key_share.data(), std::min(key_share.size(), crypto::kShamirShareSize));
-  std::memcpy(p + 8 + crypto::kShamirShareSize, self_mask_share.data(),
-              std::min(self_mask_share.size(), crypto::kShamirShareSize));
+  size_t at = 8;
+  auto put = [&](const crypto::SecretBytes& field, size_t size) {
+    std::memcpy(p + at, field.data(), std::min(field.size(), size));
+    at += size;
+  };
+  put(shares.key_share, crypto::kShamirShareSize);
+  put(shares.self_mask_share, crypto::kShamirShareSize);
+  put(shares.key_share_salt, kShareSaltSize);
+  put(shares.self_mask_share_salt, kShareSaltSize);
   return out;
 }
 
@@ -206,10 +226,17 @@ absl::StatusOr<SharePayload> DecodeSharePayload(const crypto::SecretBytes& paylo
         absl::StrFormat("share payload from client %d to %d names %d -> %d", sender, receiver,
                         named_sender, named_receiver));
   }
+  size_t at = 8;
+  auto take = [&](size_t size) {
+    crypto::SecretBytes field(payload.span().subspan(at, size));
+    at += size;
+    return field;
+  };
   SharePayload out;
-  out.key_share = crypto::SecretBytes(payload.span().subspan(8, crypto::kShamirShareSize));
-  out.self_mask_share = crypto::SecretBytes(
-      payload.span().subspan(8 + crypto::kShamirShareSize, crypto::kShamirShareSize));
+  out.key_share = take(crypto::kShamirShareSize);
+  out.self_mask_share = take(crypto::kShamirShareSize);
+  out.key_share_salt = take(kShareSaltSize);
+  out.self_mask_share_salt = take(kShareSaltSize);
   return out;
 }
 

@@ -32,6 +32,7 @@ inline constexpr absl::string_view kLabelAdvertise = "fedmf/secagg/v1/advertise"
 inline constexpr absl::string_view kLabelSurvivors = "fedmf/secagg/v1/survivors";
 inline constexpr absl::string_view kLabelSelfMaskCommitment =
     "fedmf/secagg/v1/self-mask-commitment";
+inline constexpr absl::string_view kLabelShareCommitment = "fedmf/secagg/v1/share-commitment";
 
 inline constexpr size_t kSessionIdSize = 32;
 using SessionId = std::array<uint8_t, kSessionIdSize>;
@@ -104,19 +105,40 @@ absl::StatusOr<Commitment> SelfMaskCommitment(const std::array<uint8_t, 32>& con
                                               uint32_t id,
                                               absl::Span<const uint8_t> self_mask_secret);
 
+// A dealer's two secrets, each Shamir-shared among its closed neighborhood.
+enum class SharedSecret : uint8_t { kMaskingKey = 1, kSelfMask = 2 };
+
+// The salt of a share commitment: 32 random bytes the dealer sends with the share, so that the
+// commitment hides the share until its holder reveals both.
+inline constexpr size_t kShareSaltSize = 32;
+
+// The dealer's commitment to the share of `secret` it deals to `holder`, sent to the server with
+// the share's ciphertext (ShareKeys) and forwarded with it to the holder, who checks it: a share
+// revealed at Unmasking is then checked on its own, so a false reveal convicts its revealer and
+// never the dealer (docs/protocol.md, "Misbehaving clients"). SHA-256(label || sid || u32 dealer ||
+// u32 holder || u8 secret || share (40) || salt (32)).
+absl::StatusOr<Commitment> ShareCommitment(const SessionId& sid, uint32_t dealer, uint32_t holder,
+                                           SharedSecret secret, absl::Span<const uint8_t> share,
+                                           absl::Span<const uint8_t> salt);
+
+// What one share ciphertext carries: the holder's share of each secret and its commitment salt.
+struct SharePayload {
+  crypto::SecretBytes key_share;             // 40 bytes
+  crypto::SecretBytes self_mask_share;       // 40 bytes
+  crypto::SecretBytes key_share_salt;        // 32 bytes
+  crypto::SecretBytes self_mask_share_salt;  // 32 bytes
+};
+
 // Plaintext of one share ciphertext: u32 sender || u32 receiver || share of the s private key (40)
-// || share of the self-mask secret b (40).
-inline constexpr size_t kSharePayloadSize = 8 + 2 * crypto::kShamirShareSize;
+// || share of the self-mask secret b (40) || salt of the key share (32) || salt of the b share
+// (32).
+inline constexpr size_t kSharePayloadSize = 8 + 2 * crypto::kShamirShareSize + 2 * kShareSaltSize;
 inline constexpr size_t kShareCiphertextSize = kSharePayloadSize + crypto::Aes256Gcm::kOverhead;
 
+// Fields shorter than their size are zero-padded, longer ones cut (the caller's shares are
+// always of the right size).
 crypto::SecretBytes EncodeSharePayload(uint32_t sender, uint32_t receiver,
-                                       const crypto::SecretBytes& key_share,
-                                       const crypto::SecretBytes& self_mask_share);
-
-struct SharePayload {
-  crypto::SecretBytes key_share;        // 40 bytes
-  crypto::SecretBytes self_mask_share;  // 40 bytes
-};
+                                       const SharePayload& shares);
 
 // kInvalidArgument unless `payload` is kSharePayloadSize bytes naming exactly sender -> receiver.
 absl::StatusOr<SharePayload> DecodeSharePayload(const crypto::SecretBytes& payload, uint32_t sender,

@@ -1,6 +1,6 @@
-// Server round 0 (AdvertiseKeys): collect the public keys and self-mask commitments, then fix the
-// participants U1, the session id and the neighbor graph, and send each client the keys of its
-// closed neighborhood.
+// Server round 0 (AdvertiseKeys): collect the public keys (refusing low-order points) and the
+// self-mask commitments, then fix the participants U1, the session id and the neighbor graph, and
+// send each client the keys of its closed neighborhood.
 #include <algorithm>
 #include <utility>
 
@@ -8,6 +8,7 @@
 #include "crypto/secagg/errors.h"
 #include "crypto/secagg/server_session.h"
 #include "crypto/secagg/vector_codec.h"
+#include "crypto/x25519.h"
 
 namespace fedmf::secagg {
 
@@ -32,6 +33,19 @@ absl::Status ServerSession::AcceptAdvertiseKeys(Client& c, const AdvertiseKeys& 
   if (c_public == s_public) return Invalid("the two public keys are equal");
   if (seen_keys_.contains(c_public) || seen_keys_.contains(s_public)) {
     return Invalid("a public key already advertised by another client");
+  }
+  // A low-order key would make every neighbor's agreement with it fail (or be public): the
+  // client that sent it is the culprit, refused here before any neighbor sees the key.
+  for (const auto& [name, bytes] : {std::pair{"c", &c_public}, std::pair{"s", &s_public}}) {
+    absl::StatusOr<crypto::X25519PublicKey> key = crypto::X25519PublicKey::FromBytes(*bytes);
+    absl::Status usable = key.ok() ? crypto::CheckNotLowOrder(*key) : key.status();
+    if (!usable.ok()) {
+      misbehaviour_.push_back(
+          {c.id, absl::StrFormat("it advertised an unusable %s public key (%s)", name,
+                                 usable.message()),
+           true});
+      return Invalid("%s public key: %s", name, usable.message());
+    }
   }
   if (config_.signatures) {
     const std::optional<crypto::Ed25519PublicKey> verifier = directory_->Find(c.id);

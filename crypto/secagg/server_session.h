@@ -8,18 +8,22 @@
 // messages to all remaining clients, status() says why). After the Unmasking stage closes,
 // result() is the sum mod 2^b of the inputs of every client whose masked input arrived.
 //
-// One misbehaving client costs at most its own participation (docs/protocol.md, "Misbehaving
-// clients"): share ciphertexts its neighbors cannot use are reported and tolerated while enough
-// usable shares remain; every rebuilt secret is checked (b against the commitment in the
-// advertisement, s_SK against the advertised key) and, when the first t shares fail the check,
-// decoded from all revealed shares with error correction, so that false shares from up to
-// (m - t) / 2 of m holders change nothing. A client whose secret cannot be rebuilt for what it or
-// its holders reported aborts the session and is named in misbehaviour() as its culprit.
+// One misbehaving client costs at most its own participation, and never gets an honest one named
+// (docs/protocol.md, "Misbehaving clients"): a low-order public key is refused at AdvertiseKeys;
+// share ciphertexts its neighbors cannot use are reported and tolerated while enough usable
+// shares remain; every revealed share is checked against its dealer's commitment (ShareKeys), so
+// a false reveal is discarded and convicts its revealer, never the dealer; every rebuilt secret
+// is checked (b against the commitment in the advertisement, s_SK against the advertised key)
+// and, when the first t shares fail the check, decoded from all of them with error correction.
+// Since every share but the owner's own is committed by the owner, shares off its polynomial are
+// the owner's doing. A client whose secret cannot be rebuilt for what it or its holders reported
+// aborts the session; misbehaviour() names the culprits.
 //
-// Cost: O(d) memory for the sum (masked inputs are added on arrival); the revealed shares (40
-// bytes per holder and secret); unmasking is one ShamirReconstructor per distinct holder set (one
-// for the whole complete graph), one hash or X25519 check per rebuilt secret, and one mask
-// expansion per removed mask into a single accumulator.
+// Cost: O(d) memory for the sum (masked inputs are added on arrival); the share commitments (64
+// bytes per dealt share) and revealed shares (40 bytes per holder and secret); one SHA-256 per
+// revealed share; unmasking is one ShamirReconstructor per distinct holder set (one for the whole
+// complete graph), one hash or X25519 check per rebuilt secret, and one mask expansion per
+// removed mask into a single accumulator.
 #ifndef FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 #define FEDMF_CRYPTO_SECAGG_SERVER_SESSION_H_
 
@@ -109,11 +113,13 @@ class ServerSession {
   // The neighbor graph (after AdvertiseKeys closed), else nullptr.
   const NeighborGraph* graph() const { return graph_ ? &*graph_ : nullptr; }
   // A client's misbehaviour seen by the session: tolerated (the session went on without what it
-  // sent wrong), or the reason the session aborted (the client is the culprit; exclude it).
+  // sent wrong, and the evidence does not show who is at fault), or the client is a culprit (its
+  // own messages prove it broke the protocol, or its secret could not be rebuilt and the session
+  // aborted): exclude it.
   struct Misbehaviour {
     uint32_t client_id = 0;
     std::string evidence;
-    bool aborted_session = false;
+    bool culprit = false;
   };
   const std::vector<Misbehaviour>& misbehaviour() const { return misbehaviour_; }
   // Why `client_id` was dropped (empty if it was not).
@@ -135,6 +141,9 @@ class ServerSession {
     std::string advertisement_signature;  // forwarded to the neighbors, who verify it
     std::vector<uint32_t> unusable_from;  // round 2: neighbors whose shares it reported unusable
     std::string ciphertexts;  // round 1: fixed-size ciphertexts to N(u)\{u}, ascending receiver
+    // Rounds 1-4: its commitments to the shares it dealt to N(u)\{u}, ascending receiver, each
+    // the key share's then the self-mask share's (2 x kCommitmentSize bytes).
+    std::string share_commitments;
     std::string survivor_signature;  // round 3
   };
 
@@ -178,9 +187,13 @@ class ServerSession {
   absl::Status CheckReconstructable(bool Client::*holds);
   // True if `reporter` reported `owner`'s shares unusable.
   static bool Reported(const Client& reporter, uint32_t owner);
+  // True if `share` (with its salt) is what `owner` committed to dealing `holder` (another
+  // client of N[owner]) as its share of `secret`.
+  bool MatchesDealtShare(uint32_t owner, uint32_t holder, SharedSecret secret,
+                         const fedmf::v1::secagg::RevealedShare& share) const;
   // `owner`'s secret from its revealed shares, checked by `valid`: the first t shares, else all of
-  // them with error correction (holders whose shares were off the polynomial are recorded as
-  // tolerated misbehaviour). kDataLoss naming `what` if no valid secret comes out.
+  // them with error correction (shares off the polynomial make the owner a culprit: it committed
+  // to them). kDataLoss naming `what` if no valid secret comes out.
   absl::StatusOr<crypto::SecretBytes> RebuildSecret(
       uint32_t owner, const char* what,
       const std::function<bool(const crypto::SecretBytes&)>& valid,
@@ -209,7 +222,6 @@ class ServerSession {
   // N[owner] + 1.
   absl::flat_hash_map<uint32_t, std::vector<crypto::ShamirShare>> revealed_;
   std::vector<Misbehaviour> misbehaviour_;
-  absl::flat_hash_set<uint32_t> false_share_holders_;  // revealed a share off a verified secret
   std::vector<uint64_t> result_;
   int64_t min_inputs_ = 0;
   int unmasking_threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

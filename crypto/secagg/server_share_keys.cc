@@ -1,5 +1,6 @@
-// Server round 1 (ShareKeys): collect each client's ciphertexts (one per neighbor), then fix U2
-// and route to every client of U2 the ciphertexts addressed to it by its neighbors in U2.
+// Server round 1 (ShareKeys): collect each client's ciphertexts and share commitments (one of each
+// per neighbor), then fix U2 and route to every client of U2 the ciphertexts addressed to it by
+// its neighbors in U2, with their commitments (kept until Unmasking, to check the reveals).
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -17,8 +18,9 @@ absl::Status ServerSession::AcceptShareKeys(Client& c, const ShareKeysResponse& 
     return Invalid("wrong share count: %d ciphertexts, need one for each of %d neighbors",
                    m.shares_size(), members.size() - 1);
   }
-  std::string store;
+  std::string store, commitments;
   store.reserve(kShareCiphertextSize * (members.size() - 1));
+  commitments.reserve(2 * kCommitmentSize * (members.size() - 1));
   int i = 0;
   for (uint32_t receiver : members) {
     if (receiver == c.id) continue;
@@ -31,10 +33,19 @@ absl::Status ServerSession::AcceptShareKeys(Client& c, const ShareKeysResponse& 
       return Invalid("ciphertext for %d is %d bytes, need %d", receiver, entry.ciphertext().size(),
                      kShareCiphertextSize);
     }
+    if (entry.key_share_commitment().size() != kCommitmentSize ||
+        entry.self_mask_share_commitment().size() != kCommitmentSize) {
+      return Invalid("share commitments for %d are %d and %d bytes, need %d", receiver,
+                     entry.key_share_commitment().size(),
+                     entry.self_mask_share_commitment().size(), kCommitmentSize);
+    }
     store.append(entry.ciphertext());
+    commitments.append(entry.key_share_commitment());
+    commitments.append(entry.self_mask_share_commitment());
     ++i;
   }
   c.ciphertexts = std::move(store);
+  c.share_commitments = std::move(commitments);
   c.shared = true;
   return absl::OkStatus();
 }
@@ -59,6 +70,10 @@ absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseShareKeys() {
         entry->set_peer_id(sender.id);
         entry->set_ciphertext(
             sender.ciphertexts.substr(slot * kShareCiphertextSize, kShareCiphertextSize));
+        entry->set_key_share_commitment(
+            sender.share_commitments.substr(2 * slot * kCommitmentSize, kCommitmentSize));
+        entry->set_self_mask_share_commitment(
+            sender.share_commitments.substr((2 * slot + 1) * kCommitmentSize, kCommitmentSize));
       }
       ++slot;
     }

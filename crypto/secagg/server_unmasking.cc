@@ -1,8 +1,10 @@
-// Server round 4 (Unmasking): collect the revealed shares, then rebuild and check the self-mask
+// Server round 4 (Unmasking): collect the revealed shares, each checked against its dealer's
+// commitment (a false one convicts its revealer), then rebuild and check the self-mask
 // secret b of every client in U3 (against its commitment) and the masking key s_SK of every
 // client in U2 \ U3 (against its advertised key), and remove from the sum the self masks and the
 // pairwise masks that did not cancel.
 #include <algorithm>
+#include <cstring>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -41,6 +43,20 @@ absl::Status CheckShareBytes(const std::string& share, uint32_t owner) {
 
 }  // namespace
 
+bool ServerSession::MatchesDealtShare(uint32_t owner, uint32_t holder, SharedSecret secret,
+                                      const RevealedShare& share) const {
+  const absl::Span<const uint32_t> members = Neighborhood(owner);
+  const size_t position = static_cast<size_t>(
+      std::lower_bound(members.begin(), members.end(), holder) - members.begin());
+  const size_t slot = position - (owner < holder ? 1 : 0);  // the owner dealt itself no slot
+  const size_t at = (2 * slot + (secret == SharedSecret::kSelfMask ? 1 : 0)) * kCommitmentSize;
+  absl::StatusOr<Commitment> got = ShareCommitment(session_id_, owner, holder, secret,
+                                                   AsBytes(share.share()), AsBytes(share.salt()));
+  const std::string& dealt = Find(owner)->share_commitments;
+  return got.ok() && at + kCommitmentSize <= dealt.size() &&
+         std::memcmp(got->data(), dealt.data() + at, kCommitmentSize) == 0;
+}
+
 absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& m) {
   // What c must reveal: self-mask shares of N[c] ∩ U3, key shares of N(c) ∩ (U2 \ U3).
   std::vector<uint32_t> want_self, want_key;
@@ -53,35 +69,58 @@ absl::Status ServerSession::AcceptUnmasking(Client& c, const UnmaskingResponse& 
       want_key.push_back(u);
     }
   }
+  // Well-formed first (else the whole message is refused); then each share against its dealer's
+  // commitment: a false one is discarded and convicts c, the other shares still count.
+  std::vector<std::pair<const RevealedShare*, SharedSecret>> checked;
   auto check_list = [&](const google::protobuf::RepeatedPtrField<RevealedShare>& got,
-                        const std::vector<uint32_t>& want, const char* kind) -> absl::Status {
+                        const std::vector<uint32_t>& want, SharedSecret secret) -> absl::Status {
+    const char* kind = secret == SharedSecret::kSelfMask ? "self-mask" : "key";
     if (static_cast<size_t>(got.size()) != want.size()) {
       return Invalid("%d %s shares, need %d", got.size(), kind, want.size());
     }
     for (size_t i = 0; i < want.size(); ++i) {
-      if (got[static_cast<int>(i)].owner_id() != want[i]) {
-        return Invalid("%s share %d is of client %d, expected %d", kind, i,
-                       got[static_cast<int>(i)].owner_id(), want[i]);
+      const RevealedShare& share = got[static_cast<int>(i)];
+      if (share.owner_id() != want[i]) {
+        return Invalid("%s share %d is of client %d, expected %d", kind, i, share.owner_id(),
+                       want[i]);
       }
-      if (absl::Status s = CheckShareBytes(got[static_cast<int>(i)].share(), want[i]); !s.ok()) {
-        return s;
+      if (absl::Status s = CheckShareBytes(share.share(), want[i]); !s.ok()) return s;
+      // Nobody committed to the revealer's own share: it comes without a salt.
+      const size_t salt_size = want[i] == c.id ? 0 : kShareSaltSize;
+      if (share.salt().size() != salt_size) {
+        return Invalid("%s share of client %d with a salt of %d bytes, need %d", kind, want[i],
+                       share.salt().size(), salt_size);
       }
+      checked.emplace_back(&share, secret);
     }
     return absl::OkStatus();
   };
-  if (absl::Status s = check_list(m.self_mask_shares(), want_self, "self-mask"); !s.ok()) return s;
-  if (absl::Status s = check_list(m.key_shares(), want_key, "key"); !s.ok()) return s;
-
-  auto keep = [&](const RevealedShare& r) {
-    std::vector<crypto::ShamirShare>& shares = revealed_[r.owner_id()];
-    const absl::Span<const uint32_t> members = Neighborhood(r.owner_id());
+  if (absl::Status s = check_list(m.self_mask_shares(), want_self, SharedSecret::kSelfMask);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = check_list(m.key_shares(), want_key, SharedSecret::kMaskingKey); !s.ok()) {
+    return s;
+  }
+  for (const auto& [share, secret] : checked) {
+    // A false own share can only be the owner's doing: the rebuilding names it.
+    if (share->owner_id() != c.id && !MatchesDealtShare(share->owner_id(), c.id, secret, *share)) {
+      misbehaviour_.push_back(
+          {c.id,
+           absl::StrFormat("its revealed share of client %d's %s is not the one client %d "
+                           "committed to dealing it (a false reveal)",
+                           share->owner_id(),
+                           secret == SharedSecret::kSelfMask ? "self-mask secret" : "masking key",
+                           share->owner_id()),
+           true});
+      continue;
+    }
+    const absl::Span<const uint32_t> members = Neighborhood(share->owner_id());
     const size_t position = static_cast<size_t>(
         std::lower_bound(members.begin(), members.end(), c.id) - members.begin());
-    shares.push_back(
-        {static_cast<uint32_t>(position + 1), crypto::SecretBytes(AsBytes(r.share()))});
-  };
-  for (const RevealedShare& r : m.self_mask_shares()) keep(r);
-  for (const RevealedShare& r : m.key_shares()) keep(r);
+    revealed_[share->owner_id()].push_back(
+        {static_cast<uint32_t>(position + 1), crypto::SecretBytes(AsBytes(share->share()))});
+  }
   c.unmasked = true;
   return absl::OkStatus();
 }
@@ -96,20 +135,13 @@ absl::StatusOr<crypto::SecretBytes> ServerSession::RebuildSecret(
         "too few shares to unmask client %d: %d, threshold %d", owner, have, config_.threshold));
   }
   const absl::Span<const crypto::ShamirShare> shares = it->second;
-  const absl::Span<const uint32_t> members = Neighborhood(owner);
-  const crypto::ShamirParams params{config_.threshold, static_cast<int>(members.size())};
-  // The fast path: the first t shares (the same holders for every owner of the complete graph,
-  // so the reconstructor is reused), skipping holders caught with a false share before, so that
-  // a liar costs one decoding per session, not one per secret.
+  const crypto::ShamirParams params{config_.threshold,
+                                    static_cast<int>(Neighborhood(owner).size())};
+  // The fast path: the first t shares (the same holders for every owner of the complete graph
+  // when nobody revealed falsely, so the reconstructor is reused).
   std::vector<uint32_t> holders;
-  for (const crypto::ShamirShare& share : shares) {
-    if (holders.size() == static_cast<size_t>(config_.threshold)) break;
-    if (!false_share_holders_.contains(members[share.index - 1])) holders.push_back(share.index);
-  }
-  for (size_t i = 0; holders.size() < static_cast<size_t>(config_.threshold); ++i) {
-    if (false_share_holders_.contains(members[shares[i].index - 1])) {
-      holders.push_back(shares[i].index);
-    }
+  for (size_t i = 0; i < static_cast<size_t>(config_.threshold); ++i) {
+    holders.push_back(shares[i].index);
   }
   std::sort(holders.begin(), holders.end());
   if (!reconstructor.has_value() ||
@@ -122,17 +154,17 @@ absl::StatusOr<crypto::SecretBytes> ServerSession::RebuildSecret(
   }
   absl::StatusOr<crypto::SecretBytes> secret = reconstructor->Reconstruct(shares);
   if (secret.ok() && valid(*secret)) return secret;
-  // Some of those shares are false: decode from all of them, correcting up to (have - t) / 2.
+  // Every share but the owner's own matched the owner's commitment, so shares off one polynomial
+  // are the owner's doing: decode from all of them (correcting up to (have - t) / 2) to finish
+  // the session, and name the owner.
   absl::StatusOr<crypto::ShamirDecoding> decoded = crypto::ShamirDecode(shares, params);
   if (decoded.ok() && valid(decoded->secret)) {
-    for (uint32_t index : decoded->off_polynomial) {
-      false_share_holders_.insert(members[index - 1]);
+    if (!decoded->off_polynomial.empty()) {
       misbehaviour_.push_back(
-          {members[index - 1],
-           absl::StrFormat("its revealed share of client %d's %s is off the polynomial of the "
-                           "verified secret (a false share from it, or from client %d)",
-                           owner, what, owner),
-           false});
+          {owner,
+           absl::StrFormat("%d of the shares of its %s it committed to are off its polynomial",
+                           decoded->off_polynomial.size(), what),
+           true});
     }
     return std::move(decoded->secret);
   }

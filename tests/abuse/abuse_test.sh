@@ -181,6 +181,16 @@ case "$ATTACK" in
     grep -q 'event=stream_open client=attacker-unauthenticated_streams .*status=OK' \
       "$A/coordinator.log" || fail "the attacker's own registered stream did not open"
     ;;
+  low_order_key)
+    # Issue 48 item 2: refused at AdvertiseKeys (before any neighbor sees the key), the sender
+    # named a culprit and excluded; no honest member aborts, so the round applies at once.
+    grep -q 'event=participant_rejected participant=6[1-4] reason="client 6[1-4]: c public key: X25519 agreement gave the all-zero secret' \
+      "$A/coordinator.log" || fail "no rejection of the low-order key"
+    grep -q 'event=participant_excluded participant=6[1-4] .*reason="it advertised an unusable c public key' \
+      "$A/coordinator.log" || fail "the sender of the low-order key was not excluded"
+    ! grep ' event=participant_excluded ' "$A/coordinator.log" | grep -vq ' participant=6[1-4] ' ||
+      fail "an honest participant was excluded"
+    ;;
   impersonate)
     grep -q 'code=7 ' <<<"$stop" || fail "not PERMISSION_DENIED: $stop"
     grep -q 'event=message_refused client=attacker-impersonate .*code=7 ' "$A/coordinator.log" ||

@@ -2,12 +2,14 @@
 // hosts users like fedmf-client (an honest ParticipantHost computes every reply) but speaks the
 // Federation service over a byte-level stream, so it can send what no honest client sends. It is
 // silent (never answers) in every round but --attack_round (or in none, with --attack_every_round:
-// garbage_shares and false_shares only); there --attack decides:
+// garbage_shares, false_shares and unusable_shares only); there --attack decides:
 //   silent        never answers (the baseline the others are compared with)
 //   garbage       bytes that are not a ClientMessage, in place of its advertisement
 //   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
 //   replay        an advertisement of an earlier round, relabelled with this round (and user)
 //   impersonate   its advertisement under another client's participant id (--victim)
+//   low_order_key its advertisement with a low-order c public key (u = 1), which would make every
+//                 neighbor's key agreement with it fail
 //   wrong_length  honest until MaskedInput, then a masked vector one byte short
 //   wrong_width   honest until MaskedInput, then a vector packed with one bit too many
 //   flood         its advertisement --flood_copies times
@@ -21,13 +23,16 @@
 //   garbage_shares  honest but for its ShareKeysResponses: each Shamir share ciphertext replaced
 //                 by random bytes of the same length, which no neighbor can decrypt
 //   false_shares  honest but for its UnmaskingResponses: each revealed share (self-mask and key)
-//                 replaced by another valid one (every field element + 1 mod 2^61 - 1), so the
-//                 server's decoding gets a wrong share from this holder
+//                 replaced by another valid one (every field element + 1 mod 2^61 - 1), with the
+//                 salt it got, so the share no longer matches its dealer's commitment
+//   unusable_shares  honest but for its MaskedInputs: each reports the shares of every neighbor
+//                 that sent it some as unusable (a tolerated complaint about honest users)
 //   empty_submessages  in place of its advertisement, a ShareKeysResponse of
 //                 --amplified_upload_mib of empty shares (2 bytes each, ~30 times that parsed),
 //                 sent in chunks of --attack_chunk_bytes
 //   packed_varints  likewise a ClearUpload of --amplified_upload_mib one-byte packed values (a
 //                 uint64 of 8 bytes each parsed)
+// With --stream_tls_cert it opens its stream from another certificate than it registered with.
 // It logs event=task with its users in each round task's cohort (and the SecAgg context, which
 // names the attempt), event=attack when it strikes and event=attacker_stop with the stream's final
 // status.
@@ -36,6 +41,7 @@
 #include <grpcpp/impl/codegen/client_callback.h>
 #include <grpcpp/support/byte_buffer.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -60,6 +66,7 @@
 #include "common/util/event_log.h"
 #include "crypto/mersenne61.h"
 #include "crypto/shamir.h"
+#include "crypto/x25519.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -72,13 +79,15 @@ ABSL_FLAG(std::string, split, "holdout:0.2", "split spec (as fedmf-client)");
 ABSL_FLAG(std::string, users, "", "comma-separated dense user indices to host");
 ABSL_FLAG(std::string, enrollment_token, "fedmf-demo", "shared enrollment token");
 ABSL_FLAG(std::string, attack, "silent",
-          "silent, garbage, wrong_stage, replay, impersonate, wrong_length, wrong_width, flood, "
+          "silent, garbage, wrong_stage, replay, impersonate, low_order_key, wrong_length, "
+          "wrong_width, flood, "
           "oversized, ldp_two_coordinates, ldp_wrong_magnitude, garbage_shares, false_shares, "
-          "stalled_upload, upload_budget, unauthenticated_streams, empty_submessages, "
-          "packed_varints");
+          "unusable_shares, stalled_upload, upload_budget, unauthenticated_streams, "
+          "empty_submessages, packed_varints");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
 ABSL_FLAG(bool, attack_every_round, false,
-          "garbage_shares, false_shares: attack in every round (--attack_round is ignored)");
+          "garbage_shares, false_shares, unusable_shares: attack in every round (--attack_round "
+          "is ignored)");
 ABSL_FLAG(uint32_t, victim, 1, "impersonate: the participant id claimed");
 ABSL_FLAG(int, flood_copies, 5000, "flood: copies of the advertisement sent");
 ABSL_FLAG(int, registrations, 100, "squat_registrations: Register calls made");
@@ -88,6 +97,10 @@ ABSL_FLAG(int, streams, 100,
 ABSL_FLAG(std::string, tls_ca, "", "as fedmf-client: CA of the coordinator's certificate");
 ABSL_FLAG(std::string, tls_cert, "", "as fedmf-client: this client's certificate (mutual TLS)");
 ABSL_FLAG(std::string, tls_key, "", "as fedmf-client: the private key of --tls_cert");
+ABSL_FLAG(std::string, stream_tls_cert, "",
+          "open the stream over a second channel with this certificate (and --stream_tls_key) "
+          "instead of the one it registered with: a session token carried to another certificate");
+ABSL_FLAG(std::string, stream_tls_key, "", "the private key of --stream_tls_cert");
 ABSL_FLAG(std::string, open_stream_after_file, "",
           "register, then open the stream only once this file exists (e.g. after the test revoked "
           "the identity in between)");
@@ -192,7 +205,7 @@ std::vector<std::string> AmplifiedUpload(const std::string& attack,
 }
 
 bool IsShareAttack(const std::string& attack) {
-  return attack == "garbage_shares" || attack == "false_shares";
+  return attack == "garbage_shares" || attack == "false_shares" || attack == "unusable_shares";
 }
 
 // Another valid share: every field element + 1 (mod 2^61 - 1), so each of the five chunks'
@@ -283,6 +296,15 @@ class Attacker {
         old.mutable_secagg()->set_round(round);
         out.push_back(old.SerializeAsString());
       }
+    } else if (attack_ == "low_order_key") {
+      // u = 1, a point of order 4: every agreement with it is all zeros (RFC 7748 section 6.1).
+      std::string low_order(crypto::kX25519KeySize, '\0');
+      low_order[0] = 1;
+      for (auto& r : replies) {
+        r.mutable_secagg()->mutable_message()->mutable_advertise_keys()->set_c_public_key(
+            low_order);
+        out.push_back(r.SerializeAsString());
+      }
     } else if (attack_ == "impersonate") {
       replies.front().mutable_secagg()->set_participant_id(absl::GetFlag(FLAGS_victim));
       out.push_back(replies.front().SerializeAsString());
@@ -319,6 +341,16 @@ class Attacker {
     length_ = plan.length();
     bits_ = plan.bits();
   }
+  // Notes who sent each of its participants shares (unusable_shares reports them all).
+  void Observe(const v1::ServerMessage& m) {
+    if (!m.has_secagg() || !m.secagg().message().has_masked_input()) return;
+    std::vector<uint32_t>& senders = senders_[m.secagg().participant_id()];
+    senders.clear();
+    for (const v1::secagg::EncryptedShares& s : m.secagg().message().masked_input().shares()) {
+      senders.push_back(s.peer_id());
+    }
+    std::sort(senders.begin(), senders.end());
+  }
 
  private:
   // garbage_shares, false_shares: every reply as the honest host wrote it, but for the shares.
@@ -342,11 +374,22 @@ class Attacker {
           for (v1::secagg::RevealedShare& s : *list) s.set_share(FalseShare(s.share()));
         }
         forgers.push_back(r.secagg().participant_id());
+      } else if (attack_ == "unusable_shares" && r.has_secagg() &&
+                 r.secagg().message().has_masked_input()) {
+        v1::secagg::MaskedInput* masked =
+            r.mutable_secagg()->mutable_message()->mutable_masked_input();
+        masked->clear_unusable_shares_from();
+        for (uint32_t sender : senders_[r.secagg().participant_id()]) {
+          masked->add_unusable_shares_from(sender);
+        }
+        forgers.push_back(r.secagg().participant_id());
       }
       out.push_back(r.SerializeAsString());
     }
     if (!forgers.empty()) {
-      const char* kind = attack_ == "garbage_shares" ? " ShareKeys" : " Unmasking";
+      const char* kind = attack_ == "garbage_shares"  ? " ShareKeys"
+                         : attack_ == "false_shares" ? " Unmasking"
+                                                     : " MaskedInput";
       Strike(round, absl::StrCat(forgers.size(), kind, " responses"), absl::StrJoin(forgers, ","));
     }
     return out;
@@ -367,6 +410,7 @@ class Attacker {
   int64_t length_ = 0;
   int bits_ = 0;
   std::vector<v1::ClientMessage> recorded_;
+  std::map<uint32_t, std::vector<uint32_t>> senders_;  // per participant, of its last shares
 };
 
 // Participate streams opened without a valid session token, held open by the attacker.
@@ -465,14 +509,21 @@ absl::Status Run() {
   // The oversized attack must get past its own side's limit.
   args.SetMaxSendMessageSize(absl::GetFlag(FLAGS_attack) == "oversized" ? -1
                                                                         : wire::kMaxMessageBytes);
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      rpc::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
-                                     .cert_file = absl::GetFlag(FLAGS_tls_cert),
-                                     .key_file = absl::GetFlag(FLAGS_tls_key),
-                                     .server_name = ""});
-  if (!credentials.ok()) return credentials.status();
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(absl::GetFlag(FLAGS_coordinator), *credentials, args);
+  // A channel to the coordinator presenting the certificate `cert_file` (empty: none).
+  auto make_channel = [&args](const std::string& cert_file, const std::string& key_file)
+      -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        rpc::MakeClientCredentials({.ca_file = absl::GetFlag(FLAGS_tls_ca),
+                                    .cert_file = cert_file,
+                                    .key_file = key_file,
+                                    .server_name = ""});
+    if (!credentials.ok()) return credentials.status();
+    return grpc::CreateCustomChannel(absl::GetFlag(FLAGS_coordinator), *credentials, args);
+  };
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made =
+      make_channel(absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key));
+  if (!made.ok()) return made.status();
+  std::shared_ptr<grpc::Channel> channel = *std::move(made);
   auto stub = v1::Federation::NewStub(channel);
   const v1::RegisterRequest request =
       client::MakeRegisterRequest(**host, absl::StrCat("attacker-", absl::GetFlag(FLAGS_attack)),
@@ -480,7 +531,8 @@ absl::Status Run() {
   if (absl::GetFlag(FLAGS_attack) == "squat_registrations")
     return SquatRegistrations(*stub, request);
   if (absl::GetFlag(FLAGS_attack_every_round) && !IsShareAttack(absl::GetFlag(FLAGS_attack))) {
-    return absl::InvalidArgumentError("--attack_every_round: garbage_shares or false_shares only");
+    return absl::InvalidArgumentError(
+        "--attack_every_round: garbage_shares, false_shares or unusable_shares only");
   }
   std::optional<UnauthenticatedStreams> unauthenticated;
   if (absl::GetFlag(FLAGS_attack) == "unauthenticated_streams")
@@ -503,6 +555,11 @@ absl::Status Run() {
     }
   }
 
+  if (const std::string cert = absl::GetFlag(FLAGS_stream_tls_cert); !cert.empty()) {
+    made = make_channel(cert, absl::GetFlag(FLAGS_stream_tls_key));
+    if (!made.ok()) return made.status();
+    channel = *std::move(made);
+  }
   // The Participate method at the byte level (what the generated stub does with typed messages).
   const grpc::internal::RpcMethod method("/fedmf.v1.Federation/Participate",
                                          grpc::internal::RpcMethod::BIDI_STREAMING);
@@ -539,6 +596,7 @@ absl::Status Run() {
           .Add("context", m.task().secagg().context())
           .Add("participants", absl::StrJoin(m.task().participant_ids(), ","));
     }
+    attacker.Observe(m);
     absl::StatusOr<std::vector<v1::ClientMessage>> replies = (*host)->Handle(m);
     if (!replies.ok()) continue;  // e.g. the Abort after a rejected message
     for (const std::string& out : attacker.Respond(RoundOf(m), std::move(*replies))) {

@@ -6,9 +6,10 @@
 #    them as unusable, the coordinator identifies each culprit, logs event=participant_excluded
 #    (a reason naming the shares) and never samples it again; a round it failed is retried
 #    without it. No honest participant is ever excluded.
-#  * false_shares: the shares it reveals at Unmasking are wrong but valid field elements. The
-#    server's robust decoding corrects them: every round is applied at its first attempt and
-#    nobody is excluded (a false revealed share is not attributable to its holder).
+#  * false_shares: the shares it reveals at Unmasking are wrong but valid field elements. Each
+#    fails its dealer's commitment: it is discarded, its revealer excluded (a reason naming the
+#    false reveal), and the round applies from the other shares at its first attempt. No honest
+#    participant is ever excluded.
 # Both: the coordinator ends normally with 4 rounds applied, the honest clients exit 0, and each
 # applied round sums the input of every honest member of its cohort (round line: contributors =
 # participants less the attacker's users in the cohort for garbage_shares, all for false_shares).
@@ -26,10 +27,9 @@ processes_init misbehaving-member
 
 DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
 ROUNDS=4
-# Cohort 16 of 64, t = 16 - floor(0.5 * 16) = 8: up to 4 false shares per secret are correctable
-# (16 >= 8 + 2 * 4). The attacker hosts the lowest ids: the coordinator sends each stage's
-# requests in ascending id, so its revealed shares tend to arrive first (today's plain
-# reconstruction uses the first t to arrive). With seed 38 the first cohort of every round holds
+# Cohort 16 of 64, t = 16 - floor(0.5 * 16) = 8. The attacker hosts the lowest ids: the
+# coordinator sends each stage's requests in ascending id, so its revealed shares tend to arrive
+# first (reconstruction uses the first t kept). With seed 38 the first cohort of every round holds
 # 1 or 2 of its users (rounds 0-3: ids 1,3 / 1 / 3 / 2,4; server/cohort.cc draws them), until an
 # exclusion changes who is sampled. The stage timeout only matters for someone silent; nobody is.
 RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=0.25 --min_clients=8 --rank=4
@@ -147,13 +147,14 @@ case "$ATTACK" in
       }' "$C")
     ;;
   false_shares)
-    # The robust decoding met a liar in every round (seed 38 puts the attacker in every first
-    # cohort; nobody is excluded, so they stay as drawn).
-    for ((r = 0; r < ROUNDS; r++)); do
-      grep -q " event=attack attack=false_shares round=$r " "$A" ||
-        fail "setup: the attacker revealed no share in round $r"
+    for id in ${COHORT[0/0]}; do
+      grep -q " event=participant_excluded participant=$id .*(a false reveal)" "$C" ||
+        fail "participant $id revealed false shares in round 0 and was not excluded for it"
     done
-    [[ -z "$excluded" ]] || fail "a participant was excluded: $excluded"
+    while read -r line; do
+      id="$(field participant "$line")"
+      is_attacker "$id" || fail "honest participant $id excluded: $line"
+    done <<<"$excluded"
     [[ "$(grep -c ' event=round ' "$C")" == "$ROUNDS" &&
       "$(grep -c ' event=round .*attempt=0 applied=yes ' "$C")" == "$ROUNDS" ]] ||
       fail "$(grep -c ' event=round .*applied=no ' "$C" || true) attempts failed, the first" \

@@ -222,16 +222,29 @@ ServerToClient ShareKeysFor(const fedmf::v1::secagg::AdvertiseKeys& own,
 ServerToClient SharesFor(const crypto::X25519PublicKey& own_c, const std::vector<Peer>& peers,
                          const SessionId& sid) {
   ServerToClient shares;
-  const crypto::SecretBytes share(crypto::kShamirShareSize);
+  const SharePayload payload{.key_share = crypto::SecretBytes(crypto::kShamirShareSize),
+                             .self_mask_share = crypto::SecretBytes(crypto::kShamirShareSize),
+                             .key_share_salt = crypto::SecretBytes(kShareSaltSize),
+                             .self_mask_share_salt = crypto::SecretBytes(kShareSaltSize)};
   for (const Peer& p : peers) {
     const crypto::Aes256Gcm channel = ShareChannel(p.c, p.id, own_c, 1, sid).value();
     const std::vector<uint8_t> ct = channel
-                                        .Encrypt(EncodeSharePayload(p.id, 1, share, share).span(),
+                                        .Encrypt(EncodeSharePayload(p.id, 1, payload).span(),
                                                  ShareAssociatedData(sid, p.id, 1))
                                         .value();
     auto* entry = shares.mutable_masked_input()->add_shares();
     entry->set_peer_id(p.id);
     entry->set_ciphertext(ct.data(), ct.size());
+    // The commitments the dealer would send, so that client 1 keeps (and checks) the shares.
+    const Commitment key = ShareCommitment(sid, p.id, 1, SharedSecret::kMaskingKey,
+                                           payload.key_share.span(), payload.key_share_salt.span())
+                               .value();
+    const Commitment b =
+        ShareCommitment(sid, p.id, 1, SharedSecret::kSelfMask, payload.self_mask_share.span(),
+                        payload.self_mask_share_salt.span())
+            .value();
+    entry->set_key_share_commitment(key.data(), key.size());
+    entry->set_self_mask_share_commitment(b.data(), b.size());
   }
   return shares;
 }
@@ -364,14 +377,42 @@ CloseCost ServerUnmaskingCost(int n, int t, int dropped, int threads) {
     if (!Accepted(*server, id, m)) return {};
   }
   if (!server->CloseStage().ok()) return {};
-  const std::string ciphertext(kShareCiphertextSize, 'c');
+  // Clients 1..dropped are lost after ShareKeys, and the first t survivors reveal: owner u's shares
+  // come from one real split of the secret they rebuild (its s key if lost, else its b), and u
+  // commits to the shares those holders reveal (with an all-zero salt; any other commitment is
+  // never checked).
+  const crypto::ShamirParams params{t, n};
+  const crypto::SecretBytes salt(kShareSaltSize);
+  std::vector<std::vector<crypto::ShamirShare>> splits;
+  for (uint32_t owner : ids) {
+    const bool lost = owner <= static_cast<uint32_t>(dropped);
+    const crypto::SecretBytes secret =
+        lost ? s_keys[owner - 1].private_bytes().Clone() : self_mask_secrets[owner - 1].Clone();
+    splits.push_back(crypto::ShamirSplit(secret.span(), params).value());
+  }
+  auto revealer = [&](uint32_t holder) {
+    return holder > static_cast<uint32_t>(dropped) &&
+           holder <= static_cast<uint32_t>(dropped + t);
+  };
+  const std::string ciphertext(kShareCiphertextSize, 'c'), filler(kCommitmentSize, 'f');
   for (uint32_t id : ids) {
+    const bool lost = id <= static_cast<uint32_t>(dropped);
     ClientToServer m;
     for (uint32_t peer : ids) {
       if (peer == id) continue;
       auto* e = m.mutable_share_keys()->add_shares();
       e->set_peer_id(peer);
       e->set_ciphertext(ciphertext);
+      e->set_key_share_commitment(filler);
+      e->set_self_mask_share_commitment(filler);
+      if (!revealer(peer)) continue;
+      const Commitment c =
+          ShareCommitment(server->session_id(), id, peer,
+                          lost ? SharedSecret::kMaskingKey : SharedSecret::kSelfMask,
+                          splits[id - 1][peer - 1].value.span(), salt.span())
+              .value();
+      (lost ? e->mutable_key_share_commitment() : e->mutable_self_mask_share_commitment())
+          ->assign(reinterpret_cast<const char*>(c.data()), c.size());
     }
     if (!Accepted(*server, id, m)) return {};
   }
@@ -390,20 +431,19 @@ CloseCost ServerUnmaskingCost(int n, int t, int dropped, int threads) {
     if (!Accepted(*server, id, m)) return {};
   }
   if (!server->CloseStage().ok()) return {};
-  // The first t survivors answer; owner u's shares come from one real split of its secret.
+  // The first t survivors answer.
   std::map<uint32_t, ClientToServer> responses;
-  const crypto::ShamirParams params{t, n};
   for (uint32_t owner : ids) {
     const bool lost = owner <= static_cast<uint32_t>(dropped);
-    const crypto::SecretBytes secret =
-        lost ? s_keys[owner - 1].private_bytes().Clone() : self_mask_secrets[owner - 1].Clone();
-    const std::vector<crypto::ShamirShare> shares =
-        crypto::ShamirSplit(secret.span(), params).value();
     for (int h = dropped + 1; h <= dropped + t; ++h) {
       auto* response = responses[static_cast<uint32_t>(h)].mutable_unmasking();
       auto* entry = lost ? response->add_key_shares() : response->add_self_mask_shares();
       entry->set_owner_id(owner);
-      entry->set_share(shares[static_cast<size_t>(h - 1)].value.data(), crypto::kShamirShareSize);
+      entry->set_share(splits[owner - 1][static_cast<size_t>(h - 1)].value.data(),
+                       crypto::kShamirShareSize);
+      if (owner != static_cast<uint32_t>(h)) {
+        entry->set_salt(reinterpret_cast<const char*>(salt.data()), salt.size());
+      }
     }
   }
   for (auto& [id, m] : responses) {

@@ -9,8 +9,9 @@
 #   mtls_refusals  no client certificate, a certificate of another CA, a client trusting another
 #                  CA, a revoked identity (listed at start and added while running; a connected
 #                  client revoked loses its live stream; a client revoked between its
-#                  registration and its stream cannot open it), one identity joining twice: each
-#                  refused, the coordinator unharmed
+#                  registration and its stream cannot open it), one identity joining twice, a
+#                  session token presented from another certificate: each refused, the
+#                  coordinator unharmed
 #   health         `fedmf-coordinator health` (grpc.health.v1 Check, what the probes run): SERVING
 #                  over mutual TLS with the admin identity; refused without a client certificate;
 #                  a clear UNAVAILABLE and a non-zero exit once nothing listens on the port
@@ -157,6 +158,22 @@ case "$CASE" in
     wait_for "$WORK/coordinator.log" \
       "event=stream_open .*status=\"ALREADY_EXISTS: identity 'client-0' already has 1 live" 10
     refused twice "$twice_pid" "UNAVAILABLE: giving up .*ALREADY_EXISTS"
+    # A session token opens a stream only from the certificate it was issued on (issue 48): one
+    # registered by client-2, presented from client-1's certificate, is refused at open.
+    # shellcheck disable=SC2046
+    "$ATTACKER" --coordinator="127.0.0.1:$PORT" --data="$SMALL" --users=210 "${CA[@]}" \
+      $(identity client-2) --stream_tls_cert="$CERTS/clients/client-1.pem" \
+      --stream_tls_key="$CERTS/clients/client-1.key" >"$WORK/carried_token.log" 2>&1 &
+    carried_pid=$!
+    PIDS+=("$carried_pid")
+    carried="the session token was issued on TLS identity 'client-2'"
+    carried+=", not on this stream's 'client-1'"
+    wait_for "$WORK/coordinator.log" \
+      "event=stream_refused .*identity=client-1 reason=\"$carried\"" 10
+    wait "$carried_pid" || fail "the attacker failed to run: $(tail -n 3 "$WORK/carried_token.log")"
+    grep -q "event=attacker_stop .*code=7 status=\"$carried\"" "$WORK/carried_token.log" ||
+      fail "carried token: $(tail -n 1 "$WORK/carried_token.log")"
+    echo "refused as expected: a session token presented from another certificate"
     # Revoking while running: the file is re-read; client-1's next registration is refused.
     sleep 1.1  # the list is checked for changes at most once a second
     echo "client-1" >>"$WORK/revoked.txt"

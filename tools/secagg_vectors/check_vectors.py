@@ -239,19 +239,30 @@ def check_session(ck, s):
     # Share ciphertexts: AD, payload, AES-256-GCM.
     u2 = s["shared_keys"]
     payloads = {}
+    commitments = {}  # (sender, receiver, 1 key / 2 self-mask) -> (commitment, salt)
     for e in s["share_ciphertexts"]:
         snd, rcv = e["sender"], e["receiver"]
         ad = sid + u32(snd) + u32(rcv)
         ck.eq(what(f"share_ad {snd}->{rcv}"), ad, h(e["associated_data"]))
         ct = h(e["ciphertext"])
-        ck.eq(what(f"share_ciphertext {snd}->{rcv} size"), len(ct), 116)
+        ck.eq(what(f"share_ciphertext {snd}->{rcv} size"), len(ct), 180)
         plain = aes_gcm_decrypt(pair(snd, rcv)["share_key"], ct, ad)
         ck.eq(what(f"share_ciphertext {snd}->{rcv} decrypts to the payload"), plain,
               h(e["payload"]))
         payload = h(e["payload"])
-        ck.eq(what(f"share_payload {snd}->{rcv} size"), len(payload), 88)
+        ck.eq(what(f"share_payload {snd}->{rcv} size"), len(payload), 152)
         ck.eq(what(f"share_payload {snd}->{rcv} ids"), payload[:8], u32(snd) + u32(rcv))
         payloads[(snd, rcv)] = payload
+        # The sender's commitment to each share: label || sid || sender || receiver || kind ||
+        # share || salt, the salt following the two shares in the payload ("Share commitments").
+        for name, kind, share, salt in (
+                ("key_share_commitment", 1, payload[8:48], payload[88:120]),
+                ("self_mask_share_commitment", 2, payload[48:88], payload[120:152])):
+            preimage = (LABEL + b"share-commitment" + sid + u32(snd) + u32(rcv) + bytes([kind])
+                        + share + salt)
+            ck.eq(what(f"{name} {snd}->{rcv} input"), preimage, h(e[name + "_input"]))
+            ck.eq(what(f"{name} {snd}->{rcv}"), sha256(preimage), h(e[name]))
+            commitments[(snd, rcv, kind)] = (sha256(preimage), salt)
     ck.eq(what("one ciphertext per ordered pair of U2 x N(sender)"), sorted(payloads),
           sorted((x, y) for x in u2 for y in hood(x) if y != x))
 
@@ -366,6 +377,20 @@ def check_session(ck, s):
         cid = rs["client"]
         self_shares = [(e["owner_id"], h(e["share"])) for e in rs["self_mask_shares"]]
         key_shares = [(e["owner_id"], h(e["share"])) for e in rs["key_shares"]]
+        # Each share comes with the salt of its owner's commitment (none for the revealer's own),
+        # so that the server's check of the reveal passes ("Misbehaving clients").
+        for number, key in ((2, "self_mask_shares"), (1, "key_shares")):
+            for e in rs[key]:
+                owner, share, salt = e["owner_id"], h(e["share"]), h(e["salt"])
+                if owner == cid:
+                    ck.eq(what(f"{cid} reveals its own {key} without a salt"), salt, b"")
+                    continue
+                commitment, dealt_salt = commitments[(owner, cid, number)]
+                ck.eq(what(f"{cid} reveals the salt {owner} dealt with its {key} share"), salt,
+                      dealt_salt)
+                ck.eq(what(f"{cid}'s revealed {key} share of {owner} matches the commitment"),
+                      sha256(LABEL + b"share-commitment" + sid + u32(owner) + u32(cid)
+                             + bytes([number]) + share + salt), commitment)
         usable = [o for o in hood(cid) if o not in reported[cid]]  # shares it holds
         ck.eq(what(f"{cid} reveals self-mask shares of N[u] ∩ U3 minus what it reported"),
               [o for o, _ in self_shares], [o for o in usable if o in u3])
@@ -434,9 +459,20 @@ def check_session(ck, s):
     check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers)
 
 
+def encrypted_shares(data):
+    """An EncryptedShares entry: (peer_id, ciphertext, key share and self-mask share commitments);
+    no other field."""
+    f = proto_fields(data)
+    if field_numbers(f) != [1, 2, 3, 4]:
+        raise ValueError(f"EncryptedShares fields {field_numbers(f)}, expected [1, 2, 3, 4]")
+    return (field(f, 1), field(f, 2), field(f, 3), field(f, 4))
+
+
 def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
     """Every serialized message against the values above (secagg.proto field numbers)."""
-    cts = {(e["sender"], e["receiver"]): h(e["ciphertext"]) for e in s["share_ciphertexts"]}
+    cts = {(e["sender"], e["receiver"]): (h(e["ciphertext"]), h(e["key_share_commitment"]),
+                                          h(e["self_mask_share_commitment"]))
+           for e in s["share_ciphertexts"]}
     clients = {c["id"]: c for c in s["clients"]}
     stages = []
     seen = set()
@@ -481,14 +517,14 @@ def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
                        sorted(ADVERTISE_KEYS_FIELDS)))
             ck.eq(what(tag + " clients = N[u]"), listed, u1)
         elif direction == "client_to_server" and case == "share_keys":
-            got = [(field(proto_fields(e), 1), field(proto_fields(e), 2)) for e in repeated(f, 1)]
-            ck.eq(what(tag + " ciphertexts"), got,
-                  [(v, cts[(cid, v)]) for v in u1 if v != cid])
+            got = [encrypted_shares(e) for e in repeated(f, 1)]
+            ck.eq(what(tag + " ciphertexts and commitments"), got,
+                  [(v,) + cts[(cid, v)] for v in u1 if v != cid])
         elif direction == "server_to_client" and case == "masked_input":
-            got = [(field(proto_fields(e), 1), field(proto_fields(e), 2)) for e in repeated(f, 1)]
-            ck.eq(what(tag + " ciphertexts to u"), got,
-                  [(v, cts[(v, cid)]) for v in u2 if v != cid])
-            ck.eq(what(tag + " masked_with = senders"), [v for v, _ in got],
+            got = [encrypted_shares(e) for e in repeated(f, 1)]
+            ck.eq(what(tag + " ciphertexts and commitments to u"), got,
+                  [(v,) + cts[(v, cid)] for v in u2 if v != cid])
+            ck.eq(what(tag + " masked_with = senders"), [e[0] for e in got],
                   clients[cid]["masked_with"])
         elif direction == "client_to_server" and case == "masked_input":
             ck.eq(what(tag + " packed"), field(f, 1), h(clients[cid]["masked_input_packed"]))
@@ -509,10 +545,10 @@ def check_messages(ck, s, what, keys, sid, u1, u2, u3, payloads, signers):
             ck.eq(what(tag + " signatures"), sigs, [(c, cc_sigs[c]) for c in signers])
         elif direction == "client_to_server" and case == "unmasking":
             for number, key in ((1, "self_mask_shares"), (2, "key_shares")):
-                got = [(field(proto_fields(e), 1), field(proto_fields(e), 2))
-                       for e in repeated(f, number)]
+                got = [(field(proto_fields(e), 1), field(proto_fields(e), 2),
+                        field(proto_fields(e), 3, b"")) for e in repeated(f, number)]
                 ck.eq(what(tag + " " + key), got,
-                      [(e["owner_id"], h(e["share"])) for e in un[cid][key]])
+                      [(e["owner_id"], h(e["share"]), h(e["salt"])) for e in un[cid][key]])
         else:
             ck.true(what(tag + " is not a message of a completed session"), False)
     ck.eq(what("stage order"), stages,

@@ -357,18 +357,49 @@ class Builder {
           const ClientSessionState::Neighbor* n = NeighborIn(holder.after_masked_input, sender);
           if (n == nullptr || !n->shared() ||
               ToBytes(n->key_share()) != ToBytes(decoded.key_share.span()) ||
-              ToBytes(n->self_mask_share()) != ToBytes(decoded.self_mask_share.span())) {
+              ToBytes(n->self_mask_share()) != ToBytes(decoded.self_mask_share.span()) ||
+              ToBytes(n->key_share_salt()) != ToBytes(decoded.key_share_salt.span()) ||
+              ToBytes(n->self_mask_share_salt()) != ToBytes(decoded.self_mask_share_salt.span())) {
             return Mismatch("decrypted shares and the receiver's stored shares");
           }
         }
         held_[{sender, receiver}] = {ToBytes(decoded.key_share.span()),
                                      ToBytes(decoded.self_mask_share.span())};
+        salts_[{sender, receiver}] = {ToBytes(decoded.key_share_salt.span()),
+                                      ToBytes(decoded.self_mask_share_salt.span())};
         json j;
         j["sender"] = sender;
         j["receiver"] = receiver;
         j["associated_data"] = Hex(ad);
         j["payload"] = Hex(payload.span());
         j["ciphertext"] = Hex(e.ciphertext());
+        for (const secagg::SharedSecret secret :
+             {secagg::SharedSecret::kMaskingKey, secagg::SharedSecret::kSelfMask}) {
+          const bool key = secret == secagg::SharedSecret::kMaskingKey;
+          const crypto::SecretBytes& share = key ? decoded.key_share : decoded.self_mask_share;
+          const crypto::SecretBytes& salt =
+              key ? decoded.key_share_salt : decoded.self_mask_share_salt;
+          const std::string& sent = key ? e.key_share_commitment() : e.self_mask_share_commitment();
+          ByteVector input;
+          Append(input, secagg::kLabelShareCommitment);
+          Append(input, s_.session_id);
+          AppendU32(input, sender);
+          AppendU32(input, receiver);
+          input.push_back(static_cast<uint8_t>(secret));
+          Append(input, share.span());
+          Append(input, salt.span());
+          VECTORS_ASSIGN_OR_RETURN(
+              const secagg::Commitment commitment,
+              secagg::ShareCommitment(s_.session_id, sender, receiver, secret, share.span(),
+                                      salt.span()));
+          VECTORS_ASSIGN_OR_RETURN(const auto by_hand, Sha256Of(input));
+          if (commitment != by_hand || ToBytes(commitment) != ToBytes(sent)) {
+            return Mismatch(key ? "key_share_commitment" : "self_mask_share_commitment");
+          }
+          const std::string name = key ? "key_share_commitment" : "self_mask_share_commitment";
+          j[name + "_input"] = Hex(input);
+          j[name] = Hex(commitment);
+        }
         shares.push_back(std::move(j));
       }
     }
@@ -547,12 +578,21 @@ class Builder {
     std::map<uint32_t, std::vector<crypto::ShamirShare>> first_t;
     std::map<uint32_t, std::vector<uint32_t>> first_t_holders;
     std::map<uint32_t, bool> is_key;
+    const char* mismatch = nullptr;
     for (const RecordedMessage* r : Find("Unmasking", false)) {
       const auto& m = r->client_message.unmasking();
       auto list = [&](const auto& shares, bool key) {
         json out = json::array();
         for (const auto& s : shares) {
-          out.push_back({{"owner_id", s.owner_id()}, {"share", Hex(s.share())}});
+          out.push_back(
+              {{"owner_id", s.owner_id()}, {"share", Hex(s.share())}, {"salt", Hex(s.salt())}});
+          // The salt the holder got with the share (none for its own), so that the server's
+          // check against the owner's commitment passes.
+          const auto salts = salts_.find({s.owner_id(), r->client});
+          const ByteVector expected_salt =
+              salts == salts_.end() ? ByteVector{}
+                                    : (key ? salts->second.first : salts->second.second);
+          if (ToBytes(s.salt()) != expected_salt) mismatch = "revealed salt";
           const std::vector<uint32_t>& hood = neighborhood_.at(s.owner_id());
           const size_t position = static_cast<size_t>(
               std::lower_bound(hood.begin(), hood.end(), r->client) - hood.begin());
@@ -572,6 +612,7 @@ class Builder {
                            {"self_mask_shares", std::move(self_shares)},
                            {"key_shares", std::move(key_shares)}});
     }
+    if (mismatch != nullptr) return Mismatch(mismatch);
     json rebuilt = json::array();
     std::vector<uint64_t> sum(s_.config.length, 0);
     for (const auto& [id, y] : masked_inputs_) {
@@ -668,8 +709,10 @@ class Builder {
   uint32_t num_advertised_ = 0;
   std::set<uint32_t> shared_;                            // U2
   std::map<std::pair<uint32_t, uint32_t>, Pair> pairs_;  // (lo, hi)
-  // (owner, holder) -> (share of s_SK, share of b).
+  // (owner, holder) -> (share of s_SK, share of b), and the salts of their commitments (holders
+  // other than the owner).
   std::map<std::pair<uint32_t, uint32_t>, std::pair<ByteVector, ByteVector>> held_;
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<ByteVector, ByteVector>> salts_;
   std::map<uint32_t, std::pair<ByteVector, ByteVector>> secrets_;  // owner -> (s_SK, b)
   std::map<uint32_t, std::vector<uint64_t>> self_masks_;
   std::map<uint32_t, std::vector<uint64_t>> masked_inputs_;  // U3

@@ -72,7 +72,9 @@ typedef enum fedmf_status {
 typedef struct fedmf_participant fedmf_participant;
 typedef struct fedmf_messages fedmf_messages;
 
-/* Library version "MAJOR.MINOR.PATCH", a static string. Thread-safe. */
+/* The fedmf release "MAJOR.MINOR.PATCH" (e.g. "0.1.0"), a static string. Thread-safe. Not the
+ * shared library's file version: libfedmf_mobile.so.A.MINOR.PATCH, whose A (the SONAME) is
+ * FEDMF_ABI_VERSION. */
 FEDMF_API const char* fedmf_version(void);
 /* FEDMF_ABI_VERSION of the compiled library: check it against the header's. Thread-safe. */
 FEDMF_API uint32_t fedmf_abi_version(void);
@@ -89,8 +91,8 @@ FEDMF_API void fedmf_free(void* buffer);
 /* ---- Lifecycle ---------------------------------------------------------------------------- */
 
 /* Creates a participant from a serialized fedmf.v1.ParticipantConfig (proto/fedmf/v1/mobile.proto:
- * participant id >= 1, num_items >= 1, optional chunk size, optional privacy budget of its own,
- * e.g. "approx:1,1e-6"), with no ratings, no model, an empty privacy ledger and a fresh Ed25519
+ * participant id >= 1, num_items >= 1, optional chunk size, optional largest download, optional
+ * privacy budget of its own, e.g. "approx:1,1e-6"), with no ratings, no model, an empty privacy ledger and a fresh Ed25519
  * signing key. On success *out is a new handle. Thread-safe. */
 FEDMF_API fedmf_status fedmf_participant_create(const uint8_t* config, size_t config_len,
                                                 fedmf_participant** out);

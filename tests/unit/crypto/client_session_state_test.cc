@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "crypto/secagg/client_session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -347,8 +348,8 @@ TEST_F(CorruptStateTest, ConfigDigestAndIds) {
   state.set_client_id(4);
   ExpectRefused(state, "client_id 4");
   state = Genuine(ServerStage::kShareKeys);
-  state.set_format_version(3);
-  ExpectRefused(state, "format_version 3");
+  state.set_format_version(4);
+  ExpectRefused(state, "format_version 4, expected 1 to 3");
 }
 
 // A neighbor whose ciphertext did not decrypt: reported, holding no shares.
@@ -360,6 +361,9 @@ TEST_F(CorruptStateTest, UnusableNeighbor) {
                 "need 0");
   state.mutable_neighbors(0)->clear_key_share();
   state.mutable_neighbors(0)->clear_self_mask_share();
+  ExpectRefused(state, "neighbors[0] (client 1): share salts of 32 and 32 bytes, need 0");
+  state.mutable_neighbors(0)->clear_key_share_salt();
+  state.mutable_neighbors(0)->clear_self_mask_share_salt();
   EXPECT_TRUE(Restore(state).ok()) << Restore(state);
   state.mutable_neighbors(2)->set_unusable(true);  // client 3 itself
   state.mutable_neighbors(2)->clear_key_share();
@@ -378,23 +382,37 @@ TEST_F(CorruptStateTest, SelfMaskSecretFromAdvertisement) {
   ExpectRefused(state, "self_mask_secret is 0 bytes, need 32 in stage AwaitingShareKeys");
 }
 
-// A format-1 state saved mid-session (the protocol before the self-mask commitment) restores as
-// an aborted session, keeping the participant; its secrets are gone.
-TEST_F(CorruptStateTest, FormatOneSessionInProgressRestoresAborted) {
-  ClientSessionState state = Genuine(ServerStage::kUnmasking);
-  state.set_format_version(1);
-  absl::StatusOr<ClientIdentity> identity = harness_->Identity(id_);
-  ASSERT_TRUE(identity.ok());
-  absl::StatusOr<std::unique_ptr<ClientSession>> session =
-      ClientSession::Restore(state, std::move(*identity), harness_->directory());
-  ASSERT_TRUE(session.ok()) << session.status();
-  EXPECT_EQ((*session)->stage(), ClientStage::kAborted);
-  EXPECT_THAT((*session)->abort_reason(), HasSubstr("state format 1"));
-  absl::StatusOr<ClientSessionState> exported = (*session)->Export();
-  ASSERT_TRUE(exported.ok());
-  EXPECT_EQ(exported->format_version(), 2u);
-  EXPECT_TRUE(exported->s_private_key().empty());
-  EXPECT_TRUE(exported->self_mask_secret().empty());
+// A state of format 1 (the protocol before the self-mask commitment) or 2 (before the share
+// commitments) saved mid-session restores as an aborted session, keeping the participant; its
+// secrets are gone.
+TEST_F(CorruptStateTest, OlderFormatSessionInProgressRestoresAborted) {
+  for (uint32_t format : {1, 2}) {
+    ClientSessionState state = Genuine(ServerStage::kUnmasking);
+    state.set_format_version(format);
+    absl::StatusOr<ClientIdentity> identity = harness_->Identity(id_);
+    ASSERT_TRUE(identity.ok());
+    absl::StatusOr<std::unique_ptr<ClientSession>> session =
+        ClientSession::Restore(state, std::move(*identity), harness_->directory());
+    ASSERT_TRUE(session.ok()) << session.status();
+    EXPECT_EQ((*session)->stage(), ClientStage::kAborted);
+    EXPECT_THAT((*session)->abort_reason(), HasSubstr(absl::StrCat("state format ", format)));
+    absl::StatusOr<ClientSessionState> exported = (*session)->Export();
+    ASSERT_TRUE(exported.ok());
+    EXPECT_EQ(exported->format_version(), 3u);
+    EXPECT_TRUE(exported->s_private_key().empty());
+    EXPECT_TRUE(exported->self_mask_secret().empty());
+  }
+}
+
+// The salts of the commitments come with every held share of another client, never with its own.
+TEST_F(CorruptStateTest, ShareSalts) {
+  ClientSessionState state = Genuine(ServerStage::kConsistencyCheck);
+  ASSERT_EQ(state.neighbors(0).key_share_salt().size(), 32u);
+  state.mutable_neighbors(0)->clear_self_mask_share_salt();
+  ExpectRefused(state, "neighbors[0] (client 1): share salts of 32 and 0 bytes, need 32");
+  state = Genuine(ServerStage::kConsistencyCheck);
+  state.mutable_neighbors(2)->set_key_share_salt(std::string(32, 's'));  // client 3 itself
+  ExpectRefused(state, "neighbors[2] (client 3, itself): share salts of 32 and 0 bytes, need 0");
 }
 
 TEST_F(CorruptStateTest, InputWrongSizeOrPresentTooLate) {

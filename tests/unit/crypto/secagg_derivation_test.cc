@@ -93,19 +93,58 @@ TEST(SecAggDerivationTest, ShareAssociatedDataLayout) {
 }
 
 TEST(SecAggDerivationTest, SharePayloadRoundTripAndIdCheck) {
-  const crypto::SecretBytes key_share(std::vector<uint8_t>(40, 7));
-  const crypto::SecretBytes b_share(std::vector<uint8_t>(40, 9));
-  const crypto::SecretBytes payload = EncodeSharePayload(2, 6, key_share, b_share);
+  auto filled = [](size_t size, uint8_t value) {
+    return crypto::SecretBytes(std::vector<uint8_t>(size, value));
+  };
+  const SharePayload shares{.key_share = filled(40, 7),
+                            .self_mask_share = filled(40, 9),
+                            .key_share_salt = filled(32, 0x11),
+                            .self_mask_share_salt = filled(32, 0x22)};
+  const crypto::SecretBytes payload = EncodeSharePayload(2, 6, shares);
   ASSERT_EQ(payload.size(), kSharePayloadSize);
   EXPECT_EQ(ToHex(payload.span().subspan(0, 8)), "0200000006000000");
+  // The layout: ids, key share, b share, then the two salts in the same order.
+  EXPECT_EQ(ToHex(payload.span().subspan(88, 64)), std::string(64, '1') + std::string(64, '2'));
   const absl::StatusOr<SharePayload> decoded = DecodeSharePayload(payload, 2, 6);
   ASSERT_TRUE(decoded.ok());
-  EXPECT_EQ(decoded->key_share, key_share);
-  EXPECT_EQ(decoded->self_mask_share, b_share);
+  EXPECT_EQ(decoded->key_share, shares.key_share);
+  EXPECT_EQ(decoded->self_mask_share, shares.self_mask_share);
+  EXPECT_EQ(decoded->key_share_salt, shares.key_share_salt);
+  EXPECT_EQ(decoded->self_mask_share_salt, shares.self_mask_share_salt);
   EXPECT_THAT(DecodeSharePayload(payload, 2, 7).status().message(),
               HasSubstr("from client 2 to 7 names 2 -> 6"));
   EXPECT_THAT(DecodeSharePayload(crypto::SecretBytes(5), 2, 6).status().message(),
-              HasSubstr("is 5 bytes, need 88"));
+              HasSubstr("is 5 bytes, need 152"));
+}
+
+// The commitment's layout, written out here, and its binding: every input changes it.
+TEST(SecAggDerivationTest, ShareCommitmentLayoutAndBinding) {
+  const std::vector<uint8_t> share(40, 7), salt(32, 9);
+  const absl::StatusOr<Commitment> c =
+      ShareCommitment(Fill(0xaa), 3, 8, SharedSecret::kSelfMask, share, salt);
+  ASSERT_TRUE(c.ok());
+  std::vector<uint8_t> input;
+  const std::string label = "fedmf/secagg/v1/share-commitment";
+  input.insert(input.end(), label.begin(), label.end());
+  input.insert(input.end(), 32, 0xaa);
+  for (uint8_t b : {3, 0, 0, 0, 8, 0, 0, 0, 2}) input.push_back(b);
+  input.insert(input.end(), share.begin(), share.end());
+  input.insert(input.end(), salt.begin(), salt.end());
+  Sha256 hash;
+  hash.Update(input);
+  EXPECT_EQ(*c, hash.Finish().value());
+  std::vector<uint8_t> other_share = share, other_salt = salt;
+  other_share[39] ^= 1;
+  other_salt[0] ^= 1;
+  for (const absl::StatusOr<Commitment>& other :
+       {ShareCommitment(Fill(0xab), 3, 8, SharedSecret::kSelfMask, share, salt),
+        ShareCommitment(Fill(0xaa), 8, 3, SharedSecret::kSelfMask, share, salt),
+        ShareCommitment(Fill(0xaa), 3, 8, SharedSecret::kMaskingKey, share, salt),
+        ShareCommitment(Fill(0xaa), 3, 8, SharedSecret::kSelfMask, other_share, salt),
+        ShareCommitment(Fill(0xaa), 3, 8, SharedSecret::kSelfMask, share, other_salt)}) {
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE(*other, *c);
+  }
 }
 
 TEST(SecAggDerivationTest, SignedMessageLayouts) {

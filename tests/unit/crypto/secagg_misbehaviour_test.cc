@@ -1,6 +1,7 @@
-// One misbehaving client against the SecAgg session (docs/protocol.md, "Misbehaving clients"):
-// what is tolerated (the sum is exact and the misbehaviour recorded) and what aborts the session
-// (its culprit named, never an honest client; honest clients never abort).
+// Misbehaving clients against the SecAgg session (docs/protocol.md, "Misbehaving clients"): what
+// is tolerated (the sum is exact and the misbehaviour recorded), what convicts its author (named
+// a culprit, the session goes on) and what aborts the session (its culprit named); never an honest
+// client named, and honest clients never abort.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -72,7 +73,7 @@ void ExpectExactSumWithoutAborts(const DriverResult& r) {
 std::vector<uint32_t> Culprits(const DriverResult& r) {
   std::vector<uint32_t> out;
   for (const auto& m : r.misbehaviour) {
-    if (m.aborted_session) out.push_back(m.client_id);
+    if (m.culprit) out.push_back(m.client_id);
   }
   return out;
 }
@@ -120,54 +121,127 @@ TEST(SecAggMisbehaviourTest, UndecryptableSharesToEveryoneNameTheSenderAsCulprit
   }
 }
 
-// Tolerated: a holder that reveals false shares at unmasking. The first t shares fail the
-// commitment (or key) check, decoding all of them corrects the false ones, and the holder is
-// recorded (not excluded: a share off the polynomial may also be its dealer's doing).
-TEST(SecAggMisbehaviourTest, FalseRevealedSharesFromOneHolderAreCorrected) {
+// Falsifies every share `client` reveals, its own included.
+auto FalseReveals(std::vector<uint32_t> liars) {
+  return [liars](uint32_t client, ClientToServer& m) {
+    if (!m.has_unmasking() || std::find(liars.begin(), liars.end(), client) == liars.end()) return;
+    for (auto& r : *m.mutable_unmasking()->mutable_self_mask_shares()) Falsify(*r.mutable_share());
+    for (auto& r : *m.mutable_unmasking()->mutable_key_shares()) Falsify(*r.mutable_share());
+  };
+}
+
+// Convicted: holders that reveal false shares at unmasking. Each revealed share is checked
+// against its dealer's commitment, so the false ones are discarded and their revealers named
+// culprits; the secrets are rebuilt from the rest, however many holders lie, as long as t true
+// shares remain. Here 4 of 11 lie, more than the (11 - 5) / 2 = 3 false shares that decoding
+// alone could correct (before share commitments, the honest dealers were then named).
+TEST(SecAggMisbehaviourTest, FalseRevealsConvictOnlyTheRevealers) {
   for (const bool drop : {false, true}) {
     SCOPED_TRACE(drop ? "with a dropped client (key shares)" : "self-mask shares");
     DriverOptions o;
-    o.config = Config(9, 5, /*signatures=*/false);
-    if (drop) o.drops[9] = DropPoint::kMaskedInput;
-    o.tamper_client = [](uint32_t client, ClientToServer& m) {
-      if (client != 1 || !m.has_unmasking()) return;  // client 1's shares come first
-      for (auto& r : *m.mutable_unmasking()->mutable_self_mask_shares())
-        Falsify(*r.mutable_share());
-      for (auto& r : *m.mutable_unmasking()->mutable_key_shares()) Falsify(*r.mutable_share());
-    };
+    o.config = Config(11, 5, /*signatures=*/false);
+    if (drop) o.drops[11] = DropPoint::kMaskedInput;
+    const std::vector<uint32_t> liars = {1, 2, 3, 4};  // their shares arrive first
+    o.tamper_client = FalseReveals(liars);
     const DriverResult r = RunSession(o);
     ExpectExactSumWithoutAborts(r);
-    EXPECT_TRUE(Culprits(r).empty());
     ASSERT_FALSE(r.misbehaviour.empty());
     for (const auto& m : r.misbehaviour) {
-      EXPECT_EQ(m.client_id, 1u) << m.evidence;
-      EXPECT_THAT(m.evidence, HasSubstr("off the polynomial"));
+      EXPECT_TRUE(m.culprit) << m.evidence;
+      EXPECT_THAT(liars, ::testing::Contains(m.client_id)) << m.evidence;
     }
+    std::vector<uint32_t> culprits = Culprits(r);
+    std::sort(culprits.begin(), culprits.end());
+    culprits.erase(std::unique(culprits.begin(), culprits.end()), culprits.end());
+    EXPECT_EQ(culprits, liars);
+    EXPECT_THAT(r.misbehaviour[0].evidence, HasSubstr("(a false reveal)"));
   }
 }
 
-// Aborts, naming the dealer: every holder's share of client 3's self-mask secret is of a secret
-// other than the one it committed to (as when client 3 dealt shares of another b).
-TEST(SecAggMisbehaviourTest, SharesOfAnotherSecretThanCommittedNameTheDealer) {
+// A client's own share is committed by nobody: a false one is found by decoding, and names the
+// client, which is both its dealer and its revealer.
+TEST(SecAggMisbehaviourTest, AFalseOwnShareNamesItsOwner) {
+  DriverOptions o;
+  o.config = Config(9, 5, /*signatures=*/false);
+  o.tamper_client = [](uint32_t client, ClientToServer& m) {
+    if (client != 1 || !m.has_unmasking()) return;
+    for (auto& r : *m.mutable_unmasking()->mutable_self_mask_shares()) {
+      if (r.owner_id() == 1) Falsify(*r.mutable_share());
+    }
+  };
+  const DriverResult r = RunSession(o);
+  ExpectExactSumWithoutAborts(r);
+  ASSERT_EQ(r.misbehaviour.size(), 1u);
+  EXPECT_EQ(r.misbehaviour[0].client_id, 1u);
+  EXPECT_TRUE(r.misbehaviour[0].culprit);
+  EXPECT_THAT(r.misbehaviour[0].evidence, HasSubstr("off its polynomial"));
+}
+
+// Aborts, naming the dealer: no b rebuilt from the shares it committed to matches the
+// self-mask commitment it advertised.
+TEST(SecAggMisbehaviourTest, AFalseSelfMaskCommitmentNamesItsOwner) {
   DriverOptions o;
   o.config = Config(6, 4, /*signatures=*/false);
-  const std::vector<uint8_t> other(crypto::kShamirSecretSize, 0x42);
-  const auto shares = std::make_shared<std::vector<crypto::ShamirShare>>(
-      crypto::ShamirSplit(other, {4, 6}).value());
-  o.tamper_client = [shares](uint32_t client, ClientToServer& m) {
-    if (!m.has_unmasking()) return;
-    for (auto& r : *m.mutable_unmasking()->mutable_self_mask_shares()) {
-      // Complete graph of ids 1..6: client c holds Shamir index c.
-      if (r.owner_id() == kCulprit) {
-        const crypto::SecretBytes& v = (*shares)[client - 1].value;
-        r.set_share(std::string(v.data(), v.data() + v.size()));
-      }
+  o.tamper_client = [](uint32_t client, ClientToServer& m) {
+    if (client == kCulprit && m.has_advertise_keys()) {
+      m.mutable_advertise_keys()->set_self_mask_commitment(std::string(32, 'x'));
     }
   };
   const DriverResult r = RunSession(o);
   EXPECT_EQ(r.status.code(), absl::StatusCode::kAborted) << r.status;
   EXPECT_THAT(Culprits(r), ::testing::ElementsAre(kCulprit));
   EXPECT_THAT(r.status.message(), HasSubstr("client 3"));
+}
+
+// Tolerated: commitments that do not match the shares in the ciphertext (a dealer that would
+// make an honest holder's reveal look false). The holders check them when they decrypt, report
+// those shares unusable and reveal none of them, so nobody honest is named.
+TEST(SecAggMisbehaviourTest, CommitmentsNotMatchingTheSharesMakeThemUnusable) {
+  DriverOptions o;
+  o.config = Config(8, 5);
+  o.tamper_client = [](uint32_t client, ClientToServer& m) {
+    if (client != kCulprit || !m.has_share_keys()) return;
+    for (auto& entry : *m.mutable_share_keys()->mutable_shares()) {
+      if (entry.peer_id() == 1 || entry.peer_id() == 2) {
+        (*entry.mutable_self_mask_share_commitment())[0] ^= 1;
+      }
+    }
+  };
+  const DriverResult r = RunSession(o);
+  ExpectExactSumWithoutAborts(r);
+  EXPECT_TRUE(Culprits(r).empty());
+  ASSERT_EQ(r.misbehaviour.size(), 1u);
+  EXPECT_EQ(r.misbehaviour[0].client_id, kCulprit);
+  EXPECT_THAT(r.misbehaviour[0].evidence, HasSubstr("2 holder(s): 1,2"));
+}
+
+// A low-order public key is refused at AdvertiseKeys and names its sender; the session goes on
+// without it, and no honest client aborts (none ever sees the key).
+TEST(SecAggMisbehaviourTest, ALowOrderPublicKeyIsRefusedAndNamesItsSender) {
+  for (const bool s_key : {false, true}) {
+    DriverOptions o;
+    o.config = Config(6, 4, /*signatures=*/false);
+    o.tamper_client = [s_key](uint32_t client, ClientToServer& m) {
+      if (client != kCulprit || !m.has_advertise_keys()) return;
+      std::string low_order(32, '\0');
+      low_order[0] = 1;  // u = 1, of order 4
+      if (s_key) {
+        m.mutable_advertise_keys()->set_s_public_key(low_order);
+      } else {
+        m.mutable_advertise_keys()->set_c_public_key(low_order);
+      }
+    };
+    const DriverResult r = RunSession(o);
+    ASSERT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(r.sum, r.expected);
+    EXPECT_THAT(r.included, ::testing::ElementsAre(1, 2, 4, 5, 6));
+    EXPECT_THAT(Culprits(r), ::testing::ElementsAre(kCulprit));
+    EXPECT_THAT(r.misbehaviour[0].evidence,
+                HasSubstr(s_key ? "unusable s public key" : "unusable c public key"));
+    for (const auto& [id, reason] : r.client_aborts) {
+      EXPECT_EQ(id, kCulprit) << "honest client " << id << " aborted: " << reason;
+    }
+  }
 }
 
 // A report naming a client that sent no shares is malformed: the reporter is dropped.

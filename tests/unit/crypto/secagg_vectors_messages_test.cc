@@ -29,12 +29,12 @@ using fedmf::v1::secagg::ClientToServer;
 using fedmf::v1::secagg::ServerToClient;
 
 // The session state every restored client of session `s` starts from: client `c`'s recorded
-// keys, input and self-mask secret b (held from AWAITING_SHARE_KEYS on, state format 2) at
+// keys, input and self-mask secret b (held from AWAITING_SHARE_KEYS on, state format 3) at
 // `stage` (the caller adds what that stage holds).
 ClientSessionState RecordedState(const json& s, const json& c, const SessionConfig& config,
                                  ClientSessionState::Stage stage) {
   ClientSessionState state;
-  state.set_format_version(2);
+  state.set_format_version(3);
   *state.mutable_config() = ConfigToProto(config);
   state.set_config_digest(Str(B(s.at("config_digest"))));
   state.set_client_id(c.at("id").get<uint32_t>());
@@ -196,7 +196,7 @@ TEST(SecAggVectorsTest, MessagesCarryTheRecordedValues) {
       auto same = [](const auto& shares, const json& recorded) {
         json got = json::array();
         for (const auto& r : shares) {
-          got.push_back({{"owner_id", r.owner_id()}, {"share", H(r.share())}});
+          got.push_back({{"owner_id", r.owner_id()}, {"share", H(r.share())}, {"salt", H(r.salt())}});
         }
         return got == recorded;
       };

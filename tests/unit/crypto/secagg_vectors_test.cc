@@ -186,11 +186,34 @@ TEST(SecAggVectorsTest, ShareCiphertextsDecryptToThePayloads) {
       absl::StatusOr<crypto::SecretBytes> at_receiver = channel.Decrypt(ciphertext, ad);
       ASSERT_TRUE(at_receiver.ok()) << at_receiver.status();
       EXPECT_EQ(*at_receiver, *payload);
-      // The payload carries the receiver's shares of the sender's two secrets.
-      const crypto::SecretBytes key_share(HeldShare(s, sender, "s_private_key", receiver));
-      const crypto::SecretBytes b_share(HeldShare(s, sender, "self_mask_secret", receiver));
-      EXPECT_EQ(EncodeSharePayload(sender, receiver, key_share, b_share), *payload);
-      EXPECT_TRUE(DecodeSharePayload(*payload, sender, receiver).ok());
+      // The payload carries the receiver's shares of the sender's two secrets, with the salts
+      // of the sender's commitments to them.
+      absl::StatusOr<SharePayload> decoded = DecodeSharePayload(*payload, sender, receiver);
+      ASSERT_TRUE(decoded.ok()) << decoded.status();
+      EXPECT_EQ(H(decoded->key_share.span()), H(HeldShare(s, sender, "s_private_key", receiver)));
+      EXPECT_EQ(H(decoded->self_mask_share.span()),
+                H(HeldShare(s, sender, "self_mask_secret", receiver)));
+      EXPECT_EQ(EncodeSharePayload(sender, receiver, *decoded), *payload);
+      for (const SharedSecret secret : {SharedSecret::kMaskingKey, SharedSecret::kSelfMask}) {
+        const bool key = secret == SharedSecret::kMaskingKey;
+        const std::string name = key ? "key_share_commitment" : "self_mask_share_commitment";
+        const crypto::SecretBytes& share = key ? decoded->key_share : decoded->self_mask_share;
+        const crypto::SecretBytes& salt =
+            key ? decoded->key_share_salt : decoded->self_mask_share_salt;
+        Bytes input(kLabelShareCommitment.begin(), kLabelShareCommitment.end());
+        input.insert(input.end(), sid.begin(), sid.end());
+        for (uint32_t id : {sender, receiver}) {
+          for (int i = 0; i < 4; ++i) input.push_back(static_cast<uint8_t>(id >> (8 * i)));
+        }
+        input.push_back(static_cast<uint8_t>(secret));
+        input.insert(input.end(), share.data(), share.data() + share.size());
+        input.insert(input.end(), salt.data(), salt.data() + salt.size());
+        EXPECT_EQ(H(input), e.at(name + "_input"));
+        absl::StatusOr<Commitment> commitment =
+            ShareCommitment(sid, sender, receiver, secret, share.span(), salt.span());
+        ASSERT_TRUE(commitment.ok());
+        EXPECT_EQ(H(*commitment), e.at(name));
+      }
     }
   }
 }
@@ -339,6 +362,17 @@ TEST(SecAggVectorsTest, UnmaskingGivesTheSumOfTheIncludedInputs) {
           (key ? key_owners : self_owners).push_back(owner);
           EXPECT_EQ(B(e.at("share")),
                     HeldShare(s, owner, key ? "s_private_key" : "self_mask_secret", holder));
+          // With the salt of the owner's commitment to that share (none for its own).
+          std::string salt;
+          for (const json& c : s.at("share_ciphertexts")) {
+            if (c.at("sender").get<uint32_t>() == owner &&
+                c.at("receiver").get<uint32_t>() == holder) {
+              const Bytes payload = B(c.at("payload"));
+              const size_t at = 8 + 2 * crypto::kShamirShareSize + (key ? 0 : kShareSaltSize);
+              salt = H(absl::MakeConstSpan(payload).subspan(at, kShareSaltSize));
+            }
+          }
+          EXPECT_EQ(e.at("salt"), salt);
           if (first_t[owner].size() < static_cast<size_t>(config.threshold)) {
             first_t[owner].push_back({holder, crypto::SecretBytes(B(e.at("share")))});
             holders[owner].push_back(holder);

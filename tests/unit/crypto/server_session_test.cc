@@ -172,7 +172,13 @@ TEST_F(ServerStageTest, ShareKeysWrongReceiverOrderRejected) {
 TEST_F(ServerStageTest, ShareKeysWrongCiphertextSizeRejected) {
   ClientToServer m = Begin(ServerStage::kShareKeys, 2);
   m.mutable_share_keys()->mutable_shares(1)->set_ciphertext("short");
-  ExpectRejected(2, m, "ciphertext for 3 is 5 bytes, need 116");
+  ExpectRejected(2, m, "ciphertext for 3 is 5 bytes, need 180");
+}
+
+TEST_F(ServerStageTest, ShareKeysWrongCommitmentSizeRejected) {
+  ClientToServer m = Begin(ServerStage::kShareKeys, 2);
+  m.mutable_share_keys()->mutable_shares(1)->clear_self_mask_share_commitment();
+  ExpectRejected(2, m, "share commitments for 3 are 32 and 0 bytes, need 32");
 }
 
 TEST_F(ServerStageTest, MaskedInputWrongSizeRejected) {
@@ -231,9 +237,22 @@ TEST_F(ServerStageTest, UnmaskingShareOutsideFieldRejected) {
   ExpectRejected(1, m, "element 1 is not below 2^61 - 1");
 }
 
+TEST_F(ServerStageTest, UnmaskingShareWithoutSaltRejected) {
+  ClientToServer m = Begin(ServerStage::kUnmasking, 1);
+  m.mutable_unmasking()->mutable_self_mask_shares(2)->clear_salt();
+  ExpectRejected(1, m, "self-mask share of client 3 with a salt of 0 bytes, need 32");
+}
+
+TEST_F(ServerStageTest, UnmaskingOwnShareWithSaltRejected) {
+  ClientToServer m = Begin(ServerStage::kUnmasking, 1);
+  m.mutable_unmasking()->mutable_self_mask_shares(0)->set_salt(std::string(32, 's'));
+  ExpectRejected(1, m, "self-mask share of client 1 with a salt of 32 bytes, need 0");
+}
+
 TEST_F(ServerStageTest, ForgedKeySharesAbortInsteadOfWrongSum) {
   // Client 5 drops before its masked input; the others reveal key shares of it, all shifted in
-  // the last chunk: the reconstructed scalar differs from the one behind 5's advertised key.
+  // the last chunk: none matches 5's commitments, so each revealer is convicted and no key is
+  // rebuilt from them.
   harness_ = std::make_unique<SessionHarness>(ServerStageConfig());
   auto messages = harness_->AdvanceTo(ServerStage::kMaskedInput);
   messages.erase(5);
@@ -253,8 +272,15 @@ TEST_F(ServerStageTest, ForgedKeySharesAbortInsteadOfWrongSum) {
   ASSERT_TRUE(server().CloseStage().ok());
   EXPECT_EQ(server().stage(), ServerStage::kAborted);
   EXPECT_EQ(server().status().code(), absl::StatusCode::kAborted);
-  EXPECT_THAT(server().status().message(), HasSubstr("client 5"));
+  EXPECT_THAT(server().status().message(), HasSubstr("too few shares to unmask client 5"));
   EXPECT_FALSE(server().result().ok());
+  std::vector<uint32_t> culprits;
+  for (const ServerSession::Misbehaviour& m : server().misbehaviour()) {
+    EXPECT_TRUE(m.culprit);
+    EXPECT_THAT(m.evidence, HasSubstr("client 5's masking key is not the one client 5 committed"));
+    culprits.push_back(m.client_id);
+  }
+  EXPECT_THAT(culprits, ::testing::ElementsAre(1, 2, 3, 4));
 }
 
 TEST_F(ServerStageTest, ReadyToCloseWhenEveryoneAnsweredOrDropped) {

@@ -155,7 +155,18 @@ TEST(X25519Test, RejectsLowOrderPublicKeys) {
     absl::StatusOr<SecretBytes> secret = key->ComputeSharedSecret(*peer);
     EXPECT_EQ(secret.status().code(), absl::StatusCode::kInvalidArgument) << u;
     EXPECT_THAT(secret.status().message(), HasSubstr("low-order")) << u;
+    // The relay's check, with no private key of its own, refuses the same list.
+    EXPECT_EQ(CheckNotLowOrder(*peer).code(), absl::StatusCode::kInvalidArgument) << u;
   }
+  // ... and passes real keys, and the RFC's u = 9 base point.
+  for (int i = 0; i < 100; ++i) {
+    absl::StatusOr<X25519PrivateKey> fresh = X25519PrivateKey::Generate();
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_TRUE(CheckNotLowOrder(fresh->public_key()).ok());
+  }
+  std::vector<uint8_t> base(kX25519KeySize, 0);
+  base[0] = 9;
+  EXPECT_TRUE(CheckNotLowOrder(X25519PublicKey::FromBytes(base).value()).ok());
 }
 
 }  // namespace

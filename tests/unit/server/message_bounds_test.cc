@@ -57,6 +57,8 @@ TEST(MessageBoundsTest, TheLargestHonestMessageOfEveryStageFits) {
     auto* s = shares.mutable_secagg()->mutable_message()->mutable_share_keys()->add_shares();
     s->set_peer_id(1000000 + id);
     s->set_ciphertext(std::string(secagg::kShareCiphertextSize, 'c'));
+    s->set_key_share_commitment(std::string(secagg::kCommitmentSize, 'k'));
+    s->set_self_mask_share_commitment(std::string(secagg::kCommitmentSize, 'b'));
   }
   EXPECT_TRUE(Fits(shares, bounds));
   v1::ClientMessage unmasking = Secagg(n);
@@ -66,6 +68,7 @@ TEST(MessageBoundsTest, TheLargestHonestMessageOfEveryStageFits) {
       v1::secagg::RevealedShare* r = list->Add();
       r->set_owner_id(1000000 + id);
       r->set_share(std::string(crypto::kShamirShareSize, 's'));
+      r->set_salt(std::string(secagg::kShareSaltSize, 't'));
     }
   }
   EXPECT_TRUE(Fits(unmasking, bounds));

@@ -22,7 +22,11 @@ v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "secr
   return r;
 }
 
-std::shared_ptr<Connection> Conn(uint64_t id) { return std::make_shared<Connection>(id, "test"); }
+// A stream opened with the TLS identity `identity` (empty: none).
+std::shared_ptr<Connection> Conn(uint64_t id, std::string identity = "") {
+  return std::make_shared<Connection>(id, "test", nullptr, StreamLimits().max_queued_bytes,
+                                      std::move(identity));
+}
 
 TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
   Registry registry("secret", 10);
@@ -133,7 +137,7 @@ TEST(RegistryTest, BoundsWaitingRegistrationsPerIdentity) {
   EXPECT_TRUE(registry.Register(Request({3}), "alice").ok());
   EXPECT_TRUE(registry.Register(Request({4})).ok());
   // A registration that binds frees its identity's place.
-  ASSERT_TRUE(registry.Bind(a, Conn(1)).ok());
+  ASSERT_TRUE(registry.Bind(a, Conn(1, "mallory")).ok());
   EXPECT_TRUE(registry.Register(Request({5}), "mallory").ok());
 }
 
@@ -179,9 +183,8 @@ TEST(RegistryTest, SigningKeyOfIsTheLiveStreamsRegisteredKey) {
 // certificate cannot join a second time while the first holder is connected.
 TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   Registry registry("secret", 10);
-  auto a = Conn(1), b = Conn(2), c = Conn(3);
+  auto a = Conn(1, "alice"), b = Conn(2, "alice"), c = Conn(3, "bob");
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "alice").value(), a).ok());
-  EXPECT_EQ(registry.IdentityOf(a.get()), "alice");
   // Other users, same identity: refused while alice's first stream lives.
   const std::string again = registry.Register(Request({2}), "alice").value();
   const absl::Status twice = registry.Bind(again, b).status();
@@ -199,22 +202,80 @@ TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3, 4, 5}));
 }
 
-TEST(RegistryTest, StreamsPerIdentityLimitIsSettable) {
+TEST(RegistryTest, StreamsPerClientLimitIsSettable) {
   Registry registry("secret", 10);
-  registry.set_max_streams_per_identity(2);
-  auto a = Conn(1), b = Conn(2);
+  registry.set_max_streams_per_client(2);
+  auto a = Conn(1, "pool"), b = Conn(2, "pool");
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "pool").value(), a).ok());
   ASSERT_TRUE(registry.Bind(registry.Register(Request({2}), "pool").value(), b).ok());
-  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3)).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(
+      registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3, "pool")).status().code(),
+      absl::StatusCode::kAlreadyExists);
   registry.Unbind(b.get());
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4)).ok());
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4, "pool")).ok());
   // 0: no limit.
   Registry unlimited("secret", 10);
-  unlimited.set_max_streams_per_identity(0);
+  unlimited.set_max_streams_per_client(0);
   for (uint32_t id = 1; id <= 10; ++id) {
-    EXPECT_TRUE(unlimited.Bind(unlimited.Register(Request({id}), "pool").value(), Conn(id)).ok());
+    EXPECT_TRUE(
+        unlimited.Bind(unlimited.Register(Request({id}), "pool").value(), Conn(id, "pool")).ok());
   }
+}
+
+// Issue 48 item 4: a token credential holds one live stream by default, as a TLS identity does,
+// so that two tokens cannot take most of the coordinator's --max_streams places with one-id
+// streams. Its own reconnect still takes its ids over; another token is not affected.
+TEST(RegistryTest, OneTokenCredentialHoldsOneLiveStream) {
+  Registry registry("", 20);
+  auto credentials = std::make_shared<const Credentials>(
+      Credentials::Parse(absl::StrCat(TokenCredential("mallory-token"), " 1-10\n",
+                                      TokenCredential("alice-token"), " 11-20\n"))
+          .value());
+  registry.set_credentials([credentials] { return credentials; });
+  auto first = Conn(1);
+  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}, "mallory-token")).value(), first).ok());
+  const absl::Status second =
+      registry.Bind(registry.Register(Request({2}, "mallory-token")).value(), Conn(2)).status();
+  EXPECT_EQ(second.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(second.message(), absl::StrCat("credential '", TokenCredential("mallory-token"),
+                                           "' already has 1 live stream(s), the limit"));
+  // The same token from a certificate counts against both: the token is still at its limit.
+  EXPECT_EQ(registry.Bind(registry.Register(Request({3}, "mallory-token"), "m").value(),
+                          Conn(3, "m"))
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(registry.Bind(registry.Register(Request({11}, "alice-token")).value(), Conn(4)).ok());
+  // A reconnect with the first stream's ids replaces it rather than counting beside it.
+  absl::StatusOr<Registry::Takeover> reconnect =
+      registry.Bind(registry.Register(Request({1, 2}, "mallory-token")).value(), Conn(5));
+  ASSERT_TRUE(reconnect.ok()) << reconnect.status();
+  EXPECT_EQ(reconnect->streams, (std::vector<std::shared_ptr<Connection>>{first}));
+  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2, 11}));
+}
+
+// Issue 48 item 4: a session token opens a stream only from the TLS identity it was issued on,
+// so that a copy of it (or one registered before the certificate was revoked) opens nothing from
+// another certificate; the refusal leaves it to its own client.
+TEST(RegistryTest, ASessionTokenBindsOnlyFromTheIdentityItWasIssuedOn) {
+  Registry registry("secret", 10);
+  const std::string token = registry.Register(Request({1}), "alice").value();
+  const absl::Status other = registry.CheckPending(token, "mallory");
+  EXPECT_EQ(other.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(other.message(),
+            "the session token was issued on TLS identity 'alice', not on this stream's 'mallory'");
+  EXPECT_EQ(registry.Bind(token, Conn(1, "mallory")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(registry.Bind(token, Conn(2)).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(registry.LiveUsers().empty());
+  EXPECT_TRUE(registry.CheckPending(token, "alice").ok());
+  EXPECT_TRUE(registry.Bind(token, Conn(3, "alice")).ok());
+  // Without TLS identities, as before: the token alone.
+  const std::string plain = registry.Register(Request({2})).value();
+  EXPECT_EQ(registry.Bind(plain, Conn(4, "someone")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(registry.Bind(plain, Conn(5)).ok());
+  EXPECT_EQ(registry.CheckPending("nope", "").code(), absl::StatusCode::kNotFound);
 }
 
 // With a credentials file, ids belong to credentials: a client registers only its own ids, by its

@@ -17,6 +17,7 @@ namespace fedmf::server {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 // One phase a round, clear cohorts of 2..3, no noise; ApplySum moves to the next round.
@@ -43,8 +44,14 @@ class FakeRoster final : public Roster {
  public:
   explicit FakeRoster(testing::FakeClock& clock) : clock_(clock) {}
 
-  std::vector<uint32_t> LiveUsers() const override { return users; }
-  std::vector<uint32_t> EligibleUsers() const override { return users; }
+  std::vector<uint32_t> EligibleUsers() const override {
+    std::vector<uint32_t> eligible;
+    for (uint32_t u : users) {
+      if (u > excluded) eligible.push_back(u);  // the lowest ids are the excluded ones
+    }
+    return eligible;
+  }
+  int64_t ExcludedCount() const override { return excluded; }
   uint64_t Generation() const override { return generation; }
   void AwaitChange(uint64_t, absl::Time deadline) override {
     clock_.AdvanceTo(deadline);
@@ -64,6 +71,7 @@ class FakeRoster final : public Roster {
   }
 
   std::vector<uint32_t> users;
+  uint32_t excluded = 0;  // ids 1..excluded
   uint64_t generation = 0;
   bool stop = false;
   std::function<void()> on_wait;  // after each wait
@@ -145,6 +153,25 @@ TEST(RoundDriverTest, WaitsForACohortOnTheInjectedClockWithoutSleeping) {
   EXPECT_EQ(h.clock.Elapsed(), absl::Seconds(2));
   ASSERT_THAT(h.runner.cohorts, SizeIs(1));
   EXPECT_THAT(h.runner.cohorts[0], ElementsAre(1, 2, 3));
+}
+
+// Excluded participants never come back: the cohort is drawn from the others instead of waiting
+// for a size only they could fill, and a run left with fewer than n_min ends with the reason.
+TEST(RoundDriverTest, ExclusionsShrinkTheCohortInsteadOfWaitingForever) {
+  DriverHarness h(2, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  h.roster.excluded = 8;  // ids 1..8: 2 of the 10 left, the plan's 2 to 3 contributors
+  ASSERT_TRUE(h.driver->Run().ok());
+  ASSERT_THAT(h.runner.cohorts, SizeIs(2));
+  for (const std::vector<uint32_t>& cohort : h.runner.cohorts)
+    EXPECT_THAT(cohort, ElementsAre(9, 10));
+  EXPECT_EQ(h.clock.Elapsed(), absl::ZeroDuration());  // nothing waited
+
+  DriverHarness few(1, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  few.roster.excluded = 9;
+  const absl::Status s = few.driver->Run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("9 of the 10 participants are excluded: the 1 left are fewer "
+                                     "than round 0's min_contributors 2"));
 }
 
 TEST(RoundDriverTest, FailedRoundsPauseWithAGrowingBackoffOnTheInjectedClock) {

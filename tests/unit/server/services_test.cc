@@ -316,7 +316,7 @@ class FloodService final
   FloodService(Flooder* handler, StreamLimits limits) : handler_(handler), limits_(limits) {}
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Participate(
       grpc::CallbackServerContext* context) override {
-    return new FederationReactor(handler_, 1, context->peer(), "token", limits_);
+    return new FederationReactor(handler_, 1, context->peer(), "", "token", limits_);
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,8 @@ namespace fedmf::server {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
 // An in-process stream and what was sent to it.
@@ -32,31 +35,22 @@ struct TestStream {
 
 class StreamRouterTest : public ::testing::Test {
  protected:
-  StreamRouterTest() : router_(Options(), clock_) {}
+  StreamRouterTest() : router_(options_, clock_) {}
 
-  static const CoordinatorOptions& Options() {
-    static const CoordinatorOptions* options = [] {
-      auto* o = new CoordinatorOptions;
-      o->enrollment_token = "token";
-      o->num_users = 10;
-      return o;
-    }();
-    return *options;
-  }
-
-  // Registers `ids` and opens their stream.
-  TestStream Open(std::vector<uint32_t> ids) {
+  // Registers `ids` and opens their stream, both from TLS identity `identity` (empty: none).
+  TestStream Open(std::vector<uint32_t> ids, const std::string& identity = "") {
     v1::RegisterRequest request;
     request.set_protocol_version(wire::kProtocolVersion);
     request.set_enrollment_token("token");
     request.set_signing_public_key(std::string(32, 'k'));
     for (uint32_t id : ids) request.add_participant_ids(id);
-    absl::StatusOr<std::string> token = router_.Register(request, "");
+    absl::StatusOr<std::string> token = router_.Register(request, identity);
     EXPECT_TRUE(token.ok()) << token.status();
     TestStream s;
     s.connection = std::make_shared<Connection>(
         router_.NextConnectionId(), "test",
-        [inbox = s.inbox](const v1::ServerMessage& m) { inbox->push_back(m); });
+        [inbox = s.inbox](const v1::ServerMessage& m) { inbox->push_back(m); },
+        StreamLimits().max_queued_bytes, identity);
     EXPECT_TRUE(router_.OnStreamOpen(s.connection, *token).ok());
     return s;
   }
@@ -77,6 +71,16 @@ class StreamRouterTest : public ::testing::Test {
   }
 
   testing::FakeClock clock_;
+  std::set<std::string> revoked_;  // the identities options_.revoked names
+  const CoordinatorOptions options_ = [this] {
+    CoordinatorOptions o;
+    o.enrollment_token = "token";
+    o.num_users = 10;
+    o.revoked = [this](absl::string_view identity) {
+      return revoked_.contains(std::string(identity));
+    };
+    return o;
+  }();
   StreamRouter router_;
   std::unique_ptr<Aggregation> aggregation_;
 };
@@ -168,7 +172,7 @@ TEST_F(StreamRouterTest, OpeningAStreamIsAChangeTheDriverWakesFor) {
   EXPECT_NE(router_.Generation(), seen);
   router_.AwaitChange(seen, clock_.Now() + absl::Seconds(1));
   EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
-  EXPECT_THAT(router_.LiveUsers(), ElementsAre(5));
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(5));
   router_.AwaitChange(router_.Generation(), clock_.Now() + absl::Seconds(1));
   EXPECT_EQ(clock_.Elapsed(), absl::Seconds(1));
 }
@@ -177,8 +181,8 @@ TEST_F(StreamRouterTest, ExcludedUsersAreLiveButNotEligibleAndStatusNamesThem) {
   TestStream a = Open({1, 2});
   EXPECT_TRUE(router_.Exclude(2, "bad share"));
   EXPECT_FALSE(router_.Exclude(2, "again"));
-  EXPECT_THAT(router_.LiveUsers(), ElementsAre(1, 2));
   EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1));
+  EXPECT_EQ(router_.ExcludedCount(), 1);
   v1::StatusResponse status;
   router_.AddTo(status);
   EXPECT_EQ(status.registered_users(), 2);
@@ -198,6 +202,35 @@ TEST_F(StreamRouterTest, StopEndsTheWaitsAndBroadcastReachesEveryStream) {
   EXPECT_TRUE(router_.stopped());
   EXPECT_TRUE(router_.AwaitStop(clock_.Now() + absl::Seconds(30)));
   EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
+}
+
+// Issue 48 item 4: revocation is checked on every message of a stream opened with a TLS
+// identity, so a revoked client's next message ends its stream and reaches nobody, without
+// waiting for the one-second sweep; other identities go on.
+TEST_F(StreamRouterTest, ARevokedIdentitysNextMessageEndsItsStream) {
+  TestStream alice = Open({1}, "alice"), bob = Open({2}, "bob");
+  Start({1, 2});
+  revoked_.insert("alice");
+  ::testing::internal::CaptureStderr();
+  const absl::Status refused = Upload(alice, 1);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(refused.message(), "identity 'alice' is revoked");
+  EXPECT_THAT(log, HasSubstr("event=stream_revoked identity=alice "));
+  EXPECT_THAT(aggregation_->contributors(), IsEmpty());
+  ASSERT_TRUE(Upload(bob, 2).ok());
+  EXPECT_THAT(aggregation_->contributors(), ElementsAre(2));
+}
+
+// The sweep ends the revoked streams that send nothing, and only those.
+TEST_F(StreamRouterTest, TheSweepEndsSilentRevokedStreams) {
+  TestStream alice = Open({1}, "alice"), bob = Open({2}, "bob"), plain = Open({3});
+  EXPECT_EQ(router_.EndRevokedStreams(), 0);
+  revoked_.insert("alice");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(router_.EndRevokedStreams(), 1);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("event=stream_revoked identity=alice "));
 }
 
 }  // namespace
