@@ -253,8 +253,10 @@ FEDMF_API fedmf_status fedmf_messages_get(const fedmf_messages* messages, size_t
 /* Frees a list (NULL is a no-op). Not concurrently with any other use of that list. */
 FEDMF_API void fedmf_messages_free(fedmf_messages* messages);
 
-/* Training rounds whose result said the model was updated while this participant was connected
- * (0 for NULL). Serialize with other calls on the same handle. */
+/* The run's count of applied training rounds, as the last RoundResult this participant received
+ * said (RoundResult.rounds_completed): the coordinator's progress, which counts rounds this
+ * device missed or sat out, not the rounds it contributed to. 0 for NULL. Serialize with other
+ * calls on the same handle. */
 FEDMF_API int64_t fedmf_participant_rounds_completed(const fedmf_participant* participant);
 /* 1 once the coordinator said training is over, else 0. Serialize with other calls on the same
  * handle. */
