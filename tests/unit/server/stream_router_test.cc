@@ -153,7 +153,7 @@ TEST_F(StreamRouterTest, ClientMessageBoundsFollowTheTasksOpened) {
     aggregation_ = Aggregation::Clear({0, 0}, testing::ClearPlan(0, 1, 10), {1}, 1);
     router_.Open(aggregation_.get(), task);
     router_.Detach();
-    return BoundsOf(task, Options().max_upload_bytes);
+    return BoundsOf(task, options_.max_upload_bytes);
   };
   const MessageBounds small = open(10);
   EXPECT_GT(small.max_bytes, kUnplannedBounds.max_bytes);
