@@ -13,7 +13,10 @@ inline constexpr int kMaxMessageBytes = 64 << 20;  // per gRPC message, each dir
 // 3: the session token travels in the Participate stream's metadata, not in its first message.
 // 4: signing keys come with each ShareKeysRequest (the neighbors'), not with the task (the
 //    cohort's).
-inline constexpr unsigned kProtocolVersion = 4;
+// 5: every dealt Shamir share is committed (EncryptedShares commitments, RevealedShare salt,
+//    docs/protocol.md "Misbehaving clients"): a version-4 client's shares would be refused in
+//    every round, so it is refused at Register instead.
+inline constexpr unsigned kProtocolVersion = 5;
 // Binary gRPC metadata (the "-bin" suffix): the RegisterResponse.session_token bytes as they are.
 inline constexpr char kSessionTokenMetadataKey[] = "fedmf-session-token-bin";
 

@@ -17,7 +17,7 @@ static fedmf_participant* New(uint32_t id) {
 static void Versions(void) {
   CHECK(fedmf_abi_version() == FEDMF_ABI_VERSION);
   CHECK(strcmp(fedmf_version(), "0.1.0") == 0);
-  CHECK(fedmf_protocol_version() == 4);
+  CHECK(fedmf_protocol_version() == 5);
 }
 
 static void CreateRefusesBadConfigs(void) {
@@ -85,7 +85,7 @@ static void QueriesNeedAModel(void) {
   fedmf_participant_destroy(p);
 }
 
-/* RegisterRequest fields, hand-encoded: 1 protocol_version = 4 (08 04), 2 client_name "x"
+/* RegisterRequest fields, hand-encoded: 1 protocol_version = 5 (08 05), 2 client_name "x"
  * (12 01 78), 3 enrollment_token "t" (1a 01 74), 4 signing_public_key (22 20 + 32 bytes),
  * 5 participant_ids [7] packed (2a 01 07): 45 bytes. */
 static void RegisterRequestBytes(void) {
@@ -95,7 +95,7 @@ static void RegisterRequestBytes(void) {
   CHECK(fedmf_participant_register_request(p, "x", "t", &out, &len) == FEDMF_OK);
   CHECK(len == 45);
   if (len == 45) {
-    const uint8_t head[] = {0x08, 0x04, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
+    const uint8_t head[] = {0x08, 0x05, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
     const uint8_t tail[] = {0x2a, 0x01, 0x07};
     CHECK(memcmp(out, head, sizeof head) == 0);
     CHECK(memcmp(out + 42, tail, sizeof tail) == 0);
