@@ -141,8 +141,14 @@ void ParticipantHost::RestoreProgress(int64_t rounds_completed, bool training_do
   training_done_ = training_done;
 }
 
-absl::Status ParticipantHost::RestoreModel(const v1::RoundPlan& model) {
-  return AdoptModel(model, "restored model");
+absl::Status ParticipantHost::RestoreModel(const v1::RoundPlan& model,
+                                           const v1::ModelVersion& published) {
+  return AdoptModel(model, "restored model", published);
+}
+
+absl::Status ParticipantHost::AdoptPublishedModel(const v1::RoundPlan& model,
+                                                  const v1::ModelVersion& version) {
+  return AdoptModel(model, absl::StrCat("published model version ", version.version()), version);
 }
 
 absl::StatusOr<std::optional<v1::SavedRound>> ParticipantHost::SaveRound(uint32_t id) const {
@@ -444,6 +450,7 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
   if (carries_model && !(*algorithm)->contributor_only()) {
     contributor_ = phase_contributor_;
     model_ = plan;
+    published_model_.Clear();
     ++model_version_;
   }
   tag_ = tag;
@@ -492,10 +499,11 @@ absl::Status ParticipantHost::HandleResult(const v1::RoundResult& result) {
   if (!result.training_done()) return absl::OkStatus();
   training_done_ = true;
   if (!result.has_final_model()) return absl::OkStatus();
-  return AdoptModel(result.final_model(), "final model");
+  return AdoptModel(result.final_model(), "final model", result.final_model_version());
 }
 
-absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string_view what) {
+absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string_view what,
+                                         const v1::ModelVersion& published) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindAlgorithm(plan.algorithm());
   if (algorithm.ok() && (*algorithm)->contributor_only()) {
@@ -514,6 +522,7 @@ absl::Status ParticipantHost::AdoptModel(const v1::RoundPlan& plan, absl::string
   if (absl::Status s = CheckCatalogue(**contributor, what); !s.ok()) return s;
   contributor_ = std::move(*contributor);
   model_ = plan;
+  published_model_ = published;
   ++model_version_;
   return absl::OkStatus();
 }

@@ -106,9 +106,12 @@ class ParticipantHost {
   // training is done. No round is in progress after it (SecAgg messages of that task's round are
   // refused, so the participants drop out of it) unless RestoreRound restores one.
   void RestoreProgress(int64_t rounds_completed, bool training_done);
-  // Makes a persisted model (model()) the host's again: InvalidArgument if it builds no
-  // contributor, the catalogue mismatch error (IsCatalogueMismatch) for another catalogue.
-  absl::Status RestoreModel(const v1::RoundPlan& model);
+  // Makes a persisted model (model(), with its published_model() if it had one) the host's
+  // again: InvalidArgument if it builds no contributor, the catalogue mismatch error
+  // (IsCatalogueMismatch) for another catalogue.
+  absl::Status RestoreModel(const v1::RoundPlan& model, const v1::ModelVersion& published = {});
+  // Makes a downloaded published model (client/model_download.h) the host's, as RestoreModel.
+  absl::Status AdoptPublishedModel(const v1::RoundPlan& model, const v1::ModelVersion& version);
 
   // The last task's round and participant `id`'s SecAgg session in it (unset when none is
   // open), to persist them with RestoreProgress's fields (mobile state); nullopt before the
@@ -180,6 +183,9 @@ class ParticipantHost {
   // Changes whenever model() does (starts at 0, no model): a persisted copy of model() is still
   // current while this is unchanged.
   uint64_t model_version() const { return model_version_; }
+  // The coordinator's published version of model() (version 0: not a published model, e.g. a
+  // task's): from the training_done result's final_model_version, or a download.
+  const v1::ModelVersion& published_model() const { return published_model_; }
   // The host's signing key, e.g. to persist it (the seed is a secret: store it as one).
   const crypto::Ed25519PrivateKey& signing_key() const { return signing_key_; }
   int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
@@ -233,7 +239,8 @@ class ParticipantHost {
   absl::Status HandleResult(const v1::RoundResult& result);
   // Makes `plan`'s contributor the host's model (`what` names it in errors): InvalidArgument for
   // a plan of a contributor-only algorithm or one that builds no contributor (no change then).
-  absl::Status AdoptModel(const v1::RoundPlan& plan, absl::string_view what);
+  absl::Status AdoptModel(const v1::RoundPlan& plan, absl::string_view what,
+                          const v1::ModelVersion& published = {});
 
   std::shared_ptr<const data::RatingsDataset> data_;
   std::shared_ptr<const data::RatingsDataset> test_;  // may be null
@@ -244,6 +251,7 @@ class ParticipantHost {
   std::shared_ptr<const algorithms::Contributor> contributor_;        // the model
   v1::RoundPlan model_;                                               // contributor_'s plan
   uint64_t model_version_ = 0;
+  v1::ModelVersion published_model_;  // of model_
   size_t chunk_bytes_ = wire::kDefaultChunkBytes;
   size_t reply_batch_bytes_ = kDefaultReplyBatchBytes;
   wire::Reassembler<v1::ServerMessage> inbound_;

@@ -182,11 +182,21 @@ applied="$(grep -c ' event=round .*applied=yes' "$WORK/coordinator.log" || true)
 ((applied == 2)) || fail "$applied of 2 rounds applied"
 shards="$(ls "$RFS/claims" | tr '\n' ' ')"
 [[ "$shards" == "shard-0 shard-1 " ]] || fail "replica shard claims: '$shards'"
-# The coordinator exits by itself once the clients have read the end of training (within ~7 s);
-# 0 is what compose's `restart: on-failure` takes as done.
+# With compose's --serve the coordinator stays up after training, serving the final model
+# (healthy, so compose and Kubernetes see a live service, not an exit to restart); SIGTERM (a
+# `docker stop`) ends it with 0.
+for ((i = 0; ; i++)); do
+  grep -q ' event=serving_models versions=1 latest_version=1 ' "$WORK/coordinator.log" && break
+  kill -0 "$COORDINATOR_PID" 2>/dev/null || fail "the coordinator exited after training"
+  ((i < 150)) || fail "the coordinator did not serve the final model within 30 s of the end"
+  sleep 0.2
+done
+"${IN_IMAGE[@]}" "${health[@]}" >"$WORK/health.out" 2>&1 ||
+  fail "the serving coordinator is not healthy: $(cat "$WORK/health.out")"
+kill -TERM "$COORDINATOR_PID"
 for ((i = 0; i < 100; i++)); do kill -0 "$COORDINATOR_PID" 2>/dev/null || break; sleep 0.2; done
-kill -0 "$COORDINATOR_PID" 2>/dev/null && fail "the coordinator still runs 20 s after training ended"
-wait "$COORDINATOR_PID" || fail "the coordinator exited non-zero after training"
+kill -0 "$COORDINATOR_PID" 2>/dev/null && fail "the coordinator still runs 20 s after SIGTERM"
+wait "$COORDINATOR_PID" || fail "the coordinator exited non-zero on SIGTERM"
 owner="$(stat -c %u "$RFS/var/lib/fedmf/state/$(ls "$RFS/var/lib/fedmf/state" | head -n 1)")"
 ((owner == 10001)) || fail "the coordinator's state is owned by uid $owner, not the image's user"
-echo "PASS image: runtime stage built ($(du -shx "$RFS" 2>/dev/null | cut -f1)), certs job, coordinator healthy, 2 replicas, 2 rounds, as uid 10001"
+echo "PASS image: runtime stage built ($(du -shx "$RFS" 2>/dev/null | cut -f1)), certs job, coordinator healthy, 2 replicas, 2 rounds, final model served, as uid 10001"

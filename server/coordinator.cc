@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
 
 namespace fedmf::server {
@@ -59,13 +60,39 @@ absl::Status Coordinator::Register(const v1::RegisterRequest& request,
   response.set_session_token(*token);
   response.set_current_round(snapshot->status.round());
   response.set_training_done(snapshot->status.stage() == "done");
+  if (options_.models != nullptr) {
+    if (std::shared_ptr<const ModelStore::Published> latest = options_.models->Latest()) {
+      *response.mutable_latest_model() = latest->version;
+    }
+  }
   return absl::OkStatus();
 }
 
 v1::StatusResponse Coordinator::Status() const {
   v1::StatusResponse status = board_.Read()->status;
   router_.AddTo(status);
+  if (options_.models != nullptr) *status.mutable_models() = options_.models->Report();
   return status;
+}
+
+absl::StatusOr<std::shared_ptr<const ModelStore::Published>> Coordinator::ModelForDownload(
+    absl::string_view session_token, absl::string_view identity, int64_t version) {
+  if (absl::Status known = router_.CheckSessionToken(session_token, identity); !known.ok()) {
+    // NOT_FOUND is this call's answer for a version the store does not keep.
+    if (absl::IsNotFound(known)) return absl::UnauthenticatedError(known.message());
+    return known;
+  }
+  std::shared_ptr<const ModelStore::Published> model =
+      options_.models == nullptr ? nullptr : options_.models->Find(version);
+  if (model == nullptr) {
+    const std::shared_ptr<const ModelStore::Published> latest =
+        options_.models == nullptr ? nullptr : options_.models->Latest();
+    return absl::NotFoundError(absl::StrCat(
+        "model version ", version, " is not kept (newest: ",
+        latest == nullptr ? std::string("none published") : absl::StrCat(latest->version.version()),
+        "); ask Register for the latest"));
+  }
+  return model;
 }
 
 }  // namespace fedmf::server

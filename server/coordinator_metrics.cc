@@ -46,6 +46,17 @@ void AddStatus(const v1::StatusResponse& status, PrometheusText& out) {
   out.Family("fedmf_excluded_participants", "gauge",
              "Participants excluded for the rest of the run for SecAgg misbehaviour.");
   out.Sample("fedmf_excluded_participants", status.excluded_size());
+  out.Family("fedmf_published_model_versions", "gauge", "Published model versions the store keeps.");
+  out.Sample("fedmf_published_model_versions", static_cast<double>(status.models().versions()));
+  out.Family("fedmf_published_model_bytes", "gauge", "Bytes of the published models kept.");
+  out.Sample("fedmf_published_model_bytes", static_cast<double>(status.models().bytes()));
+  out.Family("fedmf_published_model_latest_version", "gauge",
+             "The newest published model version (0: none).");
+  out.Sample("fedmf_published_model_latest_version",
+             static_cast<double>(status.models().latest().version()));
+  out.Family("fedmf_model_downloads_total", "counter",
+             "Models.Download calls that sent a model's last byte.");
+  out.Sample("fedmf_model_downloads_total", static_cast<double>(status.models().downloads()));
   if (status.privacy_unit().empty()) return;  // no noisy release yet
   const MetricLabels privacy = {{"unit", status.privacy_unit()}, {"bound", status.privacy_bound()}};
   out.Family("fedmf_privacy_epsilon", "gauge",

@@ -17,6 +17,7 @@
 #include "server/cohort.h"
 #include "server/credentials.h"
 #include "server/evaluation.h"
+#include "server/model_store.h"
 #include "server/registry.h"
 #include "wire/chunking.h"
 
@@ -51,7 +52,11 @@ struct CoordinatorOptions {
   // population, every live user, once this many (0: a cohort, the plan's max_contributors) are
   // live; resumed, it waits for that population instead.
   int64_t wait_for_users = 0;
-  std::string run_id = "fedmf";  // bound into every SecAgg session context
+  std::string run_id = "fedmf";  // bound into every SecAgg session context and published models
+  // Where the run's models are published (model_store.h): its final model, and with
+  // publish_every > 0 the model after every publish_every-th round. Null: nothing published.
+  std::shared_ptr<ModelStore> models;
+  int64_t publish_every = 0;
   // SecAgg neighbor graph (cohort.h ChooseGraph): mode, the finder's corrupt fraction, and a fixed
   // Harary degree (0: the finder's).
   GraphMode secagg_graph = GraphMode::kAuto;

@@ -1,6 +1,7 @@
 #include "server/coordinator_setup.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,7 +75,14 @@ ABSL_FLAG(std::string, eval_every, "auto",
           "for a private run");
 ABSL_FLAG(double, eval_participation, 0,
           "fraction of the users in each federated evaluation round (0: the training cohort size)");
-ABSL_FLAG(std::string, run_id, "fedmf", "bound into every SecAgg session context");
+ABSL_FLAG(std::string, run_id, "fedmf",
+          "bound into every SecAgg session context and recorded with the published models");
+ABSL_FLAG(int64_t, publish_every, 0,
+          "publish the model for devices to download after every N-th round (0: only the run's "
+          "final model; docs/runtime.md, \"Published models\")");
+ABSL_FLAG(int32_t, model_retention, 3,
+          "published model versions kept (>= 1), besides the newest final model; with "
+          "--state_dir they persist in STATE_DIR/models");
 ABSL_FLAG(std::string, secagg_graph, "auto",
           "auto (SecAgg+ Harary graph with k, t from the parameter finder once a neighborhood is "
           "at most half the cohort, else complete), complete or harary");
@@ -197,6 +205,20 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
     if (*delta > 0) options.report_delta = *delta;
   }
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.publish_every = absl::GetFlag(FLAGS_publish_every);
+  if (options.publish_every < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--publish_every=", options.publish_every, ": need >= 0"));
+  }
+  absl::StatusOr<std::unique_ptr<ModelStore>> models = ModelStore::Open(
+      {.dir = options.state_dir.empty() ? ""
+                                        : (std::filesystem::path(options.state_dir) / "models").string(),
+       .keep = absl::GetFlag(FLAGS_model_retention)});
+  if (!models.ok()) {
+    return absl::Status(models.status().code(),
+                        absl::StrCat("--model_retention, --state_dir: ", models.status().message()));
+  }
+  options.models = *std::move(models);
   absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));
   if (!graph.ok()) return graph.status();
   options.secagg_graph = *graph;

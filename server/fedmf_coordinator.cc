@@ -120,6 +120,10 @@ ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
           "(DEADLINE_EXCEEDED)");
+ABSL_FLAG(bool, serve, false,
+          "after training, keep serving the published models (Register, Models.Download) until "
+          "SIGTERM, instead of exiting: devices that were offline when training ended get the "
+          "final model (docs/runtime.md, \"Published models\")");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port to serve Prometheus metrics on over HTTP (GET /metrics; port 0: any free "
           "one, logged as event=metrics_listening); empty: none. Unauthenticated: bind it where "
@@ -349,6 +353,7 @@ absl::Status Serve() {
     }
   }
   AdminService admin(&coordinator, std::move(admins));
+  ModelsService models(&coordinator, &policy);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -358,6 +363,7 @@ absl::Status Serve() {
   builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   builder.RegisterService(&federation);
   builder.RegisterService(&admin);
+  builder.RegisterService(&models);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
@@ -407,6 +413,14 @@ absl::Status Serve() {
   });
   const absl::Status status = coordinator.Run();
   coordinator.WaitForDisconnects(absl::Seconds(5));  // let clients read the final result
+  if (status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
+    const v1::PublishedModels published = coordinator.Status().models();
+    EventLine("serving_models")
+        .Add("versions", published.versions())
+        .Add("latest_version", published.latest().version())
+        .Add("effect", "training is over; serving the published models until stopped");
+    while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   g_stop.store(true);
   watcher.join();

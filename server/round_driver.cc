@@ -56,7 +56,7 @@ absl::Status RoundDriver::Run() {
     absl::StatusOr<RoundOutcome> outcome = RunRound(failures);
     if (!outcome.ok()) return outcome.status();
     if (outcome->population_lost) {
-      Finish(outcome->reason);
+      Finish(outcome->reason, /*completed=*/false);
       return absl::AbortedError(outcome->reason);
     }
     if (outcome->budget_spent) {
@@ -70,6 +70,7 @@ absl::Status RoundDriver::Run() {
         s.status.set_failed_rounds_in_a_row(0);
         s.status.clear_last_failure();
       });
+      MaybePublish();
       if (absl::Status s = evaluations_.MaybeEvaluate(/*last=*/false); !s.ok()) return s;
       continue;
     }
@@ -94,7 +95,7 @@ absl::Status RoundDriver::Run() {
     return absl::OkStatus();
   }
   if (absl::Status s = evaluations_.MaybeEvaluate(/*last=*/true); !s.ok()) return s;
-  Finish(end);
+  Finish(end, /*completed=*/true);
   return absl::OkStatus();
 }
 
@@ -126,7 +127,7 @@ void RoundDriver::PauseAfterFailure(const std::string& reason) {
   roster_.AwaitStop(clock_.Now() + pause);
 }
 
-void RoundDriver::Finish(const std::string& reason) {
+void RoundDriver::Finish(const std::string& reason, bool completed) {
   board_.SetStage("done");
   v1::RoundResult done;
   done.set_round(state_.updater->round());
@@ -138,12 +139,18 @@ void RoundDriver::Finish(const std::string& reason) {
   // phase 0 and carries no settled model.
   absl::StatusOr<v1::RoundPlan> next = state_.updater->Plan();
   const bool final_model = next.ok() && next->phase() == 0;
-  if (final_model) *done.mutable_final_model() = *std::move(next);
+  std::optional<v1::ModelVersion> version;
+  if (final_model) {
+    if (completed) version = Publish(*next, /*final=*/true);
+    if (version) *done.mutable_final_model_version() = *version;
+    *done.mutable_final_model() = *std::move(next);
+  }
   roster_.Broadcast(done);
   EventLine line("training_end");
   line.Add("rounds", state_.updater->round())
       .Add("reason", reason)
       .Add("final_model", final_model ? "sent" : "none");
+  if (version) line.Add("model_version", version->version());
   for (const auto& [key, value] : state_.updater->Outcome()) line.Add(key, value);
 }
 
@@ -278,6 +285,39 @@ absl::Status RoundDriver::Checkpoint() {
         .Add("ledger_entries", state_.ledger.entries().size());
   }
   return saved;
+}
+
+void RoundDriver::MaybePublish() {
+  const int64_t round = state_.updater->round();
+  if (options_.publish_every <= 0 || round % options_.publish_every != 0 ||
+      round >= state_.total_rounds) {
+    return;  // the last round's model is published by Finish, as the final one
+  }
+  absl::StatusOr<v1::RoundPlan> next = state_.updater->Plan();
+  if (next.ok() && next->phase() == 0) Publish(*next, /*final=*/false);
+}
+
+std::optional<v1::ModelVersion> RoundDriver::Publish(const v1::RoundPlan& model, bool final) {
+  if (options_.models == nullptr) return std::nullopt;
+  v1::ModelVersion info;
+  info.set_run_id(options_.run_id);
+  info.set_round(state_.updater->round());
+  info.set_algorithm(state_.algorithm);
+  info.set_final(final);
+  if (absl::StatusOr<dp::PrivacyReport> report = state_.ledger.Report(options_.report_delta);
+      report.ok() && !state_.ledger.entries().empty()) {
+    info.set_epsilon_dp(report->improved.epsilon);
+    info.set_delta(options_.report_delta);
+    info.set_privacy_unit(std::string(dp::PrivacyUnitName(report->unit)));
+  }
+  absl::StatusOr<v1::ModelVersion> published = options_.models->Publish(std::move(info), model);
+  if (!published.ok()) {
+    EventLine("model_publish_failed")
+        .Add("round", state_.updater->round())
+        .Add("error", published.status().ToString());
+    return std::nullopt;
+  }
+  return *std::move(published);
 }
 
 void RoundDriver::LogEvaluation(int64_t round) {

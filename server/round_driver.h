@@ -7,6 +7,7 @@
 #ifndef FEDMF_SERVER_ROUND_DRIVER_H_
 #define FEDMF_SERVER_ROUND_DRIVER_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,13 +64,21 @@ class RoundDriver {
   // After a failed round: (past kRetriesBeforeBackoff failures) a pause that grows to
   // kMaxBackoff, cut short by a stop.
   void PauseAfterFailure(const std::string& reason);
-  // The run is over for `reason`: every client is told (training_done), event=training_end.
-  void Finish(const std::string& reason);
+  // The run is over for `reason`: every client is told (training_done) and gets the final model,
+  // event=training_end. `completed` (rounds done or budget spent, not a run that failed): the
+  // final model is also published for devices that check in later.
+  void Finish(const std::string& reason, bool completed);
   // A stop before the end of training: every stream ends with UNAVAILABLE, so the clients
   // reconnect (to the restarted coordinator) instead of leaving as on a training_done result.
   void EndStreamsForRestart();
   // Persists state_ to options_.state_dir, if any (event=checkpoint).
   absl::Status Checkpoint();
+  // Publishes `model` (the plan after the applied rounds) to options_.models, if any; its
+  // version, or nullopt when there is no store or the store failed (logged: publishing serves
+  // devices, the run goes on, and a restart that finishes the run publishes again).
+  std::optional<v1::ModelVersion> Publish(const v1::RoundPlan& model, bool final);
+  // After an applied round: the model, if the round is a multiple of options_.publish_every.
+  void MaybePublish();
   // Publishes the round, the population and the privacy spent.
   void PublishProgress();
   // Simulation only (options_.evaluate): logs event=evaluation of the model after `round`.

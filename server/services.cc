@@ -1,5 +1,6 @@
 #include "server/services.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,49 @@ std::string IdentityOf(const grpc::CallbackServerContext& context) {
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   return auth != nullptr ? PeerIdentity(*auth) : std::string();
 }
+
+// One Models.Download call: the model from `offset` on, a chunk at a time; or, with no model,
+// just `refusal`.
+class ModelDownload final : public grpc::ServerWriteReactor<v1::ModelChunk> {
+ public:
+  ModelDownload(Coordinator* coordinator, std::shared_ptr<const ModelStore::Published> model,
+                uint64_t offset)
+      : coordinator_(coordinator), model_(std::move(model)), offset_(offset) {
+    *chunk_.mutable_version() = model_->version;
+    WriteNext();
+  }
+  explicit ModelDownload(const grpc::Status& refusal) { Finish(refusal); }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the download was broken off"));
+      return;
+    }
+    chunk_.clear_version();  // on the first chunk only
+    WriteNext();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void WriteNext() {
+    const std::string& bytes = model_->model;
+    if (offset_ >= bytes.size()) {
+      coordinator_->CountDownload();
+      Finish(grpc::Status::OK);
+      return;
+    }
+    const size_t length = std::min<size_t>(wire::kModelChunkBytes, bytes.size() - offset_);
+    chunk_.set_offset(offset_);
+    chunk_.set_data(bytes.substr(offset_, length));
+    offset_ += length;
+    StartWrite(&chunk_);
+  }
+
+  Coordinator* coordinator_ = nullptr;
+  std::shared_ptr<const ModelStore::Published> model_;
+  uint64_t offset_ = 0;
+  v1::ModelChunk chunk_;
+};
 
 }  // namespace
 
@@ -116,6 +160,39 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
   }
   return new FederationReactor(coordinator_, coordinator_->NextConnectionId(), context->peer(),
                                identity, *token, limits_, &streams_);
+}
+
+grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
+    grpc::CallbackServerContext* context, const v1::DownloadModelRequest* request) {
+  const std::string identity = IdentityOf(*context);
+  if (policy_ != nullptr) {
+    if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
+      return new ModelDownload(ToGrpc(admitted));
+    }
+  }
+  const std::optional<absl::string_view> token = SessionTokenOf(*context);
+  if (!token) {
+    return new ModelDownload(grpc::Status(
+        grpc::StatusCode::UNAUTHENTICATED,
+        absl::StrCat("no session token: call Download with the metadata '",
+                     wire::kSessionTokenMetadataKey, "' of a registration")));
+  }
+  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> model =
+      coordinator_->ModelForDownload(*token, identity, request->version());
+  if (!model.ok()) {
+    EventLine("model_download_refused")
+        .Add("peer", context->peer())
+        .Add("version", request->version())
+        .Add("reason", model.status().message());
+    return new ModelDownload(ToGrpc(model.status()));
+  }
+  if (request->offset() >= (*model)->model.size()) {
+    return new ModelDownload(grpc::Status(
+        grpc::StatusCode::OUT_OF_RANGE,
+        absl::StrCat("offset ", request->offset(), " is not inside model version ",
+                     request->version(), " (", (*model)->model.size(), " bytes)")));
+  }
+  return new ModelDownload(coordinator_, *std::move(model), request->offset());
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,

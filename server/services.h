@@ -53,6 +53,24 @@ class FederationService final
   std::atomic<int64_t> last_refusal_line_ns_{0};
 };
 
+// The Models service: Download streams a published model (Coordinator::ModelForDownload checks
+// the session token) from the request's offset in chunks of at most wire::kModelChunkBytes, one
+// written at a time (a slow reader holds one chunk, not the model). The peer's TLS identity is
+// checked against the PeerPolicy first, as for Register.
+class ModelsService final : public v1::Models::CallbackService {
+ public:
+  // `policy` may be null; both outlive the service.
+  explicit ModelsService(Coordinator* coordinator, PeerPolicy* policy = nullptr)
+      : coordinator_(coordinator), policy_(policy) {}
+
+  grpc::ServerWriteReactor<v1::ModelChunk>* Download(
+      grpc::CallbackServerContext* context, const v1::DownloadModelRequest* request) override;
+
+ private:
+  Coordinator* coordinator_;
+  PeerPolicy* policy_;
+};
+
 // The Admin service (status). Under mutual TLS only the identities in `admins` may call it
 // (PERMISSION_DENIED for the others: a participant's certificate shows no run state); without
 // mutual TLS, `admins` is empty and anyone who reaches the port may.

@@ -1,7 +1,7 @@
 // The limits both ends of the federation wire agree on: the largest gRPC message each direction
 // carries (larger messages travel in chunks well below it, wire/chunking.h) and the protocol
 // version a RegisterRequest names, and the metadata key of the session token a Participate stream
-// opens with. The coordinator, the clients and the mobile C API read them
+// opens with, and the size of a model download's chunks. The coordinator, the clients and the mobile C API read them
 // here, so the two ends cannot drift apart.
 #ifndef FEDMF_WIRE_LIMITS_H_
 #define FEDMF_WIRE_LIMITS_H_
@@ -19,6 +19,9 @@ inline constexpr int kMaxMessageBytes = 64 << 20;  // per gRPC message, each dir
 inline constexpr unsigned kProtocolVersion = 5;
 // Binary gRPC metadata (the "-bin" suffix): the RegisterResponse.session_token bytes as they are.
 inline constexpr char kSessionTokenMetadataKey[] = "fedmf-session-token-bin";
+// The largest ModelChunk.data of Models.Download: well inside gRPC's default 4 MiB receive limit,
+// which an app's own gRPC stack has.
+inline constexpr unsigned kModelChunkBytes = 1u << 20;
 
 }  // namespace fedmf::wire
 

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "client/include/fedmf/fedmf_client.h"
+#include "client/model_download.h"
 #include "client/participant_host.h"
 #include "fedmf/v1/mobile.pb.h"
 
@@ -25,6 +26,10 @@ struct fedmf_participant {
   std::vector<int32_t> items;    // ascending
   std::vector<float> ratings;    // ratings[k] rates items[k]
   bool registered_done = false;  // a RegisterResponse said training_done
+  // The newest published model the last RegisterResponse named (version 0: none), and the
+  // download of it in progress, if any (fedmf_participant_download_request).
+  fedmf::v1::ModelVersion latest_published;
+  std::optional<fedmf::client::ModelDownload> download;
   // The id (SHA-256 of the SavedModel blob) of the host's model at model_version, computed when
   // first asked for after the model changed: once per model, not on every save.
   struct ModelId {

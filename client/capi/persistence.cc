@@ -51,6 +51,7 @@ std::string ModelBlob(const fedmf_participant& p) {
   v1::SavedModel saved;
   saved.set_format_version(kSavedModelFormatVersion);
   *saved.mutable_plan() = p.host->model();
+  if (p.host->published_model().version() > 0) *saved.mutable_published() = p.host->published_model();
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
@@ -176,7 +177,7 @@ absl::Status RestoreModelBlob(const v1::ParticipantState& state, absl::string_vi
     return absl::InvalidArgumentError(absl::StrCat("model: format_version ", saved.format_version(),
                                                    ", expected ", kSavedModelFormatVersion));
   }
-  if (absl::Status s = p.host->RestoreModel(saved.plan()); !s.ok()) return s;
+  if (absl::Status s = p.host->RestoreModel(saved.plan(), saved.published()); !s.ok()) return s;
   // The blob's id stays the model's: the app need not save the same model again.
   p.model_id = fedmf_participant::ModelId{.model_version = p.host->model_version(), .sha256 = *id};
   return absl::OkStatus();

@@ -113,6 +113,7 @@ fedmf_status fedmf_participant_open_stream(fedmf_participant* participant, const
       return FromStatus(valid);
     }
     if (parsed.training_done()) participant->registered_done = true;
+    participant->latest_published = parsed.latest_model();
     return fedmf::capi::ReturnBytes(parsed.session_token(), out, out_len);
   });
 }

@@ -4,11 +4,13 @@
  * participant, set its ratings, register, open the Participate stream, feed every server message
  * to the library and write back its replies until training is done, then print a local top-5
  * and save the state (--state=PATH) and the model blob it names (PATH.model-<id in hex>).
- * Reconnects (and re-registers) when the stream breaks.
+ * Reconnects (and re-registers) when the stream breaks. A device that registers after training
+ * ended downloads the newest published model instead (Models.Download, resumed if the call
+ * breaks; --break_download_after_chunks=N breaks the first call after N chunks, for tests).
  *
  * Usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M
  *            [--ratings=ITEM:RATING,...] [--token=ENROLLMENT_TOKEN] [--state=PATH]
- *            [--give_up_after_s=S] */
+ *            [--give_up_after_s=S] [--break_download_after_chunks=N] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef struct {
   const char* token;
   const char* state;
   long give_up_after_s;
+  long break_download_after_chunks;
 } Options;
 
 static const char* Flag(const char* arg, const char* name) {
@@ -36,7 +39,8 @@ static const char* Flag(const char* arg, const char* name) {
 static void PrintUsage(FILE* to) {
   fprintf(to,
           "usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M "
-          "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S]\n"
+          "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S] "
+          "[--break_download_after_chunks=N]\n"
           "One participant of a federated training, driven through the C API "
           "(libfedmf_mobile).\n");
 }
@@ -63,6 +67,8 @@ static int ParseOptions(int argc, char** argv, Options* o) {
       o->state = v;
     else if ((v = Flag(argv[i], "--give_up_after_s")))
       o->give_up_after_s = strtol(v, NULL, 10);
+    else if ((v = Flag(argv[i], "--break_download_after_chunks")))
+      o->break_download_after_chunks = strtol(v, NULL, 10);
     else if (strcmp(argv[i], "--help") == 0) {
       PrintUsage(stdout);
       return 0;
@@ -215,6 +221,62 @@ static int SetRatings(fedmf_participant* p, const char* list) {
   return 1;
 }
 
+/* A model download in progress: the participant fed, whether the model is whole, and the chunks
+ * after which to break the call off (0: never). */
+typedef struct {
+  fedmf_participant* p;
+  int complete;
+  int failed;
+  long chunks;
+  long break_after;
+} Download;
+
+static int OnModelChunk(void* ctx, const uint8_t* chunk, size_t len) {
+  Download* d = ctx;
+  if (fedmf_participant_handle_model_chunk(d->p, chunk, len, &d->complete) != FEDMF_OK) {
+    Fail("model chunk");
+    d->failed = 1;
+    return 1;
+  }
+  if (++d->chunks == d->break_after) {
+    printf("event=c_example_download_broken participant=%u chunks=%ld\n",
+           fedmf_participant_id(d->p), d->chunks);
+    d->break_after = 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* After a RegisterResponse that says training is over: downloads the newest published model if
+ * the participant does not hold it, each new call resuming after the bytes received. 1 when it
+ * holds the newest model (or none is published), 0 to try again later. */
+static int DownloadLatest(fedmf_participant* p, const Options* o, fedmf_transport* t,
+                          const uint8_t* token, size_t token_len) {
+  Download d = {p, 0, 0, 0, o->break_download_after_chunks};
+  for (int call = 0; call < 3 && !d.complete && !d.failed; ++call) {
+    uint8_t* request = NULL;
+    size_t len = 0;
+    const fedmf_status s = fedmf_participant_download_request(p, &request, &len);
+    if (s == FEDMF_ERR_FAILED_PRECONDITION) return 1; /* nothing newer than its model */
+    if (s != FEDMF_OK) {
+      Fail("download request");
+      return 0;
+    }
+    const int code = fedmf_transport_download(t, token, token_len, request, len, 30000,
+                                              OnModelChunk, &d);
+    fedmf_free(request);
+    if (code != 0 && !d.complete) {
+      fprintf(stderr, "fedmf-c-example: download: gRPC status %d: %s\n", code,
+              fedmf_transport_error(t));
+    }
+  }
+  if (d.complete) {
+    printf("event=c_example_downloaded participant=%u version=%lld chunks=%ld\n",
+           fedmf_participant_id(p), (long long)fedmf_participant_model_version(p), d.chunks);
+  }
+  return d.complete;
+}
+
 /* One registration and stream. Returns 1 when training is done, 0 when the stream broke, -1 when
  * retrying is pointless: the coordinator refused the registration (wrong token, bad participant
  * id) or trains a model of another catalogue than --num_items (the stream is cancelled, so the
@@ -238,7 +300,7 @@ static int Session(fedmf_participant* p, const Options* o) {
                                            &session_token_len) != FEDMF_OK) {
     Fail("register response");
   } else if (fedmf_participant_training_done(p)) {
-    done = 1;
+    done = DownloadLatest(p, o, t, session_token, session_token_len);
   } else if (fedmf_transport_open(t, session_token, session_token_len) == 0) {
     printf("event=c_example_registered participant=%u\n", fedmf_participant_id(p));
     fflush(stdout);

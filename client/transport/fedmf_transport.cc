@@ -28,6 +28,7 @@ namespace {
 
 constexpr char kRegister[] = "/fedmf.v1.Federation/Register";
 constexpr char kParticipate[] = "/fedmf.v1.Federation/Participate";
+constexpr char kDownload[] = "/fedmf.v1.Models/Download";
 
 grpc::ByteBuffer ToBuffer(const uint8_t* data, size_t len) {
   grpc::Slice slice(data, len);
@@ -121,6 +122,38 @@ int fedmf_transport_finish(fedmf_transport* transport) {
   transport->stream->WritesDone();
   const grpc::Status s = transport->stream->Finish();
   transport->stream.reset();
+  transport->error = s.error_message();
+  return s.error_code();
+}
+
+int fedmf_transport_download(fedmf_transport* transport, const uint8_t* session_token,
+                             size_t token_len, const uint8_t* request, size_t len, int timeout_ms,
+                             int (*on_chunk)(void* ctx, const uint8_t* chunk, size_t chunk_len),
+                             void* ctx) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  context.AddMetadata(FEDMF_SESSION_TOKEN_METADATA_KEY,
+                      std::string(reinterpret_cast<const char*>(session_token), token_len));
+  const grpc::internal::RpcMethod method(kDownload, grpc::internal::RpcMethod::SERVER_STREAMING);
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(
+          transport->channel.get(), method, &context, ToBuffer(request, len)));
+  grpc::ByteBuffer buffer;
+  while (reader->Read(&buffer)) {
+    uint8_t* chunk = nullptr;
+    size_t chunk_len = 0;
+    if (!Copy(buffer, &chunk, &chunk_len)) {
+      context.TryCancel();
+      break;
+    }
+    const int stop = on_chunk(ctx, chunk, chunk_len);
+    std::free(chunk);
+    if (stop != 0) {
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status s = reader->Finish();
   transport->error = s.error_message();
   return s.error_code();
 }

@@ -1,6 +1,7 @@
 /* A minimal blocking gRPC transport with a C interface, for the pure-C example program and its
  * integration test: it moves the serialized fedmf.v1 messages of the mobile C API
- * (fedmf/fedmf_client.h) over Federation.Register and one Participate stream, the way an app's
+ * (fedmf/fedmf_client.h) over Federation.Register, one Participate stream and Models.Download,
+ * the way an app's
  * own networking would (grpc-java / grpc-swift with a bytes marshaller and gRPC's default 4 MiB
  * receive limit): it links gRPC but no generated fedmf code. NOT part of the mobile ABI. One
  * transport is used from one thread.
@@ -40,6 +41,16 @@ int fedmf_transport_write(fedmf_transport* transport, const uint8_t* message, si
 int fedmf_transport_read(fedmf_transport* transport, uint8_t** message, size_t* len);
 /* Half-closes and finishes the stream: 0 for an OK status, else the gRPC status code. */
 int fedmf_transport_finish(fedmf_transport* transport);
+
+/* Models.Download: sends a serialized DownloadModelRequest with the session token as metadata
+ * FEDMF_SESSION_TOKEN_METADATA_KEY and passes each ModelChunk's bytes to `on_chunk` (with `ctx`),
+ * in order, until the call ends; `on_chunk` returning nonzero breaks the call off (cancelled, as
+ * a lost connection would). 0 when the call ended OK, else the gRPC status code (1, CANCELLED,
+ * when broken off). Waits at most `timeout_ms` in all. */
+int fedmf_transport_download(fedmf_transport* transport, const uint8_t* session_token,
+                             size_t token_len, const uint8_t* request, size_t len, int timeout_ms,
+                             int (*on_chunk)(void* ctx, const uint8_t* chunk, size_t chunk_len),
+                             void* ctx);
 
 /* The last error of this transport ("" if none), valid until its next call. */
 const char* fedmf_transport_error(const fedmf_transport* transport);

@@ -11,6 +11,11 @@
 #                the model going to its own blob.
 #   catalogue_mismatch: one app configured with fewer items than the model is refused clearly
 #                and dropped at once.
+#   late_device: a coordinator with --serve trains with fedmf-client alone; a C example that
+#                first registers after the end downloads the final model (over 4 MiB, chunks of
+#                1 MiB) in a call broken off after 2 chunks and resumed; the coordinator killed -9
+#                and restarted on its state dir serves the same version to a second late device;
+#                a corrupted store file stops the next start with an error naming it.
 # Usage: c_example_test.sh BUILD_DIR CASE. Every process started is killed. FEDMF_C_EXAMPLE,
 # FEDMF_COORDINATOR and FEDMF_CLIENT name other binaries to run than BUILD_DIR's (an out-of-tree
 # build of the example, installed packages).
@@ -121,8 +126,56 @@ case_catalogue_mismatch() {
   grep 'event=c_example_incompatible_model' "$WORK/example-2.log"
 }
 
+case_late_device() {
+  local data="synthetic:users=10,items=45000,per_user=12,min_per_user=5,seed=4"
+  local state="$WORK/state"
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" --rounds=2 \
+    --participation=1 --min_clients=5 --mechanism=none --item_model=full --compression=2 \
+    --wait_for_users=10 --eval_every=0 --stage_timeout_s=20 --state_dir="$state" --serve \
+    --run_id=late-device-run
+  "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --users="$(seq -s, 0 9)" \
+    --give_up_after_s=40 >"$WORK/client.log" 2>&1 || fail "fedmf-client failed"
+  wait_for "$WORK/coordinator.log" 'event=serving_models versions=1 latest_version=1' 30
+  grep -q 'event=model_published version=1 run_id=late-device-run round=2 final=yes' \
+    "$WORK/coordinator.log" || fail "the final model was not published"
+  # The late device: registers, learns training is over and downloads version 1 in two calls.
+  "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=3 --num_items=45000 --ratings=3:5,10:4 \
+    --state="$WORK/state-3.pb" --give_up_after_s=30 --break_download_after_chunks=2 \
+    >"$WORK/example-3.log" 2>&1 || fail "the late device failed: $(tail -3 "$WORK/example-3.log")"
+  grep -q 'event=c_example_download_broken participant=3 chunks=2' "$WORK/example-3.log" ||
+    fail "the first download call was not broken off"
+  grep -q 'event=c_example_downloaded participant=3 version=1 chunks=[5-9]' "$WORK/example-3.log" ||
+    fail "no resumed download of version 1 (over 4 chunks): $(cat "$WORK/example-3.log")"
+  grep -q 'event=c_example_end participant=3 done=yes .*top5=[0-9]' "$WORK/example-3.log" ||
+    fail "the late device does not recommend"
+  # Killed -9 and restarted on its state dir: the run is over, the store serves the same version.
+  kill -9 "$COORD_PID"
+  wait "$COORD_PID" 2>/dev/null || true
+  start_coordinator "$WORK/coordinator-2.log" --listen=127.0.0.1:0 --eval_data="$data" \
+    --rounds=2 --participation=1 --min_clients=5 --mechanism=none --item_model=full \
+    --compression=2 --eval_every=0 --state_dir="$state" --serve --run_id=late-device-run
+  wait_for "$WORK/coordinator-2.log" 'event=serving_models versions=1 latest_version=1' 30
+  "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=4 --num_items=45000 --ratings=4:5 \
+    --give_up_after_s=30 >"$WORK/example-4.log" 2>&1 || fail "the second late device failed"
+  grep -q 'event=c_example_downloaded participant=4 version=1 ' "$WORK/example-4.log" ||
+    fail "the restarted coordinator did not serve version 1"
+  kill "$COORD_PID"
+  wait "$COORD_PID" || fail "the serving coordinator did not stop cleanly on SIGTERM"
+  # A corrupted store file: the next start fails at once, naming it.
+  local file="$state/models/model-000001.pb"
+  printf '\x01' | dd of="$file" bs=1 seek=$(($(stat -c %s "$file") - 1)) conv=notrunc 2>/dev/null
+  if "$COORD" --listen=127.0.0.1:0 --eval_data="$data" --rounds=2 --mechanism=none \
+    --item_model=full --compression=2 --state_dir="$state" >"$WORK/coordinator-3.log" 2>&1; then
+    fail "a coordinator started on a corrupted model store"
+  fi
+  grep -q "model-000001.pb: the model does not match its hash" "$WORK/coordinator-3.log" ||
+    fail "no clear error for the corrupted store: $(tail -2 "$WORK/coordinator-3.log")"
+  grep 'event=c_example_downloaded' "$WORK/example-3.log" "$WORK/example-4.log"
+}
+
 case "$CASE" in
   basic) case_basic ;;
+  late_device) case_late_device ;;
   large_model) case_large_model ;;
   catalogue_mismatch) case_catalogue_mismatch ;;
   *) fail "unknown case $CASE" ;;

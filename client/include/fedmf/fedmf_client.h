@@ -39,7 +39,8 @@ extern "C" {
 
 /* Bumped on any incompatible change of this header. 2: the saved state leaves the model out
  * (fedmf_participant_save_model). 3: fedmf_participant_open_stream returns the session token for
- * the stream's metadata instead of a first message. */
+ * the stream's metadata instead of a first message. Functions added compatibly raise the minor
+ * version of fedmf_version() instead: 0.2.0 added the published-model functions. */
 #define FEDMF_ABI_VERSION 3
 
 /* The gRPC metadata key (binary, "-bin") under which the app opens the Participate stream with
@@ -261,6 +262,49 @@ FEDMF_API int64_t fedmf_participant_rounds_completed(const fedmf_participant* pa
 /* 1 once the coordinator said training is over, else 0. Serialize with other calls on the same
  * handle. */
 FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participant);
+
+/* ---- Published models (docs/mobile.md, "Late devices") ------------------------------------ */
+
+/* The coordinator publishes models (its run's final model, and optionally one every few rounds)
+ * and keeps serving them after training when started with --serve. A device that missed the end
+ * of training (offline, or restored from a state saved before the final model arrived) learns
+ * the newest version from its next RegisterResponse and downloads it over Models.Download:
+ *   fedmf_participant_open_stream(response)    records the newest published version;
+ *   while fedmf_participant_download_request gives a request (FEDMF_OK):
+ *     call Models.Download with it and the session token as metadata (as for Participate);
+ *     feed every ModelChunk to fedmf_participant_handle_model_chunk until *complete is 1;
+ *     if the call broke off, ask for a new request: it resumes after the bytes received;
+ *   then save the model blob and the state as for any new model.
+ * "Training is over" (fedmf_participant_training_done) and "here is the final model"
+ * (fedmf_participant_model_version equal to fedmf_participant_latest_model_version) both come
+ * from a coordinator that answered; an unreachable one is the app's gRPC error. */
+
+/* The version of the newest model the last RegisterResponse named (0: none published). Serialize
+ * with other calls on the same handle. */
+FEDMF_API int64_t fedmf_participant_latest_model_version(const fedmf_participant* participant);
+/* The published version of the participant's model (0: no model, or a model of a round's task,
+ * which is not a published version). Serialize with other calls on the same handle. */
+FEDMF_API int64_t fedmf_participant_model_version(const fedmf_participant* participant);
+
+/* A serialized fedmf.v1.DownloadModelRequest for the newest published version, continuing a
+ * download in progress from the bytes already received (*out, *out_len; free with fedmf_free).
+ * FEDMF_ERR_FAILED_PRECONDITION when none is published or the participant holds it already;
+ * FEDMF_ERR_INVALID_ARGUMENT for a published version it cannot download (a size of 0 or over its
+ * config's max_download_bytes). A download in progress lives in memory only: after a restore it
+ * starts over. Serialize with other calls on the same handle. */
+FEDMF_API fedmf_status fedmf_participant_download_request(fedmf_participant* participant,
+                                                          uint8_t** out, size_t* out_len);
+
+/* Feeds one serialized fedmf.v1.ModelChunk of the download in progress. *complete becomes 1 once
+ * the model is whole, its SHA-256 is the published one and it became the participant's model
+ * (save it, fedmf_participant_save_model, and the state); else 0. FEDMF_ERR_INVALID_ARGUMENT for a
+ * chunk that does not continue the download (nothing changed: end the call and ask for a new
+ * request) or a whole model that fails its hash (discarded: the next request starts over);
+ * FEDMF_ERR_INCOMPATIBLE_MODEL for a model of another catalogue; FEDMF_ERR_FAILED_PRECONDITION
+ * without a download in progress. Serialize with other calls on the same handle. */
+FEDMF_API fedmf_status fedmf_participant_handle_model_chunk(fedmf_participant* participant,
+                                                            const uint8_t* chunk, size_t chunk_len,
+                                                            int* complete);
 
 /* ---- Local model queries ------------------------------------------------------------------ */
 

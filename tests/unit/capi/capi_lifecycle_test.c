@@ -16,7 +16,7 @@ static fedmf_participant* New(uint32_t id) {
 
 static void Versions(void) {
   CHECK(fedmf_abi_version() == FEDMF_ABI_VERSION);
-  CHECK(strcmp(fedmf_version(), "0.1.0") == 0);
+  CHECK(strcmp(fedmf_version(), "0.2.0") == 0);
   CHECK(fedmf_protocol_version() == 5);
 }
 

@@ -29,6 +29,7 @@
 #include "server/coordinator.h"
 #include "tests/unit/server/fake_client.h"
 #include "wire/clear_upload.h"
+#include "wire/limits.h"
 
 namespace fedmf::server {
 namespace {
@@ -159,6 +160,61 @@ TEST(CoordinatorRoundTest, HonestClientsCompleteEveryRound) {
   }
   EXPECT_EQ(Scraped(*coordinator, "fedmf_rounds_completed"), 3);
   EXPECT_EQ(Scraped(*coordinator, "fedmf_received_bytes_total"), static_cast<double>(s.bytes_in()));
+}
+
+// With a model store, the run publishes its final model (and, with publish_every, the model of
+// every other round); a device that registers after the run learns the final version and may
+// download it with its session token only.
+TEST(CoordinatorRoundTest, TheFinalModelIsPublishedAndOfferedToLateDevices) {
+  std::shared_ptr<ModelStore> store = ModelStore::Open({.dir = "", .keep = 5}).value();
+  auto coordinator = MakeCoordinator(4, true, [&](CoordinatorOptions& o) {
+    o.models = store;
+    o.publish_every = 2;
+    o.run_id = "run-7";
+  });
+  auto data = testing::SmallDataset();
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        *coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1));
+  }
+  ASSERT_TRUE(coordinator->Run().ok());
+  // Round 2's model, then the final one (round 4): two versions.
+  ASSERT_NE(store->Find(1), nullptr);
+  EXPECT_EQ(store->Find(1)->version.round(), 2);
+  EXPECT_FALSE(store->Find(1)->version.final());
+  const std::shared_ptr<const ModelStore::Published> final_model = store->Latest();
+  ASSERT_NE(final_model, nullptr);
+  EXPECT_EQ(final_model->version.version(), 2);
+  EXPECT_TRUE(final_model->version.final());
+  EXPECT_EQ(final_model->version.round(), 4);
+  EXPECT_EQ(final_model->version.run_id(), "run-7");
+  EXPECT_EQ(final_model->version.algorithm(), "dpmf-rp");
+  // It is the model the connected clients received with the result that ended training.
+  EXPECT_EQ(clients[0]->final_model().SerializeAsString(), final_model->model);
+  EXPECT_EQ(coordinator->Status().models().latest().version(), 2);
+  EXPECT_EQ(coordinator->Status().models().versions(), 2);
+  EXPECT_EQ(Scraped(*coordinator, "fedmf_published_model_latest_version"), 2);
+
+  v1::RegisterRequest late;
+  late.set_protocol_version(wire::kProtocolVersion);
+  late.set_enrollment_token("token");
+  late.set_signing_public_key(std::string(32, 'k'));
+  late.add_participant_ids(40);
+  v1::RegisterResponse response;
+  ASSERT_TRUE(coordinator->Register(late, response).ok());
+  EXPECT_TRUE(response.training_done());
+  EXPECT_EQ(response.latest_model().version(), 2);
+  EXPECT_EQ(response.latest_model().sha256(), final_model->version.sha256());
+  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> download =
+      coordinator->ModelForDownload(response.session_token(), "", 2);
+  ASSERT_TRUE(download.ok()) << download.status();
+  EXPECT_EQ((*download)->model, final_model->model);
+  EXPECT_EQ(coordinator->ModelForDownload(std::string(16, 'x'), "", 2).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(coordinator->ModelForDownload(response.session_token(), "", 9).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 // The scrape moves with the rounds: when round r's task reaches a client, r rounds were applied.

@@ -1,0 +1,72 @@
+// The models the coordinator publishes for devices to download (docs/runtime.md, "Published
+// models"): numbered versions, each its metadata (v1::ModelVersion) and its model (a serialized
+// RoundPlan), kept in memory and, with a directory, one file each (<dir>/model-<version>.pb,
+// written atomically), so a restarted coordinator serves what it published before. Retention:
+// the `keep` newest versions, plus the newest final model even when it is older (a device that
+// checks in long after a run still gets that run's result); dropped versions' files are deleted.
+// Thread-safe: Publish (the round driver) hashes and writes files outside the lock that readers
+// (Register, Models.Download) take only to copy a pointer.
+#ifndef FEDMF_SERVER_MODEL_STORE_H_
+#define FEDMF_SERVER_MODEL_STORE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fedmf/v1/federation.pb.h"
+
+namespace fedmf::server {
+
+class ModelStore {
+ public:
+  struct Published {
+    v1::ModelVersion version;
+    std::string model;  // the serialized RoundPlan, version.size_bytes long
+  };
+  struct Options {
+    std::string dir;  // empty: in memory only
+    int keep = 3;     // >= 1
+  };
+
+  // Loads the versions stored in options.dir (creating it). An error names the first file that
+  // does not parse, whose model does not match its hash or size, or whose name is not its
+  // version: a corrupted store stops the coordinator at start instead of serving a bad model.
+  static absl::StatusOr<std::unique_ptr<ModelStore>> Open(Options options);
+
+  // Publishes `model` as the next version, with `info`'s run, round, algorithm, final flag and
+  // privacy (the version number, hash, size and time are filled in here). Publishing the model the
+  // newest version already holds, for the same run, round and final flag, returns that version
+  // instead (a restarted coordinator re-finishing a finished run publishes nothing new).
+  absl::StatusOr<v1::ModelVersion> Publish(v1::ModelVersion info, const v1::RoundPlan& model);
+
+  // The newest version; null when nothing was published.
+  std::shared_ptr<const Published> Latest() const;
+  // Version `version`; null when the store does not keep it (never published, or dropped).
+  std::shared_ptr<const Published> Find(int64_t version) const;
+
+  // A download sent a model's last byte.
+  void CountDownload() { downloads_.fetch_add(1, std::memory_order_relaxed); }
+  // Versions and bytes kept, the newest version and the downloads (Admin.Status).
+  v1::PublishedModels Report() const;
+
+ private:
+  explicit ModelStore(Options options) : options_(std::move(options)) {}
+  std::string PathOf(int64_t version) const;
+  // Drops the versions beyond the retention rule; their numbers (to delete the files).
+  std::vector<int64_t> ApplyRetention();
+
+  const Options options_;
+  mutable std::mutex mu_;
+  std::map<int64_t, std::shared_ptr<const Published>> versions_;  // guarded by mu_
+  std::mutex publish_mu_;  // one Publish at a time (numbering, files), apart from readers
+  std::atomic<int64_t> downloads_{0};
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_MODEL_STORE_H_
