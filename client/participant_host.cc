@@ -19,10 +19,13 @@ constexpr uint32_t kLocalStateFormatVersion = 1;
 constexpr char kCatalogueMismatchPayload[] = "type.fedmf.dev/catalogue-mismatch";
 
 // A participant's reply declining the phase (its SecAgg Abort, which the coordinator counts as a
-// dropout).
-v1::ClientMessage Decline(const wire::AggregationTag& tag, uint32_t id, absl::string_view reason) {
+// dropout); `refusal_code` (Abort.refusal_code) is nonzero when its algorithm cannot contribute
+// to the plan at all.
+v1::ClientMessage Decline(const wire::AggregationTag& tag, uint32_t id, absl::string_view reason,
+                          absl::StatusCode refusal_code = absl::StatusCode::kOk) {
   v1::secagg::ClientToServer abort;
   abort.mutable_abort()->set_reason(std::string(reason));
+  abort.mutable_abort()->set_refusal_code(static_cast<int32_t>(refusal_code));
   return wire::FromParticipant(tag, id, std::move(abort));
 }
 
@@ -372,16 +375,24 @@ absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplyS
     Participant& p = participants_.at(id);
     absl::StatusOr<algorithms::ContributionVector> contribution =
         p.Contribute(*phase_contributor_, task.plan().algorithm());
-    // Its own budget is spent, or its own state cannot serve this phase (algorithm.h): it alone
-    // declines, and the coordinator sees a dropout with the reason.
-    if (absl::IsResourceExhausted(contribution.status()) ||
-        absl::IsFailedPrecondition(contribution.status())) {
+    // Its own budget is spent (ResourceExhausted), its own state cannot serve this phase
+    // (FailedPrecondition, algorithm.h) or the algorithm cannot take this participant's
+    // contribution (InvalidArgument, e.g. a silo party's algorithm given users): it declines, and
+    // the coordinator sees a dropout with the reason. The last two are refusals, sent with their
+    // code: when every member of an attempt refuses alike, no retry helps (docs/runtime.md).
+    const absl::StatusCode code = contribution.status().code();
+    if (code == absl::StatusCode::kResourceExhausted ||
+        code == absl::StatusCode::kFailedPrecondition ||
+        code == absl::StatusCode::kInvalidArgument) {
       EventLine("participant_declined")
           .Add("participant", id)
           .Add("round", task.round())
           .Add("phase", task.plan().phase())
+          .Add("code", absl::StatusCodeToString(code))
           .Add("reason", contribution.status().message());
-      batch.push_back(Decline(tag_, id, contribution.status().message()));
+      batch.push_back(
+          Decline(tag_, id, contribution.status().message(),
+                  code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kOk : code));
     } else if (!contribution.ok()) {
       return contribution.status();
     } else if (clear) {

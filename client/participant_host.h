@@ -1,7 +1,8 @@
 // The participants one client process hosts (users, or one silo party), and the routing of
 // coordinator messages to them: a round task builds the phase's contributor once and starts every
-// listed local participant (one whose own privacy budget refuses, or whose own state cannot serve
-// the phase, declines with a SecAgg Abort: the coordinator sees a dropout) and hands their replies
+// listed local participant (one whose own privacy budget refuses, whose own state cannot serve
+// the phase, or whose contribution the algorithm refuses, declines with a SecAgg Abort, the
+// refusals with their code: the coordinator sees a dropout) and hands their replies
 // to the transport in batches of bounded size, each only after the local states it depends on went
 // to the local-state sink (write-ahead), so a task's memory does not grow with the users hosted
 // times the reply size; a federated evaluation is such a task too, of a contributor-only algorithm

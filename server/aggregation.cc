@@ -48,12 +48,21 @@ Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
   if (session_ == nullptr) {
     // A participant declining a clear phase (e.g. its own privacy budget is spent) says so with a
     // SecAgg Abort: it is a dropout.
-    if (message.message().has_abort()) Drop(participant_id);
+    if (message.message().has_abort() && Drop(participant_id)) {
+      RecordRefusal(participant_id, message.message().abort());
+    }
     return delivery;
   }
+  // A refusal declines the task: it counts only in the first stage, from a member still in.
+  const bool in_first_stage = InCohort(participant_id) &&
+                              session_->stage() == secagg::ServerStage::kAdvertiseKeys &&
+                              session_->DropReason(participant_id).empty();
   // NotFound (outside the cohort) and FailedPrecondition (dropped, ended) change nothing.
   absl::StatusOr<std::vector<secagg::ServerMessage>> answer =
       session_->HandleMessage(participant_id, message.message());
+  if (in_first_stage && answer.ok() && message.message().has_abort()) {
+    RecordRefusal(participant_id, message.message().abort());
+  }
   if (!answer.ok() || answer->empty()) return delivery;
   delivery.rejected = session_->DropReason(participant_id);
   delivery.replies = Wrap(std::move(*answer));
@@ -123,6 +132,24 @@ absl::StatusOr<std::vector<uint64_t>> Aggregation::sum() const {
 
 std::vector<uint32_t> Aggregation::contributors() const {
   return session_ != nullptr ? session_->IncludedClients() : clear_->contributor_ids();
+}
+
+void Aggregation::RecordRefusal(uint32_t participant_id, const v1::secagg::Abort& abort) {
+  // Only the codes a contributor's refusal has: a client cannot make the run end with another.
+  const auto code = static_cast<absl::StatusCode>(abort.refusal_code());
+  if (code != absl::StatusCode::kInvalidArgument && code != absl::StatusCode::kFailedPrecondition) {
+    return;
+  }
+  refusals_.insert_or_assign(participant_id, absl::Status(code, abort.reason()));
+}
+
+std::optional<absl::Status> Aggregation::UnanimousRefusal() const {
+  if (cohort_.empty() || refusals_.size() != cohort_.size()) return std::nullopt;
+  const absl::Status& first = refusals_.begin()->second;
+  for (const auto& [id, refusal] : refusals_) {
+    if (refusal != first) return std::nullopt;
+  }
+  return first;
 }
 
 const std::vector<secagg::ServerSession::Misbehaviour>& Aggregation::misbehaviour() const {

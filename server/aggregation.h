@@ -7,7 +7,9 @@
 #define FEDMF_SERVER_AGGREGATION_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,11 @@ class Aggregation {
   // How many are lost so far: Lost()'s size, but 0 for a clear aggregation still open (its
   // participants upload at any time until it closes).
   int64_t DroppedSoFar() const;
+  // The error every cohort member refused the plan with (an Abort with Abort.refusal_code 3 or
+  // 9, its reason the message) when all of them refused with one code and message; nullopt when
+  // any member did anything else (contributed, declined otherwise, had no stream, said nothing),
+  // so one client can refuse only for the members it hosts.
+  std::optional<absl::Status> UnanimousRefusal() const;
   // What the SecAgg session saw participants do wrong (tolerated, or why it aborted: then the
   // participant is a culprit); always empty for a clear aggregation.
   const std::vector<secagg::ServerSession::Misbehaviour>& misbehaviour() const;
@@ -100,6 +107,8 @@ class Aggregation {
   // Wraps SecAgg messages in envelopes tagged with this aggregation (a ShareKeysRequest with its
   // neighbors' signing keys).
   Envelopes Wrap(std::vector<secagg::ServerMessage> messages) const;
+  // Records `abort` as `participant_id`'s refusal if it is one (UnanimousRefusal).
+  void RecordRefusal(uint32_t participant_id, const v1::secagg::Abort& abort);
 
   wire::AggregationTag tag_;
   std::vector<uint32_t> cohort_;
@@ -109,6 +118,7 @@ class Aggregation {
   std::shared_ptr<const secagg::SigningKeyDirectory> directory_;  // secure and signed
   std::unique_ptr<ClearAggregation> clear_;                       // or clear
   bool clear_closed_ = false;
+  std::map<uint32_t, absl::Status> refusals_;  // by participant: its refusal of the plan
 };
 
 }  // namespace fedmf::server

@@ -84,6 +84,7 @@ absl::StatusOr<PhaseOutcome> RouterPhaseRunner::Run(const PhaseSpec& spec,
   // The aggregation is finished and detached: what follows runs outside the router's lock.
   outcome.threshold = aggregation.threshold();
   outcome.lost = aggregation.Lost();
+  outcome.refusal = aggregation.UnanimousRefusal();
   const absl::StatusOr<std::vector<uint64_t>> collected = aggregation.sum();
   const std::vector<uint32_t> contributors = aggregation.contributors();
   outcome.contributors = static_cast<int64_t>(contributors.size());
@@ -91,7 +92,10 @@ absl::StatusOr<PhaseOutcome> RouterPhaseRunner::Run(const PhaseSpec& spec,
     s.status.set_dropouts(static_cast<int32_t>(outcome.participants - outcome.contributors));
   });
   SumVerdict verdict{.rounds_done = spec.rounds_done};
-  if (!collected.ok()) {
+  if (outcome.refusal) {
+    verdict.reason =
+        absl::StrCat("every participant refused the plan: ", outcome.refusal->ToString());
+  } else if (!collected.ok()) {
     verdict.reason = std::string(collected.status().message());
   } else {
     absl::StatusOr<SumVerdict> used = use(*collected, contributors);

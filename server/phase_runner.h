@@ -2,6 +2,8 @@
 // phase's Aggregation (SecAgg session or clear uploads), invites the cohort through the stream
 // router, closes each stage when everyone answered or at its deadline (late = dropped), hands the
 // sum to the caller's SumUse, excludes the session's culprits, and tells every client the result.
+// A phase every member declines closes its stage at once (nobody is awaited) and reports the
+// refusal when all of them refused the plan with one error (PhaseOutcome::refusal).
 // The router (PhaseTransport, its narrow interface for this) delivers the streams' messages into
 // the aggregation under its lock; closing a stage (unmasking), using the sum (ApplySum, a
 // checkpoint) run here, on the driver thread, outside any lock: the router queues what arrives
@@ -105,6 +107,8 @@ struct PhaseOutcome {
   std::string reason = {};              // not applied: why
   std::vector<uint32_t> excluded = {};  // culprits of its failure, now excluded
   std::vector<uint32_t> lost = {};      // Aggregation::Lost()
+  // Every member refused the plan with this error (Aggregation::UnanimousRefusal): not applied.
+  std::optional<absl::Status> refusal = std::nullopt;
   int64_t participants = 0, contributors = 0;
   int threshold = 0;
   std::vector<std::pair<const char*, double>> stage_seconds = {};  // (event=round key, seconds)

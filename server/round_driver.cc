@@ -63,6 +63,15 @@ absl::Status RoundDriver::Run() {
       end = "privacy budget spent";
       break;
     }
+    if (outcome->refusal && last_refusal_ == outcome->refusal) {
+      // Every member of two fresh cohorts refused alike: the plan, not a client, is at fault.
+      const std::string reason =
+          absl::StrCat("every participant of 2 attempts in a row refused the plan: ",
+                       outcome->refusal->message());
+      Finish(reason);
+      return absl::Status(outcome->refusal->code(), reason);
+    }
+    last_refusal_ = outcome->refusal;
     if (outcome->applied) {
       failures = 0;
       failed_rounds_in_a_row_ = 0;
@@ -217,8 +226,12 @@ absl::StatusOr<RoundDriver::RoundOutcome> RoundDriver::RunPhase(int attempt) {
         return ApplyToModel(sum, contributors);
       });
   if (!phase.ok()) return phase.status();
-  RoundOutcome outcome{
-      .applied = phase->applied, .reason = phase->reason, .excluded = phase->excluded};
+  RoundOutcome outcome{.applied = phase->applied,
+                       .budget_spent = false,
+                       .population_lost = false,
+                       .reason = phase->reason,
+                       .excluded = phase->excluded,
+                       .refusal = phase->refusal};
   if (state_.updater->fixed_population() && !outcome.applied && !phase->lost.empty()) {
     outcome.population_lost = true;
     outcome.reason = PopulationLostReason(state_.population.size(), phase->lost,

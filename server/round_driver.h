@@ -2,8 +2,10 @@
 // choose its cohort (cohort_choice.h), run it (phase_runner.h), apply the sum, record the release
 // in the privacy ledger, checkpoint, schedule federated evaluation (evaluation_rounds.h), retry a
 // failed round (with a growing pause after kRetriesBeforeBackoff failures) until the rounds are
-// done, the budget is spent, or Stop. It owns the CoordinatorState; other threads see its
-// progress only through the StatusBoard it publishes, and time only through the injected Clock.
+// done, the budget is spent, or Stop; or until every member of two attempts in a row refused the
+// plan with the same error (PhaseOutcome::refusal): no retry fixes that, so the run ends with it.
+// It owns the CoordinatorState; other threads see its progress only through the StatusBoard it
+// publishes, and time only through the injected Clock.
 #ifndef FEDMF_SERVER_ROUND_DRIVER_H_
 #define FEDMF_SERVER_ROUND_DRIVER_H_
 
@@ -34,8 +36,10 @@ class RoundDriver {
   // Runs rounds until done or the budget is spent, then tells every client; or until the roster
   // is stopped, which ends every stream with UNAVAILABLE instead (training is not over: the
   // clients reconnect to the coordinator's restart, which resumes from its checkpoint). Errors
-  // only for local failures (checkpoint write, updater errors), too many failed rounds, or
-  // (Aborted, after telling every client why) a fixed-population run that lost a member.
+  // only for local failures (checkpoint write, updater errors), too many failed rounds, or,
+  // after telling every client why: a fixed-population run that lost a member (Aborted), or the
+  // same refusal of the plan by every member of two attempts in a row (that refusal's code,
+  // InvalidArgument or FailedPrecondition, naming it).
   absl::Status Run();
   // The updater, ledger and seed; only while Run() is not running.
   const CoordinatorState& state() const { return state_; }
@@ -50,6 +54,7 @@ class RoundDriver {
     bool population_lost = false;  // a fixed-population run lost members: it cannot go on
     std::string reason;
     std::vector<uint32_t> excluded = {};  // culprits of this attempt's failure, now excluded
+    std::optional<absl::Status> refusal = std::nullopt;  // PhaseOutcome::refusal
   };
 
   // Every phase of the planned round; `attempt` counts earlier failed attempts at this round
@@ -93,6 +98,8 @@ class RoundDriver {
   CohortChoice cohorts_;
   EvaluationRounds evaluations_;
   int failed_rounds_in_a_row_ = 0;
+  // The refusal that ended the last attempt, if every member refused (PhaseOutcome::refusal).
+  std::optional<absl::Status> last_refusal_;
 };
 
 }  // namespace fedmf::server

@@ -123,9 +123,16 @@ FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
  * 4): config, signing key, ratings, the id of its model, user factor, progress, the round in
  * progress with its SecAgg session (keys, input, shares held, and the ledger of shares already
  * revealed), and its local state: its algorithms' states and, with a budget, its own privacy
- * ledger. Its size does not grow with the model (docs/mobile.md, "Size"). It holds secrets and
- * is not authenticated: store it encrypted with an authenticated cipher where only the app can
- * write (Keystore / Keychain, docs/mobile.md).
+ * ledger. SIZE (docs/mobile.md, "Size"): between rounds S, about 6 bytes a rating, 8 a user
+ * factor value, the local state and 100 more, whatever the model; during a round at most
+ * S + 512 + (256, or 320 signed) n + I bytes for a cohort of n, where I = ceil(d b / 8) from the
+ * task until the MaskedInputRequest is handled, else 0: the round's input, d values of b bits
+ * (the plan's length and bits). I grows with d, which the algorithm sets (DPMF-RP: about
+ * num_items x rank / compression whatever its item model, e.g. 1,063,125 bytes at 45,000 items,
+ * rank 14, --compression=2), and it is kept whole because it is the user's noisy contribution,
+ * drawn once: a restored participant must mask and send the very vector the saved one would have.
+ * It holds secrets and is not authenticated: store it encrypted with an authenticated cipher
+ * where only the app can write (Keystore / Keychain, docs/mobile.md).
  * WRITE-AHEAD RULE: during a round, save (and durably store) the state after
  * fedmf_participant_handle returns and BEFORE sending its replies. A state older than a reply
  * that was sent does not know the shares that reply revealed; restored from it, the participant

@@ -25,6 +25,12 @@ static size_t stored_model_len[COHORT];
 static uint8_t stored_model_id[COHORT][FEDMF_MODEL_ID_BYTES];
 static int model_saves[COHORT];  /* model blobs stored per user */
 static size_t largest_state = 0; /* the largest state saved */
+/* When set, Pump saves each participant after every message it handles (the write-ahead save,
+ * without a restart) and records the largest state of the stage `pump_stage`. */
+static int measure_after_handle = 0;
+#define MEASURED_STAGES 8
+static int pump_stage = 0;
+static size_t largest_in_stage[MEASURED_STAGES];
 
 /* Participant i rates 8 items (i * 7 + 4 k) mod 30, k = 0..7 (distinct: 4 k mod 30 is), with
  * rating 1 + (i + k) mod 5, in a catalogue of `num_items` >= 30. Noise keyed from seed 11. */
@@ -123,6 +129,13 @@ static void Pump(capi_server* server) {
     }
     CHECK(s == FEDMF_OK);
     if (restart_after_handle) SaveDestroyRestore((int)to - 1); /* write-ahead, then a restart */
+    if (measure_after_handle) {
+      uint8_t* state = NULL;
+      size_t state_len = 0;
+      CHECK(fedmf_participant_save(users[to - 1], &state, &state_len) == FEDMF_OK);
+      if (state_len > largest_in_stage[pump_stage]) largest_in_stage[pump_stage] = state_len;
+      fedmf_free(state);
+    }
     for (size_t r = 0; r < fedmf_messages_count(replies); ++r) {
       const uint8_t* reply = NULL;
       size_t reply_len = 0;
@@ -434,6 +447,90 @@ static void TheWriteAheadStateStaysSmallWithALargeModel(void) {
   DestroyUsers();
 }
 
+/* The largest state any of the 10 users saved before the task: the state between rounds. */
+static size_t LargestSavedState(void) {
+  size_t largest = 0;
+  for (int i = 0; i < COHORT; ++i) {
+    uint8_t* state = NULL;
+    size_t len = 0;
+    CHECK(fedmf_participant_save(users[i], &state, &len) == FEDMF_OK);
+    if (len > largest) largest = len;
+    fedmf_free(state);
+  }
+  return largest;
+}
+
+/* The write-ahead state's size (fedmf_participant_save, docs/mobile.md "Size") for every
+ * mechanism and item model at 45,000 items and rank 14, with m / p = 2 (runtime.md's example:
+ * d = 315,000 values; PBM's rotation pads to 2^19) and m / p = 40 (d about 2^14), unsigned and
+ * signed: every user saves after every message of a round. Each state is at most
+ * S + I + (256 + 64 signed) n + 512 bytes: S the state before the task, n = 10 the cohort, and
+ * I = ceil(d b / 8), the b-bit packed input, from the task until the MaskedInputRequest (the
+ * AdvertiseKeys and ShareKeys replies), 0 after it. There the state is at least I: the input is
+ * the part that grows with d, so the state is under 64 KiB only where d b is. */
+static void TheWriteAheadStateIsBoundedByTheInputForEveryMechanismAndItemModel(void) {
+  static const char* const kMechanisms[] = {"pbm", "gaussian", "none"};
+  static const double kCompressions[] = {2, 40};
+  for (int signatures = 0; signatures <= 1; ++signatures) {
+    for (int mechanism = CAPI_PBM; mechanism <= CAPI_NONE; ++mechanism) {
+      for (int item_model = CAPI_COMPRESSED; item_model <= CAPI_FULL; ++item_model) {
+        for (size_t c = 0; c < sizeof kCompressions / sizeof kCompressions[0]; ++c) {
+          const int before = capi_failures;
+          CreateUsersWith(LARGE_ITEMS);
+          uint32_t ids[COHORT];
+          for (uint32_t i = 0; i < COHORT; ++i) ids[i] = i + 1;
+          capi_server* server = capi_server_create_dpmf(ids, COHORT, 6, signatures, LARGE_ITEMS, 14,
+                                                        kCompressions[c], mechanism, item_model);
+          CHECK(server != NULL);
+          if (server == NULL) {
+            DestroyUsers();
+            continue;
+          }
+          if (signatures) RegisterUsers(server);
+          const size_t between = LargestSavedState();
+          CHECK(capi_server_start_round(server) == 0);
+          const uint64_t d = capi_server_plan_length(server);
+          const int b = capi_server_plan_bits(server);
+          const size_t input = (size_t)((d * (uint64_t)b + 7) / 8);
+          const size_t rest = between + (size_t)(256 + 64 * signatures) * COHORT + 512;
+          memset(largest_in_stage, 0, sizeof largest_in_stage);
+          measure_after_handle = 1;
+          int state = CAPI_ROUND_RUNNING;
+          for (pump_stage = 0; state == CAPI_ROUND_RUNNING && pump_stage < MEASURED_STAGES - 1;
+               ++pump_stage) {
+            Pump(server);
+            state = capi_server_close_stage(server);
+          }
+          Pump(server); /* the RoundResult, counted in the last stage */
+          measure_after_handle = 0;
+          CHECK(state == CAPI_ROUND_APPLIED);
+          CHECK(capi_server_contributors(server) == COHORT);
+          printf(
+              "  %s, %s, m/p %g, %s: d = %llu, b = %d, I = %zu; state before the task %zu, "
+              "largest by stage:",
+              kMechanisms[mechanism], item_model == CAPI_FULL ? "full" : "compressed",
+              kCompressions[c], signatures ? "signed" : "unsigned", (unsigned long long)d, b, input,
+              between);
+          for (int k = 0; k <= pump_stage; ++k) printf(" %zu", largest_in_stage[k]);
+          printf(" (bound %zu, then %zu)\n", rest + input, rest);
+          for (int k = 0; k <= pump_stage; ++k) {
+            const int holds_input = k < 2; /* the AdvertiseKeys and ShareKeys replies */
+            CHECK(largest_in_stage[k] > 0);
+            CHECK(largest_in_stage[k] <= rest + (holds_input ? input : 0));
+            if (holds_input) CHECK(largest_in_stage[k] >= input);
+          }
+          if (capi_failures != before) {
+            fprintf(stderr, "  (%s, item model %d, m/p %g, signatures %d)\n",
+                    kMechanisms[mechanism], item_model, kCompressions[c], signatures);
+          }
+          capi_server_destroy(server);
+          DestroyUsers();
+        }
+      }
+    }
+  }
+}
+
 int main(void) {
   RUN_TEST(AWholeRoundUpdatesTheModel);
   RUN_TEST(ASignedRoundWithTheConsistencyCheck);
@@ -443,5 +540,6 @@ int main(void) {
   RUN_TEST(ChunkedRepliesAreReassembled);
   RUN_TEST(AMismatchedCatalogueIsRefused);
   RUN_TEST(TheWriteAheadStateStaysSmallWithALargeModel);
+  RUN_TEST(TheWriteAheadStateIsBoundedByTheInputForEveryMechanismAndItemModel);
   return capi_failures != 0;
 }

@@ -79,7 +79,30 @@ capi_server* capi_server_create_pbm(const uint32_t* ids, size_t n, int threshold
   return NewServer(ids, n, threshold, 0, config);
 }
 
+capi_server* capi_server_create_dpmf(const uint32_t* ids, size_t n, int threshold, int signatures,
+                                     int32_t num_items, int rank, double compression, int mechanism,
+                                     int item_model) {
+  using fedmf::algorithms::dpmf_rp::ItemModel;
+  using fedmf::algorithms::dpmf_rp::Mechanism;
+  constexpr Mechanism kMechanisms[] = {Mechanism::kPbm, Mechanism::kGaussian, Mechanism::kNone};
+  if (mechanism < CAPI_PBM || mechanism > CAPI_NONE ||
+      (item_model != CAPI_COMPRESSED && item_model != CAPI_FULL)) {
+    return nullptr;
+  }
+  fedmf::algorithms::dpmf_rp::DpmfRpConfig config =
+      fedmf::client::test_util::SmallConfig(true, kMechanisms[mechanism]);
+  config.num_items = num_items;
+  config.rank = rank;
+  config.compression = compression;
+  config.item_model = item_model == CAPI_FULL ? ItemModel::kFull : ItemModel::kCompressed;
+  config.pbm_geometry = fedmf::algorithms::dpmf_rp::PbmGeometry::kRotatedL2;
+  return NewServer(ids, n, threshold, signatures, config);
+}
+
 void capi_server_destroy(capi_server* server) { delete server; }
+
+uint64_t capi_server_plan_length(const capi_server* server) { return server->plan.length(); }
+int capi_server_plan_bits(const capi_server* server) { return server->plan.bits(); }
 
 int capi_server_register(capi_server* server, const uint8_t* request, size_t len) {
   fedmf::v1::RegisterRequest parsed;

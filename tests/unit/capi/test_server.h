@@ -26,7 +26,22 @@ capi_server* capi_server_create(const uint32_t* ids, size_t n, int threshold, in
  * over `num_items` items at rank `rank`. NULL on invalid parameters. */
 capi_server* capi_server_create_pbm(const uint32_t* ids, size_t n, int threshold, int32_t num_items,
                                     int rank, double compression);
+/* DPMF-RP's mechanisms and item models (config.h Mechanism, ItemModel), for
+ * capi_server_create_dpmf. */
+enum capi_mechanism { CAPI_PBM = 0, CAPI_GAUSSIAN = 1, CAPI_NONE = 2 };
+enum capi_item_model { CAPI_COMPRESSED = 0, CAPI_FULL = 1 };
+/* As capi_server_create, playing DPMF-RP with `mechanism` (epsilon 1; PBM in the rotated_l2
+ * geometry) and `item_model` over `num_items` items at rank `rank` and m / p = `compression`.
+ * NULL on invalid parameters. */
+capi_server* capi_server_create_dpmf(const uint32_t* ids, size_t n, int threshold, int signatures,
+                                     int32_t num_items, int rank, double compression, int mechanism,
+                                     int item_model);
 void capi_server_destroy(capi_server* server);
+
+/* The SecAgg vector of the current round's plan: its length d and the bits b of every value
+ * (0 before the first capi_server_start_round). */
+uint64_t capi_server_plan_length(const capi_server* server);
+int capi_server_plan_bits(const capi_server* server);
 
 /* Reads a serialized RegisterRequest (as a participant made it) and records its signing key for
  * its participants. 0 on success. */

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "common/algorithms/hfl_sgdmf/updater.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
 #include "common/data/synthetic.h"
@@ -229,6 +230,48 @@ TEST(ParticipantHostTest, KeepsTheModelThroughAPhaseThatCarriesNone) {
   const absl::Status adopted = host->Handle(done).status();
   EXPECT_NE(adopted.message().find("carries no model"), std::string::npos) << adopted;
   EXPECT_EQ(host->model().SerializeAsString(), phase0.SerializeAsString());
+}
+
+// A plan its algorithm cannot take from users (HFL-SGDMF's contributions come from silo
+// parties): every listed user declines with a SecAgg Abort carrying the contributor's error as
+// a refusal (its code and message), for the coordinator to see that no retry helps; the host
+// answers for all of them instead of failing the task.
+TEST(ParticipantHostTest, UsersRefuseAPartyAlgorithmsPlanWithTheContributorsError) {
+  TrainingRound f;  // 40 users x 30 items
+  v1::HflSgdmfConfig c;
+  c.set_num_users(40);
+  c.set_num_items(30);
+  c.set_num_parties(2);
+  c.set_rank(4);
+  c.set_rating_max(5);
+  c.set_max_ratings_per_user(5);
+  c.set_sampling_rate(0.3);
+  c.set_noise_multiplier(0.7);
+  c.set_syncs(3);
+  c.set_local_steps(4);
+  c.set_pretrain_steps(10);
+  c.set_finetune_steps(10);
+  c.set_mode("train-both");
+  c.set_learning_rate(0.05);
+  c.set_final_learning_rate_fraction(0.5);
+  c.set_init_prediction(3);
+  c.set_seed(9);
+  c.set_secure_sum(true);
+  auto updater = algorithms::hfl_sgdmf::HflSgdmfUpdater::Create(c).value();
+  f.plan = updater->Plan().value();
+  f.config.bits = f.plan.bits();
+  f.config.length = f.plan.length();
+  auto host = f.Host();
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host->Handle(f.Task({1, 2, 3}));
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  ASSERT_EQ(replies->size(), 3u);
+  for (const v1::ClientMessage& reply : *replies) {
+    ASSERT_TRUE(reply.secagg().message().has_abort()) << reply.ShortDebugString();
+    const v1::secagg::Abort& abort = reply.secagg().message().abort();
+    EXPECT_EQ(abort.refusal_code(), static_cast<int32_t>(absl::StatusCode::kInvalidArgument));
+    EXPECT_NE(abort.reason().find("contributions come from HFL silo parties"), std::string::npos)
+        << abort.reason();
+  }
 }
 
 // The directory a signed session's server verifies against: every cohort member signs with `key`.

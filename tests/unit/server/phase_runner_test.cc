@@ -3,6 +3,7 @@
 // the sum only once the aggregation is detached from the transport.
 #include "server/phase_runner.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,7 +20,14 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// Every cohort member not in `silent` uploads (id, 1, 0) as soon as the task goes out.
+// A member's refusal of the plan: the Abort a client sends for a contributor's error.
+struct Refusal {
+  absl::StatusCode code;
+  std::string reason;
+};
+
+// Every cohort member not in `silent` uploads (id, 1, 0) as soon as the task goes out, or, if
+// it is in `refusals`, sends that refusal instead.
 class FakeTransport final : public PhaseTransport {
  public:
   explicit FakeTransport(testing::FakeClock& clock, std::set<uint32_t> silent = {})
@@ -36,6 +44,17 @@ class FakeTransport final : public PhaseTransport {
     attached = aggregation;
     for (uint32_t id : aggregation->cohort()) {
       if (silent_.contains(id)) continue;
+      if (const auto refusal = refusals.find(id); refusal != refusals.end()) {
+        v1::ParticipantToServer abort;
+        abort.set_participant_id(id);
+        abort.set_round(aggregation->tag().round);
+        abort.set_phase(aggregation->tag().phase);
+        abort.mutable_message()->mutable_abort()->set_reason(refusal->second.reason);
+        abort.mutable_message()->mutable_abort()->set_refusal_code(
+            static_cast<int32_t>(refusal->second.code));
+        EXPECT_EQ(aggregation->DeliverSecAgg(id, abort).rejected, "");
+        continue;
+      }
       EXPECT_EQ(aggregation->DeliverClear(wire::ToClearUpload(
                     aggregation->tag(), id, algorithms::ContributionVector::Dense({id, 1, 0}))),
                 "");
@@ -67,6 +86,7 @@ class FakeTransport final : public PhaseTransport {
   std::vector<v1::RoundTask> tasks;
   std::vector<v1::RoundResult> results;
   std::vector<uint32_t> excluded;
+  std::map<uint32_t, Refusal> refusals;  // by member: its answer to the task, instead of an upload
   Aggregation* attached = nullptr;
   bool suspended = false;
 
@@ -175,6 +195,87 @@ TEST(PhaseRunnerTest, ALocalFailureOfTheSumsUseIsAnErrorAndDetachesTheAggregatio
   EXPECT_EQ(outcome.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(h.transport.attached, nullptr);
   EXPECT_TRUE(h.transport.results.empty());
+}
+
+// A secure spec of `n` members (threshold 2, 4 values of 16 bits).
+PhaseSpec SecureSpec(int n) {
+  PhaseSpec spec = ClearSpec(2);
+  spec.plan.set_combination(v1::COMBINATION_SECURE_SUM);
+  spec.secagg = secagg::SessionConfig{.context = "phase-runner-test",
+                                      .num_clients = n,
+                                      .threshold = 2,
+                                      .bits = 16,
+                                      .length = 4,
+                                      .graph = secagg::GraphKind::kComplete,
+                                      .degree = 0,
+                                      .signatures = false,
+                                      .consistency_check = false};
+  return spec;
+}
+
+absl::StatusOr<PhaseOutcome> RunUnused(RunnerHarness& h, const PhaseSpec& spec,
+                                       std::vector<uint32_t> cohort) {
+  return h.runner.Run(
+      spec, std::move(cohort),
+      [](const std::vector<uint64_t>&, const std::vector<uint32_t>&) -> absl::StatusOr<SumVerdict> {
+        ADD_FAILURE() << "no sum was expected";
+        return SumVerdict{};
+      });
+}
+
+// Every member refuses the plan with one error (clear and secure): the phase ends at its first
+// stage without waiting for its deadline, and reports that error, which the result names.
+TEST(PhaseRunnerTest, APlanEveryMemberRefusesAlikeEndsWithinOneStageAndReportsTheRefusal) {
+  for (const bool secure : {false, true}) {
+    RunnerHarness h;
+    for (uint32_t id : {1, 2, 3}) {
+      h.transport.refusals[id] = {absl::StatusCode::kInvalidArgument,
+                                  "vfl-sgdmf: contributions come from VFL silo parties"};
+    }
+    absl::StatusOr<PhaseOutcome> outcome =
+        RunUnused(h, secure ? SecureSpec(3) : ClearSpec(2), {1, 2, 3});
+    ASSERT_TRUE(outcome.ok()) << outcome.status();
+    EXPECT_EQ(h.clock.Elapsed(), absl::ZeroDuration()) << "secure " << secure;
+    EXPECT_EQ(outcome->stage_seconds.size(), 1u);
+    EXPECT_FALSE(outcome->applied);
+    ASSERT_TRUE(outcome->refusal.has_value());
+    EXPECT_EQ(*outcome->refusal,
+              absl::InvalidArgumentError("vfl-sgdmf: contributions come from VFL silo parties"));
+    ASSERT_EQ(h.transport.results.size(), 1u);
+    EXPECT_NE(h.transport.results[0].reason().find("every participant refused the plan"),
+              std::string::npos)
+        << h.transport.results[0].reason();
+  }
+}
+
+// One client cannot end a run for the others: a member that uploads, stays silent, declines
+// without a refusal code, refuses with another message or with a code no contributor's refusal
+// has, leaves no refusal to report.
+TEST(PhaseRunnerTest, ARefusalIsReportedOnlyWhenEveryMemberRefusesWithTheSameError) {
+  const Refusal kVfl{absl::StatusCode::kInvalidArgument, "no users"};
+  for (const std::optional<Refusal>& third : std::vector<std::optional<Refusal>>{
+           std::nullopt,  // uploads, or is silent below
+           Refusal{absl::StatusCode::kOk, "budget spent"},
+           Refusal{absl::StatusCode::kInvalidArgument, "other"},
+           Refusal{absl::StatusCode::kFailedPrecondition, "no users"},
+           Refusal{absl::StatusCode::kUnauthenticated, "no users"}}) {
+    for (const bool silent : {false, true}) {
+      if (silent && third) continue;
+      RunnerHarness h(silent ? std::set<uint32_t>{3} : std::set<uint32_t>{});
+      h.transport.refusals[1] = kVfl;
+      h.transport.refusals[2] = kVfl;
+      if (third) h.transport.refusals[3] = *third;
+      absl::StatusOr<PhaseOutcome> outcome =
+          h.runner.Run(ClearSpec(1), {1, 2, 3},
+                       [](const std::vector<uint64_t>&,
+                          const std::vector<uint32_t>&) -> absl::StatusOr<SumVerdict> {
+                         return SumVerdict{.applied = true, .rounds_done = 1};
+                       });
+      ASSERT_TRUE(outcome.ok()) << outcome.status();
+      EXPECT_FALSE(outcome->refusal.has_value())
+          << (third ? third->reason : "") << " silent " << silent;
+    }
+  }
 }
 
 TEST(PhaseRunnerTest, ASecureSpecGoesOutWithItsSessionParameters) {

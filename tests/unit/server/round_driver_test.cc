@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/server/clear_plan.h"
@@ -90,6 +91,13 @@ class FakeRunner final : public PhaseRunner {
                                    const SumUse& use) override {
     cohorts.push_back(cohort);
     PhaseOutcome outcome{.participants = static_cast<int64_t>(cohort.size())};
+    if (!refusals.empty()) {  // every member refuses alike: the next refusal, then the last
+      outcome.refusal = refusals.front();
+      if (refusals.size() > 1) refusals.erase(refusals.begin());
+      outcome.reason =
+          absl::StrCat("every participant refused the plan: ", outcome.refusal->ToString());
+      return outcome;
+    }
     if (fail) {
       outcome.reason = "fake failure";
       return outcome;
@@ -103,6 +111,7 @@ class FakeRunner final : public PhaseRunner {
   }
 
   bool fail = false;
+  std::vector<absl::Status> refusals;  // of the attempts, in order (the last repeats)
   std::vector<std::vector<uint32_t>> cohorts;
 };
 
@@ -196,6 +205,34 @@ TEST(RoundDriverTest, TooManyFailedRoundsInARowAbortTheRun) {
   h.runner.fail = true;
   EXPECT_EQ(h.driver->Run().code(), absl::StatusCode::kAborted);
   EXPECT_THAT(h.runner.cohorts, SizeIs(2));
+}
+
+// Every member of two attempts in a row refuses the plan alike (e.g. a silo-party algorithm run
+// with users): the run ends after the second attempt, with no pause or deadline between them on
+// the injected clock, returning that error and telling every client why.
+TEST(RoundDriverTest, TheSameRefusalByEveryMemberTwiceInARowEndsTheRunWithIt) {
+  DriverHarness h(5, {1, 2, 3});
+  h.runner.refusals = {absl::InvalidArgumentError("vfl-sgdmf: contributions come from parties")};
+  h.roster.on_wait = [&h] { h.roster.stop = true; };  // a retrying driver stops at its first pause
+  const absl::Status run = h.driver->Run();
+  EXPECT_EQ(run.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(run.message(), HasSubstr("refused the plan: vfl-sgdmf: contributions come from"));
+  EXPECT_THAT(h.runner.cohorts, SizeIs(2));
+  EXPECT_EQ(h.clock.Elapsed(), absl::ZeroDuration());
+  ASSERT_THAT(h.roster.broadcasts, SizeIs(1));
+  EXPECT_TRUE(h.roster.broadcasts[0].training_done());
+  EXPECT_EQ(h.roster.broadcasts[0].reason(), run.message());
+  EXPECT_EQ(h.board.Read()->status.stage(), "done");
+}
+
+// A refusal that changes between attempts, or an attempt in between that failed otherwise, is
+// retried as any failed round.
+TEST(RoundDriverTest, DifferentRefusalsInARowAreRetriedLikeOtherFailures) {
+  DriverHarness h(1, {1, 2, 3}, /*max_failed_rounds=*/4);
+  h.runner.refusals = {absl::InvalidArgumentError("a"), absl::FailedPreconditionError("a"),
+                       absl::InvalidArgumentError("b"), absl::InvalidArgumentError("a")};
+  EXPECT_EQ(h.driver->Run().code(), absl::StatusCode::kAborted);  // 4 failed rounds in a row
+  EXPECT_THAT(h.runner.cohorts, SizeIs(4));
 }
 
 }  // namespace
