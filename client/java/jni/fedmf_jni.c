@@ -24,8 +24,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
   if (exception == NULL) return JNI_ERR;
   jclass byte_array = (*env)->FindClass(env, "[B");
   if (byte_array == NULL) return JNI_ERR;
-  g_from_native = (*env)->GetStaticMethodID(env, exception, "fromNative",
-                                            "(I[B)Lorg/fedmf/FedmfException;");
+  g_from_native =
+      (*env)->GetStaticMethodID(env, exception, "fromNative", "(I[B)Lorg/fedmf/FedmfException;");
   if (g_from_native == NULL) return JNI_ERR;
   g_exception_class = (*env)->NewGlobalRef(env, exception);
   g_byte_array_class = (*env)->NewGlobalRef(env, byte_array);
@@ -295,8 +295,8 @@ JNIEXPORT jbyteArray JNICALL Java_org_fedmf_Native_registerRequest(JNIEnv* env, 
   return result;
 }
 
-JNIEXPORT jbyteArray JNICALL Java_org_fedmf_Native_openStream(JNIEnv* env, jclass cls,
-                                                              jlong handle, jbyteArray response) {
+JNIEXPORT jbyteArray JNICALL Java_org_fedmf_Native_openStream(JNIEnv* env, jclass cls, jlong handle,
+                                                              jbyteArray response) {
   (void)cls;
   Bytes in;
   if (!ReadBytes(env, response, 0, &in)) return NULL;
@@ -370,8 +370,7 @@ JNIEXPORT jboolean JNICALL Java_org_fedmf_Native_hasModel(JNIEnv* env, jclass cl
   return fedmf_participant_has_model(Handle(handle)) ? JNI_TRUE : JNI_FALSE;
 }
 
-JNIEXPORT jint JNICALL Java_org_fedmf_Native_modelNumItems(JNIEnv* env, jclass cls,
-                                                           jlong handle) {
+JNIEXPORT jint JNICALL Java_org_fedmf_Native_modelNumItems(JNIEnv* env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   return (jint)fedmf_participant_model_num_items(Handle(handle));

@@ -26,14 +26,14 @@ public class FedmfException extends Exception {
   /** Called by libfedmf_jni: the exception of a status, its message decoded from UTF-8 bytes. */
   static FedmfException fromNative(int code, byte[] message) {
     String text = new String(message, StandardCharsets.UTF_8);
-    switch (code) {
-      case InvalidArgumentException.CODE: return new InvalidArgumentException(text);
-      case FailedPreconditionException.CODE: return new FailedPreconditionException(text);
-      case PermissionDeniedException.CODE: return new PermissionDeniedException(text);
-      case NotFoundException.CODE: return new NotFoundException(text);
-      case InternalException.CODE: return new InternalException(text);
-      case IncompatibleModelException.CODE: return new IncompatibleModelException(text);
-      default: return new FedmfException(code, text);
-    }
+    return switch (code) {
+      case InvalidArgumentException.CODE -> new InvalidArgumentException(text);
+      case FailedPreconditionException.CODE -> new FailedPreconditionException(text);
+      case PermissionDeniedException.CODE -> new PermissionDeniedException(text);
+      case NotFoundException.CODE -> new NotFoundException(text);
+      case InternalException.CODE -> new InternalException(text);
+      case IncompatibleModelException.CODE -> new IncompatibleModelException(text);
+      default -> new FedmfException(code, text);
+    };
   }
 }
