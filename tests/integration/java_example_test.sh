@@ -9,8 +9,9 @@
 # mid-round (stream_closed ... dropped_in_round=1 before round 1's line). It is restarted from the
 # state it stored write-ahead; the next round waits for it (a cohort of all users). Passes when
 # all three rounds applied with 40 contributors and no dropout, the restarted process restored its
-# ratings and model, and both Java participants ended with training done, the final model and a
-# top 5. Waits are bounded by progress lines, with generous timeouts; a run takes a few seconds.
+# ratings and model, and both Java participants ended with training done, the final model, a
+# top 5 and the model's predicted ratings for it (on the 1-5 scale). Waits are bounded by progress
+# lines, with generous timeouts; a run takes a few seconds.
 # Usage: java_example_test.sh BUILD_DIR. Every process started is killed.
 set -euo pipefail
 BUILD="$1"
@@ -84,7 +85,8 @@ applied="$(grep -c " event=round .*applied=yes .*contributors=$USERS .*dropouts=
 [[ "$applied" == "$ROUNDS" ]] || fail "$applied of $ROUNDS rounds applied with all $USERS users"
 for log in java-1.log java-2-restart.log; do
   line="$(grep 'event=java_example_end' "$WORK/$log")" || fail "$log: no end line"
-  grep -q "done=yes rounds_completed=$ROUNDS top5=[0-9]" <<<"$line" || fail "$log: $line"
+  grep -qE "done=yes rounds_completed=$ROUNDS top5=[0-9].* predicted=[0-9]+:[1-5]\." <<<"$line" ||
+    fail "$log: $line"
   grep -q "kind=result round=$ROUNDS " "$WORK/$log" || fail "$log: no final result"
   echo "$line"
 done

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.fedmf.Fedmf;
 import org.fedmf.FedmfException;
 import org.fedmf.Participant;
@@ -20,7 +19,7 @@ import org.fedmf.Recommendation;
  * the bytes ({@link Session}); {@link StateStore} keeps the state and the model blob write-ahead.
  * Flow: restore from --state_dir if it holds a state, else create a participant with --ratings;
  * register, open the Participate stream and serve it until training is done, registering again
- * when the stream breaks; print a local top 5. Progress goes to stdout as event lines.
+ * when the stream breaks; print a local top 5 and the ratings the model predicts for it. Progress goes to stdout as event lines.
  */
 public final class JavaExample {
   private JavaExample() {}
@@ -74,7 +73,7 @@ public final class JavaExample {
         store.save(participant);
       }
       event("end", participant, "done=" + (outcome == Session.Outcome.DONE ? "yes" : "no")
-          + " rounds_completed=" + participant.roundsCompleted() + " top5=" + top5(participant));
+          + " rounds_completed=" + participant.roundsCompleted() + " " + top5(participant));
       return outcome == Session.Outcome.DONE ? 0 : 1;
     } catch (FedmfException e) {
       System.err.println("fedmf-java-example: " + e.getClass().getSimpleName() + " (status "
@@ -138,14 +137,27 @@ public final class JavaExample {
     }
   }
 
-  /** "item:score,..." of the local top 5, empty without a model. */
+  /**
+   * "top5=ITEM:SCORE,... predicted=ITEM:RATING,...": the local top 5 with its ranking scores, and
+   * the ratings the model predicts for those items (empty lists without a model).
+   */
   private static String top5(Participant participant) throws FedmfException {
     if (!participant.hasModel()) {
-      return "";
+      return "top5= predicted=";
     }
     List<Recommendation> top = participant.recommend(5);
-    return top.stream()
-        .map(r -> r.item() + ":" + String.format(Locale.ROOT, "%.3f", r.score()))
-        .collect(Collectors.joining(","));
+    StringBuilder scores = new StringBuilder();
+    StringBuilder ratings = new StringBuilder();
+    for (Recommendation r : top) {
+      String separator = scores.length() == 0 ? "" : ",";
+      scores.append(separator).append(r.item()).append(':').append(decimal(r.score()));
+      ratings.append(separator).append(r.item()).append(':')
+          .append(decimal(participant.predict(r.item())));
+    }
+    return "top5=" + scores + " predicted=" + ratings;
+  }
+
+  private static String decimal(double value) {
+    return String.format(Locale.ROOT, "%.3f", value);
   }
 }
