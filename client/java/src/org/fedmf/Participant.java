@@ -167,7 +167,11 @@ public final class Participant implements AutoCloseable {
     return Native.userFactor(live());
   }
 
-  /** Frees the native participant and wipes its secrets; later calls of close do nothing. */
+  /**
+   * Frees the native participant and wipes its secrets; later calls of close do nothing. Nothing
+   * frees a participant that is never closed (a Cleaner could run while a native call still uses
+   * the handle): close every one, e.g. with try-with-resources.
+   */
   @Override
   public synchronized void close() {
     if (handle != 0) {
