@@ -1,16 +1,19 @@
 package org.fedmf;
 
+import java.nio.file.Path;
+
 /**
  * The native methods of libfedmf_jni (client/java/jni/fedmf_jni.c), one per C function of
  * fedmf/fedmf_client.h, taking a participant as its handle. A failed call throws the {@link
  * FedmfException} of its status. Loads the library on first use: from the path in the system
- * property {@code fedmf.jni.library} if set, else {@code fedmf_jni} from {@code java.library.path}.
+ * property {@code fedmf.jni.library} if set, else {@code fedmf_jni} from {@code java.library.path}
+ * (JDK 22 and later warn about the load without {@code --enable-native-access=ALL-UNNAMED}).
  */
 final class Native {
   static {
     String path = System.getProperty("fedmf.jni.library");
     if (path != null) {
-      System.load(path);
+      System.load(Path.of(path).toAbsolutePath().toString()); // System.load takes no relative path
     } else {
       System.loadLibrary("fedmf_jni");
     }
