@@ -109,7 +109,7 @@ case_catalogue_mismatch() {
   # One round: the next would wait for a cohort of all 40 users.
   start_run 1 50
   if wait "$JAVA_2"; then fail "the mismatched Java participant exited 0"; fi
-  grep -q 'event=java_example_incompatible_model error=".*has 60 items, this client.s catalogue 50' \
+  grep -q 'java_example_incompatible_model error=".*has 60 items, this client.s catalogue 50' \
     "$WORK/java-2.log" || fail "no clear catalogue error"
   wait_for "$WORK/coordinator.log" \
     'event=stream_closed client=fedmf-java-example .*dropped_in_round=1$' 30

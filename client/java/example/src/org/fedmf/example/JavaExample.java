@@ -19,7 +19,8 @@ import org.fedmf.Recommendation;
  * the bytes ({@link Session}); {@link StateStore} keeps the state and the model blob write-ahead.
  * Flow: restore from --state_dir if it holds a state, else create a participant with --ratings;
  * register, open the Participate stream and serve it until training is done, registering again
- * when the stream breaks; print a local top 5 and the ratings the model predicts for it. Progress goes to stdout as event lines.
+ * when the stream breaks; print a local top 5 and the ratings the model predicts for it. Progress
+ * goes to stdout as event lines.
  */
 public final class JavaExample {
   private JavaExample() {}
