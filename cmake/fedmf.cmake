@@ -37,6 +37,20 @@ endif()
 function(fedmf_warnings target)
   target_compile_options(${target} PRIVATE ${FEDMF_WARNING_FLAGS} ${FEDMF_WERROR_FLAGS})
 endfunction()
+# The same policy for our Java (client/java, tests/unit/java): javac's lint, errors with
+# FEDMF_WERROR; UseJava's add_jar reads it from CMAKE_JAVA_COMPILE_FLAGS.
+set(FEDMF_JAVAC_FLAGS --release 17 -Xlint:all)
+if(FEDMF_WERROR)
+  list(APPEND FEDMF_JAVAC_FLAGS -Werror)
+endif()
+
+# fedmf_skipped_test(<name> <label> <reason>): a CTest case with label <label> that only says it
+# is skipped and why (exit 77, reported as skipped), for a test this build cannot run (e.g. no JDK
+# for the Java tests).
+function(fedmf_skipped_test name label reason)
+  add_test(NAME ${name} COMMAND sh -c "echo 'SKIP ${name}: ${reason}'; exit 77")
+  set_tests_properties(${name} PROPERTIES LABELS ${label} SKIP_RETURN_CODE 77)
+endfunction()
 
 # fedmf_build_info: include it for fedmf/build_info.h (FEDMF_VERSION, FEDMF_COMMIT), regenerated
 # on every build by cmake/build_info.cmake.

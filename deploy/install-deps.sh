@@ -13,7 +13,9 @@
 # tests/unit/crypto/secagg_vectors_test.cc); python3-cryptography runs their independent checker
 # (tools/secagg_vectors/check_vectors.py, ctest secagg_vectors_python). libcpp-httplib-dev serves
 # the coordinator's Prometheus metrics (--metrics_listen). libspectra-dev (header-only Lanczos) finds
-# the graph filters' singular vectors (common/algorithms/graph_filter).
+# the graph filters' singular vectors (common/algorithms/graph_filter). The JVM binding
+# (client/java) needs a JDK 17 with the JNI headers; its example app grpc-java with its netty
+# transport, protobuf-java and the grpc-java protoc plugin (the jars client/java/example lists).
 set -euo pipefail
 
 PACKAGES=(
@@ -22,6 +24,8 @@ PACKAGES=(
   libssl-dev libeigen3-dev libspectra-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev python3-cryptography
   libcpp-httplib-dev
+  openjdk-17-jdk-headless libgrpc-java protobuf-compiler-grpc-java-plugin libprotobuf-java
+  libnetty-java libperfmark-java libguava-java libgeronimo-annotation-1.3-spec-java
   docker-compose python3-yaml mmdebstrap openssl iproute2
 )
 
