@@ -68,7 +68,7 @@ absl::Status RoundDriver::Run() {
       const std::string reason =
           absl::StrCat("every participant of 2 attempts in a row refused the plan: ",
                        outcome->refusal->message());
-      Finish(reason);
+      Finish(reason, /*completed=*/false);
       return absl::Status(outcome->refusal->code(), reason);
     }
     last_refusal_ = outcome->refusal;
