@@ -16,6 +16,9 @@
 #     IncompatibleModelException (FEDMF_ERR_INCOMPATIBLE_MODEL through JNI) naming both sizes,
 #     cancels its stream and exits 1; the coordinator drops it at once and the round applies
 #     without it.
+#   late_device: a coordinator with --serve trains 2 rounds with fedmf-client alone (all 40
+#     users); a Java participant that first registers after the end downloads the published final
+#     model over Models.Download (grpc-java), stores it and recommends from it.
 # Waits are bounded by progress lines, with generous timeouts; a case takes a few seconds.
 # Usage: java_example_test.sh BUILD_DIR CASE. Every process started is killed.
 set -euo pipefail
@@ -121,8 +124,26 @@ case_catalogue_mismatch() {
   grep 'event=java_example_incompatible_model' "$WORK/java-2.log"
 }
 
+case_late_device() {
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=2 \
+    --participation=1 --min_clients=5 --mechanism=none --item_model=full --compression=2 \
+    --wait_for_users="$USERS" --eval_every=0 --stage_timeout_s=20 --state_dir="$WORK/state" \
+    --serve
+  "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$(seq -s, 0 $((USERS - 1)))" \
+    --give_up_after_s=100 >"$WORK/client.log" 2>&1 || fail "fedmf-client failed"
+  wait_for "$WORK/coordinator.log" 'event=serving_models versions=1 latest_version=1' 30
+  start_java 1 60 "$WORK/java-1.log"
+  wait "$JAVA_PID" || fail "the late Java participant failed: $(tail -3 "$WORK/java-1.log")"
+  grep -q 'event=java_example_downloaded participant=1 .*version=1' "$WORK/java-1.log" ||
+    fail "no download of version 1: $(cat "$WORK/java-1.log")"
+  grep -qE 'event=java_example_end participant=1 .*done=yes .*top5=[0-9]' "$WORK/java-1.log" ||
+    fail "the late Java participant does not recommend"
+  grep 'event=java_example_downloaded' "$WORK/java-1.log"
+}
+
 case "$CASE" in
   kill_restart) case_kill_restart ;;
+  late_device) case_late_device ;;
   catalogue_mismatch) case_catalogue_mismatch ;;
   *) fail "unknown case $CASE" ;;
 esac

@@ -362,6 +362,46 @@ JNIEXPORT jboolean JNICALL Java_org_fedmf_Native_trainingDone(JNIEnv* env, jclas
   return fedmf_participant_training_done(Handle(handle)) ? JNI_TRUE : JNI_FALSE;
 }
 
+/* ---- Published models ---------------------------------------------------------------------- */
+
+JNIEXPORT jlong JNICALL Java_org_fedmf_Native_latestModelVersion(JNIEnv* env, jclass cls,
+                                                                 jlong handle) {
+  (void)env;
+  (void)cls;
+  return (jlong)fedmf_participant_latest_model_version(Handle(handle));
+}
+
+JNIEXPORT jlong JNICALL Java_org_fedmf_Native_modelVersion(JNIEnv* env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  return (jlong)fedmf_participant_model_version(Handle(handle));
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_fedmf_Native_downloadRequest(JNIEnv* env, jclass cls,
+                                                                   jlong handle) {
+  (void)cls;
+  uint8_t* out = NULL;
+  size_t len = 0;
+  const fedmf_status s = fedmf_participant_download_request(Handle(handle), &out, &len);
+  return TakeBuffer(env, s, out, len);
+}
+
+JNIEXPORT jboolean JNICALL Java_org_fedmf_Native_handleModelChunk(JNIEnv* env, jclass cls,
+                                                                  jlong handle, jbyteArray chunk) {
+  (void)cls;
+  Bytes in;
+  if (!ReadBytes(env, chunk, 0, &in)) return JNI_FALSE;
+  int complete = 0;
+  const fedmf_status s =
+      fedmf_participant_handle_model_chunk(Handle(handle), in.data, in.len, &complete);
+  FreeBytes(&in);
+  if (s != FEDMF_OK) {
+    ThrowStatus(env, s);
+    return JNI_FALSE;
+  }
+  return complete ? JNI_TRUE : JNI_FALSE;
+}
+
 /* ---- Model queries ------------------------------------------------------------------------- */
 
 JNIEXPORT jboolean JNICALL Java_org_fedmf_Native_hasModel(JNIEnv* env, jclass cls, jlong handle) {

@@ -53,6 +53,11 @@ final class Native {
   static native long roundsCompleted(long participant);
   static native boolean trainingDone(long participant);
 
+  static native long latestModelVersion(long participant);
+  static native long modelVersion(long participant);
+  static native byte[] downloadRequest(long participant) throws FedmfException;
+  static native boolean handleModelChunk(long participant, byte[] chunk) throws FedmfException;
+
   static native boolean hasModel(long participant);
   static native int modelNumItems(long participant);
   static native int recommend(long participant, int n, int[] items, double[] scores)

@@ -132,6 +132,36 @@ public final class Participant implements AutoCloseable {
     return Native.trainingDone(live());
   }
 
+  /** The newest published model version the last RegisterResponse named (0: none). */
+  public synchronized long latestModelVersion() {
+    return Native.latestModelVersion(live());
+  }
+
+  /** The published version of this participant's model (0: none, or a round's task model). */
+  public synchronized long modelVersion() {
+    return Native.modelVersion(live());
+  }
+
+  /**
+   * A serialized fedmf.v1.DownloadModelRequest for Models.Download (call it with the session
+   * token as metadata, as Participate), resuming a download in progress after the bytes already
+   * received. {@link FailedPreconditionException} when the participant holds the newest
+   * published model already, or none is published (docs/mobile.md, "Late devices").
+   */
+  public synchronized byte[] downloadRequest() throws FedmfException {
+    return Native.downloadRequest(live());
+  }
+
+  /**
+   * Feeds one serialized fedmf.v1.ModelChunk of the download in progress; true once the model is
+   * whole, matches its published SHA-256 and is this participant's (save it and the state then).
+   * {@link InvalidArgumentException} for a chunk that does not continue the download (ask for a
+   * new request) or a model that fails its hash (the next request starts over).
+   */
+  public synchronized boolean handleModelChunk(byte[] chunk) throws FedmfException {
+    return Native.handleModelChunk(live(), Objects.requireNonNull(chunk, "chunk"));
+  }
+
   public synchronized boolean hasModel() {
     return Native.hasModel(live());
   }

@@ -1,10 +1,15 @@
 package org.fedmf.example;
 
 import fedmf.v1.FederationGrpc;
+import fedmf.v1.ModelsGrpc;
 import fedmf.v1.FederationOuterClass.ServerMessage;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.Context;
+import io.grpc.ForwardingClientCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -14,11 +19,13 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.fedmf.FailedPreconditionException;
 import org.fedmf.Fedmf;
 import org.fedmf.FedmfException;
 import org.fedmf.IncompatibleModelException;
@@ -59,6 +66,8 @@ final class Session {
       FederationGrpc.getRegisterMethod().toBuilder(BYTES, BYTES).build();
   private static final MethodDescriptor<byte[], byte[]> PARTICIPATE =
       FederationGrpc.getParticipateMethod().toBuilder(BYTES, BYTES).build();
+  private static final MethodDescriptor<byte[], byte[]> DOWNLOAD =
+      ModelsGrpc.getDownloadMethod().toBuilder(BYTES, BYTES).build();
   private static final Metadata.Key<byte[]> SESSION_TOKEN =
       Metadata.Key.of(Fedmf.SESSION_TOKEN_METADATA_KEY, Metadata.BINARY_BYTE_MARSHALLER);
 
@@ -100,7 +109,7 @@ final class Session {
       return Outcome.BROKEN;
     }
     if (participant.trainingDone()) {
-      return Outcome.DONE;
+      return downloadLatest(sessionToken);
     }
     BlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
     ClientCall<byte[], byte[]> call = channel.newCall(PARTICIPATE, CallOptions.DEFAULT);
@@ -138,6 +147,59 @@ final class Session {
       }
       call.request(1);
     }
+  }
+
+  /**
+   * After a RegisterResponse saying training is over: downloads the newest published model unless
+   * the participant holds it (docs/mobile.md, "Late devices"), each call resuming after the bytes
+   * received, then stores it. DONE when it holds the newest model (or none is published).
+   */
+  private Outcome downloadLatest(byte[] sessionToken) throws FedmfException, IOException {
+    ClientInterceptor withToken = new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method,
+          CallOptions options, Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<Q, R>(
+            next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            headers.put(SESSION_TOKEN, sessionToken);
+            super.start(listener, headers);
+          }
+        };
+      }
+    };
+    Channel authenticated = ClientInterceptors.intercept(channel, withToken);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      byte[] request;
+      try {
+        request = participant.downloadRequest();
+      } catch (FailedPreconditionException e) {
+        return Outcome.DONE; // it holds the newest model, or none is published
+      }
+      // A cancellable context, so that a call left before its end (a refused chunk) is ended.
+      Context.CancellableContext context = Context.current().withCancellation();
+      Context previous = context.attach();
+      try {
+        Iterator<byte[]> chunks = ClientCalls.blockingServerStreamingCall(authenticated, DOWNLOAD,
+            CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), request);
+        while (chunks.hasNext()) {
+          if (participant.handleModelChunk(chunks.next())) {
+            if (store != null) {
+              store.save(participant);
+            }
+            JavaExample.event("downloaded", participant, "version=" + participant.modelVersion());
+            return Outcome.DONE;
+          }
+        }
+      } catch (StatusRuntimeException | FedmfException e) {
+        System.err.println("fedmf-java-example: download: " + e.getMessage());
+      } finally {
+        context.detach(previous);
+        context.cancel(null);
+      }
+    }
+    return Outcome.BROKEN;
   }
 
   /** Handles one server message; the session's outcome if it ends here, else null. */
