@@ -112,6 +112,17 @@ TEST(RdpDdgTest, CurveComposesStepsAndRejectsBadParameters) {
   EXPECT_FALSE(DdgCurve(p, -1, DefaultOrders()).ok());
 }
 
+// The calibrations floor the total std at sqrt(n) / 2 (v = 1/4); for many n its square over n
+// rounds just below 1/4, which was refused (a DDG run with n_min 3 could not start).
+TEST(RdpDdgTest, TheVarianceFloorIsValidForEveryNMin) {
+  for (int64_t n = 1; n <= 2000; ++n) {
+    const DdgRdpParams p = ReplaceOneDdgRelease(4, 100, n, std::sqrt(static_cast<double>(n)) / 2);
+    EXPECT_TRUE(ValidateDdgRdp(p).ok()) << "n_min " << n << ": " << ValidateDdgRdp(p);
+  }
+  DdgRdpParams below = ReplaceOneDdgRelease(4, 100, 3, 0.999999 * std::sqrt(3.0) / 2);
+  EXPECT_FALSE(ValidateDdgRdp(below).ok());
+}
+
 TEST(RdpDdgTest, IntegerL1Bound) {
   EXPECT_EQ(IntegerL1Bound(3, 100), 9);     // ||x||_1 <= ||x||_2^2 for integers
   EXPECT_EQ(IntegerL1Bound(30, 100), 300);  // ||x||_1 <= sqrt(d) ||x||_2
