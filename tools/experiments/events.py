@@ -1,0 +1,29 @@
+"""Event lines: the `key=value` lines the fedmf binaries print.
+
+parse(line) -> dict of the line's fields in order; a value is a run of non-blank characters or a
+double-quoted string (`reason="no quorum"`, with \\" and \\\\ escapes), returned without quotes.
+Text that is not key=value (a log prefix such as a timestamp) is skipped.
+last(lines, selector) -> the fields of the last line that matches selector: "KEY" (the line has
+KEY) or "KEY=VALUE" (KEY has that value), or None when no line does.
+"""
+import re
+
+_FIELD = re.compile(r'([A-Za-z_][A-Za-z0-9_.@-]*)=("(?:[^"\\]|\\.)*"|\S*)')
+
+
+def parse(line):
+    fields = {}
+    for key, value in _FIELD.findall(line):
+        if value.startswith('"'):
+            value = re.sub(r'\\(.)', r'\1', value[1:-1])
+        fields[key] = value
+    return fields
+
+
+def last(lines, selector):
+    key, _, wanted = selector.partition("=")
+    for line in reversed(lines):
+        fields = parse(line)
+        if key in fields and (not wanted or fields[key] == wanted):
+            return fields
+    return None

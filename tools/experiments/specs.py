@@ -1,0 +1,185 @@
+"""Experiment specs: TOML files in tools/experiments/specs/, one per family of docs/results.
+
+load(path, overrides) -> Spec, or SpecError naming the file, the key and the value at fault.
+Spec.commands(only) -> the concrete Command list, in spec order.
+
+A spec has:
+  description   what it reproduces (shown by --help of the spec)
+  csv           the results file, relative to the repository (its rows: results.py)
+  columns       the label columns of every row, before `metric,value`
+  doc, tables   the docs/results page and the functions of tables.py that render its tables
+  [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
+  [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
+                are the product of the axes, the first axis slowest), `row` (column ->
+                template), optional `requires` (files that must exist, else the point is
+                skipped with a message; a template that renders empty requires nothing), and
+                [[experiment.command]] entries, run in order at each point: binary, flags
+                (flag -> template; true means a bare --flag), and
+                [[experiment.command.extract]] entries: `from` (an events.last selector),
+                `metrics` (metric template -> event-line key, or a list of keys named as
+                themselves, or the name of a list param of such keys) and optional `optional` (a missing line or key is then no row
+                instead of an error).
+Templates are Python format strings over the params and the sweep axes: "{data}/u.data"; an
+axis whose values are tables is read by field: "{shape[spec]}".
+"""
+import dataclasses
+import itertools
+import tomllib
+
+_TOP = {"description", "csv", "columns", "doc", "tables", "params", "experiment"}
+_EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
+_COMMAND = {"binary", "flags", "extract"}
+_EXTRACT = {"from", "metrics", "optional"}
+
+
+class SpecError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Extract:
+    selector: str
+    metrics: dict  # metric -> event-line key
+    optional: bool
+
+
+@dataclasses.dataclass
+class Command:
+    experiment: str
+    binary: str
+    args: list  # the flags, rendered
+    row: dict  # column -> label
+    extracts: list
+    requires: list
+    log_name: str
+
+
+@dataclasses.dataclass
+class Spec:
+    path: str
+    description: str
+    csv: str
+    columns: list
+    doc: str
+    tables: list
+    params: dict
+    experiments: list
+
+    def names(self):
+        return [e["name"] for e in self.experiments]
+
+    def commands(self, only=None):
+        unknown = sorted(set(only or ()) - set(self.names()))
+        if unknown:
+            raise SpecError(f"{self.path}: no experiment {', '.join(unknown)} "
+                            f"(it has {', '.join(self.names())})")
+        out = []
+        for index, experiment in enumerate(self.experiments):
+            if not only or experiment["name"] in only:
+                out.extend(self._expand(index, experiment))
+        return out
+
+    def _expand(self, index, experiment):
+        where = f"{self.path}: experiment[{index}] ({experiment['name']})"
+        axes = {}
+        for axis, values in experiment.get("sweep", {}).items():
+            if isinstance(values, str):
+                if values not in self.params or not isinstance(self.params[values], list):
+                    raise SpecError(f"{where}: sweep.{axis} = {values!r} names no list param")
+                values = self.params[values]
+            axes[axis] = values
+        for point in itertools.product(*axes.values()):
+            scope = dict(self.params, **dict(zip(axes, point)))
+            fill = lambda key, template: _render(f"{where}: {key}", template, scope)
+            row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
+            requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
+                        if p]
+            for number, command in enumerate(experiment["command"]):
+                args = []
+                for flag, value in command.get("flags", {}).items():
+                    if value is True:
+                        args.append(f"--{flag}")
+                    else:
+                        args.append(f"--{flag}={fill(f'command[{number}].flags.{flag}', value)}")
+                extracts = []
+                for e in command.get("extract", []):
+                    metrics = e["metrics"]
+                    if isinstance(metrics, str):  # the name of a list param
+                        if not isinstance(self.params.get(metrics), list):
+                            raise SpecError(f"{where}: metrics = {metrics!r} names no list param")
+                        metrics = self.params[metrics]
+                    if isinstance(metrics, list):  # metric names are the keys themselves
+                        metrics = {m: m for m in metrics}
+                    extracts.append(Extract(
+                        e["from"], {fill("metric", m): k for m, k in metrics.items()},
+                        e.get("optional", False)))
+                label = "-".join(str(v["name"] if isinstance(v, dict) else v) for v in point)
+                log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
+                yield Command(experiment["name"], command["binary"], args, row, extracts,
+                              requires, log_name.replace("/", "_").replace(":", "_"))
+
+
+def _render(where, template, scope):
+    text = str(template)
+    try:
+        for _ in range(4):  # a param may name others ("{data}/u.data"): render to a fixed point
+            rendered = text.format_map(scope)
+            if rendered == text:
+                return text
+            text = rendered
+    except (KeyError, ValueError, IndexError, TypeError) as error:
+        raise SpecError(f"{where} = {template!r}: {error!r} (params: {', '.join(scope)})")
+    raise SpecError(f"{where} = {template!r}: still has templates after 4 renderings: {text!r}")
+
+
+def _check_keys(where, table, allowed, required):
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: expected a table, got {table!r}")
+    for key in table:
+        if key not in allowed:
+            raise SpecError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in table:
+            raise SpecError(f"{where}: missing key {key!r}")
+
+
+def _parse_override(path, params, text):
+    name, sep, value = text.partition("=")
+    if not sep or name not in params:
+        raise SpecError(f"{path}: --set {text!r}: expected NAME=VALUE with NAME one of "
+                        f"{', '.join(params)}")
+    if isinstance(params[name], list):
+        return name, [v for v in value.replace(",", " ").split()]
+    return name, value
+
+
+def load(path, overrides=()):
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except OSError as error:
+        raise SpecError(f"{path}: {error.strerror}")
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: {error}")
+    _check_keys(path, raw, _TOP, ["description", "csv", "columns", "experiment"])
+    params = dict(raw.get("params", {}))
+    for text in overrides:
+        name, value = _parse_override(path, params, text)
+        params[name] = value
+    names = set()
+    for i, experiment in enumerate(raw["experiment"]):
+        where = f"{path}: experiment[{i}]"
+        _check_keys(where, experiment, _EXPERIMENT, ["name", "row", "command"])
+        if experiment["name"] in names:
+            raise SpecError(f"{where}: name {experiment['name']!r} is used twice")
+        names.add(experiment["name"])
+        missing = [c for c in raw["columns"] if c not in experiment["row"]]
+        if missing:
+            raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        for j, command in enumerate(experiment["command"]):
+            _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            for k, extract in enumerate(command.get("extract", [])):
+                _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
+                            ["from", "metrics"])
+    return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
+                raw.get("tables", []), params, raw["experiment"])
