@@ -9,12 +9,14 @@ A spec has:
   columns       the label columns of every row, before `metric,value`
   doc, tables   the docs/results page and the functions of tables.py that render its tables
   [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
+  [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
                 are the product of the axes, the first axis slowest), `row` (column ->
                 template), optional `requires` (files that must exist, else the point is
                 skipped with a message; a template that renders empty requires nothing), and
-                [[experiment.command]] entries, run in order at each point: binary, flags
-                (flag -> template; true means a bare --flag), and
+                [[experiment.command]] entries, run in order at each point: binary, `use`
+                (flagsets, in order), flags (flag -> template; true means a bare --flag; a
+                flag also in a used flagset replaces it there), and
                 [[experiment.command.extract]] entries: `from` (an events.last selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys) and optional `optional` (a missing line or key is then no row
@@ -26,9 +28,9 @@ import dataclasses
 import itertools
 import tomllib
 
-_TOP = {"description", "csv", "columns", "doc", "tables", "params", "experiment"}
+_TOP = {"description", "csv", "columns", "doc", "tables", "params", "flagsets", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
-_COMMAND = {"binary", "flags", "extract"}
+_COMMAND = {"binary", "use", "flags", "extract"}
 _EXTRACT = {"from", "metrics", "optional"}
 
 
@@ -63,6 +65,7 @@ class Spec:
     doc: str
     tables: list
     params: dict
+    flagsets: dict
     experiments: list
 
     def names(self):
@@ -96,7 +99,11 @@ class Spec:
                         if p]
             for number, command in enumerate(experiment["command"]):
                 args = []
-                for flag, value in command.get("flags", {}).items():
+                flags = {}
+                for name in command.get("use", []):
+                    flags.update(self.flagsets[name])
+                flags.update(command.get("flags", {}))
+                for flag, value in flags.items():
                     if value is True:
                         args.append(f"--{flag}")
                     else:
@@ -178,8 +185,12 @@ def load(path, overrides=()):
             raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
         for j, command in enumerate(experiment["command"]):
             _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            for name in command.get("use", []):
+                if name not in raw.get("flagsets", {}):
+                    raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "
+                                    f"(has {', '.join(raw.get('flagsets', {})) or 'none'})")
             for k, extract in enumerate(command.get("extract", [])):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
-                raw.get("tables", []), params, raw["experiment"])
+                raw.get("tables", []), params, raw.get("flagsets", {}), raw["experiment"])
