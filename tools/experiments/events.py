@@ -3,8 +3,9 @@
 parse(line) -> dict of the line's fields in order; a value is a run of non-blank characters or a
 double-quoted string (`reason="no quorum"`, with \\" and \\\\ escapes), returned without quotes.
 Text that is not key=value (a log prefix such as a timestamp) is skipped.
-last(lines, selector) -> the fields of the last line that matches selector: "KEY" (the line has
-KEY) or "KEY=VALUE" (KEY has that value), or None when no line does.
+matching(lines, selector) -> the fields of every line that matches selector, in order: "KEY"
+(the line has KEY) or "KEY=VALUE" (KEY has that value); last(lines, selector) -> the last of
+them, or None when no line matches.
 """
 import re
 
@@ -20,10 +21,16 @@ def parse(line):
     return fields
 
 
-def last(lines, selector):
+def matching(lines, selector):
     key, _, wanted = selector.partition("=")
-    for line in reversed(lines):
+    out = []
+    for line in lines:
         fields = parse(line)
         if key in fields and (not wanted or fields[key] == wanted):
-            return fields
-    return None
+            out.append(fields)
+    return out
+
+
+def last(lines, selector):
+    found = matching(lines, selector)
+    return found[-1] if found else None

@@ -59,6 +59,7 @@ def main(argv):
     os.chdir(ROOT)  # spec paths (csv, data) are relative to the repository
     spec = specs.load(spec_path(args.spec), args.set)
     out = args.out or os.path.dirname(spec.csv)
+    spec.params["out"] = out
     csv_path = os.path.join(out, os.path.basename(spec.csv))
     if args.list:
         print(spec.description)

@@ -3,13 +3,18 @@ in OUT/logs/, its extracted metrics appended to OUT/<csv name> as they come (res
 
 run(commands, build, out, csv_name, columns, jobs, progress) -> number of rows written; raises
 RunError at the first command that fails or lacks a required metric, naming its log.
-A command whose `requires` files are absent is skipped with a message, like the real datasets
-that are not on every machine.
+The commands of one sweep point run in order in one worker (a later one may read what an earlier
+one wrote); --jobs runs points side by side. A command whose `requires` files are absent is
+skipped with a message, like the real datasets that are not on every machine; one whose
+`creates` file exists is skipped silently (a lock per file keeps two points from making it at
+once).
 """
+import collections
 import concurrent.futures
 import os
 import shlex
 import subprocess
+import threading
 import time
 
 import events
@@ -20,6 +25,7 @@ BINARIES = {
     "fedmf-sim": "tools/sim/fedmf-sim",
     "fedmf-central": "tools/fedmf-central",
     "fedmf-data": "tools/fedmf-data",
+    "fedmf-compare-models": "tools/fedmf-compare-models",
 }
 
 
@@ -40,19 +46,38 @@ def missing_inputs(command):
 def rows_of(command, lines, log):
     rows = []
     for extract in command.extracts:
-        fields = events.last(lines, extract.selector)
-        for metric, key in extract.metrics.items():
-            value = (fields or {}).get(key, "")
-            if value == "":
-                if extract.optional:
-                    continue
-                raise RunError(f"no {key} in the last {extract.selector} line (metric {metric}); "
-                               f"see {log}")
-            rows.append(dict(command.row, metric=metric, value=value))
+        found = events.matching(lines, extract.selector)
+        if not extract.each:
+            found = found[-1:] or [{}]
+        elif not found and not extract.optional:
+            raise RunError(f"no {extract.selector} line; see {log}")
+        for fields in found:
+            labels = {column: fields.get(key, "") for column, key in extract.each.items()}
+            for metric, key in extract.metrics.items():
+                value = fields.get(key, "")
+                if value == "":
+                    if extract.optional:
+                        continue
+                    raise RunError(f"no {key} in the {'' if extract.each else 'last '}"
+                                   f"{extract.selector} line (metric {metric}); see {log}")
+                rows.append(dict(command.row, **labels, metric=metric, value=value))
     return rows
 
 
+_creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it
+
+
 def _execute(command, build, logs):
+    if command.creates:
+        with _creating[command.creates]:
+            if os.path.exists(command.creates):
+                return [], 0.0
+            os.makedirs(os.path.dirname(command.creates) or ".", exist_ok=True)
+            return _execute_now(command, build, logs)
+    return _execute_now(command, build, logs)
+
+
+def _execute_now(command, build, logs):
     log = os.path.join(logs, command.log_name)
     started = time.monotonic()
     with open(log, "w") as f:
@@ -79,20 +104,34 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
                      "not found")
         else:
             todo.append(command)
+    points = collections.defaultdict(list)
+    for command in todo:
+        points[command.point].append(command)
+    done = [0]
+    lock = threading.Lock()  # the CSV and the count are shared by the workers
+
+    def point(commands):
+        written = 0
+        for command in commands:
+            rows, seconds = _execute(command, build, logs)
+            with lock:
+                results.append(os.path.join(out, csv_name), columns, rows)
+                done[0] += 1
+                progress(f"[{done[0]}/{len(todo)}] {command.experiment} {command.log_name} "
+                         f"({seconds:.1f} s): "
+                         + " ".join(f"{r['metric']}={r['value']}" for r in rows))
+            written += len(rows)
+        return written
+
     written = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_execute, c, build, logs): c for c in todo}
-        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            command = futures[future]
+        futures = [pool.submit(point, commands) for commands in points.values()]
+        for future in concurrent.futures.as_completed(futures):
             try:
-                rows, seconds = future.result()
+                written += future.result()
             except RunError:
                 pool.shutdown(cancel_futures=True)  # stop at once: the rest would be wasted
                 raise
-            results.append(os.path.join(out, csv_name), columns, rows)
-            written += len(rows)
-            progress(f"[{done}/{len(todo)}] {command.experiment} {command.log_name} "
-                     f"({seconds:.1f} s): " + " ".join(f"{r['metric']}={r['value']}" for r in rows))
     return written
 
 

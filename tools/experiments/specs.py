@@ -16,22 +16,27 @@ A spec has:
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
                 (flagsets, in order), flags (flag -> template; true means a bare --flag; a
-                flag also in a used flagset replaces it there), and
-                [[experiment.command.extract]] entries: `from` (an events.last selector),
+                flag also in a used flagset replaces it there), optional `creates` (a file it
+                writes: the command is skipped when the file exists, e.g. a shared reference
+                model), and [[experiment.command.extract]] entries: `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
-                themselves, or the name of a list param of such keys) and optional `optional` (a missing line or key is then no row
-                instead of an error).
-Templates are Python format strings over the params and the sweep axes: "{data}/u.data"; an
-axis whose values are tables is read by field: "{shape[spec]}".
+                themselves, or the name of a list param of such keys), optional `optional` (a
+                missing line or key is then no row instead of an error) and optional `each`
+                (column -> event-line key: rows for every matching line, not only the last,
+                with those columns taken from the line, e.g. one fold_done line a fold).
+Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
+({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is read by
+field: "{shape[spec]}".
 """
 import dataclasses
 import itertools
+import os
 import tomllib
 
 _TOP = {"description", "csv", "columns", "doc", "tables", "params", "flagsets", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
-_COMMAND = {"binary", "use", "flags", "extract"}
-_EXTRACT = {"from", "metrics", "optional"}
+_COMMAND = {"binary", "use", "flags", "creates", "extract"}
+_EXTRACT = {"from", "metrics", "optional", "each"}
 
 
 class SpecError(Exception):
@@ -43,6 +48,7 @@ class Extract:
     selector: str
     metrics: dict  # metric -> event-line key
     optional: bool
+    each: dict  # column -> event-line key; non-empty: a row set for every matching line
 
 
 @dataclasses.dataclass
@@ -54,6 +60,8 @@ class Command:
     extracts: list
     requires: list
     log_name: str
+    point: tuple  # (experiment, point): the commands of a point run in order, one after another
+    creates: str  # a file the command writes; it is skipped when the file exists
 
 
 @dataclasses.dataclass
@@ -91,7 +99,7 @@ class Spec:
                     raise SpecError(f"{where}: sweep.{axis} = {values!r} names no list param")
                 values = self.params[values]
             axes[axis] = values
-        for point in itertools.product(*axes.values()):
+        for number_of_point, point in enumerate(itertools.product(*axes.values())):
             scope = dict(self.params, **dict(zip(axes, point)))
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
             row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
@@ -119,11 +127,14 @@ class Spec:
                         metrics = {m: m for m in metrics}
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
-                        e.get("optional", False)))
-                label = "-".join(str(v["name"] if isinstance(v, dict) else v) for v in point)
+                        e.get("optional", False), e.get("each", {})))
+                label = "-".join("-".join(map(str, v.values())) if isinstance(v, dict) else str(v)
+                                 for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
+                creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
-                              requires, log_name.replace("/", "_").replace(":", "_"))
+                              requires, log_name.replace("/", "_").replace(":", "_"),
+                              (index, number_of_point), creates)
 
 
 def _render(where, template, scope):
@@ -169,7 +180,7 @@ def load(path, overrides=()):
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path}: {error}")
     _check_keys(path, raw, _TOP, ["description", "csv", "columns", "experiment"])
-    params = dict(raw.get("params", {}))
+    params = dict(raw.get("params", {}), out=os.path.dirname(raw["csv"]))
     for text in overrides:
         name, value = _parse_override(path, params, text)
         params[name] = value

@@ -122,6 +122,15 @@ class RunsTest(unittest.TestCase):
         self.assertIn("no f1 in the last event=fold_done line", str(caught.exception))
         self.assertIn("the.log", str(caught.exception))
 
+    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
+        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }',
+                               'each = { seed = "fold" }, metrics = { f1 = "f1" } }')
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, spec)).commands()[0]
+        lines = ["event=fold_done fold=1 f1=0.1", "event=round", "event=fold_done fold=2 f1=0.2"]
+        self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
+                         [("1", "0.1"), ("2", "0.2")])
+
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "runs.csv")
