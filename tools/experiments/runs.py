@@ -71,7 +71,7 @@ def _execute(command, build, logs):
     if command.creates:
         with _creating[command.creates]:
             if os.path.exists(command.creates):
-                return [], 0.0
+                return [], None
             os.makedirs(os.path.dirname(command.creates) or ".", exist_ok=True)
             return _execute_now(command, build, logs)
     return _execute_now(command, build, logs)
@@ -117,9 +117,9 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
             with lock:
                 results.append(os.path.join(out, csv_name), columns, rows)
                 done[0] += 1
+                took = f"{seconds:.1f} s" if seconds is not None else f"{command.creates} exists"
                 progress(f"[{done[0]}/{len(todo)}] {command.experiment} {command.log_name} "
-                         f"({seconds:.1f} s): "
-                         + " ".join(f"{r['metric']}={r['value']}" for r in rows))
+                         f"({took}): " + " ".join(f"{r['metric']}={r['value']}" for r in rows))
             written += len(rows)
         return written
 
