@@ -4,8 +4,7 @@ parse(line) -> dict of the line's fields in order; a value is a run of non-blank
 double-quoted string (`reason="no quorum"`, with \\" and \\\\ escapes), returned without quotes.
 Text that is not key=value (a log prefix such as a timestamp) is skipped.
 matching(lines, selector) -> the fields of every line that matches selector, in order: "KEY"
-(the line has KEY) or "KEY=VALUE" (KEY has that value); last(lines, selector) -> the last of
-them, or None when no line matches.
+(the line has KEY) or "KEY=VALUE" (KEY has that value).
 """
 import re
 
@@ -29,8 +28,3 @@ def matching(lines, selector):
         if key in fields and (not wanted or fields[key] == wanted):
             out.append(fields)
     return out
-
-
-def last(lines, selector):
-    found = matching(lines, selector)
-    return found[-1] if found else None

@@ -31,7 +31,7 @@ def spec_path(name):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(
-        prog="run.py", description=__doc__.split("\n\n")[0],
+        prog="run.py", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="specs: " + ", ".join(sorted(
             f[:-5] for f in os.listdir(os.path.join(HERE, "specs")) if f.endswith(".toml"))))
@@ -41,7 +41,7 @@ def parse_args(argv):
     parser.add_argument("--set", action="append", default=[], metavar="PARAM=VALUE",
                         help="override a param; a list param takes VALUE,VALUE,...")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
-    parser.add_argument("--jobs", type=int, default=1, help="commands run at once (default 1)")
+    parser.add_argument("--jobs", type=int, default=1, help="sweep points run at once, each point's commands in order (default 1)")
     parser.add_argument("--out", help="results directory (default: the spec's, in docs/results)")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"),
                         help="CMake build directory with the binaries (default: build/)")
@@ -58,6 +58,9 @@ def main(argv):
     args = parse_args(argv)
     os.chdir(ROOT)  # spec paths (csv, data) are relative to the repository
     spec = specs.load(spec_path(args.spec), args.set)
+    unknown = [name for name in spec.tables if not callable(getattr(tables, name, None))]
+    if unknown:
+        raise specs.SpecError(f"{spec.path}: tables = {unknown!r}: no such function in tables.py")
     out = args.out or os.path.dirname(spec.csv)
     spec.params["out"] = out
     csv_path = os.path.join(out, os.path.basename(spec.csv))

@@ -60,12 +60,13 @@ class EventsTest(unittest.TestCase):
             "event": "round_aborted", "round": "3", "reason": 'no "quorum" here',
             "f1_10": "0.25", "data": "ml-100k:/d/u.data?test=/t", "empty": ""})
 
-    def test_last_matching_line(self):
+    def test_matching_lines(self):
         lines = ["event=evaluation round=1 f1_10=0.1", "event=round round=2",
                  "event=evaluation round=2 f1_10=0.2", "users=943 items=1682"]
-        self.assertEqual(events.last(lines, "event=evaluation")["f1_10"], "0.2")
-        self.assertEqual(events.last(lines, "users")["items"], "1682")
-        self.assertIsNone(events.last(lines, "event=fold_done"))
+        self.assertEqual([f["f1_10"] for f in events.matching(lines, "event=evaluation")],
+                         ["0.1", "0.2"])
+        self.assertEqual([f["items"] for f in events.matching(lines, "users")], ["1682"])
+        self.assertEqual(events.matching(lines, "event=fold_done"), [])
 
 
 class SpecsTest(unittest.TestCase):
