@@ -3,11 +3,13 @@
 
     tools/experiments/run.py SPEC [--only NAME,...] [--set PARAM=VALUE ...] [--dry-run]
                              [--jobs N] [--out DIR] [--build DIR] [--list] [--table]
+                             [--plot-data]
 
 SPEC is a name in tools/experiments/specs/ (synthetic-data) or a path to a .toml file
 (specs.py describes the format). Runs append rows to OUT/<the spec's csv name> (default OUT: the
 spec's results directory under docs/results/) and logs to OUT/logs/; --table prints the tables
-of the spec's page from that CSV; --list shows its experiments and params. Exit status: 0, or 1
+of the spec's page from that CSV, --plot-data writes the data files of its plots into OUT;
+--list shows its experiments and params. Exit status: 0, or 1
 with one line saying what failed (spec file, key and value, or the log of the failed run).
 """
 import argparse
@@ -47,6 +49,8 @@ def parse_args(argv):
                         help="CMake build directory with the binaries (default: build/)")
     parser.add_argument("--list", action="store_true", help="list experiments and params")
     parser.add_argument("--table", action="store_true", help="print the tables from the CSV")
+    parser.add_argument("--plot-data", action="store_true",
+                        help="write the plots' data files into OUT, from the CSV")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -58,9 +62,10 @@ def main(argv):
     args = parse_args(argv)
     os.chdir(ROOT)  # spec paths (csv, data) are relative to the repository
     spec = specs.load(spec_path(args.spec), args.set)
-    unknown = [name for name in spec.tables if not callable(getattr(tables, name, None))]
-    if unknown:
-        raise specs.SpecError(f"{spec.path}: tables = {unknown!r}: no such function in tables.py")
+    for key, names in (("tables", spec.tables), ("plot_data", spec.plot_data)):
+        unknown = [name for name in names if not callable(getattr(tables, name, None))]
+        if unknown:
+            raise specs.SpecError(f"{spec.path}: {key} = {unknown!r}: no such function in tables.py")
     out = args.out or os.path.dirname(spec.csv)
     spec.params["out"] = out
     csv_path = os.path.join(out, os.path.basename(spec.csv))
@@ -75,6 +80,14 @@ def main(argv):
         rows = results.read(csv_path)
         for name in spec.tables:
             print(getattr(tables, name)(rows))
+        return 0
+    if args.plot_data:
+        rows = results.read(csv_path)
+        for name in spec.plot_data:
+            for file_name, text in getattr(tables, name)(rows, out).items():
+                with open(os.path.join(out, file_name), "w") as f:
+                    f.write(text)
+                print(f"wrote {os.path.join(out, file_name)}")
         return 0
     commands = spec.commands(args.only)
     if args.dry_run:

@@ -8,6 +8,7 @@ A spec has:
   csv           the results file, relative to the repository (its rows: results.py)
   columns       the label columns of every row, before `metric,value`
   doc, tables   the docs/results page and the functions of tables.py that render its tables
+  plot_data     optional: the functions of tables.py that make its plots' data files
   [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
   [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
@@ -25,15 +26,17 @@ A spec has:
                 (column -> event-line key: rows for every matching line, not only the last,
                 with those columns taken from the line, e.g. one fold_done line a fold).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
-({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is read by
-field: "{shape[spec]}".
+({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
+read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
+point, last (e.g. the flags that make each case of an ablation).
 """
 import dataclasses
 import itertools
 import os
 import tomllib
 
-_TOP = {"description", "csv", "columns", "doc", "tables", "params", "flagsets", "experiment"}
+_TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
+        "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
 _COMMAND = {"binary", "use", "flags", "creates", "extract"}
 _EXTRACT = {"from", "metrics", "optional", "each"}
@@ -72,6 +75,7 @@ class Spec:
     columns: list
     doc: str
     tables: list
+    plot_data: list
     params: dict
     flagsets: dict
     experiments: list
@@ -111,6 +115,9 @@ class Spec:
                 for name in command.get("use", []):
                     flags.update(self.flagsets[name])
                 flags.update(command.get("flags", {}))
+                for value in point:
+                    if isinstance(value, dict):
+                        flags.update(value.get("flags", {}))
                 for flag, value in flags.items():
                     if value is True:
                         args.append(f"--{flag}")
@@ -128,13 +135,19 @@ class Spec:
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
                         e.get("optional", False), e.get("each", {})))
-                label = "-".join("-".join(map(str, v.values())) if isinstance(v, dict) else str(v)
-                                 for v in point)
+                label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
                               requires, log_name.replace("/", "_").replace(":", "_"),
                               (index, number_of_point), creates)
+
+
+def _label(value):
+    """A sweep value in a log file name: a table by its name, else by its fields but flags."""
+    if not isinstance(value, dict):
+        return str(value)
+    return str(value.get("name") or "-".join(str(v) for k, v in value.items() if k != "flags"))
 
 
 def _render(where, template, scope):
@@ -204,4 +217,5 @@ def load(path, overrides=()):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
-                raw.get("tables", []), params, raw.get("flagsets", {}), raw["experiment"])
+                raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
+                raw["experiment"])
