@@ -59,28 +59,24 @@ def synthetic_data(rows):
                   if values(real, m) or values(synthetic, m)]
         out.append(lines)
 
-    real, synthetic = "ml-100k", "synthetic:ml-100k"
-    lines = [f"| ML-100K numbers | real | {synthetic} | off |", "|---|---|---|---|"]
-    for name, metric in [("central ALS RMSE", "als_rmse"), ("popularity F1@10", "popularity_f1"),
-                         ("non-private DPMF-RP F1@10", "dpmf_f1_10"),
-                         ("non-private DPMF-RP RMSE", "dpmf_rmse")]:
-        lines.append(_versus(name, values(real, metric), values(synthetic, metric)))
-    lines.append(_versus("DPMF-RP F1@10 / popularity F1@10",
-                         ratio(real, "dpmf_f1_10", "popularity_f1"),
-                         ratio(synthetic, "dpmf_f1_10", "popularity_f1")))
-    out.append(lines)
+    def numbers(title, real, synthetic, metrics, ratio_name, top, bottom):
+        lines = [f"| {title} | real | {synthetic} | off |", "|---|---|---|---|"]
+        lines += [_versus(name, values(real, m), values(synthetic, m)) for name, m in metrics]
+        lines.append(_versus(ratio_name, ratio(real, top, bottom), ratio(synthetic, top, bottom)))
+        return lines
 
-    real, synthetic = "gowalla", "synthetic:gowalla"
-    lines = [f"| Gowalla numbers | real | {synthetic} | off |", "|---|---|---|---|"]
-    for name, metric in [("GF-CF Recall@20", "gf-cf_recall_long"),
-                         ("popularity Recall@20", "popularity_recall_long"),
-                         ("GF-CF NDCG@20", "gf-cf_ndcg_long"),
-                         ("popularity NDCG@20", "popularity_ndcg_long")]:
-        lines.append(_versus(name, values(real, metric), values(synthetic, metric)))
-    lines.append(_versus("GF-CF Recall@20 / popularity Recall@20",
-                         ratio(real, "gf-cf_recall_long", "popularity_recall_long"),
-                         ratio(synthetic, "gf-cf_recall_long", "popularity_recall_long")))
-    out.append(lines)
+    out.append(numbers("ML-100K numbers", "ml-100k", "synthetic:ml-100k",
+                       [("central ALS RMSE", "als_rmse"), ("popularity F1@10", "popularity_f1"),
+                        ("non-private DPMF-RP F1@10", "dpmf_f1_10"),
+                        ("non-private DPMF-RP RMSE", "dpmf_rmse")],
+                       "DPMF-RP F1@10 / popularity F1@10", "dpmf_f1_10", "popularity_f1"))
+    out.append(numbers("Gowalla numbers", "gowalla", "synthetic:gowalla",
+                       [("GF-CF Recall@20", "gf-cf_recall_long"),
+                        ("popularity Recall@20", "popularity_recall_long"),
+                        ("GF-CF NDCG@20", "gf-cf_ndcg_long"),
+                        ("popularity NDCG@20", "popularity_ndcg_long")],
+                       "GF-CF Recall@20 / popularity Recall@20", "gf-cf_recall_long",
+                       "popularity_recall_long"))
 
     lines = ["| synthetic:ml-20m | value |", "|---|---|"]
     for m in ["users", "items", "ratings", "per_user_median", "per_user_max", "per_item_median",
@@ -107,9 +103,10 @@ T_CRIT = {1: (3.078, 6.314, 31.821), 2: (1.886, 2.920, 6.965), 3: (1.638, 2.353,
           7: (1.415, 1.895, 2.998), 8: (1.397, 1.860, 2.896), 9: (1.383, 1.833, 2.821)}
 
 
-def _mean_std4(xs):
+def _mean_std4(xs, empty="-"):
+    """Mean +- sample std to 4 decimals; a single value alone."""
     if not xs:
-        return "-"
+        return empty
     if len(xs) == 1:
         return f"{xs[0]:.4f}"
     return f"{statistics.mean(xs):.4f} ± {statistics.stdev(xs):.4f}"
@@ -358,13 +355,16 @@ def ldp_mf(rows):
                              ("ldp-gd-dr", "unbiased", "true")] if o in distance]
         names = [f"{LDP_LABELS[(o[0], o[1])]}{', f_k = k^2' if o[2] == 'true' else ''}"
                  for o in order]
-        header = "| epsilon | " + " | ".join(names) + " |\n|---|" + "---|" * len(order)
+
+        def by_epsilon(metric, spec):
+            """The header and one row an epsilon of metric, each series' cell formatted by spec."""
+            return ["| epsilon | " + " | ".join(names) + " |\n|---|" + "---|" * len(order)] + [
+                f"| {e:g} | " + " | ".join(f"{float(distance[o][e][metric]):{spec}}"
+                                           if e in distance[o] else "-" for o in order) + " |"
+                for e in eps]
+
         out.append("### ||V* - V||_max vs epsilon, k = 10, all of ML-100K (the paper's Fig. 2)")
-        lines = [header]
-        for e in eps:
-            lines.append(f"| {e:g} | " + " | ".join(
-                f"{float(distance[o][e]['max_abs_item_diff']):.4g}" if e in distance[o] else "-"
-                for o in order) + " |")
+        lines = by_epsilon("max_abs_item_diff", ".4g")
         slopes = []
         for o in order:
             pts = [(math.log(e), math.log(float(m["max_abs_item_diff"])))
@@ -382,12 +382,7 @@ def ldp_mf(rows):
                      + " | ".join(LDP_PAPER_SLOPES.get(o, "-") for o in order) + " |")
         out.append("\n".join(lines))
         out.append("### Top-10 agreement with the non-private GD (F-score, the paper's Figs. 7-8)")
-        lines = [header]
-        for e in eps:
-            lines.append(f"| {e:g} | " + " | ".join(
-                f"{float(distance[o][e]['top10_f_score']):.4f}" if e in distance[o] else "-"
-                for o in order) + " |")
-        out.append("\n".join(lines))
+        out.append("\n".join(by_epsilon("top10_f_score", ".4f")))
 
     if communication:
         out.append("### Communication per user per iteration (the paper's Table 3)")
@@ -439,12 +434,7 @@ def _dpmf_runs(rows):
 
 
 def _dpmf_stat(runs, key):
-    values = [float(r[key]) for r in runs if r.get(key, "") != ""]
-    if not values:
-        return "n/a"
-    if len(values) == 1:
-        return f"{values[0]:.4f}"
-    return f"{statistics.mean(values):.4f} ± {statistics.stdev(values):.4f}"
+    return _mean_std4([float(r[key]) for r in runs if r.get(key, "") != ""], "n/a")
 
 
 def _dpmf_epsilon(run):
