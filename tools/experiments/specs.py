@@ -11,6 +11,7 @@ A spec has:
   plot_data     optional: the functions of tables.py that make its plots' data files
   [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
   [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
+  [extracts]    named lists of extract entries that commands share (`extract = "N"`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
                 are the product of the axes, the first axis slowest), `row` (column ->
                 template), optional `requires` (files that must exist, else the point is
@@ -19,7 +20,8 @@ A spec has:
                 (flagsets, in order), flags (flag -> template; true means a bare --flag; a
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
-                model), and [[experiment.command.extract]] entries: `from` (an events selector),
+                model), and `extract`: a list of entries, or the name of one in [extracts]; an
+                entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
@@ -36,7 +38,7 @@ import os
 import tomllib
 
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
-        "experiment"}
+        "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
 _COMMAND = {"binary", "use", "flags", "creates", "extract"}
 _EXTRACT = {"from", "metrics", "optional", "each"}
@@ -78,7 +80,12 @@ class Spec:
     plot_data: list
     params: dict
     flagsets: dict
+    extracts: dict
     experiments: list
+
+    def extracts_of(self, command):
+        extract = command.get("extract", [])
+        return self.extracts[extract] if isinstance(extract, str) else extract
 
     def names(self):
         return [e["name"] for e in self.experiments]
@@ -124,7 +131,7 @@ class Spec:
                     else:
                         args.append(f"--{flag}={fill(f'command[{number}].flags.{flag}', value)}")
                 extracts = []
-                for e in command.get("extract", []):
+                for e in self.extracts_of(command):
                     metrics = e["metrics"]
                     if isinstance(metrics, str):  # the name of a list param
                         if not isinstance(self.params.get(metrics), list):
@@ -213,9 +220,14 @@ def load(path, overrides=()):
                 if name not in raw.get("flagsets", {}):
                     raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "
                                     f"(has {', '.join(raw.get('flagsets', {})) or 'none'})")
-            for k, extract in enumerate(command.get("extract", [])):
+            extract = command.get("extract", [])
+            if isinstance(extract, str) and extract not in raw.get("extracts", {}):
+                raise SpecError(f"{where}.command[{j}]: extract = {extract!r}: no such entry in "
+                                f"[extracts] (has {', '.join(raw.get('extracts', {})) or 'none'})")
+            entries = raw["extracts"][extract] if isinstance(extract, str) else extract
+            for k, extract in enumerate(entries):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
                 raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
-                raw["experiment"])
+                raw.get("extracts", {}), raw["experiment"])
