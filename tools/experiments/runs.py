@@ -90,12 +90,6 @@ def _execute_now(command, build, logs):
 
 
 def run(commands, build, out, csv_name, columns, jobs, progress):
-    for command in commands:
-        binary = argv(command, build)[0]
-        if not os.access(binary, os.X_OK):
-            raise RunError(f"{binary} missing: build it first (cmake --build --preset release)")
-    logs = os.path.join(out, "logs")
-    os.makedirs(logs, exist_ok=True)
     todo = []
     for command in commands:
         absent = missing_inputs(command)
@@ -104,6 +98,12 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
                      "not found")
         else:
             todo.append(command)
+    for command in todo:  # all checked before the first run: a sweep does not stop half-way
+        binary = argv(command, build)[0]
+        if not os.access(binary, os.X_OK):
+            raise RunError(f"{binary} missing: build it first (cmake --build --preset release)")
+    logs = os.path.join(out, "logs")
+    os.makedirs(logs, exist_ok=True)
     points = collections.defaultdict(list)
     for command in todo:
         points[command.point].append(command)

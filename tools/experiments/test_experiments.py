@@ -164,6 +164,64 @@ class CommittedSpecsTest(unittest.TestCase):
                         self.assertIn(table + "\n", page)
 
 
+class RunnerTest(unittest.TestCase):
+    """runs.run on a fake fedmf-central that prints event lines and logs its arguments."""
+
+    SPEC = """
+description = "fake"
+csv = "out/runs.csv"
+columns = ["group", "seed"]
+[params]
+seeds = [1, 2]
+[[experiment]]
+name = "e"
+sweep = { seed = "seeds" }
+requires = ["{input}"]
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+binary = "fedmf-central"
+creates = "{out}/shared.txt"
+flags = { make = "{out}/shared.txt" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { seed = "{seed}" }
+extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
+"""
+
+    def test_points_run_in_order_and_shared_outputs_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "build", "tools", "fedmf-central")
+            os.makedirs(os.path.dirname(fake))
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
+                        'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
+                        'echo "event=fold_done f1=0.${1#--seed=}"\n')
+            os.chmod(fake, 0o755)
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.SPEC.replace("{input}", fake)),
+                              [f"out={out}"])
+            messages = []
+            written = runs.run(spec.commands(), os.path.join(d, "build"), out, "runs.csv",
+                               spec.columns, 2, messages.append)
+            with open(os.path.join(d, "build", "tools", "calls")) as f:
+                calls = f.read().split()
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual(written, 2)
+        self.assertEqual(sorted((r["seed"], r["value"]) for r in rows), [("1", "0.1"), ("2", "0.2")])
+        self.assertEqual(calls.count(f"--make={out}/shared.txt"), 1)
+        self.assertEqual(sorted(c for c in calls if c.startswith("--seed")), ["--seed=1", "--seed=2"])
+        self.assertEqual(len(messages), 4)
+
+    def test_a_missing_input_skips_the_point(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = specs.load(write_spec(d, self.SPEC.replace("{input}", "/nonexistent")))
+            messages = []
+            written = runs.run(spec.commands(), "/nonexistent-build-unused", d, "runs.csv",
+                               spec.columns, 1, messages.append)
+        self.assertEqual(written, 0)
+        self.assertIn("/nonexistent not found", messages[0])
+
+
 class RunTest(unittest.TestCase):
     def test_dry_run_prints_the_commands(self):
         out = io.StringIO()
