@@ -9,8 +9,8 @@ SPEC is a name in tools/experiments/specs/ (synthetic-data) or a path to a .toml
 (specs.py describes the format). Runs append rows to OUT/<the spec's csv name> (default OUT: the
 spec's results directory under docs/results/) and logs to OUT/logs/; --table prints the tables
 of the spec's page from that CSV, --plot-data writes the data files of its plots into OUT;
---list shows its experiments and params. Exit status: 0, or 1
-with one line saying what failed (spec file, key and value, or the log of the failed run).
+--list shows its experiments and params. Exit status: 0, or 1 with one line saying what failed
+(spec file, key and value, or the log of the failed run).
 """
 import argparse
 import os

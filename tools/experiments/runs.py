@@ -130,7 +130,7 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
             try:
                 written += future.result()
             except RunError:
-                pool.shutdown(cancel_futures=True)  # stop at once: the rest would be wasted
+                pool.shutdown(cancel_futures=True)  # start no more points: they would be wasted
                 raise
     return written
 

@@ -4,7 +4,7 @@ load(path, overrides) -> Spec, or SpecError naming the file, the key and the val
 Spec.commands(only) -> the concrete Command list, in spec order.
 
 A spec has:
-  description   what it reproduces (shown by --help of the spec)
+  description   what it reproduces (shown by run.py SPEC --list)
   csv           the results file, relative to the repository (its rows: results.py)
   columns       the label columns of every row, before `metric,value`
   doc, tables   the docs/results page and the functions of tables.py that render its tables
@@ -228,6 +228,10 @@ def load(path, overrides=()):
             for k, extract in enumerate(entries):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
+                strange = [c for c in extract.get("each", {}) if c not in raw["columns"]]
+                if strange:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each names "
+                                    f"{', '.join(strange)}, not among columns")
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
                 raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
                 raw.get("extracts", {}), raw["experiment"])
