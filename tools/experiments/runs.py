@@ -1,4 +1,5 @@
-"""Running a spec's commands: each binary under `nice -n 10` (the machine is shared), its output
+"""Running a spec's commands: each binary under `nice -n 10` (the machine is shared; under
+/usr/bin/time too when the spec asks for the peak RSS), its output
 in OUT/logs/, its extracted metrics appended to OUT/<csv name> as they come (results.py).
 
 run(commands, build, out, csv_name, columns, jobs, progress) -> number of rows written; raises
@@ -33,10 +34,18 @@ class RunError(Exception):
     pass
 
 
+# GNU time's report as an event line (in the log with the binary's output).
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M"]
+
+
 def argv(command, build):
     if command.binary not in BINARIES:
         raise RunError(f"unknown binary {command.binary!r} (known: {', '.join(BINARIES)})")
     return [os.path.join(build, BINARIES[command.binary])] + command.args
+
+
+def full_argv(command, build):
+    return ["nice", "-n", "10"] + (TIME if command.time else []) + argv(command, build)
 
 
 def missing_inputs(command):
@@ -60,6 +69,8 @@ def rows_of(command, lines, log):
                         continue
                     raise RunError(f"no {key} in the {'' if extract.each else 'last '}"
                                    f"{extract.selector} line (metric {metric}); see {log}")
+                if extract.divide_by:
+                    value = str(int(float(value) // extract.divide_by))
                 rows.append(dict(command.row, **labels, metric=metric, value=value))
     return rows
 
@@ -81,7 +92,7 @@ def _execute_now(command, build, logs):
     log = os.path.join(logs, command.log_name)
     started = time.monotonic()
     with open(log, "w") as f:
-        status = subprocess.run(["nice", "-n", "10"] + argv(command, build), stdout=f,
+        status = subprocess.run(full_argv(command, build), stdout=f,
                                 stderr=subprocess.STDOUT).returncode
     if status != 0:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
@@ -136,4 +147,4 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 
 
 def describe(command, build):
-    return shlex.join(["nice", "-n", "10"] + argv(command, build))
+    return shlex.join(full_argv(command, build))

@@ -10,6 +10,8 @@ A spec has:
   doc, tables   the docs/results page and the functions of tables.py that render its tables
   plot_data     optional: the functions of tables.py that make its plots' data files
   [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
+                (a list of tables is set by names: the tables so named in it or in the spec's
+                other lists of tables)
   [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
   [extracts]    named lists of extract entries that commands share (`extract = "N"`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
@@ -20,13 +22,16 @@ A spec has:
                 (flagsets, in order), flags (flag -> template; true means a bare --flag; a
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
-                model), and `extract`: a list of entries, or the name of one in [extracts]; an
+                model), optional `time = true` (run under /usr/bin/time, which adds the line
+                `event=time max_rss_kb=N`), and `extract`: a list of entries, or the name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
                 (column -> event-line key: rows for every matching line, not only the last,
-                with those columns taken from the line, e.g. one fold_done line a fold).
+                with those columns taken from the line, e.g. one fold_done line a fold) and
+                optional `divide_by` (the value is the integer part of the number over it,
+                e.g. 1024 for KiB to MiB).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
@@ -40,8 +45,8 @@ import tomllib
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
-_COMMAND = {"binary", "use", "flags", "creates", "extract"}
-_EXTRACT = {"from", "metrics", "optional", "each"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract"}
+_EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
 
 
 class SpecError(Exception):
@@ -54,6 +59,7 @@ class Extract:
     metrics: dict  # metric -> event-line key
     optional: bool
     each: dict  # column -> event-line key; non-empty: a row set for every matching line
+    divide_by: int  # 0: the value as printed
 
 
 @dataclasses.dataclass
@@ -67,6 +73,7 @@ class Command:
     log_name: str
     point: tuple  # (experiment, point): the commands of a point run in order, one after another
     creates: str  # a file the command writes; it is skipped when the file exists
+    time: bool  # run under /usr/bin/time for the peak RSS
 
 
 @dataclasses.dataclass
@@ -141,13 +148,13 @@ class Spec:
                         metrics = {m: m for m in metrics}
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
-                        e.get("optional", False), e.get("each", {})))
+                        e.get("optional", False), e.get("each", {}), e.get("divide_by", 0)))
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
                               requires, log_name.replace("/", "_").replace(":", "_"),
-                              (index, number_of_point), creates)
+                              (index, number_of_point), creates, command.get("time", False))
 
 
 def _label(value):
@@ -186,9 +193,19 @@ def _parse_override(path, params, text):
     if not sep or name not in params:
         raise SpecError(f"{path}: --set {text!r}: expected NAME=VALUE with NAME one of "
                         f"{', '.join(params)}")
-    if isinstance(params[name], list):
-        return name, [v for v in value.replace(",", " ").split()]
-    return name, value
+    if not isinstance(params[name], list):
+        return name, value
+    wanted = value.replace(",", " ").split()
+    if not params[name] or not all(isinstance(v, dict) for v in params[name]):
+        return name, wanted
+    known = {}  # name -> table, from this param first, then the spec's other lists of tables
+    for values in [params[name]] + [v for v in params.values() if isinstance(v, list)]:
+        for table in values:
+            if isinstance(table, dict) and "name" in table:
+                known.setdefault(str(table["name"]), table)
+    if any(w not in known for w in wanted):
+        raise SpecError(f"{path}: --set {text!r}: no table named so; known: {', '.join(known)}")
+    return name, [known[w] for w in wanted]
 
 
 def load(path, overrides=()):
