@@ -33,13 +33,14 @@ def write_spec(directory, text):
     return path
 
 
-MINIMAL = """
+HEADER = """
 description = "test"
 csv = "out/runs.csv"
 columns = ["group", "seed"]
 [params]
 seeds = [1, 2]
-base = "/data"
+"""
+MINIMAL = HEADER + """base = "/data"
 file = "{base}/u.data"
 [[experiment]]
 name = "e"
@@ -167,13 +168,7 @@ class CommittedSpecsTest(unittest.TestCase):
 class RunnerTest(unittest.TestCase):
     """runs.run on a fake fedmf-central that prints event lines and logs its arguments."""
 
-    SPEC = """
-description = "fake"
-csv = "out/runs.csv"
-columns = ["group", "seed"]
-[params]
-seeds = [1, 2]
-[[experiment]]
+    SPEC = HEADER + """[[experiment]]
 name = "e"
 sweep = { seed = "seeds" }
 requires = ["{input}"]
