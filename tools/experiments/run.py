@@ -111,3 +111,6 @@ if __name__ == "__main__":
     except (specs.SpecError, runs.RunError, ValueError, OSError) as error:
         print(f"run.py: {error}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:  # the binaries, in the same process group, got it too
+        print("run.py: interrupted; the rows of finished commands are in the CSV", file=sys.stderr)
+        sys.exit(130)
