@@ -3,7 +3,7 @@
 # training with two builds and compares the coordinators' checkpoints (the model and Adam state,
 # byte for byte; the privacy ledger's values, whose text format may have gained fields) and their
 # evaluation lines:
-#   sim      fedmf-sim, Table 2 seed 1 of tools/experiments/dpmf-rp.sh (MovieLens 100K; skipped with
+#   sim      fedmf-sim, Table 2 seed 1 of tools/experiments/run.py dpmf-rp (MovieLens 100K; skipped with
 #            a message when absent)
 #   network  fedmf-coordinator + 2 fedmf-client processes on loopback, seeded noise, the coordinator
 #            waiting for all 60 synthetic users (runtime_test.sh sim_equivalence's run)

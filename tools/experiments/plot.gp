@@ -1,4 +1,5 @@
-# Plots of docs/results/dpmf-rp.md from the .dat files summarize.py writes (gnuplot-nox):
+# Plots of docs/results/dpmf-rp.md from the .dat files `tools/experiments/run.py dpmf-rp
+# --plot-data` writes (gnuplot-nox):
 #   gnuplot -e "dir='docs/results/dpmf-rp'" tools/experiments/plot.gp
 if (!exists("dir")) dir = 'docs/results/dpmf-rp'
 set terminal pngcairo size 720,440 font ",11" noenhanced

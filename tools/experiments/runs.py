@@ -1,0 +1,150 @@
+"""Running a spec's commands: each binary under `nice -n 10` (the machine is shared; under
+/usr/bin/time too when the spec asks for the peak RSS), its output
+in OUT/logs/, its extracted metrics appended to OUT/<csv name> as they come (results.py).
+
+run(commands, build, out, csv_name, columns, jobs, progress) -> number of rows written; raises
+RunError at the first command that fails or lacks a required metric, naming its log.
+The commands of one sweep point run in order in one worker (a later one may read what an earlier
+one wrote); --jobs runs points side by side. A command whose `requires` files are absent is
+skipped with a message, like the real datasets that are not on every machine; one whose
+`creates` file exists is skipped silently (a lock per file keeps two points from making it at
+once).
+"""
+import collections
+import concurrent.futures
+import os
+import shlex
+import subprocess
+import threading
+import time
+
+import events
+import results
+
+# Where each binary is in a CMake build directory.
+BINARIES = {
+    "fedmf-sim": "tools/sim/fedmf-sim",
+    "fedmf-central": "tools/fedmf-central",
+    "fedmf-data": "tools/fedmf-data",
+    "fedmf-compare-models": "tools/fedmf-compare-models",
+}
+
+
+class RunError(Exception):
+    pass
+
+
+# GNU time's report as an event line (in the log with the binary's output).
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M"]
+
+
+def argv(command, build):
+    if command.binary not in BINARIES:
+        raise RunError(f"unknown binary {command.binary!r} (known: {', '.join(BINARIES)})")
+    return [os.path.join(build, BINARIES[command.binary])] + command.args
+
+
+def full_argv(command, build):
+    return ["nice", "-n", "10"] + (TIME if command.time else []) + argv(command, build)
+
+
+def missing_inputs(command):
+    return [path for path in command.requires if not os.path.exists(path)]
+
+
+def rows_of(command, lines, log):
+    rows = []
+    for extract in command.extracts:
+        found = events.matching(lines, extract.selector)
+        if not extract.each:
+            found = found[-1:] or [{}]
+        elif not found and not extract.optional:
+            raise RunError(f"no {extract.selector} line; see {log}")
+        for fields in found:
+            labels = {column: fields.get(key, "") for column, key in extract.each.items()}
+            for metric, key in extract.metrics.items():
+                value = fields.get(key, "")
+                if value == "":
+                    if extract.optional:
+                        continue
+                    raise RunError(f"no {key} in the {'' if extract.each else 'last '}"
+                                   f"{extract.selector} line (metric {metric}); see {log}")
+                if extract.divide_by:
+                    value = str(int(float(value) // extract.divide_by))
+                rows.append(dict(command.row, **labels, metric=metric, value=value))
+    return rows
+
+
+_creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it
+
+
+def _execute(command, build, logs):
+    if command.creates:
+        with _creating[command.creates]:
+            if os.path.exists(command.creates):
+                return [], None
+            os.makedirs(os.path.dirname(command.creates) or ".", exist_ok=True)
+            return _execute_now(command, build, logs)
+    return _execute_now(command, build, logs)
+
+
+def _execute_now(command, build, logs):
+    log = os.path.join(logs, command.log_name)
+    started = time.monotonic()
+    with open(log, "w") as f:
+        status = subprocess.run(full_argv(command, build), stdout=f,
+                                stderr=subprocess.STDOUT).returncode
+    if status != 0:
+        raise RunError(f"{command.binary} exited with {status}; see {log}")
+    with open(log, errors="replace") as f:
+        return rows_of(command, f.read().splitlines(), log), time.monotonic() - started
+
+
+def run(commands, build, out, csv_name, columns, jobs, progress):
+    todo = []
+    for command in commands:
+        absent = missing_inputs(command)
+        if absent:
+            progress(f"skipped {command.experiment} {command.log_name}: {', '.join(absent)} "
+                     "not found")
+        else:
+            todo.append(command)
+    for command in todo:  # all checked before the first run: a sweep does not stop half-way
+        binary = argv(command, build)[0]
+        if not os.access(binary, os.X_OK):
+            raise RunError(f"{binary} missing: build it first (cmake --build --preset release)")
+    logs = os.path.join(out, "logs")
+    os.makedirs(logs, exist_ok=True)
+    points = collections.defaultdict(list)
+    for command in todo:
+        points[command.point].append(command)
+    done = [0]
+    lock = threading.Lock()  # the CSV and the count are shared by the workers
+
+    def point(commands):
+        written = 0
+        for command in commands:
+            rows, seconds = _execute(command, build, logs)
+            with lock:
+                results.append(os.path.join(out, csv_name), columns, rows)
+                done[0] += 1
+                took = f"{seconds:.1f} s" if seconds is not None else f"{command.creates} exists"
+                progress(f"[{done[0]}/{len(todo)}] {command.experiment} {command.log_name} "
+                         f"({took}): " + " ".join(f"{r['metric']}={r['value']}" for r in rows))
+            written += len(rows)
+        return written
+
+    written = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(point, commands) for commands in points.values()]
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                written += future.result()
+            except RunError:
+                pool.shutdown(cancel_futures=True)  # start no more points: they would be wasted
+                raise
+    return written
+
+
+def describe(command, build):
+    return shlex.join(full_argv(command, build))

@@ -1,0 +1,254 @@
+"""Experiment specs: TOML files in tools/experiments/specs/, one per family of docs/results.
+
+load(path, overrides) -> Spec, or SpecError naming the file, the key and the value at fault.
+Spec.commands(only) -> the concrete Command list, in spec order.
+
+A spec has:
+  description   what it reproduces (shown by run.py SPEC --list)
+  csv           the results file, relative to the repository (its rows: results.py)
+  columns       the label columns of every row, before `metric,value`
+  doc, tables   the docs/results page and the functions of tables.py that render its tables
+  plot_data     optional: the functions of tables.py that make its plots' data files
+  [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
+                (a list of tables is set by names: the tables so named in it or in the spec's
+                other lists of tables)
+  [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
+  [extracts]    named lists of extract entries that commands share (`extract = "N"`)
+  [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
+                are the product of the axes, the first axis slowest), `row` (column ->
+                template), optional `requires` (files that must exist, else the point is
+                skipped with a message; a template that renders empty requires nothing), and
+                [[experiment.command]] entries, run in order at each point: binary, `use`
+                (flagsets, in order), flags (flag -> template; true means a bare --flag; a
+                flag also in a used flagset replaces it there), optional `creates` (a file it
+                writes: the command is skipped when the file exists, e.g. a shared reference
+                model), optional `time = true` (run under /usr/bin/time, which adds the line
+                `event=time max_rss_kb=N`), and `extract`: a list of entries, or the name of one in [extracts]; an
+                entry has `from` (an events selector),
+                `metrics` (metric template -> event-line key, or a list of keys named as
+                themselves, or the name of a list param of such keys), optional `optional` (a
+                missing line or key is then no row instead of an error) and optional `each`
+                (column -> event-line key: rows for every matching line, not only the last,
+                with those columns taken from the line, e.g. one fold_done line a fold) and
+                optional `divide_by` (the value is the integer part of the number over it,
+                e.g. 1024 for KiB to MiB).
+Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
+({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
+read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
+point, last (e.g. the flags that make each case of an ablation).
+"""
+import dataclasses
+import itertools
+import os
+import tomllib
+
+_TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
+        "extracts", "experiment"}
+_EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract"}
+_EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
+
+
+class SpecError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Extract:
+    selector: str
+    metrics: dict  # metric -> event-line key
+    optional: bool
+    each: dict  # column -> event-line key; non-empty: a row set for every matching line
+    divide_by: int  # 0: the value as printed
+
+
+@dataclasses.dataclass
+class Command:
+    experiment: str
+    binary: str
+    args: list  # the flags, rendered
+    row: dict  # column -> label
+    extracts: list
+    requires: list
+    log_name: str
+    point: tuple  # (experiment, point): the commands of a point run in order, one after another
+    creates: str  # a file the command writes; it is skipped when the file exists
+    time: bool  # run under /usr/bin/time for the peak RSS
+
+
+@dataclasses.dataclass
+class Spec:
+    path: str
+    description: str
+    csv: str
+    columns: list
+    doc: str
+    tables: list
+    plot_data: list
+    params: dict
+    flagsets: dict
+    extracts: dict
+    experiments: list
+
+    def extracts_of(self, command):
+        extract = command.get("extract", [])
+        return self.extracts[extract] if isinstance(extract, str) else extract
+
+    def names(self):
+        return [e["name"] for e in self.experiments]
+
+    def commands(self, only=None):
+        unknown = sorted(set(only or ()) - set(self.names()))
+        if unknown:
+            raise SpecError(f"{self.path}: no experiment {', '.join(unknown)} "
+                            f"(it has {', '.join(self.names())})")
+        out = []
+        for index, experiment in enumerate(self.experiments):
+            if not only or experiment["name"] in only:
+                out.extend(self._expand(index, experiment))
+        return out
+
+    def _expand(self, index, experiment):
+        where = f"{self.path}: experiment[{index}] ({experiment['name']})"
+        axes = {}
+        for axis, values in experiment.get("sweep", {}).items():
+            if isinstance(values, str):
+                if values not in self.params or not isinstance(self.params[values], list):
+                    raise SpecError(f"{where}: sweep.{axis} = {values!r} names no list param")
+                values = self.params[values]
+            axes[axis] = values
+        for number_of_point, point in enumerate(itertools.product(*axes.values())):
+            scope = dict(self.params, **dict(zip(axes, point)))
+            fill = lambda key, template: _render(f"{where}: {key}", template, scope)
+            row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
+            requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
+                        if p]
+            for number, command in enumerate(experiment["command"]):
+                args = []
+                flags = {}
+                for name in command.get("use", []):
+                    flags.update(self.flagsets[name])
+                flags.update(command.get("flags", {}))
+                for value in point:
+                    if isinstance(value, dict):
+                        flags.update(value.get("flags", {}))
+                for flag, value in flags.items():
+                    if value is True:
+                        args.append(f"--{flag}")
+                    else:
+                        args.append(f"--{flag}={fill(f'command[{number}].flags.{flag}', value)}")
+                extracts = []
+                for e in self.extracts_of(command):
+                    metrics = e["metrics"]
+                    if isinstance(metrics, str):  # the name of a list param
+                        if not isinstance(self.params.get(metrics), list):
+                            raise SpecError(f"{where}: metrics = {metrics!r} names no list param")
+                        metrics = self.params[metrics]
+                    if isinstance(metrics, list):  # metric names are the keys themselves
+                        metrics = {m: m for m in metrics}
+                    extracts.append(Extract(
+                        e["from"], {fill("metric", m): k for m, k in metrics.items()},
+                        e.get("optional", False), e.get("each", {}), e.get("divide_by", 0)))
+                label = "-".join(_label(v) for v in point)
+                log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
+                creates = fill(f"command[{number}].creates", command.get("creates", ""))
+                yield Command(experiment["name"], command["binary"], args, row, extracts,
+                              requires, log_name.replace("/", "_").replace(":", "_"),
+                              (index, number_of_point), creates, command.get("time", False))
+
+
+def _label(value):
+    """A sweep value in a log file name: a table by its name, else by its fields but flags."""
+    if not isinstance(value, dict):
+        return str(value)
+    return str(value.get("name") or "-".join(str(v) for k, v in value.items() if k != "flags"))
+
+
+def _render(where, template, scope):
+    text = str(template)
+    try:
+        for _ in range(4):  # a param may name others ("{data}/u.data"): render to a fixed point
+            rendered = text.format_map(scope)
+            if rendered == text:
+                return text
+            text = rendered
+    except (KeyError, ValueError, IndexError, TypeError) as error:
+        raise SpecError(f"{where} = {template!r}: {error!r} (params: {', '.join(scope)})")
+    raise SpecError(f"{where} = {template!r}: still has templates after 4 renderings: {text!r}")
+
+
+def _check_keys(where, table, allowed, required):
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: expected a table, got {table!r}")
+    for key in table:
+        if key not in allowed:
+            raise SpecError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+    for key in required:
+        if key not in table:
+            raise SpecError(f"{where}: missing key {key!r}")
+
+
+def _parse_override(path, params, text):
+    name, sep, value = text.partition("=")
+    if not sep or name not in params:
+        raise SpecError(f"{path}: --set {text!r}: expected NAME=VALUE with NAME one of "
+                        f"{', '.join(params)}")
+    if not isinstance(params[name], list):
+        return name, value
+    wanted = value.replace(",", " ").split()
+    if not params[name] or not all(isinstance(v, dict) for v in params[name]):
+        return name, wanted
+    known = {}  # name -> table, from this param first, then the spec's other lists of tables
+    for values in [params[name]] + [v for v in params.values() if isinstance(v, list)]:
+        for table in values:
+            if isinstance(table, dict) and "name" in table:
+                known.setdefault(str(table["name"]), table)
+    if any(w not in known for w in wanted):
+        raise SpecError(f"{path}: --set {text!r}: no table named so; known: {', '.join(known)}")
+    return name, [known[w] for w in wanted]
+
+
+def load(path, overrides=()):
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except OSError as error:
+        raise SpecError(f"{path}: {error.strerror}")
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: {error}")
+    _check_keys(path, raw, _TOP, ["description", "csv", "columns", "experiment"])
+    params = dict(raw.get("params", {}), out=os.path.dirname(raw["csv"]))
+    for text in overrides:
+        name, value = _parse_override(path, params, text)
+        params[name] = value
+    names = set()
+    for i, experiment in enumerate(raw["experiment"]):
+        where = f"{path}: experiment[{i}]"
+        _check_keys(where, experiment, _EXPERIMENT, ["name", "row", "command"])
+        if experiment["name"] in names:
+            raise SpecError(f"{where}: name {experiment['name']!r} is used twice")
+        names.add(experiment["name"])
+        missing = [c for c in raw["columns"] if c not in experiment["row"]]
+        if missing:
+            raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        for j, command in enumerate(experiment["command"]):
+            _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            for name in command.get("use", []):
+                if name not in raw.get("flagsets", {}):
+                    raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "
+                                    f"(has {', '.join(raw.get('flagsets', {})) or 'none'})")
+            extract = command.get("extract", [])
+            if isinstance(extract, str) and extract not in raw.get("extracts", {}):
+                raise SpecError(f"{where}.command[{j}]: extract = {extract!r}: no such entry in "
+                                f"[extracts] (has {', '.join(raw.get('extracts', {})) or 'none'})")
+            entries = raw["extracts"][extract] if isinstance(extract, str) else extract
+            for k, extract in enumerate(entries):
+                _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
+                            ["from", "metrics"])
+                strange = [c for c in extract.get("each", {}) if c not in raw["columns"]]
+                if strange:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each names "
+                                    f"{', '.join(strange)}, not among columns")
+    return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
+                raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
+                raw.get("extracts", {}), raw["experiment"])

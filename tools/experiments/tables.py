@@ -1,0 +1,582 @@
+"""The tables of docs/results/*.md, one function per page, from the rows of results.read().
+
+Each function takes the rows and returns the page's tables (and the lines between them) as
+Markdown, in blocks separated by blank lines; test_experiments.py checks that every block appears
+verbatim in its page. Figures quoted from the papers are constants here, next to their table.
+A *_plot_data(rows, directory) function returns {file name: text}, the data files a page's
+gnuplot script draws (run.py --plot-data writes them).
+"""
+import csv
+import math
+import os
+import statistics
+from collections import defaultdict
+
+
+def _cell(xs):
+    """Mean (+- sample std and n when several), and the text of the cell."""
+    if not xs:
+        return None, "-"
+    mean = statistics.fmean(xs)
+    text = f"{mean:,.0f}" if abs(mean) >= 1000 else f"{mean:.4g}"
+    if len(xs) > 1:
+        text += f" ± {statistics.stdev(xs):.2g} (n={len(xs)})"
+    return mean, text
+
+
+def _versus(name, real, synthetic):
+    r, real_text = _cell(real)
+    s, synthetic_text = _cell(synthetic)
+    off = f"{s / r - 1:+.0%}" if r and s is not None else "-"
+    return f"| {name} | {real_text} | {synthetic_text} | {off} |"
+
+
+def synthetic_data(rows):
+    """docs/results/synthetic-data.md: a synthetic figure is the mean over its generator seeds
+    (dataset `NAME~gG`) and split seeds, a real one over its split seeds; "off" is synthetic /
+    real - 1. A ratio is taken run by run: both metrics of the same dataset and seed."""
+    by_run = defaultdict(dict)  # (family, dataset, seed) -> metric -> value
+    for row in rows:
+        family = row["dataset"].split("~")[0]
+        by_run[(family, row["dataset"], row["seed"])].setdefault(row["metric"], []).append(
+            float(row["value"]))
+
+    def values(family, metric):
+        return [v for (f, _, _), m in by_run.items() if f == family for v in m.get(metric, [])]
+
+    def ratio(family, top, bottom):
+        return [a / b for (f, _, _), m in by_run.items() if f == family
+                for a, b in zip(m.get(top, []), m.get(bottom, [])) if b]
+
+    out = []
+    shape_metrics = ["users", "items", "ratings", "per_user_min", "per_user_median",
+                     "per_user_max", "per_item_min", "per_item_median", "per_item_max",
+                     "top_tenth_item_share", "stars_1", "stars_2", "stars_3", "stars_4",
+                     "stars_5"]
+    for real, synthetic in [("ml-100k", "synthetic:ml-100k"), ("gowalla", "synthetic:gowalla")]:
+        lines = [f"| {real} shape | real | {synthetic} | off |", "|---|---|---|---|"]
+        lines += [_versus(m, values(real, m), values(synthetic, m)) for m in shape_metrics
+                  if values(real, m) or values(synthetic, m)]
+        out.append(lines)
+
+    def numbers(title, real, synthetic, metrics, ratio_name, top, bottom):
+        lines = [f"| {title} | real | {synthetic} | off |", "|---|---|---|---|"]
+        lines += [_versus(name, values(real, m), values(synthetic, m)) for name, m in metrics]
+        lines.append(_versus(ratio_name, ratio(real, top, bottom), ratio(synthetic, top, bottom)))
+        return lines
+
+    out.append(numbers("ML-100K numbers", "ml-100k", "synthetic:ml-100k",
+                       [("central ALS RMSE", "als_rmse"), ("popularity F1@10", "popularity_f1"),
+                        ("non-private DPMF-RP F1@10", "dpmf_f1_10"),
+                        ("non-private DPMF-RP RMSE", "dpmf_rmse")],
+                       "DPMF-RP F1@10 / popularity F1@10", "dpmf_f1_10", "popularity_f1"))
+    out.append(numbers("Gowalla numbers", "gowalla", "synthetic:gowalla",
+                       [("GF-CF Recall@20", "gf-cf_recall_long"),
+                        ("popularity Recall@20", "popularity_recall_long"),
+                        ("GF-CF NDCG@20", "gf-cf_ndcg_long"),
+                        ("popularity NDCG@20", "popularity_ndcg_long")],
+                       "GF-CF Recall@20 / popularity Recall@20", "gf-cf_recall_long",
+                       "popularity_recall_long"))
+
+    lines = ["| synthetic:ml-20m | value |", "|---|---|"]
+    for m in ["users", "items", "ratings", "per_user_median", "per_user_max", "per_item_median",
+              "per_item_max", "top_tenth_item_share", "load_s", "peak_rss_mib"]:
+        lines.append(f"| {m} | {_cell(values('synthetic:ml-20m', m))[1]} |")
+    out.append(lines)
+    return "\n\n".join("\n".join(lines) for lines in out)
+
+
+# HDPMF paper, Table 3, ML-100K block: (MSE, MAE) per K.
+HDPMF_PAPER = {
+    "mf": {10: ("0.9269 ± 0.0042", "0.7617 ± 0.0015"),
+           5: ("0.9231 ± 0.0065", "0.7609 ± 0.0031")},
+    "hdpmf": {10: ("1.4690 ± 0.0369", "0.9356 ± 0.0124"),
+              5: ("1.2257 ± 0.0187", "0.8606 ± 0.0045")},
+    "pdpmf": {10: ("1.5623 ± 0.0244", "0.9664 ± 0.0057"),
+              5: ("1.2475 ± 0.0214", "0.8715 ± 0.0078")},
+    "dpmf": {10: ("4.9264 ± 0.3218", "1.8811 ± 0.0783"),
+             5: ("4.4484 ± 0.2955", "1.7685 ± 0.0719")},
+}
+# One-sided critical values of Student's t at 90/95/99% for df = 1..9.
+T_CRIT = {1: (3.078, 6.314, 31.821), 2: (1.886, 2.920, 6.965), 3: (1.638, 2.353, 4.541),
+          4: (1.533, 2.132, 3.747), 5: (1.476, 2.015, 3.365), 6: (1.440, 1.943, 3.143),
+          7: (1.415, 1.895, 2.998), 8: (1.397, 1.860, 2.896), 9: (1.383, 1.833, 2.821)}
+
+
+def _mean_std4(xs, empty="-"):
+    """Mean +- sample std to 4 decimals; a single value alone."""
+    if not xs:
+        return empty
+    if len(xs) == 1:
+        return f"{xs[0]:.4f}"
+    return f"{statistics.mean(xs):.4f} ± {statistics.stdev(xs):.4f}"
+
+
+def _paired_t(a, b):
+    """t statistic of mean(b - a) and its one-sided stars (*, **, ***: 90/95/99%) in the
+    direction of its sign (t > 0: a lower; t < 0: b lower)."""
+    d = [y - x for x, y in zip(a, b)]
+    if len(d) < 2 or statistics.stdev(d) == 0:
+        return None, ""
+    t = statistics.mean(d) / (statistics.stdev(d) / math.sqrt(len(d)))
+    crit = T_CRIT.get(len(d) - 1)
+    return t, "" if crit is None else "*" * sum(abs(t) > c for c in crit)
+
+
+def hdpmf(rows):
+    """docs/results/hdpmf.md: MSE is the square of each run's test RMSE, P@10 its Precision@10;
+    mean +- sample std over seeds (a run without an RMSE does not count). The paired t-test
+    (HDPMF vs PDPMF, same seeds) is one-sided, as the paper's Table 3 marks, in the direction
+    the data show."""
+    metrics = defaultdict(dict)  # (group, name, rank, seed) -> metric -> value
+    for row in rows:
+        metrics[(row["group"], row["name"], int(row["rank"]), int(row["seed"]))][
+            row["metric"]] = float(row["value"])
+    runs = defaultdict(dict)  # (group, name, rank) -> seed -> (mse, mae, p@10)
+    for (group, name, rank, seed), m in metrics.items():
+        if "rmse" in m:
+            runs[(group, name, rank)][seed] = (m["rmse"] ** 2, m["mae"], m.get("p10"))
+
+    def metric(key, i):
+        return [v[i] for _, v in sorted(runs.get(key, {}).items()) if v[i] is not None]
+
+    out = []
+    ranks = sorted({k[2] for k in runs if k[0] == "table3" and k[2] > 0}, reverse=True)
+    out.append(["### Table 3, ML-100K, paper mode"])
+    lines = ["| method | K | MSE (ours) | MSE (paper) | MAE (ours) | MAE (paper) | P@10 (ours) "
+             "| seeds |", "|---|---|---|---|---|---|---|---|"]
+    for rank in ranks:
+        for name in ("mf", "hdpmf", "pdpmf", "dpmf"):
+            key = ("table3", name, rank)
+            if key in runs:
+                paper = HDPMF_PAPER.get(name, {}).get(rank, ("-", "-"))
+                lines.append(f"| {name} | {rank} | {_mean_std4(metric(key, 0))} | {paper[0]} "
+                             f"| {_mean_std4(metric(key, 1))} | {paper[1]} "
+                             f"| {_mean_std4(metric(key, 2))} | {len(runs[key])} |")
+    for name in ("global-mean", "user-mean", "popularity"):
+        key = ("table3", name, 0)
+        if key in runs:
+            lines.append(f"| {name} (fedmf-central) | - | {_mean_std4(metric(key, 0))} | - | "
+                         f"{_mean_std4(metric(key, 1))} | - | {_mean_std4(metric(key, 2))} "
+                         f"| {len(runs[key])} |")
+    out.append(lines)
+    lines = []
+    for rank in ranks:
+        h, p = runs.get(("table3", "hdpmf", rank), {}), runs.get(("table3", "pdpmf", rank), {})
+        seeds = sorted(set(h) & set(p))
+        for i, label in ((0, "MSE"), (1, "MAE")):
+            t, stars = _paired_t([h[s][i] for s in seeds], [p[s][i] for s in seeds])
+            if t is not None:
+                lower = "HDPMF" if t > 0 else "PDPMF"
+                verdict = (f"significant at {('90', '95', '99')[len(stars) - 1]}% (one-sided)"
+                           if stars else "not significant at 90%")
+                lines.append(f"- K = {rank}, {label}: paired t (PDPMF - HDPMF, {len(seeds)} "
+                             f"seeds) = {t:.2f}: {lower} lower, {verdict}")
+    out.append(lines)
+    ablation = [r for r in ranks if ("table3", "hdpmf-r", r) in runs]
+    if ablation:
+        out.append(["### Fig. 8 ablation: MSE on the seeds HDPMF-R ran"])
+        names = ("hdpmf", "hdpmf-r", "dpmf", "pdpmf", "mf")
+        lines = ["| K | seeds | " + " | ".join(n.upper() for n in names) + " |",
+                 "|---|---|" + "---|" * len(names)]
+        for rank in ablation:
+            seeds = sorted(runs[("table3", "hdpmf-r", rank)])
+            cells = [_mean_std4([runs[("table3", n, rank)][s][0] for s in seeds
+                                 if s in runs.get(("table3", n, rank), {})]) for n in names]
+            lines.append(f"| {rank} | {', '.join(map(str, seeds))} | " + " | ".join(cells) + " |")
+        out.append(lines)
+    sound = sorted(k for k in runs if k[0] == "sound")
+    if sound:
+        out.append(["### Sound mode"])
+        lines = ["| method | K | MSE | MAE | P@10 | seeds |", "|---|---|---|---|---|---|"]
+        for key in sound:
+            lines.append(f"| {key[1]} | {key[2]} | {_mean_std4(metric(key, 0))} "
+                         f"| {_mean_std4(metric(key, 1))} | {_mean_std4(metric(key, 2))} "
+                         f"| {len(runs[key])} |")
+        out.append(lines)
+    for group, label in (("fuc", "f_uc"), ("euc", "eps_uc")):
+        keys = [k for k in runs if k[0] == group]
+        for rank in sorted({k[2] for k in keys}, reverse=True):
+            values = sorted({k[1].split(group)[1] for k in keys if k[2] == rank}, key=float)
+            out.append([f"### MSE vs {label} (K = {rank}, seed 1)"])
+            lines = [f"| {label} | HDPMF MSE | PDPMF MSE | (PDPMF - HDPMF) / PDPMF |",
+                     "|---|---|---|---|"]
+            for v in values:
+                h = metric((group, f"hdpmf-{group}{v}", rank), 0)
+                p = metric((group, f"pdpmf-{group}{v}", rank), 0)
+                gap = f"{100 * (p[0] - h[0]) / p[0]:.1f}%" if h and p else "-"
+                lines.append(f"| {v} | {_mean_std4(h)} | {_mean_std4(p)} | {gap} |")
+            out.append(lines)
+    sparsity = sorted({k[0] for k in runs if k[0].startswith("sparsity")},
+                      key=lambda g: float(g[len("sparsity"):]))
+    for rank in sorted({k[2] for k in runs if k[0] in sparsity and k[2] > 0}, reverse=True):
+        out.append([f"### MSE vs training fraction (leave-one-out, K = {rank}, seed 1)"])
+        lines = ["| fraction | MF | HDPMF | PDPMF | user mean | item popularity |",
+                 "|---|---|---|---|---|---|"]
+        for g in sparsity:
+            cells = [_mean_std4(metric((g, name, rank), 0)) for name in ("mf", "hdpmf", "pdpmf")]
+            cells += [_mean_std4(metric((g, name, 0), 0)) for name in ("user-mean", "popularity")]
+            lines.append(f"| {g[len('sparsity'):]} | " + " | ".join(cells) + " |")
+        out.append(lines)
+    return "\n\n".join("\n".join(lines) for lines in out if lines)
+
+
+# Local-DP MF paper: its Fig. 9 table (MovieLens 20M, epsilon = 0.1) and Fig. 2 slopes.
+LDP_PAPER_FIG9 = {
+    "non-private": {1: 1.269, 3: 1.204, 5: 1.187, 10: 1.173, 20: 1.161, 50: 1.145},
+    "gd-dr": {1: 2.960, 3: 1.697, 5: 1.500, 10: 1.409, 20: 1.381, 50: 1.372},
+}
+LDP_PAPER_SLOPES = {("ldp-gd", "none", "false"): "-1.035", ("ldp-gd", "none", "true"): "-0.975",
+                    ("ldp-gd-dr", "paper", "false"): "-1.028",
+                    ("ldp-gd-dr", "paper", "true"): "-0.821 (to eps 0.2, then flat)"}
+LDP_LABELS = {("ldp-gd", "none"): "Private GD",
+              ("ldp-gd-dr", "paper"): "GD-DR (paper: one Phi, Phi^+)",
+              ("ldp-gd-dr", "unbiased"): "GD-DR (unbiased: Phi_t, Phi_t^T)"}
+
+
+def _stats(values):
+    values = [float(v) for v in values]
+    if not values:
+        return None
+    return (statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0,
+            len(values))
+
+
+def _fmt_stats(s, digits=4):
+    return "-" if s is None else f"{s[0]:.{digits}f} ± {s[1]:.{digits}f}"
+
+
+def ldp_mf(rows):
+    """docs/results/ldp-mf.md: mean +- sample std over folds (a rerun of a fold replaces its
+    metrics), the paper's figures next to ours, and the verdict; the model distances (group
+    distance, fold all) and the bytes of one round (group communication)."""
+    cells = defaultdict(lambda: defaultdict(dict))  # run key -> fold -> metric -> value
+    distance = defaultdict(dict)  # (algorithm, mode, correction) -> epsilon -> metric -> value
+    communication = {}  # algorithm -> metric -> value, in the order of the runs
+    for r in rows:
+        if r["group"] == "distance":
+            distance[(r["algorithm"], r["mode"], r["correction"])].setdefault(
+                float(r["epsilon"]), {})[r["metric"]] = r["value"]
+        elif r["group"] == "communication":
+            communication.setdefault(r["algorithm"], {})[r["metric"]] = r["value"]
+        else:
+            key = (r["group"], r["algorithm"], r["mode"], r["correction"], int(r["k"]),
+                   r["epsilon"])
+            cells[key][r["fold"]][r["metric"]] = r["value"]
+
+    def metric(key, name):
+        folds = cells.get(key, {})
+        return _stats([m[name] for m in folds.values() if m.get(name, "") not in ("", "nan")])
+
+    baseline = {m: {n: metric(("baselines", m, "central", "off", 0, "0"), n)
+                    for n in ("rmse", "mae", "f1")}
+                for m in ("global-mean", "user-mean", "popularity")}
+    ks = sorted({k for (g, a, _, _, k, _) in cells if g == "baselines" and a == "ldp-gd"})
+    gd = {k: {n: metric(("baselines", "ldp-gd", "central", "off", k, "0"), n)
+              for n in ("rmse", "mae", "f1")} for k in ks}
+    folds = max((len(v) for v in cells.values()), default=0)
+
+    out = [f"### Baselines ({folds} folds of a 10-fold split)",
+           "| model | RMSE | MAE | F1@10 |\n|---|---|---|---|"]
+    for m, label in (("global-mean", "global mean"), ("user-mean", "user mean"),
+                     ("popularity", "item popularity (ranks by count, predicts the item mean)")):
+        b = baseline[m]
+        out[-1] += (f"\n| {label} | {_fmt_stats(b['rmse'])} | {_fmt_stats(b['mae'])} "
+                    f"| {_fmt_stats(b['f1'])} |")
+    for k in ks:
+        out[-1] += (f"\n| non-private GD, k = {k} | {_fmt_stats(gd[k]['rmse'])} "
+                    f"| {_fmt_stats(gd[k]['mae'])} | {_fmt_stats(gd[k]['f1'])} |")
+
+    k_rows = sorted({k for (g, _, _, _, k, _) in cells if g == "k"})
+    if k_rows:
+        out.append("### RMSE vs k at epsilon = 0.1 (the paper's Fig. 9)")
+        lines = ["| k | non-private GD | GD-DR, f_k = k^2 | GD-DR, no correction | "
+                 "paper non-private (ML-20M) | paper GD-DR (ML-20M) |\n|---|---|---|---|---|---|"]
+        for k in k_rows:
+            on = metric(("k", "ldp-gd-dr", "paper", "true", k, "0.1"), "rmse")
+            off = metric(("k", "ldp-gd-dr", "paper", "false", k, "0.1"), "rmse")
+            lines.append(f"| {k} | {_fmt_stats(gd.get(k, {}).get('rmse'))} | {_fmt_stats(on)} "
+                         f"| {_fmt_stats(off)} | {LDP_PAPER_FIG9['non-private'].get(k, '-')} "
+                         f"| {LDP_PAPER_FIG9['gd-dr'].get(k, '-')} |")
+        lines.append(f"| baselines | user mean {_fmt_stats(baseline['user-mean']['rmse'])}, "
+                     f"global mean {_fmt_stats(baseline['global-mean']['rmse'])}, popularity "
+                     f"{_fmt_stats(baseline['popularity']['rmse'])} | | | | |")
+        out.append("\n".join(lines))
+
+    eps_rows = sorted({float(e) for (g, _, _, _, _, e) in cells if g == "epsilon"})
+    algos = [("ldp-gd", "none"), ("ldp-gd-dr", "paper"), ("ldp-gd-dr", "unbiased")]
+    if eps_rows:
+        out.append("### RMSE and F1@10 vs epsilon, k = 10, f_k = k^2 (the paper's Figs. 3-4)")
+        lines = ["| epsilon |" + "".join(f" {LDP_LABELS[a]} RMSE | F1@10 |" for a in algos)
+                 + "\n|---|" + "---|---|" * len(algos)]
+        for e in eps_rows:
+            line = f"| {e:g} |"
+            for a, mode in algos:
+                key = ("epsilon", a, mode, "true", 10, f"{e:g}")
+                line += f" {_fmt_stats(metric(key, 'rmse'))} | {_fmt_stats(metric(key, 'f1'))} |"
+            lines.append(line)
+        out.append("\n".join(lines))
+        ref = gd.get(10, {})
+        out.append(f"At k = 10 the non-private GD has RMSE {_fmt_stats(ref.get('rmse'))} and "
+                   f"F1@10 {_fmt_stats(ref.get('f1'))}; the user mean RMSE "
+                   f"{_fmt_stats(baseline['user-mean']['rmse'])}, item popularity F1@10 "
+                   f"{_fmt_stats(baseline['popularity']['f1'])}.")
+        # Does any private model beat the user mean's RMSE by more than two standard errors?
+        user = baseline["user-mean"]["rmse"]
+        wins = []
+        for e in eps_rows:
+            for a, mode in algos:
+                s = metric(("epsilon", a, mode, "true", 10, f"{e:g}"), "rmse")
+                if s and user and s[0] + 2 * s[1] / math.sqrt(s[2]) < user[0]:
+                    wins.append(f"{LDP_LABELS[(a, mode)]} at epsilon {e:g}")
+        out.append("**Verdict (computed):** " + (
+            "the private model beats the user-mean predictor's RMSE for " + ", ".join(wins)
+            if wins else
+            "no private model beats the user-mean predictor's RMSE at any epsilon tested "
+            f"({', '.join(f'{e:g}' for e in eps_rows)})") + ".")
+
+    large = sorted({float(e) for (g, _, _, _, _, e) in cells if g == "large_epsilon"})
+    if large:
+        out.append("### Beyond the paper: larger epsilon, k = 10, no correction factor")
+        lines = ["| epsilon | Private GD RMSE | F1@10 | GD-DR (unbiased) RMSE | F1@10 |\n"
+                 "|---|---|---|---|---|"]
+        for e in large:
+            line = f"| {e:g} |"
+            for a, mode in (("ldp-gd", "none"), ("ldp-gd-dr", "unbiased")):
+                key = ("large_epsilon", a, mode, "false", 10, f"{e:g}")
+                line += f" {_fmt_stats(metric(key, 'rmse'))} | {_fmt_stats(metric(key, 'f1'))} |"
+            lines.append(line)
+        out.append("\n".join(lines))
+
+    if distance:
+        eps = sorted({e for s in distance.values() for e in s})
+        order = [o for o in [("ldp-gd", "none", "false"), ("ldp-gd", "none", "true"),
+                             ("ldp-gd-dr", "paper", "false"), ("ldp-gd-dr", "paper", "true"),
+                             ("ldp-gd-dr", "unbiased", "true")] if o in distance]
+        names = [f"{LDP_LABELS[(o[0], o[1])]}{', f_k = k^2' if o[2] == 'true' else ''}"
+                 for o in order]
+
+        def by_epsilon(metric, spec):
+            """The header and one row an epsilon of metric, each series' cell formatted by spec."""
+            return ["| epsilon | " + " | ".join(names) + " |\n|---|" + "---|" * len(order)] + [
+                f"| {e:g} | " + " | ".join(f"{float(distance[o][e][metric]):{spec}}"
+                                           if e in distance[o] else "-" for o in order) + " |"
+                for e in eps]
+
+        out.append("### ||V* - V||_max vs epsilon, k = 10, all of ML-100K (the paper's Fig. 2)")
+        lines = by_epsilon("max_abs_item_diff", ".4g")
+        slopes = []
+        for o in order:
+            pts = [(math.log(e), math.log(float(m["max_abs_item_diff"])))
+                   for e, m in sorted(distance[o].items()) if float(m["max_abs_item_diff"]) > 0]
+            if len(pts) > 1:
+                mx = statistics.fmean(p[0] for p in pts)
+                my = statistics.fmean(p[1] for p in pts)
+                slope = (sum((x - mx) * (y - my) for x, y in pts)
+                         / sum((x - mx) ** 2 for x, _ in pts))
+                slopes.append(f"{slope:.3f}")
+            else:
+                slopes.append("-")
+        lines.append("| log-log slope | " + " | ".join(slopes) + " |")
+        lines.append("| paper's slope (ML-20M) | "
+                     + " | ".join(LDP_PAPER_SLOPES.get(o, "-") for o in order) + " |")
+        out.append("\n".join(lines))
+        out.append("### Top-10 agreement with the non-private GD (F-score, the paper's Figs. 7-8)")
+        out.append("\n".join(by_epsilon("top10_f_score", ".4f")))
+
+    if communication:
+        out.append("### Communication per user per iteration (the paper's Table 3)")
+        lines = ["| algorithm | report coordinates D | report information (bits: index + sign) "
+                 "| uplink on the wire (bytes) | downlink (bytes: the plan with V) | paper |",
+                 "|---|---|---|---|---|---|"]
+        for algorithm, m in communication.items():
+            dim = int(m["coordinates"])
+            bits = math.ceil(math.log2(dim)) + 1
+            paper = "1 bit up, O(d log m) down" if algorithm == "ldp-gd-dr" else "-"
+            lines.append(f"| {algorithm} | {dim} | {bits} | {m['up_bytes_per_user']} | "
+                         f"{m['down_bytes_per_user']} | {paper} |")
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+# DPMF-RP: the run whose sweep points stand for the tuned settings (clip sweep gamma 1.25,
+# epsilon 100, m/p 3) is Table 2's seed 1.
+DPMF_TUNED_GAMMA = "1.25"
+DPMF_METRICS = ["rmse", "precision", "recall", "f1", "map", "map_at_n"]
+DPMF_LABELS = {"rmse": "RMSE", "precision": "Precision@10", "recall": "Recall@10", "f1": "F1@10",
+               "map": "mAP@10 (eq. 56, 1/tp)", "map_at_n": "mAP@10 (1/min(N, relevant))"}
+# The paper's Table 2 (ML100K column) and Table 7 (ML100K rows).
+DPMF_PAPER_TABLE2 = {
+    "centralmf": {"rmse": "0.9968 ± 0.0108", "precision": "0.2776 ± 0.0048",
+                  "recall": "0.2418 ± 0.0040", "f1": "0.2451 ± 0.0041", "map": "0.1395 ± 0.0018"},
+    "dpmf-rp": {"rmse": "1.0083 ± 0.0024", "precision": "0.1965 ± 0.0103",
+                "recall": "0.2472 ± 0.0125", "f1": "0.2189 ± 0.0112", "map": "0.1158 ± 0.0095"},
+}
+DPMF_PAPER_TABLE7 = {
+    "case1-non-private": {"rmse": "1.00", "precision": "0.27", "recall": "0.23", "f1": "0.24",
+                          "map": "0.13"},
+    "case2-non-secagg": {"rmse": "1.10", "precision": "0.12", "recall": "0.13", "f1": "0.13",
+                         "map": "0.05"},
+    "case3-non-projected": {"rmse": "1.01", "precision": "0.23", "recall": "0.26", "f1": "0.24",
+                            "map": "0.13"},
+    "case4-non-dp": {"rmse": "1.01", "precision": "0.20", "recall": "0.24", "f1": "0.22",
+                     "map": "0.11"},
+}
+
+
+def _dpmf_runs(rows):
+    """(group, name) -> the runs' metrics, one dict a seed in the order of first appearance; a
+    rerun of a seed replaces its metrics."""
+    by_seed = defaultdict(dict)
+    for r in rows:
+        by_seed[(r["group"], r["name"])].setdefault(r["seed"], {})[r["metric"]] = r["value"]
+    return {key: list(seeds.values()) for key, seeds in by_seed.items()}
+
+
+def _dpmf_stat(runs, key):
+    return _mean_std4([float(r[key]) for r in runs if r.get(key, "") != ""], "n/a")
+
+
+def _dpmf_epsilon(run):
+    """A run without an RDP epsilon (a central or noiseless run) is not private."""
+    if float(run.get("epsilon_rdp2", 0)) == 0:
+        return "none"
+    return (f"RDP(α=2) {float(run['epsilon_rdp2']):.3g}; "
+            f"({float(run['epsilon_dp']):.3g}, 1e-5)-DP")
+
+
+def _dpmf_table(runs, group, names, paper=None):
+    present = [n for n in names if (group, n) in runs]
+    if not present:
+        return ""
+    paper = paper or {}
+    header = "| metric | " + " | ".join(
+        f"{n} (n={len(runs[(group, n)])})" + (f" | paper {n}" if n in paper else "")
+        for n in present) + " |"
+    cols = sum(2 if n in paper else 1 for n in present)
+    lines = [header, "|---" * (cols + 1) + "|"]
+    for m in DPMF_METRICS:
+        cells = []
+        for n in present:
+            cells.append(_dpmf_stat(runs[(group, n)], m))
+            if n in paper:
+                cells.append(paper[n].get(m, "-"))
+        lines.append(f"| {DPMF_LABELS[m]} | " + " | ".join(cells) + " |")
+    cells = []
+    for n in present:
+        cells.append(_dpmf_epsilon(runs[(group, n)][0]))
+        if n in paper:
+            private = n not in ("centralmf", "case1-non-private", "case4-non-dp")
+            cells.append("paper: ε = 1" if private else "-")
+    lines.append("| privacy (whole run) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _dpmf_sweeps(rows):
+    """The three sweeps, as (axis label, .dat name, [(x, the run's metrics)] sorted by x); Table
+    2's seed 1 stands for the sweep point at the tuned settings."""
+    runs = _dpmf_runs(rows)
+    tuned = runs.get(("table2", "dpmf-rp"), [])[:1]
+
+    def points(group, x_of, extra):
+        found = [(x_of(n), r[0]) for (g, n), r in runs.items() if g == group]
+        return sorted(found + [(extra, r) for r in tuned], key=lambda p: p[0])
+
+    return [("RDP ε (α=2)", "epsilon.dat", points("epsilon", lambda n: float(n[3:]), 100.0)),
+            ("m/p", "compression.dat", points("compression", lambda n: int(n[2:]), 3)),
+            ("gamma", "clip.dat", points("clip", lambda n: float(n[5:]),
+                                         float(DPMF_TUNED_GAMMA)))]
+
+
+def dpmf_rp(rows):
+    """docs/results/dpmf-rp.md: mean +- sample std over seeds, the paper's figures next to ours,
+    and the sweeps (one seed each)."""
+    runs = _dpmf_runs(rows)
+    out = [_dpmf_table(runs, "table2", ["centralmf", "dpmf-rp"], DPMF_PAPER_TABLE2),
+           _dpmf_table(runs, "ablation", list(DPMF_PAPER_TABLE7), DPMF_PAPER_TABLE7),
+           _dpmf_table(runs, "paper", ["paper-settings"])]
+    for label, _, points in _dpmf_sweeps(rows):
+        lines = [f"| {label} | RMSE | Precision@10 | Recall@10 | F1@10 | mAP@10 (AP@N) "
+                 "| whole-run ε |", "|---|---|---|---|---|---|---|"]
+        for x, r in points:
+            lines.append(f"| {x} | {float(r['rmse']):.4f} | {float(r['precision']):.4f} | "
+                         f"{float(r['recall']):.4f} | {float(r['f1']):.4f} | "
+                         f"{float(r['map_at_n']):.4f} | {_dpmf_epsilon(r)} |")
+        out.append("\n".join(lines))
+    l2 = sorted({n for g, n in runs if g == "l2"}, key=lambda n: (n.startswith("l2"), n))
+    out.append(_dpmf_table(runs, "l2", l2))
+    out.append(_dpmf_table(runs, "l2eps", sorted({n for g, n in runs if g == "l2eps"},
+                                                 key=lambda n: float(n.rsplit("eps", 1)[1]))))
+    return "\n\n".join(t for t in out if t)
+
+
+def dpmf_rp_plot_data(rows, directory):
+    """The .dat files tools/experiments/plot.gp draws: the three sweeps, and payload.dat from the
+    two tables of tools/measure-communication.sh in directory (communication-<geometry>.csv),
+    when both are there. Returns {file name: text}."""
+    files = {}
+    for _, name, points in _dpmf_sweeps(rows):
+        files[name] = "# x rmse precision recall f1 map_at_n epsilon_dp\n" + "".join(
+            f"{x} {r['rmse']} {r['precision']} {r['recall']} {r['f1']} {r['map_at_n']} "
+            f"{r.get('epsilon_dp', 0)}\n" for x, r in points)
+    payload = {}
+    for geometry in ["rotated_l2", "column_l1"]:
+        path = os.path.join(directory, f"communication-{geometry}.csv")
+        if not os.path.exists(path):
+            return files
+        with open(path, newline="") as f:
+            payload[geometry] = {r["compression"]: r for r in csv.DictReader(f)
+                                 if r["dataset"] == "synthetic"}
+    lines = ["# m/p rotated_l2_masked rotated_l2_total column_l1_masked column_l1_total"]
+    for c in sorted(payload["rotated_l2"], key=float):
+        a, b = payload["rotated_l2"][c], payload["column_l1"][c]
+        lines.append(f"{c} {a['up_masked_input_per_user']} {a['up_total_per_user']} "
+                     f"{b['up_masked_input_per_user']} {b['up_total_per_user']}")
+    files["payload.dat"] = "\n".join(lines) + "\n"
+    return files
+
+
+# Scale: how each group's rows are labelled (groups of summed-noise DPMF-RP share one label), in
+# the order they are listed; popularity is shown next to DPMF-RP, the model it is compared with.
+SCALE_RUNS = [("per-user", "DPMF-RP per-user noise"), ("summed", "DPMF-RP summed noise"),
+              ("lfl", "LFL-SGDMF (two phases a round)"), ("ldp", "GD-DR (ldp-gd-dr, paper mode)")]
+SCALE_SUMMED = {"dpmf", "curve", "curve100"}
+ML20M_USERS = 138493  # synthetic:ml-20m's users, the dataset "full"
+
+
+def scale(rows):
+    """docs/results/scale.md: one row per measured run (group, users, epsilon), the last of a
+    repeated measurement winning, with wall seconds a round, peak RSS, F1@10 and RMSE, and
+    popularity's F1@10 on the same users."""
+    runs = {}
+    popularity = {}
+    for r in rows:
+        if r["group"] == "popularity":
+            popularity[r["dataset"]] = float(r["value"])
+        else:
+            runs.setdefault((r["group"], r["dataset"], r["epsilon"]), {})[r["metric"]] = r["value"]
+
+    def users(dataset):
+        return ML20M_USERS if dataset == "full" else int(dataset)
+
+    def kind(group):
+        return "summed" if group in SCALE_SUMMED else group
+
+    def cell(m, key, spec, suffix=""):
+        return f"{float(m[key]):{spec}}{suffix}" if key in m else "-"
+
+    lines = ["| run | users | epsilon | rounds | s/round (wall, loaded) | peak RSS | F1@10 | RMSE "
+             "| popularity F1@10 |", "|---|---|---|---|---|---|---|---|---|"]
+    for run_kind, label in SCALE_RUNS:
+        keys = sorted((k for k in runs if kind(k[0]) == run_kind),
+                      key=lambda k: (users(k[1]), int(runs[k]["rounds"]), float(k[2])))
+        for group, dataset, epsilon in keys:
+            m = runs[(group, dataset, epsilon)]
+            seconds = float(m["s_per_round"])
+            pop = popularity.get(dataset) if label.startswith("DPMF-RP") else None
+            lines.append(f"| {label} | {users(dataset):,} | {epsilon} | {m['rounds']} "
+                         f"| {seconds:{',.0f' if seconds >= 1000 else '.1f'}} "
+                         f"| {cell(m, 'peak_rss_mib', ',.0f', ' MiB')} | {cell(m, 'f1_10', '.4f')} "
+                         f"| {cell(m, 'rmse', '.3f')} | "
+                         + (f"{pop:.4f}" if pop is not None else "-") + " |")
+    return "\n".join(lines)

@@ -1,0 +1,231 @@
+"""Unit tests of the experiment driver (run by ctest as experiments_driver_python; no binary is run).
+
+The table tests render every spec's tables from its committed CSV and require each to appear
+verbatim in the spec's docs/results page: the page's figures came from earlier runs, so this
+checks that the summaries reproduce them digit for digit.
+"""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import events  # noqa: E402
+import results  # noqa: E402
+import run  # noqa: E402
+import runs  # noqa: E402
+import specs  # noqa: E402
+import tables  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SPECS = sorted(os.path.join(HERE, "specs", f) for f in os.listdir(os.path.join(HERE, "specs"))
+               if f.endswith(".toml"))
+
+
+def write_spec(directory, text):
+    path = os.path.join(directory, "spec.toml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+HEADER = """
+description = "test"
+csv = "out/runs.csv"
+columns = ["group", "seed"]
+[params]
+seeds = [1, 2]
+"""
+MINIMAL = HEADER + """base = "/data"
+file = "{base}/u.data"
+[[experiment]]
+name = "e"
+sweep = { seed = "seeds", model = ["als", "popularity"] }
+row = { group = "g-{model}", seed = "{seed}" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { data = "ml-100k:{file}", model = "{model}", seed = "{seed}", plain_sum = true }
+extract = [{ from = "event=fold_done", metrics = { "{model}_f1" = "f1" } }]
+"""
+
+
+class EventsTest(unittest.TestCase):
+    def test_plain_and_quoted_values(self):
+        line = ('I1129 12:00:00 sim.cc:10] event=round_aborted round=3 '
+                'reason="no \\"quorum\\" here" f1_10=0.25 data=ml-100k:/d/u.data?test=/t empty=')
+        self.assertEqual(events.parse(line), {
+            "event": "round_aborted", "round": "3", "reason": 'no "quorum" here',
+            "f1_10": "0.25", "data": "ml-100k:/d/u.data?test=/t", "empty": ""})
+
+    def test_matching_lines(self):
+        lines = ["event=evaluation round=1 f1_10=0.1", "event=round round=2",
+                 "event=evaluation round=2 f1_10=0.2", "users=943 items=1682"]
+        self.assertEqual([f["f1_10"] for f in events.matching(lines, "event=evaluation")],
+                         ["0.1", "0.2"])
+        self.assertEqual([f["items"] for f in events.matching(lines, "users")], ["1682"])
+        self.assertEqual(events.matching(lines, "event=fold_done"), [])
+
+
+class SpecsTest(unittest.TestCase):
+    def test_sweep_expands_in_order_with_nested_params(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = specs.load(write_spec(d, MINIMAL))
+            commands = spec.commands()
+        self.assertEqual([(c.row["group"], c.row["seed"]) for c in commands],
+                         [("g-als", "1"), ("g-popularity", "1"), ("g-als", "2"),
+                          ("g-popularity", "2")])
+        self.assertEqual(commands[0].args, ["--data=ml-100k:/data/u.data", "--model=als",
+                                            "--seed=1", "--plain_sum"])
+        self.assertEqual(commands[1].extracts[0].metrics, {"popularity_f1": "f1"})
+
+    def test_set_overrides_a_list_param(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = specs.load(write_spec(d, MINIMAL), ["seeds=3,4,5"])
+        self.assertEqual(sorted({c.row["seed"] for c in spec.commands()}), ["3", "4", "5"])
+
+    def assert_error(self, text, overrides, *fragments):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(specs.SpecError) as caught:
+                specs.load(write_spec(d, text), overrides).commands()
+        for fragment in fragments:
+            self.assertIn(fragment, str(caught.exception))
+
+    def test_errors_name_the_key_and_value(self):
+        self.assert_error(MINIMAL.replace('name = "e"', 'name = "e"\nswep = 1'), [],
+                          "experiment[0]", "unknown key 'swep'")
+        self.assert_error(MINIMAL.replace('"{model}"', '"{modle}"'), [],
+                          "command[0].flags.model", "'{modle}'", "modle")
+        self.assert_error(MINIMAL, ["seed=1"], "--set 'seed=1'", "seeds")
+        self.assert_error(MINIMAL.replace(', seed = "{seed}" }', ' }'), [], "row lacks", "seed")
+        self.assert_error(MINIMAL.replace("[params]", "[params"), [], "spec.toml")
+
+    def test_unknown_experiment_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = specs.load(write_spec(d, MINIMAL))
+        with self.assertRaises(specs.SpecError) as caught:
+            spec.commands(["nope"])
+        self.assertIn("no experiment nope (it has e)", str(caught.exception))
+
+
+class RunsTest(unittest.TestCase):
+    def test_rows_of_a_log(self):
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, MINIMAL)).commands()[1]
+        lines = ["event=fold_done fold=0 f1=0.1", "event=fold_done fold=1 f1=0.13"]
+        self.assertEqual(runs.rows_of(command, lines, "log"),
+                         [{"group": "g-popularity", "seed": "1", "metric": "popularity_f1",
+                           "value": "0.13"}])
+        with self.assertRaises(runs.RunError) as caught:
+            runs.rows_of(command, ["event=evaluation f1=1"], "the.log")
+        self.assertIn("no f1 in the last event=fold_done line", str(caught.exception))
+        self.assertIn("the.log", str(caught.exception))
+
+    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
+        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }',
+                               'each = { seed = "fold" }, metrics = { f1 = "f1" } }')
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, spec)).commands()[0]
+        lines = ["event=fold_done fold=1 f1=0.1", "event=round", "event=fold_done fold=2 f1=0.2"]
+        self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
+                         [("1", "0.1"), ("2", "0.2")])
+
+    def test_csv_appends_and_refuses_another_header(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.csv")
+            row = {"group": "g", "seed": "1", "metric": "m", "value": "0.5"}
+            results.append(path, ["group", "seed"], [row])
+            results.append(path, ["group", "seed"], [dict(row, value="0.6")])
+            self.assertEqual([r["value"] for r in results.read(path)], ["0.5", "0.6"])
+            with self.assertRaises(ValueError):
+                results.append(path, ["group", "dataset"], [])
+
+
+class CommittedSpecsTest(unittest.TestCase):
+    def test_every_spec_loads_and_expands(self):
+        for path in SPECS:
+            with self.subTest(spec=os.path.basename(path)):
+                spec = specs.load(path)
+                self.assertTrue(spec.commands())
+                for command in spec.commands():
+                    runs.argv(command, "build")
+
+    def test_tables_reproduce_the_pages(self):
+        for path in SPECS:
+            spec = specs.load(path)
+            with open(os.path.join(ROOT, spec.doc)) as f:
+                page = f.read()
+            rows = results.read(os.path.join(ROOT, spec.csv))
+            for name in spec.tables:
+                for table in getattr(tables, name)(rows).split("\n\n"):
+                    with self.subTest(spec=os.path.basename(path), table=table.splitlines()[0]):
+                        self.assertIn(table + "\n", page)
+
+
+class RunnerTest(unittest.TestCase):
+    """runs.run on a fake fedmf-central that prints event lines and logs its arguments."""
+
+    SPEC = HEADER + """[[experiment]]
+name = "e"
+sweep = { seed = "seeds" }
+requires = ["{input}"]
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+binary = "fedmf-central"
+creates = "{out}/shared.txt"
+flags = { make = "{out}/shared.txt" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { seed = "{seed}" }
+extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
+"""
+
+    def test_points_run_in_order_and_shared_outputs_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "build", "tools", "fedmf-central")
+            os.makedirs(os.path.dirname(fake))
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
+                        'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
+                        'echo "event=fold_done f1=0.${1#--seed=}"\n')
+            os.chmod(fake, 0o755)
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.SPEC.replace("{input}", fake)),
+                              [f"out={out}"])
+            messages = []
+            written = runs.run(spec.commands(), os.path.join(d, "build"), out, "runs.csv",
+                               spec.columns, 2, messages.append)
+            with open(os.path.join(d, "build", "tools", "calls")) as f:
+                calls = f.read().split()
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual(written, 2)
+        self.assertEqual(sorted((r["seed"], r["value"]) for r in rows), [("1", "0.1"), ("2", "0.2")])
+        self.assertEqual(calls.count(f"--make={out}/shared.txt"), 1)
+        self.assertEqual(sorted(c for c in calls if c.startswith("--seed")), ["--seed=1", "--seed=2"])
+        self.assertEqual(len(messages), 4)
+
+    def test_a_missing_input_skips_the_point(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = specs.load(write_spec(d, self.SPEC.replace("{input}", "/nonexistent")))
+            messages = []
+            written = runs.run(spec.commands(), "/nonexistent-build-unused", d, "runs.csv",
+                               spec.columns, 1, messages.append)
+        self.assertEqual(written, 0)
+        self.assertIn("/nonexistent not found", messages[0])
+
+
+class RunTest(unittest.TestCase):
+    def test_dry_run_prints_the_commands(self):
+        out = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(out):
+            run.main([write_spec(d, MINIMAL), "--set", "seeds=7", "--dry-run", "--build", "/b"])
+        self.assertEqual(out.getvalue().splitlines(), [
+            f"nice -n 10 /b/tools/fedmf-central --data=ml-100k:/data/u.data --model={m} "
+            "--seed=7 --plain_sum" for m in ("als", "popularity")])
+
+
+if __name__ == "__main__":
+    unittest.main()
