@@ -156,7 +156,7 @@ TEST(SimulationTest, SummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
   EXPECT_NE(one.updater_state, per_user.updater_state);
 }
 
-// The scale test CI keeps (tools/experiments/scale.sh runs MovieLens-20M's shape): 20,000 users,
+// The scale test CI keeps (`tools/experiments/run.py scale` runs MovieLens-20M's shape): 20,000 users,
 // every one in each of 2 rounds of DPMF-RP Gaussian at whole-run (5, 1e-5)-DP with summed noise,
 // on the progress clock. Every round applies with every user, and the ledger spends the budget.
 TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
