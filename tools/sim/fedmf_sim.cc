@@ -78,16 +78,25 @@ int ClientProcesses() {
   return hardware == 0 ? 8 : static_cast<int>(hardware);
 }
 
-// --parties, parsed; empty for users. InvalidArgument for a bad value or with
-// --client_processes.
+// --parties, parsed; empty for users. InvalidArgument for a bad value, with
+// --client_processes, or --item_genres without --parties=vfl-genre:N.
 absl::StatusOr<std::vector<client::PartySpec>> PartiesFromFlags() {
   const std::string flag = absl::GetFlag(FLAGS_parties);
-  if (flag.empty()) return std::vector<client::PartySpec>();
-  if (const int n = absl::GetFlag(FLAGS_client_processes); n != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--parties=", flag, " hosts one client process per party; drop --client_processes=", n));
+  std::vector<client::PartySpec> parties;
+  if (!flag.empty()) {
+    absl::StatusOr<std::vector<client::PartySpec>> parsed = client::ParseParties(flag);
+    if (!parsed.ok()) return parsed.status();
+    parties = *std::move(parsed);
+    if (const int n = absl::GetFlag(FLAGS_client_processes); n != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--parties=", flag, " hosts one client process per party; drop --client_processes=", n));
+    }
   }
-  return client::ParseParties(flag);
+  if (!absl::GetFlag(FLAGS_item_genres).empty() &&
+      (parties.empty() || parties[0].kind != client::PartySpec::Kind::kVerticalByGenre)) {
+    return absl::InvalidArgumentError("--item_genres is read by --parties=vfl-genre:N only");
+  }
+  return parties;
 }
 
 absl::Status Simulate() {
@@ -208,8 +217,9 @@ int main(int argc, char** argv) {
   fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       fedmf::server::UsageWithAlgorithms(
-          "fedmf-sim [--data=SPEC --client_processes=N --algorithm=NAME --rounds=T --seed=S "
-          "--parties=KIND:N ...]: federated training (coordinator, clients, SecAgg) in one process, no network;\n"
+          "fedmf-sim [--data=SPEC --client_processes=N|--parties=KIND:N --algorithm=NAME "
+          "--rounds=T --seed=S ...]: federated training (coordinator, clients, SecAgg) in one "
+          "process, no network;\n"
           "every user's noise is keyed from --seed (reproducible experiments, not a private "
           "deployment)"));
   return fedmf::ExitCode(fedmf::sim::Simulate());
