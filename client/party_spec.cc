@@ -12,11 +12,26 @@
 
 namespace fedmf::client {
 
+namespace {
+
+constexpr std::pair<absl::string_view, PartySpec::Kind> kKinds[] = {
+    {"hfl", PartySpec::Kind::kHorizontal},
+    {"vfl", PartySpec::Kind::kVertical},
+    {"vfl-genre", PartySpec::Kind::kVerticalByGenre}};
+
+bool ParseKind(absl::string_view name, PartySpec::Kind& kind) {
+  for (const auto& [known, k] : kKinds) {
+    if (name == known) {
+      kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<PartySpec> ParsePartySpec(absl::string_view text) {
-  static constexpr std::pair<absl::string_view, PartySpec::Kind> kKinds[] = {
-      {"hfl", PartySpec::Kind::kHorizontal},
-      {"vfl", PartySpec::Kind::kVertical},
-      {"vfl-genre", PartySpec::Kind::kVerticalByGenre}};
   const auto error = [&](absl::string_view problem) {
     return absl::InvalidArgumentError(
         absl::StrCat("--party must be KIND:I/N with KIND hfl, vfl or vfl-genre and 0 <= I < N, "
@@ -27,14 +42,7 @@ absl::StatusOr<PartySpec> ParsePartySpec(absl::string_view text) {
   if (colon == absl::string_view::npos) return error("no ':'");
   PartySpec spec;
   const absl::string_view kind = text.substr(0, colon);
-  bool known = false;
-  for (const auto& [name, k] : kKinds) {
-    if (kind == name) {
-      spec.kind = k;
-      known = true;
-    }
-  }
-  if (!known) return error(absl::StrCat("unknown kind '", kind, "'"));
+  if (!ParseKind(kind, spec.kind)) return error(absl::StrCat("unknown kind '", kind, "'"));
   const absl::string_view numbers = text.substr(colon + 1);
   const size_t slash = numbers.find('/');
   if (slash == absl::string_view::npos ||
@@ -45,6 +53,31 @@ absl::StatusOr<PartySpec> ParsePartySpec(absl::string_view text) {
   if (spec.num_parties < 1) return error("N < 1");
   if (spec.party < 0 || spec.party >= spec.num_parties) return error("I is outside [0, N)");
   return spec;
+}
+
+absl::StatusOr<std::vector<PartySpec>> ParseParties(absl::string_view text) {
+  const auto error = [&](absl::string_view problem) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--parties must be KIND:N with KIND hfl, vfl or vfl-genre and N >= 1, got '", text,
+        "': ", problem));
+  };
+  const size_t colon = text.find(':');
+  if (colon == absl::string_view::npos) return error("no ':'");
+  PartySpec spec;
+  const absl::string_view kind = text.substr(0, colon);
+  if (!ParseKind(kind, spec.kind)) return error(absl::StrCat("unknown kind '", kind, "'"));
+  if (!absl::SimpleAtoi(text.substr(colon + 1), &spec.num_parties)) {
+    return error("N is not an integer");
+  }
+  if (spec.num_parties < 1) return error("N < 1");
+  std::vector<PartySpec> parties;
+  for (spec.party = 0; spec.party < spec.num_parties; ++spec.party) parties.push_back(spec);
+  return parties;
+}
+
+algorithms::Hosting HostingOf(PartySpec::Kind kind) {
+  return kind == PartySpec::Kind::kHorizontal ? algorithms::Hosting::kHorizontalParties
+                                               : algorithms::Hosting::kVerticalParties;
 }
 
 absl::StatusOr<std::string> ItemGenresPath(absl::string_view item_genres,

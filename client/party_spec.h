@@ -1,7 +1,9 @@
 // fedmf-client's --party=KIND:I/N (one silo party of a cross-silo federation) and the shard it
 // hosts: KIND hfl (party I of N holds the I-th block of users, every item), vfl (every user, the
 // I-th block of items) or vfl-genre (every user, the MovieLens items whose genres
-// data::AssignItemsByGenre gives party I); 0 <= I < N, participant id I + 1.
+// data::AssignItemsByGenre gives party I); 0 <= I < N, participant id I + 1. fedmf-sim's
+// --parties=KIND:N hosts all N parties of a federation in one process, each exactly as
+// fedmf-client --party=KIND:I/N would (HostParty below).
 #ifndef FEDMF_CLIENT_PARTY_SPEC_H_
 #define FEDMF_CLIENT_PARTY_SPEC_H_
 
@@ -9,11 +11,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "client/participant_host.h"
 #include "common/algorithms/local_data.h"
+#include "common/algorithms/registry.h"
 #include "common/data/ratings_dataset.h"
 
 namespace fedmf::client {
@@ -27,6 +31,13 @@ struct PartySpec {
 
 // InvalidArgument naming the text unless it is KIND:I/N as above.
 absl::StatusOr<PartySpec> ParsePartySpec(absl::string_view text);
+
+// fedmf-sim's --parties=KIND:N: the N specs KIND:0/N .. KIND:N-1/N; InvalidArgument naming the
+// text unless it is KIND:N with a KIND as above and N >= 1.
+absl::StatusOr<std::vector<PartySpec>> ParseParties(absl::string_view text);
+
+// The hosting a party of `kind` gives its algorithm (algorithms/registry.h): HFL or VFL parties.
+algorithms::Hosting HostingOf(PartySpec::Kind kind);
 
 // The u.item a vfl-genre party reads: `item_genres` if non-empty, else the u.item beside the
 // u.data of an ml-100k `data_spec` (ml-100k:DIR/u.data -> DIR/u.item); InvalidArgument for any

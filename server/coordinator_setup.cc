@@ -124,11 +124,6 @@ algorithms::RunSettings RunSettingsFromFlags(absl::string_view algorithm, int64_
                            .max = absl::GetFlag(FLAGS_rating_max)}};
 }
 
-// The algorithm --algorithm names; NotFound listing the registered ones that train.
-absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
-  return algorithms::FindTrainingAlgorithm(absl::GetFlag(FLAGS_algorithm));
-}
-
 // The noise outlook of a fresh run (noise_outlook.h): an event line, and a warning when the
 // measurements predict its private model will not beat DP popularity. Informational: a failure
 // to compute it is reported and the run goes on.
@@ -172,6 +167,10 @@ void ReportNoiseOutlook(absl::string_view algorithm, const algorithms::Updater& 
 }
 
 }  // namespace
+
+absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
+  return algorithms::FindTrainingAlgorithm(absl::GetFlag(FLAGS_algorithm));
+}
 
 std::string UsageWithAlgorithms(absl::string_view usage) {
   return absl::StrCat(usage, "\n\nAlgorithms (--algorithm=NAME, default ", kDefaultAlgorithm,

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/algorithms/registry.h"
 #include "common/data/splits.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
@@ -21,6 +22,9 @@ namespace fedmf::server {
 // `usage` followed by the registered algorithms, one line each: the usage message of --help, set
 // before the flags are parsed.
 std::string UsageWithAlgorithms(absl::string_view usage);
+
+// The algorithm --algorithm names; NotFound listing the registered ones that train.
+absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags();
 
 // state_dir, dropout_fraction, stage timeout, run_id and federated evaluation from the flags, the
 // evaluation's ranking options from the algorithm's (InvalidArgument for a bad value, NotFound

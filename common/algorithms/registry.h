@@ -22,6 +22,20 @@
 
 namespace fedmf::algorithms {
 
+// Who hosts an algorithm's participants, i.e. whose contributions its rounds take. A runtime that
+// knows its hosting before the first round (fedmf-sim) refuses an algorithm that cannot run with
+// it at start; fedmf-coordinator learns its clients' hosting only from their registrations, so
+// there a mismatch shows as the participants refusing the plan (their contributor's error).
+enum class Hosting {
+  kUsers,              // users, each its own participant (fedmf-client --shard/--users, the
+                       // mobile library, fedmf-sim's users)
+  kHorizontalParties,  // HFL silo parties, each a block of the users with every item
+                       // (fedmf-client --party=hfl:I/N, fedmf-sim --parties=hfl:N)
+  kVerticalParties,    // VFL silo parties, each every user with a block of the items
+                       // (--party=vfl:I/N or vfl-genre:I/N, fedmf-sim --parties=vfl:N, vfl-genre:N)
+  kUsersOrParties,     // users and silo parties of either kind alike
+};
+
 // What every binary needs of an algorithm. The flags and the factory of a fresh run are
 // registered apart (new_run.h): clients and the mobile library carry no training flags.
 struct AlgorithmDefinition {
@@ -29,6 +43,8 @@ struct AlgorithmDefinition {
   std::string name;
   // One line for --help: what the algorithm is (paper, model, noise).
   std::string doc;
+  // Who contributes to its rounds (Hosting above).
+  Hosting hosting = Hosting::kUsers;
   // Top N and relevance threshold of the federated and the simulation evaluation.
   metrics::RankingOptions ranking;
   // Validates everything in the plan (it comes from the network).

@@ -12,6 +12,8 @@
 #                once (a round the kill broke is retried), which a party without its user
 #                embeddings could not do
 #   state_lost   the same kill, restarted WITHOUT its state: the party refuses to contribute
+#   sim_equals   the parties case's run with its noise keyed by --seed: fedmf-sim
+#                --parties=hfl:3 ends with the networked run's checkpoint, byte for byte
 # Waits are bounded by progress lines (the coordinator's rounds), each with a generous cap.
 # Every process started here is killed on exit.
 set -euo pipefail
@@ -20,6 +22,7 @@ CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
 CENTRAL="$BUILD/tools/fedmf-central"
+SIM="$BUILD/tools/sim/fedmf-sim"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
 source "$(dirname "$0")/party_test_lib.sh"
 processes_init hfl
@@ -72,6 +75,7 @@ case "$CASE" in
 
   kill_resume) kill_resume "${KILL_RUN[@]}" ;;
   state_lost) state_lost "${KILL_RUN[@]}" ;;
+  sim_equals) sim_equals 3 6 "${RUN[@]}" --epsilon=1 --delta=1e-5 --hfl_parties=3 ;;
   *)
     echo "unknown case $CASE" >&2
     exit 2

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Shared by the cross-silo FMF integration tests (vfl_sgdmf_test.sh, hfl_sgdmf_test.sh): party
-# processes, the coordinator's applied rounds, and the kill-and-restart cases. Source it after
-# tools/lib/processes.sh, with CLIENT, DATA, SPLIT (array) and KIND (vfl or hfl) set.
+# processes, the coordinator's applied rounds, the kill-and-restart cases and fedmf-sim's equal run.
+# Source it after tools/lib/processes.sh, with CLIENT, DATA, SPLIT (array), SEED and KIND (vfl or
+# hfl) set, and SIM for sim_equals.
 
 # start_party I S LOG [flags]: fedmf-client --party=KIND:I/S; pid in PARTY_PID.
 start_party() {
@@ -61,4 +62,30 @@ state_lost() {
   kill_party_1 "$WORK/party-1-fresh" "$@"
   wait_for "$WORK/party-1-restarted.log" "has no state for round" 120
   echo "refused: $(grep -o 'has no state for round [0-9]*' "$WORK/party-1-restarted.log" | head -n 1)"
+}
+
+# sim_equals S ROUNDS COORDINATOR_FLAGS...: the same seeded run (a) through fedmf-coordinator and S
+# fedmf-client --party=KIND:I/S processes keyed by --insecure_noise_seed=SEED and (b) in fedmf-sim
+# --parties=KIND:S (SIM, the binary; its parties keyed by --seed=SEED) must end with
+# byte-identical checkpoints (model, ledger, rounds). fedmf-sim reads --data for the
+# coordinator's --eval_data, and --preset=paper as start_coordinator gives it.
+sim_equals() {
+  local s="$1" rounds="$2"
+  shift 2
+  local sim_flags=() flag
+  for flag in "$@"; do [[ "$flag" == --eval_data=* ]] || sim_flags+=("$flag"); done
+  start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "$@" --seed="$SEED" \
+    --rounds="$rounds" --wait_for_users="$s" --state_dir="$WORK/net"
+  local i
+  for ((i = 0; i < s; i++)); do
+    start_party "$i" "$s" "$WORK/party-$i.log" --insecure_noise_seed="$SEED"
+  done
+  finished "$rounds"
+  "$SIM" --preset=paper --data="$DATA" "${sim_flags[@]}" --seed="$SEED" --rounds="$rounds" --parties="$KIND:$s" \
+    --state_dir="$WORK/sim" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
+  grep -q " event=sim_start .* parties=$KIND:$s " "$WORK/sim.log" || fail "sim: not $s parties"
+  grep -q "event=training_end rounds=$rounds " "$WORK/sim.log" || fail "sim: not $rounds rounds"
+  cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
+  echo "checkpoints identical ($(stat -c %s "$WORK/sim/checkpoint.pb") bytes);" \
+    "sim $(field wall_s "$(grep ' event=sim_summary ' "$WORK/sim.log")") s"
 }

@@ -10,6 +10,8 @@
 #                once (a round the kill broke is retried), which a party without its item
 #                embeddings could not do
 #   state_lost   the same kill, restarted WITHOUT its state: the party refuses to contribute
+#   sim_equals   3 parties, SecAgg, noisy steps, the parties' noise keyed by --seed: fedmf-sim
+#                --parties=vfl:3 ends with the networked run's checkpoint, byte for byte
 # Waits are bounded by progress lines (the coordinator's rounds), each with a generous cap.
 # Every process started here is killed on exit.
 set -euo pipefail
@@ -17,13 +19,15 @@ BUILD="$1"
 CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
+SIM="$BUILD/tools/sim/fedmf-sim"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
 source "$(dirname "$0")/party_test_lib.sh"
 processes_init vfl
 KIND=vfl
 
 DATA="synthetic:users=80,items=60,per_user=20,min_per_user=10,seed=5"
-SPLIT=(--split=holdout:0.1 --split_seed=2)
+SEED=2
+SPLIT=(--split=holdout:0.1 --split_seed="$SEED")
 # --rounds is T + 1 (T syncs, then the final stage); the parties' item embeddings never reach the
 # coordinator, so its federated evaluation stays off (the final round measures the test error).
 RUN=(--algorithm=vfl-sgdmf --eval_data="$DATA" "${SPLIT[@]}" --eval_every=0 --epsilon=0
@@ -50,6 +54,7 @@ case "$CASE" in
 
   kill_resume) kill_resume "${RUN[@]}" --vfl_parties=2 ;;
   state_lost) state_lost "${RUN[@]}" --vfl_parties=2 ;;
+  sim_equals) sim_equals 3 6 "${RUN[@]}" --vfl_parties=3 ;;
   *)
     echo "unknown case $CASE" >&2
     exit 2

@@ -4,21 +4,28 @@
 // thread each, host the users. Every user's noise is keyed from (--seed, participant id), so a run
 // is reproducible and equals a networked run whose clients use --insecure_noise_seed=--seed.
 // Stage deadlines (--stage_timeout_s) count only time in which no simulated client is computing.
+// With --parties=KIND:N the client processes are N silo parties instead of users, each as
+// fedmf-client --party=KIND:I/N --insecure_noise_seed=--seed hosts it; an algorithm that cannot
+// run with the hosting is refused before any round (hosting.h).
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "client/party_spec.h"
+#include "common/algorithms/registry.h"
 #include "common/mf/model_io.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "tools/sim/hosting.h"
 #include "tools/sim/progress_clock.h"
 #include "tools/sim/simulation.h"
 
@@ -28,6 +35,15 @@ ABSL_FLAG(std::string, data, "synthetic",
 ABSL_FLAG(int, client_processes, 0,
           "simulated client processes, one worker thread each, user u in process u % N "
           "(0: the hardware threads, or 8 if unknown)");
+ABSL_FLAG(std::string, parties, "",
+          "host N silo parties instead of users (cross-silo algorithms, e.g. hfl-sgdmf and "
+          "vfl-sgdmf): KIND:N with KIND hfl, vfl or vfl-genre as fedmf-client's --party, party I "
+          "holding the shard fedmf-client --party=KIND:I/N holds; one client process each "
+          "(excludes --client_processes); N must be the run's number of parties "
+          "(--hfl_parties, --vfl_parties)");
+ABSL_FLAG(std::string, item_genres, "",
+          "--parties=vfl-genre: the MovieLens 100K u.item with each movie's genre flags (default: "
+          "the u.item beside --data=ml-100k:DIR/u.data)");
 ABSL_FLAG(int64_t, evaluate_every, 1,
           "score the model on the test part after every N-th round and after the last (0: never)");
 ABSL_FLAG(bool, plain_sum, false,
@@ -62,7 +78,35 @@ int ClientProcesses() {
   return hardware == 0 ? 8 : static_cast<int>(hardware);
 }
 
+// --parties, parsed; empty for users. InvalidArgument for a bad value, with
+// --client_processes, or --item_genres without --parties=vfl-genre:N.
+absl::StatusOr<std::vector<client::PartySpec>> PartiesFromFlags() {
+  const std::string flag = absl::GetFlag(FLAGS_parties);
+  std::vector<client::PartySpec> parties;
+  if (!flag.empty()) {
+    absl::StatusOr<std::vector<client::PartySpec>> parsed = client::ParseParties(flag);
+    if (!parsed.ok()) return parsed.status();
+    parties = *std::move(parsed);
+    if (const int n = absl::GetFlag(FLAGS_client_processes); n != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--parties=", flag, " hosts one client process per party; drop --client_processes=", n));
+    }
+  }
+  if (!absl::GetFlag(FLAGS_item_genres).empty() &&
+      (parties.empty() || parties[0].kind != client::PartySpec::Kind::kVerticalByGenre)) {
+    return absl::InvalidArgumentError("--item_genres is read by --parties=vfl-genre:N only");
+  }
+  return parties;
+}
+
 absl::Status Simulate() {
+  // The hosting is checked first: a run that cannot train ends before the data is loaded.
+  absl::StatusOr<std::vector<client::PartySpec>> parties = PartiesFromFlags();
+  if (!parties.ok()) return parties.status();
+  const std::string parties_flag = absl::GetFlag(FLAGS_parties);
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = server::AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
+  if (absl::Status s = CheckHosting(**algorithm, *parties, parties_flag); !s.ok()) return s;
   const std::string spec = absl::GetFlag(FLAGS_data);
   absl::StatusOr<data::TrainTest> loaded = server::LoadSplitFromFlags(spec);
   if (!loaded.ok()) return loaded.status();
@@ -91,6 +135,9 @@ absl::Status Simulate() {
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateFromFlags(train->num_users(), train->num_items(), summed_noise);
   if (!state.ok()) return state.status();
+  absl::StatusOr<v1::RoundPlan> first_plan = state->updater->Plan();
+  if (!first_plan.ok()) return first_plan.status();
+  if (absl::Status s = CheckPartyCount(*first_plan, *parties, parties_flag); !s.ok()) return s;
   if (absl::GetFlag(FLAGS_setup_only)) return absl::OkStatus();
   // The run's seed: --seed, or the resumed checkpoint's (a resumed run restarts the users' noise
   // streams, so it differs from an uninterrupted one).
@@ -113,16 +160,20 @@ absl::Status Simulate() {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
-  const int processes = ClientProcesses();
+  const int processes = parties->empty() ? ClientProcesses() : static_cast<int>(parties->size());
   EventLine("sim_start")
       .Add("data", spec)
       .Add("users", train->num_users())
       .Add("items", train->num_items())
       .Add("client_processes", processes)
+      .Add("parties", parties->empty() ? "none" : parties_flag)
       .Add("noise_seed", noise_seed);
   absl::StatusOr<SimulationReport> report = RunSimulation(
       coordinator, train,
       SimulationOptions{.client_processes = processes,
+                        .parties = *parties,
+                        .item_genres = absl::GetFlag(FLAGS_item_genres),
+                        .data_spec = spec,
                         .noise_seed = noise_seed,
                         .enrollment_token = kEnrollmentToken,
                         .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
@@ -166,8 +217,9 @@ int main(int argc, char** argv) {
   fedmf::InitFlagsOnlyCommandLine(
       argc, argv,
       fedmf::server::UsageWithAlgorithms(
-          "fedmf-sim [--data=SPEC --client_processes=N --algorithm=NAME --rounds=T --seed=S "
-          "...]: federated training (coordinator, clients, SecAgg) in one process, no network;\n"
+          "fedmf-sim [--data=SPEC --client_processes=N|--parties=KIND:N --algorithm=NAME "
+          "--rounds=T --seed=S ...]: federated training (coordinator, clients, SecAgg) in one "
+          "process, no network;\n"
           "every user's noise is keyed from --seed (reproducible experiments, not a private "
           "deployment)"));
   return fedmf::ExitCode(fedmf::sim::Simulate());

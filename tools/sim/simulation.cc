@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/participant_host.h"
+#include "client/party_spec.h"
 #include "common/algorithms/factor_scorer.h"
 #include "common/algorithms/registry.h"
 #include "tools/sim/in_process_client.h"
@@ -33,20 +35,29 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
   const int32_t users = train->num_users();
   if (users < 1) return absl::InvalidArgumentError("the dataset has no users");
   SimulationReport report;
-  report.client_processes = std::min(options.client_processes, users);
+  report.client_processes = options.parties.empty()
+                                ? std::min(options.client_processes, users)
+                                : static_cast<int>(options.parties.size());
   const auto setup = Clock::now();
   std::vector<std::unique_ptr<InProcessClient>> clients;
   for (int i = 0; i < report.client_processes; ++i) {
-    std::vector<int32_t> shard;
-    for (int32_t u = i; u < users; u += report.client_processes) shard.push_back(u);
-    absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host =
-        client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
+    absl::StatusOr<std::unique_ptr<client::ParticipantHost>> host;
+    std::string name;
+    if (options.parties.empty()) {
+      std::vector<int32_t> shard;
+      for (int32_t u = i; u < users; u += report.client_processes) shard.push_back(u);
+      host = client::ParticipantHost::Create(train, shard, options.test, options.noise_seed);
+      name = absl::StrCat("sim-", i, "/", report.client_processes);
+    } else {
+      host = client::HostParty(options.parties[i], options.item_genres, options.data_spec, *train,
+                               options.test.get(), options.noise_seed);
+      name = absl::StrCat("sim-party-", i, "/", report.client_processes);
+    }
     if (!host.ok()) return host.status();
     if (options.plain_sum) (*host)->AllowSimulationPlainSum();
     (*host)->set_max_download_bytes(options.max_download_bytes);
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
-        coordinator, std::move(*host), absl::StrCat("sim-", i, "/", report.client_processes),
-        options.enrollment_token, options.clock);
+        coordinator, std::move(*host), name, options.enrollment_token, options.clock);
     if (!c.ok()) return c.status();
     clients.push_back(std::move(*c));
   }

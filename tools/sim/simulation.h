@@ -4,15 +4,19 @@
 // result is the networked run's for the same seeds and cohorts (tests/integration/runtime_test.sh
 // sim_*), whatever N or the thread timing. Built on a ProgressClock (progress_clock.h) that the
 // clients are given, the coordinator's stage deadlines wait on the clients' progress, not the wall
-// clock: a slow round completes instead of timing out.
+// clock: a slow round completes instead of timing out. With silo parties (options.parties) the
+// client processes are the parties instead, party I hosted as fedmf-client --party=KIND:I/N hosts
+// it (client::HostParty): the networked party run's result for the same seeds.
 #ifndef FEDMF_TOOLS_SIM_SIMULATION_H_
 #define FEDMF_TOOLS_SIM_SIMULATION_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/party_spec.h"
 #include "common/algorithms/algorithm.h"
 #include "common/data/ratings_dataset.h"
 #include "common/mf/factor_model.h"
@@ -23,7 +27,13 @@
 namespace fedmf::sim {
 
 struct SimulationOptions {
-  int client_processes = 8;  // N worker threads (at most one per user)
+  int client_processes = 8;  // N worker threads (at most one per user); unused with parties
+  // Silo parties to host instead of users (client/party_spec.h), one client process each; empty:
+  // the users. `item_genres` and `data_spec` are fedmf-client's --item_genres and --data, read by
+  // vfl-genre parties.
+  std::vector<client::PartySpec> parties;
+  std::string item_genres;
+  std::string data_spec;
   uint64_t noise_seed = 1;   // dp::Rng(noise_seed, id) per participant: reproducible, NOT private
   std::string enrollment_token;  // the coordinator's
   // The test part of the split: users score the model on it in federated evaluation rounds
@@ -45,9 +55,9 @@ struct SimulationReport {
   v1::StatusResponse status;  // the coordinator's Status() at the end
 };
 
-// Registers every user of `train` with `coordinator` and runs it (Coordinator::Run) to the end;
+// Registers every user of `train` (or each of options.parties) with `coordinator` and runs it (Coordinator::Run) to the end;
 // `coordinator.Stop()` from another thread ends it early. InvalidArgument for fewer than one
-// client process or an empty dataset; the coordinator's refusals and Run's errors otherwise.
+// client process or an empty dataset; HostParty's errors for a party; the coordinator's refusals and Run's errors otherwise.
 absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
                                                std::shared_ptr<const data::RatingsDataset> train,
                                                const SimulationOptions& options);

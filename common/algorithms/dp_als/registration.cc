@@ -15,6 +15,7 @@ const AlgorithmRegistrar kRegistrar({
     .doc = "DP-ALS: federated private alternating least squares (Chien et al. 2021): users solve "
            "their own factors, the item side from noisy secure sums of per-item statistics",
     // DPMF-RP's evaluation: the results compare the two.
+    .hosting = Hosting::kUsers,
     .ranking = metrics::kDpmfRpRanking,
     .make_contributor = AsFactory<Contributor>(&DpAlsContributor::Create),
     .restore_updater = AsFactory<Updater>(&DpAlsUpdater::Restore),

@@ -15,6 +15,7 @@ const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "baseline: item popularity counted once through SecAgg with distributed discrete "
            "Gaussian noise, at most --popularity_max_items items per user (docs/algorithms.md)",
+    .hosting = Hosting::kUsers,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&DpPopularityContributor::Create),
     .restore_updater = AsFactory<Updater>(&DpPopularityUpdater::Restore),

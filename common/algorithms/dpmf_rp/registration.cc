@@ -16,6 +16,7 @@ const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "DPMF-RP: matrix factorization, sparse random projection of the item gradients, "
            "PBM / Gaussian / distributed discrete Gaussian / no noise, Adam on the server",
+    .hosting = Hosting::kUsers,
     .ranking = metrics::kDpmfRpRanking,
     .make_contributor = AsFactory<Contributor>(&DpmfRpContributor::Create),
     .restore_updater = AsFactory<Updater>(&DpmfRpUpdater::Restore),

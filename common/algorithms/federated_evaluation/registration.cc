@@ -15,6 +15,7 @@ const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "metric sums of another algorithm's model over a cohort's test ratings, secure-summed "
            "(the coordinator's evaluation phase, --eval_every; not a training algorithm)",
+    .hosting = Hosting::kUsersOrParties,
     .ranking = {},  // unused: each plan carries the evaluated algorithm's
     .make_contributor = AsFactory<Contributor>(&FederatedEvaluationContributor::Create),
     .restore_updater = nullptr,

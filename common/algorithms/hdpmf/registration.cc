@@ -16,6 +16,7 @@ const AlgorithmRegistrar kRegistrar({
     .doc = "HDPMF (Hu and Fang, heterogeneous-DP MF): item gradients with distributed Laplace "
            "noise shares through SecAgg; paper mode (stretching, per rating) or sound mode "
            "(per user, beta_i-scaled clip)",
+    .hosting = Hosting::kUsers,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&HdpmfContributor::Create),
     .restore_updater = AsFactory<Updater>(&HdpmfUpdater::Restore),

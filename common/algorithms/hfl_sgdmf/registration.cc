@@ -15,6 +15,7 @@ const AlgorithmRegistrar kRegistrar({
     .doc = "HFL-SGDMF (Li et al., VLDB 2022): s HFL parties (fedmf-client --party=hfl:I/S) "
            "average their DP-SGD item embeddings (--hfl_mode=syn-sgd: sum their noisy gradients "
            "every step); user embeddings stay with their party",
+    .hosting = Hosting::kHorizontalParties,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&HflSgdmfContributor::Create),
     .restore_updater = AsFactory<Updater>(&HflSgdmfUpdater::Restore),

@@ -14,6 +14,7 @@ namespace {
 AlgorithmDefinition Definition(absl::string_view name, std::string doc) {
   return {.name = std::string(name),
           .doc = std::move(doc),
+          .hosting = Hosting::kUsers,
           .ranking = {.top_n = 10, .relevance_threshold = 4},
           .make_contributor = AsFactory<Contributor>(&LdpGdContributor::Create),
           .restore_updater = AsFactory<Updater>(&LdpGdUpdater::Restore)};

@@ -13,6 +13,7 @@ const AlgorithmRegistrar kRegistrar(
      .doc = "LFL-SGDMF (FMF privacy paper, Sec. 6): every user pre-trains u_i on the device, then "
             "sends one rating's item gradient plus Gaussian noise through SecAgg; the survivors "
             "replace most of that noise in a second phase (two-phase dropout-tolerant noise)",
+     .hosting = Hosting::kUsers,
      .ranking = {.top_n = 10, .relevance_threshold = 4},
      .make_contributor = AsFactory<Contributor>(&LflSgdmfContributor::Create),
      .restore_updater = AsFactory<Updater>(&LflSgdmfUpdater::Restore)});

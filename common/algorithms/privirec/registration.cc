@@ -16,6 +16,7 @@ const AlgorithmRegistrar kRegistrar({
     .doc = "PriviRec: item degrees and the normalized Gram matrix as secure sums over a fixed "
            "population, each client scoring with a graph filter (--privirec_filter)",
     // The graph filters' papers: Recall@20 and NDCG@20 over every unseen item, implicit feedback.
+    .hosting = Hosting::kUsers,
     .ranking = {.top_n = 20, .relevance_threshold = 1},
     .make_contributor = AsFactory<Contributor>(&PriviRecContributor::Create),
     .restore_updater = AsFactory<Updater>(&PriviRecUpdater::Restore),

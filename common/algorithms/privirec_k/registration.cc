@@ -16,6 +16,7 @@ const AlgorithmRegistrar kRegistrar({
     .doc = "PriviRec-k: item degrees and L steps of the distributed power method as secure sums "
            "over a fixed population, each client scoring with GF-CF from the rank-k basis",
     // The graph filters' papers: Recall@20 and NDCG@20 over every unseen item, implicit feedback.
+    .hosting = Hosting::kUsers,
     .ranking = {.top_n = 20, .relevance_threshold = 1},
     .make_contributor = AsFactory<Contributor>(&PriviRecKContributor::Create),
     .restore_updater = AsFactory<Updater>(&PriviRecKUpdater::Restore),

@@ -16,6 +16,7 @@ const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "TEST-ONLY contract probe: local-DP item popularity (k-ary RR) in two phases, "
            "participant state, silo parties, own budgets (docs/algorithms.md)",
+    .hosting = Hosting::kUsersOrParties,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&ProbeContributor::Create),
     .restore_updater = AsFactory<Updater>(&ProbeUpdater::Restore),

@@ -14,6 +14,7 @@ const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "VFL-SGDMF (Li et al., VLDB 2022): s VFL parties (fedmf-client --party=vfl:I/S) "
            "average their DP-SGD user embeddings; item embeddings stay with their party",
+    .hosting = Hosting::kVerticalParties,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&VflSgdmfContributor::Create),
     .restore_updater = AsFactory<Updater>(&VflSgdmfUpdater::Restore),

@@ -52,6 +52,31 @@ TEST(PartySpecTest, RefusesMalformedSpecsNamingTheProblem) {
   }
 }
 
+TEST(PartySpecTest, PartiesAreEveryPartyOfTheFederation) {
+  const std::vector<PartySpec> parties = ParseParties("vfl-genre:3").value();
+  ASSERT_EQ(parties.size(), 3u);
+  for (int32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(parties[i].kind, PartySpec::Kind::kVerticalByGenre);
+    EXPECT_EQ(parties[i].party, i);
+    EXPECT_EQ(parties[i].num_parties, 3);
+  }
+  EXPECT_EQ(HostingOf(ParseParties("hfl:1").value()[0].kind),
+            algorithms::Hosting::kHorizontalParties);
+  EXPECT_EQ(HostingOf(PartySpec::Kind::kVertical), algorithms::Hosting::kVerticalParties);
+  EXPECT_EQ(HostingOf(PartySpec::Kind::kVerticalByGenre), algorithms::Hosting::kVerticalParties);
+  const std::pair<absl::string_view, absl::string_view> refused[] = {
+      {"hfl:0", "N < 1"},
+      {"lfl:2", "unknown kind 'lfl'"},
+      {"vfl", "no ':'"},
+      {"vfl:0/2", "N is not an integer"}};
+  for (const auto& [text, problem] : refused) {
+    EXPECT_EQ(ParseParties(text).status().message(),
+              absl::StrCat("--parties must be KIND:N with KIND hfl, vfl or vfl-genre and N >= 1, "
+                           "got '",
+                           text, "': ", problem));
+  }
+}
+
 TEST(PartySpecTest, GenreFileIsGivenOrBesideTheMovieLensRatings) {
   EXPECT_EQ(ItemGenresPath("/g/u.item", "synthetic").value(), "/g/u.item");
   EXPECT_EQ(ItemGenresPath("", "ml-100k:/d/ml-100k/u.data?min=1&max=5").value(),

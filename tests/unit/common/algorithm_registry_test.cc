@@ -21,6 +21,7 @@ AlgorithmDefinition Fake(absl::string_view name) {
   const std::string tag(name);
   return {.name = tag,
           .doc = absl::StrCat("fake algorithm ", tag),
+          .hosting = Hosting::kUsers,
           .ranking = {.top_n = 20, .relevance_threshold = 1},
           .make_contributor =
               [tag](const v1::RoundPlan&) -> absl::StatusOr<std::unique_ptr<Contributor>> {

@@ -31,6 +31,7 @@ constexpr char kOther[] = "setup-test-other";
 const algorithms::AlgorithmRegistrar kOtherRegistrar({
     .name = kOther,
     .doc = "another algorithm",
+    .hosting = algorithms::Hosting::kUsers,
     .ranking = {.top_n = 20, .relevance_threshold = 3.5},
     .make_contributor = [](const v1::RoundPlan& plan) { return algorithms::MakeContributor(plan); },
     .restore_updater =

@@ -78,6 +78,9 @@ Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& cho
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = client_processes,
+                                      .parties = {},
+                                      .item_genres = "",
+                                      .data_spec = "",
                                       .noise_seed = noise_seed,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
@@ -129,6 +132,9 @@ TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = 3,
+                                      .parties = {},
+                                      .item_genres = "",
+                                      .data_spec = "",
                                       .noise_seed = 7,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
@@ -194,6 +200,9 @@ TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
   absl::StatusOr<SimulationReport> report =
       RunSimulation(coordinator, data,
                     SimulationOptions{.client_processes = 2,
+                                      .parties = {},
+                                      .item_genres = "",
+                                      .data_spec = "",
                                       .noise_seed = 1,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
@@ -213,6 +222,9 @@ TEST(SimulationTest, MoreProcessesThanUsersIsCappedAtOneUserEach) {
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = 100,
+                                      .parties = {},
+                                      .item_genres = "",
+                                      .data_spec = "",
                                       .noise_seed = 1,
                                       .enrollment_token = kToken,
                                       .test = nullptr,
@@ -227,6 +239,9 @@ TEST(SimulationTest, RefusalsAndBadOptionsAreErrors) {
   auto coordinator = MakeCoordinator();
   EXPECT_EQ(RunSimulation(*coordinator, data,
                           SimulationOptions{.client_processes = 2,
+                                            .parties = {},
+                                            .item_genres = "",
+                                            .data_spec = "",
                                             .enrollment_token = "wrong",
                                             .test = nullptr,
                                             .plain_sum = false})
@@ -235,6 +250,9 @@ TEST(SimulationTest, RefusalsAndBadOptionsAreErrors) {
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(RunSimulation(*coordinator, data,
                           SimulationOptions{.client_processes = 0,
+                                            .parties = {},
+                                            .item_genres = "",
+                                            .data_spec = "",
                                             .enrollment_token = kToken,
                                             .test = nullptr,
                                             .plain_sum = false})
