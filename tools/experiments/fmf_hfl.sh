@@ -3,7 +3,7 @@
 # HFL-SGDMF (--hfl_mode=pretrain-u) against train-both, HFL-synSGD (syn-sgd) and non-private
 # local-only training, s parties in process (fedmf-central --model=hfl-sgdmf), per user, before
 # and after stage-3 fine-tuning. One CSV line per run in OUT/hfl.csv; fmf_hfl_summary.py turns it
-# and the baselines of OUT/runs.csv (tools/experiments/fmf.sh baselines) into the tables.
+# and the baselines of OUT/runs.csv (tools/experiments/run.py fmf --only baselines) into the tables.
 #
 #   tools/experiments/fmf_hfl.sh [--data=PATH] [--out=DIR] [--build=DIR] [--seeds=N]
 #                                [--parties="10 40"] [--epsilons="0.5 1 2 5"] [--lrs="..."]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The HFL-SGDMF tables of docs/results/fmf.md (Figs. 8-9) from tools/experiments/fmf_hfl.sh's
-hfl.csv, next to the baselines and the non-private central reference of runs.csv (fmf.sh).
+hfl.csv, next to the baselines and the non-private central reference of runs.csv (run.py fmf).
 
     tools/experiments/fmf_hfl_summary.py [docs/results/fmf/hfl.csv] [docs/results/fmf/runs.csv]
 
@@ -13,7 +13,8 @@ import csv
 import sys
 from collections import defaultdict
 
-from fmf_summary import stats
+import results
+from tables import fmf_runs, mean_std3
 
 LABELS = {
     "pretrain-u": "HFL-SGDMF (pre-train U)",
@@ -39,8 +40,7 @@ def main():
     hfl = [r for r in rows_all if r["group"] == "runs" and
            tuned.get((r["mode"], r["parties"]), (None, r["lr"]))[1] == r["lr"]]
     networked = [r for r in rows_all if r["group"] in ("networked", "networked-in-process")]
-    with open(runs_path, newline="") as f:
-        runs = list(csv.DictReader(f))
+    runs = fmf_runs(results.read(runs_path))
     groups = defaultdict(list)
     for r in hfl:
         groups[(int(r["parties"]), r["mode"])].append(r)
@@ -52,7 +52,7 @@ def main():
         for e in epsilons:
             # local-only adds no noise: its one figure stands in every column.
             sel = [r for r in selected if r["mode"] == "local-only" or float(r["epsilon"]) == e]
-            out.append(stats([float(r[metric]) for r in sel]))
+            out.append(mean_std3([float(r[metric]) for r in sel]))
         return out
 
     for metric, name in (("test_mse_after", "after fine-tuning (Fig. 9; Fig. 8 right)"),
@@ -66,12 +66,12 @@ def main():
             print(f"| {s} | {LABELS[mode]} | {seeds} | " + " | ".join(cells(selected, metric)) + " |")
         reference = [r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
                      and r["unit"] == "rating" and float(r["epsilon"]) == 0]
-        rows = [("central non-private SGD, embedding clipping (fmf.sh fig4, eps 0)", reference)]
+        rows = [("central non-private SGD, embedding clipping (run.py fmf fig4, eps 0)", reference)]
         for model in ("global-mean", "user-mean", "popularity"):
             rows.append((f"baseline: {model}",
                          [r for r in runs if r["group"] == "baselines" and r["method"] == model]))
         for label, sel in rows:
-            cell = stats([float(r["test_mse"]) for r in sel])
+            cell = mean_std3([float(r["test_mse"]) for r in sel])
             print(f"| - | {label} | {len(sel)} | " + " | ".join([cell] * len(epsilons)) + " |")
 
     print("\n### Rates and privacy (seed 1): ours composes all T T' = 1000 noisy steps of a "
@@ -122,7 +122,7 @@ def main():
                   f"{float(r['train_s']):.0f} |")
         for r in runs:
             if r["group"] == "baselines" and r["seed"] == "1":
-                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - | - |")
+                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']:.6f} | - | - |")
 
 
 if __name__ == "__main__":

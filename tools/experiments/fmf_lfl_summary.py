@@ -11,7 +11,7 @@ import csv
 import os
 import sys
 
-from fmf_summary import stats
+from tables import mean_std3
 
 EPSILONS = ["0.5", "1", "2", "5"]
 BASELINES = [("global-mean", "global-mean"), ("user-mean", "user-mean"),
@@ -66,16 +66,16 @@ def fig10(rows):
                           ("lfl-sgdmf", "LFL-SGDMF, two-phase, omega 0.3, T = 10"),
                           ("gd-dr", "GD-DR (eps-LDP, k = 10)")]:
         if method == "stage1-only":
-            cells = [stats(mses(rows, "fig10", method))] * len(EPSILONS)
+            cells = [mean_std3(mses(rows, "fig10", method))] * len(EPSILONS)
         else:
-            cells = [stats(mses(rows, "fig10", method, e)) for e in EPSILONS]
+            cells = [mean_std3(mses(rows, "fig10", method, e)) for e in EPSILONS]
         out.append([label] + cells)
-    none = stats(mses(rows, "fig10", "lfl-none"))
+    none = mean_std3(mses(rows, "fig10", "lfl-none"))
     out.append([f"LFL-SGDMF non-private (lr {chosen_lr(rows, 'lfl-none', '0')}), T = 10"] +
                [none] * len(EPSILONS))
     for model, label in BASELINES:
         out.append([f"baseline: {label}"] +
-                   [stats(mses(rows, "baselines", model, seeds=seeds))] * len(EPSILONS))
+                   [mean_std3(mses(rows, "baselines", model, seeds=seeds))] * len(EPSILONS))
     print(table(["method"] + [f"eps = {e}" for e in EPSILONS], out))
     print("\nLearning rate of LFL-SGDMF chosen on seed 1 (lowest test MSE; seed 1 is not in the "
           "table above), and seed 1's test MSE at each rate:\n")

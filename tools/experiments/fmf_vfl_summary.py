@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The VFL-SGDMF tables of docs/results/fmf.md (Figs. 6-7) from tools/experiments/fmf.sh's vfl.csv,
-next to the baselines and the central run (s = 1) of runs.csv.
+next to the baselines and the central run (s = 1) of runs.csv (run.py fmf).
 
     tools/experiments/fmf_vfl_summary.py [docs/results/fmf/vfl.csv] [docs/results/fmf/runs.csv]
                                          [docs/results/fmf/vfl_privacy.csv]
@@ -13,7 +13,8 @@ import csv
 import sys
 from collections import defaultdict
 
-from fmf_summary import stats
+import results
+from tables import fmf_runs, mean_std3
 
 
 def label(partition, s, t, tp, group, lrs=None):
@@ -51,8 +52,7 @@ def main():
         not r["group"].endswith("-tuned") or
         r["lr"] == rates.get((r["group"][:-1], r["partition"], r["parties"], r["T"], r["Tp"],
                               r["epsilon"])))]
-    with open(runs_path, newline="") as f:
-        runs = list(csv.DictReader(f))
+    runs = fmf_runs(results.read(runs_path))
     by_setting = defaultdict(list)
     for r in vfl:
         key = (r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"], r["group"])
@@ -65,7 +65,7 @@ def main():
     head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
 
     def row(label, selected, metric):
-        cells = [stats([float(r[metric]) for r in selected if float(r["epsilon"]) == e])
+        cells = [mean_std3([float(r[metric]) for r in selected if float(r["epsilon"]) == e])
                  for e in epsilons]
         print(f"| {label} | " + " | ".join(cells) + " |")
 
@@ -80,7 +80,7 @@ def main():
         row("central DP-SGD, s = 1 (Fig. 4 runs)", central, metric)
         for model in ("global-mean", "user-mean", "popularity"):
             sel = [r for r in runs if r["group"] == "baselines" and r["method"] == model]
-            cell = stats([float(r[metric]) for r in sel])
+            cell = mean_std3([float(r[metric]) for r in sel])
             print(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
 
     print("\n### Privacy of the VFL runs (seed 1): ours (every step composed) and the paper's\n")

@@ -8,10 +8,13 @@ The commands of one sweep point run in order in one worker (a later one may read
 one wrote); --jobs runs points side by side. A command whose `requires` files are absent is
 skipped with a message, like the real datasets that are not on every machine; one whose
 `creates` file exists is skipped silently (a lock per file keeps two points from making it at
-once).
+once). A command whose experiment has `choose` columns gets their values from the CSV just
+before it runs (results.lowest; RunError when no row qualifies), and its experiment's points start
+only after every point of the experiments before it has finished.
 """
 import collections
 import concurrent.futures
+import dataclasses
 import os
 import shlex
 import subprocess
@@ -75,6 +78,31 @@ def rows_of(command, lines, log):
     return rows
 
 
+def resolve(command, rows):
+    """The command with its chosen columns filled in from rows (the CSV's)."""
+    if not command.choices:
+        return command
+    chosen = {}
+    for name, choice in command.choices.items():
+        value = results.lowest(rows, choice.where, choice.lowest, name)
+        if value is None:
+            raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
+                           f"{describe_where(choice.where)} to choose {name} from: run the "
+                           "experiment that makes them first")
+        chosen["{" + name + "}"] = value
+
+    def fill(text):
+        for placeholder, value in chosen.items():
+            text = text.replace(placeholder, value)
+        return text
+    return dataclasses.replace(
+        command, args=[fill(a) for a in command.args], row={c: fill(v) for c, v in command.row.items()}, choices={})
+
+
+def describe_where(where):
+    return " ".join(f"{c}={v}" for c, v in where.items())
+
+
 _creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it
 
 
@@ -118,15 +146,25 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
     points = collections.defaultdict(list)
     for command in todo:
         points[command.point].append(command)
+    stages = []  # lists of points; a stage starts at each experiment that chooses
+    for key, commands in points.items():
+        if not stages or (commands[0].choices and key[0] != stages[-1][-1][0].point[0]):
+            stages.append([])
+        stages[-1].append(commands)
+    csv_path = os.path.join(out, csv_name)
     done = [0]
     lock = threading.Lock()  # the CSV and the count are shared by the workers
 
     def point(commands):
         written = 0
         for command in commands:
+            if command.choices:
+                with lock:
+                    command = resolve(command, results.read(csv_path)
+                                      if os.path.exists(csv_path) else [])
             rows, seconds = _execute(command, build, logs)
             with lock:
-                results.append(os.path.join(out, csv_name), columns, rows)
+                results.append(csv_path, columns, rows)
                 done[0] += 1
                 took = f"{seconds:.1f} s" if seconds is not None else f"{command.creates} exists"
                 progress(f"[{done[0]}/{len(todo)}] {command.experiment} {command.log_name} "
@@ -136,13 +174,14 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 
     written = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(point, commands) for commands in points.values()]
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                written += future.result()
-            except RunError:
-                pool.shutdown(cancel_futures=True)  # start no more points: they would be wasted
-                raise
+        for stage in stages:
+            futures = [pool.submit(point, commands) for commands in stage]
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    written += future.result()
+                except RunError:
+                    pool.shutdown(cancel_futures=True)  # start no more points: wasted
+                    raise
     return written
 
 

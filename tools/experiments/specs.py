@@ -32,6 +32,12 @@ A spec has:
                 with those columns taken from the line, e.g. one fold_done line a fold) and
                 optional `divide_by` (the value is the integer part of the number over it,
                 e.g. 1024 for KiB to MiB).
+                An experiment may also have `choose` (column -> { where = {column -> template},
+                lowest = metric }): that column's value is chosen at run time, from the rows the
+                CSV holds then, as the one of the row with the lowest `lowest` metric among those
+                whose columns match `where` (results.lowest; e.g. the learning rate a tuning
+                experiment found best); "{column}" in the experiment's templates is that value.
+                Such an experiment starts once every experiment before it has finished.
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
@@ -44,7 +50,8 @@ import tomllib
 
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
-_EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
+_EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
+_CHOOSE = {"where", "lowest"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract"}
 _EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
 
@@ -74,6 +81,13 @@ class Command:
     point: tuple  # (experiment, point): the commands of a point run in order, one after another
     creates: str  # a file the command writes; it is skipped when the file exists
     time: bool  # run under /usr/bin/time for the peak RSS
+    choices: dict  # column -> Choice; "{column}" in args and row until resolved
+
+
+@dataclasses.dataclass
+class Choice:
+    where: dict  # column -> rendered value the row must have
+    lowest: str  # the metric whose lowest value wins
 
 
 @dataclasses.dataclass
@@ -119,7 +133,12 @@ class Spec:
             axes[axis] = values
         for number_of_point, point in enumerate(itertools.product(*axes.values())):
             scope = dict(self.params, **dict(zip(axes, point)))
+            choose = experiment.get("choose", {})
+            scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
+            choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
+                                     for c, t in choice["where"].items()}, choice["lowest"])
+                       for name, choice in choose.items()}
             row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
@@ -154,7 +173,8 @@ class Spec:
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
                               requires, log_name.replace("/", "_").replace(":", "_"),
-                              (index, number_of_point), creates, command.get("time", False))
+                              (index, number_of_point), creates, command.get("time", False),
+                              choices)
 
 
 def _label(value):
@@ -231,6 +251,11 @@ def load(path, overrides=()):
         missing = [c for c in raw["columns"] if c not in experiment["row"]]
         if missing:
             raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        for name, choice in experiment.get("choose", {}).items():
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
+            strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
+            if strange:
+                raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
         for j, command in enumerate(experiment["command"]):
             _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
             for name in command.get("use", []):

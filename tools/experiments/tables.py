@@ -580,3 +580,103 @@ def scale(rows):
                          f"| {cell(m, 'rmse', '.3f')} | "
                          + (f"{pop:.4f}" if pop is not None else "-") + " |")
     return "\n".join(lines)
+
+
+_FMF_METHODS = {"embedding": "embedding clipping (Pi)", "gradient-1": "gradient clipping C = 1",
+                "gradient-10": "gradient clipping C = 10",
+                "gradient-50": "gradient clipping C = 50"}
+_FMF_BASELINES = ["global-mean", "user-mean", "popularity"]
+
+
+def fmf_runs(rows):
+    """The runs of specs/fmf.toml's CSV, one dict a run: its labels and metrics, the values as
+    floats, and test_mse, the square of test_rmse (the paper's metric) to 6 decimals, as the
+    page's figures were computed. fmf_*_summary.py read the baselines and central runs from it."""
+    by_run = {}
+    for row in rows:
+        key = tuple(row[c] for c in ("group", "method", "unit", "epsilon", "lr", "seed"))
+        run = by_run.setdefault(key, {c: row[c] for c in
+                                      ("group", "method", "unit", "epsilon", "lr", "seed")})
+        run[row["metric"]] = float(row["value"])
+        if row["metric"] == "test_rmse":
+            run["test_mse"] = round(float(row["value"]) ** 2, 6)
+    return list(by_run.values())
+
+
+def mean_std3(values):
+    """"mean ± sample std" to 3 decimals (0 for one value), "-" for none: the cells of fmf.md."""
+    if not values:
+        return "-"
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.3f} ± {std:.3f}"
+
+
+def fmf(rows):
+    """docs/results/fmf.md, central part: test MSE and RMSE as mean ± sample std over seeds of
+    the baselines, the non-private reference, Fig. 4 per unit (rows: clipping methods, columns:
+    epsilon, 0 = no noise; the baselines the same in every column), the rates chosen, and the
+    privacy figures of the seed-1 embedding-clipping runs."""
+    runs = fmf_runs(rows)
+    fig4 = defaultdict(list)  # (unit, method, epsilon) -> runs
+    for run in runs:
+        if run["group"] == "fig4":
+            fig4[(run["unit"], run["method"], float(run["epsilon"]))].append(run)
+    lr = {key: selected[-1]["lr"] for key, selected in fig4.items()}
+    epsilons = sorted({key[2] for key in fig4})
+    baselines = {m: [r for r in runs if r["group"] == "baselines" and r["method"] == m]
+                 for m in _FMF_BASELINES}
+    head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
+    rule = "|---|" + "---|" * len(epsilons)
+
+    def row(label, selected, metric):
+        return f"| {label} | {len(selected)} | {mean_std3([r[metric] for r in selected])} | "
+
+    lines = ["### Baselines and the non-private reference (test MSE, RMSE; mean ± std over "
+             "seeds)", "", "| model | seeds | test MSE | test RMSE |", "|---|---|---|---|"]
+    lines += [f"| {model} | {len(sel)} | {mean_std3([r['test_mse'] for r in sel])} | "
+              f"{mean_std3([r['test_rmse'] for r in sel])} |" for model, sel in baselines.items()]
+    references = [("non-private SGD, embedding clipping, 10000 steps (lr {lr})",
+                   [r for r in runs if r["group"] == "reference"])]
+    for unit, label in (("rating", "all ratings"), ("user", "trimmed to theta = 10 per user")):
+        references.append((f"non-private SGD, embedding clipping ({label}; lr {{lr}})",
+                           fig4.get((unit, "embedding", 0.0), [])))
+    lines += [f"| {label.format(lr=sel[0]['lr'])} | {len(sel)} | "
+              f"{mean_std3([r['test_mse'] for r in sel])} | "
+              f"{mean_std3([r['test_rmse'] for r in sel])} |" for label, sel in references if sel]
+    out = ["\n".join(lines)]
+
+    def metric_table(unit, metric):
+        lines = [f"| method | {head} |", rule]
+        for method, label in _FMF_METHODS.items():
+            lines.append(f"| {label} | " + " | ".join(
+                mean_std3([r[metric] for r in fig4.get((unit, method, e), [])])
+                for e in epsilons) + " |")
+        for model, sel in baselines.items():
+            cell = mean_std3([r[metric] for r in sel])
+            lines.append(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
+        return "\n".join(lines)
+
+    for unit, title in (("rating", "per rating"), ("user", "per user (theta = 10)")):
+        out.append(f"### Fig. 4, {title}: test MSE (mean ± std over seeds), (epsilon, 1e-5)-DP")
+        out.append(metric_table(unit, "test_mse"))
+        out.append(f"Test RMSE, {title}:")
+        out.append(metric_table(unit, "test_rmse"))
+        out.append(f"Learning rate chosen by the lowest training MSE on seed 1, {title}:")
+        out.append("\n".join([f"| method | {head} |", rule] + [
+            f"| {label} | " + " | ".join(lr.get((unit, method, e), "-") for e in epsilons) + " |"
+            for method, label in _FMF_METHODS.items()]))
+
+    lines = ["### Privacy of the embedding-clipping runs (seed 1; every run: 1000 noisy steps, "
+             "eta = 0.01, delta = 1e-5)", "",
+             "| unit | epsilon budget | z | epsilon spent (ours, all steps) | Delta ours | "
+             "Delta paper | c1 of Prop. 2 for our z |", "|---|---|---|---|---|---|---|"]
+    for unit in ("rating", "user"):
+        for e in epsilons:
+            sel = [r for r in fig4.get((unit, "embedding", e), []) if r["seed"] == "1"]
+            if e and sel:
+                r = sel[0]
+                lines.append(f"| {unit} | {e:g} | {r['z']:.4f} | {r['epsilon_spent']:.4f} | "
+                             f"{r['sensitivity']:.2f} | {r['paper_sensitivity']:.2f} | "
+                             f"{r['paper_c1']:.3f} |")
+    out.append("\n".join(lines))
+    return "\n\n".join(out)

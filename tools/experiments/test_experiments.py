@@ -103,6 +103,12 @@ class SpecsTest(unittest.TestCase):
         self.assert_error(MINIMAL.replace(', seed = "{seed}" }', ' }'), [], "row lacks", "seed")
         self.assert_error(MINIMAL.replace("[params]", "[params"), [], "spec.toml")
 
+    def test_choose_names_a_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"choose.lr: lr not among columns"):
+                specs.load(write_spec(d, MINIMAL.replace(
+                    'row = {', 'choose = { lr = { where = {}, lowest = "f1" } }\nrow = {')))
+
     def test_unknown_experiment_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
             spec = specs.load(write_spec(d, MINIMAL))
@@ -133,6 +139,15 @@ class RunsTest(unittest.TestCase):
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
 
+    def test_lowest_picks_the_column_of_the_best_matching_row(self):
+        rows = [dict(group=g, lr=lr, seed="1", metric=m, value=v) for g, lr, m, v in [
+            ("tune", "0.1", "train_mse", "nan"), ("tune", "0.2", "train_mse", "0.5"),
+            ("tune", "0.3", "train_mse", ""), ("tune", "0.4", "train_mse", "0.5"),
+            ("tune", "0.5", "test_mse", "0.1"), ("other", "0.6", "train_mse", "0.1")]]
+        self.assertEqual(results.lowest(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
+        self.assertEqual(results.lowest(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
+        self.assertIsNone(results.lowest(rows, {"group": "none"}, "train_mse", "lr"))
+
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "runs.csv")
@@ -152,6 +167,22 @@ class CommittedSpecsTest(unittest.TestCase):
                 self.assertTrue(spec.commands())
                 for command in spec.commands():
                     runs.argv(command, "build")
+
+    def test_committed_runs_are_at_the_values_their_spec_chooses(self):
+        for path in SPECS:
+            spec = specs.load(path)
+            choosing = [e["name"] for e in spec.experiments if "choose" in e]
+            if not choosing:
+                continue
+            rows = results.read(os.path.join(ROOT, spec.csv))
+            for command in spec.commands(choosing):
+                labels = {c: v for c, v in command.row.items() if c not in command.choices}
+                found = {r[c] for r in rows if all(r[k] == v for k, v in labels.items())
+                         for c in command.choices}
+                if found:
+                    with self.subTest(spec=os.path.basename(path), row=labels):
+                        chosen = runs.resolve(command, rows).row
+                        self.assertEqual(found, {chosen[c] for c in command.choices})
 
     def test_tables_reproduce_the_pages(self):
         for path in SPECS:
@@ -217,6 +248,64 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
         self.assertIn("/nonexistent not found", messages[0])
 
 
+    CHOOSING = """
+description = "test"
+csv = "out/runs.csv"
+columns = ["group", "lr"]
+[[experiment]]
+name = "tune"
+sweep = { lr = ["0.1", "0.2", "0.3"] }
+row = { group = "tune", lr = "{lr}" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { lr = "{lr}" }
+extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
+[[experiment]]
+name = "final"
+sweep = { seed = [1, 2] }
+choose = { lr = { where = { group = "tune" }, lowest = "loss" } }
+row = { group = "final-{seed}", lr = "{lr}" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { lr = "{lr}", seed = "{seed}" }
+extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
+"""
+
+    def fake_loss_binary(self, directory):
+        """A fedmf-central whose loss is |lr - 0.2| + 1, which logs its arguments."""
+        fake = os.path.join(directory, "build", "tools", "fedmf-central")
+        os.makedirs(os.path.dirname(fake))
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
+                    'lr="${1#--lr=}"\n'
+                    'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
+                    'print 1 + (d < 0 ? -d : d) }\')"\n')
+        os.chmod(fake, 0o755)
+        return os.path.join(directory, "build")
+
+    def test_a_choosing_experiment_runs_after_the_others_with_their_best_value(self):
+        with tempfile.TemporaryDirectory() as d:
+            build = self.fake_loss_binary(d)
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.CHOOSING), [f"out={out}"])
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 3, lambda _: None)
+            with open(os.path.join(build, "tools", "calls")) as f:
+                calls = f.read().splitlines()
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual(sorted(calls[:3]), ["--lr=0.1", "--lr=0.2", "--lr=0.3"])
+        self.assertEqual(sorted(calls[3:]), ["--lr=0.2 --seed=1", "--lr=0.2 --seed=2"])
+        self.assertEqual(sorted((r["group"], r["lr"]) for r in rows if r["group"] != "tune"),
+                         [("final-1", "0.2"), ("final-2", "0.2")])
+
+    def test_choosing_without_the_rows_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            build = self.fake_loss_binary(d)
+            spec = specs.load(write_spec(d, self.CHOOSING))
+            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune"):
+                runs.run(spec.commands(["final"]), build, d, "runs.csv", spec.columns, 1,
+                         lambda _: None)
+
+
 class RunTest(unittest.TestCase):
     def test_dry_run_prints_the_commands(self):
         out = io.StringIO()
@@ -225,6 +314,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(out.getvalue().splitlines(), [
             f"nice -n 10 /b/tools/fedmf-central --data=ml-100k:/data/u.data --model={m} "
             "--seed=7 --plain_sum" for m in ("als", "popularity")])
+
+    def test_dry_run_says_what_a_placeholder_will_be(self):
+        out = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(out):
+            run.main([write_spec(d, RunnerTest.CHOOSING), "--only", "final", "--dry-run",
+                      "--build", "/b"])
+        self.assertEqual(out.getvalue().splitlines()[0],
+                         "nice -n 10 /b/tools/fedmf-central '--lr={lr}' --seed=1"
+                         "  # {lr}: lowest loss where group=tune")
 
 
 if __name__ == "__main__":
