@@ -122,7 +122,7 @@ def main():
                   f"{float(r['train_s']):.0f} |")
         for r in runs:
             if r["group"] == "baselines" and r["seed"] == "1":
-                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']:.6f} | - | - |")
+                print(f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - | - |")
 
 
 if __name__ == "__main__":

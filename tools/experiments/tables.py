@@ -10,6 +10,8 @@ import csv
 import math
 import os
 import statistics
+
+import results
 from collections import defaultdict
 
 
@@ -589,17 +591,18 @@ _FMF_BASELINES = ["global-mean", "user-mean", "popularity"]
 
 
 def fmf_runs(rows):
-    """The runs of specs/fmf.toml's CSV, one dict a run: its labels and metrics, the values as
-    floats, and test_mse, the square of test_rmse (the paper's metric) to 6 decimals, as the
-    page's figures were computed. fmf_*_summary.py read the baselines and central runs from it."""
+    """The runs of specs/fmf.toml's CSV, one dict a run: its label columns and its metrics, as
+    the CSV has them (text), and for a central run test_mse, the square of test_rmse (the
+    paper's metric) to 6 decimals, as the page's figures were computed. fmf_*_summary.py read the
+    baselines and central runs from it too."""
     by_run = {}
     for row in rows:
-        key = tuple(row[c] for c in ("group", "method", "unit", "epsilon", "lr", "seed"))
-        run = by_run.setdefault(key, {c: row[c] for c in
-                                      ("group", "method", "unit", "epsilon", "lr", "seed")})
-        run[row["metric"]] = float(row["value"])
-        if row["metric"] == "test_rmse":
-            run["test_mse"] = round(float(row["value"]) ** 2, 6)
+        labels = {c: v for c, v in row.items() if c not in ("metric", "value")}
+        run = by_run.setdefault(tuple(labels.values()), labels)
+        run[row["metric"]] = row["value"]
+    for run in by_run.values():
+        if "test_rmse" in run and "test_mse" not in run:
+            run["test_mse"] = f"{float(run['test_rmse']) ** 2:.6f}"
     return list(by_run.values())
 
 
@@ -628,31 +631,28 @@ def fmf(rows):
     head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
     rule = "|---|" + "---|" * len(epsilons)
 
-    def row(label, selected, metric):
-        return f"| {label} | {len(selected)} | {mean_std3([r[metric] for r in selected])} | "
-
     lines = ["### Baselines and the non-private reference (test MSE, RMSE; mean ± std over "
              "seeds)", "", "| model | seeds | test MSE | test RMSE |", "|---|---|---|---|"]
-    lines += [f"| {model} | {len(sel)} | {mean_std3([r['test_mse'] for r in sel])} | "
-              f"{mean_std3([r['test_rmse'] for r in sel])} |" for model, sel in baselines.items()]
+    lines += [f"| {model} | {len(sel)} | {mean_std3([float(r['test_mse']) for r in sel])} | "
+              f"{mean_std3([float(r['test_rmse']) for r in sel])} |" for model, sel in baselines.items()]
     references = [("non-private SGD, embedding clipping, 10000 steps (lr {lr})",
                    [r for r in runs if r["group"] == "reference"])]
     for unit, label in (("rating", "all ratings"), ("user", "trimmed to theta = 10 per user")):
         references.append((f"non-private SGD, embedding clipping ({label}; lr {{lr}})",
                            fig4.get((unit, "embedding", 0.0), [])))
     lines += [f"| {label.format(lr=sel[0]['lr'])} | {len(sel)} | "
-              f"{mean_std3([r['test_mse'] for r in sel])} | "
-              f"{mean_std3([r['test_rmse'] for r in sel])} |" for label, sel in references if sel]
+              f"{mean_std3([float(r['test_mse']) for r in sel])} | "
+              f"{mean_std3([float(r['test_rmse']) for r in sel])} |" for label, sel in references if sel]
     out = ["\n".join(lines)]
 
     def metric_table(unit, metric):
         lines = [f"| method | {head} |", rule]
         for method, label in _FMF_METHODS.items():
             lines.append(f"| {label} | " + " | ".join(
-                mean_std3([r[metric] for r in fig4.get((unit, method, e), [])])
+                mean_std3([float(r[metric]) for r in fig4.get((unit, method, e), [])])
                 for e in epsilons) + " |")
         for model, sel in baselines.items():
-            cell = mean_std3([r[metric] for r in sel])
+            cell = mean_std3([float(r[metric]) for r in sel])
             lines.append(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
         return "\n".join(lines)
 
@@ -675,8 +675,123 @@ def fmf(rows):
             sel = [r for r in fig4.get((unit, "embedding", e), []) if r["seed"] == "1"]
             if e and sel:
                 r = sel[0]
-                lines.append(f"| {unit} | {e:g} | {r['z']:.4f} | {r['epsilon_spent']:.4f} | "
-                             f"{r['sensitivity']:.2f} | {r['paper_sensitivity']:.2f} | "
-                             f"{r['paper_c1']:.3f} |")
+                lines.append(f"| {unit} | {e:g} | {float(r['z']):.4f} | "
+                             f"{float(r['epsilon_spent']):.4f} | {float(r['sensitivity']):.2f} | "
+                             f"{float(r['paper_sensitivity']):.2f} | {float(r['paper_c1']):.3f} |")
+    out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _vfl_label(partition, s, t, tp, group, lrs=None):
+    split = "genres" if partition == "vfl-genre" else "random"
+    rate = f", lr {lrs} tuned at s = {s}" if group.endswith("-tuned") else ""
+    if group.startswith("vfl-local-only"):
+        return f"local-only (each party alone, T T' = {t * tp} steps), {split}, s = {s}{rate}"
+    return f"VFL-SGDMF, {split}, s = {s}, (T, T') = ({t}, {tp}){rate}"
+
+
+def fmf_vfl(rows):
+    """docs/results/fmf.md, VFL-SGDMF (Figs. 6-7): test MSE and RMSE as mean ± sample std over
+    seeds, a row per setting (partition, s, T x T'; the runs at a tuned rate only at the rate
+    their tuning chose at their budget, results.lowest as run.py chose it), a column per
+    epsilon, next to the central Fig. 4 runs and the baselines; each setting's privacy figures
+    (seed 1); the tuning (train / test MSE, the chosen rate bold); the per-user accounting
+    (vfl-privacy): z and the paper's Theorem 4."""
+    runs = fmf_runs(rows)
+    setting_of = lambda r: (r["partition"], r["parties"], r["T"], r["Tp"], r["epsilon"])
+    tune = [r for r in runs if r["group"] in ("vfl-tune", "vfl-local-only-tune")]
+    rates = {}  # (tune group, partition, s, T, T', epsilon) -> the rate with the lowest train MSE
+    for r in tune:
+        key = (r["group"],) + setting_of(r)
+        if key not in rates:
+            where = dict(zip(("group", "partition", "parties", "T", "Tp", "epsilon"), key))
+            rates[key] = results.lowest(rows, where, "train_mse", "lr")
+    vfl = [r for r in runs if r["group"] in ("vfl", "vfl-local-only") or (
+        r["group"].endswith("-tuned") and r["partition"] and
+        r["lr"] == rates.get((r["group"][:-1],) + setting_of(r)))]
+    by_setting = defaultdict(list)
+    for r in vfl:
+        by_setting[(r["partition"], int(r["parties"]), int(r["T"]), int(r["Tp"]), r["unit"],
+                    r["group"])].append(r)
+    epsilons = sorted({float(r["epsilon"]) for r in vfl})
+    head = " | ".join("no noise" if e == 0 else f"eps = {e:g}" for e in epsilons)
+
+    def rates_by_budget(selected):  # "0.003 / 0.01 / ...": a tuned row's rate at each budget
+        return " / ".join(next((r["lr"] for r in selected if float(r["epsilon"]) == e), "-")
+                          for e in epsilons)
+
+    def row(label, selected, metric):
+        return f"| {label} | " + " | ".join(
+            mean_std3([float(r[metric]) for r in selected if float(r["epsilon"]) == e])
+            for e in epsilons) + " |"
+
+    out = []
+    for metric, name in (("test_mse", "test MSE"), ("test_rmse", "test RMSE")):
+        out.append(f"### VFL-SGDMF per rating: {name} (mean ± std over seeds), "
+                   "(epsilon, 1e-5)-DP")
+        lines = [f"| setting | {head} |", "|---|" + "---|" * len(epsilons)]
+        for (partition, s, t, tp, _, group), selected in sorted(by_setting.items()):
+            lines.append(row(_vfl_label(partition, s, t, tp, group, rates_by_budget(selected)),
+                             selected, metric))
+        lines.append(row("central DP-SGD, s = 1 (Fig. 4 runs)", [
+            r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
+            and r["unit"] == "rating"], metric))
+        for model in _FMF_BASELINES:
+            cell = mean_std3([float(r[metric]) for r in runs
+                              if r["group"] == "baselines" and r["method"] == model])
+            lines.append(f"| baseline: {model} | " + " | ".join([cell] * len(epsilons)) + " |")
+        out.append("\n".join(lines))
+
+    out.append("### Privacy of the VFL runs (seed 1): ours (every step composed) and the "
+               "paper's")
+    out.append("The runs at a rate tuned per setting and budget have the same z and epsilon as "
+               "these.")
+    lines = ["| setting | epsilon budget | lr | z | epsilon ours | epsilon paper (Thm. 3) | "
+             "seconds per run |", "|---|---|---|---|---|---|---|"]
+    for (partition, s, t, tp, _, group), selected in sorted(by_setting.items()):
+        if group.endswith("-tuned"):  # the same z and epsilon: only the rate differs
+            continue
+        kind = "local-only " if group.startswith("vfl-local-only") else ""
+        lines += [f"| {kind}{partition} s = {s} ({t}, {tp}) | {r['epsilon']} | {r['lr']} | "
+                  f"{r['z']} | {r.get('epsilon_ours') or '-'} | "
+                  f"{r.get('epsilon_paper') or '-'} | {float(r['run_s']):.0f} |"
+                  for r in selected if r["seed"] == "1"]
+    out.append("\n".join(lines))
+
+    if tune:
+        lrs = sorted({r["lr"] for r in tune}, key=float)
+        out.append("### Rate tuning (run.py fmf --only vfl-tune): train MSE / test MSE, seed 1")
+        out.append("The rate with the lowest train MSE (bold) at a budget is the one vfl-tuned "
+                   "runs with at that budget.")
+        lines = ["| setting | epsilon | " + " | ".join(f"lr {lr}" for lr in lrs) + " |",
+                 "|---|---|" + "---|" * len(lrs)]
+        by_key = {(r["group"],) + setting_of(r) + (r["lr"],): r for r in reversed(tune)}
+        for key in sorted({(r["group"],) + setting_of(r) for r in tune},
+                          key=lambda k: (int(k[2]), k[1], k[0], float(k[5]), int(k[3]))):
+            cells = []
+            for lr in lrs:
+                r = by_key.get(key + (lr,))
+                cell = f"{float(r['train_mse']):.3f} / {float(r['test_mse']):.3f}" if r else ""
+                cells.append(f"**{cell}**" if cell and lr == rates[key] else cell)
+            group, partition, s, t, tp, eps = key
+            lines.append(f"| {_vfl_label(partition, int(s), int(t), int(tp), group)} | {eps} | "
+                         + " | ".join(cells) + " |")
+        out.append("\n".join(lines))
+
+    privacy = [r for r in runs if r["group"] == "vfl-privacy"]
+    budgets = sorted({float(r["epsilon"]) for r in privacy})
+    out.append("### Per-user privacy of VFL-SGDMF: the paper's Theorem 4 at our calibrated z")
+    out.append("z is calibrated so that our composition of all s (T T' + kappa) = s 1000 steps "
+               "spends exactly the budget; the paper's column is sqrt(s) times one party's "
+               "epsilon at that z.")
+    lines = ["| s | " + " | ".join(f"eps = {e:g}: z, paper" for e in budgets) + " |",
+             "|---|" + "---|" * len(budgets)]
+    for s in sorted({int(r["parties"]) for r in privacy}):
+        cells = []
+        for e in budgets:
+            sel = [r for r in privacy if int(r["parties"]) == s and float(r["epsilon"]) == e]
+            cells.append(f"{float(sel[0]['z']):.3f}, {float(sel[0]['epsilon_paper']):.3f}"
+                         if sel else "-")
+        lines.append(f"| {s} | " + " | ".join(cells) + " |")
     out.append("\n".join(lines))
     return "\n\n".join(out)

@@ -9,6 +9,7 @@ import io
 import os
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -175,13 +176,15 @@ class CommittedSpecsTest(unittest.TestCase):
             if not choosing:
                 continue
             rows = results.read(os.path.join(ROOT, spec.csv))
+            self.addCleanup(os.chdir, os.getcwd())
+            os.chdir(ROOT)  # a choice's csv is relative to the repository, as for run.py
             for command in spec.commands(choosing):
                 labels = {c: v for c, v in command.row.items() if c not in command.choices}
                 found = {r[c] for r in rows if all(r[k] == v for k, v in labels.items())
                          for c in command.choices}
                 if found:
                     with self.subTest(spec=os.path.basename(path), row=labels):
-                        chosen = runs.resolve(command, rows).row
+                        chosen = runs.resolve(command, spec.csv).row
                         self.assertEqual(found, {chosen[c] for c in command.choices})
 
     def test_tables_reproduce_the_pages(self):
@@ -301,9 +304,80 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         with tempfile.TemporaryDirectory() as d:
             build = self.fake_loss_binary(d)
             spec = specs.load(write_spec(d, self.CHOOSING))
-            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune"):
+            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune in "):
                 runs.run(spec.commands(["final"]), build, d, "runs.csv", spec.columns, 1,
                          lambda _: None)
+
+
+class NetworkedTest(unittest.TestCase):
+    """runs.run on a fake fedmf-coordinator and fedmf-client (shell scripts)."""
+
+    SPEC = HEADER + """[[experiment]]
+name = "e"
+sweep = { seed = [1], parties = [2] }
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+binary = "fedmf-coordinator"
+flags = { dir = "DIR", mode = "MODE" }
+parties = { binary = "fedmf-client", count = "{parties}", flags = { coordinator = "127.0.0.1:{port}", party = "p{party}/2" } }
+extract = [{ from = "event=training_end", metrics = { mse = "test_mse" } }]
+"""
+    COORDINATOR = """#!/bin/sh
+dir="${1#--dir=}"
+[ "$2" = --mode=fail ] && exit 3
+echo "event=new_run z=2.5"
+[ "$2" = --mode=hang ] && exec sleep 60
+echo "ts=1 event=listening address=127.0.0.1:0 port=4321"
+for i in $(seq 100); do [ -e "$dir/p1" ] && [ -e "$dir/p0" ] && break; sleep 0.05; done
+echo "event=training_end test_mse=$(ls "$dir"/p? | wc -l)"
+"""
+    CLIENT = """#!/bin/sh
+echo "$@" > "DIR/$(echo "$2" | sed 's/--party=//; s|/2||')"
+echo party "$@"
+"""
+
+    def setup(self, directory, mode, spec_text=None):
+        build = os.path.join(directory, "build")
+        for path, text in (("server/fedmf-coordinator", self.COORDINATOR),
+                           ("client/fedmf-client", self.CLIENT.replace("DIR", directory))):
+            os.makedirs(os.path.dirname(os.path.join(build, path)), exist_ok=True)
+            with open(os.path.join(build, path), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(build, path), 0o755)
+        text = (spec_text or self.SPEC).replace("DIR", directory).replace("MODE", mode)
+        return build, specs.load(write_spec(directory, text))
+
+    def test_the_parties_join_the_coordinators_port(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "run")
+            out = os.path.join(d, "out")
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+            with open(os.path.join(d, "p1")) as f:
+                args = f.read().split()
+            logs = sorted(os.listdir(os.path.join(out, "logs")))
+        self.assertEqual([(r["metric"], r["value"]) for r in rows], [("mse", "2")])
+        self.assertEqual(args, ["--coordinator=127.0.0.1:4321", "--party=p1/2"])
+        self.assertEqual(logs, ["e-1-2-0-party-0.log", "e-1-2-0-party-1.log", "e-1-2-0.log"])
+
+    def test_a_failed_coordinator_names_its_log(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "fail")
+            with self.assertRaisesRegex(runs.RunError, r"exited before a event=listening line"):
+                runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+
+    def test_until_stops_the_coordinator_at_its_line(self):
+        spec_text = self.SPEC.replace(
+            'parties = {', 'until = "event=new_run"\n# parties = {').replace(
+            '"event=training_end", metrics = { mse = "test_mse" }',
+            '"event=new_run", metrics = { z = "z" }')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "hang", spec_text)
+            started = time.monotonic()
+            runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(d, "runs.csv"))
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual([(r["metric"], r["value"]) for r in rows], [("z", "2.5")])
 
 
 class RunTest(unittest.TestCase):
