@@ -95,7 +95,7 @@ def main(argv):
             absent = runs.missing_inputs(command)
             note = f"  # skipped: {', '.join(absent)} not found" if absent else ""
             note += "".join(f"  # {{{name}}}: lowest {c.lowest} where "
-                            f"{runs.describe_where(c.where)}{' in ' + c.csv if c.csv else ''}"
+                            f"{runs.describe_where(c.where)}"
                             for name, c in command.choices.items())
             print(runs.describe(command, args.build) + note)
         return 0

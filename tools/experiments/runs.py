@@ -98,16 +98,14 @@ def rows_of(command, lines, log):
 
 
 def resolve(command, csv_path):
-    """The command with its chosen columns filled in from the rows of csv_path (or of the
-    choice's own csv)."""
+    """The command with its chosen columns filled in from the rows of csv_path."""
+    rows = results.read(csv_path) if os.path.exists(csv_path) else []
     chosen = {}
     for name, choice in command.choices.items():
-        path = choice.csv or csv_path
-        rows = results.read(path) if os.path.exists(path) else []
         value = results.lowest(rows, choice.where, choice.lowest, name)
         if value is None:
             raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
-                           f"{describe_where(choice.where)} in {path} to choose {name} from: run the "
+                           f"{describe_where(choice.where)} in {csv_path} to choose {name} from: run the "
                            "experiment that makes them first")
         chosen["{" + name + "}"] = value
 

@@ -37,8 +37,7 @@ A spec has:
                 CSV holds then, as the one of the row with the lowest `lowest` metric among those
                 whose columns match `where` (results.lowest; e.g. the learning rate a tuning
                 experiment found best); "{column}" in the experiment's templates is that value.
-                Such an experiment starts once every experiment before it has finished; with
-                `csv` (a path) it chooses from that file's rows instead (another spec's).
+                Such an experiment starts once every experiment before it has finished.
 A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
 started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
 client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
@@ -57,7 +56,7 @@ import tomllib
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
-_CHOOSE = {"where", "lowest", "csv"}
+_CHOOSE = {"where", "lowest"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
 _PARTIES = {"binary", "count", "use", "flags"}
 _EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
@@ -104,7 +103,6 @@ class Parties:
 class Choice:
     where: dict  # column -> rendered value the row must have
     lowest: str  # the metric whose lowest value wins
-    csv: str  # the file to choose from ("": the spec's)
 
 
 @dataclasses.dataclass
@@ -154,8 +152,7 @@ class Spec:
             scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
             choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
-                                     for c, t in choice["where"].items()}, choice["lowest"],
-                                    choice.get("csv", ""))
+                                     for c, t in choice["where"].items()}, choice["lowest"])
                        for name, choice in choose.items()}
             row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
@@ -288,7 +285,7 @@ def load(path, overrides=()):
         if missing:
             raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
         for name, choice in experiment.get("choose", {}).items():
-            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, ["where", "lowest"])
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
             strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
             if strange:
                 raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
