@@ -97,15 +97,14 @@ def rows_of(command, lines, log):
     return rows
 
 
-def resolve(command, csv_path):
-    """The command with its chosen columns filled in from the rows of csv_path."""
-    rows = results.read(csv_path) if os.path.exists(csv_path) else []
+def resolve(command, rows):
+    """The command with its chosen columns filled in from rows (the CSV's, results.read)."""
     chosen = {}
     for name, choice in command.choices.items():
         value = results.lowest(rows, choice.where, choice.lowest, name)
         if value is None:
             raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
-                           f"{describe_where(choice.where)} in {csv_path} to choose {name} from: run the "
+                           f"{describe_where(choice.where)} in the CSV to choose {name} from: run the "
                            "experiment that makes them first")
         chosen["{" + name + "}"] = value
 
@@ -229,7 +228,8 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
         for command in commands:
             if command.choices:
                 with lock:
-                    command = resolve(command, csv_path)
+                    command = resolve(command, results.read(csv_path)
+                                      if os.path.exists(csv_path) else [])
             rows, seconds = _execute(command, build, logs)
             with lock:
                 results.append(csv_path, columns, rows)

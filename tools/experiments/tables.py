@@ -795,3 +795,113 @@ def fmf_vfl(rows):
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     out.append("\n".join(lines))
     return "\n\n".join(out)
+
+
+_HFL_METHODS = {"pretrain-u": "HFL-SGDMF (pre-train U)", "train-both": "train-both (vanilla FMF)",
+                "syn-sgd": "HFL-synSGD", "local-only": "local-only, non-private"}
+_HFL_NETWORKED = {
+    ("hfl-networked-in-process", "pretrain-u"): "in process (fedmf-central)",
+    ("hfl-networked", "pretrain-u"):
+        "real processes (fedmf-coordinator + s fedmf-client --party=hfl)",
+    ("hfl-networked-in-process", "syn-sgd"):
+        "HFL-synSGD in process (fedmf-central --hfl_mode=syn-sgd)",
+    ("hfl-networked", "syn-sgd"): "HFL-synSGD, real processes (1001 SecAgg rounds)"}
+
+
+def fmf_hfl(rows):
+    """docs/results/fmf.md, HFL-SGDMF (Figs. 8-9): test MSE after and before fine-tuning as mean
+    ± sample std over seeds, a row per s and method (a run counts only at the rate hfl-tune
+    chose for its method and s, when s was tuned: a wider grid may have moved the rate after it
+    ran), a column per epsilon (local-only's one figure in every column), next to the central
+    non-private reference and the baselines; the rates and privacy of the seed-1 runs; the
+    tuning (train / test MSE after fine-tuning, the chosen rate bold); the networked runs next
+    to their in-process twins and the seed-1 baselines."""
+    runs = fmf_runs(rows)
+    tune = [r for r in runs if r["group"] == "hfl-tune"]
+    tuned = {}  # (method, s) -> the rate with the lowest train MSE
+    for r in tune:
+        key = (r["method"], r["parties"])
+        if key not in tuned:
+            tuned[key] = results.lowest(rows, {"group": "hfl-tune", "method": key[0],
+                                               "parties": key[1]}, "train_mse", "lr")
+    hfl = [r for r in runs if r["group"] == "hfl-runs" and
+           tuned.get((r["method"], r["parties"]), r["lr"]) == r["lr"]]
+    groups = defaultdict(list)
+    for r in hfl:
+        groups[(int(r["parties"]), r["method"])].append(r)
+    epsilons = sorted({float(r["epsilon"]) for r in hfl if float(r["epsilon"]) > 0})
+    head = " | ".join(f"eps = {e:g}" for e in epsilons)
+    order = lambda kv: (kv[0][0], list(_HFL_METHODS).index(kv[0][1]))
+
+    def cells(selected, metric):
+        return [mean_std3([float(r[metric]) for r in selected
+                           if r["method"] == "local-only" or float(r["epsilon"]) == e])
+                for e in epsilons]
+
+    out = []
+    for metric, name in (("test_mse_after", "after fine-tuning (Fig. 9; Fig. 8 right)"),
+                         ("test_mse_before", "before fine-tuning (Fig. 8 left)")):
+        out.append(f"### HFL per user: test MSE {name}, mean ± std over seeds, "
+                   "(epsilon, 1e-5)-DP")
+        lines = [f"| s | method | seeds | {head} |", "|---|---|---|" + "---|" * len(epsilons)]
+        for (s, method), selected in sorted(groups.items(), key=order):
+            lines.append(f"| {s} | {_HFL_METHODS[method]} | {len({r['seed'] for r in selected})}"
+                         " | " + " | ".join(cells(selected, metric)) + " |")
+        references = [("central non-private SGD, embedding clipping (run.py fmf fig4, eps 0)",
+                       [r for r in runs if r["group"] == "fig4" and r["method"] == "embedding"
+                        and r["unit"] == "rating" and float(r["epsilon"]) == 0])]
+        references += [(f"baseline: {model}", [r for r in runs if r["group"] == "baselines"
+                                               and r["method"] == model])
+                       for model in _FMF_BASELINES]
+        for label, sel in references:
+            cell = mean_std3([float(r["test_mse"]) for r in sel])
+            lines.append(f"| - | {label} | {len(sel)} | " + " | ".join([cell] * len(epsilons))
+                         + " |")
+        out.append("\n".join(lines))
+
+    out.append("### Rates and privacy (seed 1): ours composes all T T' = 1000 noisy steps of a "
+               "user's party; Proposition 3 counts T' = 10")
+    lines = ["| s | method | epsilon budget | lr | z | epsilon ours | epsilon paper (Prop. 3) | "
+             "sensitivity ours / paper | seconds |", "|---|---|---|---|---|---|---|---|---|"]
+    for (s, method), selected in sorted(groups.items()):
+        lines += [f"| {s} | {_HFL_METHODS[method]} | "
+                  f"{r['epsilon'] if method != 'local-only' else '-'} | {r['lr']} | "
+                  f"{r.get('z') or '-'} | {r.get('epsilon_ours') or '-'} | "
+                  f"{r.get('epsilon_paper') or '-'} | {r['sensitivity']} / "
+                  f"{r['paper_sensitivity']} | {float(r['train_s']):.0f} |"
+                  for r in selected if r["seed"] == "1"]
+    out.append("\n".join(lines))
+
+    if tune:
+        lrs = sorted({r["lr"] for r in tune}, key=float)
+        out.append("### Rate tuning (run.py fmf --only hfl-tune): train MSE / test MSE after "
+                   "fine-tuning, epsilon = 1, seed 1")
+        out.append("The rate with the lowest train MSE (bold, the paper's rule) is the one the "
+                   "runs use.")
+        lines = ["| s | method | " + " | ".join(f"lr {lr}" for lr in lrs) + " |",
+                 "|---|---|" + "---|" * len(lrs)]
+        for s, method in sorted({(int(r["parties"]), r["method"]) for r in tune},
+                                key=lambda k: (k[0], list(_HFL_METHODS).index(k[1]))):
+            sel = {r["lr"]: r for r in tune if int(r["parties"]) == s and r["method"] == method}
+            cells = []
+            for lr in lrs:
+                r = sel.get(lr)
+                cell = "" if r is None else (f"{float(r['train_mse']):.3f} / "
+                                             f"{float(r['test_mse_after']):.3f}")
+                cells.append(f"**{cell}**" if r is not None and
+                             lr == tuned[(method, str(s))] else cell)
+            lines.append(f"| {s} | {_HFL_METHODS[method]} | " + " | ".join(cells) + " |")
+        out.append("\n".join(lines))
+
+    networked = [r for r in runs if (r["group"], r["method"]) in _HFL_NETWORKED]
+    if networked:
+        lines = ["| run | s | epsilon | lr | z | test MSE before fine-tuning | test MSE after | "
+                 "train MSE after | seconds |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {_HFL_NETWORKED[(r['group'], r['method'])]} | {r['parties']} | "
+                  f"{r['epsilon']} | {r['lr']} | {r['z']} | {r['test_mse_before']} | "
+                  f"{r['test_mse_after']} | {r.get('train_mse') or '-'} | "
+                  f"{float(r['train_s']):.0f} |" for r in networked]
+        lines += [f"| baseline: {r['method']} | - | - | - | - | - | {r['test_mse']} | - | - |"
+                  for r in runs if r["group"] == "baselines" and r["seed"] == "1"]
+        out.append("\n".join(lines))
+    return "\n\n".join(out)

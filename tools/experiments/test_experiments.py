@@ -182,7 +182,7 @@ class CommittedSpecsTest(unittest.TestCase):
                          for c in command.choices}
                 if found:
                     with self.subTest(spec=os.path.basename(path), row=labels):
-                        chosen = runs.resolve(command, os.path.join(ROOT, spec.csv)).row
+                        chosen = runs.resolve(command, rows).row
                         self.assertEqual(found, {chosen[c] for c in command.choices})
 
     def test_tables_reproduce_the_pages(self):
@@ -302,7 +302,7 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         with tempfile.TemporaryDirectory() as d:
             build = self.fake_loss_binary(d)
             spec = specs.load(write_spec(d, self.CHOOSING))
-            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune in "):
+            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune in the CSV"):
                 runs.run(spec.commands(["final"]), build, d, "runs.csv", spec.columns, 1,
                          lambda _: None)
 
