@@ -22,6 +22,7 @@ import concurrent.futures
 import dataclasses
 import os
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -104,8 +105,8 @@ def resolve(command, rows):
         value = results.lowest(rows, choice.where, choice.lowest, name)
         if value is None:
             raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
-                           f"{describe_where(choice.where)} in the CSV to choose {name} from: run the "
-                           "experiment that makes them first")
+                           f"{describe_where(choice.where)} in the CSV to choose {name} from: "
+                           "run the experiment that makes them first")
         chosen["{" + name + "}"] = value
 
     def fill(text):
@@ -113,7 +114,8 @@ def resolve(command, rows):
             text = text.replace(placeholder, value)
         return text
     return dataclasses.replace(
-        command, args=[fill(a) for a in command.args], row={c: fill(v) for c, v in command.row.items()}, choices={})
+        command, args=[fill(a) for a in command.args],
+        row={c: fill(v) for c, v in command.row.items()}, choices={})
 
 
 def describe_where(where):
@@ -190,9 +192,28 @@ def _networked(command, build, log, out):
                        f"see {log[:-len('.log')]}-party-*.log")
     finally:
         for process in [coordinator] + parties:
-            if process.poll() is None:
-                process.terminate()
-                process.wait()
+            _stop(process)
+
+
+def _stop(process):
+    """Stops a process still running, and first its children (a binary under /usr/bin/time)."""
+    if process.poll() is not None:
+        return
+    try:
+        with open(f"/proc/{process.pid}/task/{process.pid}/children") as f:
+            children = [int(pid) for pid in f.read().split()]
+    except OSError:
+        children = []
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    try:
+        process.wait(timeout=5 if children else 0)  # /usr/bin/time ends with its child
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        process.wait()
 
 
 def run(commands, build, out, csv_name, columns, jobs, progress):

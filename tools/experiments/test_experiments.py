@@ -324,6 +324,7 @@ extract = [{ from = "event=training_end", metrics = { mse = "test_mse" } }]
 dir="${1#--dir=}"
 [ "$2" = --mode=fail ] && exit 3
 echo "event=new_run z=2.5"
+echo $$ > "$dir/pid"
 [ "$2" = --mode=hang ] && exec sleep 60
 echo "ts=1 event=listening address=127.0.0.1:0 port=4321"
 for i in $(seq 100); do [ -e "$dir/p1" ] && [ -e "$dir/p0" ] && break; sleep 0.05; done
@@ -363,6 +364,19 @@ echo party "$@"
             build, spec = self.setup(d, "fail")
             with self.assertRaisesRegex(runs.RunError, r"exited before a event=listening line"):
                 runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+
+    def test_a_coordinator_that_never_listens_is_stopped_under_time_too(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "hang", self.SPEC.replace(
+                'binary = "fedmf-coordinator"', 'binary = "fedmf-coordinator"\ntime = true'))
+            listen, runs.LISTEN_TIMEOUT_S = runs.LISTEN_TIMEOUT_S, 1
+            self.addCleanup(setattr, runs, "LISTEN_TIMEOUT_S", listen)
+            with self.assertRaisesRegex(runs.RunError, r"no event=listening line within 1 s"):
+                runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+            with open(os.path.join(d, "pid")) as f:
+                pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
 
     def test_until_stops_the_coordinator_at_its_line(self):
         spec_text = self.SPEC.replace(
