@@ -170,6 +170,9 @@ class CommittedSpecsTest(unittest.TestCase):
                     runs.argv(command, "build")
 
     def test_committed_runs_are_at_the_values_their_spec_chooses(self):
+        """Some committed runs of a choosing experiment are at the value it chooses from the
+        committed rows (runs at a value a later tuning superseded may remain: the tables count
+        only the chosen one)."""
         for path in SPECS:
             spec = specs.load(path)
             choosing = [e["name"] for e in spec.experiments if "choose" in e]
@@ -183,7 +186,7 @@ class CommittedSpecsTest(unittest.TestCase):
                 if found:
                     with self.subTest(spec=os.path.basename(path), row=labels):
                         chosen = runs.resolve(command, rows).row
-                        self.assertEqual(found, {chosen[c] for c in command.choices})
+                        self.assertTrue({chosen[c] for c in command.choices} <= found)
 
     def test_tables_reproduce_the_pages(self):
         for path in SPECS:
