@@ -23,7 +23,8 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the name of one in [extracts]; an
+                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a

@@ -634,7 +634,8 @@ def fmf(rows):
     lines = ["### Baselines and the non-private reference (test MSE, RMSE; mean ± std over "
              "seeds)", "", "| model | seeds | test MSE | test RMSE |", "|---|---|---|---|"]
     lines += [f"| {model} | {len(sel)} | {mean_std3([float(r['test_mse']) for r in sel])} | "
-              f"{mean_std3([float(r['test_rmse']) for r in sel])} |" for model, sel in baselines.items()]
+              f"{mean_std3([float(r['test_rmse']) for r in sel])} |"
+              for model, sel in baselines.items()]
     references = [("non-private SGD, embedding clipping, 10000 steps (lr {lr})",
                    [r for r in runs if r["group"] == "reference"])]
     for unit, label in (("rating", "all ratings"), ("user", "trimmed to theta = 10 per user")):
@@ -642,7 +643,8 @@ def fmf(rows):
                            fig4.get((unit, "embedding", 0.0), [])))
     lines += [f"| {label.format(lr=sel[0]['lr'])} | {len(sel)} | "
               f"{mean_std3([float(r['test_mse']) for r in sel])} | "
-              f"{mean_std3([float(r['test_rmse']) for r in sel])} |" for label, sel in references if sel]
+              f"{mean_std3([float(r['test_rmse']) for r in sel])} |"
+              for label, sel in references if sel]
     out = ["\n".join(lines)]
 
     def metric_table(unit, metric):
@@ -688,6 +690,25 @@ def _vfl_label(partition, s, t, tp, group, lrs=None):
     if group.startswith("vfl-local-only"):
         return f"local-only (each party alone, T T' = {t * tp} steps), {split}, s = {s}{rate}"
     return f"VFL-SGDMF, {split}, s = {s}, (T, T') = ({t}, {tp}){rate}"
+
+
+def _rate_table(tune, head, key_of, keys, label_of, chosen, test_metric):
+    """A tuning table of fmf.md: a row per key (its label_of cells, head their header), a column
+    per rate, "train MSE / test MSE" of the key's first run at that rate, bold at chosen[key]."""
+    lrs = sorted({r["lr"] for r in tune}, key=float)
+    first = {}
+    for r in tune:
+        first.setdefault((key_of(r), r["lr"]), r)
+    lines = [f"| {head} | " + " | ".join(f"lr {lr}" for lr in lrs) + " |",
+             "|---|---|" + "---|" * len(lrs)]
+    for key in keys:
+        cells = []
+        for lr in lrs:
+            r = first.get((key, lr))
+            cell = f"{float(r['train_mse']):.3f} / {float(r[test_metric]):.3f}" if r else ""
+            cells.append(f"**{cell}**" if r and lr == chosen[key] else cell)
+        lines.append(f"| {label_of(key)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def fmf_vfl(rows):
@@ -759,24 +780,15 @@ def fmf_vfl(rows):
     out.append("\n".join(lines))
 
     if tune:
-        lrs = sorted({r["lr"] for r in tune}, key=float)
         out.append("### Rate tuning (run.py fmf --only vfl-tune): train MSE / test MSE, seed 1")
         out.append("The rate with the lowest train MSE (bold) at a budget is the one vfl-tuned "
                    "runs with at that budget.")
-        lines = ["| setting | epsilon | " + " | ".join(f"lr {lr}" for lr in lrs) + " |",
-                 "|---|---|" + "---|" * len(lrs)]
-        by_key = {(r["group"],) + setting_of(r) + (r["lr"],): r for r in reversed(tune)}
-        for key in sorted({(r["group"],) + setting_of(r) for r in tune},
-                          key=lambda k: (int(k[2]), k[1], k[0], float(k[5]), int(k[3]))):
-            cells = []
-            for lr in lrs:
-                r = by_key.get(key + (lr,))
-                cell = f"{float(r['train_mse']):.3f} / {float(r['test_mse']):.3f}" if r else ""
-                cells.append(f"**{cell}**" if cell and lr == rates[key] else cell)
-            group, partition, s, t, tp, eps = key
-            lines.append(f"| {_vfl_label(partition, int(s), int(t), int(tp), group)} | {eps} | "
-                         + " | ".join(cells) + " |")
-        out.append("\n".join(lines))
+        key_of = lambda r: (r["group"],) + setting_of(r)
+        label_of = lambda k: (f"{_vfl_label(k[1], int(k[2]), int(k[3]), int(k[4]), k[0])} | "
+                              f"{k[5]}")
+        out.append(_rate_table(tune, "setting | epsilon", key_of, sorted(
+            {key_of(r) for r in tune}, key=lambda k: (int(k[2]), k[1], k[0], float(k[5]),
+                                                      int(k[3]))), label_of, rates, "test_mse"))
 
     privacy = [r for r in runs if r["group"] == "vfl-privacy"]
     budgets = sorted({float(r["epsilon"]) for r in privacy})
@@ -873,25 +885,14 @@ def fmf_hfl(rows):
     out.append("\n".join(lines))
 
     if tune:
-        lrs = sorted({r["lr"] for r in tune}, key=float)
         out.append("### Rate tuning (run.py fmf --only hfl-tune): train MSE / test MSE after "
                    "fine-tuning, epsilon = 1, seed 1")
         out.append("The rate with the lowest train MSE (bold, the paper's rule) is the one the "
                    "runs use.")
-        lines = ["| s | method | " + " | ".join(f"lr {lr}" for lr in lrs) + " |",
-                 "|---|---|" + "---|" * len(lrs)]
-        for s, method in sorted({(int(r["parties"]), r["method"]) for r in tune},
-                                key=lambda k: (k[0], list(_HFL_METHODS).index(k[1]))):
-            sel = {r["lr"]: r for r in tune if int(r["parties"]) == s and r["method"] == method}
-            cells = []
-            for lr in lrs:
-                r = sel.get(lr)
-                cell = "" if r is None else (f"{float(r['train_mse']):.3f} / "
-                                             f"{float(r['test_mse_after']):.3f}")
-                cells.append(f"**{cell}**" if r is not None and
-                             lr == tuned[(method, str(s))] else cell)
-            lines.append(f"| {s} | {_HFL_METHODS[method]} | " + " | ".join(cells) + " |")
-        out.append("\n".join(lines))
+        key_of = lambda r: (r["method"], r["parties"])
+        out.append(_rate_table(tune, "s | method", key_of, sorted(
+            {key_of(r) for r in tune}, key=lambda k: (int(k[1]), list(_HFL_METHODS).index(k[0]))),
+            lambda k: f"{k[1]} | {_HFL_METHODS[k[0]]}", tuned, "test_mse_after"))
 
     networked = [r for r in runs if (r["group"], r["method"]) in _HFL_NETWORKED]
     if networked:

@@ -305,7 +305,8 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         with tempfile.TemporaryDirectory() as d:
             build = self.fake_loss_binary(d)
             spec = specs.load(write_spec(d, self.CHOOSING))
-            with self.assertRaisesRegex(runs.RunError, r"final: no row with loss where group=tune in the CSV"):
+            with self.assertRaisesRegex(runs.RunError,
+                                        r"final: no row with loss where group=tune in the CSV"):
                 runs.run(spec.commands(["final"]), build, d, "runs.csv", spec.columns, 1,
                          lambda _: None)
 
