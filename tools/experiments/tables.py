@@ -906,3 +906,84 @@ def fmf_hfl(rows):
                   for r in runs if r["group"] == "baselines" and r["seed"] == "1"]
         out.append("\n".join(lines))
     return "\n\n".join(out)
+
+
+_LFL_EPSILONS = ["0.5", "1", "2", "5"]
+
+
+def fmf_lfl(rows):
+    """docs/results/fmf.md, LFL-SGDMF (Fig. 10): test MSE as mean ± sample std over the seeds
+    with every lfl-fig10 run (a run stopped midway leaves a seed incomplete), a row per method
+    (stage 1 only, the non-private run and the baselines the same in every column), a column
+    per epsilon; the rates chosen on seed 1 (lowest test MSE) and seed 1's test MSE at each; the
+    privacy of the seed-2 LFL-SGDMF runs."""
+    runs = [r for r in fmf_runs(rows) if r["group"].startswith("lfl-")]
+    wanted = {("stage1-only", "0"), ("lfl-none", "0")} | {
+        (m, e) for m in ("lfl-sgdmf", "gd-dr") for e in _LFL_EPSILONS}
+    have = defaultdict(set)
+    for r in runs:
+        if r["group"] == "lfl-fig10":
+            have[r["seed"]].add((r["method"], r["epsilon"]))
+    seeds = sorted(seed for seed, done in have.items() if wanted <= done)
+    runs = [r for r in runs if r["group"] != "lfl-fig10" or r["seed"] in seeds]
+
+    def mses(group, method, eps=None, in_seeds=None):
+        return [float(r["test_mse"]) for r in runs if r["group"] == group and
+                r["method"] == method and (eps is None or r["epsilon"] == eps) and
+                (in_seeds is None or r["seed"] in in_seeds)]
+
+    def tune(method, eps):
+        return [r for r in runs if r["group"] == "lfl-tune" and r["method"] == method and
+                (eps is None or r["epsilon"] == eps)]
+
+    def chosen(method, eps):
+        return results.lowest(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
+                              "test_rmse", "lr") or "-"
+
+    def table(header, body):
+        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
+                         ["| " + " | ".join(row) + " |" for row in body])
+
+    body = []
+    for method, label in [("stage1-only", "LFL stage 1 only (V_0, no federated phase)"),
+                          ("lfl-sgdmf", "LFL-SGDMF, two-phase, omega 0.3, T = 10"),
+                          ("gd-dr", "GD-DR (eps-LDP, k = 10)")]:
+        if method == "stage1-only":
+            body.append([label] + [mean_std3(mses("lfl-fig10", method))] * len(_LFL_EPSILONS))
+        else:
+            body.append([label] + [mean_std3(mses("lfl-fig10", method, e))
+                                   for e in _LFL_EPSILONS])
+    body.append([f"LFL-SGDMF non-private (lr {chosen('lfl-none', '0')}), T = 10"] +
+                [mean_std3(mses("lfl-fig10", "lfl-none"))] * len(_LFL_EPSILONS))
+    for model, label in [("global-mean", "global-mean"), ("user-mean", "user-mean"),
+                         ("popularity", "popularity (item mean)")]:
+        body.append([f"baseline: {label}"] + [mean_std3(mses(
+            "lfl-baselines", model, in_seeds=seeds))] * len(_LFL_EPSILONS))
+    out = [f"### Fig. 10 on ML-100K: test MSE (mean ± std over seeds {', '.join(seeds)}), "
+           "(epsilon, 1e-5)-DP per user",
+           table(["method"] + [f"eps = {e}" for e in _LFL_EPSILONS], body),
+           "Learning rate of LFL-SGDMF chosen on seed 1 (lowest test MSE; seed 1 is not in the "
+           "table above), and seed 1's test MSE at each rate:"]
+    lrs = sorted({r["lr"] for r in tune("lfl-sgdmf", None)}, key=float)
+    body = []
+    for e in _LFL_EPSILONS:
+        cells = []
+        for lr in lrs:
+            v = [float(r["test_mse"]) for r in tune("lfl-sgdmf", e) if r["lr"] == lr]
+            cells.append(f"{v[0]:.4f}" if v else "-")
+        body.append([e, chosen("lfl-sgdmf", e)] + cells)
+    out.append(table(["epsilon", "chosen"] + [f"lr {lr}" for lr in lrs], body))
+    none = sorted(tune("lfl-none", None), key=lambda r: float(r["lr"]))
+    out.append("Non-private LFL on seed 1: " + ", ".join(
+        f"lr {r['lr']}: {float(r['test_mse']):.4f}" for r in none) + ".")
+    out.append("Privacy of the LFL-SGDMF runs (seed 2): sigma of the sum and the ledger's "
+               "epsilon")
+    body = []
+    for e in _LFL_EPSILONS:
+        sel = [r for r in runs if r["group"] == "lfl-fig10" and r["method"] == "lfl-sgdmf" and
+               r["epsilon"] == e]
+        if sel:
+            body.append([e, f"{float(sel[0]['noise_std']):.1f}", sel[0]["epsilon_spent"]])
+    out.append(table(["budget", "sigma (per coordinate of the sum)", "epsilon spent (ledger)"],
+                     body))
+    return "\n\n".join(out)
