@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The LFL-SGDMF tables of docs/results/fmf.md (Fig. 10, dropouts, Fig. 2's communication).
+"""The LFL-SGDMF dropout table and Fig. 2's communication table of docs/results/fmf.md.
 
-Reads DIR/lfl.csv (tools/experiments/fmf_lfl.sh: baselines, tune, fig10), DIR/lfl_dropout.csv
-(its dropout group) and DIR/comm.csv (tools/experiments/fmf_comm.sh); a missing file's tables
-are left out. Prints Markdown.
+Reads DIR/lfl_dropout.csv (tools/experiments/fmf_lfl.sh dropout) and DIR/comm.csv
+(tools/experiments/fmf_comm.sh); a missing file's table is left out. Prints Markdown. (Fig. 10's
+tables are `tools/experiments/run.py fmf --table`.)
 
   tools/experiments/fmf_lfl_summary.py [DIR]   (default docs/results/fmf)
 """
@@ -11,11 +11,7 @@ import csv
 import os
 import sys
 
-from fmf_summary import stats
 
-EPSILONS = ["0.5", "1", "2", "5"]
-BASELINES = [("global-mean", "global-mean"), ("user-mean", "user-mean"),
-             ("popularity", "popularity (item mean)")]
 # ML-100K and the paper's p; the paper's Fig. 2 dataset (ML10M) for its byte figures.
 N_USERS, N_ITEMS, RANK = 943, 1682, 20
 PAPER_N, PAPER_M, PAPER_VFL_MB, PAPER_MP_MB = 69878, 10677, 5.6, 1.7
@@ -32,77 +28,6 @@ def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
-
-
-def mses(rows, group, method, eps=None, seeds=None):
-    return [float(r["test_mse"]) for r in rows if r["group"] == group and r["method"] == method
-            and (eps is None or r["epsilon"] == eps) and (seeds is None or r["seed"] in seeds)
-            and r["test_mse"]]
-
-
-def chosen_lr(rows, method, eps):
-    tune = [r for r in rows if r["group"] == "tune" and r["method"] == method and r["epsilon"] == eps]
-    return min(tune, key=lambda r: float(r["test_mse"]))["lr"] if tune else "-"
-
-
-def complete_seeds(rows):
-    """The seeds with every Fig. 10 run (a run stopped midway leaves a seed incomplete)."""
-    wanted = {("stage1-only", "0"), ("lfl-none", "0")} | {
-        (m, e) for m in ("lfl-sgdmf", "gd-dr") for e in EPSILONS}
-    runs = {}
-    for r in rows:
-        if r["group"] == "fig10":
-            runs.setdefault(r["seed"], set()).add((r["method"], r["epsilon"]))
-    return sorted(seed for seed, have in runs.items() if wanted <= have)
-
-
-def fig10(rows):
-    seeds = complete_seeds(rows)
-    rows = [r for r in rows if r["group"] != "fig10" or r["seed"] in seeds]
-    print(f"### Fig. 10 on ML-100K: test MSE (mean ± std over seeds {', '.join(seeds)}), "
-          "(epsilon, 1e-5)-DP per user\n")
-    out = []
-    for method, label in [("stage1-only", "LFL stage 1 only (V_0, no federated phase)"),
-                          ("lfl-sgdmf", "LFL-SGDMF, two-phase, omega 0.3, T = 10"),
-                          ("gd-dr", "GD-DR (eps-LDP, k = 10)")]:
-        if method == "stage1-only":
-            cells = [stats(mses(rows, "fig10", method))] * len(EPSILONS)
-        else:
-            cells = [stats(mses(rows, "fig10", method, e)) for e in EPSILONS]
-        out.append([label] + cells)
-    none = stats(mses(rows, "fig10", "lfl-none"))
-    out.append([f"LFL-SGDMF non-private (lr {chosen_lr(rows, 'lfl-none', '0')}), T = 10"] +
-               [none] * len(EPSILONS))
-    for model, label in BASELINES:
-        out.append([f"baseline: {label}"] +
-                   [stats(mses(rows, "baselines", model, seeds=seeds))] * len(EPSILONS))
-    print(table(["method"] + [f"eps = {e}" for e in EPSILONS], out))
-    print("\nLearning rate of LFL-SGDMF chosen on seed 1 (lowest test MSE; seed 1 is not in the "
-          "table above), and seed 1's test MSE at each rate:\n")
-    lrs = sorted({r["lr"] for r in rows if r["group"] == "tune" and r["method"] == "lfl-sgdmf"},
-                 key=float)
-    tune_rows = []
-    for e in EPSILONS:
-        cells = []
-        for lr in lrs:
-            v = [float(r["test_mse"]) for r in rows if r["group"] == "tune" and
-                 r["method"] == "lfl-sgdmf" and r["epsilon"] == e and r["lr"] == lr]
-            cells.append(f"{v[0]:.4f}" if v else "-")
-        tune_rows.append([e, chosen_lr(rows, "lfl-sgdmf", e)] + cells)
-    none_lrs = sorted({r["lr"] for r in rows if r["group"] == "tune" and r["method"] == "lfl-none"},
-                      key=float)
-    print(table(["epsilon", "chosen"] + [f"lr {lr}" for lr in lrs], tune_rows))
-    print("\nNon-private LFL on seed 1: " + ", ".join(
-        f"lr {lr}: {float(r['test_mse']):.4f}" for lr in none_lrs for r in rows
-        if r["group"] == "tune" and r["method"] == "lfl-none" and r["lr"] == lr) + ".")
-    print("\nPrivacy of the LFL-SGDMF runs (seed 2): sigma of the sum and the ledger's epsilon\n")
-    priv = []
-    for e in EPSILONS:
-        r = [r for r in rows if r["group"] == "fig10" and r["method"] == "lfl-sgdmf" and
-             r["epsilon"] == e]
-        if r:
-            priv.append([e, f"{float(r[0]['noise_std']):.1f}", r[0]["epsilon_spent"]])
-    print(table(["budget", "sigma (per coordinate of the sum)", "epsilon spent (ledger)"], priv))
 
 
 def dropout(rows):
@@ -150,10 +75,9 @@ def communication(rows):
 
 def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else "docs/results/fmf"
-    lfl = read(os.path.join(directory, "lfl.csv"))
     drop = read(os.path.join(directory, "lfl_dropout.csv"))
     comm = read(os.path.join(directory, "comm.csv"))
-    for rows, fn in [(lfl, fig10), (drop, dropout), (comm, communication)]:
+    for rows, fn in [(drop, dropout), (comm, communication)]:
         if rows:
             fn(rows)
             print()

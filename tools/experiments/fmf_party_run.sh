@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One VFL-SGDMF or HFL-SGDMF run through real processes on 127.0.0.1 (a fedmf-coordinator and S
-# fedmf-client --party processes), for tools/experiments/fmf.sh's vfl group and fmf_comm.sh.
+# fedmf-client --party processes), for tools/experiments/fmf_comm.sh and one-off runs
+# (run.py fmf runs the VFL and HFL experiments itself).
 # Prints one CSV line:
 #   test_mse,test_rmse,test_ratings,z,epsilon_ours,epsilon_paper,run_s,train_mse
 # (train_mse: the parties' MSE on their training ratings at the end, HFL after fine-tuning: the

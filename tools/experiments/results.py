@@ -4,8 +4,12 @@ The label columns are the spec's `columns` (e.g. group,dataset,seed); rows are a
 finish, so a rerun adds rows and a summary decides which of repeated measurements counts.
 append(path, columns, rows) writes the header when the file is new and refuses a file whose
 header differs (a different family's file); read(path) -> list of dicts, in file order.
+lowest(rows, where, metric, column) -> the `column` of the row with the lowest numeric `metric`
+among the rows whose columns have the values of `where` (a NaN or empty value never wins; the
+first row wins a tie), or None when there is none.
 """
 import csv
+import math
 import os
 
 
@@ -33,3 +37,17 @@ def append(path, columns, rows):
 def read(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def lowest(rows, where, metric, column):
+    best = None
+    for row in rows:
+        if row["metric"] != metric or any(row[c] != v for c, v in where.items()):
+            continue
+        try:
+            value = float(row["value"])
+        except ValueError:
+            continue
+        if not math.isnan(value) and (best is None or value < best[0]):
+            best = (value, row[column])
+    return best and best[1]

@@ -8,12 +8,21 @@ The commands of one sweep point run in order in one worker (a later one may read
 one wrote); --jobs runs points side by side. A command whose `requires` files are absent is
 skipped with a message, like the real datasets that are not on every machine; one whose
 `creates` file exists is skipped silently (a lock per file keeps two points from making it at
-once).
+once). A command whose experiment has `choose` columns gets their values from the CSV just
+before it runs (results.lowest; RunError when no row qualifies), and its experiment's points start
+only after every point of the experiments before it has finished.
+A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner waits for its
+`event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
+next to its own, `-party-N.log`), waits for it to end and then for them (PARTY_TIMEOUT_S, then
+they are stopped); with `until`, it stops the coordinator once such a line is logged. A party
+still running when the coordinator fails is stopped.
 """
 import collections
 import concurrent.futures
+import dataclasses
 import os
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -27,7 +36,11 @@ BINARIES = {
     "fedmf-central": "tools/fedmf-central",
     "fedmf-data": "tools/fedmf-data",
     "fedmf-compare-models": "tools/fedmf-compare-models",
+    "fedmf-coordinator": "server/fedmf-coordinator",
+    "fedmf-client": "client/fedmf-client",
 }
+LISTEN_TIMEOUT_S = 30
+PARTY_TIMEOUT_S = 60
 
 
 class RunError(Exception):
@@ -35,13 +48,23 @@ class RunError(Exception):
 
 
 # GNU time's report as an event line (in the log with the binary's output).
-TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M"]
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e"]
+
+
+def binary_path(binary, build):
+    if binary not in BINARIES:
+        raise RunError(f"unknown binary {binary!r} (known: {', '.join(BINARIES)})")
+    return os.path.join(build, BINARIES[binary])
 
 
 def argv(command, build):
-    if command.binary not in BINARIES:
-        raise RunError(f"unknown binary {command.binary!r} (known: {', '.join(BINARIES)})")
-    return [os.path.join(build, BINARIES[command.binary])] + command.args
+    return [binary_path(command.binary, build)] + command.args
+
+
+def party_argv(command, build, port, party):
+    args = [a.replace("{port}", str(port)).replace("{party}", str(party))
+            for a in command.parties.args]
+    return ["nice", "-n", "10", binary_path(command.parties.binary, build)] + args
 
 
 def full_argv(command, build):
@@ -75,6 +98,30 @@ def rows_of(command, lines, log):
     return rows
 
 
+def resolve(command, rows):
+    """The command with its chosen columns filled in from rows (the CSV's, results.read)."""
+    chosen = {}
+    for name, choice in command.choices.items():
+        value = results.lowest(rows, choice.where, choice.lowest, name)
+        if value is None:
+            raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
+                           f"{describe_where(choice.where)} in the CSV to choose {name} from: "
+                           "run the experiment that makes them first")
+        chosen["{" + name + "}"] = value
+
+    def fill(text):
+        for placeholder, value in chosen.items():
+            text = text.replace(placeholder, value)
+        return text
+    return dataclasses.replace(
+        command, args=[fill(a) for a in command.args],
+        row={c: fill(v) for c, v in command.row.items()}, choices={})
+
+
+def describe_where(where):
+    return " ".join(f"{c}={v}" for c, v in where.items())
+
+
 _creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it
 
 
@@ -92,12 +139,81 @@ def _execute_now(command, build, logs):
     log = os.path.join(logs, command.log_name)
     started = time.monotonic()
     with open(log, "w") as f:
-        status = subprocess.run(full_argv(command, build), stdout=f,
-                                stderr=subprocess.STDOUT).returncode
+        if command.parties or command.until:
+            status = _networked(command, build, log, f)
+        else:
+            status = subprocess.run(full_argv(command, build), stdout=f,
+                                    stderr=subprocess.STDOUT).returncode
     if status != 0:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
     with open(log, errors="replace") as f:
         return rows_of(command, f.read().splitlines(), log), time.monotonic() - started
+
+
+def _wait_for_line(log, process, selector, timeout):
+    """The fields of the first line of log matching selector, once it is there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(log, errors="replace") as f:
+            found = events.matching(f.read().splitlines(), selector)
+        if found:
+            return found[0]
+        if process.poll() is not None:
+            raise RunError(f"{os.path.basename(log)}: the coordinator exited before a "
+                           f"{selector} line; see {log}")
+        if time.monotonic() > deadline:
+            raise RunError(f"no {selector} line within {timeout} s; see {log}")
+        time.sleep(0.05)
+
+
+def _networked(command, build, log, out):
+    """Runs a coordinator command (its parties or its `until`); its exit status."""
+    coordinator = subprocess.Popen(full_argv(command, build), stdout=out,
+                                   stderr=subprocess.STDOUT)
+    parties = []
+    try:
+        if command.until:
+            _wait_for_line(log, coordinator, command.until, LISTEN_TIMEOUT_S)
+            coordinator.terminate()
+            coordinator.wait()
+            return 0
+        port = _wait_for_line(log, coordinator, "event=listening", LISTEN_TIMEOUT_S)["port"]
+        for party in range(command.parties.count):
+            with open(f"{log[:-len('.log')]}-party-{party}.log", "w") as party_log:
+                parties.append(subprocess.Popen(party_argv(command, build, port, party),
+                                                stdout=party_log, stderr=subprocess.STDOUT))
+        status = coordinator.wait()
+        if status == 0:
+            for process in parties:
+                process.wait(timeout=PARTY_TIMEOUT_S)
+        return status
+    except subprocess.TimeoutExpired:
+        raise RunError(f"a party still ran {PARTY_TIMEOUT_S} s after the coordinator ended; "
+                       f"see {log[:-len('.log')]}-party-*.log")
+    finally:
+        for process in [coordinator] + parties:
+            _stop(process)
+
+
+def _stop(process):
+    """Stops a process still running, and first its children (a binary under /usr/bin/time)."""
+    if process.poll() is not None:
+        return
+    try:
+        with open(f"/proc/{process.pid}/task/{process.pid}/children") as f:
+            children = [int(pid) for pid in f.read().split()]
+    except OSError:
+        children = []
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    try:
+        process.wait(timeout=5 if children else 0)  # /usr/bin/time ends with its child
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        process.wait()
 
 
 def run(commands, build, out, csv_name, columns, jobs, progress):
@@ -110,23 +226,34 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
         else:
             todo.append(command)
     for command in todo:  # all checked before the first run: a sweep does not stop half-way
-        binary = argv(command, build)[0]
-        if not os.access(binary, os.X_OK):
-            raise RunError(f"{binary} missing: build it first (cmake --build --preset release)")
+        for name in [command.binary] + ([command.parties.binary] if command.parties else []):
+            binary = binary_path(name, build)
+            if not os.access(binary, os.X_OK):
+                raise RunError(f"{binary} missing: build it first (cmake --build --preset release)")
     logs = os.path.join(out, "logs")
     os.makedirs(logs, exist_ok=True)
     points = collections.defaultdict(list)
     for command in todo:
         points[command.point].append(command)
+    stages = []  # lists of points; a stage starts at each experiment that chooses
+    for key, commands in points.items():
+        if not stages or (commands[0].choices and key[0] != stages[-1][-1][0].point[0]):
+            stages.append([])
+        stages[-1].append(commands)
+    csv_path = os.path.join(out, csv_name)
     done = [0]
     lock = threading.Lock()  # the CSV and the count are shared by the workers
 
     def point(commands):
         written = 0
         for command in commands:
+            if command.choices:
+                with lock:
+                    command = resolve(command, results.read(csv_path)
+                                      if os.path.exists(csv_path) else [])
             rows, seconds = _execute(command, build, logs)
             with lock:
-                results.append(os.path.join(out, csv_name), columns, rows)
+                results.append(csv_path, columns, rows)
                 done[0] += 1
                 took = f"{seconds:.1f} s" if seconds is not None else f"{command.creates} exists"
                 progress(f"[{done[0]}/{len(todo)}] {command.experiment} {command.log_name} "
@@ -136,15 +263,20 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 
     written = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(point, commands) for commands in points.values()]
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                written += future.result()
-            except RunError:
-                pool.shutdown(cancel_futures=True)  # start no more points: they would be wasted
-                raise
+        for stage in stages:
+            futures = [pool.submit(point, commands) for commands in stage]
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    written += future.result()
+                except RunError:
+                    pool.shutdown(cancel_futures=True)  # start no more points: wasted
+                    raise
     return written
 
 
 def describe(command, build):
-    return shlex.join(full_argv(command, build))
+    text = shlex.join(full_argv(command, build))
+    if command.parties:
+        text += (f" & then {command.parties.count} x "
+                 + shlex.join(party_argv(command, build, "{port}", "{party}")))
+    return text + (f"  # until {command.until}" if command.until else "")

@@ -23,7 +23,8 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N`), and `extract`: a list of entries, or the name of one in [extracts]; an
+                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
@@ -32,6 +33,17 @@ A spec has:
                 with those columns taken from the line, e.g. one fold_done line a fold) and
                 optional `divide_by` (the value is the integer part of the number over it,
                 e.g. 1024 for KiB to MiB).
+                An experiment may also have `choose` (column -> { where = {column -> template},
+                lowest = metric }): that column's value is chosen at run time, from the rows the
+                CSV holds then, as the one of the row with the lowest `lowest` metric among those
+                whose columns match `where` (results.lowest; e.g. the learning rate a tuning
+                experiment found best); "{column}" in the experiment's templates is that value.
+                Such an experiment starts once every experiment before it has finished.
+A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
+started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
+client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
+such a line, as when only its accounting is wanted); its flags should have it listen on port 0
+(runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
@@ -44,8 +56,10 @@ import tomllib
 
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
-_EXPERIMENT = {"name", "sweep", "row", "requires", "command"}
-_COMMAND = {"binary", "use", "flags", "creates", "time", "extract"}
+_EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
+_CHOOSE = {"where", "lowest"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
+_PARTIES = {"binary", "count", "use", "flags"}
 _EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
 
 
@@ -74,6 +88,22 @@ class Command:
     point: tuple  # (experiment, point): the commands of a point run in order, one after another
     creates: str  # a file the command writes; it is skipped when the file exists
     time: bool  # run under /usr/bin/time for the peak RSS
+    choices: dict  # column -> Choice; "{column}" in args and row until resolved
+    parties: object  # Parties or None
+    until: str  # an events selector ("": the coordinator runs to its end)
+
+
+@dataclasses.dataclass
+class Parties:
+    binary: str
+    count: int
+    args: list  # rendered but "{port}" and "{party}"
+
+
+@dataclasses.dataclass
+class Choice:
+    where: dict  # column -> rendered value the row must have
+    lowest: str  # the metric whose lowest value wins
 
 
 @dataclasses.dataclass
@@ -119,12 +149,16 @@ class Spec:
             axes[axis] = values
         for number_of_point, point in enumerate(itertools.product(*axes.values())):
             scope = dict(self.params, **dict(zip(axes, point)))
+            choose = experiment.get("choose", {})
+            scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
+            choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
+                                     for c, t in choice["where"].items()}, choice["lowest"])
+                       for name, choice in choose.items()}
             row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
             for number, command in enumerate(experiment["command"]):
-                args = []
                 flags = {}
                 for name in command.get("use", []):
                     flags.update(self.flagsets[name])
@@ -132,11 +166,24 @@ class Spec:
                 for value in point:
                     if isinstance(value, dict):
                         flags.update(value.get("flags", {}))
-                for flag, value in flags.items():
-                    if value is True:
-                        args.append(f"--{flag}")
-                    else:
-                        args.append(f"--{flag}={fill(f'command[{number}].flags.{flag}', value)}")
+                args = _args(flags, lambda flag, value: fill(
+                    f"command[{number}].flags.{flag}", value))
+                parties = None
+                if "parties" in command:
+                    p = command["parties"]
+                    party_scope = dict(scope, port="{port}", party="{party}")
+                    count = fill(f"command[{number}].parties.count", p["count"])
+                    if not count.isdigit():
+                        raise SpecError(f"{where}: command[{number}].parties.count = "
+                                        f"{p['count']!r} is {count!r}, not a count")
+                    party_flags = {}
+                    for name in p.get("use", []):
+                        party_flags.update(self.flagsets[name])
+                    party_flags.update(p.get("flags", {}))
+                    parties = Parties(p["binary"], int(count), _args(
+                        party_flags, lambda flag, value: _render(
+                            f"{where}: command[{number}].parties.flags.{flag}", value,
+                            party_scope)))
                 extracts = []
                 for e in self.extracts_of(command):
                     metrics = e["metrics"]
@@ -154,7 +201,14 @@ class Spec:
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
                               requires, log_name.replace("/", "_").replace(":", "_"),
-                              (index, number_of_point), creates, command.get("time", False))
+                              (index, number_of_point), creates, command.get("time", False),
+                              choices, parties, command.get("until", ""))
+
+
+def _args(flags, fill):
+    """--flag=value arguments, a bare --flag for true; fill(flag, template) renders a value."""
+    return [f"--{flag}" if value is True else f"--{flag}={fill(flag, value)}"
+            for flag, value in flags.items()]
 
 
 def _label(value):
@@ -231,8 +285,26 @@ def load(path, overrides=()):
         missing = [c for c in raw["columns"] if c not in experiment["row"]]
         if missing:
             raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        for name, choice in experiment.get("choose", {}).items():
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
+            strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
+            if strange:
+                raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
         for j, command in enumerate(experiment["command"]):
             _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            if "parties" in command:
+                _check_keys(f"{where}.command[{j}].parties", command["parties"], _PARTIES,
+                            ["binary", "count"])
+                for name in command["parties"].get("use", []):
+                    if name not in raw.get("flagsets", {}):
+                        raise SpecError(f"{where}.command[{j}].parties: use = {name!r}: no such "
+                                        "flagset")
+            if ("parties" in command or "until" in command) and (
+                    command["binary"] != "fedmf-coordinator"):
+                raise SpecError(f"{where}.command[{j}]: parties and until are for a "
+                                "fedmf-coordinator command")
+            if "until" in command and command.get("time"):
+                raise SpecError(f"{where}.command[{j}]: until stops the coordinator: no time")
             for name in command.get("use", []):
                 if name not in raw.get("flagsets", {}):
                     raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "

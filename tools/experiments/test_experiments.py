@@ -9,6 +9,7 @@ import io
 import os
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -103,6 +104,12 @@ class SpecsTest(unittest.TestCase):
         self.assert_error(MINIMAL.replace(', seed = "{seed}" }', ' }'), [], "row lacks", "seed")
         self.assert_error(MINIMAL.replace("[params]", "[params"), [], "spec.toml")
 
+    def test_choose_names_a_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"choose.lr: lr not among columns"):
+                specs.load(write_spec(d, MINIMAL.replace(
+                    'row = {', 'choose = { lr = { where = {}, lowest = "f1" } }\nrow = {')))
+
     def test_unknown_experiment_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
             spec = specs.load(write_spec(d, MINIMAL))
@@ -133,6 +140,15 @@ class RunsTest(unittest.TestCase):
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
 
+    def test_lowest_picks_the_column_of_the_best_matching_row(self):
+        rows = [dict(group=g, lr=lr, seed="1", metric=m, value=v) for g, lr, m, v in [
+            ("tune", "0.1", "train_mse", "nan"), ("tune", "0.2", "train_mse", "0.5"),
+            ("tune", "0.3", "train_mse", ""), ("tune", "0.4", "train_mse", "0.5"),
+            ("tune", "0.5", "test_mse", "0.1"), ("other", "0.6", "train_mse", "0.1")]]
+        self.assertEqual(results.lowest(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
+        self.assertEqual(results.lowest(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
+        self.assertIsNone(results.lowest(rows, {"group": "none"}, "train_mse", "lr"))
+
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "runs.csv")
@@ -152,6 +168,25 @@ class CommittedSpecsTest(unittest.TestCase):
                 self.assertTrue(spec.commands())
                 for command in spec.commands():
                     runs.argv(command, "build")
+
+    def test_committed_runs_are_at_the_values_their_spec_chooses(self):
+        """Some committed runs of a choosing experiment are at the value it chooses from the
+        committed rows (runs at a value a later tuning superseded may remain: the tables count
+        only the chosen one)."""
+        for path in SPECS:
+            spec = specs.load(path)
+            choosing = [e["name"] for e in spec.experiments if "choose" in e]
+            if not choosing:
+                continue
+            rows = results.read(os.path.join(ROOT, spec.csv))
+            for command in spec.commands(choosing):
+                labels = {c: v for c, v in command.row.items() if c not in command.choices}
+                found = {r[c] for r in rows if all(r[k] == v for k, v in labels.items())
+                         for c in command.choices}
+                if found:
+                    with self.subTest(spec=os.path.basename(path), row=labels):
+                        chosen = runs.resolve(command, rows).row
+                        self.assertTrue({chosen[c] for c in command.choices} <= found)
 
     def test_tables_reproduce_the_pages(self):
         for path in SPECS:
@@ -217,6 +252,150 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
         self.assertIn("/nonexistent not found", messages[0])
 
 
+    CHOOSING = """
+description = "test"
+csv = "out/runs.csv"
+columns = ["group", "lr"]
+[[experiment]]
+name = "tune"
+sweep = { lr = ["0.1", "0.2", "0.3"] }
+row = { group = "tune", lr = "{lr}" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { lr = "{lr}" }
+extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
+[[experiment]]
+name = "final"
+sweep = { seed = [1, 2] }
+choose = { lr = { where = { group = "tune" }, lowest = "loss" } }
+row = { group = "final-{seed}", lr = "{lr}" }
+[[experiment.command]]
+binary = "fedmf-central"
+flags = { lr = "{lr}", seed = "{seed}" }
+extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
+"""
+
+    def fake_loss_binary(self, directory):
+        """A fedmf-central whose loss is |lr - 0.2| + 1, which logs its arguments."""
+        fake = os.path.join(directory, "build", "tools", "fedmf-central")
+        os.makedirs(os.path.dirname(fake))
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
+                    'lr="${1#--lr=}"\n'
+                    'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
+                    'print 1 + (d < 0 ? -d : d) }\')"\n')
+        os.chmod(fake, 0o755)
+        return os.path.join(directory, "build")
+
+    def test_a_choosing_experiment_runs_after_the_others_with_their_best_value(self):
+        with tempfile.TemporaryDirectory() as d:
+            build = self.fake_loss_binary(d)
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.CHOOSING), [f"out={out}"])
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 3, lambda _: None)
+            with open(os.path.join(build, "tools", "calls")) as f:
+                calls = f.read().splitlines()
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual(sorted(calls[:3]), ["--lr=0.1", "--lr=0.2", "--lr=0.3"])
+        self.assertEqual(sorted(calls[3:]), ["--lr=0.2 --seed=1", "--lr=0.2 --seed=2"])
+        self.assertEqual(sorted((r["group"], r["lr"]) for r in rows if r["group"] != "tune"),
+                         [("final-1", "0.2"), ("final-2", "0.2")])
+
+    def test_choosing_without_the_rows_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            build = self.fake_loss_binary(d)
+            spec = specs.load(write_spec(d, self.CHOOSING))
+            with self.assertRaisesRegex(runs.RunError,
+                                        r"final: no row with loss where group=tune in the CSV"):
+                runs.run(spec.commands(["final"]), build, d, "runs.csv", spec.columns, 1,
+                         lambda _: None)
+
+
+class NetworkedTest(unittest.TestCase):
+    """runs.run on a fake fedmf-coordinator and fedmf-client (shell scripts)."""
+
+    SPEC = HEADER + """[[experiment]]
+name = "e"
+sweep = { seed = [1], parties = [2] }
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+binary = "fedmf-coordinator"
+flags = { dir = "DIR", mode = "MODE" }
+parties = { binary = "fedmf-client", count = "{parties}", flags = { coordinator = "127.0.0.1:{port}", party = "p{party}/2" } }
+extract = [{ from = "event=training_end", metrics = { mse = "test_mse" } }]
+"""
+    COORDINATOR = """#!/bin/sh
+dir="${1#--dir=}"
+[ "$2" = --mode=fail ] && exit 3
+echo "event=new_run z=2.5"
+echo $$ > "$dir/pid"
+[ "$2" = --mode=hang ] && exec sleep 60
+echo "ts=1 event=listening address=127.0.0.1:0 port=4321"
+for i in $(seq 100); do [ -e "$dir/p1" ] && [ -e "$dir/p0" ] && break; sleep 0.05; done
+echo "event=training_end test_mse=$(ls "$dir"/p? | wc -l)"
+"""
+    CLIENT = """#!/bin/sh
+echo "$@" > "DIR/$(echo "$2" | sed 's/--party=//; s|/2||')"
+echo party "$@"
+"""
+
+    def setup(self, directory, mode, spec_text=None):
+        build = os.path.join(directory, "build")
+        for path, text in (("server/fedmf-coordinator", self.COORDINATOR),
+                           ("client/fedmf-client", self.CLIENT.replace("DIR", directory))):
+            os.makedirs(os.path.dirname(os.path.join(build, path)), exist_ok=True)
+            with open(os.path.join(build, path), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(build, path), 0o755)
+        text = (spec_text or self.SPEC).replace("DIR", directory).replace("MODE", mode)
+        return build, specs.load(write_spec(directory, text))
+
+    def test_the_parties_join_the_coordinators_port(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "run")
+            out = os.path.join(d, "out")
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+            with open(os.path.join(d, "p1")) as f:
+                args = f.read().split()
+            logs = sorted(os.listdir(os.path.join(out, "logs")))
+        self.assertEqual([(r["metric"], r["value"]) for r in rows], [("mse", "2")])
+        self.assertEqual(args, ["--coordinator=127.0.0.1:4321", "--party=p1/2"])
+        self.assertEqual(logs, ["e-1-2-0-party-0.log", "e-1-2-0-party-1.log", "e-1-2-0.log"])
+
+    def test_a_failed_coordinator_names_its_log(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "fail")
+            with self.assertRaisesRegex(runs.RunError, r"exited before a event=listening line"):
+                runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+
+    def test_a_coordinator_that_never_listens_is_stopped_under_time_too(self):
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "hang", self.SPEC.replace(
+                'binary = "fedmf-coordinator"', 'binary = "fedmf-coordinator"\ntime = true'))
+            listen, runs.LISTEN_TIMEOUT_S = runs.LISTEN_TIMEOUT_S, 1
+            self.addCleanup(setattr, runs, "LISTEN_TIMEOUT_S", listen)
+            with self.assertRaisesRegex(runs.RunError, r"no event=listening line within 1 s"):
+                runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+            with open(os.path.join(d, "pid")) as f:
+                pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+
+    def test_until_stops_the_coordinator_at_its_line(self):
+        spec_text = self.SPEC.replace(
+            'parties = {', 'until = "event=new_run"\n# parties = {').replace(
+            '"event=training_end", metrics = { mse = "test_mse" }',
+            '"event=new_run", metrics = { z = "z" }')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "hang", spec_text)
+            started = time.monotonic()
+            runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(d, "runs.csv"))
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual([(r["metric"], r["value"]) for r in rows], [("z", "2.5")])
+
+
 class RunTest(unittest.TestCase):
     def test_dry_run_prints_the_commands(self):
         out = io.StringIO()
@@ -225,6 +404,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(out.getvalue().splitlines(), [
             f"nice -n 10 /b/tools/fedmf-central --data=ml-100k:/data/u.data --model={m} "
             "--seed=7 --plain_sum" for m in ("als", "popularity")])
+
+    def test_dry_run_says_what_a_placeholder_will_be(self):
+        out = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(out):
+            run.main([write_spec(d, RunnerTest.CHOOSING), "--only", "final", "--dry-run",
+                      "--build", "/b"])
+        self.assertEqual(out.getvalue().splitlines()[0],
+                         "nice -n 10 /b/tools/fedmf-central '--lr={lr}' --seed=1"
+                         "  # {lr}: lowest loss where group=tune")
 
 
 if __name__ == "__main__":
