@@ -35,6 +35,7 @@ absl::Status SaveCheckpoint(const std::string& state_dir, const CoordinatorState
   checkpoint.set_total_rounds(state.total_rounds);
   checkpoint.mutable_population()->Add(state.population.members().begin(),
                                        state.population.members().end());
+  checkpoint.set_options(state.options);
   return WriteFileAtomically(CheckpointPath(state_dir), checkpoint.SerializeAsString());
 }
 
@@ -75,7 +76,8 @@ absl::StatusOr<std::optional<CoordinatorState>> LoadCheckpoint(const std::string
   }
   return CoordinatorState{checkpoint.algorithm(),    std::move(*updater),
                           std::move(*ledger),        checkpoint.sampling_seed(),
-                          checkpoint.total_rounds(), std::move(population)};
+                          checkpoint.total_rounds(), std::move(population),
+                          checkpoint.options()};
 }
 
 }  // namespace fedmf::server

@@ -24,6 +24,9 @@ struct CoordinatorState {
   uint64_t sampling_seed = 0;
   int64_t total_rounds = 0;
   FixedPopulation population;  // a fixed-population run's, once frozen (population.h)
+  // The options the run started with, in text format (options.h OptionsText); empty for a run
+  // from before they were recorded.
+  std::string options = {};
 };
 
 std::string CheckpointPath(const std::string& state_dir);

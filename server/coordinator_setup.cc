@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,9 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/noise_outlook.h"
+#include "common/algorithms/options.h"
 #include "common/algorithms/registry.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
@@ -30,6 +33,12 @@ constexpr char kDefaultAlgorithm[] = "dpmf-rp";
 ABSL_FLAG(std::string, algorithm, kDefaultAlgorithm,
           "the federated algorithm to train (--help lists them); a resumed run must name its "
           "checkpoint's");
+ABSL_FLAG(std::string, config, "",
+          "the algorithm's options (fedmf.v1.<Name>Options) in protobuf text format, e.g. "
+          "configs/dpmf-rp/paper.textproto; unset: its defaults. `describe NAME` lists them");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "FIELD=VALUE: one option of the algorithm, over --config's (repeatable; nested fields "
+          "by dotted path; an enum by its short name, e.g. --set mechanism=pbm)");
 ABSL_FLAG(std::string, state_dir, "", "checkpoint directory; resumes from it when it holds one");
 ABSL_FLAG(std::string, split, "holdout:0.2",
           "train/test split of the data (must match the clients'); users train on the train part");
@@ -39,7 +48,7 @@ ABSL_FLAG(std::optional<int64_t>, rounds, std::nullopt,
           "and privirec-k 1, their one release; the others 100)");
 ABSL_FLAG(std::optional<double>, participation, std::nullopt,
           "beta: fraction of users sampled per round; unset: the algorithm's default (dpmf-rp: "
-          "its --preset's, 1 for fedmf, 0.1 for paper; the others 0.1)");
+          "its options' participation; the others 0.1)");
 ABSL_FLAG(int64_t, min_clients, 0, "n_min: fewest inputs in a decoded sum (0: the whole cohort)");
 ABSL_FLAG(double, dropout_fraction, 0.3,
           "fraction of a cohort SecAgg tolerates losing (threshold >= n_min regardless)");
@@ -62,8 +71,8 @@ ABSL_FLAG(double, rating_min, 1,
           "rating_max] (hdpmf: Delta = rating_max - rating_min)");
 ABSL_FLAG(double, rating_max, 5, "largest rating of the scale");
 ABSL_FLAG(std::optional<double>, delta, std::nullopt,
-          "delta of the whole run's (--epsilon, delta)-DP; unset: 1e-5 (dpmf-rp --preset=paper: "
-          "0; pure-epsilon algorithms: 0); 0: --epsilon is RDP at order 2 (the DPMF-RP paper's "
+          "delta of the whole run's (--epsilon, delta)-DP; unset: 1e-5 (dpmf-rp: its options' "
+          "delta; pure-epsilon algorithms: 0); 0: --epsilon is RDP at order 2 (the DPMF-RP paper's "
           "convention, not (epsilon, delta)-DP)");
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
@@ -174,7 +183,22 @@ absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags() {
 
 std::string UsageWithAlgorithms(absl::string_view usage) {
   return absl::StrCat(usage, "\n\nAlgorithms (--algorithm=NAME, default ", kDefaultAlgorithm,
-                      "):\n", absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n"));
+                      "; `describe NAME` lists its options, for --config and --set):\n",
+                      absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n"));
+}
+
+std::vector<RepeatedFlag> RepeatedRunFlags() { return {{.name = "set", .flag = &FLAGS_set}}; }
+
+absl::Status PrintAlgorithmOptions(const std::vector<char*>& args) {
+  if (args.size() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "describe takes one algorithm name; these have options: ",
+        absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
+  }
+  absl::StatusOr<std::string> described = algorithms::DescribeOptions(args[1]);
+  if (!described.ok()) return described.status();
+  std::fputs(described->c_str(), stdout);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
@@ -270,10 +294,14 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
       return std::move(**loaded);
     }
   }
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> options = algorithms::ResolveOptions(
+      name, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+  if (!options.ok()) return options.status();
   algorithms::RunSettings settings = RunSettingsFromFlags(name, users, items);
   settings.simulation_summed_noise = simulation_summed_noise;
-  absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(name, settings);
+  absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(name, settings, **options);
   if (!run.ok()) return run.status();
+  const std::string options_text = algorithms::OptionsText(**options);
   if (simulation_summed_noise && !run->summed_noise) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
@@ -284,10 +312,16 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
   {
     EventLine line("new_run");
     for (const auto& [key, value] : run->log_fields) line.Add(key, value);
+    line.Add("options", options_text);
   }
   ReportNoiseOutlook(name, *run->updater);
-  return CoordinatorState{name,          std::move(run->updater), std::move(*ledger),
-                          settings.seed, settings.rounds,         FixedPopulation()};
+  return CoordinatorState{name,
+                          std::move(run->updater),
+                          std::move(*ledger),
+                          settings.seed,
+                          settings.rounds,
+                          FixedPopulation(),
+                          options_text};
 }
 
 absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {

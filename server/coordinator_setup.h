@@ -1,6 +1,6 @@
 // The run's settings shared by fedmf-coordinator and fedmf-sim (tools/sim), as command-line flags
-// defined once here (algorithm, privacy, rounds, SecAgg tolerance, state directory, split; each
-// algorithm's own flags are in its folder, common/algorithms/<algorithm>/flags.cc), and what they
+// defined once here (algorithm and its options (--config, --set; options.h), privacy, rounds,
+// SecAgg tolerance, state directory, split), and what they
 // build: the CoordinatorOptions, the initial CoordinatorState (resumed from --state_dir or a fresh
 // run of --algorithm) and the simulation-only evaluation data.
 #ifndef FEDMF_SERVER_COORDINATOR_SETUP_H_
@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
+#include "common/util/cli.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
 
@@ -22,6 +24,14 @@ namespace fedmf::server {
 // `usage` followed by the registered algorithms, one line each: the usage message of --help, set
 // before the flags are parsed.
 std::string UsageWithAlgorithms(absl::string_view usage);
+
+// The flags of the run that may be given many times (--set), for InitCommandLine.
+std::vector<RepeatedFlag> RepeatedRunFlags();
+
+// `describe NAME` (args = {"describe", NAME}): prints the options of algorithm NAME, their
+// defaults and documentation (options.h DescribeOptions); InvalidArgument without a name,
+// NotFound for an algorithm without options.
+absl::Status PrintAlgorithmOptions(const std::vector<char*>& args);
 
 // The algorithm --algorithm names; NotFound listing the registered ones that train.
 absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags();

@@ -452,7 +452,9 @@ int main(int argc, char** argv) {
           "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
           "answers SERVING\n"
           "fedmf-coordinator issue-token --ids=1-40 --credentials_file=PATH: a new enrollment "
-          "token for those ids (printed; its hash is appended to the file)"));
+          "token for those ids (printed; its hash is appended to the file)\n"
+          "fedmf-coordinator describe NAME: the options of algorithm NAME (--config, --set)"),
+      fedmf::server::RepeatedRunFlags());
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();
@@ -460,6 +462,8 @@ int main(int argc, char** argv) {
     status = fedmf::server::PrintHealth();
   } else if (args.size() == 1 && std::string(args[0]) == "issue-token") {
     status = fedmf::server::PrintNewToken();
+  } else if (!args.empty() && std::string(args[0]) == "describe") {
+    status = fedmf::server::PrintAlgorithmOptions(args);
   } else if (args.empty()) {
     status = fedmf::server::Serve();
   } else {

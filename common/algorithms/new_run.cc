@@ -5,14 +5,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace fedmf::algorithms {
 namespace {
 
 struct Registered {
+  std::unique_ptr<google::protobuf::Message> default_options;
   NewRunFactory factory;
   NewRunDefaults defaults;
 };
@@ -30,8 +35,9 @@ Factories& TheFactories() {
 
 }  // namespace
 
-absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
-                                   NewRunDefaults defaults) {
+absl::Status RegisterNewRunFactory(absl::string_view algorithm,
+                                   const google::protobuf::Message& default_options,
+                                   NewRunFactory factory, NewRunDefaults defaults) {
   if (algorithm.empty() || !factory) {
     return absl::InvalidArgumentError(
         absl::StrCat("new-run factory of algorithm '", algorithm,
@@ -48,8 +54,11 @@ absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory fa
   }
   Factories& factories = TheFactories();
   std::lock_guard<std::mutex> lock(factories.mu);
+  std::unique_ptr<google::protobuf::Message> options(default_options.New());
+  options->CopyFrom(default_options);
   if (!factories.by_algorithm
-           .try_emplace(std::string(algorithm), Registered{std::move(factory), std::move(defaults)})
+           .try_emplace(std::string(algorithm), Registered{std::move(options), std::move(factory),
+                                                           std::move(defaults)})
            .second) {
     return absl::AlreadyExistsError(
         absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));
@@ -57,9 +66,11 @@ absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory fa
   return absl::OkStatus();
 }
 
-NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory,
-                                 NewRunDefaults defaults) {
-  if (absl::Status s = RegisterNewRunFactory(algorithm, std::move(factory), std::move(defaults));
+NewRunRegistrar::NewRunRegistrar(absl::string_view algorithm,
+                                 const google::protobuf::Message& default_options,
+                                 NewRunFactory factory, NewRunDefaults defaults) {
+  if (absl::Status s = RegisterNewRunFactory(algorithm, default_options, std::move(factory),
+                                             std::move(defaults));
       !s.ok()) {
     std::fprintf(stderr, "fedmf: %s\n", s.ToString().c_str());
     std::abort();
@@ -82,7 +93,8 @@ absl::Status RequirePureEpsilon(const RunSettings& run, absl::string_view algori
       algorithm, ": --delta=", *run.delta, "; its budget is pure epsilon (--delta=0 or unset)"));
 }
 
-absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings) {
+absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings,
+                                   const google::protobuf::Message& options) {
   NewRunFactory factory;
   {
     Factories& factories = TheFactories();
@@ -95,7 +107,7 @@ absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSetting
     }
     factory = it->second.factory;
   }
-  return factory(settings);
+  return factory(settings, options);
 }
 
 NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm) {
@@ -103,6 +115,27 @@ NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm) {
   std::lock_guard<std::mutex> lock(factories.mu);
   const auto it = factories.by_algorithm.find(std::string(algorithm));
   return it == factories.by_algorithm.end() ? NewRunDefaults{} : it->second.defaults;
+}
+
+absl::StatusOr<const google::protobuf::Message*> RegisteredDefaultOptions(
+    absl::string_view algorithm) {
+  {
+    Factories& factories = TheFactories();
+    std::lock_guard<std::mutex> lock(factories.mu);
+    const auto it = factories.by_algorithm.find(std::string(algorithm));
+    if (it != factories.by_algorithm.end()) return it->second.default_options.get();
+  }
+  return absl::NotFoundError(absl::StrCat("algorithm '", algorithm,
+                                          "' has no options in this binary; these have: ",
+                                          absl::StrJoin(NewRunAlgorithms(), ", ")));
+}
+
+std::vector<std::string> NewRunAlgorithms() {
+  Factories& factories = TheFactories();
+  std::lock_guard<std::mutex> lock(factories.mu);
+  std::vector<std::string> names;
+  for (const auto& [name, registered] : factories.by_algorithm) names.push_back(name);
+  return names;
 }
 
 }  // namespace fedmf::algorithms

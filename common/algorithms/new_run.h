@@ -1,10 +1,11 @@
-// Starting a fresh run of a registered algorithm (registry.h) from the command line. The runtime
-// reads the run-level settings every algorithm shares from its own flags (server/
-// coordinator_setup.cc) and hands them to the algorithm's factory, which reads the algorithm's
-// flags and returns the round-0 updater and the fields of the run's event=new_run line. Each
-// algorithm registers its factory with a static NewRunRegistrar in the file that defines its
-// flags (<algorithm>/flags.cc), linked only into the binaries that start runs (fedmf-coordinator,
-// fedmf-sim). Registering a factory twice ends the process at startup with a message.
+// Starting a fresh run of a registered algorithm (registry.h). The runtime reads the run-level
+// settings every algorithm shares from its own flags (server/coordinator_setup.cc), resolves the
+// algorithm's options (its typed message fedmf.v1.<Name>Options: the registered defaults, then
+// --config and --set, options.h) and hands both to the algorithm's factory, which returns the
+// round-0 updater and the fields of the run's event=new_run line. Each algorithm registers its
+// default options and factory with a static NewRunRegistrar in <algorithm>/new_run.cc, linked
+// only into the binaries that start runs (fedmf-coordinator, fedmf-sim). Registering a factory
+// twice ends the process at startup with a message.
 #ifndef FEDMF_COMMON_ALGORITHMS_NEW_RUN_H_
 #define FEDMF_COMMON_ALGORITHMS_NEW_RUN_H_
 
@@ -18,10 +19,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/algorithms/algorithm.h"
 #include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/scorer.h"
+#include "google/protobuf/message.h"
 
 namespace fedmf::algorithms {
 
@@ -72,7 +75,9 @@ struct NewRun {
   bool summed_noise = false;  // the run honours RunSettings::simulation_summed_noise
 };
 
-using NewRunFactory = std::function<absl::StatusOr<NewRun>(const RunSettings& settings)>;
+// `options` is of the type of the algorithm's registered default options (the registrar checks).
+using NewRunFactory = std::function<absl::StatusOr<NewRun>(
+    const RunSettings& settings, const google::protobuf::Message& options)>;
 
 // --rounds when it is not given and the algorithm registered no default of its own.
 inline constexpr int64_t kDefaultRounds = 100;
@@ -88,21 +93,58 @@ struct NewRunDefaults {
 
 // AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory, or
 // invalid `defaults` (rounds < 1, outlook points out of order or out of range).
-absl::Status RegisterNewRunFactory(absl::string_view algorithm, NewRunFactory factory,
-                                   NewRunDefaults defaults = {});
+// `default_options` is every option's value when neither --config nor --set names it.
+absl::Status RegisterNewRunFactory(absl::string_view algorithm,
+                                   const google::protobuf::Message& default_options,
+                                   NewRunFactory factory, NewRunDefaults defaults = {});
 
-// Registers at static initialization; a refused registration prints the reason and aborts.
+// Registers at static initialization; a refused registration prints the reason and aborts:
+//   const NewRunRegistrar kNewRun(kAlgorithmName, DefaultOptions(), StartRun, {...});
+// with StartRun(const RunSettings&, const v1::<Name>Options&).
 class NewRunRegistrar {
  public:
-  NewRunRegistrar(absl::string_view algorithm, NewRunFactory factory, NewRunDefaults defaults = {});
+  template <typename Options>
+  NewRunRegistrar(absl::string_view algorithm, const Options& default_options,
+                  absl::StatusOr<NewRun> (*start)(const RunSettings&, const Options&),
+                  NewRunDefaults defaults = {})
+      : NewRunRegistrar(algorithm, default_options, Erase(start), std::move(defaults)) {}
+
+ private:
+  NewRunRegistrar(absl::string_view algorithm, const google::protobuf::Message& default_options,
+                  NewRunFactory factory, NewRunDefaults defaults);
+
+  template <typename Options>
+  static NewRunFactory Erase(absl::StatusOr<NewRun> (*start)(const RunSettings&,
+                                                             const Options&)) {
+    return [start](const RunSettings& settings,
+                   const google::protobuf::Message& options) -> absl::StatusOr<NewRun> {
+      const Options* typed = google::protobuf::DynamicCastToGenerated<Options>(&options);
+      if (typed == nullptr) {
+        return absl::InternalError(absl::StrCat("options of type ", options.GetTypeName(),
+                                                " given where ", Options::descriptor()->full_name(),
+                                                " is expected"));
+      }
+      return start(settings, *typed);
+    };
+  }
 };
 
 // The defaults `algorithm` registered with its factory; NewRunDefaults{} when it has none.
 NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm);
 
-// The factory of `algorithm` run on `settings`; FailedPrecondition when this binary has no
-// factory for it (only fedmf-coordinator and fedmf-sim link them).
-absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings);
+// The default options `algorithm` registered, which live as long as the process; NotFound
+// naming the algorithms that have options when this binary has no factory for it.
+absl::StatusOr<const google::protobuf::Message*> RegisteredDefaultOptions(
+    absl::string_view algorithm);
+
+// Every algorithm with a new-run factory in this binary, ordered by name.
+std::vector<std::string> NewRunAlgorithms();
+
+// The factory of `algorithm` run on `settings` and `options` (resolved by options.h);
+// FailedPrecondition when this binary has no factory for it (only fedmf-coordinator and
+// fedmf-sim link them).
+absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings,
+                                   const google::protobuf::Message& options);
 
 }  // namespace fedmf::algorithms
 

@@ -49,9 +49,42 @@ void AnswerUsageFlags(int argc, char** argv, absl::string_view usage) {
   std::exit(0);
 }
 
+// Takes every occurrence of the `repeated` flags out of argv (what precedes a "--"), returning the
+// other arguments and, per flag, its values in order.
+std::vector<char*> TakeRepeatedFlags(int argc, char** argv,
+                                     const std::vector<RepeatedFlag>& repeated,
+                                     std::vector<std::vector<std::string>>& values) {
+  values.assign(repeated.size(), {});
+  std::vector<char*> rest;
+  bool positional = false;
+  for (int i = 0; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    positional = positional || arg == "--";
+    bool taken = false;
+    if (i > 0 && !positional &&
+        (absl::ConsumePrefix(&arg, "--") || absl::ConsumePrefix(&arg, "-"))) {
+      for (size_t f = 0; f < repeated.size() && !taken; ++f) {
+        absl::string_view value = arg;
+        if (absl::ConsumePrefix(&value, repeated[f].name)) {
+          if (absl::ConsumePrefix(&value, "=")) {
+            values[f].emplace_back(value);
+            taken = true;
+          } else if (value.empty() && i + 1 < argc) {
+            values[f].emplace_back(argv[++i]);
+            taken = true;
+          }
+        }
+      }
+    }
+    if (!taken) rest.push_back(argv[i]);
+  }
+  return rest;
+}
+
 }  // namespace
 
-std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usage) {
+std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usage,
+                                   const std::vector<RepeatedFlag>& repeated) {
   if (argc > 0) {
     const absl::string_view path = argv[0];
     ProgramName() = std::string(path.substr(path.find_last_of('/') + 1));
@@ -63,13 +96,19 @@ std::vector<char*> InitCommandLine(int argc, char** argv, absl::string_view usag
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
   AnswerUsageFlags(argc, argv, usage);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<std::vector<std::string>> values;
+  std::vector<char*> rest = TakeRepeatedFlags(argc, argv, repeated, values);
+  std::vector<char*> args = absl::ParseCommandLine(static_cast<int>(rest.size()), rest.data());
+  for (size_t f = 0; f < repeated.size(); ++f) {
+    if (!values[f].empty()) absl::SetFlag(repeated[f].flag, values[f]);
+  }
   args.erase(args.begin());
   return args;
 }
 
-void InitFlagsOnlyCommandLine(int argc, char** argv, absl::string_view usage) {
-  const std::vector<char*> args = InitCommandLine(argc, argv, usage);
+void InitFlagsOnlyCommandLine(int argc, char** argv, absl::string_view usage,
+                              const std::vector<RepeatedFlag>& repeated) {
+  const std::vector<char*> args = InitCommandLine(argc, argv, usage, repeated);
   if (!args.empty()) {
     std::fprintf(stderr, "%s: unexpected argument '%s' (flags only; see --help)\n",
                  ProgramName().c_str(), args[0]);

@@ -214,13 +214,22 @@ absl::Status Simulate() {
 }  // namespace fedmf::sim
 
 int main(int argc, char** argv) {
-  fedmf::InitFlagsOnlyCommandLine(
+  const std::vector<char*> args = fedmf::InitCommandLine(
       argc, argv,
       fedmf::server::UsageWithAlgorithms(
           "fedmf-sim [--data=SPEC --client_processes=N|--parties=KIND:N --algorithm=NAME "
           "--rounds=T --seed=S ...]: federated training (coordinator, clients, SecAgg) in one "
           "process, no network;\n"
           "every user's noise is keyed from --seed (reproducible experiments, not a private "
-          "deployment)"));
+          "deployment)\n"
+          "fedmf-sim describe NAME: the options of algorithm NAME (--config, --set)"),
+      fedmf::server::RepeatedRunFlags());
+  if (!args.empty() && std::string(args[0]) == "describe") {
+    return fedmf::ExitCode(fedmf::server::PrintAlgorithmOptions(args));
+  }
+  if (!args.empty()) {
+    return fedmf::ExitCode(absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument '", args[0], "' (flags only, or describe NAME)")));
+  }
   return fedmf::ExitCode(fedmf::sim::Simulate());
 }

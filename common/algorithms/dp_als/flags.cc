@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_als/config.h"
 #include "common/algorithms/dp_als/privacy.h"
@@ -71,7 +72,7 @@ absl::StatusOr<v1::DpAlsConfig::ItemGram> ParseItemGram(const std::string& name)
       absl::StrCat("--dpals_item_gram=", name, ": expected full, count or none"));
 }
 
-absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.participation.has_value() && *run.participation != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("dp-als sums every user every round: --participation=", *run.participation,
@@ -150,7 +151,7 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run) {
 // elsewhere), F1@10 over DP popularity's on the same seeds. Printed by `privacy-utility.sh
 // outlook` and `privacy-utility.py`; checked there on a 600-user subsample.
 const NewRunRegistrar kNewRunRegistrar(
-    kAlgorithmName, StartDpAlsRun,
+    kAlgorithmName, google::protobuf::Empty(), StartDpAlsRun,
     {.rounds = 2,
      .outlook_points = {{.noise_to_signal = 0.1459, .f1_over_dp_popularity = 1.505},
                         {.noise_to_signal = 0.2626, .f1_over_dp_popularity = 1.322},

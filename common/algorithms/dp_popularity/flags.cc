@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_popularity/dp_popularity.h"
 #include "common/algorithms/dp_popularity/updater.h"
@@ -25,7 +26,7 @@ ABSL_FLAG(int64_t, popularity_scale, 16,
 namespace fedmf::algorithms::dp_popularity {
 namespace {
 
-absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("dp-popularity counts once: --rounds=", run.rounds, " must be 1"));
@@ -71,7 +72,7 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run) {
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartDpPopularityRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartDpPopularityRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/new_run.h"
 #include "common/dp/hadamard.h"
 #include "common/util/positive_finite.h"
 
@@ -94,62 +93,6 @@ absl::StatusOr<NoiseSchedule> ParseNoiseSchedule(absl::string_view name) {
   if (name == "prefix_sum") return NoiseSchedule::kPrefixSum;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown noise schedule '", name, "' (expected constant or prefix_sum)"));
-}
-
-absl::string_view PresetName(Preset preset) { return preset == Preset::kPaper ? "paper" : "fedmf"; }
-
-absl::StatusOr<Preset> ParsePreset(absl::string_view name) {
-  if (name == "fedmf") return Preset::kFedmf;
-  if (name == "paper") return Preset::kPaper;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown preset '", name, "' (expected fedmf or paper)"));
-}
-
-DpmfRpConfig PresetConfig(Preset preset) {
-  DpmfRpConfig c;
-  // Shared by both: the paper's model (Section 6.1.3), which fedmf's tuning kept.
-  c.rank = 14;
-  c.lambda = 0.25;
-  c.kappa = 15;
-  c.user_l1_clip = 0.001;
-  c.error_clip = 1;
-  c.projection = Projection::kSparse;
-  c.compression = 3;
-  c.secure_aggregation = true;
-  c.pbm_accounting = PbmAccounting::kL2;
-  c.max_q = 16;
-  c.ddg_bits = 20;
-  c.ddg_clip_multiplier = 3;
-  c.adam = mf::AdamConfig{};
-  switch (preset) {
-    case Preset::kPaper:
-      c.mechanism = Mechanism::kPbm;
-      c.item_model = ItemModel::kCompressed;
-      c.participation = 0.1;
-      c.mu = 0.9;
-      c.adam.learning_rate = 0.05;
-      c.ranking_kappa.reset();  // kappa
-      c.contribution_clip = 0;  // Delta_1 = 4 e (1 + kappa) B1 / beta
-      c.pbm_geometry = PbmGeometry::kColumnL1;
-      c.pbm_clip_multiplier = 3;  // unused by column_l1
-      c.delta = 0;                // epsilon is RDP at order 2
-      c.rdp_order = 2;
-      break;
-    case Preset::kFedmf:
-      c.mechanism = Mechanism::kGaussian;
-      c.item_model = ItemModel::kFull;
-      c.participation = 1;
-      c.mu = 0.01;
-      c.adam.learning_rate = 0.2;
-      c.ranking_kappa = 5;
-      c.contribution_clip = 0.016;  // C = e (1 + kappa) B1, an L2 clip
-      c.pbm_geometry = PbmGeometry::kRotatedL2;
-      c.pbm_clip_multiplier = 3;
-      c.delta = kDefaultDelta;
-      c.rdp_order = 2;  // unused with delta > 0
-      break;
-  }
-  return c;
 }
 
 absl::Status ValidateConfig(const DpmfRpConfig& c) {

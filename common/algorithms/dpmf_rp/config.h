@@ -165,25 +165,6 @@ inline constexpr double kPbmNormSlack = 1e-9;
 double PbmL2OverClip(const DpmfRpConfig& config);
 dp::PrivacyBudget Budget(const DpmfRpConfig& config);
 
-// A named set of DPMF-RP's hyper-parameters, what a run uses for every flag it is not given
-// (--preset, dpmf_rp/flags.cc). PresetConfig is the one place that lists them:
-//   kFedmf (the default): the best configuration measured at whole-run, user-level (5, 1e-5)-DP
-//          on MovieLens 100K (docs/results/privacy-utility.md: the Gaussian mechanism, every user
-//          every round, full item model with a fresh S per round, m/p = 3, mu = 0.01, Adam step
-//          0.2, L2 clip C = 0.016, ranking kappa 5; PBM, when asked for, rotated_l2 with gamma 3
-//          charged by the L2 shift, docs/results/dpmf-rp.md), with delta = 1e-5.
-//   kPaper: the paper's settings for ML-100K (Section 6.1.3: PBM, column_l1, compressed item
-//          model, beta = 0.1, mu = 0.9, Adam step 0.05) with its convention that epsilon is RDP at
-//          order 2 (delta = 0); the defaults of DPMF-RP before the fedmf preset, which learn
-//          almost nothing under sound accounting (F1@10 0.007 at epsilon 1).
-enum class Preset { kFedmf, kPaper };
-absl::string_view PresetName(Preset preset);  // "fedmf", "paper"
-absl::StatusOr<Preset> ParsePreset(absl::string_view name);
-// Every hyper-parameter of `preset` (model, clipping, mechanism, item model, participation, delta,
-// optimizer); the data's shape, epsilon, rounds, n_min, seed and rating scale are DpmfRpConfig's
-// defaults, for the run to set.
-DpmfRpConfig PresetConfig(Preset preset);
-
 v1::DpmfRpConfig ToProto(const DpmfRpConfig& config);
 // Validates the result; `context` prefixes error messages (e.g. "broadcast").
 absl::StatusOr<DpmfRpConfig> FromProto(const v1::DpmfRpConfig& proto, absl::string_view context);

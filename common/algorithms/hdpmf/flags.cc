@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/hdpmf/hdpmf.h"
 #include "common/algorithms/hdpmf/privacy_spec.h"
@@ -121,7 +122,7 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromFlags(const RunSettings& run) {
   return c;
 }
 
-absl::StatusOr<NewRun> StartRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   absl::StatusOr<v1::HdpmfConfig> c = ConfigFromFlags(run);
   if (!c.ok()) return c.status();
   absl::StatusOr<std::unique_ptr<HdpmfUpdater>> updater = HdpmfUpdater::Create(*c);
@@ -139,7 +140,7 @@ absl::StatusOr<NewRun> StartRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kRun(kName, StartRun);
+const NewRunRegistrar kRun(kName, google::protobuf::Empty(), StartRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::hdpmf

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
@@ -114,7 +115,7 @@ absl::StatusOr<v1::HflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   return c;
 }
 
-absl::StatusOr<NewRun> StartHflRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartHflRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.num_users > (int64_t{1} << 31) - 1) {
     return absl::InvalidArgumentError(absl::StrCat("hfl-sgdmf: ", run.num_users, " users"));
   }
@@ -139,7 +140,7 @@ absl::StatusOr<NewRun> StartHflRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartHflRun);
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartHflRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::hfl_sgdmf

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 #include "common/algorithms/ldp_gd/updater.h"
@@ -117,10 +118,15 @@ absl::StatusOr<NewRun> StartRun(const RunSettings& run, bool projected) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kPrivateGdRun(kPrivateGd,
-                                    [](const RunSettings& run) { return StartRun(run, false); });
-const NewRunRegistrar kPrivateGdDrRun(kPrivateGdDr,
-                                      [](const RunSettings& run) { return StartRun(run, true); });
+absl::StatusOr<NewRun> StartGdRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
+  return StartRun(run, false);
+}
+absl::StatusOr<NewRun> StartGdDrRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
+  return StartRun(run, true);
+}
+
+const NewRunRegistrar kPrivateGdRun(kPrivateGd, google::protobuf::Empty(), StartGdRun);
+const NewRunRegistrar kPrivateGdDrRun(kPrivateGdDr, google::protobuf::Empty(), StartGdDrRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::ldp_gd

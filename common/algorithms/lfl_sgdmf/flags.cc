@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
@@ -84,7 +85,7 @@ absl::StatusOr<v1::LflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   return c;
 }
 
-absl::StatusOr<NewRun> StartLflSgdmfRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartLflSgdmfRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   absl::StatusOr<v1::LflSgdmfConfig> c = ConfigFromFlags(run);
   if (!c.ok()) return c.status();
   absl::StatusOr<std::unique_ptr<LflSgdmfUpdater>> updater = LflSgdmfUpdater::Create(*c);
@@ -113,7 +114,7 @@ absl::StatusOr<NewRun> StartLflSgdmfRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartLflSgdmfRun);
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartLflSgdmfRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::lfl_sgdmf

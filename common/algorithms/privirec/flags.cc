@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/privirec/noise.h"
@@ -40,7 +41,7 @@ ABSL_FLAG(double, privirec_gram_threshold, 0,
 namespace fedmf::algorithms::privirec {
 namespace {
 
-absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec sums once (two phases): --rounds=", run.rounds, " must be 1"));
@@ -90,7 +91,7 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run) {
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartPriviRecRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace

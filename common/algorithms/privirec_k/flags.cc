@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/new_run.h"
@@ -43,7 +44,7 @@ ABSL_FLAG(int32_t, privirec_k_degree_clip, 100,
 namespace fedmf::algorithms::privirec_k {
 namespace {
 
-absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec-k sums once (L + 1 phases): --rounds=", run.rounds, " must be 1"));
@@ -98,7 +99,7 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run) {
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartPriviRecKRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartPriviRecKRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace

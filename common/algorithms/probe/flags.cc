@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/probe/probe.h"
@@ -22,7 +23,7 @@ namespace {
 
 // The run's --epsilon is the probe's pure-epsilon budget per user (basic composition over
 // rounds); --delta must be 0. --min_clients 0 means 1: a local-DP report is private alone.
-absl::StatusOr<NewRun> StartProbeRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartProbeRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (absl::Status s = RequirePureEpsilon(run, kAlgorithmName); !s.ok()) return s;
   v1::ProbeConfig c;
   c.set_num_items(run.num_items);
@@ -44,7 +45,7 @@ absl::StatusOr<NewRun> StartProbeRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartProbeRun);
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartProbeRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::probe

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/new_run.h"
@@ -106,7 +107,7 @@ absl::StatusOr<v1::VflSgdmfConfig> ConfigFromFlags(const RunSettings& run) {
   return c;
 }
 
-absl::StatusOr<NewRun> StartVflRun(const RunSettings& run) {
+absl::StatusOr<NewRun> StartVflRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
   if (run.num_users > (int64_t{1} << 31) - 1) {
     return absl::InvalidArgumentError(absl::StrCat("vfl-sgdmf: ", run.num_users, " users"));
   }
@@ -131,7 +132,7 @@ absl::StatusOr<NewRun> StartVflRun(const RunSettings& run) {
   return NewRun{*std::move(updater), std::move(fields)};
 }
 
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, StartVflRun);
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartVflRun);
 
 }  // namespace
 }  // namespace fedmf::algorithms::vfl_sgdmf
