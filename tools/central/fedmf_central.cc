@@ -59,8 +59,8 @@ ABSL_FLAG(double, lambda, 0,
           "user regularization (0 = model default: als 0.12 per rating, central-mf 0.25, ldp-gd "
           "1e-8 for users and items)");
 ABSL_FLAG(double, gd_learning_rate, fedmf::algorithms::ldp_gd::kDefaultLearningRate,
-          "ldp-gd: gamma_0 (iteration t steps by gamma_0 / (t + 1)), as fedmf-sim's "
-          "--ldp_learning_rate");
+          "ldp-gd: gamma_0 (iteration t steps by gamma_0 / (t + 1)), as the federated ldp-gd's "
+          "option learning_rate");
 ABSL_FLAG(double, gd_init_scale, fedmf::algorithms::ldp_gd::kDefaultInitScale,
           "ldp-gd: V and every u_i start N(0, scale^2) from --seed, as the federated ldp-gd");
 ABSL_FLAG(double, mu, 0.9, "central-mf item regularization");

@@ -1,5 +1,5 @@
-// Registers dp-popularity (dp_popularity.h) with the algorithm registry (registry.h). Its flags
-// and the factory of a fresh run are in flags.cc.
+// Registers dp-popularity (dp_popularity.h) with the algorithm registry (registry.h). Its options
+// (fedmf.v1.DpPopularityOptions) and the factory of a fresh run are in new_run.cc.
 #include <memory>
 #include <string>
 
@@ -14,7 +14,7 @@ namespace {
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "baseline: item popularity counted once through SecAgg with distributed discrete "
-           "Gaussian noise, at most --popularity_max_items items per user (docs/algorithms.md)",
+           "Gaussian noise, at most max_items (an option) items per user (docs/algorithms.md)",
     .hosting = Hosting::kUsers,
     .ranking = {.top_n = 10, .relevance_threshold = 4},
     .make_contributor = AsFactory<Contributor>(&DpPopularityContributor::Create),

@@ -51,7 +51,7 @@ double RoundEpsilon(const v1::HdpmfConfig& config);
 double MeanRatingWeight(const v1::HdpmfConfig& config);
 // PDPMF's t: the mean rating budget, MeanRatingWeight eps_r, stepped by ulps.
 double PdpmfThreshold(const v1::HdpmfConfig& config);
-// The init_center of --hdpmf_init_center's default: the rating scale's midpoint, times
+// The init_center of the option init_center's default: the rating scale's midpoint, times
 // MeanRatingWeight when the ratings are stretched (the targets' scale).
 double DefaultInitCenter(const v1::HdpmfConfig& config);
 // PDPMF's pi(R_ij, t) for a rating of weight W_ij and t = `threshold` (PdpmfThreshold; eq. 5):

@@ -1,6 +1,6 @@
 // Registers hdpmf with the algorithm registry (registry.h). Its baselines (DPMF, non-private MF)
-// are variants of its configuration (--hdpmf_variant), one implementation. Flags and the factory
-// of fresh runs are in flags.cc.
+// are variants of its configuration (the option variant), one implementation. Its options
+// (fedmf.v1.HdpmfOptions) and the factory of fresh runs are in new_run.cc.
 #include <string>
 
 #include "common/algorithms/hdpmf/contributor.h"

@@ -28,7 +28,7 @@ namespace fedmf::algorithms::ldp_gd {
 
 inline constexpr absl::string_view kPrivateGd = "ldp-gd";
 inline constexpr absl::string_view kPrivateGdDr = "ldp-gd-dr";
-// Defaults of the flags (flags.cc) and of the central non-private GD (tools/central): the paper's
+// Defaults of the options (new_run.cc) and of the central non-private GD (tools/central): the paper's
 // d and lambdas, our step and initialization for MovieLens-scale data, and the client-local
 // scoring of DPMF-RP's ML-100K settings.
 inline constexpr int kDefaultRank = 15;

@@ -1,6 +1,6 @@
 // Registers ldp-gd (Private GD) and ldp-gd-dr (Private GD-DR) with the algorithm registry
-// (registry.h): one implementation, the projection a setting of its configuration. Their flags
-// and the factories of fresh runs are in flags.cc.
+// (registry.h): one implementation, the projection a setting of its configuration. Their options
+// (one message, fedmf.v1.LdpGdOptions) and the factories of fresh runs are in new_run.cc.
 #include <string>
 
 #include "common/algorithms/ldp_gd/contributor.h"

@@ -115,7 +115,7 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecConfig& config, double alpha)
   }
   if (absl::Status s =
           ValidateNoiseParties(config.noise_parties(), config.num_users(), Noisy(config),
-                               kAlgorithmName, "--privirec_noise_parties", "--privirec_epsilon");
+                               kAlgorithmName, "option noise_parties", "option epsilon");
       !s.ok()) {
     return s;
   }

@@ -56,8 +56,9 @@ absl::Status ValidateDenseCodes(absl::string_view who, uint64_t codes, absl::str
 // Whether a user adds its noise share (a noise party) or only its rounded vector.
 enum class NoiseShare { kAdd, kNone };
 
-// InvalidArgument naming `flag` unless noise_parties is 0 (every user adds noise), or in [1, users]
-// with the DP option on (`noisy`; else naming `epsilon_flag`). `who` prefixes the message.
+// InvalidArgument naming `flag` (the option that sets it, e.g. "option noise_parties") unless
+// noise_parties is 0 (every user adds noise), or in [1, users] with the DP option on (`noisy`;
+// else naming `epsilon_flag`, e.g. "option epsilon"). `who` prefixes the message.
 absl::Status ValidateNoiseParties(int64_t noise_parties, int64_t users, bool noisy,
                                   absl::string_view who, absl::string_view flag,
                                   absl::string_view epsilon_flag);

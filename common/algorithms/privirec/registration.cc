@@ -1,5 +1,5 @@
-// Registers privirec (privirec.h) with the algorithm registry (registry.h). Its flags and the
-// factory of a fresh run are in flags.cc.
+// Registers privirec (privirec.h) with the algorithm registry (registry.h). Its options and the
+// factory of a fresh run are in new_run.cc.
 #include <memory>
 #include <string>
 
@@ -14,7 +14,7 @@ namespace {
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "PriviRec: item degrees and the normalized Gram matrix as secure sums over a fixed "
-           "population, each client scoring with a graph filter (--privirec_filter)",
+           "population, each client scoring with a graph filter (the option filter)",
     // The graph filters' papers: Recall@20 and NDCG@20 over every unseen item, implicit feedback.
     .hosting = Hosting::kUsers,
     .ranking = {.top_n = 20, .relevance_threshold = 1},

@@ -59,11 +59,11 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
     if (config.noise_parties() == 0) return absl::OkStatus();
     return BadDpOption(
         absl::StrCat("noise_parties=", config.noise_parties(),
-                     " (--privirec_k_noise_parties) needs --privirec_k_epsilon > 0"));
+                     " (option noise_parties) needs option epsilon > 0"));
   }
   if (config.noise_parties() < 0 || config.noise_parties() > config.num_users()) {
     return BadDpOption(absl::StrCat("noise_parties=", config.noise_parties(),
-                                    " (--privirec_k_noise_parties) must be in [1, ",
+                                    " (option noise_parties) must be in [1, ",
                                     config.num_users(), "] (the users), or 0: every user"));
   }
   if (!(config.delta() > 0 && config.delta() < 1)) {
@@ -76,16 +76,16 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
   if (absl::Status s = privirec::ValidateDenseCodes(
           kAlgorithmName, PowerLength(config),
           absl::StrCat("power vector (m k = ", config.num_items(), " x ", config.rank(), ")"),
-          "lower the rank (--privirec_k_rank) or the catalogue");
+          "lower the rank (option rank) or the catalogue");
       !s.ok()) {
     return s;
   }
   const auto parties = static_cast<uint64_t>(NoiseParties(config));
   if (PowerLength(config) > kMaxNoisyCoordinates / parties) {
     return BadDpOption(absl::StrCat(
-        "rank=", config.rank(), " (--privirec_k_rank) with ", config.num_items(), " items and ",
+        "rank=", config.rank(), " (option rank) with ", config.num_items(), " items and ",
         parties,
-        " noise parties (--privirec_k_noise_parties) needs c m k = ", parties * PowerLength(config),
+        " noise parties (option noise_parties) needs c m k = ", parties * PowerLength(config),
         " dense noisy coordinates per power sum, more than ", kMaxNoisyCoordinates,
         " (each noise party's vector is dense); lower the rank, the catalogue or the noise "
         "parties"));

@@ -73,7 +73,7 @@ absl::StatusOr<v1::RoundPlan> PriviRecKUpdater::Plan() const {
   plan.set_algorithm(std::string(kAlgorithmName));
   plan.set_round(model_.round());
   plan.set_phase(model_.phase());
-  if (absl::Status s = SetPlanPayload(model_, kAlgorithmName, "--privirec_k_rank", plan); !s.ok()) {
+  if (absl::Status s = SetPlanPayload(model_, kAlgorithmName, "option rank", plan); !s.ok()) {
     return s;
   }
   const bool power = PowerPhase(model_);

@@ -1,5 +1,5 @@
-// Registers the contract probe (probe.h) with the algorithm registry (registry.h). Its flags and
-// the factory of a fresh run are in flags.cc.
+// Registers the contract probe (probe.h) with the algorithm registry (registry.h). Its options and
+// the factory of a fresh run are in new_run.cc.
 #include <memory>
 #include <string>
 

@@ -243,11 +243,12 @@ TEST(DpPopularityTest, NewRunNeedsOneRound) {
                   .epsilon = 2,
                   .delta = 1e-5,
                   .seed = 1};
-  absl::Status status = StartNewRun(kAlgorithmName, run).status();
+  const google::protobuf::Message& options = *RegisteredDefaultOptions(kAlgorithmName).value();
+  absl::Status status = StartNewRun(kAlgorithmName, run, options).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("--rounds=2 must be 1"), std::string::npos);
   run.rounds = 1;
-  absl::StatusOr<NewRun> ok = StartNewRun(kAlgorithmName, run);
+  absl::StatusOr<NewRun> ok = StartNewRun(kAlgorithmName, run, options);
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->updater->round(), 0);
 }

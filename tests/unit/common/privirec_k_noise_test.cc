@@ -269,7 +269,7 @@ TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
   v1::PriviRecKConfig c = GowallaConfig();
   const absl::Status refused = ValidateConfig(c);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.message().find("--privirec_k_rank"), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("option rank"), std::string::npos) << refused;
   EXPECT_NE(refused.message().find("rank=256"), std::string::npos) << refused;
   c.set_num_items(1682);
   c.set_num_users(943);
@@ -280,7 +280,7 @@ TEST(PriviRecKNoiseTest, APopulationTooLargeForDenseNoiseIsRefused) {
 
 // A noise party's power vector, m k codes, travels as one message (at most 238,609,294 codes, see
 // privirec::kMaxDenseCodes): on Gowalla's 40,981 items a committee of one fits at k = 5,822
-// (238,591,382 codes) and is refused at k = 5,823 (238,632,363), naming the rank's flag.
+// (238,591,382 codes) and is refused at k = 5,823 (238,632,363), naming the rank's option.
 TEST(PriviRecKNoiseTest, APowerVectorTooLargeForOneMessageIsRefused) {
   v1::PriviRecKConfig c = GowallaConfig();
   c.set_noise_parties(1);
@@ -290,7 +290,7 @@ TEST(PriviRecKNoiseTest, APowerVectorTooLargeForOneMessageIsRefused) {
   const absl::Status refused = ValidateConfig(c);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.message().find("238632363 codes"), std::string::npos) << refused;
-  EXPECT_NE(refused.message().find("--privirec_k_rank"), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("option rank"), std::string::npos) << refused;
 }
 
 // A user outside the committee of 3 (of 25) sends, in the degree phase, gamma at each of its items
@@ -411,17 +411,17 @@ TEST(PriviRecKNoiseTest, CommitteeOfEveryUserIsTodaysCalibration) {
 }
 
 // Committee sizes outside [0, n], or a committee without the DP option, are refused naming
-// --privirec_k_noise_parties; Gowalla at k = 256 with a committee of 16 (16 x 40,981 x 256 =
+// option noise_parties; Gowalla at k = 256 with a committee of 16 (16 x 40,981 x 256 =
 // 1.7e8 dense coordinates) is accepted where every user adding noise is refused.
 TEST(PriviRecKNoiseTest, CommitteeSizesAreChecked) {
   const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
   for (int64_t bad : {int64_t{-1}, int64_t{d.num_users()} + 1}) {
     const absl::Status s = ValidateConfig(Config(d, 3, 2, 2, bad));
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(s.message().find("--privirec_k_noise_parties"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("option noise_parties"), std::string::npos) << s;
   }
   const absl::Status no_dp = ValidateConfig(Config(d, 3, 2, 0, 5));
-  EXPECT_NE(no_dp.message().find("--privirec_k_epsilon"), std::string::npos) << no_dp;
+  EXPECT_NE(no_dp.message().find("option epsilon"), std::string::npos) << no_dp;
   EXPECT_TRUE(ValidateConfig(Config(d, 3, 2, 2, d.num_users())).ok());
   v1::PriviRecKConfig gowalla = GowallaConfig();
   gowalla.set_noise_parties(16);

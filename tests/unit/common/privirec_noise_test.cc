@@ -289,7 +289,7 @@ TEST(PriviRecNoiseTest, OnlyTheCommitteeAddsNoise) {
 }
 
 // c = n is today's calibration to the last bit; c outside [0, n], or without the DP option, is
-// refused naming --privirec_noise_parties.
+// refused naming the option noise_parties.
 TEST(PriviRecNoiseTest, CommitteeOfEveryUserAndBadSizes) {
   const data::RatingsDataset d = test_util::RandomImplicit(24, 9, 0.4, 3);
   v1::PriviRecConfig all = Config(d, 2);
@@ -302,11 +302,11 @@ TEST(PriviRecNoiseTest, CommitteeOfEveryUserAndBadSizes) {
     c.set_noise_parties(bad);
     const absl::Status s = ValidateNoiseConfig(c, kAlpha);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(s.message().find("--privirec_noise_parties"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("option noise_parties"), std::string::npos) << s;
   }
   v1::PriviRecConfig off = Config(d, 0);
   off.set_noise_parties(3);
-  EXPECT_NE(ValidateNoiseConfig(off, kAlpha).message().find("--privirec_epsilon"),
+  EXPECT_NE(ValidateNoiseConfig(off, kAlpha).message().find("option epsilon"),
             std::string::npos);
 }
 

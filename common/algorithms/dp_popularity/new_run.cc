@@ -1,37 +1,47 @@
-// dp-popularity's flags and the factory of a fresh run (new_run.h). Linked only into the binaries
-// that start runs (fedmf-coordinator, fedmf-sim).
+// dp-popularity's fresh run (new_run.h): its options (fedmf.v1.DpPopularityOptions,
+// configs/dp-popularity/default.textproto) and the runtime's RunSettings make a
+// DpPopularityConfig, whose updater starts the run. Linked only into the binaries that start runs
+// (fedmf-coordinator, fedmf-sim).
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_popularity/dp_popularity.h"
 #include "common/algorithms/dp_popularity/updater.h"
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
-
-ABSL_FLAG(bool, popularity_noise, true,
-          "dp-popularity: false counts every rating exactly (the non-private popularity)");
-ABSL_FLAG(int32_t, popularity_max_items, 64,
-          "dp-popularity: most items one user counts, sampled uniformly when it rated more (the "
-          "sensitivity); 0 without noise: all");
-ABSL_FLAG(int64_t, popularity_scale, 16,
-          "dp-popularity: integer units per counted item (a larger scale lets each user's noise "
-          "share meet the distributed discrete Gaussian's sigma >= 1/2 at a smaller total noise)");
+#include "fedmf/v1/dp_popularity.pb.h"
 
 namespace fedmf::algorithms::dp_popularity {
 namespace {
 
-absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
+v1::DpPopularityOptions DefaultOptions() {
+  v1::DpPopularityOptions o;
+  o.set_noise(true);
+  o.set_max_items(64);
+  o.set_scale(16);
+  return o;
+}
+
+absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run,
+                                            const v1::DpPopularityOptions& options) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("dp-popularity counts once: --rounds=", run.rounds, " must be 1"));
   }
-  const bool noise = absl::GetFlag(FLAGS_popularity_noise);
+  const bool noise = options.noise();
+  if (options.max_items() < (noise ? 1 : 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("dp-popularity: max_items=",
+                                                   options.max_items(), " must be >= ",
+                                                   noise ? "1 with noise" : "0 (0: all)"));
+  }
+  if (noise && (options.scale() < 1 || options.scale() > (int64_t{1} << 20))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dp-popularity: scale=", options.scale(), " must be in [1, 2^20]"));
+  }
   if (noise && !run.secure_aggregation) {
     return absl::InvalidArgumentError(
         "dp-popularity: --secure_aggregation=false would show each user's vector with a share "
@@ -43,12 +53,12 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run, const google
   c.set_cohort_size(SampledCohort(run));
   c.set_min_contributors(run.min_clients > 0 ? run.min_clients : c.cohort_size());
   // A cap beyond the catalogue caps nothing.
-  c.set_max_items(std::min(absl::GetFlag(FLAGS_popularity_max_items), run.num_items));
+  c.set_max_items(std::min(options.max_items(), run.num_items));
   c.set_noise(noise);
   if (noise) {
     c.set_epsilon(run.epsilon);
     c.set_delta(run.delta.value_or(kDefaultDelta));
-    c.set_scale(absl::GetFlag(FLAGS_popularity_scale));
+    c.set_scale(options.scale());
     c.set_wrap_probability(1e-9);
   }
   absl::StatusOr<std::unique_ptr<DpPopularityUpdater>> updater = DpPopularityUpdater::Create(c);
@@ -72,7 +82,7 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run, const google
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartDpPopularityRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartDpPopularityRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace

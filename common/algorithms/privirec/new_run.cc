@@ -1,47 +1,47 @@
-// privirec's flags and the factory of a fresh run (new_run.h). Linked only into the binaries that
-// start runs (fedmf-coordinator, fedmf-sim).
+// privirec's fresh run (new_run.h): its options (fedmf.v1.PriviRecOptions, configs/privirec/)
+// and the runtime's RunSettings make a PriviRecConfig, whose updater starts the run. Linked only
+// into the binaries that start runs (fedmf-coordinator, fedmf-sim).
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "google/protobuf/empty.pb.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec/updater.h"
 #include "common/util/event_log.h"
-
-ABSL_FLAG(std::string, privirec_filter, "gf-cf",
-          "privirec: the graph filter every client builds from the sums: gf-cf, turbo-cf, "
-          "bspm-lm or bspm-em (their published Gowalla configurations, graph_filter/config.h)");
-ABSL_FLAG(int32_t, privirec_frac_bits, 0,
-          "privirec: fractional bits f of the Gram sum's fixed point (error <= n 2^-(f+1) per "
-          "entry); 0: the most that fits 61 bits with the run's users, at most 52");
-
-ABSL_FLAG(double, privirec_epsilon, 0,
-          "privirec: > 0 adds distributed discrete Gaussian noise to both secure sums, whole-run "
-          "user-level (E, --delta)-DP (noise.h; --delta unset: 1e-5); 0: no noise, the paper's "
-          "protocol (the run-wide --epsilon, whose default is 1, does not apply to privirec)");
-ABSL_FLAG(int32_t, privirec_degree_clip, 100,
-          "privirec with --privirec_epsilon: D, the degree sum's L2 clip is sqrt(D) (a user with "
-          "more than "
-          "D items counts sqrt(D / d_u) for each; noise.h)");
-
-ABSL_FLAG(int64_t, privirec_noise_parties, 0,
-          "privirec with --privirec_epsilon: c >= 1 makes a noise committee of c users (chosen "
-          "from the run's public --seed) add all the noise, the others only their rounded sparse "
-          "vectors (trust: docs/privacy-accounting.md 4.11); 0: every user adds noise");
-ABSL_FLAG(double, privirec_gram_threshold, 0,
-          "privirec with --privirec_epsilon: t, noisy Gram entries <= t times the Gram noise std "
-          "are dropped before the clients build P~ (post-processing; 0: only P' <= 0)");
+#include "fedmf/v1/privirec.pb.h"
 
 namespace fedmf::algorithms::privirec {
 namespace {
 
-absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
+// The paper's protocol with GF-CF, no noise (configs/privirec/default.textproto).
+v1::PriviRecOptions DefaultOptions() {
+  v1::PriviRecOptions o;
+  o.set_filter(v1::PriviRecOptions::FILTER_GF_CF);
+  o.set_frac_bits(0);
+  o.set_epsilon(0);
+  o.set_degree_clip(100);
+  o.set_noise_parties(0);
+  o.set_gram_threshold(0);
+  return o;
+}
+
+// The graph filter's name (graph_filter/config.h) of `filter`: FILTER_TURBO_CF is "turbo-cf".
+std::string FilterName(v1::PriviRecOptions::Filter filter) {
+  absl::string_view name = v1::PriviRecOptions::Filter_Name(filter);
+  absl::ConsumePrefix(&name, "FILTER_");
+  return absl::StrReplaceAll(absl::AsciiStrToLower(name), {{"_", "-"}});
+}
+
+absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run,
+                                        const v1::PriviRecOptions& options) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec sums once (two phases): --rounds=", run.rounds, " must be 1"));
@@ -51,21 +51,29 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run, const google::pr
         "privirec: every sum is secure (--secure_aggregation=false would upload each user's "
         "items in the clear; fedmf-sim --plain_sum adds the same sums in-process)");
   }
+  if (options.filter() == v1::PriviRecOptions::FILTER_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        "privirec: filter=FILTER_UNSPECIFIED must be gf-cf, turbo-cf, bspm-lm or bspm-em");
+  }
+  if (options.frac_bits() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "privirec: frac_bits=", options.frac_bits(), " must be >= 0 (0: the most that fits)"));
+  }
   v1::PriviRecConfig c;
   c.set_num_items(run.num_items);
   c.set_num_users(run.num_users);
-  c.set_filter(absl::GetFlag(FLAGS_privirec_filter));
-  const int32_t f = absl::GetFlag(FLAGS_privirec_frac_bits);
+  c.set_filter(FilterName(options.filter()));
+  const int32_t f = options.frac_bits();
   c.set_frac_bits(f > 0 ? f : DefaultFracBits(run.num_users));
-  if (const double epsilon = absl::GetFlag(FLAGS_privirec_epsilon); epsilon != 0) {
+  if (const double epsilon = options.epsilon(); epsilon != 0) {
     // The DP option (noise.h): whole-run (epsilon, delta) per user.
     c.set_epsilon(epsilon);
     c.set_delta(run.delta.value_or(kDefaultDelta));
-    c.set_degree_clip(absl::GetFlag(FLAGS_privirec_degree_clip));
-    c.set_gram_threshold(absl::GetFlag(FLAGS_privirec_gram_threshold));
+    c.set_degree_clip(options.degree_clip());
+    c.set_gram_threshold(options.gram_threshold());
   }
   c.set_seed(run.seed);
-  c.set_noise_parties(absl::GetFlag(FLAGS_privirec_noise_parties));  // checked with epsilon
+  c.set_noise_parties(options.noise_parties());  // checked with epsilon
   absl::StatusOr<std::unique_ptr<PriviRecUpdater>> updater = PriviRecUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
@@ -91,7 +99,7 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run, const google::pr
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartPriviRecRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartPriviRecRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace

@@ -1,12 +1,11 @@
-// privirec-k's flags and the factory of a fresh run (new_run.h). Linked only into the binaries
-// that start runs (fedmf-coordinator, fedmf-sim).
+// privirec-k's fresh run (new_run.h): its options (fedmf.v1.PriviRecKOptions,
+// configs/privirec-k/) and the runtime's RunSettings make a PriviRecKConfig, whose updater starts
+// the run. Linked only into the binaries that start runs (fedmf-coordinator, fedmf-sim).
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "google/protobuf/empty.pb.h"
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/new_run.h"
@@ -14,37 +13,26 @@
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/algorithms/privirec_k/updater.h"
 #include "common/util/event_log.h"
-
-ABSL_FLAG(int32_t, privirec_k_rank, 256,
-          "privirec-k: k, the columns of the power iterate, of P~_k and of GF-CF's ideal "
-          "low-pass (the paper's Figure 3: 256..3584)");
-ABSL_FLAG(int32_t, privirec_k_power_sums, 2,
-          "privirec-k: L, the secure sums of the distributed power method after the degree sum "
-          "(the paper's Figure 3: 2)");
-ABSL_FLAG(bool, privirec_k_rayleigh_ritz, true,
-          "privirec-k: eigenvalues of P~_k by Rayleigh-Ritz on the public k x k matrix; false: "
-          "the paper's diag(T_L) of the last QR");
-ABSL_FLAG(int32_t, privirec_k_frac_bits, 0,
-          "privirec-k: fractional bits f of the power sums' fixed point (error <= n 2^-(f+1) per "
-          "coordinate); 0: the most that fits 61 bits with the run's users, at most 52");
-
-ABSL_FLAG(double, privirec_k_epsilon, 0,
-          "privirec-k: > 0 adds distributed discrete Gaussian noise to the degree sum and to each "
-          "power sum, whole-run user-level (E, --delta)-DP (noise.h; --delta unset: 1e-5); every "
-          "user's noisy power vector is dense (m k coordinates); 0: no noise, the paper's protocol "
-          "(the run-wide --epsilon does not apply to privirec-k)");
-ABSL_FLAG(int64_t, privirec_k_noise_parties, 0,
-          "privirec-k with --privirec_k_epsilon: c >= 1 makes a noise committee of c users (chosen "
-          "from the run's public --seed) add all the noise, the others only their rounded sparse "
-          "vectors (trust: docs/privacy-accounting.md 4.11); 0: every user adds noise");
-ABSL_FLAG(int32_t, privirec_k_degree_clip, 100,
-          "privirec-k with --privirec_k_epsilon: D, the degree sum's L2 clip is sqrt(D) (a user "
-          "with more than D items counts sqrt(D / d_u) for each; noise.h)");
+#include "fedmf/v1/privirec_k.pb.h"
 
 namespace fedmf::algorithms::privirec_k {
 namespace {
 
-absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run, const google::protobuf::Empty& /*options*/) {
+// The paper's protocol at k = 256, no noise (configs/privirec-k/default.textproto).
+v1::PriviRecKOptions DefaultOptions() {
+  v1::PriviRecKOptions o;
+  o.set_rank(256);
+  o.set_power_sums(2);
+  o.set_rayleigh_ritz(true);
+  o.set_frac_bits(0);
+  o.set_epsilon(0);
+  o.set_noise_parties(0);
+  o.set_degree_clip(100);
+  return o;
+}
+
+absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run,
+                                         const v1::PriviRecKOptions& options) {
   if (run.rounds != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec-k sums once (L + 1 phases): --rounds=", run.rounds, " must be 1"));
@@ -54,25 +42,38 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run, const google::p
         "privirec-k: every sum is secure (--secure_aggregation=false would upload each user's "
         "items in the clear; fedmf-sim --plain_sum adds the same sums in-process)");
   }
+  if (options.rank() < 1 || options.rank() > run.num_items) {
+    return absl::InvalidArgumentError(absl::StrCat("privirec-k: rank=", options.rank(),
+                                                   " must be in [1, num_items = ", run.num_items,
+                                                   "]"));
+  }
+  if (options.power_sums() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("privirec-k: power_sums=", options.power_sums(), " must be >= 1"));
+  }
+  if (options.frac_bits() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "privirec-k: frac_bits=", options.frac_bits(), " must be >= 0 (0: the most that fits)"));
+  }
   absl::StatusOr<graph_filter::GraphFilterConfig> gf_cf = graph_filter::PublishedConfig("gf-cf");
   if (!gf_cf.ok()) return gf_cf.status();
   v1::PriviRecKConfig c;
   c.set_num_items(run.num_items);
   c.set_num_users(run.num_users);
-  c.set_rank(absl::GetFlag(FLAGS_privirec_k_rank));
-  c.set_power_sums(absl::GetFlag(FLAGS_privirec_k_power_sums));
-  const int32_t f = absl::GetFlag(FLAGS_privirec_k_frac_bits);
+  c.set_rank(options.rank());
+  c.set_power_sums(options.power_sums());
+  const int32_t f = options.frac_bits();
   c.set_frac_bits(f > 0 ? f : DefaultFracBits(run.num_users));
   c.set_seed(run.seed);
-  c.set_rayleigh_ritz(absl::GetFlag(FLAGS_privirec_k_rayleigh_ritz));
+  c.set_rayleigh_ritz(options.rayleigh_ritz());
   c.set_gamma(gf_cf->gamma);
-  if (const double epsilon = absl::GetFlag(FLAGS_privirec_k_epsilon); epsilon != 0) {
+  if (const double epsilon = options.epsilon(); epsilon != 0) {
     // The DP option (noise.h): whole-run (epsilon, delta) per user.
     c.set_epsilon(epsilon);
     c.set_delta(run.delta.value_or(kDefaultDelta));
-    c.set_degree_clip(absl::GetFlag(FLAGS_privirec_k_degree_clip));
+    c.set_degree_clip(options.degree_clip());
   }
-  c.set_noise_parties(absl::GetFlag(FLAGS_privirec_k_noise_parties));  // checked with epsilon
+  c.set_noise_parties(options.noise_parties());  // checked with epsilon
   absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> updater = PriviRecKUpdater::Create(c);
   if (!updater.ok()) return updater.status();
   std::vector<std::pair<std::string, std::string>> fields = {
@@ -99,7 +100,7 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run, const google::p
 }
 
 // One release: --rounds may be left out.
-const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, google::protobuf::Empty(), StartPriviRecKRun,
+const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartPriviRecKRun,
                                        {.rounds = 1, .outlook_points = {}});
 
 }  // namespace
