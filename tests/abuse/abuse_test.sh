@@ -28,7 +28,7 @@ RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --rank=
 if [[ "$ATTACK" == ldp_* ]]; then
   # Local-DP reports uploaded in the clear (ldp-gd): the coordinator checks each one.
   RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --algorithm=ldp-gd
-    --ldp_rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 --stage_timeout_s=3)
+    --set=rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 --stage_timeout_s=3)
 fi
 # The transport-level attacks meet the coordinator's bounds sooner than by default.
 ATTACK_AS="$ATTACK"

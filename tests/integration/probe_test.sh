@@ -23,7 +23,7 @@ DATA="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=3"
 # Every user in every round (participation 1): the coordinator waits for all 40 users before each
 # round, so a restarted client is back in the next round. 0.5 per report; the run may spend 10.
 RUN=(--algorithm=probe --eval_data="$DATA" --rounds=5 --participation=1 --min_clients=1
-  --epsilon=10 --probe_report_epsilon=0.5 --wait_for_users=40 --stage_timeout_s=20)
+  --epsilon=10 --set=report_epsilon=0.5 --wait_for_users=40 --stage_timeout_s=20)
 
 # start_client I N LOG [flags]: client process I of N (users shard I/N); pid in CLIENT_PID.
 start_client() {
@@ -94,7 +94,7 @@ case "$CASE" in
 
   parties)
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=3 \
-      --probe_fixed_population --wait_for_users=3
+      --set=fixed_population=true --wait_for_users=3
     for i in 0 1 2; do
       "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --party="hfl:$i/3" \
         --give_up_after_s=40 >"$WORK/party-$i.log" 2>&1 &
@@ -112,7 +112,7 @@ case "$CASE" in
 
   fixed_loss)
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" \
-      --probe_fixed_population
+      --set=fixed_population=true
     CLIENTS=()
     for i in 0 1 2 3; do
       start_client "$i" 4 "$WORK/client-$i.log"

@@ -477,31 +477,31 @@ PY
     ;;
 
   # PriviRec: the degree and Gram sums, GF-CF.
-  privirec_secagg) secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf ;;
+  privirec_secagg) secure_sums_equal_sim 2 1 --algorithm=privirec --set=filter=gf-cf ;;
   # PriviRec-k: the degree sum and L = 2 power sums at k = 16, GF-CF from the basis.
   privirec_k_secagg)
-    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --set=rank=16 --set=power_sums=2
     ;;
   # The DP options: each user's distributed discrete Gaussian share inside its masked input; the
   # ledger (in the compared checkpoints) spends the whole budget by the last sum, not before.
   privirec_dp_secagg)
-    secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5
+    secure_sums_equal_sim 2 1 --algorithm=privirec --set=filter=gf-cf --set=epsilon=5
     spent_by_last phase 1 5
     ;;
   privirec_k_dp_secagg)
-    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
-      --privirec_k_epsilon=5
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --set=rank=16 --set=power_sums=2 \
+      --set=epsilon=5
     spent_by_last phase 2 5
     ;;
   # With a noise committee of 5 of the 30 users: the others' sparse rounded vectors inside SecAgg.
   privirec_dp_committee_secagg)
-    secure_sums_equal_sim 2 1 --algorithm=privirec --privirec_filter=gf-cf --privirec_epsilon=5 \
-      --privirec_noise_parties=5
+    secure_sums_equal_sim 2 1 --algorithm=privirec --set=filter=gf-cf --set=epsilon=5 \
+      --set=noise_parties=5
     spent_by_last phase 1 5
     ;;
   privirec_k_dp_committee_secagg)
-    secure_sums_equal_sim 3 1 --algorithm=privirec-k --privirec_k_rank=16 --privirec_k_power_sums=2 \
-      --privirec_k_epsilon=5 --privirec_k_noise_parties=5
+    secure_sums_equal_sim 3 1 --algorithm=privirec-k --set=rank=16 --set=power_sums=2 \
+      --set=epsilon=5 --set=noise_parties=5
     spent_by_last phase 2 5
     ;;
   # DP-ALS: 3 rounds, each a secure sum of every user's statistics with its distributed discrete
@@ -519,7 +519,7 @@ PY
   sim_ldp_gd)
     # Private GD: clear one-coordinate reports, each user's factor in the clients' state; the
     # ledger holds exactly the run's epsilon after its k = 3 rounds.
-    sim_equivalence --algorithm=ldp-gd --epsilon=0.9 --ldp_rank=4
+    sim_equivalence --algorithm=ldp-gd --epsilon=0.9 --set=rank=4
     grep -q 'pure epsilon 0.9,' "$WORK/ledger-report.log" ||
       fail "ledger: not pure epsilon 0.9: $(cat "$WORK/ledger-report.log")"
     grep -q ' event=new_run .*epsilon_per_round=0.3 ' "$WORK/coordinator.log" ||
@@ -527,8 +527,8 @@ PY
     ;;
   sim_ldp_gd_dr)
     # Private GD-DR, unbiased projection, reports through SecAgg (defence in depth).
-    sim_equivalence --algorithm=ldp-gd-dr --epsilon=1 --ldp_rank=4 --ldp_projection_dim=8 \
-      --ldp_projection_mode=unbiased --ldp_secure_sum
+    sim_equivalence --algorithm=ldp-gd-dr --epsilon=1 --set=rank=4 --set=projection_dim=8 \
+      --set=projection_mode=unbiased --set=secure_sum=true
     grep -q ' event=secagg_session ' "$WORK/coordinator.log" || fail "no SecAgg session"
     ;;
   sim_lfl_sgdmf)
@@ -562,7 +562,7 @@ PY
   sim_hdpmf)
     # HDPMF, sound mode: each user's u_i and private beta_i in the clients' state, Laplace noise
     # shares for n_min = 10 through SecAgg; the ledger holds the worst case, eps = 3, after T = 3.
-    SIM_FACTOR_MODEL=0 sim_equivalence --algorithm=hdpmf --epsilon=3 --hdpmf_rank=4
+    SIM_FACTOR_MODEL=0 sim_equivalence --algorithm=hdpmf --epsilon=3 --set=rank=4
     grep -q 'pure epsilon 3, .* per user (worst case; heterogeneous' "$WORK/ledger-report.log" ||
       fail "ledger: not a heterogeneous pure epsilon 3: $(cat "$WORK/ledger-report.log")"
     grep -q ' event=new_run .*mode=sound .*epsilon_per_round=1 ' "$WORK/coordinator.log" ||

@@ -236,14 +236,14 @@ for group in "${SELECTED[@]}"; do
     baselines)
       for seed in ${SEEDS}; do
         for model in global-mean user-mean popularity; do central "${model}" "${seed}"; done
-        run baselines popularity-count none inf "${seed}" "${POPULARITY[@]}" --popularity_noise=false \
-          --popularity_max_items=0
+        run baselines popularity-count none inf "${seed}" "${POPULARITY[@]}" --set=noise=false \
+          --set=max_items=0
       done ;;
     popularity-tune)
       for eps in ${EPSILONS}; do
         for cap in ${CAPS}; do
           run popularity-tune "eps${eps}-c${cap}" ddg "${eps}" 1 "${POPULARITY[@]}" --epsilon="${eps}" \
-            --delta=1e-5 --popularity_max_items="${cap}"
+            --delta=1e-5 --set=max_items="${cap}"
         done
       done ;;
     popularity)
@@ -252,7 +252,7 @@ for group in "${SELECTED[@]}"; do
         [[ -n "${cap}" ]] || { echo "privacy-utility.sh: run popularity-tune first" >&2; exit 1; }
         for seed in ${SEEDS}; do
           run popularity "dp-popularity-eps${eps}" ddg "${eps}" "${seed}" "${POPULARITY[@]}" \
-            --epsilon="${eps}" --delta=1e-5 --popularity_max_items="${cap}"
+            --epsilon="${eps}" --delta=1e-5 --set=max_items="${cap}"
         done
       done ;;
     dpmf)

@@ -72,7 +72,7 @@ run() {  # run MODEL EPSILON SEED COMMAND...
 COMMITTEE=""
 [[ "${NOISE_PARTIES}" == 0 ]] || COMMITTEE="-c${NOISE_PARTIES}"
 common=(--data="ml-100k:${WORK}/u.data" --split=holdout:0.2)
-sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --privirec_filter=gf-cf
+sim=("${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec --set=filter=gf-cf
   --rounds=1 --plain_sum --eval_every=0 --stage_timeout_s=600)
 for seed in ${SEEDS}; do
   # The seed draws the noise and the split (fedmf-central's --seed is its split seed too).
@@ -80,9 +80,9 @@ for seed in ${SEEDS}; do
   [[ "${BASELINES}" == no ]] || run privirec none "${seed}" "${seeded[@]}"
   for epsilon in ${EPSILONS}; do
     run "privirec-clip${DEGREE_CLIP}-t${GRAM_THRESHOLD}${COMMITTEE}" "${epsilon}" "${seed}" \
-      "${seeded[@]}" --privirec_epsilon="${epsilon}" --delta=1e-5 \
-      --privirec_degree_clip="${DEGREE_CLIP}" --privirec_gram_threshold="${GRAM_THRESHOLD}" \
-      --privirec_noise_parties="${NOISE_PARTIES}"
+      "${seeded[@]}" --set=epsilon="${epsilon}" --delta=1e-5 \
+      --set=degree_clip="${DEGREE_CLIP}" --set=gram_threshold="${GRAM_THRESHOLD}" \
+      --set=noise_parties="${NOISE_PARTIES}"
   done
   [[ "${BASELINES}" == no ]] && continue
   for model in popularity gf-cf; do

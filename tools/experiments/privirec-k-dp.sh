@@ -98,7 +98,7 @@ run() {  # run MODEL EPSILON SEED COMMAND...
 }
 
 sim=(nice -n 5 "${BUILD}/tools/sim/fedmf-sim" "${common[@]}" --algorithm=privirec-k
-  --privirec_k_rank="${K}" --privirec_k_power_sums="${L}" --rounds=1 --plain_sum --eval_every=0
+  --set=rank="${K}" --set=power_sums="${L}" --rounds=1 --plain_sum --eval_every=0
   --stage_timeout_s=3600)
 for seed in ${SEEDS}; do
   # The seed draws the noise, X_0 and the split (fedmf-central's --seed is its split seed too).
@@ -106,8 +106,8 @@ for seed in ${SEEDS}; do
   [[ "${BASELINES}" == no ]] || run "privirec-k-l${L}" none "${seed}" "${seeded[@]}"
   for epsilon in ${EPSILONS}; do
     run "privirec-k-l${L}-clip${DEGREE_CLIP}${COMMITTEE}" "${epsilon}" "${seed}" "${seeded[@]}" \
-      --privirec_k_epsilon="${epsilon}" --delta=1e-5 \
-      --privirec_k_degree_clip="${DEGREE_CLIP}" --privirec_k_noise_parties="${NOISE_PARTIES}"
+      --set=epsilon="${epsilon}" --delta=1e-5 \
+      --set=degree_clip="${DEGREE_CLIP}" --set=noise_parties="${NOISE_PARTIES}"
   done
   [[ "${BASELINES}" == no ]] && continue
   for model in ${CENTRAL}; do

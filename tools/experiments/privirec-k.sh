@@ -71,8 +71,8 @@ for run in "${SELECTED[@]}"; do
   echo "== k=${k} L=${l} ${rr} (log: ${log})" >&2
   ${LOCKED[@]+"${LOCKED[@]}"} /usr/bin/time -v "${SIM}" \
     --data="user-items:${DATA}/train.txt?test=${DATA}/test.txt" --split=predefined \
-    --algorithm=privirec-k --privirec_k_rank="${k}" --privirec_k_power_sums="${l}" \
-    --privirec_k_rayleigh_ritz="${ritz}" --rounds=1 --plain_sum --eval_every=0 --seed=1 \
+    --algorithm=privirec-k --set=rank="${k}" --set=power_sums="${l}" \
+    --set=rayleigh_ritz="${ritz}" --rounds=1 --plain_sum --eval_every=0 --seed=1 \
     --stage_timeout_s=3600 --max_plan_bytes="${MAX_PLAN_BYTES}" > "${log}" 2>&1
   evaluation=$(grep ' event=evaluation round=1 ' "${log}" | tail -n 1)
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "${log}" |
