@@ -29,8 +29,8 @@ processes_init load
 require_open_files $((CHANNELS + 100))
 
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$N" --num_items=100 \
-  --rank=4 --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=10 --mechanism=none \
-  --item_model=full --compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}"
+  --set=rank=4 --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=10 --set=mechanism=none \
+  --set=item_model=full --set=compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}"
 start=$(date +%s.%N)
 "$CLIENT" --coordinator="127.0.0.1:$PORT" --one_stream_per_user --channels="$CHANNELS" \
   --data="synthetic:users=$N,items=100,per_user=20,min_per_user=5" --give_up_after_s=120 \

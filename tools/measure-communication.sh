@@ -2,14 +2,14 @@
 # Communication per user and round, measured on the real serialized messages (the paper's Figure 3:
 # the payload at m/p = 2 and 3 against no projection). For each dataset (the ML-100K-shaped
 # synthetic data, and MovieLens 100K when its u.data is present) and each compression m/p in
-# 1 (--projection=none), 2, 3, 5, 10, runs fedmf-coordinator and 4 fedmf-client processes on
+# 1 (--set=projection=none), 2, 3, 5, 10, runs fedmf-coordinator and 4 fedmf-client processes on
 # loopback with PBM (epsilon 1 over the run, federated evaluation off) for a few rounds and reads
 # the coordinator's last event=round line: upload per user in the masked-input stage (the
 # payload) and in all stages, download per user (the task carries the model), the plan's length d
 # and bit width b.
 # Usage: tools/measure-communication.sh [BUILD_DIR] > table.csv
 #        (environment: ROUNDS=2, ML100K=path/u.data, COORD_FLAGS="extra coordinator flags", e.g.
-#        COORD_FLAGS=--pbm_geometry=rotated_l2)
+#        COORD_FLAGS=--set=pbm_geometry=rotated_l2)
 set -euo pipefail
 BUILD="${1:-build}"
 ROUNDS="${ROUNDS:-2}"
@@ -37,8 +37,8 @@ for data in "${datasets[@]}"; do
     PIDS=()
     start_coordinator "$log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
       --rounds="$ROUNDS" --participation=0.1 --min_clients=66 --dropout_fraction=0.3 \
-      --wait_for_users=943 --mechanism=pbm --epsilon=1 --projection="$projection" \
-      --compression="$c" --stage_timeout_s=60 --eval_every=0 "${EXTRA[@]}"
+      --wait_for_users=943 --set=mechanism=pbm --epsilon=1 --set=projection="$projection" \
+      --set=compression="$c" --stage_timeout_s=60 --eval_every=0 "${EXTRA[@]}"
     for i in 0 1 2 3; do
       "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --split= --shard="$i/4" \
         --give_up_after_s=60 --top_n=0 >"$WORK/client-$i.log" 2>&1 &

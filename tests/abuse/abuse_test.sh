@@ -22,8 +22,8 @@ DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
 SEED=5
 # Cohort 16 of 64 (participation 0.25), n_min 8, t = 16 - floor(0.5 * 16) = 8; with seed 5 the
 # attacker's users are in the cohorts of both rounds. Signatures and the consistency check on.
-RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --rank=4
-  --item_model=full --compression=2 --mechanism=none --seed="$SEED" --wait_for_users=64
+RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --set=rank=4
+  --set=item_model=full --set=compression=2 --set=mechanism=none --seed="$SEED" --wait_for_users=64
   --dropout_fraction=0.5 --stage_timeout_s=3 --secagg_graph=complete)
 if [[ "$ATTACK" == ldp_* ]]; then
   # Local-DP reports uploaded in the clear (ldp-gd): the coordinator checks each one.

@@ -61,7 +61,7 @@ crash_loop() {
   shift 3
   mkdir -p "$dir"
   local flags=(--eval_data="$DATA" --rounds="$rounds" --participation=0.2 --min_clients=8
-    --rank=4 --item_model=full --compression=2 --seed=5 --wait_for_users=90 --stage_timeout_s=5
+    --set=rank=4 --set=item_model=full --set=compression=2 --seed=5 --wait_for_users=90 --stage_timeout_s=5
     --secagg_signatures=false --state_dir="$dir/state" "$@")
   PORT=""
   for ((run = 0; ; run++)); do
@@ -107,20 +107,20 @@ crash_loop() {
   grep -q "event=training_end rounds=$rounds " "$LOG" || fail "$name: not $rounds rounds"
 }
 
-crash_loop pbm 12 120 --mechanism=pbm --epsilon=1
+crash_loop pbm 12 120 --set=mechanism=pbm --epsilon=1
 final="$(grep ' event=checkpoint ' "$LOG" | tail -n 1)"
 [[ "$(field ledger_entries "$final")" == 120 ]] || fail "pbm: final ledger $final"
 eps="$(field epsilon_rdp2 "$(grep ' event=round ' "$LOG" | tail -n 1)")"
 awk -v e="$eps" 'BEGIN { exit !(e > 0.999 && e <= 1.000001) }' || fail "pbm: epsilon spent $eps"
 echo "pbm: 120 rounds, 120 ledger entries, epsilon_rdp2 $eps"
 
-crash_loop none 8 60 --mechanism=none
+crash_loop none 8 60 --set=mechanism=none
 # The same run without kills.
 PORT=""
 mkdir -p "$WORK/clean"
 start "$WORK/clean/coordinator.log" --eval_data="$DATA" --rounds=60 --participation=0.2 \
-  --min_clients=8 --rank=4 --item_model=full --compression=2 --seed=5 --wait_for_users=90 \
-  --stage_timeout_s=5 --secagg_signatures=false --state_dir="$WORK/clean/state" --mechanism=none
+  --min_clients=8 --set=rank=4 --set=item_model=full --set=compression=2 --seed=5 --wait_for_users=90 \
+  --stage_timeout_s=5 --secagg_signatures=false --state_dir="$WORK/clean/state" --set=mechanism=none
 clients "$WORK/clean"
 wait "$COORD_PID" || fail "clean run failed"
 for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "clean: a client failed"; done

@@ -25,7 +25,7 @@ grep -q "participant id 30 also belongs" "$WORK/overlap.log" || fail "$(cat "$WO
 grep -q "$honest" "$CREDS" && fail "the credentials file holds a token, not its hash"
 
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=3 \
-  --participation=0.5 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
+  --participation=0.5 --min_clients=10 --set=mechanism=none --set=item_model=full --set=compression=2 \
   --wait_for_users=36 --eval_every=0 --stage_timeout_s=20 --credentials_file="$CREDS"
 HONEST_USERS="$(seq -s, 0 35)"  # dense indices 0-35: participant ids 1-36
 

@@ -20,8 +20,8 @@ processes_init false-reveals
 
 DATA="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=3"
 ROUNDS=10
-RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=1 --min_clients=20 --rank=4
-  --item_model=full --compression=2 --mechanism=none --seed=11 --wait_for_users=40
+RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=1 --min_clients=20 --set=rank=4
+  --set=item_model=full --set=compression=2 --set=mechanism=none --seed=11 --wait_for_users=40
   --dropout_fraction=0.5 --stage_timeout_s=20 --secagg_graph=complete)
 ATTACKER_IDS=" $(seq -s ' ' 1 11) "
 

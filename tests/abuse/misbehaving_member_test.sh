@@ -32,8 +32,8 @@ ROUNDS=4
 # first (reconstruction uses the first t kept). With seed 38 the first cohort of every round holds
 # 1 or 2 of its users (rounds 0-3: ids 1,3 / 1 / 3 / 2,4; server/cohort.cc draws them), until an
 # exclusion changes who is sampled. The stage timeout only matters for someone silent; nobody is.
-RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=0.25 --min_clients=8 --rank=4
-  --item_model=full --compression=2 --mechanism=none --seed=38 --wait_for_users=64
+RUN=(--eval_data="$DATA" --rounds="$ROUNDS" --participation=0.25 --min_clients=8 --set=rank=4
+  --set=item_model=full --set=compression=2 --set=mechanism=none --seed=38 --wait_for_users=64
   --dropout_fraction=0.5 --stage_timeout_s=10 --secagg_graph=complete)
 ATTACKER_USERS=0,1,2,3
 ATTACKER_IDS=" 1 2 3 4 "  # participant id = user + 1

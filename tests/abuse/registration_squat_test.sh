@@ -15,7 +15,7 @@ processes_init registration-squat
 
 DATA="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=3"
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=1 \
-  --participation=1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+  --participation=1 --min_clients=20 --set=mechanism=none --set=item_model=full --set=compression=2 \
   --wait_for_users=40 --eval_every=0 --stage_timeout_s=20 \
   --max_pending_registrations=8 --registration_ttl_s=2
 "$ATTACKER" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users=0 \

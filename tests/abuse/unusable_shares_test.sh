@@ -21,8 +21,8 @@ ROUNDS=6
 C="$WORK/coordinator.log"
 A="$WORK/attacker.log"
 start_coordinator "$C" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds="$ROUNDS" \
-  --participation=1 --min_clients=10 --rank=4 --item_model=full --compression=2 \
-  --mechanism=none --wait_for_users=20 --dropout_fraction=0.5 --stage_timeout_s=10 \
+  --participation=1 --min_clients=10 --set=rank=4 --set=item_model=full --set=compression=2 \
+  --set=mechanism=none --wait_for_users=20 --dropout_fraction=0.5 --stage_timeout_s=10 \
   --secagg_graph=complete --eval_every=0 --misbehaviour_log_period_s=3600
 "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$(seq -s, 1 19)" \
   --give_up_after_s=40 >"$WORK/client.log" 2>&1 &

@@ -36,8 +36,8 @@ processes_init "capi-$CASE"
 start_run() {
   local data="$1" users="$2" rounds="$3" items="$4" items_2="${5:-$4}"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" \
-    --rounds="$rounds" --participation=1 --min_clients=5 --mechanism=none --item_model=full \
-    --compression=2 --wait_for_users="$users" --eval_every=0 --stage_timeout_s=20
+    --rounds="$rounds" --participation=1 --min_clients=5 --set=mechanism=none --set=item_model=full \
+    --set=compression=2 --wait_for_users="$users" --eval_every=0 --stage_timeout_s=20
   "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --users="$(seq -s, 2 $((users - 1)))" \
     --give_up_after_s=40 >"$WORK/client.log" 2>&1 &
   CLIENT_PID=$!
@@ -130,7 +130,7 @@ case_late_device() {
   local data="synthetic:users=10,items=45000,per_user=12,min_per_user=5,seed=4"
   local state="$WORK/state"
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" --rounds=2 \
-    --participation=1 --min_clients=5 --mechanism=none --item_model=full --compression=2 \
+    --participation=1 --min_clients=5 --set=mechanism=none --set=item_model=full --set=compression=2 \
     --wait_for_users=10 --eval_every=0 --stage_timeout_s=20 --state_dir="$state" --serve \
     --run_id=late-device-run
   "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --users="$(seq -s, 0 9)" \
@@ -152,8 +152,8 @@ case_late_device() {
   kill -9 "$COORD_PID"
   wait "$COORD_PID" 2>/dev/null || true
   start_coordinator "$WORK/coordinator-2.log" --listen=127.0.0.1:0 --eval_data="$data" \
-    --rounds=2 --participation=1 --min_clients=5 --mechanism=none --item_model=full \
-    --compression=2 --eval_every=0 --state_dir="$state" --serve --run_id=late-device-run
+    --rounds=2 --participation=1 --min_clients=5 --set=mechanism=none --set=item_model=full \
+    --set=compression=2 --eval_every=0 --state_dir="$state" --serve --run_id=late-device-run
   wait_for "$WORK/coordinator-2.log" 'event=serving_models versions=1 latest_version=1' 30
   "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=4 --num_items=45000 --ratings=4:5 \
     --give_up_after_s=30 >"$WORK/example-4.log" 2>&1 || fail "the second late device failed"
@@ -164,8 +164,8 @@ case_late_device() {
   # A corrupted store file: the next start fails at once, naming it.
   local file="$state/models/model-000001.pb"
   printf '\x01' | dd of="$file" bs=1 seek=$(($(stat -c %s "$file") - 1)) conv=notrunc 2>/dev/null
-  if "$COORD" --listen=127.0.0.1:0 --eval_data="$data" --rounds=2 --mechanism=none \
-    --item_model=full --compression=2 --state_dir="$state" >"$WORK/coordinator-3.log" 2>&1; then
+  if "$COORD" --listen=127.0.0.1:0 --eval_data="$data" --rounds=2 --set=mechanism=none \
+    --set=item_model=full --set=compression=2 --state_dir="$state" >"$WORK/coordinator-3.log" 2>&1; then
     fail "a coordinator started on a corrupted model store"
   fi
   grep -q "model-000001.pb: the model does not match its hash" "$WORK/coordinator-3.log" ||

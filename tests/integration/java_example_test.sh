@@ -48,8 +48,8 @@ start_java() {
 # Java participants 1 (pid JAVA_1) and 2 (pid JAVA_2, configured with ITEMS_2 items).
 start_run() {
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" \
-    --rounds="$1" --participation=1 --min_clients=5 --mechanism=none --item_model=full \
-    --compression=2 --wait_for_users="$USERS" --eval_every=0 --stage_timeout_s=20
+    --rounds="$1" --participation=1 --min_clients=5 --set=mechanism=none --set=item_model=full \
+    --set=compression=2 --wait_for_users="$USERS" --eval_every=0 --stage_timeout_s=20
   "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$(seq -s, 2 $((USERS - 1)))" \
     --give_up_after_s=100 >"$WORK/client.log" 2>&1 &
   CLIENT_PID=$!
@@ -126,7 +126,7 @@ case_catalogue_mismatch() {
 
 case_late_device() {
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$DATA" --rounds=2 \
-    --participation=1 --min_clients=5 --mechanism=none --item_model=full --compression=2 \
+    --participation=1 --min_clients=5 --set=mechanism=none --set=item_model=full --set=compression=2 \
     --wait_for_users="$USERS" --eval_every=0 --stage_timeout_s=20 --state_dir="$WORK/state" \
     --serve
   "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$DATA" --users="$(seq -s, 0 $((USERS - 1)))" \

@@ -90,7 +90,7 @@ kill_during_secagg() {
 # container stop or rolling update, which must not tell the clients that training is over: they
 # stay and reconnect) and is restarted on the same port and state_dir; the clients finish the run.
 restart_coordinator() {
-  local flags=(--eval_data="$SMALL" --rounds=6 --participation=0.1 --min_clients=10 --mechanism=pbm
+  local flags=(--eval_data="$SMALL" --rounds=6 --participation=0.1 --min_clients=10 --set=mechanism=pbm
     --epsilon=1 --state_dir="$WORK/state" --wait_for_users=300)
   start_coordinator "$WORK/coordinator-1.log" --listen=127.0.0.1:0 "${flags[@]}"
   start_clients 3 "$SMALL"
@@ -125,8 +125,8 @@ restart_coordinator() {
 }
 
 SMALL="synthetic:users=300,items=200,per_user=30,min_per_user=10"
-# DPMF-RP's flags of the small runs that compare fedmf-sim with the network.
-DPMF_SMALL=(--rank=4 --item_model=full --compression=2)
+# DPMF-RP's options of the small runs that compare fedmf-sim with the network.
+DPMF_SMALL=(--set=rank=4 --set=item_model=full --set=compression=2)
 
 # sim_equivalence FLAGS...: the same small run (a) in fedmf-sim and (b) through fedmf-coordinator
 # and 2 fedmf-client processes with --insecure_noise_seed = the run's --seed, the coordinator
@@ -136,9 +136,12 @@ DPMF_SMALL=(--rank=4 --item_model=full --compression=2)
 # factor model, e.g. hdpmf's rescaled predictions, has none to save).
 sim_equivalence() {
   local data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" seed=5
-  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds, DPMF-RP's paper preset (as
-  # start_coordinator gives the coordinator); the algorithm's flags follow.
-  local run=(--preset=paper --split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10
+  # Cohort 15 of 60 users (participation 0.25), n_min 10, 3 rounds, DPMF-RP's paper options (as
+  # start_coordinator gives the coordinator; other algorithms do not take them); the algorithm's
+  # flags and options follow.
+  local config
+  mapfile -t config < <(paper_config "$@")
+  local run=(${config[@]+"${config[@]}"} --split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10
     --seed="$seed" "$@")
   local save=()
   [[ "${SIM_FACTOR_MODEL:-1}" == 0 ]] || save=(--save_model="$WORK/sim-model.pb")
@@ -236,8 +239,8 @@ spent_by_last() {
 # one killed -9 during a round's SecAgg; every round must still be applied, one with dropouts.
 recover_from_a_killed_client() {
   start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=943 --num_items=1682 \
-    --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --mechanism=none \
-    --item_model=full --compression=2 --stage_timeout_s=10 --wait_for_users=943 "$@"
+    --rounds=4 --participation=0.1 --min_clients=40 --dropout_fraction=0.5 --set=mechanism=none \
+    --set=item_model=full --set=compression=2 --stage_timeout_s=10 --wait_for_users=943 "$@"
   start_clients 4 synthetic
   wait_for "$WORK/coordinator.log" "event=round round=0 " 60
   kill_during_secagg
@@ -255,7 +258,7 @@ case "$CASE" in
     # mean + ridge on the item factors) measured 1.303 -> 1.215 over these 5 rounds on loopback; we
     # require a drop of 0.04, under half of that.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
-      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --participation=0.1 --min_clients=20 --set=mechanism=none --set=item_model=full --set=compression=2 \
       --wait_for_users=300
     start_clients 3 "$SMALL"
     wait_for "$WORK/coordinator.log" "event=round round=1 " 30
@@ -271,8 +274,8 @@ case "$CASE" in
     # the 3 clients are held: it agrees with Admin.Status, its counters move with the rounds, and
     # it has every metric deploy/grafana-dashboard.json plots (a private run: privacy is spent).
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 \
-      --eval_data="$SMALL" --rounds=1000 --participation=0.1 --min_clients=20 --item_model=full \
-      --compression=2 --wait_for_users=300
+      --eval_data="$SMALL" --rounds=1000 --participation=0.1 --min_clients=20 --set=item_model=full \
+      --set=compression=2 --wait_for_users=300
     METRICS_PORT="$(field port "$(grep ' event=metrics_listening ' "$WORK/coordinator.log")")"
     [[ -n "$METRICS_PORT" ]] || fail "no event=metrics_listening line"
     start_clients 3 "$SMALL"
@@ -315,7 +318,7 @@ PY
     # round 5 sends its tasks (the federated-evaluation plan around the same model) in chunks too
     # and decodes its sum.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
-      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --participation=0.1 --min_clients=20 --set=mechanism=none --set=item_model=full --set=compression=2 \
       --wait_for_users=300 --chunk_bytes=1024 --eval_every=5
     start_clients 3 "$SMALL" --chunk_bytes=1024
     wait_for "$WORK/coordinator.log" "event=round round=1 " 30
@@ -357,7 +360,7 @@ PY
   clear_uploads)
     # --secure_aggregation=false: every client uploads its (here noise-free) vector in the clear.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=300 --num_items=200 \
-      --rounds=3 --participation=0.1 --mechanism=none --secure_aggregation=false --wait_for_users=300
+      --rounds=3 --participation=0.1 --set=mechanism=none --secure_aggregation=false --wait_for_users=300
     start_clients 3 "$SMALL"
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
@@ -374,7 +377,7 @@ PY
     # most n 2^-(f+1) / (N (rmse_fed + rmse_central)); 1e-12 relative covers double summation.
     data="synthetic:users=100,items=80,per_user=20,min_per_user=8"
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" --rounds=4 \
-      --participation=0.2 --min_clients=10 --mechanism=none --item_model=full --compression=2 \
+      --participation=0.2 --min_clients=10 --set=mechanism=none --set=item_model=full --set=compression=2 \
       --wait_for_users=100 --eval_every=2 --eval_participation=1
     start_clients 3 "$data"
     wait_for "$WORK/coordinator.log" "event=federated_eval round=2 " 40
@@ -420,7 +423,7 @@ PY
     # The converge setup on SecAgg+'s Harary graph, forced on a cohort of 30 (the finder would pick
     # the complete graph there): degree 8, t = 9 - floor(0.3 * 9) = 7 per neighborhood.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
-      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --participation=0.1 --min_clients=20 --set=mechanism=none --set=item_model=full --set=compression=2 \
       --wait_for_users=300 --secagg_graph=harary --secagg_degree=8
     start_clients 3 "$SMALL"
     wait "$COORD_PID" || fail "coordinator failed"
@@ -433,7 +436,7 @@ PY
   signatures)
     # The converge setup with signed advertisements and the consistency round (5 SecAgg stages).
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$SMALL" --rounds=5 \
-      --participation=0.1 --min_clients=20 --mechanism=none --item_model=full --compression=2 \
+      --participation=0.1 --min_clients=20 --set=mechanism=none --set=item_model=full --set=compression=2 \
       --wait_for_users=300 --secagg_graph=complete --secagg_signatures=true \
       --secagg_consistency_check=true
     start_clients 3 "$SMALL"
@@ -458,8 +461,8 @@ PY
     # 500 single-user clients, each registered with its own key on its own stream, from one
     # process over 50 channels (TCP connections); 2 rounds with a cohort of 50.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users=500 --num_items=100 \
-      --rounds=2 --participation=0.1 --min_clients=20 --mechanism=none --item_model=full \
-      --compression=2 --rank=4 --wait_for_users=500
+      --rounds=2 --participation=0.1 --min_clients=20 --set=mechanism=none --set=item_model=full \
+      --set=compression=2 --set=rank=4 --wait_for_users=500
     data="synthetic:users=500,items=100,per_user=20,min_per_user=5"
     "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$data" --one_stream_per_user --channels=50 \
       --give_up_after_s=40 >"$WORK/client-0.log" 2>&1 &
@@ -510,10 +513,10 @@ PY
     secure_sums_equal_sim 3 3 --algorithm=dp-als --epsilon=5 --dpals_rank=4 --dpals_item_cap=20
     spent_by_last round 2 5
     ;;
-  sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=pbm --epsilon=10 ;;
-  sim_none) sim_equivalence "${DPMF_SMALL[@]}" --mechanism=none ;;
+  sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --set=mechanism=pbm --epsilon=10 ;;
+  sim_none) sim_equivalence "${DPMF_SMALL[@]}" --set=mechanism=none ;;
   sim_gaussian_clear)
-    sim_equivalence "${DPMF_SMALL[@]}" --mechanism=gaussian --epsilon=10 --delta=1e-5 \
+    sim_equivalence "${DPMF_SMALL[@]}" --set=mechanism=gaussian --epsilon=10 --delta=1e-5 \
       --secure_aggregation=false
     ;;
   sim_ldp_gd)
@@ -570,13 +573,13 @@ PY
     ;;
 
   sim_default_budget)
-    # The defaults (DPMF-RP's fedmf preset) with only --epsilon=5: the ledger holds whole-run,
+    # The defaults (DPMF-RP's fedmf options) with only --epsilon=5: the ledger holds whole-run,
     # user-level (5, 1e-5)-DP (calibrated to spend the budget: 4.95 <= epsilon <= 5).
     "$SIM" --data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3" --rounds=3 \
       --epsilon=5 --client_processes=2 --state_dir="$WORK/sim" >"$WORK/sim.log" 2>&1 ||
       fail "fedmf-sim failed: $(tail -n 3 "$WORK/sim.log")"
-    grep -q ' event=new_run .*preset=fedmf overrides=none mechanism=gaussian .*epsilon=5 delta=1e-05 participation=1 ' \
-      "$WORK/sim.log" || fail "not the fedmf preset at (5, 1e-5): $(grep ' event=new_run ' "$WORK/sim.log")"
+    grep -q ' event=new_run mechanism=gaussian .*epsilon=5 delta=1e-05 participation=1 ' \
+      "$WORK/sim.log" || fail "not the fedmf options at (5, 1e-5): $(grep ' event=new_run ' "$WORK/sim.log")"
     grep -q 'event=training_end rounds=3 ' "$WORK/sim.log" || fail "sim: not 3 rounds"
     "$BUILD/tools/fedmf-privacy" --ledger="$WORK/sim/checkpoint.pb" >"$WORK/ledger-report.log" ||
       fail "fedmf-privacy --ledger failed"
@@ -586,22 +589,40 @@ PY
       fail "ledger: not (5, 1e-5)-DP per user: $(cat "$WORK/ledger-report.log")"
     echo "ledger: ($eps, 1e-05)-DP per user after 3 rounds"
     ;;
-  sim_paper_preset)
-    # --preset=paper is the configuration DPMF-RP's flags made before the fedmf preset: the same
-    # run as the old defaults spelled out, byte for byte.
+  sim_config_files)
+    # configs/dpmf-rp/fedmf.textproto is the run without --config, and paper.textproto the run of
+    # its options given by --set: byte-identical checkpoints (which record the options) and
+    # evaluations. An option DPMF-RP does not have is refused before any round.
     data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
-    "$SIM" --data="$data" --rounds=3 --epsilon=1 --preset=paper --client_processes=2 \
-      --state_dir="$WORK/paper" >"$WORK/paper.log" 2>&1 || fail "fedmf-sim --preset=paper failed"
-    "$SIM" --data="$data" --rounds=3 --epsilon=1 --client_processes=2 --state_dir="$WORK/old" \
-      --mechanism=pbm --item_model=compressed --pbm_geometry=column_l1 --pbm_accounting=l2 \
-      --mu=0.9 --learning_rate=0.05 --ranking_kappa=-1 --contribution_clip=0 \
-      --participation=0.1 --delta=0 >"$WORK/old.log" 2>&1 || fail "fedmf-sim (old flags) failed"
-    grep -q ' event=new_run .*preset=paper overrides=none mechanism=pbm ' "$WORK/paper.log" ||
-      fail "no paper preset in the new_run line"
-    cmp "$WORK/paper/checkpoint.pb" "$WORK/old/checkpoint.pb" || fail "checkpoints differ"
-    diff <(grep ' event=evaluation ' "$WORK/paper.log" | sed 's/^ts=[^ ]* //') \
-      <(grep ' event=evaluation ' "$WORK/old.log" | sed 's/^ts=[^ ]* //') ||
-      fail "evaluations differ"
+    configs="$(dirname "$DPMF_RP_PAPER")"
+    same_run() {  # same_run NAME_A NAME_B: their checkpoints and evaluations are the same
+      cmp "$WORK/$1/checkpoint.pb" "$WORK/$2/checkpoint.pb" || fail "$1 and $2: checkpoints differ"
+      diff <(grep ' event=evaluation ' "$WORK/$1.log" | sed 's/^ts=[^ ]* //') \
+        <(grep ' event=evaluation ' "$WORK/$2.log" | sed 's/^ts=[^ ]* //') ||
+        fail "$1 and $2: evaluations differ"
+    }
+    sim() {  # sim NAME FLAGS...
+      local name="$1"
+      shift
+      "$SIM" --data="$data" --rounds=3 --epsilon=1 --client_processes=2 \
+        --state_dir="$WORK/$name" "$@" >"$WORK/$name.log" 2>&1 ||
+        fail "fedmf-sim $* failed: $(tail -n 3 "$WORK/$name.log")"
+    }
+    sim default
+    sim fedmf --config="$configs/fedmf.textproto"
+    same_run default fedmf
+    sim paper --config="$configs/paper.textproto"
+    sim paper-set --set mechanism=pbm --set item_model=compressed --set=pbm_geometry=column_l1 \
+      --set=mu=0.9 --set=learning_rate=0.05 --set=ranking_kappa=-1 --set=contribution_clip=0 \
+      --set participation=0.1 --set=delta=0
+    grep -q ' event=new_run mechanism=pbm .* options="mechanism: MECHANISM_PBM ' "$WORK/paper.log" ||
+      fail "no paper options in the new_run line"
+    same_run paper paper-set
+    if "$SIM" --data="$data" --rounds=3 --set=no_such_option=3 >"$WORK/refused.log" 2>&1; then
+      fail "fedmf-sim took an option dpmf-rp does not have"
+    fi
+    grep -q "no_such_option" "$WORK/refused.log" || fail "$(cat "$WORK/refused.log")"
+    ! grep -q ' event=round ' "$WORK/refused.log" || fail "refused only after a round"
     ;;
 
   *)

@@ -51,8 +51,8 @@ refused() {
   grep -qE "$3" "$WORK/$1.log" || fail "$1: no '$3' in its log"
   echo "refused as expected: $1: $(grep -oE "$3" "$WORK/$1.log" | head -n 1)"
 }
-ROUNDS=(--eval_data="$SMALL" --rounds=2 --participation=0.1 --min_clients=20 --mechanism=none
-  --item_model=full --compression=2 --eval_every=0 --wait_for_users=300)
+ROUNDS=(--eval_data="$SMALL" --rounds=2 --participation=0.1 --min_clients=20 --set=mechanism=none
+  --set=item_model=full --set=compression=2 --eval_every=0 --wait_for_users=300)
 
 case "$CASE" in
   tls)

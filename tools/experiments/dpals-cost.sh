@@ -12,7 +12,7 @@
 #   tools/experiments/dpals-cost.sh [--build=DIR] [--data=PATH/u.data] [--users=100] [--rounds=2]
 #       [DPALS_FLAGS...]
 # DPALS_FLAGS are added to DP-ALS's run (its measured settings); DPMF-RP runs its default
-# (--preset=fedmf: Gaussian, full item model) with --participation=1.
+# (configs/dpmf-rp/fedmf.textproto: Gaussian, full item model) with --participation=1.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${ROOT}/build"
@@ -62,4 +62,5 @@ measure() {
 }
 
 measure dp-als --algorithm=dp-als ${EXTRA[@]+"${EXTRA[@]}"}
-measure dpmf-rp --preset=fedmf --algorithm=dpmf-rp --participation=1
+measure dpmf-rp --config="${ROOT}/configs/dpmf-rp/fedmf.textproto" --algorithm=dpmf-rp \
+  --participation=1

@@ -32,17 +32,24 @@ same() {
   if cmp -s "$2" "$3"; then echo "$1 IDENTICAL"; else echo "$1 DIFFERS"; STATUS=1; fi
 }
 
-# coordinate_accounting BINARY: builds from before --pbm_accounting charged PBM coordinate by
-# coordinate; newer ones are pinned to that (prints the flag if BINARY has it).
-coordinate_accounting() {
-  if { "$1" --helpfull 2>&1 || true; } | grep -q -- '-pbm_accounting'; then
-    echo --pbm_accounting=coordinate
+# dpmf_flags BINARY --NAME=VALUE...: DPMF-RP's options as BINARY takes them, in the configuration
+# compared here: the one before the fedmf preset (--epsilon as RDP at order 2), PBM charged
+# coordinate by coordinate. A build with typed options gets --config=$DPMF_RP_PAPER and
+# --set=NAME=VALUE; an older one the flags as given, with --preset=paper and
+# --pbm_accounting=coordinate where it has them.
+dpmf_flags() {
+  local help
+  help="$({ "$1" --helpfull 2>&1 || true; })"
+  shift
+  if grep -qE -- '--set \(' <<<"$help"; then
+    echo "--config=$DPMF_RP_PAPER"
+    echo --set=pbm_accounting=coordinate
+    printf -- '--set=%s\n' "${@#--}"
+    return
   fi
-  # Builds with --preset default to the fedmf preset ((epsilon, 1e-5)-DP); the runs compared here
-  # are of the configuration before it (--epsilon as RDP at order 2): --preset=paper.
-  if { "$1" --helpfull 2>&1 || true; } | grep -q -- '-preset'; then
-    echo --preset=paper
-  fi
+  if grep -q -- '-pbm_accounting' <<<"$help"; then echo --pbm_accounting=coordinate; fi
+  if grep -q -- '-preset' <<<"$help"; then echo --preset=paper; fi
+  printf '%s\n' "$@"
 }
 
 # compare NAME: the checkpoints and evaluation lines of runs NAME-old and NAME-new.
@@ -64,15 +71,15 @@ compare() {
 }
 
 if [[ -f "$DATA" ]]; then
-  TUNED=(--mechanism=pbm --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
-    --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100 --epsilon=100
-    --ranking_kappa=5 --plain_sum --eval_every=0 --evaluate_every=100)
+  TUNED=(--mechanism=pbm --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --item_model=full
+    --compression=3 --mu=0.01 --learning_rate=0.2 --ranking_kappa=5)
+  RUN=(--participation=1 --rounds=100 --epsilon=100 --plain_sum --eval_every=0 --evaluate_every=100)
   for v in old new; do
     build="$OLD"
     [[ "$v" == new ]] && build="$NEW"
     echo "sim $v: 100 rounds of 943 users..." >&2
     "$build/tools/sim/fedmf-sim" --data="ml-100k:$DATA" --seed=1 --split_seed=1 \
-      --client_processes=2 "${TUNED[@]}" $(coordinate_accounting "$build/tools/sim/fedmf-sim") \
+      --client_processes=2 "${RUN[@]}" $(dpmf_flags "$build/tools/sim/fedmf-sim" "${TUNED[@]}") \
       --state_dir="$WORK/sim-$v" >"$WORK/sim-$v.log" 2>&1 ||
       fail "fedmf-sim ($v) failed"
   done
@@ -82,14 +89,14 @@ else
 fi
 
 data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
-run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --rank=4
-  --item_model=full --compression=2 --seed=5 --mechanism=pbm)
+run=(--split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10 --seed=5)
+options=(--rank=4 --item_model=full --compression=2 --mechanism=pbm)
 for v in old new; do
   build="$OLD"
   [[ "$v" == new ]] && build="$NEW"
   COORD="$build/server/fedmf-coordinator"
   start_coordinator "$WORK/network-$v.log" --listen=127.0.0.1:0 --eval_data="$data" "${run[@]}" \
-    $(coordinate_accounting "$COORD") --wait_for_users=60 --state_dir="$WORK/network-$v"
+    $(dpmf_flags "$COORD" "${options[@]}") --wait_for_users=60 --state_dir="$WORK/network-$v"
   clients=()
   for i in 0 1; do
     "$build/client/fedmf-client" --coordinator="127.0.0.1:$PORT" --data="$data" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The privacy-utility frontier of docs/results/privacy-utility.md on MovieLens 100K: DPMF-RP with
-# --mechanism=pbm, gaussian and ddg, and the dp-popularity baseline, at whole-run user-level
+# --set=mechanism=pbm, gaussian and ddg, and the dp-popularity baseline, at whole-run user-level
 # (epsilon, 1e-5)-DP, next to the non-private baselines (global mean, user mean, popularity).
 # Every run appends one CSV line to OUT/runs.csv; privacy-utility.py turns it into the tables and
 # the .dat file of privacy-utility.gp.
@@ -24,7 +24,7 @@
 # f<scale to the cap: true, false> v<init scale of V_0>,
 # joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
 # epsilon by F1@10 on seed 1, on --seeds), noise-schedule (the dpmf group's Gaussian with
-# --noise_schedule=prefix_sum, issue 50 item 2, on --seeds; compare with dpmf's gaussian rows),
+# --set=noise_schedule=prefix_sum, issue 50 item 2, on --seeds; compare with dpmf's gaussian rows),
 # outlook (the noise outlook of DPMF-RP's Gaussian and of the chosen DP-ALS setting at each
 # epsilon: fedmf-sim --setup_only's event=noise_outlook, into OUT/outlook.csv; no training).
 # --subsample=N: the data is a uniform random N-user subsample of u.data (seed 600, written to
@@ -120,10 +120,10 @@ CSV="${OUT}/runs.csv"
 # Every user takes part in every round: on a busy machine the in-process clients may need more
 # than the default 20 s per stage, and a late one would be dropped (5 failed rounds abort a run).
 PATIENT=(--stage_timeout_s=600)
-DPMF=(--algorithm=dpmf-rp --pbm_geometry=rotated_l2 --pbm_clip_multiplier=1.25 --participation=1
-      --pbm_accounting=coordinate
-      --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2 --rounds=100
-      --ranking_kappa=5 --contribution_clip=0.016 --delta=1e-5
+DPMF=(--algorithm=dpmf-rp --set=pbm_geometry=rotated_l2 --set=pbm_clip_multiplier=1.25 --participation=1
+      --set=pbm_accounting=coordinate
+      --set=item_model=full --set=compression=3 --set=mu=0.01 --set=learning_rate=0.2 --rounds=100
+      --set=ranking_kappa=5 --set=contribution_clip=0.016 --delta=1e-5
       --plain_sum --eval_every=0 --evaluate_every=100 "${PATIENT[@]}")
 # DP-ALS (common/algorithms/dp_als/): every user every round; --rounds is the number of releases.
 DPALS=(--algorithm=dp-als --delta=1e-5 --plain_sum --eval_every=0 "${PATIENT[@]}")
@@ -201,7 +201,7 @@ gaussian_flags() {
   rounds="${name#*-T}"; rounds="${rounds%%-*}"
   clip="${name#*-C}"; clip="${clip%%-*}"
   step="${name#*-s}"
-  echo "--rounds=${rounds} --evaluate_every=${rounds} --contribution_clip=${clip} --learning_rate=${step}"
+  echo "--rounds=${rounds} --evaluate_every=${rounds} --set=contribution_clip=${clip} --set=learning_rate=${step}"
 }
 
 # dpals_flags NAME: the fedmf-sim flags of a dpals-tune name (see the header).
@@ -260,7 +260,7 @@ for group in "${SELECTED[@]}"; do
         for eps in ${EPSILONS}; do
           for mech in ${MECHANISMS}; do
             run dpmf "${mech}-eps${eps}" "${mech}" "${eps}" "${seed}" "${DPMF[@]}" \
-              --mechanism="${mech}" --epsilon="${eps}"
+              --set=mechanism="${mech}" --epsilon="${eps}"
           done
         done
       done ;;
@@ -268,7 +268,7 @@ for group in "${SELECTED[@]}"; do
       for seed in ${SEEDS}; do
         for eps in ${EPSILONS}; do
           run noise-schedule "gaussian-prefix-sum-eps${eps}" gaussian "${eps}" "${seed}" \
-            "${DPMF[@]}" --mechanism=gaussian --epsilon="${eps}" --noise_schedule=prefix_sum
+            "${DPMF[@]}" --set=mechanism=gaussian --epsilon="${eps}" --set=noise_schedule=prefix_sum
         done
       done ;;
     gaussian-tune)
@@ -278,7 +278,7 @@ for group in "${SELECTED[@]}"; do
             for step in ${STEPS}; do
               name="eps${eps}-T${rounds}-C${clip}-s${step}"
               # shellcheck disable=SC2046  # gaussian_flags prints separate flags
-              run gaussian-tune "${name}" gaussian "${eps}" 1 "${DPMF[@]}" --mechanism=gaussian \
+              run gaussian-tune "${name}" gaussian "${eps}" 1 "${DPMF[@]}" --set=mechanism=gaussian \
                 --epsilon="${eps}" $(gaussian_flags "${name}")
             done
           done
@@ -290,7 +290,7 @@ for group in "${SELECTED[@]}"; do
         [[ -n "${name}" ]] || { echo "privacy-utility.sh: run gaussian-tune first" >&2; exit 1; }
         for seed in ${SEEDS}; do
           # shellcheck disable=SC2046
-          run gaussian-best "${name}" gaussian "${eps}" "${seed}" "${DPMF[@]}" --mechanism=gaussian \
+          run gaussian-best "${name}" gaussian "${eps}" "${seed}" "${DPMF[@]}" --set=mechanism=gaussian \
             --epsilon="${eps}" $(gaussian_flags "${name}")
         done
       done ;;
@@ -313,7 +313,7 @@ for group in "${SELECTED[@]}"; do
       done ;;
     outlook)
       for eps in ${EPSILONS}; do
-        outlook dpmf-rp "${eps}" "${DPMF[@]}" --mechanism=gaussian --epsilon="${eps}"
+        outlook dpmf-rp "${eps}" "${DPMF[@]}" --set=mechanism=gaussian --epsilon="${eps}"
         name="$(best dpals-tune "${eps}")"
         if [[ -n "${name}" ]]; then
           # shellcheck disable=SC2046

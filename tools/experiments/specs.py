@@ -19,7 +19,8 @@ A spec has:
                 template), optional `requires` (files that must exist, else the point is
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
-                (flagsets, in order), flags (flag -> template; true means a bare --flag; a
+                (flagsets, in order), flags (flag -> template; true means a bare --flag;
+                "set.FIELD" = value means --set=FIELD=value, an option of the algorithm; a
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
@@ -206,9 +207,19 @@ class Spec:
 
 
 def _args(flags, fill):
-    """--flag=value arguments, a bare --flag for true; fill(flag, template) renders a value."""
-    return [f"--{flag}" if value is True else f"--{flag}={fill(flag, value)}"
-            for flag, value in flags.items()]
+    """--flag=value arguments, a bare --flag for true, and --set=FIELD=value for a key
+    "set.FIELD" (an option of the algorithm: fedmf-sim describe NAME); fill(flag, template)
+    renders a value."""
+    args = []
+    for flag, value in flags.items():
+        if flag.startswith("set."):
+            text = str(value).lower() if isinstance(value, bool) else fill(flag, value)
+            args.append(f"--set={flag[4:]}={text}")
+        elif value is True:
+            args.append(f"--{flag}")
+        else:
+            args.append(f"--{flag}={fill(flag, value)}")
+    return args
 
 
 def _label(value):

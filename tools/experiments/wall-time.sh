@@ -12,8 +12,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DATA="${ROOT}/../shared/data/ml-100k/u.data"
 BUILD="${ROOT}/build"
 CLIENTS=8
-FLAGS=(--rounds=100 --participation=0.1 --mechanism=pbm --pbm_geometry=rotated_l2
-       --pbm_clip_multiplier=2 --item_model=full --compression=3 --mu=0.01 --learning_rate=0.2
+FLAGS=(--rounds=100 --participation=0.1 --set=mechanism=pbm --set=pbm_geometry=rotated_l2
+       --set=pbm_clip_multiplier=2 --set=item_model=full --set=compression=3 --set=mu=0.01 --set=learning_rate=0.2
        --epsilon=100 --eval_every=0 --stage_timeout_s=120)
 while [[ $# -gt 0 ]]; do
   case "$1" in

@@ -78,16 +78,33 @@ wait_for() {
   fail "fewer than $count lines matching '$2' in $1 within $3 s"
 }
 
+# DPMF-RP's paper options (PBM column_l1, compressed item model, a tenth of the users per round,
+# --epsilon as RDP at order 2), which the runtime, abuse and load scripts were written against.
+DPMF_RP_PAPER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../configs/dpmf-rp" && pwd)/paper.textproto"
+
+# paper_config FLAGS...: prints --config=$DPMF_RP_PAPER when FLAGS start a dpmf-rp run (no
+# --algorithm, or --algorithm=dpmf-rp) and name no --config (nor an older build's --preset).
+paper_config() {
+  local arg
+  for arg in "$@"; do
+    case "$arg" in
+      --algorithm=dpmf-rp) ;;
+      --algorithm=* | --config=* | --preset=*) return 0 ;;
+    esac
+  done
+  echo "--config=$DPMF_RP_PAPER"
+}
+
 # start_coordinator LOG FLAGS...: $COORD FLAGS in the background (output to LOG); sets COORD_PID
-# and PORT. The runtime, abuse and load scripts were written against DPMF-RP's configuration before
-# the fedmf preset became the default (cohort of a tenth of the users, PBM column_l1, --epsilon as
-# RDP at order 2), so their coordinator runs --preset=paper, which is that configuration; a FLAG
-# given after it overrides it (e.g. --delta=1e-5), and algorithms other than dpmf-rp ignore it.
+# and PORT. A dpmf-rp coordinator starts from the paper options (paper_config); FLAGS override
+# them (--set=FIELD=VALUE, --delta=1e-5).
 start_coordinator() {
   local log="$1"
   shift
   : >"$log"
-  "$COORD" --preset=paper "$@" >"$log" 2>&1 &
+  local config
+  mapfile -t config < <(paper_config "$@")
+  "$COORD" ${config[@]+"${config[@]}"} "$@" >"$log" 2>&1 &
   COORD_PID=$!
   PIDS+=("$COORD_PID")
   wait_listening "$log" "$COORD_PID"

@@ -9,8 +9,8 @@
 #   e.g. tools/load/run-load.sh build 1000 0.1 3 complete --drop_advertise=0.025 --drop_share=0.025 \
 #          --drop_masked=0.025 --drop_unmask=0.025
 #
-# The model: 2048 items, --item_model=compressed --compression=2 (p' = 1024), rank 16, so
-# d = p'k = 16384 = 2^14; --mechanism=none (load, not privacy). GRAPH: complete, harary or auto.
+# The model: 2048 items, --set=item_model=compressed --set=compression=2 (p' = 1024), rank 16, so
+# d = p'k = 16384 = 2^14; --set=mechanism=none (load, not privacy). GRAPH: complete, harary or auto.
 # Environment: CHANNELS (default 32), WORKERS (2), STAGE_TIMEOUT (30 s), COORD_FLAGS (extra
 # coordinator flags, e.g. "--secagg_signatures=false --dropout_fraction=0.4"), KEEP=DIR (keep the
 # logs there). Exits 77 when the open-file hard limit is below CHANNELS + 100. Every process
@@ -33,7 +33,7 @@ processes_init runload
 require_open_files $((CHANNELS + 100))
 COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 0.5 }')"
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$USERS" \
-  --num_items=2048 --rank=16 --item_model=compressed --compression=2 --mechanism=none \
+  --num_items=2048 --set=rank=16 --set=item_model=compressed --set=compression=2 --set=mechanism=none \
   --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=$((COHORT / 2)) \
   --wait_for_users="$USERS" --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 \
   --secagg_graph="$GRAPH" "${EXTRA[@]}"
