@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
@@ -15,7 +16,7 @@
 
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, state_dir);
-ABSL_DECLARE_FLAG(std::optional<std::string>, mechanism);
+ABSL_DECLARE_FLAG(std::vector<std::string>, set);
 ABSL_DECLARE_FLAG(std::optional<int64_t>, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
@@ -38,10 +39,10 @@ const algorithms::AlgorithmRegistrar kOtherRegistrar({
         [](absl::string_view state) { return algorithms::RestoreUpdater("dpmf-rp", state); },
 });
 
-// Every test starts from the flags' defaults with --mechanism=none (no calibration: fast).
+// Every test starts from the flags' defaults with --set mechanism=none (no calibration: fast).
 class CoordinatorSetupTest : public ::testing::Test {
  protected:
-  void SetUp() override { absl::SetFlag(&FLAGS_mechanism, "none"); }
+  void SetUp() override { absl::SetFlag(&FLAGS_set, std::vector<std::string>{"mechanism=none"}); }
 
   absl::FlagSaver restore_flags_after_test_;
 };
@@ -112,6 +113,7 @@ TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
   absl::StatusOr<CoordinatorState> dpmf = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(dpmf.ok()) << dpmf.status();
   EXPECT_EQ(dpmf->total_rounds, 100);
+  absl::SetFlag(&FLAGS_set, std::vector<std::string>{});  // mechanism is dpmf-rp's option
   absl::SetFlag(&FLAGS_algorithm, "dp-als");
   absl::StatusOr<CoordinatorState> als = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(als.ok()) << als.status();
