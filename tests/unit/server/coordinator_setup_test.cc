@@ -50,7 +50,8 @@ class CoordinatorSetupTest : public ::testing::Test {
 TEST_F(CoordinatorSetupTest, UsageListsTheAlgorithms) {
   const std::string usage = UsageWithAlgorithms("fedmf-test: trains");
   EXPECT_EQ(usage, absl::StrCat("fedmf-test: trains\n\nAlgorithms (--algorithm=NAME, default "
-                                "dpmf-rp):\n",
+                                "dpmf-rp; `describe NAME` lists its options, for --config and "
+                                "--set):\n",
                                 absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n")));
   EXPECT_THAT(usage, HasSubstr("\n  setup-test-other  another algorithm"));
 }
@@ -127,8 +128,9 @@ TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
 TEST_F(CoordinatorSetupTest, AlgorithmWithoutANewRunFactoryCannotStart) {
   absl::SetFlag(&FLAGS_algorithm, kOther);
   const absl::Status status = InitialStateFromFlags(40, 30).status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("cannot start a run"));
+  // Its options cannot be resolved: it registered none (typed options, options.h).
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr("'setup-test-other' has no options in this binary"));
 }
 
 TEST_F(CoordinatorSetupTest, ResumesOnlyTheCheckpointsAlgorithm) {
