@@ -222,6 +222,7 @@ absl::Status Serve() {
   }
   absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
   if (!flag_options.ok()) return flag_options.status();
+  if (absl::Status s = CheckOptionsFromFlags(); !s.ok()) return s;
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);

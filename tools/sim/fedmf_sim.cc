@@ -100,13 +100,15 @@ absl::StatusOr<std::vector<client::PartySpec>> PartiesFromFlags() {
 }
 
 absl::Status Simulate() {
-  // The hosting is checked first: a run that cannot train ends before the data is loaded.
+  // The hosting and the options are checked first: a run that cannot train ends before the data
+  // is loaded.
   absl::StatusOr<std::vector<client::PartySpec>> parties = PartiesFromFlags();
   if (!parties.ok()) return parties.status();
   const std::string parties_flag = absl::GetFlag(FLAGS_parties);
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = server::AlgorithmFromFlags();
   if (!algorithm.ok()) return algorithm.status();
   if (absl::Status s = CheckHosting(**algorithm, *parties, parties_flag); !s.ok()) return s;
+  if (absl::Status s = server::CheckOptionsFromFlags(); !s.ok()) return s;
   const std::string spec = absl::GetFlag(FLAGS_data);
   absl::StatusOr<data::TrainTest> loaded = server::LoadSplitFromFlags(spec);
   if (!loaded.ok()) return loaded.status();

@@ -9,6 +9,7 @@
 #include "common/algorithms/dp_als/updater.h"
 #include "common/algorithms/new_run.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/empty.pb.h"
 #include "gtest/gtest.h"
 
 ABSL_DECLARE_FLAG(std::string, dpals_item_gram);
@@ -38,7 +39,7 @@ class DpAlsFlagsTest : public ::testing::Test {
 TEST_F(DpAlsFlagsTest, FlagsReachTheConfig) {
   absl::SetFlag(&FLAGS_dpals_rank, 3);
   absl::SetFlag(&FLAGS_dpals_item_gram, "count");
-  absl::StatusOr<NewRun> run = StartNewRun("dp-als", Settings());
+  absl::StatusOr<NewRun> run = StartNewRun("dp-als", Settings(), google::protobuf::Empty());
   ASSERT_TRUE(run.ok()) << run.status();
   const auto* updater = dynamic_cast<const DpAlsUpdater*>(run->updater.get());
   ASSERT_NE(updater, nullptr);
@@ -53,19 +54,19 @@ TEST_F(DpAlsFlagsTest, FlagsReachTheConfig) {
 
 TEST_F(DpAlsFlagsTest, BadSettingsAreNamed) {
   absl::SetFlag(&FLAGS_dpals_item_gram, "diagonal");
-  EXPECT_THAT(StartNewRun("dp-als", Settings()).status().message(),
+  EXPECT_THAT(StartNewRun("dp-als", Settings(), google::protobuf::Empty()).status().message(),
               HasSubstr("--dpals_item_gram=diagonal"));
   absl::SetFlag(&FLAGS_dpals_item_gram, "none");
   absl::SetFlag(&FLAGS_dpals_mechanism, "pbm");
-  EXPECT_THAT(StartNewRun("dp-als", Settings()).status().message(),
+  EXPECT_THAT(StartNewRun("dp-als", Settings(), google::protobuf::Empty()).status().message(),
               HasSubstr("--dpals_mechanism=pbm"));
   absl::SetFlag(&FLAGS_dpals_mechanism, "ddg");
   RunSettings sampled = Settings();
   sampled.participation = 0.5;
-  EXPECT_THAT(StartNewRun("dp-als", sampled).status().message(), HasSubstr("--participation=0.5"));
+  EXPECT_THAT(StartNewRun("dp-als", sampled, google::protobuf::Empty()).status().message(), HasSubstr("--participation=0.5"));
   RunSettings clear = Settings();
   clear.secure_aggregation = false;  // ddg needs secure sums
-  EXPECT_THAT(StartNewRun("dp-als", clear).status().message(), HasSubstr("secure_aggregation"));
+  EXPECT_THAT(StartNewRun("dp-als", clear, google::protobuf::Empty()).status().message(), HasSubstr("secure_aggregation"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "common/algorithms/new_run.h"
 #include "common/dp/rdp_ddg.h"
 #include "common/dp/rng.h"
+#include "google/protobuf/empty.pb.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/dp_test_stats.h"
 
@@ -243,11 +244,11 @@ TEST(DpPopularityTest, NewRunNeedsOneRound) {
                   .epsilon = 2,
                   .delta = 1e-5,
                   .seed = 1};
-  absl::Status status = StartNewRun(kAlgorithmName, run).status();
+  absl::Status status = StartNewRun(kAlgorithmName, run, google::protobuf::Empty()).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("--rounds=2 must be 1"), std::string::npos);
   run.rounds = 1;
-  absl::StatusOr<NewRun> ok = StartNewRun(kAlgorithmName, run);
+  absl::StatusOr<NewRun> ok = StartNewRun(kAlgorithmName, run, google::protobuf::Empty());
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->updater->round(), 0);
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
@@ -15,7 +16,8 @@
 
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, state_dir);
-ABSL_DECLARE_FLAG(std::optional<std::string>, mechanism);
+ABSL_DECLARE_FLAG(std::vector<std::string>, set);
+ABSL_DECLARE_FLAG(std::string, config);
 ABSL_DECLARE_FLAG(std::optional<int64_t>, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
@@ -38,10 +40,10 @@ const algorithms::AlgorithmRegistrar kOtherRegistrar({
         [](absl::string_view state) { return algorithms::RestoreUpdater("dpmf-rp", state); },
 });
 
-// Every test starts from the flags' defaults with --mechanism=none (no calibration: fast).
+// Every test starts from the flags' defaults with --set mechanism=none (no calibration: fast).
 class CoordinatorSetupTest : public ::testing::Test {
  protected:
-  void SetUp() override { absl::SetFlag(&FLAGS_mechanism, "none"); }
+  void SetUp() override { absl::SetFlag(&FLAGS_set, {"mechanism=none"}); }
 
   absl::FlagSaver restore_flags_after_test_;
 };
@@ -49,7 +51,8 @@ class CoordinatorSetupTest : public ::testing::Test {
 TEST_F(CoordinatorSetupTest, UsageListsTheAlgorithms) {
   const std::string usage = UsageWithAlgorithms("fedmf-test: trains");
   EXPECT_EQ(usage, absl::StrCat("fedmf-test: trains\n\nAlgorithms (--algorithm=NAME, default "
-                                "dpmf-rp):\n",
+                                "dpmf-rp; `describe NAME` lists its options, for --config and "
+                                "--set):\n",
                                 absl::StripSuffix(algorithms::DescribeAlgorithms(), "\n")));
   EXPECT_THAT(usage, HasSubstr("\n  setup-test-other  another algorithm"));
 }
@@ -105,6 +108,43 @@ TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {
   EXPECT_EQ(state->total_rounds, 3);
   EXPECT_EQ(state->sampling_seed, 11u);
   EXPECT_EQ(state->updater->Plan().value().algorithm(), "dpmf-rp");
+  EXPECT_THAT(state->options, HasSubstr("mechanism: MECHANISM_NONE"));
+}
+
+// Options that do not parse are refused before any data is loaded (CheckOptionsFromFlags), and
+// naming the field.
+TEST_F(CoordinatorSetupTest, BadOptionsAreRefusedAtStart) {
+  EXPECT_TRUE(CheckOptionsFromFlags().ok());
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "no_such_option=2"});
+  for (const absl::Status& status :
+       {CheckOptionsFromFlags(), InitialStateFromFlags(40, 30).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr("--set no_such_option=2: "));
+  }
+  absl::SetFlag(&FLAGS_set, {});
+  absl::SetFlag(&FLAGS_config, "/nonexistent/options.textproto");
+  EXPECT_EQ(CheckOptionsFromFlags().code(), absl::StatusCode::kNotFound);
+}
+
+// A run resumes with the options it started with; other --set values are refused naming both.
+TEST_F(CoordinatorSetupTest, AResumedRunKeepsItsOptions) {
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_options").string();
+  std::filesystem::remove_all(dir);
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "rank=3"});
+  absl::StatusOr<CoordinatorState> fresh = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE(SaveCheckpoint(dir, *fresh).ok());
+  absl::SetFlag(&FLAGS_state_dir, dir);
+  absl::StatusOr<CoordinatorState> resumed = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->options, fresh->options);
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "rank=4"});
+  const absl::Status refused = InitialStateFromFlags(40, 30).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("rank: 3"));
+  EXPECT_THAT(refused.message(), HasSubstr("rank: 4"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
@@ -112,6 +152,7 @@ TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
   absl::StatusOr<CoordinatorState> dpmf = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(dpmf.ok()) << dpmf.status();
   EXPECT_EQ(dpmf->total_rounds, 100);
+  absl::SetFlag(&FLAGS_set, {});  // the others have no option `mechanism`
   absl::SetFlag(&FLAGS_algorithm, "dp-als");
   absl::StatusOr<CoordinatorState> als = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(als.ok()) << als.status();
@@ -133,6 +174,7 @@ TEST_F(CoordinatorSetupTest, ResumesOnlyTheCheckpointsAlgorithm) {
   absl::StatusOr<CoordinatorState> fresh = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   fresh->algorithm = kOther;
+  fresh->options.clear();  // kOther has no options
   const std::string dir =
       (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_resume").string();
   std::filesystem::remove_all(dir);
