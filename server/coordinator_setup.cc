@@ -80,7 +80,7 @@ ABSL_FLAG(uint64_t, seed, 1,
 ABSL_FLAG(std::string, eval_every, "auto",
           "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
           "after the last; 0: off. The sums are released without DP noise (not charged to the "
-          "privacy ledger), so auto is 10 for a run without noise (--mechanism=none) and off "
+          "privacy ledger), so auto is 10 for a run without noise (--set mechanism=none) and off "
           "for a private run");
 ABSL_FLAG(double, eval_participation, 0,
           "fraction of the users in each federated evaluation round (0: the training cohort size)");
@@ -336,7 +336,7 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
   if (simulation_summed_noise && !run->summed_noise) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
-        "(dpmf-rp with --mechanism=gaussian has)"));
+        "(dpmf-rp with --set mechanism=gaussian has)"));
   }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();

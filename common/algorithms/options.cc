@@ -6,12 +6,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
 #include "fedmf/descriptor_set.h"
 #include "google/protobuf/descriptor.h"

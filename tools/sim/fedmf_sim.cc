@@ -8,6 +8,7 @@
 // fedmf-client --party=KIND:I/N --insecure_noise_seed=--seed hosts it; an algorithm that cannot
 // run with the hosting is refused before any round (hosting.h).
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <csignal>
 #include <memory>
@@ -55,8 +56,8 @@ ABSL_FLAG(bool, setup_only, false,
           "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
           "whether the measurements predict the model beats DP popularity)");
 ABSL_FLAG(bool, summed_noise, false,
-          "with --plain_sum, dpmf-rp --mechanism=gaussian: the users upload without noise and the "
-          "coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
+          "with --plain_sum, dpmf-rp with mechanism gaussian: the users upload without noise and "
+          "the coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
           "per user (the same Gaussian noise in distribution, minus the per-user rounding of "
           "each share: common/dp/gaussian_secagg.h); not what a deployment does, so off by "
           "default; event=new_run says noise=summed or noise=per_user");
@@ -230,8 +231,9 @@ int main(int argc, char** argv) {
     return fedmf::ExitCode(fedmf::server::PrintAlgorithmOptions(args));
   }
   if (!args.empty()) {
-    return fedmf::ExitCode(absl::InvalidArgumentError(
-        absl::StrCat("unexpected argument '", args[0], "' (flags only, or describe NAME)")));
+    std::fprintf(stderr, "fedmf-sim: unexpected argument '%s' (flags only, or describe NAME; see "
+                 "--help)\n", args[0]);
+    return 2;
   }
   return fedmf::ExitCode(fedmf::sim::Simulate());
 }
