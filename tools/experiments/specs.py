@@ -20,10 +20,11 @@ A spec has:
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
                 (flagsets, in order), flags (flag -> template; true means a bare --flag; a
-                flag also in a used flagset replaces it there), optional `creates` (a file it
-                writes: the command is skipped when the file exists, e.g. a shared reference
-                model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                flag also in a used flagset replaces it there; a key "set=FIELD" gives the
+                algorithm option --set=FIELD=VALUE, common/algorithms/options.h), optional
+                `creates` (a file it writes: the command is skipped when the file exists, e.g.
+                a shared reference model), optional `time = true` (run under /usr/bin/time,
+                which adds the line `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
                 name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
