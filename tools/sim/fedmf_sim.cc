@@ -41,7 +41,7 @@ ABSL_FLAG(std::string, parties, "",
           "vfl-sgdmf): KIND:N with KIND hfl, vfl or vfl-genre as fedmf-client's --party, party I "
           "holding the shard fedmf-client --party=KIND:I/N holds; one client process each "
           "(excludes --client_processes); N must be the run's number of parties "
-          "(--hfl_parties, --vfl_parties)");
+          "(the option parties of hfl-sgdmf and vfl-sgdmf: --set parties=N)");
 ABSL_FLAG(std::string, item_genres, "",
           "--parties=vfl-genre: the MovieLens 100K u.item with each movie's genre flags (default: "
           "the u.item beside --data=ml-100k:DIR/u.data)");
