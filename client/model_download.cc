@@ -61,9 +61,7 @@ absl::StatusOr<v1::RoundPlan> ModelDownload::Finish() {
   }
   std::string bytes = std::move(received_);
   received_.clear();
-  secagg::Sha256 hash;
-  hash.Update(bytes);
-  absl::StatusOr<std::array<uint8_t, 32>> digest = hash.Finish();
+  absl::StatusOr<std::array<uint8_t, 32>> digest = secagg::Sha256Of(bytes);
   if (!digest.ok()) return digest.status();
   if (version_.sha256() != std::string(reinterpret_cast<const char*>(digest->data()), 32)) {
     return absl::InvalidArgumentError(

@@ -80,7 +80,7 @@ ABSL_FLAG(uint64_t, seed, 1,
 ABSL_FLAG(std::string, eval_every, "auto",
           "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
           "after the last; 0: off. The sums are released without DP noise (not charged to the "
-          "privacy ledger), so auto is 10 for a run without noise (--mechanism=none) and off "
+          "privacy ledger), so auto is 10 for a run without noise (--set mechanism=none) and off "
           "for a private run");
 ABSL_FLAG(double, eval_participation, 0,
           "fraction of the users in each federated evaluation round (0: the training cohort size)");
@@ -189,13 +189,22 @@ std::string UsageWithAlgorithms(absl::string_view usage) {
 
 std::vector<RepeatedFlag> RepeatedRunFlags() { return {{.name = "set", .flag = &FLAGS_set}}; }
 
+absl::Status CheckOptionsFromFlags() {
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
+  if (!algorithm.ok()) return algorithm.status();
+  return algorithms::ResolveOptions((*algorithm)->name, absl::GetFlag(FLAGS_config),
+                                    absl::GetFlag(FLAGS_set))
+      .status();
+}
+
 absl::Status PrintAlgorithmOptions(const std::vector<char*>& args) {
   if (args.size() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "describe takes one algorithm name; these have options: ",
         absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
   }
-  absl::StatusOr<std::string> described = algorithms::DescribeOptions(args[1]);
+  absl::StatusOr<std::string> described = algorithms::DescribeOptions(
+      args[1], absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
   if (!described.ok()) return described.status();
   std::fputs(described->c_str(), stdout);
   return absl::OkStatus();
@@ -273,6 +282,25 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags() {
   return options;
 }
 
+namespace {
+
+// A run resumes with the options it started with: FailedPrecondition naming both when --config and
+// --set now make others (a checkpoint from before options were recorded is not checked).
+absl::Status CheckResumedOptions(absl::string_view algorithm, const CoordinatorState& resumed,
+                                 absl::string_view checkpoint) {
+  if (resumed.options.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> options = algorithms::ResolveOptions(
+      algorithm, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+  if (!options.ok()) return options.status();
+  const std::string now = algorithms::OptionsText(**options);
+  if (now == resumed.options) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      checkpoint, " is a run started with options {", resumed.options, "}; --config and --set now "
+      "make {", now, "}: a run keeps its options, so resume it with the flags it started with"));
+}
+
+}  // namespace
+
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
                                                        bool simulation_summed_noise) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = AlgorithmFromFlags();
@@ -286,6 +314,9 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
         return absl::FailedPreconditionError(absl::StrCat(
             CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
             "', not of --algorithm=", name, "; resume it with --algorithm=", (*loaded)->algorithm));
+      }
+      if (absl::Status s = CheckResumedOptions(name, **loaded, CheckpointPath(state_dir)); !s.ok()) {
+        return s;
       }
       EventLine("resume")
           .Add("state_dir", state_dir)
@@ -305,7 +336,7 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
   if (simulation_summed_noise && !run->summed_noise) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
-        "(dpmf-rp with --mechanism=gaussian has)"));
+        "(dpmf-rp with --set mechanism=gaussian has)"));
   }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();

@@ -28,9 +28,15 @@ std::string UsageWithAlgorithms(absl::string_view usage);
 // The flags of the run that may be given many times (--set), for InitCommandLine.
 std::vector<RepeatedFlag> RepeatedRunFlags();
 
-// `describe NAME` (args = {"describe", NAME}): prints the options of algorithm NAME, their
-// defaults and documentation (options.h DescribeOptions); InvalidArgument without a name,
-// NotFound for an algorithm without options.
+// Whether --config and --set make options of --algorithm (the file parses, every field exists,
+// every value has its field's type): called at start, before any data is loaded. Whether a value
+// is in range is checked when the run starts, which needs the data's shape.
+absl::Status CheckOptionsFromFlags();
+
+// `describe NAME` (args = {"describe", NAME}): prints the options of algorithm NAME as --config
+// and --set make them, their defaults and documentation (options.h DescribeOptions);
+// InvalidArgument without a name or for a bad option, FailedPrecondition for an algorithm that
+// cannot start a run here.
 absl::Status PrintAlgorithmOptions(const std::vector<char*>& args);
 
 // The algorithm --algorithm names; NotFound listing the registered ones that train.

@@ -129,8 +129,8 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "one, logged as event=metrics_listening); empty: none. Unauthenticated: bind it where "
           "only the scraper reaches");
 // The run's own settings (--algorithm, --rounds, --seed, --state_dir, --split, ...) are shared
-// with fedmf-sim: server/coordinator_setup.cc; each algorithm's (--mechanism, ...) are in its
-// folder, common/algorithms/<algorithm>/flags.cc. --chunk_bytes is not among them: fedmf-sim's
+// with fedmf-sim: server/coordinator_setup.cc; each algorithm's options (--config, --set) are its
+// fedmf.v1.<Name>Options (common/algorithms/options.h). --chunk_bytes is not among them: fedmf-sim's
 // in-process transport keeps the default chunk size.
 
 namespace fedmf::server {
@@ -222,6 +222,7 @@ absl::Status Serve() {
   }
   absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
   if (!flag_options.ok()) return flag_options.status();
+  if (absl::Status s = CheckOptionsFromFlags(); !s.ok()) return s;
   CoordinatorOptions options = *std::move(flag_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);

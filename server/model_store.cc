@@ -34,10 +34,9 @@ std::string Serialize(const google::protobuf::MessageLite& message) {
   return bytes;
 }
 
-absl::StatusOr<std::string> Sha256Of(absl::string_view bytes) {
-  secagg::Sha256 hash;
-  hash.Update(bytes);
-  absl::StatusOr<std::array<uint8_t, 32>> digest = hash.Finish();
+// The SHA-256 of `bytes` as the 32 bytes ModelVersion.sha256 holds.
+absl::StatusOr<std::string> ContentHash(absl::string_view bytes) {
+  absl::StatusOr<std::array<uint8_t, 32>> digest = secagg::Sha256Of(bytes);
   if (!digest.ok()) return digest.status();
   return std::string(reinterpret_cast<const char*>(digest->data()), digest->size());
 }
@@ -65,7 +64,7 @@ absl::StatusOr<std::shared_ptr<const ModelStore::Published>> LoadFile(const std:
     return absl::DataLossError(absl::StrCat(path, ": holds version ", stored.version().version(),
                                             ", its name says ", version));
   }
-  absl::StatusOr<std::string> sha = Sha256Of(stored.model());
+  absl::StatusOr<std::string> sha = ContentHash(stored.model());
   if (!sha.ok()) return sha.status();
   if (stored.model().size() != stored.version().size_bytes() ||
       *sha != stored.version().sha256()) {
@@ -119,7 +118,7 @@ absl::StatusOr<v1::ModelVersion> ModelStore::Publish(v1::ModelVersion info,
   std::lock_guard<std::mutex> publishing(publish_mu_);
   auto published = std::make_shared<Published>();
   published->model = Serialize(model);
-  absl::StatusOr<std::string> sha = Sha256Of(published->model);
+  absl::StatusOr<std::string> sha = ContentHash(published->model);
   if (!sha.ok()) return sha.status();
   const std::shared_ptr<const Published> latest = Latest();
   if (latest != nullptr && latest->version.sha256() == *sha &&

@@ -29,6 +29,15 @@ for binary in $(dpkg -L fedmf-coordinator fedmf-tools | grep '^/usr/bin/'); do
   "$binary" --version >/dev/null || { echo "package-check: $binary --version failed" >&2; exit 1; }
 done
 echo "ok installed binaries answer --version ($(/usr/bin/fedmf-coordinator --version))"
+/usr/bin/fedmf-coordinator describe dpmf-rp >"$WORK/describe.log" &&
+  grep -q '^  mechanism = ' "$WORK/describe.log" ||
+  { echo "package-check: fedmf-coordinator describe dpmf-rp failed" >&2; exit 1; }
+for config in /usr/share/fedmf/configs/*/*.textproto; do
+  algorithm="$(basename "$(dirname "$config")")"
+  /usr/bin/fedmf-coordinator --config="$config" describe "$algorithm" >/dev/null ||
+    { echo "package-check: $config" >&2; exit 1; }
+done
+echo "ok installed options files: $(find /usr/share/fedmf/configs -name '*.textproto' | wc -l)"
 
 cmake -S tests/install/consumer -B "$WORK/consumer" -DCMAKE_BUILD_TYPE=Release >"$WORK/configure.log"
 cmake --build "$WORK/consumer" -j "$(nproc)" >"$WORK/build.log" ||

@@ -40,12 +40,6 @@ void WipeState(v1::ParticipantState& state) {
   }
 }
 
-absl::StatusOr<ModelId> Sha256Of(absl::string_view bytes) {
-  secagg::Sha256 hash;
-  hash.Update(bytes);
-  return hash.Finish();
-}
-
 // The SavedModel blob of `p`'s model; deterministic, so its id is reproducible within a build.
 std::string ModelBlob(const fedmf_participant& p) {
   v1::SavedModel saved;
@@ -70,7 +64,7 @@ absl::StatusOr<ModelId> CurrentModelId(const fedmf_participant& p) {
     return absl::FailedPreconditionError("no model yet: none arrived and none was restored");
   }
   if (!p.model_id.has_value() || p.model_id->model_version != host.model_version()) {
-    absl::StatusOr<ModelId> id = Sha256Of(ModelBlob(p));
+    absl::StatusOr<ModelId> id = secagg::Sha256Of(ModelBlob(p));
     if (!id.ok()) return id.status();
     p.model_id = fedmf_participant::ModelId{.model_version = host.model_version(), .sha256 = *id};
   }
@@ -159,7 +153,7 @@ absl::Status RestoreModelBlob(const v1::ParticipantState& state, absl::string_vi
     return absl::InvalidArgumentError(absl::StrCat("state: model_id has ", state.model_id().size(),
                                                    " bytes, expected ", FEDMF_MODEL_ID_BYTES));
   }
-  absl::StatusOr<ModelId> id = Sha256Of(model);
+  absl::StatusOr<ModelId> id = secagg::Sha256Of(model);
   if (!id.ok()) return id.status();
   const absl::string_view id_bytes(reinterpret_cast<const char*>(id->data()), id->size());
   if (id_bytes != state.model_id()) {

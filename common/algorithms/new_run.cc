@@ -125,9 +125,10 @@ absl::StatusOr<const google::protobuf::Message*> RegisteredDefaultOptions(
     const auto it = factories.by_algorithm.find(std::string(algorithm));
     if (it != factories.by_algorithm.end()) return it->second.default_options.get();
   }
-  return absl::NotFoundError(absl::StrCat("algorithm '", algorithm,
-                                          "' has no options in this binary; these have: ",
-                                          absl::StrJoin(NewRunAlgorithms(), ", ")));
+  return absl::FailedPreconditionError(
+      absl::StrCat("algorithm '", algorithm,
+                   "' cannot start a run in this binary (no new-run factory linked; these can: ",
+                   absl::StrJoin(NewRunAlgorithms(), ", "), ")"));
 }
 
 std::vector<std::string> NewRunAlgorithms() {

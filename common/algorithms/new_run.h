@@ -132,8 +132,9 @@ class NewRunRegistrar {
 // The defaults `algorithm` registered with its factory; NewRunDefaults{} when it has none.
 NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm);
 
-// The default options `algorithm` registered, which live as long as the process; NotFound
-// naming the algorithms that have options when this binary has no factory for it.
+// The default options `algorithm` registered, which live as long as the process;
+// FailedPrecondition naming the algorithms that can start runs when this binary has no factory
+// for it.
 absl::StatusOr<const google::protobuf::Message*> RegisteredDefaultOptions(
     absl::string_view algorithm);
 

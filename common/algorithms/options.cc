@@ -6,12 +6,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "common/algorithms/new_run.h"
 #include "fedmf/descriptor_set.h"
 #include "google/protobuf/descriptor.h"
@@ -154,27 +152,42 @@ std::string FieldComment(const FieldDescriptor& field) {
       absl::StrCat(location.leading_comments, " ", location.trailing_comments)));
 }
 
-void DescribeFields(const Message& defaults, absl::string_view prefix, std::string& out) {
-  const Descriptor& type = *defaults.GetDescriptor();
+// `field` of `message` in text format (a repeated field's values joined by ", ").
+std::string FieldValue(const Message& message, const FieldDescriptor& field) {
   google::protobuf::TextFormat::Printer printer;
+  if (!field.is_repeated()) {
+    std::string value;
+    printer.PrintFieldValueToString(message, &field, -1, &value);
+    return value;
+  }
+  std::vector<std::string> values;
+  for (int i = 0; i < message.GetReflection()->FieldSize(message, &field); ++i) {
+    printer.PrintFieldValueToString(message, &field, i, &values.emplace_back());
+  }
+  return absl::StrCat("[", absl::StrJoin(values, ", "), "]");
+}
+
+void DescribeFields(const Message& options, const Message& defaults, absl::string_view prefix,
+                    std::string& out) {
+  const Descriptor& type = *options.GetDescriptor();
   for (int i = 0; i < type.field_count(); ++i) {
     const FieldDescriptor& field = *type.field(i);
     const std::string path = absl::StrCat(prefix, field.name());
     if (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !field.is_repeated()) {
-      DescribeFields(defaults.GetReflection()->GetMessage(defaults, &field), absl::StrCat(path, "."),
-                     out);
+      DescribeFields(options.GetReflection()->GetMessage(options, &field),
+                     defaults.GetReflection()->GetMessage(defaults, &field),
+                     absl::StrCat(path, "."), out);
       continue;
     }
-    std::string value;
-    printer.PrintFieldValueToString(defaults, &field, field.is_repeated() ? 0 : -1, &value);
-    if (field.is_repeated() && defaults.GetReflection()->FieldSize(defaults, &field) == 0) {
-      value = "(none)";
-    }
+    const std::string value = FieldValue(options, field);
+    const std::string default_value = FieldValue(defaults, field);
     const std::string type_name =
         field.cpp_type() == FieldDescriptor::CPPTYPE_ENUM
             ? absl::StrCat("one of ", EnumValueNames(*field.enum_type()))
             : std::string(field.type_name());
-    absl::StrAppend(&out, "  ", path, " = ", value, "    (", type_name, ")\n");
+    absl::StrAppend(&out, "  ", path, " = ", value,
+                    value == default_value ? "" : absl::StrCat(" (default ", default_value, ")"),
+                    "    (", type_name, ")\n");
     const std::string comment = FieldComment(field);
     for (absl::string_view line : absl::StrSplit(comment, '\n', absl::SkipWhitespace())) {
       absl::StrAppend(&out, "      ", absl::StripAsciiWhitespace(line), "\n");
@@ -246,13 +259,17 @@ std::string OptionsText(const Message& options) {
   return std::string(absl::StripAsciiWhitespace(text));
 }
 
-absl::StatusOr<std::string> DescribeOptions(absl::string_view algorithm) {
-  absl::StatusOr<const Message*> defaults = RegisteredDefaultOptions(algorithm);
-  if (!defaults.ok()) return defaults.status();
+absl::StatusOr<std::string> DescribeOptions(absl::string_view algorithm,
+                                            absl::string_view config_path,
+                                            const std::vector<std::string>& overrides) {
+  absl::StatusOr<std::unique_ptr<Message>> options =
+      ResolveOptions(algorithm, config_path, overrides);
+  if (!options.ok()) return options.status();
+  const Message& defaults = *RegisteredDefaultOptions(algorithm).value();
   std::string out = absl::StrCat(
-      algorithm, " options (", (*defaults)->GetDescriptor()->full_name(),
-      "): --config=FILE in protobuf text format, or --set FIELD=VALUE; FIELD = default:\n");
-  DescribeFields(**defaults, "", out);
+      algorithm, " options (", defaults.GetDescriptor()->full_name(),
+      "): --config=FILE in protobuf text format, then --set FIELD=VALUE; FIELD = VALUE:\n");
+  DescribeFields(**options, defaults, "", out);
   return out;
 }
 

@@ -23,7 +23,8 @@
 
 namespace fedmf::algorithms {
 
-// The options of a fresh run of `algorithm` (NotFound when this binary cannot start one):
+// The options of a fresh run of `algorithm` (FailedPrecondition when this binary cannot start
+// one):
 // its defaults, then the file at `config_path` (empty: none; NotFound when it cannot be read),
 // then each "FIELD=VALUE" of `overrides` in order. VALUE is in text format, except that a string
 // needs no quotes and an enum may be named without its type's prefix, in any case ("gaussian"
@@ -39,9 +40,12 @@ absl::Status ApplyOverride(absl::string_view override, google::protobuf::Message
 // (a field at zero is left out, as proto3 does; parsing the text gives `options` back).
 std::string OptionsText(const google::protobuf::Message& options);
 
-// Every field of `algorithm`'s options: "FIELD  TYPE  default VALUE" and its documentation,
-// nested messages' fields by their dotted path; NotFound as ResolveOptions.
-absl::StatusOr<std::string> DescribeOptions(absl::string_view algorithm);
+// Every field of `algorithm`'s options as ResolveOptions makes them from the same arguments:
+// "FIELD = VALUE  (TYPE)", "(default D)" after a value that is not the default, then the
+// field's documentation; nested messages' fields by their dotted path. ResolveOptions' errors.
+absl::StatusOr<std::string> DescribeOptions(absl::string_view algorithm,
+                                            absl::string_view config_path = "",
+                                            const std::vector<std::string>& overrides = {});
 
 }  // namespace fedmf::algorithms
 

@@ -106,6 +106,12 @@ absl::StatusOr<std::array<uint8_t, 32>> Sha256::Finish() {
   return out;
 }
 
+absl::StatusOr<std::array<uint8_t, 32>> Sha256Of(absl::string_view bytes) {
+  Sha256 hash;
+  hash.Update(bytes);
+  return hash.Finish();
+}
+
 SessionIdBuilder::SessionIdBuilder(const std::array<uint8_t, 32>& config_digest,
                                    uint32_t num_clients)
     : expected_(num_clients) {

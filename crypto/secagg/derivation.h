@@ -55,6 +55,9 @@ class Sha256 {
   bool ok_ = true;
 };
 
+// SHA-256 of `bytes` in one call (a model's content hash); kInternal if OpenSSL failed.
+absl::StatusOr<std::array<uint8_t, 32>> Sha256Of(absl::string_view bytes);
+
 // sid = SHA-256(label || config digest || u32 n1 || for each client in ascending id:
 // u32 id || c_pk || s_pk). Add() must be called in ascending id order (kInvalidArgument otherwise,
 // from Finish()).

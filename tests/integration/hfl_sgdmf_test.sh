@@ -34,11 +34,11 @@ SPLIT=(--split=holdout:0.1 --split_seed="$SEED")
 # The same run in both binaries' flags: p = 4, theta = 5, eta = 0.5, gamma_0 = 0.05, 20 steps in
 # stage 1 and in stage 3, T' = 5 per sync.
 RUN=(--algorithm=hfl-sgdmf --eval_data="$DATA" "${SPLIT[@]}" --seed="$SEED" --eval_every=0
-  --hfl_rank=4 --hfl_theta=5 --hfl_sampling_rate=0.5 --hfl_learning_rate=0.05
-  --hfl_pretrain_steps=20 --hfl_finetune_steps=20 --hfl_local_steps=5 --stage_timeout_s=20)
+  --set=sgd.rank=4 --set=theta=5 --set=sgd.sampling_rate=0.5 --set=sgd.learning_rate=0.05
+  --set=pretrain_steps=20 --set=finetune_steps=20 --set=local_steps=5 --stage_timeout_s=20)
 
 # The kill cases' run: 300 rounds of one noisy step each, no budget.
-KILL_RUN=("${RUN[@]}" --epsilon=0 --hfl_noise_multiplier=0.3 --hfl_local_steps=1 --hfl_parties=2)
+KILL_RUN=("${RUN[@]}" --epsilon=0 --set=sgd.noise_multiplier=0.3 --set=local_steps=1 --set=parties=2)
 
 # close A B: |A - B| <= 1e-5 |B| + 1e-6 (the coordinator prints 6 significant digits).
 close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b;
@@ -47,7 +47,7 @@ close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b <
 case "$CASE" in
   parties)
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=6 \
-      --epsilon=1 --delta=1e-5 --hfl_parties=3 --wait_for_users=3
+      --epsilon=1 --delta=1e-5 --set=parties=3 --wait_for_users=3
     for i in 0 1 2; do
       start_party "$i" 3 "$WORK/party-$i.log" --state_dir="$WORK/party-$i" \
         --insecure_noise_seed=$((SEED + 1))
@@ -75,7 +75,7 @@ case "$CASE" in
 
   kill_resume) kill_resume "${KILL_RUN[@]}" ;;
   state_lost) state_lost "${KILL_RUN[@]}" ;;
-  sim_equals) sim_equals 3 6 "${RUN[@]}" --epsilon=1 --delta=1e-5 --hfl_parties=3 ;;
+  sim_equals) sim_equals 3 6 "${RUN[@]}" --epsilon=1 --delta=1e-5 --set=parties=3 ;;
   *)
     echo "unknown case $CASE" >&2
     exit 2

@@ -68,7 +68,7 @@ state_lost() {
 # fedmf-client --party=KIND:I/S processes keyed by --insecure_noise_seed=SEED and (b) in fedmf-sim
 # --parties=KIND:S (SIM, the binary; its parties keyed by --seed=SEED) must end with
 # byte-identical checkpoints (model, ledger, rounds). fedmf-sim reads --data for the
-# coordinator's --eval_data, and the paper options as start_coordinator gives them (paper_config).
+# coordinator's --eval_data.
 sim_equals() {
   local s="$1" rounds="$2"
   shift 2
@@ -81,7 +81,7 @@ sim_equals() {
     start_party "$i" "$s" "$WORK/party-$i.log" --insecure_noise_seed="$SEED"
   done
   finished "$rounds"
-  "$SIM" $(paper_config "${sim_flags[@]}") --data="$DATA" "${sim_flags[@]}" --seed="$SEED" --rounds="$rounds" --parties="$KIND:$s" \
+  "$SIM" --data="$DATA" "${sim_flags[@]}" --seed="$SEED" --rounds="$rounds" --parties="$KIND:$s" \
     --state_dir="$WORK/sim" >"$WORK/sim.log" 2>&1 || fail "fedmf-sim failed"
   grep -q " event=sim_start .* parties=$KIND:$s " "$WORK/sim.log" || fail "sim: not $s parties"
   grep -q "event=training_end rounds=$rounds " "$WORK/sim.log" || fail "sim: not $rounds rounds"

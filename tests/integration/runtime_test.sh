@@ -510,7 +510,7 @@ PY
   # DP-ALS: 3 rounds, each a secure sum of every user's statistics with its distributed discrete
   # Gaussian share; the ledger spends the whole budget by the last round, not before.
   dpals_secagg)
-    secure_sums_equal_sim 3 3 --algorithm=dp-als --epsilon=5 --dpals_rank=4 --dpals_item_cap=20
+    secure_sums_equal_sim 3 3 --algorithm=dp-als --epsilon=5 --set=rank=4 --set=item_cap=20
     spent_by_last round 2 5
     ;;
   sim_pbm) sim_equivalence "${DPMF_SMALL[@]}" --set=mechanism=pbm --epsilon=10 ;;
@@ -537,9 +537,9 @@ PY
   sim_lfl_sgdmf)
     # LFL-SGDMF, two-phase noise: phase 0's noisy item gradients through SecAgg, then phase 1
     # (the replacement noise) for phase 0's contributors only, each user's u_i and noise key in
-    # the clients' state; n_min = ceil(0.7 * 15) = 11 from --lfl_omega. Both phases are charged:
+    # the clients' state; n_min = ceil(0.7 * 15) = 11 from omega. Both phases are charged:
     # three rounds stay within (4, 1e-5).
-    sim_equivalence --algorithm=lfl-sgdmf --epsilon=4 --delta=1e-5 --lfl_rank=4 --min_clients=0
+    sim_equivalence --algorithm=lfl-sgdmf --epsilon=4 --delta=1e-5 --set=rank=4 --min_clients=0
     [[ "$(grep -c ' event=round .* phase=1 .*applied=yes .*threshold=11 ' "$WORK/coordinator.log")" == 3 ]] ||
       fail "network: not 3 applied phase-1 sums with threshold 11"
     eps="$(grep ' event=round ' "$WORK/coordinator.log" | tail -1 | sed -E 's/.* epsilon_dp=([^ ]*) .*/\1/')"
@@ -551,7 +551,7 @@ PY
     # SecAgg. That phase is applied without them (their phase-0 noise stays in the estimate) and
     # every round of the run completes.
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --algorithm=lfl-sgdmf \
-      --num_users=943 --num_items=1682 --lfl_rank=8 --rounds=2 --participation=0.1 --lfl_omega=0.5 \
+      --num_users=943 --num_items=1682 --set=rank=8 --rounds=2 --participation=0.1 --set=omega=0.5 \
       --dropout_fraction=0.5 --epsilon=8 --delta=1e-5 --stage_timeout_s=10 --wait_for_users=943
     start_clients 4 synthetic
     kill_during_secagg 1

@@ -31,13 +31,13 @@ SPLIT=(--split=holdout:0.1 --split_seed="$SEED")
 # --rounds is T + 1 (T syncs, then the final stage); the parties' item embeddings never reach the
 # coordinator, so its federated evaluation stays off (the final round measures the test error).
 RUN=(--algorithm=vfl-sgdmf --eval_data="$DATA" "${SPLIT[@]}" --eval_every=0 --epsilon=0
-  --vfl_noise_multiplier=0.3 --vfl_sampling_rate=0.5 --vfl_local_steps=10 --vfl_rank=4
-  --vfl_item_only_steps=5 --vfl_learning_rate=0.05 --stage_timeout_s=20)
+  --set=sgd.noise_multiplier=0.3 --set=sgd.sampling_rate=0.5 --set=local_steps=10 --set=sgd.rank=4
+  --set=item_only_steps=5 --set=sgd.learning_rate=0.05 --stage_timeout_s=20)
 
 case "$CASE" in
   parties)
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${RUN[@]}" --rounds=6 \
-      --vfl_parties=3 --wait_for_users=3
+      --set=parties=3 --wait_for_users=3
     for i in 0 1 2; do start_party "$i" 3 "$WORK/party-$i.log" --state_dir="$WORK/party-$i"; done
     finished 6
     for r in 0 5; do
@@ -52,9 +52,9 @@ case "$CASE" in
       fail "test_mse $mse (of $tested ratings) outside (0, R^2)"
     ;;
 
-  kill_resume) kill_resume "${RUN[@]}" --vfl_parties=2 ;;
-  state_lost) state_lost "${RUN[@]}" --vfl_parties=2 ;;
-  sim_equals) sim_equals 3 6 "${RUN[@]}" --vfl_parties=3 ;;
+  kill_resume) kill_resume "${RUN[@]}" --set=parties=2 ;;
+  state_lost) state_lost "${RUN[@]}" --set=parties=2 ;;
+  sim_equals) sim_equals 3 6 "${RUN[@]}" --set=parties=3 ;;
   *)
     echo "unknown case $CASE" >&2
     exit 2

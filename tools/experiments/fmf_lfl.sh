@@ -84,8 +84,8 @@ dropout() {
   start_coordinator "${log}" --listen=127.0.0.1:0 --algorithm=lfl-sgdmf --num_users=943 \
     --num_items=1682 --rating_max=5 --eval_data="ml-100k:${DATA}" "${split[@]}" --seed="${seed}" \
     --eval_every=0 --rounds="${DROPOUT_ROUNDS}" --participation="${PARTICIPATION}" \
-    --lfl_omega="${omega}" --dropout_fraction="${omega}" --lfl_noise="${mode}" --epsilon=1 \
-    --delta=1e-5 --lfl_learning_rate="${lr}" --wait_for_users=943 --stage_timeout_s=120 \
+    --set=omega="${omega}" --dropout_fraction="${omega}" --set=noise="${mode}" --epsilon=1 \
+    --delta=1e-5 --set=learning_rate="${lr}" --wait_for_users=943 --stage_timeout_s=120 \
     --max_failed_rounds=10
   "${LOADGEN}" --coordinator="127.0.0.1:${PORT}" --data="ml-100k:${DATA}" "${split[@]}" \
     --seed="${seed}" --drop_masked="${drop}" --drop_phase="${drop_phase}" --drop_mode=disconnect \

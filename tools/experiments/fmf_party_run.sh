@@ -11,10 +11,10 @@
 #                    [EXTRA COORDINATOR FLAGS]
 #
 # PARTITION: vfl (random contiguous blocks of items), vfl-genre (MovieLens genres, S parties) or
-# hfl (contiguous blocks of users, every item: HFL-SGDMF, UNIT user only, its --hfl_* defaults
-# for stages 1 and 3; EXTRA flags set them, e.g. --hfl_theta=10; with --hfl_mode=syn-sgd the run
+# hfl (contiguous blocks of users, every item: HFL-SGDMF, UNIT user only, its default options
+# for stages 1 and 3; EXTRA flags set them, e.g. --set=theta=10; with --set=mode=syn-sgd the run
 # is HFL-synSGD, T T' rounds of one step, its logs named syn-sgd-...).
-# --local-only (VFL only): the paper's local-only baseline (--vfl_mode=local-only): each party runs
+# --local-only (VFL only): the paper's local-only baseline (--set=mode=local-only): each party runs
 # its T T' steps alone in one round and only the parties' test errors are summed (U is never
 # averaged).
 # DATA: the MovieLens 100K u.data. The split holds out 10% of each user's ratings
@@ -34,26 +34,29 @@ processes_init fmf-party
 ALG=vfl
 [[ "${PARTITION}" == hfl ]] && ALG=hfl
 NAME="${PARTITION}-s${S}-T${T}x${TP}-${UNIT}-eps${EPS}-lr${LR}-seed${SEED}"
-ROUNDS=(--rounds=$((T + 1)) "--${ALG}_local_steps=${TP}")
-if [[ " $* " == *" --hfl_mode=syn-sgd "* ]]; then  # HFL-synSGD: T T' rounds of one step
+ROUNDS=(--rounds=$((T + 1)) "--set=local_steps=${TP}")
+if [[ " $* " == *" --set=mode=syn-sgd "* ]]; then  # HFL-synSGD: T T' rounds of one step
   NAME="syn-sgd-${NAME}"
-  ROUNDS=(--rounds=$((T * TP + 1)) "--${ALG}_local_steps=${TP}")
+  ROUNDS=(--rounds=$((T * TP + 1)) "--set=local_steps=${TP}")
 fi
 if [[ "${MODE}" == local-only ]]; then
   [[ "${ALG}" == vfl ]] || { echo "fmf_party_run.sh: --local-only is VFL's baseline" >&2; exit 2; }
   NAME="local-only-${NAME}"
-  ROUNDS=(--rounds=1 --vfl_local_steps=$((T * TP)) --vfl_mode=local-only)
+  ROUNDS=(--rounds=1 --set=local_steps=$((T * TP)) --set=mode=local-only)
 fi
 mkdir -p "${LOGDIR}"
 SPLIT=(--split=holdout:0.1 --split_seed="${SEED}")
 NOISE=(--epsilon="${EPS}" --delta=1e-5)
-[[ "${EPS}" == 0 ]] && NOISE=(--epsilon=0 "--${ALG}_noise_multiplier=0")
+[[ "${EPS}" == 0 ]] && NOISE=(--epsilon=0 --set=sgd.noise_multiplier=0)
+# The privacy unit is an option of VFL-SGDMF only (HFL-SGDMF protects users).
+UNIT_OPTION=("--set=unit=${UNIT}")
+[[ "${ALG}" == hfl ]] && UNIT_OPTION=()
 start=$(date +%s.%N)
 start_coordinator "${LOGDIR}/${NAME}-coordinator.log" --listen=127.0.0.1:0 \
   --algorithm="${ALG}-sgdmf" --eval_data="ml-100k:${DATA}" "${SPLIT[@]}" --seed="${SEED}" \
-  --eval_every=0 "${ROUNDS[@]}" "--${ALG}_parties=${S}" --wait_for_users="${S}" \
-  "--${ALG}_rank=20" "--${ALG}_sampling_rate=0.01" "--${ALG}_unit=${UNIT}" \
-  "--${ALG}_theta=5" "--${ALG}_learning_rate=${LR}" --rating_max=5 --stage_timeout_s=120 \
+  --eval_every=0 "${ROUNDS[@]}" "--set=parties=${S}" --wait_for_users="${S}" \
+  --set=sgd.rank=20 --set=sgd.sampling_rate=0.01 "${UNIT_OPTION[@]}" \
+  --set=theta=5 "--set=sgd.learning_rate=${LR}" --rating_max=5 --stage_timeout_s=120 \
   "${NOISE[@]}" "$@"
 read -r -a PARTY_EXTRA <<<"${PARTY_FLAGS:-}"
 for ((i = 0; i < S; i++)); do

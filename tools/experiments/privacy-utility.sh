@@ -22,7 +22,7 @@
 # U<factor bound> R<rating clip> s<Gram share> mu<item ridge> l<user ridge> kap<kappa> m<mechanism>
 # g<item Gram: full, count or none> j<shrinkage t> i<constant first column of V_0: true, false>
 # f<scale to the cap: true, false> v<init scale of V_0>,
-# joined by '-'; unset settings keep the flags' defaults), dpals (the best dpals-tune name per
+# joined by '-'; unset settings keep dp-als's default options), dpals (the best dpals-tune name per
 # epsilon by F1@10 on seed 1, on --seeds), noise-schedule (the dpmf group's Gaussian with
 # --set=noise_schedule=prefix_sum, issue 50 item 2, on --seeds; compare with dpmf's gaussian rows),
 # outlook (the noise outlook of DPMF-RP's Gaussian and of the chosen DP-ALS setting at each
@@ -210,21 +210,21 @@ dpals_flags() {
   for part in ${1//-/ }; do
     case "${part}" in
       eps*) ;;
-      kap*) flags+=(--dpals_kappa="${part#kap}") ;;
-      k*) flags+=(--dpals_rank="${part#k}") ;;
+      kap*) flags+=(--set=kappa="${part#kap}") ;;
+      k*) flags+=(--set=rank="${part#k}") ;;
       T*) flags+=(--rounds="${part#T}" --evaluate_every="${part#T}") ;;
-      C*) flags+=(--dpals_item_cap="${part#C}") ;;
-      U*) flags+=(--dpals_factor_bound="${part#U}") ;;
-      R*) flags+=(--dpals_rating_clip="${part#R}") ;;
-      s*) flags+=(--dpals_gram_share="${part#s}") ;;
-      mu*) flags+=(--dpals_mu="${part#mu}") ;;
-      m*) flags+=(--dpals_mechanism="${part#m}") ;;
-      g*) flags+=(--dpals_item_gram="${part#g}") ;;
-      j*) flags+=(--dpals_shrinkage="${part#j}") ;;
-      i*) flags+=(--dpals_init_constant_column="${part#i}") ;;
-      f*) flags+=(--dpals_scale_to_cap="${part#f}") ;;
-      v*) flags+=(--dpals_init_scale="${part#v}") ;;
-      l*) flags+=(--dpals_lambda="${part#l}") ;;
+      C*) flags+=(--set=item_cap="${part#C}") ;;
+      U*) flags+=(--set=factor_bound="${part#U}") ;;
+      R*) flags+=(--set=rating_clip="${part#R}") ;;
+      s*) flags+=(--set=gram_share="${part#s}") ;;
+      mu*) flags+=(--set=mu="${part#mu}") ;;
+      m*) flags+=(--set=mechanism="${part#m}") ;;
+      g*) flags+=(--set=item_gram="${part#g}") ;;
+      j*) flags+=(--set=shrinkage="${part#j}") ;;
+      i*) flags+=(--set=init_constant_column="${part#i}") ;;
+      f*) flags+=(--set=scale_to_cap="${part#f}") ;;
+      v*) flags+=(--set=init_scale="${part#v}") ;;
+      l*) flags+=(--set=lambda="${part#l}") ;;
       *) echo "privacy-utility.sh: unknown DP-ALS setting ${part} in $1" >&2; exit 2 ;;
     esac
   done

@@ -8,6 +8,7 @@
 // fedmf-client --party=KIND:I/N --insecure_noise_seed=--seed hosts it; an algorithm that cannot
 // run with the hosting is refused before any round (hosting.h).
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <csignal>
 #include <memory>
@@ -40,7 +41,7 @@ ABSL_FLAG(std::string, parties, "",
           "vfl-sgdmf): KIND:N with KIND hfl, vfl or vfl-genre as fedmf-client's --party, party I "
           "holding the shard fedmf-client --party=KIND:I/N holds; one client process each "
           "(excludes --client_processes); N must be the run's number of parties "
-          "(--hfl_parties, --vfl_parties)");
+          "(the option parties of hfl-sgdmf and vfl-sgdmf: --set parties=N)");
 ABSL_FLAG(std::string, item_genres, "",
           "--parties=vfl-genre: the MovieLens 100K u.item with each movie's genre flags (default: "
           "the u.item beside --data=ml-100k:DIR/u.data)");
@@ -55,8 +56,8 @@ ABSL_FLAG(bool, setup_only, false,
           "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
           "whether the measurements predict the model beats DP popularity)");
 ABSL_FLAG(bool, summed_noise, false,
-          "with --plain_sum, dpmf-rp --mechanism=gaussian: the users upload without noise and the "
-          "coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
+          "with --plain_sum, dpmf-rp with mechanism gaussian: the users upload without noise and "
+          "the coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
           "per user (the same Gaussian noise in distribution, minus the per-user rounding of "
           "each share: common/dp/gaussian_secagg.h); not what a deployment does, so off by "
           "default; event=new_run says noise=summed or noise=per_user");
@@ -100,13 +101,15 @@ absl::StatusOr<std::vector<client::PartySpec>> PartiesFromFlags() {
 }
 
 absl::Status Simulate() {
-  // The hosting is checked first: a run that cannot train ends before the data is loaded.
+  // The hosting and the options are checked first: a run that cannot train ends before the data
+  // is loaded.
   absl::StatusOr<std::vector<client::PartySpec>> parties = PartiesFromFlags();
   if (!parties.ok()) return parties.status();
   const std::string parties_flag = absl::GetFlag(FLAGS_parties);
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = server::AlgorithmFromFlags();
   if (!algorithm.ok()) return algorithm.status();
   if (absl::Status s = CheckHosting(**algorithm, *parties, parties_flag); !s.ok()) return s;
+  if (absl::Status s = server::CheckOptionsFromFlags(); !s.ok()) return s;
   const std::string spec = absl::GetFlag(FLAGS_data);
   absl::StatusOr<data::TrainTest> loaded = server::LoadSplitFromFlags(spec);
   if (!loaded.ok()) return loaded.status();
@@ -228,8 +231,9 @@ int main(int argc, char** argv) {
     return fedmf::ExitCode(fedmf::server::PrintAlgorithmOptions(args));
   }
   if (!args.empty()) {
-    return fedmf::ExitCode(absl::InvalidArgumentError(
-        absl::StrCat("unexpected argument '", args[0], "' (flags only, or describe NAME)")));
+    std::fprintf(stderr, "fedmf-sim: unexpected argument '%s' (flags only, or describe NAME; see "
+                 "--help)\n", args[0]);
+    return 2;
   }
   return fedmf::ExitCode(fedmf::sim::Simulate());
 }

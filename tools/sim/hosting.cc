@@ -77,7 +77,7 @@ absl::Status CheckPartyCount(const v1::RoundPlan& plan,
   return absl::InvalidArgumentError(absl::StrCat(
       "--parties=", parties_flag, " hosts ", n, " parties but every round of --algorithm=",
       plan.algorithm(), " sums the contributions of ", wanted,
-      " (the run's number of parties, e.g. --vfl_parties or --hfl_parties)"));
+      " (the run's number of parties, e.g. --set parties=N of vfl-sgdmf or hfl-sgdmf)"));
 }
 
 }  // namespace fedmf::sim

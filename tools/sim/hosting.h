@@ -26,7 +26,7 @@ absl::Status CheckHosting(const algorithms::AlgorithmDefinition& algorithm,
 
 // OK unless `parties` is non-empty and their number is outside the first round's
 // [min_contributors, max_contributors] of `plan` (the algorithm's number of parties, e.g.
-// --vfl_parties): InvalidArgument naming --parties and that number, as no round could complete.
+// vfl-sgdmf's option `parties`): InvalidArgument naming --parties and that number, as no round could complete.
 absl::Status CheckPartyCount(const v1::RoundPlan& plan,
                              const std::vector<client::PartySpec>& parties,
                              absl::string_view parties_flag);

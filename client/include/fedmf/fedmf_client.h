@@ -129,7 +129,7 @@ FEDMF_API void fedmf_participant_destroy(fedmf_participant* participant);
  * task until the MaskedInputRequest is handled, else 0: the round's input, d values of b bits
  * (the plan's length and bits). I grows with d, which the algorithm sets (DPMF-RP: about
  * num_items x rank / compression whatever its item model, e.g. 1,063,125 bytes at 45,000 items,
- * rank 14, --compression=2), and it is kept whole because it is the user's noisy contribution,
+ * rank 14, --set compression=2), and it is kept whole because it is the user's noisy contribution,
  * drawn once: a restored participant must mask and send the very vector the saved one would have.
  * It holds secrets and is not authenticated: store it encrypted with an authenticated cipher
  * where only the app can write (Keystore / Keychain, docs/mobile.md).

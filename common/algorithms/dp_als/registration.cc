@@ -1,5 +1,5 @@
-// Registers dp-als (config.h) with the algorithm registry (registry.h). Its flags and the factory
-// of a fresh run are in flags.cc.
+// Registers dp-als (config.h) with the algorithm registry (registry.h). Its options and the
+// factory of a fresh run are in new_run.cc.
 #include <string>
 
 #include "common/algorithms/dp_als/config.h"

@@ -46,7 +46,7 @@ absl::Status CheckParty(const v1::HflSgdmfConfig& c, const LocalData& data) {
   if (data.participant_id < 1 || data.participant_id > static_cast<uint32_t>(c.num_parties())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "hfl-sgdmf: participant ", data.participant_id, " in a run of ", c.num_parties(),
-        " parties (ids 1..s: --party=hfl:I/N needs N = the coordinator's --hfl_parties)"));
+        " parties (ids 1..s: --party=hfl:I/N needs N = the run's option parties)"));
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
 // Registers hfl-sgdmf (contributor.h, updater.h) with the algorithm registry (registry.h). Its
-// flags and the factory of a fresh run are in flags.cc.
+// options and the factory of a fresh run are in new_run.cc.
 #include <string>
 
 #include "common/algorithms/hfl_sgdmf/contributor.h"
@@ -13,7 +13,7 @@ namespace {
 const AlgorithmRegistrar kRegistrar({
     .name = std::string(kAlgorithmName),
     .doc = "HFL-SGDMF (Li et al., VLDB 2022): s HFL parties (fedmf-client --party=hfl:I/S) "
-           "average their DP-SGD item embeddings (--hfl_mode=syn-sgd: sum their noisy gradients "
+           "average their DP-SGD item embeddings (--set mode=syn-sgd: sum their noisy gradients "
            "every step); user embeddings stay with their party",
     .hosting = Hosting::kHorizontalParties,
     .ranking = {.top_n = 10, .relevance_threshold = 4},

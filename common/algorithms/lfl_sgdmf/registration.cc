@@ -1,5 +1,5 @@
-// Registers lfl-sgdmf with the algorithm registry (registry.h). Its flags and the factory of
-// fresh runs are in flags.cc.
+// Registers lfl-sgdmf with the algorithm registry (registry.h). Its options and the factory of
+// fresh runs are in new_run.cc.
 #include "common/algorithms/lfl_sgdmf/contributor.h"
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"

@@ -1,6 +1,6 @@
 // PriviRec's DP option (beyond the paper; docs/privacy-accounting.md section 4.8): with
 // config.epsilon > 0 every user adds distributed discrete Gaussian noise (dp/distributed_discrete_
-// gaussian.h, Kairouz, Liu, Steinke 2021, as DPMF-RP's --mechanism=ddg) to both secure sums, and
+// gaussian.h, Kairouz, Liu, Steinke 2021, as DPMF-RP's mechanism ddg) to both secure sums, and
 // the two releases together are whole-run, user-level (epsilon, delta)-DP (replace-one).
 //   degrees: the item indicator R_u, L2 norm sqrt(d_u), L2-clipped to sqrt(D) (D = degree_clip:
 //            a user with more than D items sends R_u sqrt(D / d_u));

@@ -78,7 +78,7 @@ absl::StatusOr<Contribution> VflSgdmfContributor::Contribute(const LocalData& da
   if (data.participant_id > static_cast<uint32_t>(c.num_parties())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "vfl-sgdmf: participant ", data.participant_id, " in a run of ", c.num_parties(),
-        " parties (ids 1..s: --party=vfl:I/N needs N = the coordinator's --vfl_parties)"));
+        " parties (ids 1..s: --party=vfl:I/N needs N = the run's option parties)"));
   }
   absl::StatusOr<data::RatingsDataset> train = TrainingRatings(c, *shard.train);
   if (!train.ok()) return train.status();

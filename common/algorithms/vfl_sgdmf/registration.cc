@@ -1,5 +1,5 @@
 // Registers vfl-sgdmf (contributor.h, updater.h) with the algorithm registry (registry.h). Its
-// flags and the factory of a fresh run are in flags.cc.
+// options and the factory of a fresh run are in new_run.cc.
 #include <string>
 
 #include "common/algorithms/registry.h"

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/empty.pb.h"
 #include "gtest/gtest.h"
 
 namespace fedmf::algorithms {
@@ -14,13 +16,23 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
+// The options of the test factories, which take none.
+const google::protobuf::Empty kNoOptions;
+
+// A factory that is registered but never started.
+absl::StatusOr<NewRun> NeverStarted(const RunSettings&, const google::protobuf::Message&) {
+  return absl::UnimplementedError("never started");
+}
+
 TEST(NewRunTest, StartsTheRegisteredFactoryWithTheSettings) {
   RunSettings seen;
-  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-echo",
-                                    [&seen](const RunSettings& settings) -> absl::StatusOr<NewRun> {
-                                      seen = settings;
-                                      return NewRun{nullptr, {{"rounds", "7"}, {"k", "v"}}};
-                                    })
+  ASSERT_TRUE(RegisterNewRunFactory(
+                  "new-run-test-echo", kNoOptions,
+                  [&seen](const RunSettings& settings,
+                          const google::protobuf::Message&) -> absl::StatusOr<NewRun> {
+                    seen = settings;
+                    return NewRun{nullptr, {{"rounds", "7"}, {"k", "v"}}};
+                  })
                   .ok());
   const RunSettings settings{.num_users = 40,
                              .num_items = 30,
@@ -31,7 +43,7 @@ TEST(NewRunTest, StartsTheRegisteredFactoryWithTheSettings) {
                              .epsilon = 2,
                              .delta = 1e-5,
                              .seed = 9};
-  absl::StatusOr<NewRun> run = StartNewRun("new-run-test-echo", settings);
+  absl::StatusOr<NewRun> run = StartNewRun("new-run-test-echo", settings, kNoOptions);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_THAT(run->log_fields, ElementsAre(Pair("rounds", "7"), Pair("k", "v")));
   EXPECT_EQ(seen.num_users, 40);
@@ -46,33 +58,32 @@ TEST(NewRunTest, StartsTheRegisteredFactoryWithTheSettings) {
 }
 
 TEST(NewRunTest, AlgorithmWithoutAFactoryCannotStart) {
-  const absl::Status status = StartNewRun("new-run-test-absent", RunSettings{}).status();
+  const absl::Status status =
+      StartNewRun("new-run-test-absent", RunSettings{}, kNoOptions).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("'new-run-test-absent' cannot start a run"));
 }
 
 TEST(NewRunTest, RefusesASecondFactoryAndIncompleteOnes) {
-  const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
-    return absl::UnimplementedError("never started");
-  };
-  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-twice", factory).ok());
-  const absl::Status again = RegisterNewRunFactory("new-run-test-twice", factory);
+  const NewRunFactory factory = NeverStarted;
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-twice", kNoOptions, factory).ok());
+  const absl::Status again = RegisterNewRunFactory("new-run-test-twice", kNoOptions, factory);
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(again.message(),
             "new-run factory of algorithm 'new-run-test-twice' is registered twice");
-  EXPECT_EQ(RegisterNewRunFactory("dpmf-rp", factory).code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(RegisterNewRunFactory("", factory).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RegisterNewRunFactory("new-run-test-empty", nullptr).code(),
+  EXPECT_EQ(RegisterNewRunFactory("dpmf-rp", kNoOptions, factory).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(RegisterNewRunFactory("", kNoOptions, factory).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterNewRunFactory("new-run-test-empty", kNoOptions, nullptr).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(NewRunTest, KeepsAFactorysDefaultsAndRefusesBadOnes) {
-  const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
-    return absl::UnimplementedError("never started");
-  };
+  const NewRunFactory factory = NeverStarted;
   const std::vector<OutlookPoint> points = {{.noise_to_signal = 1, .f1_over_dp_popularity = 1.5},
                                             {.noise_to_signal = 3, .f1_over_dp_popularity = 0.8}};
-  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-defaults", factory,
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-defaults", kNoOptions, factory,
                                     {.rounds = 2, .outlook_points = points})
                   .ok());
   const NewRunDefaults kept = RegisteredNewRunDefaults("new-run-test-defaults");
@@ -83,22 +94,42 @@ TEST(NewRunTest, KeepsAFactorysDefaultsAndRefusesBadOnes) {
   const NewRunDefaults absent = RegisteredNewRunDefaults("new-run-test-absent");
   EXPECT_EQ(absent.rounds, kDefaultRounds);
   EXPECT_TRUE(absent.outlook_points.empty());
-  const absl::Status decreasing = RegisterNewRunFactory(
-      "new-run-test-decreasing", factory, {.rounds = 2, .outlook_points = {points[1], points[0]}});
+  const absl::Status decreasing =
+      RegisterNewRunFactory("new-run-test-decreasing", kNoOptions, factory,
+                            {.rounds = 2, .outlook_points = {points[1], points[0]}});
   EXPECT_EQ(decreasing.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(decreasing.message(), HasSubstr("outlook point 1"));
   EXPECT_EQ(
-      RegisterNewRunFactory("new-run-test-no-rounds", factory, {.rounds = 0, .outlook_points = {}})
+      RegisterNewRunFactory("new-run-test-no-rounds", kNoOptions, factory,
+                            {.rounds = 0, .outlook_points = {}})
           .code(),
       absl::StatusCode::kInvalidArgument);
 }
 
+// The registrar's factory takes the options message it is registered with.
+absl::StatusOr<NewRun> NeverStartedWithEmpty(const RunSettings&, const google::protobuf::Empty&) {
+  return absl::UnimplementedError("never started");
+}
+
 TEST(NewRunTest, RegistrarAbortsNamingADuplicate) {
-  const NewRunFactory factory = [](const RunSettings&) -> absl::StatusOr<NewRun> {
-    return absl::UnimplementedError("never started");
-  };
-  EXPECT_DEATH((NewRunRegistrar{"dpmf-rp", factory}),
+  EXPECT_DEATH((NewRunRegistrar{"dpmf-rp", kNoOptions, NeverStartedWithEmpty}),
                "ALREADY_EXISTS: new-run factory of algorithm 'dpmf-rp' is registered twice");
+}
+
+TEST(NewRunTest, ARegistrarsFactoryTakesOnlyItsOptionsType) {
+  const NewRunRegistrar registrar("new-run-test-typed", kNoOptions, NeverStartedWithEmpty);
+  EXPECT_EQ(StartNewRun("new-run-test-typed", RunSettings{}, kNoOptions).status().code(),
+            absl::StatusCode::kUnimplemented);  // reached the factory
+  const absl::Status other =
+      StartNewRun("new-run-test-typed", RunSettings{}, google::protobuf::Duration()).status();
+  EXPECT_EQ(other.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(other.message(), HasSubstr("google.protobuf.Duration given where "
+                                         "google.protobuf.Empty is expected"));
+  ASSERT_TRUE(RegisteredDefaultOptions("new-run-test-typed").ok());
+  EXPECT_EQ((*RegisteredDefaultOptions("new-run-test-typed"))->GetTypeName(),
+            "google.protobuf.Empty");
+  EXPECT_EQ(RegisteredDefaultOptions("new-run-test-absent").status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 // The run-level settings local-DP algorithms share: the sampled cohort (rounded, at least one),

@@ -17,6 +17,7 @@
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, state_dir);
 ABSL_DECLARE_FLAG(std::vector<std::string>, set);
+ABSL_DECLARE_FLAG(std::string, config);
 ABSL_DECLARE_FLAG(std::optional<int64_t>, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
@@ -42,7 +43,7 @@ const algorithms::AlgorithmRegistrar kOtherRegistrar({
 // Every test starts from the flags' defaults with --set mechanism=none (no calibration: fast).
 class CoordinatorSetupTest : public ::testing::Test {
  protected:
-  void SetUp() override { absl::SetFlag(&FLAGS_set, std::vector<std::string>{"mechanism=none"}); }
+  void SetUp() override { absl::SetFlag(&FLAGS_set, {"mechanism=none"}); }
 
   absl::FlagSaver restore_flags_after_test_;
 };
@@ -107,6 +108,43 @@ TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {
   EXPECT_EQ(state->total_rounds, 3);
   EXPECT_EQ(state->sampling_seed, 11u);
   EXPECT_EQ(state->updater->Plan().value().algorithm(), "dpmf-rp");
+  EXPECT_THAT(state->options, HasSubstr("mechanism: MECHANISM_NONE"));
+}
+
+// Options that do not parse are refused before any data is loaded (CheckOptionsFromFlags), and
+// naming the field.
+TEST_F(CoordinatorSetupTest, BadOptionsAreRefusedAtStart) {
+  EXPECT_TRUE(CheckOptionsFromFlags().ok());
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "no_such_option=2"});
+  for (const absl::Status& status :
+       {CheckOptionsFromFlags(), InitialStateFromFlags(40, 30).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr("--set no_such_option=2: "));
+  }
+  absl::SetFlag(&FLAGS_set, {});
+  absl::SetFlag(&FLAGS_config, "/nonexistent/options.textproto");
+  EXPECT_EQ(CheckOptionsFromFlags().code(), absl::StatusCode::kNotFound);
+}
+
+// A run resumes with the options it started with; other --set values are refused naming both.
+TEST_F(CoordinatorSetupTest, AResumedRunKeepsItsOptions) {
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_options").string();
+  std::filesystem::remove_all(dir);
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "rank=3"});
+  absl::StatusOr<CoordinatorState> fresh = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE(SaveCheckpoint(dir, *fresh).ok());
+  absl::SetFlag(&FLAGS_state_dir, dir);
+  absl::StatusOr<CoordinatorState> resumed = InitialStateFromFlags(40, 30);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->options, fresh->options);
+  absl::SetFlag(&FLAGS_set, {"mechanism=none", "rank=4"});
+  const absl::Status refused = InitialStateFromFlags(40, 30).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("rank: 3"));
+  EXPECT_THAT(refused.message(), HasSubstr("rank: 4"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
@@ -114,7 +152,7 @@ TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
   absl::StatusOr<CoordinatorState> dpmf = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(dpmf.ok()) << dpmf.status();
   EXPECT_EQ(dpmf->total_rounds, 100);
-  absl::SetFlag(&FLAGS_set, std::vector<std::string>{});  // mechanism is dpmf-rp's option
+  absl::SetFlag(&FLAGS_set, {});  // the others have no option `mechanism`
   absl::SetFlag(&FLAGS_algorithm, "dp-als");
   absl::StatusOr<CoordinatorState> als = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(als.ok()) << als.status();
@@ -128,15 +166,15 @@ TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
 TEST_F(CoordinatorSetupTest, AlgorithmWithoutANewRunFactoryCannotStart) {
   absl::SetFlag(&FLAGS_algorithm, kOther);
   const absl::Status status = InitialStateFromFlags(40, 30).status();
-  // Its options cannot be resolved: it registered none (typed options, options.h).
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(status.message(), HasSubstr("'setup-test-other' has no options in this binary"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("cannot start a run"));
 }
 
 TEST_F(CoordinatorSetupTest, ResumesOnlyTheCheckpointsAlgorithm) {
   absl::StatusOr<CoordinatorState> fresh = InitialStateFromFlags(40, 30);
   ASSERT_TRUE(fresh.ok()) << fresh.status();
   fresh->algorithm = kOther;
+  fresh->options.clear();  // kOther has no options
   const std::string dir =
       (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_resume").string();
   std::filesystem::remove_all(dir);

@@ -62,8 +62,8 @@ TEST(HostingTest, PartiesMustBeTheRoundsContributors) {
   EXPECT_TRUE(CheckPartyCount(plan, {}, "").ok());
   EXPECT_EQ(CheckPartyCount(plan, Parties("vfl:2"), "vfl:2").message(),
             "--parties=vfl:2 hosts 2 parties but every round of --algorithm=vfl-sgdmf sums the "
-            "contributions of 3 (the run's number of parties, e.g. --vfl_parties or "
-            "--hfl_parties)");
+            "contributions of 3 (the run's number of parties, e.g. --set parties=N of vfl-sgdmf "
+            "or hfl-sgdmf)");
 }
 
 }  // namespace
