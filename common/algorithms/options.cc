@@ -122,13 +122,16 @@ absl::Status SetField(const FieldDescriptor& field, absl::string_view value, Mes
                                                      EnumValueNames(*field.enum_type())));
     case FieldDescriptor::CPPTYPE_MESSAGE:
       return absl::InvalidArgumentError("is a message: set its fields (FIELD.SUBFIELD=VALUE)");
-    default:
-      if (!google::protobuf::TextFormat::ParseFieldValueFromString(std::string(value), &field,
-                                                                    &message)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("is not a valid ", field.type_name()));
+    default: {
+      // The parser's own message would go to the log; the caller's names the override instead.
+      FirstError ignored("", *message.GetDescriptor());
+      google::protobuf::TextFormat::Parser parser;
+      parser.RecordErrorsTo(&ignored);
+      if (!parser.ParseFieldValueFromString(std::string(value), &field, &message)) {
+        return absl::InvalidArgumentError(absl::StrCat("is not a valid ", field.type_name()));
       }
       return absl::OkStatus();
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 // Registers DPMF-RP with the algorithm registry (registry.h): its contributor, the restore of its
-// updater, its evaluation defaults (the paper's Appendix H) and its --help line. Its flags and
-// the factory of a fresh run are in flags.cc.
+// updater, its evaluation defaults (the paper's Appendix H) and its --help line. Its options and
+// the factory of a fresh run are in new_run.cc.
 #include <memory>
 
 #include "common/algorithms/dpmf_rp/config.h"

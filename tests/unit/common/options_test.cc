@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -99,6 +100,54 @@ TEST(OptionsTest, AFieldOfAnotherAlgorithmNamesThatAlgorithm) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+// The run of `algorithm` on a small population with `overrides`, as the coordinator starts it.
+absl::Status StartWith(const std::string& algorithm, const std::vector<std::string>& overrides) {
+  absl::StatusOr<std::unique_ptr<Message>> options = ResolveOptions(algorithm, "", overrides);
+  if (!options.ok()) return options.status();
+  const RunSettings settings{.num_users = 40,
+                             .num_items = 30,
+                             .rounds = RegisteredNewRunDefaults(algorithm).rounds,
+                             .epsilon = 1,
+                             .seed = 1};
+  return StartNewRun(algorithm, settings, **options).status();
+}
+
+// A value out of range is refused when the run starts, naming the option and the value; the
+// defaults start. One option per algorithm, nested where the algorithm nests.
+TEST(OptionsTest, AValueOutOfRangeIsAnErrorNamingItsFieldAndValue) {
+  const std::vector<std::pair<std::string, std::string>> out_of_range = {
+      {"dp-als", "rank=0"},           {"dp-popularity", "max_items=-2"},
+      {"dpmf-rp", "rank=0"},          {"hdpmf", "rank=0"},
+      {"hfl-sgdmf", "sgd.rank=0"},    {"ldp-gd", "rank=0"},
+      {"ldp-gd-dr", "rank=0"},        {"lfl-sgdmf", "rank=0"},
+      {"privirec", "frac_bits=-1"}, {"privirec-k", "rank=0"},
+      {"probe", "report_epsilon=-2"}, {"vfl-sgdmf", "sgd.rank=0"}};
+  std::vector<std::string> covered;
+  for (const auto& [algorithm, override] : out_of_range) {
+    covered.push_back(algorithm);
+    const absl::Status status = StartWith(algorithm, {override});
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << algorithm << ": " << status;
+    EXPECT_THAT(status.message(), HasSubstr(override)) << algorithm;
+  }
+  EXPECT_EQ(covered, Algorithms());
+}
+
+// --set reaches a nested field by its dotted path (vfl-sgdmf's and hfl-sgdmf's shared DP-SGD
+// block), and only a field that exists there.
+TEST(OptionsTest, OverridesReachNestedFields) {
+  absl::StatusOr<std::unique_ptr<Message>> options =
+      ResolveOptions("vfl-sgdmf", "", {"sgd.rank=7", "sgd.learning_rate=0.5"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_THAT(OptionsText(**options), HasSubstr("sgd { rank: 7 "));
+  EXPECT_THAT(OptionsText(**options), HasSubstr("learning_rate: 0.5"));
+  const absl::Status status = ResolveOptions("vfl-sgdmf", "", {"sgd.nope=1"}).status();
+  EXPECT_THAT(status.message(), HasSubstr("has no field 'nope'"));
+  EXPECT_THAT(ResolveOptions("vfl-sgdmf", "", {"sgd=1"}).status().message(),
+              HasSubstr("is a message: set its fields"));
+  EXPECT_THAT(ResolveOptions("vfl-sgdmf", "", {"parties.x=1"}).status().message(),
+              HasSubstr("field 'parties' has no fields"));
 }
 
 // Every option says what it is and its valid range (the .proto comment `describe` prints), and
