@@ -17,7 +17,7 @@
 # loss(C) = sens(C)^2 ||A C^-1||_F^2 is the total squared error at unit noise multiplier, so
 # at equal privacy the variance ratio of two mechanisms is the ratio of their losses.
 #
-# Regimes: full participation (every user every round, DPMF-RP's --preset=fedmf) and cyclic
+# Regimes: full participation (every user every round, DPMF-RP's default options) and cyclic
 # participation (users in b fixed groups, group j in rounds t = j mod b, T/b participations each).
 # A cyclic round sums n/b users, so the server's n/contributors rescaling multiplies its noise by
 # b: the "normalized" column is b^2 loss, comparable with full participation. The triangle

@@ -115,8 +115,8 @@ CSV="${OUT}/runs.csv"
 # rotated_l2. Whole-run (epsilon, 1e-5)-DP per user, T = 100 rounds, every user every round.
 # PBM is charged by coordinates, as when these rows were measured; its L2-shift accounting (the
 # default since) is measured by tools/experiments/run.py dpmf-rp --only l2,l2-shift,l2seeds,l2eps.
-# The Gaussian rows are DPMF-RP's default configuration (--preset=fedmf: the flags below that it
-# does not set are PBM's, unused by the Gaussian), so `fedmf-sim --epsilon=E` alone is that run.
+# The Gaussian rows are DPMF-RP's default options (configs/dpmf-rp/fedmf.textproto: the options
+# below that it does not set are PBM's, unused by the Gaussian), so `fedmf-sim --epsilon=E` alone is that run.
 # Every user takes part in every round: on a busy machine the in-process clients may need more
 # than the default 20 s per stage, and a late one would be dropped (5 failed rounds abort a run).
 PATIENT=(--stage_timeout_s=600)
