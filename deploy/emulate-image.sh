@@ -95,10 +95,15 @@ while IFS= read -r run; do
   done < <(sed 's/ && /\n/g' <<<"$run")
 done < <(dockerfile_part build RUN)
 copy="$(dockerfile_part runtime COPY)"
-[[ "$copy" == "--from=build /out/bin/ /usr/local/bin/" ]] ||
+[[ "$copy" == $'--from=build /out/bin/ /usr/local/bin/\nconfigs/ /usr/local/share/fedmf/configs/' ]] ||
   fail "the runtime stage's COPY changed ('$copy'): update this script"
 cp -a "$WORK/out/bin/." "$RFS/usr/local/bin/"
+mkdir -p "$RFS/usr/local/share/fedmf/configs"
+cp -a "$ROOT_DIR/configs/." "$RFS/usr/local/share/fedmf/configs/"
 "${IN_IMAGE[@]}" fedmf-coordinator --version >/dev/null || fail "fedmf-coordinator does not start in the image"
+"${IN_IMAGE[@]}" fedmf-coordinator --config=/usr/local/share/fedmf/configs/dpmf-rp/paper.textproto \
+  describe dpmf-rp | grep -q '^  mechanism = MECHANISM_PBM ' ||
+  fail "the image's configs/dpmf-rp/paper.textproto is not read"
 missing="$(chroot "$RFS" sh -c 'for b in /usr/local/bin/fedmf-*; do ldd "$b" 2>/dev/null; done' |
   grep 'not found' || true)"
 [[ -z "$missing" ]] || fail "shared libraries missing from the runtime stage: $missing"
