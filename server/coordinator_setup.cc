@@ -315,7 +315,8 @@ absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t it
             CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
             "', not of --algorithm=", name, "; resume it with --algorithm=", (*loaded)->algorithm));
       }
-      if (absl::Status s = CheckResumedOptions(name, **loaded, CheckpointPath(state_dir)); !s.ok()) {
+      if (absl::Status s = CheckResumedOptions(name, **loaded, CheckpointPath(state_dir));
+          !s.ok()) {
         return s;
       }
       EventLine("resume")

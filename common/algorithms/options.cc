@@ -1,8 +1,11 @@
 #include "common/algorithms/options.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -26,7 +29,8 @@ using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
-// " (fedmf-sim --algorithm=OTHER has it)" when another algorithm's options have a field `name`.
+// " (an option of A, B)" naming the other algorithms whose options have a field `name`; empty when
+// none has.
 std::string OtherAlgorithmWith(absl::string_view name, const Descriptor& own) {
   std::vector<std::string> with;
   for (const std::string& algorithm : NewRunAlgorithms()) {
@@ -43,14 +47,17 @@ std::string OtherAlgorithmWith(absl::string_view name, const Descriptor& own) {
 // The first error of a text-format parse, as FILE:LINE:COLUMN: MESSAGE.
 class FirstError : public google::protobuf::io::ErrorCollector {
  public:
-  FirstError(std::string file, const Descriptor& options) : file_(std::move(file)), options_(options) {}
+  FirstError(std::string file, const Descriptor& options)
+      : file_(std::move(file)), options_(options) {}
 
   void AddError(int line, int column, const std::string& message) override {
     if (!error_.empty()) return;
     std::string hint;
     // The parser's words for an unknown field: Message type "T" has no field named "NAME".
-    if (const size_t at = message.find("has no field named \""); at != std::string::npos) {
-      absl::string_view name = absl::string_view(message).substr(at + 20);
+    constexpr absl::string_view kUnknownField = "has no field named \"";
+    if (const size_t at = absl::string_view(message).find(kUnknownField);
+        at != absl::string_view::npos) {
+      absl::string_view name = absl::string_view(message).substr(at + kUnknownField.size());
       name = name.substr(0, name.find('"'));
       hint = OtherAlgorithmWith(name, options_);
     }

@@ -163,8 +163,9 @@ TEST(OptionsTest, EveryOptionIsDocumented) {
           << algorithm << ": option without documentation: " << lines[i];
     }
     const Message& defaults = *RegisteredDefaultOptions(algorithm).value();
-    for (int i = 0; i < defaults.GetDescriptor()->field_count(); ++i) {
-      EXPECT_THAT(*described, HasSubstr(absl::StrCat("  ", defaults.GetDescriptor()->field(i)->name())));
+    const Descriptor& type = *defaults.GetDescriptor();
+    for (int i = 0; i < type.field_count(); ++i) {
+      EXPECT_THAT(*described, HasSubstr(absl::StrCat("  ", type.field(i)->name())));
     }
     std::unique_ptr<Message> parsed(defaults.New());
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(OptionsText(defaults), parsed.get()));
