@@ -65,7 +65,7 @@ def main(argv):
     for key, names in (("tables", spec.tables), ("plot_data", spec.plot_data)):
         unknown = [name for name in names if not callable(getattr(tables, name, None))]
         if unknown:
-            raise specs.SpecError(f"{spec.path}: {key} = {unknown!r}: no such function in tables.py")
+            raise specs.SpecError(f"{spec.path}: {key} = {unknown!r}: no such function in tables/ (tables/__init__.py lists them)")
     out = args.out or os.path.dirname(spec.csv)
     spec.params["out"] = out
     csv_path = os.path.join(out, os.path.basename(spec.csv))

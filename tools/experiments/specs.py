@@ -7,8 +7,8 @@ A spec has:
   description   what it reproduces (shown by run.py SPEC --list)
   csv           the results file, relative to the repository (its rows: results.py)
   columns       the label columns of every row, before `metric,value`
-  doc, tables   the docs/results page and the functions of tables.py that render its tables
-  plot_data     optional: the functions of tables.py that make its plots' data files
+  doc, tables   the docs/results page and the functions of tables/ that render its tables
+  plot_data     optional: the functions of tables/ that make its plots' data files
   [params]      named values (a list is a sweep axis); `run.py --set NAME=V1,V2` overrides one
                 (a list of tables is set by names: the tables so named in it or in the spec's
                 other lists of tables)
