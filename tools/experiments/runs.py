@@ -15,7 +15,8 @@ A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner 
 `event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
 next to its own, `-party-N.log`), waits for it to end and then for them (PARTY_TIMEOUT_S, then
 they are stopped); with `until`, it stops the coordinator once such a line is logged. A party
-still running when the coordinator fails is stopped.
+still running when the coordinator fails is stopped. A command with `status_metric` records its
+exit status as that metric, and its other metrics as the log has them, instead of failing.
 """
 import collections
 import concurrent.futures
@@ -38,6 +39,7 @@ BINARIES = {
     "fedmf-compare-models": "tools/fedmf-compare-models",
     "fedmf-coordinator": "server/fedmf-coordinator",
     "fedmf-client": "client/fedmf-client",
+    "fedmf-loadgen": "tools/loadgen/fedmf-loadgen",
 }
 LISTEN_TIMEOUT_S = 30
 PARTY_TIMEOUT_S = 60
@@ -61,8 +63,8 @@ def argv(command, build):
     return [binary_path(command.binary, build)] + command.args
 
 
-def party_argv(command, build, port, party):
-    args = [a.replace("{port}", str(port)).replace("{party}", str(party))
+def party_argv(command, build, port, party, log):
+    args = [a.replace("{port}", str(port)).replace("{party}", str(party)).replace("{log}", log)
             for a in command.parties.args]
     return ["nice", "-n", "10", binary_path(command.parties.binary, build)] + args
 
@@ -79,18 +81,23 @@ def rows_of(command, lines, log):
     rows = []
     for extract in command.extracts:
         found = events.matching(lines, extract.selector)
-        if not extract.each:
-            found = found[-1:] or [{}]
-        elif not found and not extract.optional:
+        labels_of = extract.each or extract.by
+        if not labels_of and not any(map(events.is_aggregate, extract.metrics.values())):
+            found = found[-1:]
+        elif labels_of and not found and not extract.optional:
             raise RunError(f"no {extract.selector} line; see {log}")
-        for fields in found:
-            labels = {column: fields.get(key, "") for column, key in extract.each.items()}
+        groups = {}  # labels -> the lines of its row set
+        for number, fields in enumerate(found):
+            labels = {column: fields.get(key, "") for column, key in labels_of.items()}
+            groups.setdefault(number if extract.each else tuple(labels.items()), []).append(fields)
+        for group in groups.values() if labels_of else [found]:
+            labels = {column: group[-1].get(key, "") for column, key in labels_of.items()}
             for metric, key in extract.metrics.items():
-                value = fields.get(key, "")
+                value = events.value(group, key)
                 if value == "":
                     if extract.optional:
                         continue
-                    raise RunError(f"no {key} in the {'' if extract.each else 'last '}"
+                    raise RunError(f"no {key} in the {'' if labels_of else 'last '}"
                                    f"{extract.selector} line (metric {metric}); see {log}")
                 if extract.divide_by:
                     value = str(int(float(value) // extract.divide_by))
@@ -144,10 +151,13 @@ def _execute_now(command, build, logs):
         else:
             status = subprocess.run(full_argv(command, build), stdout=f,
                                     stderr=subprocess.STDOUT).returncode
-    if status != 0:
+    if status != 0 and not command.status_metric:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
     with open(log, errors="replace") as f:
-        return rows_of(command, f.read().splitlines(), log), time.monotonic() - started
+        rows = rows_of(command, f.read().splitlines(), log)
+    if command.status_metric:
+        rows.append(dict(command.row, metric=command.status_metric, value=str(status)))
+    return rows, time.monotonic() - started
 
 
 def _wait_for_line(log, process, selector, timeout):
@@ -180,7 +190,7 @@ def _networked(command, build, log, out):
         port = _wait_for_line(log, coordinator, "event=listening", LISTEN_TIMEOUT_S)["port"]
         for party in range(command.parties.count):
             with open(f"{log[:-len('.log')]}-party-{party}.log", "w") as party_log:
-                parties.append(subprocess.Popen(party_argv(command, build, port, party),
+                parties.append(subprocess.Popen(party_argv(command, build, port, party, log),
                                                 stdout=party_log, stderr=subprocess.STDOUT))
         status = coordinator.wait()
         if status == 0:
@@ -278,5 +288,5 @@ def describe(command, build):
     text = shlex.join(full_argv(command, build))
     if command.parties:
         text += (f" & then {command.parties.count} x "
-                 + shlex.join(party_argv(command, build, "{port}", "{party}")))
+                 + shlex.join(party_argv(command, build, "{port}", "{party}", "{log}")))
     return text + (f"  # until {command.until}" if command.until else "")

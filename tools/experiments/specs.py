@@ -24,16 +24,24 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                `event=time max_rss_kb=N wall_s=S`), optional `status_metric` (the exit
+                status is a result, that metric's value, instead of failing the run when it
+                is not 0, e.g. for a run that is expected to end early), and `extract`: a list of entries, or the
                 name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
                 (column -> event-line key: rows for every matching line, not only the last,
-                with those columns taken from the line, e.g. one fold_done line a fold) and
+                with those columns taken from the line, e.g. one fold_done line a fold) or
+                optional `by` (column -> event-line key: a row set for each distinct value of
+                those keys among the matching lines, in the order first seen, e.g. one for
+                each phase) and
                 optional `divide_by` (the value is the integer part of the number over it,
-                e.g. 1024 for KiB to MiB).
+                e.g. 1024 for KiB to MiB). A metric's key may be `count()` (how many lines
+                match, 0 for none) or `mean(KEY)` (the mean of KEY over the matching lines
+                that have it) instead of a key; such an entry, or one with `by`, reads every
+                matching line (of its group), and a plain key in it is the last line's.
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
                 CSV holds then, as the one of the row with the lowest `lowest` metric among those
@@ -42,7 +50,7 @@ A spec has:
                 Such an experiment starts once every experiment before it has finished.
 A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
 started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
-client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
+client's index from 0, "{log}" the coordinator's log, e.g. for fedmf-loadgen --coordinator_log) or `until` (an events selector: the coordinator is stopped once it logs
 such a line, as when only its accounting is wanted); its flags should have it listen on port 0
 (runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
@@ -55,13 +63,16 @@ import itertools
 import os
 import tomllib
 
+import events
+
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
 _CHOOSE = {"where", "lowest"}
-_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until",
+            "status_metric"}
 _PARTIES = {"binary", "count", "use", "flags"}
-_EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
+_EXTRACT = {"from", "metrics", "optional", "each", "by", "divide_by"}
 
 
 class SpecError(Exception):
@@ -74,6 +85,7 @@ class Extract:
     metrics: dict  # metric -> event-line key
     optional: bool
     each: dict  # column -> event-line key; non-empty: a row set for every matching line
+    by: dict  # column -> event-line key; non-empty: a row set for every group of lines
     divide_by: int  # 0: the value as printed
 
 
@@ -92,13 +104,14 @@ class Command:
     choices: dict  # column -> Choice; "{column}" in args and row until resolved
     parties: object  # Parties or None
     until: str  # an events selector ("": the coordinator runs to its end)
+    status_metric: str  # the metric the exit status is ("": a non-zero status fails the run)
 
 
 @dataclasses.dataclass
 class Parties:
     binary: str
     count: int
-    args: list  # rendered but "{port}" and "{party}"
+    args: list  # rendered but "{port}", "{party}" and "{log}"
 
 
 @dataclasses.dataclass
@@ -172,7 +185,7 @@ class Spec:
                 parties = None
                 if "parties" in command:
                     p = command["parties"]
-                    party_scope = dict(scope, port="{port}", party="{party}")
+                    party_scope = dict(scope, port="{port}", party="{party}", log="{log}")
                     count = fill(f"command[{number}].parties.count", p["count"])
                     if not count.isdigit():
                         raise SpecError(f"{where}: command[{number}].parties.count = "
@@ -196,14 +209,16 @@ class Spec:
                         metrics = {m: m for m in metrics}
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
-                        e.get("optional", False), e.get("each", {}), e.get("divide_by", 0)))
+                        e.get("optional", False), e.get("each", {}), e.get("by", {}),
+                        e.get("divide_by", 0)))
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
                 yield Command(experiment["name"], command["binary"], args, row, extracts,
                               requires, log_name.replace("/", "_").replace(":", "_"),
                               (index, number_of_point), creates, command.get("time", False),
-                              choices, parties, command.get("until", ""))
+                              choices, parties, command.get("until", ""),
+                              command.get("status_metric", ""))
 
 
 def _args(flags, fill):
@@ -328,10 +343,21 @@ def load(path, overrides=()):
             for k, extract in enumerate(entries):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
-                strange = [c for c in extract.get("each", {}) if c not in raw["columns"]]
-                if strange:
-                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each names "
-                                    f"{', '.join(strange)}, not among columns")
+                for key in ("each", "by"):
+                    strange = [c for c in extract.get(key, {}) if c not in raw["columns"]]
+                    if strange:
+                        raise SpecError(f"{where}.command[{j}].extract[{k}]: {key} names "
+                                        f"{', '.join(strange)}, not among columns")
+                if "each" in extract and "by" in extract:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each or by, not both")
+                metrics = extract["metrics"]
+                keys = metrics.values() if isinstance(metrics, dict) else (
+                    metrics if isinstance(metrics, list) else [])
+                try:
+                    for key in keys:
+                        events.is_aggregate(key)
+                except ValueError as error:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}].metrics: {error}")
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
                 raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
                 raw.get("extracts", {}), raw["experiment"])
