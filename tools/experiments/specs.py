@@ -16,7 +16,7 @@ A spec has:
   [extracts]    named lists of extract entries that commands share (`extract = "N"`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
                 are the product of the axes, the first axis slowest), `row` (column ->
-                template), optional `requires` (files that must exist, else the point is
+                template; a column it does not name is empty), optional `requires` (files that must exist, else the point is
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
                 (flagsets, in order), flags (flag -> template; true means a bare --flag;
@@ -26,8 +26,8 @@ A spec has:
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
                 `event=time max_rss_kb=N wall_s=S`), optional `status_metric` (the exit
                 status is a result, that metric's value, instead of failing the run when it
-                is not 0, e.g. for a run that is expected to end early), and `extract`: a list of entries, or the
-                name of one in [extracts]; an
+                is not 0, e.g. for a run that is expected to end early), and `extract`: the
+                name of an entry list in [extracts], or a list of entries and such names; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
@@ -135,8 +135,7 @@ class Spec:
     experiments: list
 
     def extracts_of(self, command):
-        extract = command.get("extract", [])
-        return self.extracts[extract] if isinstance(extract, str) else extract
+        return _entries(command.get("extract", []), self.extracts)
 
     def names(self):
         return [e["name"] for e in self.experiments]
@@ -169,7 +168,7 @@ class Spec:
             choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
                                      for c, t in choice["where"].items()}, choice["lowest"])
                        for name, choice in choose.items()}
-            row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
+            row = {c: fill(f"row.{c}", experiment["row"].get(c, "")) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
             for number, command in enumerate(experiment["command"]):
@@ -219,6 +218,13 @@ class Spec:
                               (index, number_of_point), creates, command.get("time", False),
                               choices, parties, command.get("until", ""),
                               command.get("status_metric", ""))
+
+
+def _entries(extract, named):
+    """A command's extract entries: a name in [extracts], or a list of entries and names."""
+    if isinstance(extract, str):
+        return named[extract]
+    return [entry for e in extract for entry in (named[e] if isinstance(e, str) else [e])]
 
 
 def _args(flags, fill):
@@ -308,9 +314,9 @@ def load(path, overrides=()):
         if experiment["name"] in names:
             raise SpecError(f"{where}: name {experiment['name']!r} is used twice")
         names.add(experiment["name"])
-        missing = [c for c in raw["columns"] if c not in experiment["row"]]
-        if missing:
-            raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        strange = [c for c in experiment["row"] if c not in raw["columns"]]
+        if strange:
+            raise SpecError(f"{where}: row names {', '.join(strange)}, not among columns")
         for name, choice in experiment.get("choose", {}).items():
             _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
             strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
@@ -336,11 +342,14 @@ def load(path, overrides=()):
                     raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "
                                     f"(has {', '.join(raw.get('flagsets', {})) or 'none'})")
             extract = command.get("extract", [])
-            if isinstance(extract, str) and extract not in raw.get("extracts", {}):
-                raise SpecError(f"{where}.command[{j}]: extract = {extract!r}: no such entry in "
-                                f"[extracts] (has {', '.join(raw.get('extracts', {})) or 'none'})")
-            entries = raw["extracts"][extract] if isinstance(extract, str) else extract
-            for k, extract in enumerate(entries):
+            entry_names = [extract] if isinstance(extract, str) else [
+                e for e in extract if isinstance(e, str)]
+            for name in entry_names:
+                if name not in raw.get("extracts", {}):
+                    raise SpecError(f"{where}.command[{j}]: extract = {name!r}: no such entry "
+                                    f"in [extracts] (has "
+                                    f"{', '.join(raw.get('extracts', {})) or 'none'})")
+            for k, extract in enumerate(_entries(extract, raw.get("extracts", {}))):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
                 for key in ("each", "by"):

@@ -114,7 +114,8 @@ class SpecsTest(unittest.TestCase):
         self.assert_error(MINIMAL.replace('"{model}"', '"{modle}"'), [],
                           "command[0].flags.model", "'{modle}'", "modle")
         self.assert_error(MINIMAL, ["seed=1"], "--set 'seed=1'", "seeds")
-        self.assert_error(MINIMAL.replace(', seed = "{seed}" }', ' }'), [], "row lacks", "seed")
+        self.assert_error(MINIMAL.replace('seed = "{seed}" }', 'sed = "{seed}" }'), [],
+                          "row names sed, not among columns")
         self.assert_error(MINIMAL.replace("[params]", "[params"), [], "spec.toml")
 
     def test_choose_names_a_column(self):
