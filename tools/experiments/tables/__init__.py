@@ -7,7 +7,7 @@ their table. A *_plot_data(rows, directory) function returns {file name: text}, 
 page's gnuplot script draws (run.py --plot-data writes them). A spec names these functions in its
 `tables` and `plot_data` lists.
 """
-from .dpmf_rp import dpmf_rp, dpmf_rp_plot_data
+from .dpmf_rp import dpmf_rp, dpmf_rp_plot_data, dpmf_rp_wall_time
 from .fmf import fmf, fmf_comm, fmf_hfl, fmf_lfl, fmf_lfl_dropout, fmf_vfl
 from .hdpmf import hdpmf
 from .ldp_mf import ldp_mf

@@ -143,3 +143,31 @@ def dpmf_rp_plot_data(rows, directory):
 
 # Scale: how each group's rows are labelled (groups of summed-noise DPMF-RP share one label), in
 # the order they are listed; popularity is shown next to DPMF-RP, the model it is compared with.
+
+
+_WALL_STAGES = [("advertise_s", "AdvertiseKeys"), ("share_keys_s", "ShareKeys"),
+                ("masked_input_s", "MaskedInput"), ("consistency_s", "ConsistencyCheck"),
+                ("unmasking_s", "Unmasking")]
+
+
+def dpmf_rp_wall_time(rows):
+    """docs/results/dpmf-rp.md, wall time: the networked run's wall time and each SecAgg stage's
+    seconds over the rounds, then the fedmf-sim run's wall time (its in-process clients answer a
+    stage as it opens, so its stage times say nothing); the last measurement of each."""
+    runs = _dpmf_runs([r for r in rows if r["group"] == "wall-time"])
+    out = []
+    for name, label in (("processes", "1 coordinator + 8 client processes"),
+                        ("sim", "fedmf-sim, 2 client processes")):
+        if ("wall-time", name) not in runs:
+            continue
+        run = runs[("wall-time", name)][-1]
+        rounds, wall = int(run["rounds"]), float(run["wall_s"])
+        out.append(f"{label}: **{wall:.0f} s, {wall / rounds:.2f} s per round** over {rounds} "
+                   f"rounds; final model F1@10 {float(run['f1']):.3f}, RMSE "
+                   f"{float(run['rmse']):.3f}")
+        if name == "processes":
+            out.append("\n".join(
+                [f"| stage | total over {rounds} rounds | per round |", "|---|---|---|"] +
+                [f"| {stage} | {float(run[key]) * rounds:.1f} s | {float(run[key]):.2f} s |"
+                 for key, stage in _WALL_STAGES if key in run]))
+    return "\n\n".join(out)

@@ -7,7 +7,7 @@
 #            a message when absent)
 #   network  fedmf-coordinator + 2 fedmf-client processes on loopback, seeded noise, the coordinator
 #            waiting for all 60 synthetic users (runtime_test.sh sim_equivalence's run)
-# Usage: tools/experiments/dpmf-rp-identity.sh OLD_BUILD NEW_BUILD [--data=PATH/u.data]
+# Usage: tools/compare/dpmf-rp-identity.sh OLD_BUILD NEW_BUILD [--data=PATH/u.data]
 # e.g. OLD_BUILD from `git worktree add /work/old 093a66d` (before the algorithm contract v2) built
 # with `cmake --preset release && cmake --build build --target fedmf-sim fedmf-coordinator
 # fedmf-client`. Prints IDENTICAL or DIFFERS per comparison; exits 1 if anything differs.
