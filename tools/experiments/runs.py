@@ -1,5 +1,6 @@
 """Running a spec's commands: each binary under `nice -n 10` (the machine is shared; under
-/usr/bin/time too when the spec asks for the peak RSS), its output
+/usr/bin/time too when the spec asks for the peak RSS, under flock when it names a lock; a subset
+command is done here, in Python), its output
 in OUT/logs/, its extracted metrics appended to OUT/<csv name> as they come (results.py).
 
 run(commands, build, out, csv_name, columns, jobs, progress) -> number of rows written; raises
@@ -48,7 +49,7 @@ class RunError(Exception):
 
 
 # GNU time's report as an event line (in the log with the binary's output).
-TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e"]
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e user_s=%U"]
 
 
 def binary_path(binary, build):
@@ -68,7 +69,8 @@ def party_argv(command, build, port, party):
 
 
 def full_argv(command, build):
-    return ["nice", "-n", "10"] + (TIME if command.time else []) + argv(command, build)
+    return (["flock", command.lock] if command.lock else []) + ["nice", "-n", "10"] + (
+        TIME if command.time else []) + argv(command, build)
 
 
 def missing_inputs(command):
@@ -135,9 +137,21 @@ def _execute(command, build, logs):
     return _execute_now(command, build, logs)
 
 
+def _write_subset(subset, path):
+    """The lines of subset.source whose field subset.column is at most subset.at_most."""
+    with open(subset.source, errors="replace") as source, open(path, "w") as out:
+        for line in source:
+            fields = line.split()
+            if len(fields) >= subset.column and float(fields[subset.column - 1]) <= subset.at_most:
+                out.write(line)
+
+
 def _execute_now(command, build, logs):
     log = os.path.join(logs, command.log_name)
     started = time.monotonic()
+    if command.subset:
+        _write_subset(command.subset, command.creates)
+        return [], time.monotonic() - started
     with open(log, "w") as f:
         if command.parties or command.until:
             status = _networked(command, build, log, f)
@@ -225,7 +239,7 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
                      "not found")
         else:
             todo.append(command)
-    for command in todo:  # all checked before the first run: a sweep does not stop half-way
+    for command in (c for c in todo if not c.subset):  # all checked before the first run
         for name in [command.binary] + ([command.parties.binary] if command.parties else []):
             binary = binary_path(name, build)
             if not os.access(binary, os.X_OK):
@@ -275,6 +289,9 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 
 
 def describe(command, build):
+    if command.subset:
+        s = command.subset
+        return f"awk '${s.column} <= {s.at_most:g}' {shlex.quote(s.source)} > {shlex.quote(command.creates)}"
     text = shlex.join(full_argv(command, build))
     if command.parties:
         text += (f" & then {command.parties.count} x "

@@ -24,7 +24,9 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                `event=time max_rss_kb=N wall_s=S user_s=U`), optional `lock` (a file: the command
+                runs under `flock FILE`, so commands that take much memory never overlap, even
+                across run.py invocations), and `extract`: a list of entries, or the
                 name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
@@ -40,6 +42,10 @@ A spec has:
                 whose columns match `where` (results.lowest; e.g. the learning rate a tuning
                 experiment found best); "{column}" in the experiment's templates is that value.
                 Such an experiment starts once every experiment before it has finished.
+A command may be `subset = { from, column, at_most }` instead of a binary, with `creates`: it
+writes the lines of `from` whose whitespace-separated field number `column` (from 1, as awk counts)
+is at most `at_most` into the `creates` file, as `awk '$column <= at_most'` (e.g. the ratings of
+the first 400 movies).
 A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
 started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
 client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
@@ -59,7 +65,9 @@ _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
 _CHOOSE = {"where", "lowest"}
-_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until", "lock",
+            "subset"}
+_SUBSET = {"from", "column", "at_most"}
 _PARTIES = {"binary", "count", "use", "flags"}
 _EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
 
@@ -92,6 +100,8 @@ class Command:
     choices: dict  # column -> Choice; "{column}" in args and row until resolved
     parties: object  # Parties or None
     until: str  # an events selector ("": the coordinator runs to its end)
+    lock: str  # a file the command runs under flock ("": none)
+    subset: object  # Subset or None (then binary and args are unused)
 
 
 @dataclasses.dataclass
@@ -99,6 +109,13 @@ class Parties:
     binary: str
     count: int
     args: list  # rendered but "{port}" and "{party}"
+
+
+@dataclasses.dataclass
+class Subset:
+    source: str
+    column: int  # from 1
+    at_most: float
 
 
 @dataclasses.dataclass
@@ -200,10 +217,19 @@ class Spec:
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
-                yield Command(experiment["name"], command["binary"], args, row, extracts,
-                              requires, log_name.replace("/", "_").replace(":", "_"),
+                subset = None
+                if "subset" in command:
+                    s = {key: fill(f"command[{number}].subset.{key}", value)
+                         for key, value in command["subset"].items()}
+                    try:
+                        subset = Subset(s["from"], int(s["column"]), float(s["at_most"]))
+                    except ValueError as error:
+                        raise SpecError(f"{where}: command[{number}].subset = {s!r}: {error}")
+                yield Command(experiment["name"], command.get("binary", "subset"), args, row,
+                              extracts, requires, log_name.replace("/", "_").replace(":", "_"),
                               (index, number_of_point), creates, command.get("time", False),
-                              choices, parties, command.get("until", ""))
+                              choices, parties, command.get("until", ""),
+                              fill(f"command[{number}].lock", command.get("lock", "")), subset)
 
 
 def _args(flags, fill):
@@ -302,7 +328,14 @@ def load(path, overrides=()):
             if strange:
                 raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
         for j, command in enumerate(experiment["command"]):
-            _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            if "subset" in command:
+                _check_keys(f"{where}.command[{j}].subset", command["subset"], _SUBSET, _SUBSET)
+                strange = sorted(set(command) - {"subset", "creates"})
+                if strange or "creates" not in command:
+                    raise SpecError(f"{where}.command[{j}]: a subset has `creates` and no "
+                                    f"{', '.join(strange) or 'other key'}")
+            else:
+                _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
             if "parties" in command:
                 _check_keys(f"{where}.command[{j}].parties", command["parties"], _PARTIES,
                             ["binary", "count"])

@@ -167,7 +167,7 @@ class CommittedSpecsTest(unittest.TestCase):
                 spec = specs.load(path)
                 self.assertTrue(spec.commands())
                 for command in spec.commands():
-                    runs.argv(command, "build")
+                    runs.describe(command, "build")
 
     def test_committed_runs_are_at_the_values_their_spec_chooses(self):
         """Some committed runs of a choosing experiment are at the value it chooses from the
@@ -251,6 +251,52 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
         self.assertEqual(written, 0)
         self.assertIn("/nonexistent not found", messages[0])
 
+
+    SUBSET = HEADER + """[[experiment]]
+name = "e"
+sweep = { seed = "seeds" }
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+subset = { from = "IN", column = 2, at_most = "{seed}" }
+creates = "{out}/logs/items{seed}.data"
+[[experiment.command]]
+binary = "fedmf-central"
+lock = "{out}/lock"
+flags = { data = "{out}/logs/items{seed}.data" }
+extract = [{ from = "event=fold_done", metrics = { lines = "lines" } }]
+"""
+
+    def test_a_subset_keeps_the_lines_and_a_lock_wraps_the_binary(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "build", "tools", "fedmf-central")
+            os.makedirs(os.path.dirname(fake))
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\necho "event=fold_done lines=$(wc -l < "${1#--data=}")"\n')
+            os.chmod(fake, 0o755)
+            source = os.path.join(d, "u.data")
+            with open(source, "w") as f:
+                f.write("1 1 5\n1 2 4\n2 3 1\n")
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.SUBSET.replace("IN", source)), [f"out={out}"])
+            commands = spec.commands()
+            runs.run(commands, os.path.join(d, "build"), out, "runs.csv", spec.columns, 1,
+                     lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+            with open(os.path.join(out, "logs", "items2.data")) as f:
+                kept = f.read()
+        self.assertEqual([(r["seed"], r["value"]) for r in rows], [("1", "1"), ("2", "2")])
+        self.assertEqual(kept, "1 1 5\n1 2 4\n")
+        self.assertEqual(runs.describe(commands[0], "/b"),
+                         f"awk '$2 <= 1' {source} > {out}/logs/items1.data")
+        self.assertEqual(runs.describe(commands[1], "/b").split()[:5],
+                         ["flock", f"{out}/lock", "nice", "-n", "10"])
+
+    def test_a_subset_has_creates_and_nothing_else(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"a subset has `creates` and no binary"):
+                specs.load(write_spec(d, self.SUBSET.replace(
+                    'creates = "{out}/logs/items{seed}.data"',
+                    'creates = "x"\nbinary = "fedmf-central"')))
 
     CHOOSING = """
 description = "test"
