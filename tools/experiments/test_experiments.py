@@ -34,6 +34,16 @@ def write_spec(directory, text):
     return path
 
 
+def fake_central(directory, script):
+    """A fedmf-central in directory/build that runs the shell script; the build directory."""
+    fake = os.path.join(directory, "build", "tools", "fedmf-central")
+    os.makedirs(os.path.dirname(fake))
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n" + script)
+    os.chmod(fake, 0o755)
+    return os.path.join(directory, "build")
+
+
 HEADER = """
 description = "test"
 csv = "out/runs.csv"
@@ -220,13 +230,10 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
 
     def test_points_run_in_order_and_shared_outputs_once(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "build", "tools", "fedmf-central")
-            os.makedirs(os.path.dirname(fake))
-            with open(fake, "w") as f:
-                f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
-                        'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
-                        'echo "event=fold_done f1=0.${1#--seed=}"\n')
-            os.chmod(fake, 0o755)
+            fake = os.path.join(fake_central(d, 'echo "$@" >> "$(dirname "$0")/calls"\n'
+                                            'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
+                                            'echo "event=fold_done f1=0.${1#--seed=}"\n'),
+                                "tools", "fedmf-central")
             out = os.path.join(d, "out")
             spec = specs.load(write_spec(d, self.SPEC.replace("{input}", fake)),
                               [f"out={out}"])
@@ -268,19 +275,14 @@ extract = [{ from = "event=fold_done", metrics = { lines = "lines" } }]
 
     def test_a_subset_keeps_the_lines_and_a_lock_wraps_the_binary(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "build", "tools", "fedmf-central")
-            os.makedirs(os.path.dirname(fake))
-            with open(fake, "w") as f:
-                f.write('#!/bin/sh\necho "event=fold_done lines=$(wc -l < "${1#--data=}")"\n')
-            os.chmod(fake, 0o755)
+            build = fake_central(d, 'echo "event=fold_done lines=$(wc -l < "${1#--data=}")"\n')
             source = os.path.join(d, "u.data")
             with open(source, "w") as f:
                 f.write("1 1 5\n1 2 4\n2 3 1\n")
             out = os.path.join(d, "out")
             spec = specs.load(write_spec(d, self.SUBSET.replace("IN", source)), [f"out={out}"])
             commands = spec.commands()
-            runs.run(commands, os.path.join(d, "build"), out, "runs.csv", spec.columns, 1,
-                     lambda _: None)
+            runs.run(commands, build, out, "runs.csv", spec.columns, 1, lambda _: None)
             rows = results.read(os.path.join(out, "runs.csv"))
             with open(os.path.join(out, "logs", "items2.data")) as f:
                 kept = f.read()
@@ -323,15 +325,10 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
 
     def fake_loss_binary(self, directory):
         """A fedmf-central whose loss is |lr - 0.2| + 1, which logs its arguments."""
-        fake = os.path.join(directory, "build", "tools", "fedmf-central")
-        os.makedirs(os.path.dirname(fake))
-        with open(fake, "w") as f:
-            f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
-                    'lr="${1#--lr=}"\n'
-                    'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
-                    'print 1 + (d < 0 ? -d : d) }\')"\n')
-        os.chmod(fake, 0o755)
-        return os.path.join(directory, "build")
+        return fake_central(directory, 'echo "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
+                            'lr="${1#--lr=}"\n'
+                            'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
+                            'print 1 + (d < 0 ? -d : d) }\')"\n')
 
     def test_a_choosing_experiment_runs_after_the_others_with_their_best_value(self):
         with tempfile.TemporaryDirectory() as d:
