@@ -11,5 +11,6 @@ from .dpmf_rp import dpmf_rp, dpmf_rp_plot_data
 from .fmf import fmf, fmf_hfl, fmf_lfl, fmf_vfl
 from .hdpmf import hdpmf
 from .ldp_mf import ldp_mf
+from .privirec import privirec
 from .scale import scale
 from .synthetic_data import synthetic_data
