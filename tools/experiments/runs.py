@@ -291,7 +291,8 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 def describe(command, build):
     if command.subset:
         s = command.subset
-        return f"awk '${s.column} <= {s.at_most:g}' {shlex.quote(s.source)} > {shlex.quote(command.creates)}"
+        return (f"awk '${s.column} <= {s.at_most:g}' {shlex.quote(s.source)} > "
+                f"{shlex.quote(command.creates)}")
     text = shlex.join(full_argv(command, build))
     if command.parties:
         text += (f" & then {command.parties.count} x "
