@@ -94,8 +94,7 @@ def main(argv):
         for command in commands:
             absent = runs.missing_inputs(command)
             note = f"  # skipped: {', '.join(absent)} not found" if absent else ""
-            note += "".join(f"  # {{{name}}}: lowest {c.lowest} where "
-                            f"{runs.describe_where(c.where)}"
+            note += "".join(f"  # {runs.describe_choice(name, c)}"
                             for name, c in command.choices.items())
             print(runs.describe(command, args.build) + note)
         return 0

@@ -9,7 +9,7 @@ one wrote); --jobs runs points side by side. A command whose `requires` files ar
 skipped with a message, like the real datasets that are not on every machine; one whose
 `creates` file exists is skipped silently (a lock per file keeps two points from making it at
 once). A command whose experiment has `choose` columns gets their values from the CSV just
-before it runs (results.lowest; RunError when no row qualifies), and its experiment's points start
+before it runs (results.best; RunError when no row qualifies), and its experiment's points start
 only after every point of the experiments before it has finished.
 A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner waits for its
 `event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
@@ -101,12 +101,18 @@ def rows_of(command, lines, log):
 def resolve(command, rows):
     """The command with its chosen columns filled in from rows (the CSV's, results.read)."""
     chosen = {}
+    extra = []  # the flags of the chosen tables
     for name, choice in command.choices.items():
-        value = results.lowest(rows, choice.where, choice.lowest, name)
+        value = results.best(rows, choice.where, choice.metric, name, choice.highest)
         if value is None:
-            raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
+            raise RunError(f"{command.experiment}: no row with {choice.metric} where "
                            f"{describe_where(choice.where)} in the CSV to choose {name} from: "
                            "run the experiment that makes them first")
+        if choice.source:
+            if value not in choice.tables:
+                raise RunError(f"{command.experiment}: the chosen {name} {value!r} is no table "
+                               f"of {choice.source}")
+            extra += choice.tables[value]
         chosen["{" + name + "}"] = value
 
     def fill(text):
@@ -114,12 +120,19 @@ def resolve(command, rows):
             text = text.replace(placeholder, value)
         return text
     return dataclasses.replace(
-        command, args=[fill(a) for a in command.args],
+        command, args=[fill(a) for a in command.args] + extra,
         row={c: fill(v) for c, v in command.row.items()}, choices={})
 
 
 def describe_where(where):
     return " ".join(f"{c}={v}" for c, v in where.items())
+
+
+def describe_choice(name, choice):
+    """What a dry run says of a column chosen at run time."""
+    text = (f"{{{name}}}: {'highest' if choice.highest else 'lowest'} {choice.metric} where "
+            f"{describe_where(choice.where)}")
+    return text + (f", with that table's flags from {choice.source}" if choice.source else "")
 
 
 _creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it

@@ -36,10 +36,14 @@ A spec has:
                 e.g. 1024 for KiB to MiB).
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
-                CSV holds then, as the one of the row with the lowest `lowest` metric among those
-                whose columns match `where` (results.lowest; e.g. the learning rate a tuning
-                experiment found best); "{column}" in the experiment's templates is that value.
-                Such an experiment starts once every experiment before it has finished.
+                CSV holds then, as the one of the row with the lowest `lowest` metric (or the
+                highest `highest` metric) among those whose columns match `where` (results.best;
+                e.g. the learning rate a tuning experiment found best); "{column}" in the
+                experiment's templates is that value. With `tables = "P"` (a list param of tables
+                with a `name` and `flags`, e.g. a tuning grid whose rows are named by its tables)
+                the value is the name of one of P's tables, whose flags are added to every command
+                of the point, last. Such an experiment starts once every experiment before it has
+                finished.
 A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
 started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
 client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
@@ -58,7 +62,7 @@ import tomllib
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
-_CHOOSE = {"where", "lowest"}
+_CHOOSE = {"where", "lowest", "highest", "tables"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
 _PARTIES = {"binary", "count", "use", "flags"}
 _EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
@@ -104,7 +108,10 @@ class Parties:
 @dataclasses.dataclass
 class Choice:
     where: dict  # column -> rendered value the row must have
-    lowest: str  # the metric whose lowest value wins
+    metric: str  # the metric whose lowest (highest) value wins
+    highest: bool
+    source: str  # the list param of tables the value names ("": none)
+    tables: dict  # table name -> its rendered flags, the args added for that value
 
 
 @dataclasses.dataclass
@@ -153,9 +160,14 @@ class Spec:
             choose = experiment.get("choose", {})
             scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
-            choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
-                                     for c, t in choice["where"].items()}, choice["lowest"])
-                       for name, choice in choose.items()}
+            choices = {name: Choice(
+                {c: fill(f"choose.{name}.where.{c}", t) for c, t in choice["where"].items()},
+                choice.get("lowest") or choice["highest"], "highest" in choice,
+                choice.get("tables", ""),
+                {str(t["name"]): _args(t.get("flags", {}), lambda flag, value: fill(
+                    f"choose.{name}.tables.{flag}", value))
+                 for t in self.params.get(choice.get("tables"), [])})
+                for name, choice in choose.items()}
             row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
@@ -297,7 +309,14 @@ def load(path, overrides=()):
         if missing:
             raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
         for name, choice in experiment.get("choose", {}).items():
-            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, ["where"])
+            if ("lowest" in choice) == ("highest" in choice):
+                raise SpecError(f"{where}.choose.{name}: give one of lowest and highest")
+            tables = params.get(choice.get("tables"), [])
+            if "tables" in choice and not (tables and all(
+                    isinstance(t, dict) and "name" in t for t in tables)):
+                raise SpecError(f"{where}.choose.{name}: tables = {choice['tables']!r} names no "
+                                "list param of named tables")
             strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
             if strange:
                 raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")

@@ -140,14 +140,16 @@ class RunsTest(unittest.TestCase):
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
 
-    def test_lowest_picks_the_column_of_the_best_matching_row(self):
+    def test_best_picks_the_column_of_the_best_matching_row(self):
         rows = [dict(group=g, lr=lr, seed="1", metric=m, value=v) for g, lr, m, v in [
             ("tune", "0.1", "train_mse", "nan"), ("tune", "0.2", "train_mse", "0.5"),
             ("tune", "0.3", "train_mse", ""), ("tune", "0.4", "train_mse", "0.5"),
+            ("tune", "0.7", "train_mse", "0.6"), ("tune", "0.8", "train_mse", "0.6"),
             ("tune", "0.5", "test_mse", "0.1"), ("other", "0.6", "train_mse", "0.1")]]
-        self.assertEqual(results.lowest(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
-        self.assertEqual(results.lowest(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
-        self.assertIsNone(results.lowest(rows, {"group": "none"}, "train_mse", "lr"))
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr", True), "0.7")
+        self.assertEqual(results.best(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
+        self.assertIsNone(results.best(rows, {"group": "none"}, "train_mse", "lr"))
 
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
@@ -300,6 +302,28 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         self.assertEqual(sorted(calls[3:]), ["--lr=0.2 --seed=1", "--lr=0.2 --seed=2"])
         self.assertEqual(sorted((r["group"], r["lr"]) for r in rows if r["group"] != "tune"),
                          [("final-1", "0.2"), ("final-2", "0.2")])
+
+    TABLES = CHOOSING.replace('columns = ["group", "lr"]', 'columns = ["group", "lr"]\n'
+                              '[params]\ngrid = [{ name = "0.1", flags = { x = "a" } }, '
+                              '{ name = "0.2", flags = { x = "{seed}b" } }]').replace(
+        'lowest = "loss" }', 'highest = "loss", tables = "grid" }')
+
+    def test_a_chosen_table_adds_its_flags(self):
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, self.TABLES)).commands(["final"])[1]
+        rows = [dict(group="tune", lr=lr, metric="loss", value=v)
+                for lr, v in (("0.1", "1.1"), ("0.2", "1.3"), ("0.3", "1.2"))]
+        with self.assertRaisesRegex(runs.RunError, r"the chosen lr '0.3' is no table of grid"):
+            runs.resolve(command, rows[2:])
+        self.assertEqual(runs.resolve(command, rows[:2]).args, ["--lr=0.2", "--seed=2", "--x=2b"])
+
+    def test_a_choice_names_a_list_of_named_tables(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"tables = 'seeds' names no list"):
+                specs.load(write_spec(d, self.TABLES.replace('tables = "grid"', 'tables = "seeds"')
+                                      .replace("[params]", "[params]\nseeds = [1]")))
+            with self.assertRaisesRegex(specs.SpecError, r"give one of lowest and highest"):
+                specs.load(write_spec(d, self.TABLES.replace('highest =', 'lowest = "a", highest =')))
 
     def test_choosing_without_the_rows_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
