@@ -13,3 +13,4 @@ from .hdpmf import hdpmf
 from .ldp_mf import ldp_mf
 from .scale import scale
 from .synthetic_data import synthetic_data
+from .privacy_utility import privacy_utility, privacy_utility_plot_data
