@@ -13,7 +13,7 @@ before it runs (results.best; RunError when no row qualifies), and its experimen
 only after every point of the experiments before it has finished.
 A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner waits for its
 `event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
-next to its own, `-party-N.log`), waits for it to end and then for them (PARTY_TIMEOUT_S, then
+next to its own, `-party-N.log`, whose lines `extract` reads after its own), waits for it to end and then for them (PARTY_TIMEOUT_S, then
 they are stopped); with `until`, it stops the coordinator once such a line is logged. A party
 still running when the coordinator fails is stopped.
 """
@@ -23,6 +23,7 @@ import dataclasses
 import os
 import shlex
 import signal
+import statistics
 import subprocess
 import threading
 import time
@@ -48,7 +49,7 @@ class RunError(Exception):
 
 
 # GNU time's report as an event line (in the log with the binary's output).
-TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e"]
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e user_s=%U sys_s=%S"]
 
 
 def binary_path(binary, build):
@@ -64,7 +65,8 @@ def argv(command, build):
 def party_argv(command, build, port, party):
     args = [a.replace("{port}", str(port)).replace("{party}", str(party))
             for a in command.parties.args]
-    return ["nice", "-n", "10", binary_path(command.parties.binary, build)] + args
+    return (["nice", "-n", "10"] + (TIME if command.parties.time else [])
+            + [binary_path(command.parties.binary, build)] + args)
 
 
 def full_argv(command, build):
@@ -79,6 +81,9 @@ def rows_of(command, lines, log):
     rows = []
     for extract in command.extracts:
         found = events.matching(lines, extract.selector)
+        if extract.mean:
+            rows += _means(command, extract, found, log)
+            continue
         if not extract.each:
             found = found[-1:] or [{}]
         elif not found and not extract.optional:
@@ -95,6 +100,17 @@ def rows_of(command, lines, log):
                 if extract.divide_by:
                     value = str(int(float(value) // extract.divide_by))
                 rows.append(dict(command.row, **labels, metric=metric, value=value))
+    return rows
+
+
+def _means(command, extract, found, log):
+    rows = []
+    for metric, key in extract.metrics.items():
+        values = [float(fields[key]) for fields in found if fields.get(key, "") != ""]
+        if values:
+            rows.append(dict(command.row, metric=metric, value=str(statistics.fmean(values))))
+        elif not extract.optional:
+            raise RunError(f"no {key} in any {extract.selector} line (metric {metric}); see {log}")
     return rows
 
 
@@ -159,8 +175,16 @@ def _execute_now(command, build, logs):
                                     stderr=subprocess.STDOUT).returncode
     if status != 0:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
-    with open(log, errors="replace") as f:
-        return rows_of(command, f.read().splitlines(), log), time.monotonic() - started
+    lines = []
+    for path in [log] + [party_log(log, party) for party in
+                         range(command.parties.count if command.parties else 0)]:
+        with open(path, errors="replace") as f:
+            lines += f.read().splitlines()
+    return rows_of(command, lines, log), time.monotonic() - started
+
+
+def party_log(log, party):
+    return f"{log[:-len('.log')]}-party-{party}.log"
 
 
 def _wait_for_line(log, process, selector, timeout):
@@ -192,9 +216,9 @@ def _networked(command, build, log, out):
             return 0
         port = _wait_for_line(log, coordinator, "event=listening", LISTEN_TIMEOUT_S)["port"]
         for party in range(command.parties.count):
-            with open(f"{log[:-len('.log')]}-party-{party}.log", "w") as party_log:
+            with open(party_log(log, party), "w") as f:
                 parties.append(subprocess.Popen(party_argv(command, build, port, party),
-                                                stdout=party_log, stderr=subprocess.STDOUT))
+                                                stdout=f, stderr=subprocess.STDOUT))
         status = coordinator.wait()
         if status == 0:
             for process in parties:

@@ -24,15 +24,17 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), and `extract`: a list of entries, or the
+                `event=time max_rss_kb=N wall_s=S user_s=U sys_s=S`), and `extract`: a list of
+                entries, or the
                 name of one in [extracts]; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
                 (column -> event-line key: rows for every matching line, not only the last,
-                with those columns taken from the line, e.g. one fold_done line a fold) and
-                optional `divide_by` (the value is the integer part of the number over it,
+                with those columns taken from the line, e.g. one fold_done line a fold) or
+                optional `mean = true` (the mean over every matching line, e.g. of a per-round
+                figure) and optional `divide_by` (the value is the integer part of the number over it,
                 e.g. 1024 for KiB to MiB).
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
@@ -44,9 +46,10 @@ A spec has:
                 the value is the name of one of P's tables, whose flags are added to every command
                 of the point, last. Such an experiment starts once every experiment before it has
                 finished.
-A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
-started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
-client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
+A fedmf-coordinator command may have `parties` (binary, count, use, flags, optional time: `count`
+client processes started once the coordinator listens; "{port}" in their flags is its port,
+"{party}" the client's index from 0; `time = true` runs each under /usr/bin/time, as a command's
+`time`; `extract` reads their logs' lines after the coordinator's) or `until` (an events selector: the coordinator is stopped once it logs
 such a line, as when only its accounting is wanted); its flags should have it listen on port 0
 (runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
@@ -64,8 +67,8 @@ _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params",
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
 _CHOOSE = {"where", "lowest", "highest", "tables"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until"}
-_PARTIES = {"binary", "count", "use", "flags"}
-_EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
+_PARTIES = {"binary", "count", "use", "flags", "time"}
+_EXTRACT = {"from", "metrics", "optional", "each", "mean", "divide_by"}
 
 
 class SpecError(Exception):
@@ -78,6 +81,7 @@ class Extract:
     metrics: dict  # metric -> event-line key
     optional: bool
     each: dict  # column -> event-line key; non-empty: a row set for every matching line
+    mean: bool  # the mean over the matching lines, not the last line's value
     divide_by: int  # 0: the value as printed
 
 
@@ -103,6 +107,7 @@ class Parties:
     binary: str
     count: int
     args: list  # rendered but "{port}" and "{party}"
+    time: bool  # each runs under /usr/bin/time
 
 
 @dataclasses.dataclass
@@ -196,7 +201,7 @@ class Spec:
                     parties = Parties(p["binary"], int(count), _args(
                         party_flags, lambda flag, value: _render(
                             f"{where}: command[{number}].parties.flags.{flag}", value,
-                            party_scope)))
+                            party_scope)), p.get("time", False))
                 extracts = []
                 for e in self.extracts_of(command):
                     metrics = e["metrics"]
@@ -208,7 +213,8 @@ class Spec:
                         metrics = {m: m for m in metrics}
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
-                        e.get("optional", False), e.get("each", {}), e.get("divide_by", 0)))
+                        e.get("optional", False), e.get("each", {}), e.get("mean", False),
+                        e.get("divide_by", 0)))
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))

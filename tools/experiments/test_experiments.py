@@ -131,11 +131,23 @@ class RunsTest(unittest.TestCase):
         self.assertIn("no f1 in the last event=fold_done line", str(caught.exception))
         self.assertIn("the.log", str(caught.exception))
 
-    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
-        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }',
-                               'each = { seed = "fold" }, metrics = { f1 = "f1" } }')
+    @staticmethod
+    def command_extracting(extract):
+        """MINIMAL's first command with its extract's metrics replaced by `extract`."""
+        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }', extract + " }")
         with tempfile.TemporaryDirectory() as d:
-            command = specs.load(write_spec(d, spec)).commands()[0]
+            return specs.load(write_spec(d, spec)).commands()[0]
+
+    def test_mean_over_the_matching_lines(self):
+        command = self.command_extracting('mean = true, metrics = { f1 = "f1", x = "x" }')
+        lines = ["event=fold_done f1=0.5 x=1", "event=round f1=9", "event=fold_done f1=1.5"]
+        self.assertEqual([(r["metric"], r["value"]) for r in runs.rows_of(command, lines, "log")],
+                         [("f1", "1.0"), ("x", "1.0")])
+        with self.assertRaisesRegex(runs.RunError, r"no f1 in any event=fold_done line"):
+            runs.rows_of(command, ["event=round f1=1"], "log")
+
+    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
+        command = self.command_extracting('each = { seed = "fold" }, metrics = { f1 = "f1" }')
         lines = ["event=fold_done fold=1 f1=0.1", "event=round", "event=fold_done fold=2 f1=0.2"]
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
@@ -386,6 +398,20 @@ echo party "$@"
         self.assertEqual([(r["metric"], r["value"]) for r in rows], [("mse", "2")])
         self.assertEqual(args, ["--coordinator=127.0.0.1:4321", "--party=p1/2"])
         self.assertEqual(logs, ["e-1-2-0-party-0.log", "e-1-2-0-party-1.log", "e-1-2-0.log"])
+
+    def test_timed_parties_logs_are_read_after_the_coordinators(self):
+        spec_text = self.SPEC.replace('count = "{parties}",', 'count = "{parties}", time = true,'
+                                      ).replace('metrics = { mse = "test_mse" } }',
+                                                'metrics = { mse = "test_mse" } }, { from = '
+                                                '"event=time", mean = true, metrics = { cpu = '
+                                                '"user_s" } }')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "run", spec_text)
+            out = os.path.join(d, "out")
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual([r["metric"] for r in rows], ["mse", "cpu"])
+        self.assertGreaterEqual(float(rows[1]["value"]), 0)
 
     def test_a_failed_coordinator_names_its_log(self):
         with tempfile.TemporaryDirectory() as d:

@@ -285,13 +285,28 @@ def _synthetic(rows):
     return lines
 
 
+def _cost(rows):
+    """The cost experiment: client CPU (user + system) over users x rounds, the coordinator's
+    bytes up per user, mean over the rounds (truncated as the figures before it)."""
+    lines = ["| algorithm (its defaults) | users | rounds | coordinates x bits | client CPU s / user "
+             "/ round | bytes up / user / round |", "|---|---|---|---|---|---|"]
+    for data in sorted({r["data"] for r in rows if r["group"] == "cost"}):
+        users = int(data.split("-")[1])  # first-<users>-users
+        for r in Runs(rows, data).select("cost"):
+            rounds = int(r["rounds"])
+            cpu = (float(r["user_s"]) + float(r["sys_s"])) / (users * rounds)
+            lines.append(f"| {r['name']} | {users} | {rounds} | {r['length']} x {r['bits']} "
+                         f"| {cpu:.4f} | {int(float(r['up_bytes_per_user'])):,} |")
+    return lines
+
+
 def privacy_utility(rows):
     full = Runs(rows, "ml-100k")
     sub = Runs(rows, "subsample-600")
     methods = ["dp-popularity", "dp-als", "dpmf-rp gaussian", PREFIX_SUM]
     out = [_baselines(full), _frontier(full), _caps(full), _gaussian_routes(full),
            _dpals_seeds(full, True, "item mean (= popularity's RMSE)"),
-           _dpals_seeds(sub, False, "item mean"), _dpals_grid(full),
+           _dpals_seeds(sub, False, "item mean"), _cost(rows), _dpals_grid(full),
            _schedule_per_seed(full), _schedule_seeds(full),
            _outlook_frontier(full, (0.5, 1, 2, 5, 10), methods, True, False),
            _outlook_frontier(sub, (1, 5), methods, False, True),
