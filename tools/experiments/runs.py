@@ -13,9 +13,10 @@ before it runs (results.best; RunError when no row qualifies), and its experimen
 only after every point of the experiments before it has finished.
 A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner waits for its
 `event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
-next to its own, `-party-N.log`, whose lines `extract` reads after its own), waits for it to end and then for them (PARTY_TIMEOUT_S, then
-they are stopped); with `until`, it stops the coordinator once such a line is logged. A party
-still running when the coordinator fails is stopped.
+next to its own, `-party-N.log`, whose lines `extract` reads after its own), waits for it to end
+and then for them (PARTY_TIMEOUT_S, then they are stopped); with `until`, it stops the
+coordinator once such a line is logged. A party still running when the coordinator fails is
+stopped.
 """
 import collections
 import concurrent.futures

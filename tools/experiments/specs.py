@@ -25,17 +25,16 @@ A spec has:
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
                 `event=time max_rss_kb=N wall_s=S user_s=U sys_s=S`), and `extract`: a list of
-                entries, or the
-                name of one in [extracts]; an
-                entry has `from` (an events selector),
+                entries, or the name of one in [extracts]; an entry has `from` (an events
+                selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
                 (column -> event-line key: rows for every matching line, not only the last,
                 with those columns taken from the line, e.g. one fold_done line a fold) or
                 optional `mean = true` (the mean over every matching line, e.g. of a per-round
-                figure) and optional `divide_by` (the value is the integer part of the number over it,
-                e.g. 1024 for KiB to MiB).
+                figure) and optional `divide_by` (the value is the integer part of the number
+                over it, e.g. 1024 for KiB to MiB).
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
                 CSV holds then, as the one of the row with the lowest `lowest` metric (or the
@@ -49,9 +48,9 @@ A spec has:
 A fedmf-coordinator command may have `parties` (binary, count, use, flags, optional time: `count`
 client processes started once the coordinator listens; "{port}" in their flags is its port,
 "{party}" the client's index from 0; `time = true` runs each under /usr/bin/time, as a command's
-`time`; `extract` reads their logs' lines after the coordinator's) or `until` (an events selector: the coordinator is stopped once it logs
-such a line, as when only its accounting is wanted); its flags should have it listen on port 0
-(runs.py).
+`time`; `extract` reads their logs' lines after the coordinator's) or `until` (an events
+selector: the coordinator is stopped once it logs such a line, as when only its accounting is
+wanted); its flags should have it listen on port 0 (runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its

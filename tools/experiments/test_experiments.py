@@ -335,7 +335,8 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
                 specs.load(write_spec(d, self.TABLES.replace('tables = "grid"', 'tables = "seeds"')
                                       .replace("[params]", "[params]\nseeds = [1]")))
             with self.assertRaisesRegex(specs.SpecError, r"give one of lowest and highest"):
-                specs.load(write_spec(d, self.TABLES.replace('highest =', 'lowest = "a", highest =')))
+                specs.load(write_spec(d, self.TABLES.replace('highest =',
+                                                             'lowest = "a", highest =')))
 
     def test_choosing_without_the_rows_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:

@@ -178,8 +178,8 @@ def _dpals_grid(runs):
 
 
 def _schedule_per_seed(runs):
-    lines = ["| ε | seed | F1@10 constant | F1@10 prefix_sum | Δ | RMSE constant | RMSE prefix_sum "
-             "| Δ |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| ε | seed | F1@10 constant | F1@10 prefix_sum | Δ | RMSE constant "
+             "| RMSE prefix_sum | Δ |", "|---|---|---|---|---|---|---|---|"]
     for eps, seed, constant, scheduled in _schedule_pairs(runs):
         cells = []
         for m in ("f1", "rmse"):
@@ -288,8 +288,8 @@ def _synthetic(rows):
 def _cost(rows):
     """The cost experiment: client CPU (user + system) over users x rounds, the coordinator's
     bytes up per user, mean over the rounds (truncated as the figures before it)."""
-    lines = ["| algorithm (its defaults) | users | rounds | coordinates x bits | client CPU s / user "
-             "/ round | bytes up / user / round |", "|---|---|---|---|---|---|"]
+    lines = ["| algorithm (its defaults) | users | rounds | coordinates x bits "
+             "| client CPU s / user / round | bytes up / user / round |", "|---|---|---|---|---|---|"]
     for data in sorted({r["data"] for r in rows if r["group"] == "cost"}):
         users = int(data.split("-")[1])  # first-<users>-users
         for r in Runs(rows, data).select("cost"):
