@@ -16,7 +16,8 @@ A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner 
 next to its own, `-party-N.log`, whose lines `extract` reads after its own), waits for it to end
 and then for them (PARTY_TIMEOUT_S, then they are stopped); with `until`, it stops the
 coordinator once such a line is logged. A party still running when the coordinator fails is
-stopped.
+stopped. A command with `status_metric` records its exit status as that metric, and its other
+metrics as the logs have them, instead of failing.
 """
 import collections
 import concurrent.futures
@@ -24,7 +25,6 @@ import dataclasses
 import os
 import shlex
 import signal
-import statistics
 import subprocess
 import threading
 import time
@@ -40,6 +40,7 @@ BINARIES = {
     "fedmf-compare-models": "tools/fedmf-compare-models",
     "fedmf-coordinator": "server/fedmf-coordinator",
     "fedmf-client": "client/fedmf-client",
+    "fedmf-loadgen": "tools/loadgen/fedmf-loadgen",
 }
 LISTEN_TIMEOUT_S = 30
 PARTY_TIMEOUT_S = 60
@@ -63,8 +64,8 @@ def argv(command, build):
     return [binary_path(command.binary, build)] + command.args
 
 
-def party_argv(command, build, port, party):
-    args = [a.replace("{port}", str(port)).replace("{party}", str(party))
+def party_argv(command, build, port, party, log):
+    args = [a.replace("{port}", str(port)).replace("{party}", str(party)).replace("{log}", log)
             for a in command.parties.args]
     return (["nice", "-n", "10"] + (TIME if command.parties.time else [])
             + [binary_path(command.parties.binary, build)] + args)
@@ -82,36 +83,28 @@ def rows_of(command, lines, log):
     rows = []
     for extract in command.extracts:
         found = events.matching(lines, extract.selector)
-        if extract.mean:
-            rows += _means(command, extract, found, log)
-            continue
-        if not extract.each:
-            found = found[-1:] or [{}]
-        elif not found and not extract.optional:
+        labels_of = extract.each or extract.by
+        if not labels_of and not any(map(events.is_aggregate, extract.metrics.values())):
+            found = found[-1:]
+        elif labels_of and not found and not extract.optional:
             raise RunError(f"no {extract.selector} line; see {log}")
-        for fields in found:
-            labels = {column: fields.get(key, "") for column, key in extract.each.items()}
+        groups = {}  # labels -> the lines of its row set
+        for number, fields in enumerate(found):
+            labels = {column: fields.get(key, "") for column, key in labels_of.items()}
+            groups.setdefault(number if extract.each else tuple(labels.items()), []).append(fields)
+        for group in groups.values() if labels_of else [found]:
+            labels = {column: group[-1].get(key, "") for column, key in labels_of.items()}
             for metric, key in extract.metrics.items():
-                value = fields.get(key, "")
+                value = events.value(group, key)
                 if value == "":
                     if extract.optional:
                         continue
-                    raise RunError(f"no {key} in the {'' if extract.each else 'last '}"
-                                   f"{extract.selector} line (metric {metric}); see {log}")
+                    scope = "any" if labels_of or events.is_aggregate(key) else "the last"
+                    raise RunError(f"no {key} in {scope} {extract.selector} line "
+                                   f"(metric {metric}); see {log}")
                 if extract.divide_by:
                     value = str(int(float(value) // extract.divide_by))
                 rows.append(dict(command.row, **labels, metric=metric, value=value))
-    return rows
-
-
-def _means(command, extract, found, log):
-    rows = []
-    for metric, key in extract.metrics.items():
-        values = [float(fields[key]) for fields in found if fields.get(key, "") != ""]
-        if values:
-            rows.append(dict(command.row, metric=metric, value=str(statistics.fmean(values))))
-        elif not extract.optional:
-            raise RunError(f"no {key} in any {extract.selector} line (metric {metric}); see {log}")
     return rows
 
 
@@ -174,14 +167,17 @@ def _execute_now(command, build, logs):
         else:
             status = subprocess.run(full_argv(command, build), stdout=f,
                                     stderr=subprocess.STDOUT).returncode
-    if status != 0:
+    if status != 0 and not command.status_metric:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
     lines = []
     for path in [log] + [party_log(log, party) for party in
                          range(command.parties.count if command.parties else 0)]:
         with open(path, errors="replace") as f:
             lines += f.read().splitlines()
-    return rows_of(command, lines, log), time.monotonic() - started
+    rows = rows_of(command, lines, log)
+    if command.status_metric:
+        rows.append(dict(command.row, metric=command.status_metric, value=str(status)))
+    return rows, time.monotonic() - started
 
 
 def party_log(log, party):
@@ -218,7 +214,7 @@ def _networked(command, build, log, out):
         port = _wait_for_line(log, coordinator, "event=listening", LISTEN_TIMEOUT_S)["port"]
         for party in range(command.parties.count):
             with open(party_log(log, party), "w") as f:
-                parties.append(subprocess.Popen(party_argv(command, build, port, party),
+                parties.append(subprocess.Popen(party_argv(command, build, port, party, log),
                                                 stdout=f, stderr=subprocess.STDOUT))
         status = coordinator.wait()
         if status == 0:
@@ -316,5 +312,5 @@ def describe(command, build):
     text = shlex.join(full_argv(command, build))
     if command.parties:
         text += (f" & then {command.parties.count} x "
-                 + shlex.join(party_argv(command, build, "{port}", "{party}")))
+                 + shlex.join(party_argv(command, build, "{port}", "{party}", "{log}")))
     return text + (f"  # until {command.until}" if command.until else "")
