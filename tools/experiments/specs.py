@@ -16,7 +16,7 @@ A spec has:
   [extracts]    named lists of extract entries that commands share (`extract = "N"`)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
                 are the product of the axes, the first axis slowest), `row` (column ->
-                template), optional `requires` (files that must exist, else the point is
+                template; a column it does not name is empty), optional `requires` (files that must exist, else the point is
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
                 (flagsets, in order), flags (flag -> template; true means a bare --flag;
@@ -24,33 +24,48 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S user_s=U`), optional `lock` (a file: the command
-                runs under `flock FILE`, so commands that take much memory never overlap, even
-                across run.py invocations), and `extract`: a list of entries, or the
-                name of one in [extracts]; an
+                `event=time max_rss_kb=N wall_s=S user_s=U sys_s=S`), optional `lock` (a file:
+                the command runs under `flock FILE`, so commands that take much memory never
+                overlap, even across run.py invocations), optional `status_metric` (the exit
+                status is a result, that metric's value, instead of failing the run when it is
+                not 0, e.g. for a run that is expected to end early), and `extract`: the name of
+                an entry list in [extracts], or a list of entries and such names; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
                 missing line or key is then no row instead of an error) and optional `each`
                 (column -> event-line key: rows for every matching line, not only the last,
-                with those columns taken from the line, e.g. one fold_done line a fold) and
+                with those columns taken from the line, e.g. one fold_done line a fold) or
+                optional `by` (column -> event-line key: a row set for each distinct value of
+                those keys among the matching lines, in the order first seen, e.g. one for
+                each phase) and
                 optional `divide_by` (the value is the integer part of the number over it,
-                e.g. 1024 for KiB to MiB).
+                e.g. 1024 for KiB to MiB). A metric's key may be `count()` (how many lines
+                match, 0 for none) or `mean(KEY)` (the mean of KEY over the matching lines
+                that have it, e.g. of a per-round figure) instead of a key; such an entry, or
+                one with `by`, reads every matching line (of its group), and a plain key in it
+                is the last line's.
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
-                CSV holds then, as the one of the row with the lowest `lowest` metric among those
-                whose columns match `where` (results.lowest; e.g. the learning rate a tuning
-                experiment found best); "{column}" in the experiment's templates is that value.
-                Such an experiment starts once every experiment before it has finished.
+                CSV holds then, as the one of the row with the lowest `lowest` metric (or the
+                highest `highest` metric) among those whose columns match `where` (results.best;
+                e.g. the learning rate a tuning experiment found best); "{column}" in the
+                experiment's templates is that value. With `tables = "P"` (a list param of tables
+                with a `name` and `flags`, e.g. a tuning grid whose rows are named by its tables)
+                the value is the name of one of P's tables, whose flags are added to every command
+                of the point, last. Such an experiment starts once every experiment before it has
+                finished.
 A command may be `subset = { from, column, at_most }` instead of a binary, with `creates`: it
 writes the lines of `from` whose whitespace-separated field number `column` (from 1, as awk counts)
 is at most `at_most` into the `creates` file, as `awk '$column <= at_most'` (e.g. the ratings of
 the first 400 movies).
-A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
-started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
-client's index from 0) or `until` (an events selector: the coordinator is stopped once it logs
-such a line, as when only its accounting is wanted); its flags should have it listen on port 0
-(runs.py).
+A fedmf-coordinator command may have `parties` (binary, count, use, flags, optional time: `count`
+client processes started once the coordinator listens; "{port}" in their flags is its port,
+"{party}" the client's index from 0, "{log}" the coordinator's log, e.g. for fedmf-loadgen
+--coordinator_log; `time = true` runs each under /usr/bin/time, as a command's `time`; `extract`
+reads their logs' lines after the coordinator's) or `until` (an events selector: the coordinator
+is stopped once it logs such a line, as when only its accounting is wanted); its flags should
+have it listen on port 0 (runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
@@ -61,15 +76,17 @@ import itertools
 import os
 import tomllib
 
+import events
+
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
-_CHOOSE = {"where", "lowest"}
+_CHOOSE = {"where", "lowest", "highest", "tables"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until", "lock",
-            "subset"}
+            "subset", "status_metric"}
 _SUBSET = {"from", "column", "at_most"}
-_PARTIES = {"binary", "count", "use", "flags"}
-_EXTRACT = {"from", "metrics", "optional", "each", "divide_by"}
+_PARTIES = {"binary", "count", "use", "flags", "time"}
+_EXTRACT = {"from", "metrics", "optional", "each", "by", "divide_by"}
 
 
 class SpecError(Exception):
@@ -82,6 +99,7 @@ class Extract:
     metrics: dict  # metric -> event-line key
     optional: bool
     each: dict  # column -> event-line key; non-empty: a row set for every matching line
+    by: dict  # column -> event-line key; non-empty: a row set for every group of lines
     divide_by: int  # 0: the value as printed
 
 
@@ -102,13 +120,15 @@ class Command:
     until: str  # an events selector ("": the coordinator runs to its end)
     lock: str  # a file the command runs under flock ("": none)
     subset: object  # Subset or None (then binary and args are unused)
+    status_metric: str  # the metric the exit status is ("": a non-zero status fails the run)
 
 
 @dataclasses.dataclass
 class Parties:
     binary: str
     count: int
-    args: list  # rendered but "{port}" and "{party}"
+    args: list  # rendered but "{port}", "{party}" and "{log}"
+    time: bool  # each runs under /usr/bin/time
 
 
 @dataclasses.dataclass
@@ -121,7 +141,10 @@ class Subset:
 @dataclasses.dataclass
 class Choice:
     where: dict  # column -> rendered value the row must have
-    lowest: str  # the metric whose lowest value wins
+    metric: str  # the metric whose lowest (highest) value wins
+    highest: bool
+    source: str  # the list param of tables the value names ("": none)
+    tables: dict  # table name -> its rendered flags, the args added for that value
 
 
 @dataclasses.dataclass
@@ -139,8 +162,7 @@ class Spec:
     experiments: list
 
     def extracts_of(self, command):
-        extract = command.get("extract", [])
-        return self.extracts[extract] if isinstance(extract, str) else extract
+        return _entries(command.get("extract", []), self.extracts)
 
     def names(self):
         return [e["name"] for e in self.experiments]
@@ -170,10 +192,15 @@ class Spec:
             choose = experiment.get("choose", {})
             scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
-            choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
-                                     for c, t in choice["where"].items()}, choice["lowest"])
-                       for name, choice in choose.items()}
-            row = {c: fill(f"row.{c}", experiment["row"][c]) for c in self.columns}
+            choices = {name: Choice(
+                {c: fill(f"choose.{name}.where.{c}", t) for c, t in choice["where"].items()},
+                choice.get("lowest") or choice["highest"], "highest" in choice,
+                choice.get("tables", ""),
+                {str(t["name"]): _args(t.get("flags", {}), lambda flag, value: fill(
+                    f"choose.{name}.tables.{flag}", value))
+                 for t in self.params.get(choice.get("tables"), [])})
+                for name, choice in choose.items()}
+            row = {c: fill(f"row.{c}", experiment["row"].get(c, "")) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
             for number, command in enumerate(experiment["command"]):
@@ -189,7 +216,7 @@ class Spec:
                 parties = None
                 if "parties" in command:
                     p = command["parties"]
-                    party_scope = dict(scope, port="{port}", party="{party}")
+                    party_scope = dict(scope, port="{port}", party="{party}", log="{log}")
                     count = fill(f"command[{number}].parties.count", p["count"])
                     if not count.isdigit():
                         raise SpecError(f"{where}: command[{number}].parties.count = "
@@ -201,7 +228,7 @@ class Spec:
                     parties = Parties(p["binary"], int(count), _args(
                         party_flags, lambda flag, value: _render(
                             f"{where}: command[{number}].parties.flags.{flag}", value,
-                            party_scope)))
+                            party_scope)), p.get("time", False))
                 extracts = []
                 for e in self.extracts_of(command):
                     metrics = e["metrics"]
@@ -213,7 +240,8 @@ class Spec:
                         metrics = {m: m for m in metrics}
                     extracts.append(Extract(
                         e["from"], {fill("metric", m): k for m, k in metrics.items()},
-                        e.get("optional", False), e.get("each", {}), e.get("divide_by", 0)))
+                        e.get("optional", False), e.get("each", {}), e.get("by", {}),
+                        e.get("divide_by", 0)))
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
@@ -229,7 +257,15 @@ class Spec:
                               extracts, requires, log_name.replace("/", "_").replace(":", "_"),
                               (index, number_of_point), creates, command.get("time", False),
                               choices, parties, command.get("until", ""),
-                              fill(f"command[{number}].lock", command.get("lock", "")), subset)
+                              fill(f"command[{number}].lock", command.get("lock", "")), subset,
+                              command.get("status_metric", ""))
+
+
+def _entries(extract, named):
+    """A command's extract entries: a name in [extracts], or a list of entries and names."""
+    if isinstance(extract, str):
+        return named[extract]
+    return [entry for e in extract for entry in (named[e] if isinstance(e, str) else [e])]
 
 
 def _args(flags, fill):
@@ -319,11 +355,18 @@ def load(path, overrides=()):
         if experiment["name"] in names:
             raise SpecError(f"{where}: name {experiment['name']!r} is used twice")
         names.add(experiment["name"])
-        missing = [c for c in raw["columns"] if c not in experiment["row"]]
-        if missing:
-            raise SpecError(f"{where}: row lacks column(s) {', '.join(missing)}")
+        strange = [c for c in experiment["row"] if c not in raw["columns"]]
+        if strange:
+            raise SpecError(f"{where}: row names {', '.join(strange)}, not among columns")
         for name, choice in experiment.get("choose", {}).items():
-            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, ["where"])
+            if ("lowest" in choice) == ("highest" in choice):
+                raise SpecError(f"{where}.choose.{name}: give one of lowest and highest")
+            tables = params.get(choice.get("tables"), [])
+            if "tables" in choice and not (tables and all(
+                    isinstance(t, dict) and "name" in t for t in tables)):
+                raise SpecError(f"{where}.choose.{name}: tables = {choice['tables']!r} names no "
+                                "list param of named tables")
             strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
             if strange:
                 raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
@@ -354,17 +397,31 @@ def load(path, overrides=()):
                     raise SpecError(f"{where}.command[{j}]: use = {name!r}: no such flagset "
                                     f"(has {', '.join(raw.get('flagsets', {})) or 'none'})")
             extract = command.get("extract", [])
-            if isinstance(extract, str) and extract not in raw.get("extracts", {}):
-                raise SpecError(f"{where}.command[{j}]: extract = {extract!r}: no such entry in "
-                                f"[extracts] (has {', '.join(raw.get('extracts', {})) or 'none'})")
-            entries = raw["extracts"][extract] if isinstance(extract, str) else extract
-            for k, extract in enumerate(entries):
+            entry_names = [extract] if isinstance(extract, str) else [
+                e for e in extract if isinstance(e, str)]
+            for name in entry_names:
+                if name not in raw.get("extracts", {}):
+                    raise SpecError(f"{where}.command[{j}]: extract = {name!r}: no such entry "
+                                    f"in [extracts] (has "
+                                    f"{', '.join(raw.get('extracts', {})) or 'none'})")
+            for k, extract in enumerate(_entries(extract, raw.get("extracts", {}))):
                 _check_keys(f"{where}.command[{j}].extract[{k}]", extract, _EXTRACT,
                             ["from", "metrics"])
-                strange = [c for c in extract.get("each", {}) if c not in raw["columns"]]
-                if strange:
-                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each names "
-                                    f"{', '.join(strange)}, not among columns")
+                for key in ("each", "by"):
+                    strange = [c for c in extract.get(key, {}) if c not in raw["columns"]]
+                    if strange:
+                        raise SpecError(f"{where}.command[{j}].extract[{k}]: {key} names "
+                                        f"{', '.join(strange)}, not among columns")
+                if "each" in extract and "by" in extract:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}]: each or by, not both")
+                metrics = extract["metrics"]
+                keys = metrics.values() if isinstance(metrics, dict) else (
+                    metrics if isinstance(metrics, list) else [])
+                try:
+                    for key in keys:
+                        events.is_aggregate(key)
+                except ValueError as error:
+                    raise SpecError(f"{where}.command[{j}].extract[{k}].metrics: {error}")
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
                 raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
                 raw.get("extracts", {}), raw["experiment"])

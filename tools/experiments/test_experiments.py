@@ -79,6 +79,19 @@ class EventsTest(unittest.TestCase):
                          ["0.1", "0.2"])
         self.assertEqual([f["items"] for f in events.matching(lines, "users")], ["1682"])
         self.assertEqual(events.matching(lines, "event=fold_done"), [])
+        self.assertEqual([f["round"] for f in events.matching(lines, "event=evaluation round=2")],
+                         ["2"])
+        self.assertEqual(events.matching(lines, "event=round f1_10"), [])
+
+    def test_values_over_lines(self):
+        found = [{"n": "3", "x": "a"}, {"x": "b"}, {"n": "4", "x": "c"}]
+        self.assertEqual(events.value(found, "x"), "c")
+        self.assertEqual(events.value(found, "count()"), "3")
+        self.assertEqual(events.value(found, "mean(n)"), "3.5")
+        self.assertEqual(events.value([], "count()"), "0")
+        self.assertEqual(events.value([], "mean(n)"), "")
+        with self.assertRaisesRegex(ValueError, r"'sum\(n\)': an event-line key, count\(\)"):
+            events.is_aggregate("sum(n)")
 
 
 class SpecsTest(unittest.TestCase):
@@ -111,7 +124,8 @@ class SpecsTest(unittest.TestCase):
         self.assert_error(MINIMAL.replace('"{model}"', '"{modle}"'), [],
                           "command[0].flags.model", "'{modle}'", "modle")
         self.assert_error(MINIMAL, ["seed=1"], "--set 'seed=1'", "seeds")
-        self.assert_error(MINIMAL.replace(', seed = "{seed}" }', ' }'), [], "row lacks", "seed")
+        self.assert_error(MINIMAL.replace('seed = "{seed}" }', 'sed = "{seed}" }'), [],
+                          "row names sed, not among columns")
         self.assert_error(MINIMAL.replace("[params]", "[params"), [], "spec.toml")
 
     def test_choose_names_a_column(self):
@@ -141,23 +155,66 @@ class RunsTest(unittest.TestCase):
         self.assertIn("no f1 in the last event=fold_done line", str(caught.exception))
         self.assertIn("the.log", str(caught.exception))
 
-    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
-        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }',
-                               'each = { seed = "fold" }, metrics = { f1 = "f1" } }')
+    @staticmethod
+    def command_extracting(extract):
+        """MINIMAL's first command with its extract's metrics replaced by `extract`."""
+        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }', extract + " }")
         with tempfile.TemporaryDirectory() as d:
-            command = specs.load(write_spec(d, spec)).commands()[0]
+            return specs.load(write_spec(d, spec)).commands()[0]
+
+    def test_mean_over_the_matching_lines(self):
+        command = self.command_extracting('metrics = { f1 = "mean(f1)", x = "mean(x)" }')
+        lines = ["event=fold_done f1=0.5 x=1", "event=round f1=9", "event=fold_done f1=1.5"]
+        self.assertEqual([(r["metric"], r["value"]) for r in runs.rows_of(command, lines, "log")],
+                         [("f1", "1"), ("x", "1")])
+        with self.assertRaisesRegex(runs.RunError, r"no mean\(f1\) in any event=fold_done line"):
+            runs.rows_of(command, ["event=round f1=1"], "log")
+
+    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
+        command = self.command_extracting('each = { seed = "fold" }, metrics = { f1 = "f1" }')
         lines = ["event=fold_done fold=1 f1=0.1", "event=round", "event=fold_done fold=2 f1=0.2"]
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
 
-    def test_lowest_picks_the_column_of_the_best_matching_row(self):
+    def test_by_groups_lines_and_aggregates_each_group(self):
+        spec = MINIMAL.replace(
+            'extract = [{ from = "event=fold_done", metrics = { "{model}_f1" = "f1" } }]',
+            'extract = [{ from = "event=round applied=yes", by = { seed = "phase" }, metrics = '
+            '{ rounds = "count()", n = "mean(n)", last = "n" } }, '
+            '{ from = "event=round applied=no", metrics = { failed = "count()" } }, '
+            '{ from = "event=nothing", optional = true, metrics = { m = "mean(n)" } }]')
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, spec)).commands()[0]
+        lines = ["event=round phase=0 applied=yes n=94", "event=round phase=1 applied=no",
+                 "event=round phase=0 applied=yes n=75", "event=round phase=1 applied=yes n=75"]
+        self.assertEqual([(r["seed"], r["metric"], r["value"])
+                          for r in runs.rows_of(command, lines, "log")],
+                         [("0", "rounds", "2"), ("0", "n", "84.5"), ("0", "last", "75"),
+                          ("1", "rounds", "1"), ("1", "n", "75"), ("1", "last", "75"),
+                          ("1", "failed", "1")])
+        with self.assertRaisesRegex(runs.RunError, r"no event=round applied=yes line; see l"):
+            runs.rows_of(command, ["event=round applied=no"], "l")
+
+    def test_an_unknown_aggregate_or_each_with_by_is_a_spec_error(self):
+        for extract, message in [
+                ('metrics = { x = "sum(n)" }', r"metrics: 'sum\(n\)': an event-line key"),
+                ('each = { seed = "a" }, by = { seed = "a" }, metrics = { x = "n" }',
+                 "each or by, not both")]:
+            spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" }', extract)
+            with tempfile.TemporaryDirectory() as d, self.assertRaisesRegex(specs.SpecError,
+                                                                            message):
+                specs.load(write_spec(d, spec))
+
+    def test_best_picks_the_column_of_the_best_matching_row(self):
         rows = [dict(group=g, lr=lr, seed="1", metric=m, value=v) for g, lr, m, v in [
             ("tune", "0.1", "train_mse", "nan"), ("tune", "0.2", "train_mse", "0.5"),
             ("tune", "0.3", "train_mse", ""), ("tune", "0.4", "train_mse", "0.5"),
+            ("tune", "0.7", "train_mse", "0.6"), ("tune", "0.8", "train_mse", "0.6"),
             ("tune", "0.5", "test_mse", "0.1"), ("other", "0.6", "train_mse", "0.1")]]
-        self.assertEqual(results.lowest(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
-        self.assertEqual(results.lowest(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
-        self.assertIsNone(results.lowest(rows, {"group": "none"}, "train_mse", "lr"))
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr", True), "0.7")
+        self.assertEqual(results.best(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
+        self.assertIsNone(results.best(rows, {"group": "none"}, "train_mse", "lr"))
 
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
@@ -344,6 +401,29 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         self.assertEqual(sorted((r["group"], r["lr"]) for r in rows if r["group"] != "tune"),
                          [("final-1", "0.2"), ("final-2", "0.2")])
 
+    TABLES = CHOOSING.replace('columns = ["group", "lr"]', 'columns = ["group", "lr"]\n'
+                              '[params]\ngrid = [{ name = "0.1", flags = { x = "a" } }, '
+                              '{ name = "0.2", flags = { x = "{seed}b" } }]').replace(
+        'lowest = "loss" }', 'highest = "loss", tables = "grid" }')
+
+    def test_a_chosen_table_adds_its_flags(self):
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, self.TABLES)).commands(["final"])[1]
+        rows = [dict(group="tune", lr=lr, metric="loss", value=v)
+                for lr, v in (("0.1", "1.1"), ("0.2", "1.3"), ("0.3", "1.2"))]
+        with self.assertRaisesRegex(runs.RunError, r"the chosen lr '0.3' is no table of grid"):
+            runs.resolve(command, rows[2:])
+        self.assertEqual(runs.resolve(command, rows[:2]).args, ["--lr=0.2", "--seed=2", "--x=2b"])
+
+    def test_a_choice_names_a_list_of_named_tables(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"tables = 'seeds' names no list"):
+                specs.load(write_spec(d, self.TABLES.replace('tables = "grid"', 'tables = "seeds"')
+                                      .replace("[params]", "[params]\nseeds = [1]")))
+            with self.assertRaisesRegex(specs.SpecError, r"give one of lowest and highest"):
+                specs.load(write_spec(d, self.TABLES.replace('highest =',
+                                                             'lowest = "a", highest =')))
+
     def test_choosing_without_the_rows_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
             build = self.fake_loss_binary(d)
@@ -376,6 +456,8 @@ echo $$ > "$dir/pid"
 echo "ts=1 event=listening address=127.0.0.1:0 port=4321"
 for i in $(seq 100); do [ -e "$dir/p1" ] && [ -e "$dir/p0" ] && break; sleep 0.05; done
 echo "event=training_end test_mse=$(ls "$dir"/p? | wc -l)"
+[ "$2" = --mode=abort ] && exit 4
+exit 0
 """
     CLIENT = """#!/bin/sh
 echo "$@" > "DIR/$(echo "$2" | sed 's/--party=//; s|/2||')"
@@ -405,6 +487,33 @@ echo party "$@"
         self.assertEqual([(r["metric"], r["value"]) for r in rows], [("mse", "2")])
         self.assertEqual(args, ["--coordinator=127.0.0.1:4321", "--party=p1/2"])
         self.assertEqual(logs, ["e-1-2-0-party-0.log", "e-1-2-0-party-1.log", "e-1-2-0.log"])
+
+    def test_timed_parties_logs_are_read_after_the_coordinators(self):
+        spec_text = self.SPEC.replace('count = "{parties}",', 'count = "{parties}", time = true,'
+                                      ).replace('metrics = { mse = "test_mse" } }',
+                                                'metrics = { mse = "test_mse" } }, { from = '
+                                                '"event=time", metrics = { cpu = "mean(user_s)" } }')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "run", spec_text)
+            out = os.path.join(d, "out")
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual([r["metric"] for r in rows], ["mse", "cpu"])
+        self.assertGreaterEqual(float(rows[1]["value"]), 0)
+
+    def test_a_status_metric_records_a_failed_run_and_parties_see_its_log(self):
+        spec_text = self.SPEC.replace('party = "p{party}/2" }', 'party = "p{party}/2", '
+                                      'coordinator_log = "{log}" }').replace(
+            'extract = [', 'status_metric = "exit_status"\nextract = [')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "abort", spec_text)
+            runs.run(spec.commands(), build, d, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(d, "runs.csv"))
+            with open(os.path.join(d, "p0")) as f:
+                args = f.read().split()
+        self.assertEqual([(r["metric"], r["value"]) for r in rows],
+                         [("mse", "2"), ("exit_status", "4")])
+        self.assertEqual(args[2], f"--coordinator_log={os.path.join(d, 'logs', 'e-1-2-0.log')}")
 
     def test_a_failed_coordinator_names_its_log(self):
         with tempfile.TemporaryDirectory() as d:

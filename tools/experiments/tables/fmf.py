@@ -14,8 +14,7 @@ _FMF_BASELINES = ["global-mean", "user-mean", "popularity"]
 def fmf_runs(rows):
     """The runs of specs/fmf.toml's CSV, one dict a run: its label columns and its metrics, as
     the CSV has them (text), and for a central run test_mse, the square of test_rmse (the
-    paper's metric) to 6 decimals, as the page's figures were computed. fmf_*_summary.py read the
-    baselines and central runs from it too."""
+    paper's metric) to 6 decimals, as the page's figures were computed."""
     by_run = {}
     for row in rows:
         labels = {c: v for c, v in row.items() if c not in ("metric", "value")}
@@ -127,7 +126,7 @@ def _rate_table(tune, head, key_of, keys, label_of, chosen, test_metric):
 def fmf_vfl(rows):
     """docs/results/fmf.md, VFL-SGDMF (Figs. 6-7): test MSE and RMSE as mean ± sample std over
     seeds, a row per setting (partition, s, T x T'; the runs at a tuned rate only at the rate
-    their tuning chose at their budget, results.lowest as run.py chose it), a column per
+    their tuning chose at their budget, results.best as run.py chose it), a column per
     epsilon, next to the central Fig. 4 runs and the baselines; each setting's privacy figures
     (seed 1); the tuning (train / test MSE, the chosen rate bold); the per-user accounting
     (vfl-privacy): z and the paper's Theorem 4."""
@@ -139,7 +138,7 @@ def fmf_vfl(rows):
         key = (r["group"],) + setting_of(r)
         if key not in rates:
             where = dict(zip(("group", "partition", "parties", "T", "Tp", "epsilon"), key))
-            rates[key] = results.lowest(rows, where, "train_mse", "lr")
+            rates[key] = results.best(rows, where, "train_mse", "lr")
     vfl = [r for r in runs if r["group"] in ("vfl", "vfl-local-only") or (
         r["group"].endswith("-tuned") and r["partition"] and
         r["lr"] == rates.get((r["group"][:-1],) + setting_of(r)))]
@@ -247,7 +246,7 @@ def fmf_hfl(rows):
     for r in tune:
         key = (r["method"], r["parties"])
         if key not in tuned:
-            tuned[key] = results.lowest(rows, {"group": "hfl-tune", "method": key[0],
+            tuned[key] = results.best(rows, {"group": "hfl-tune", "method": key[0],
                                                "parties": key[1]}, "train_mse", "lr")
     hfl = [r for r in runs if r["group"] == "hfl-runs" and
            tuned.get((r["method"], r["parties"]), r["lr"]) == r["lr"]]
@@ -350,7 +349,7 @@ def fmf_lfl(rows):
                 (eps is None or r["epsilon"] == eps)]
 
     def chosen(method, eps):
-        return results.lowest(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
+        return results.best(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
                               "test_rmse", "lr") or "-"
 
     def table(header, body):
@@ -400,3 +399,112 @@ def fmf_lfl(rows):
     out.append(table(["budget", "sigma (per coordinate of the sum)", "epsilon spent (ledger)"],
                      body))
     return "\n\n".join(out)
+
+
+def _runs_by_phase(rows, group):
+    """The runs of a group, one dict a run (labels but phase and length) in first-seen order:
+    its metrics, and under "phases" {(phase, length): metrics} for its per-phase rows. A
+    measurement is a stretch of consecutive rows of one run (runs.py appends a command's rows at
+    once); the last measurement of a run replaces the earlier ones whole, so a vector length that
+    a newer build no longer sends does not linger."""
+    by_run = {}
+    previous = None
+    for row in rows:
+        if row["group"] != group:
+            previous = None
+            continue
+        labels = {c: v for c, v in row.items()
+                  if c not in ("metric", "value", "phase", "length")}
+        key = tuple(labels.values())
+        if key != previous:  # a new measurement
+            by_run.setdefault(key, {}).clear()
+            by_run[key].update(labels, phases={})
+            previous = key
+        run = by_run[key]
+        target = run["phases"].setdefault((row["phase"], row["length"]), {}) if row["phase"] else run
+        target[row["metric"]] = row["value"]
+    return list(by_run.values())
+
+
+def _markdown(header, body):
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
+                     ["| " + " | ".join(str(c) for c in cells) + " |" for cells in body])
+
+
+_LFL_USERS = 943  # ML-100K's users, all of them in the load generator
+
+
+def fmf_lfl_dropout(rows):
+    """docs/results/fmf.md, LFL-SGDMF with dropouts in real processes: one row per cell (the
+    last measurement of a cell wins), in the order first measured; the rounds applied are the
+    last phase's (phase 1 in the two-phase modes: a failed phase 1 abandons its round), test MSE
+    the square of the test RMSE."""
+    runs = _runs_by_phase(rows, "lfl-dropout")
+    if not runs:
+        return ""
+    first = runs[0]
+    out = [f"### Dropouts in real processes: LFL-SGDMF at ({first['epsilon']}, 1e-5), cohort "
+           f"{first['cohort']} of {_LFL_USERS}, {first['T']} rounds, seed {first['seed']}"]
+    body = []
+    for run in runs:
+        phase = {p: m for (p, length), m in run["phases"].items() if not length}
+        last = phase.get("0" if run["method"] == "single" else "1", {})
+        n_2 = phase.get("1", {}).get("mean_contributors")
+        # The square to 6 decimals, then 4, as the CSV of the page's figures had it.
+        mse = (f"{round(float(run['test_rmse']) ** 2, 6):.4f}" if "test_rmse" in run else "-")
+        body.append([run["method"], run["omega"], run["dropout"],
+                     "1" if run["drop_phase"] == "1" else "0",
+                     "completed" if run["exit_status"] == "0" else "aborted", run["n_min"],
+                     f"{last.get('rounds', '0')} / {run['attempts_failed']}",
+                     f"{float(phase.get('0', {}).get('mean_contributors', 0)):.1f}",
+                     f"{float(n_2):.1f}" if n_2 else "-", mse, run.get("epsilon_spent", "-")])
+    out.append(_markdown(["noise", "omega", "dropout D", "phase losing users", "run", "n_min",
+                          "rounds applied / failed attempts", "mean n_1", "mean n_2",
+                          "test MSE", "epsilon (ledger)"], body))
+    return "\n\n".join(out)
+
+
+# ML-100K and the paper's p; the paper's Fig. 2 dataset (ML10M) for its byte figures.
+_N_USERS, _N_ITEMS, _RANK = 943, 1682, 20
+_PAPER_N, _PAPER_M, _PAPER_VFL_MB, _PAPER_MP_MB = 69878, 10677, 5.6, 1.7
+
+
+def fmf_comm(rows):
+    """docs/results/fmf.md, Fig. 2: bytes per party (LFL: per user) and sync, VFL then HFL (the
+    comm runs) then LFL (its dropout-free two-phase lfl-dropout cell at omega 0.3), one row per
+    phase and vector length, next to the paper's formulas."""
+    n_p, m_p = _N_USERS * _RANK, _N_ITEMS * _RANK
+    syncs = []  # (algorithm, parties in the sync, phase, length, metrics)
+    for partition in ("vfl", "hfl"):
+        for run in _runs_by_phase(rows, "comm"):
+            if run["partition"] == partition:
+                syncs += [(f"{partition}-sgdmf", run["parties"], phase, length, m)
+                          for (phase, length), m in run["phases"].items()]
+    for run in _runs_by_phase(rows, "lfl-dropout"):
+        if (run["method"], run["omega"], run["dropout"], run["drop_phase"]) == (
+                "two-phase", "0.3", "0", "all"):
+            syncs += [("lfl-sgdmf", run["cohort"], phase, length, m)
+                      for (phase, length), m in run["phases"].items() if length]
+    body = []
+    for algorithm, parties, phase, length, m in syncs:
+        values = int(length)
+        if algorithm == "vfl-sgdmf":
+            formula = f"n p = {n_p}" if values == n_p else "- (last round: test and training error sums)"
+        elif algorithm == "hfl-sgdmf":
+            formula = f"m p = {m_p}" if values == m_p else "- (last round: test and training error sums)"
+        else:
+            formula = f"m p + O(log n) = {m_p} + O(log n)"
+        up = float(m["up_masked_input"])
+        body.append([algorithm, parties, phase, formula, f"{values} x {m['bits']} bits",
+                     f"{up:.0f}", f"{up / values:.2f}", f"{float(m['up_total']):.0f}",
+                     f"{float(m['down_task']):.0f}", f"{float(m['down_total']):.0f}"])
+    return "\n\n".join([
+        "### Communication per sync per party (Fig. 2): measured on ML-100K against the "
+        "paper's formulas",
+        _markdown(["algorithm", "parties in the sync", "phase", "paper's formula (values)",
+                   "measured vector", "up: masked input (bytes)", "bytes per value",
+                   "up: all stages", "down: plan (bytes)", "down: all stages"], body),
+        f"The paper's Fig. 2 figures on ML10M (n = {_PAPER_N}, m = {_PAPER_M}, p = 20): VFL "
+        f"{_PAPER_VFL_MB} MB = {_PAPER_VFL_MB * 1e6 / (_PAPER_N * _RANK):.1f} bytes per value "
+        f"of n p; HFL and each LFL phase {_PAPER_MP_MB} MB = "
+        f"{_PAPER_MP_MB * 1e6 / (_PAPER_M * _RANK):.1f} bytes per value of m p."])
