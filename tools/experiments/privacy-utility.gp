@@ -1,5 +1,6 @@
-# The frontier plot of docs/results/privacy-utility.md from privacy-utility.py's .dat files, one
-# PNG per dataset directory (a method without a .dat file there is skipped with a warning):
+# The frontier plot of docs/results/privacy-utility.md from the .dat files that
+# `tools/experiments/run.py privacy-utility --plot-data` writes, one PNG per dataset directory
+# (a method without a .dat file there is skipped with a warning):
 #   gnuplot -e "dir='docs/results/privacy-utility'" tools/experiments/privacy-utility.gp
 #   gnuplot -e "dir='docs/results/privacy-utility/subsample-600'; data='ML-100K, 600-user subsample'" \
 #     tools/experiments/privacy-utility.gp

@@ -4,9 +4,9 @@ The label columns are the spec's `columns` (e.g. group,dataset,seed); rows are a
 finish, so a rerun adds rows and a summary decides which of repeated measurements counts.
 append(path, columns, rows) writes the header when the file is new and refuses a file whose
 header differs (a different family's file); read(path) -> list of dicts, in file order.
-lowest(rows, where, metric, column) -> the `column` of the row with the lowest numeric `metric`
-among the rows whose columns have the values of `where` (a NaN or empty value never wins; the
-first row wins a tie), or None when there is none.
+best(rows, where, metric, column, highest=False) -> the `column` of the row with the lowest (or
+highest) numeric `metric` among the rows whose columns have the values of `where` (a NaN or empty
+value never wins; the first row wins a tie), or None when there is none.
 """
 import csv
 import math
@@ -39,15 +39,16 @@ def read(path):
         return list(csv.DictReader(f))
 
 
-def lowest(rows, where, metric, column):
-    best = None
+def best(rows, where, metric, column, highest=False):
+    sign = -1 if highest else 1
+    found = None
     for row in rows:
         if row["metric"] != metric or any(row[c] != v for c, v in where.items()):
             continue
         try:
-            value = float(row["value"])
+            value = sign * float(row["value"])
         except ValueError:
             continue
-        if not math.isnan(value) and (best is None or value < best[0]):
-            best = (value, row[column])
-    return best and best[1]
+        if not math.isnan(value) and (found is None or value < found[0]):
+            found = (value, row[column])
+    return found and found[1]

@@ -72,6 +72,9 @@ def main(argv):
     if args.list:
         print(spec.description)
         for name, value in spec.params.items():
+            if value and isinstance(value, list) and all(
+                    isinstance(v, dict) and "name" in v for v in value):
+                value = [v["name"] for v in value]  # tables by name, as --set takes them
             print(f"param {name} = {value!r}")
         for name in spec.names():
             print(f"experiment {name}: {len(spec.commands([name]))} command(s)")
@@ -94,8 +97,7 @@ def main(argv):
         for command in commands:
             absent = runs.missing_inputs(command)
             note = f"  # skipped: {', '.join(absent)} not found" if absent else ""
-            note += "".join(f"  # {{{name}}}: lowest {c.lowest} where "
-                            f"{runs.describe_where(c.where)}"
+            note += "".join(f"  # {runs.describe_choice(name, c)}"
                             for name, c in command.choices.items())
             print(runs.describe(command, args.build) + note)
         return 0

@@ -1,5 +1,6 @@
 """Running a spec's commands: each binary under `nice -n 10` (the machine is shared; under
-/usr/bin/time too when the spec asks for the peak RSS), its output
+/usr/bin/time too when the spec asks for the peak RSS, under flock when it names a lock; a subset
+command is done here, in Python), its output
 in OUT/logs/, its extracted metrics appended to OUT/<csv name> as they come (results.py).
 
 run(commands, build, out, csv_name, columns, jobs, progress) -> number of rows written; raises
@@ -9,14 +10,15 @@ one wrote); --jobs runs points side by side. A command whose `requires` files ar
 skipped with a message, like the real datasets that are not on every machine; one whose
 `creates` file exists is skipped silently (a lock per file keeps two points from making it at
 once). A command whose experiment has `choose` columns gets their values from the CSV just
-before it runs (results.lowest; RunError when no row qualifies), and its experiment's points start
+before it runs (results.best; RunError when no row qualifies), and its experiment's points start
 only after every point of the experiments before it has finished.
 A fedmf-coordinator command runs as tools/lib/processes.sh runs one: the runner waits for its
 `event=listening` line (LISTEN_TIMEOUT_S) for the port, then starts its parties (their logs
-next to its own, `-party-N.log`), waits for it to end and then for them (PARTY_TIMEOUT_S, then
-they are stopped); with `until`, it stops the coordinator once such a line is logged. A party
-still running when the coordinator fails is stopped. A command with `status_metric` records its
-exit status as that metric, and its other metrics as the log has them, instead of failing.
+next to its own, `-party-N.log`, whose lines `extract` reads after its own), waits for it to end
+and then for them (PARTY_TIMEOUT_S, then they are stopped); with `until`, it stops the
+coordinator once such a line is logged. A party still running when the coordinator fails is
+stopped. A command with `status_metric` records its exit status as that metric, and its other
+metrics as the logs have them, instead of failing.
 """
 import collections
 import concurrent.futures
@@ -50,7 +52,7 @@ class RunError(Exception):
 
 
 # GNU time's report as an event line (in the log with the binary's output).
-TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e"]
+TIME = ["/usr/bin/time", "-f", "event=time max_rss_kb=%M wall_s=%e user_s=%U sys_s=%S"]
 
 
 def binary_path(binary, build):
@@ -66,11 +68,13 @@ def argv(command, build):
 def party_argv(command, build, port, party, log):
     args = [a.replace("{port}", str(port)).replace("{party}", str(party)).replace("{log}", log)
             for a in command.parties.args]
-    return ["nice", "-n", "10", binary_path(command.parties.binary, build)] + args
+    return (["nice", "-n", "10"] + (TIME if command.parties.time else [])
+            + [binary_path(command.parties.binary, build)] + args)
 
 
 def full_argv(command, build):
-    return ["nice", "-n", "10"] + (TIME if command.time else []) + argv(command, build)
+    return (["flock", command.lock] if command.lock else []) + ["nice", "-n", "10"] + (
+        TIME if command.time else []) + argv(command, build)
 
 
 def missing_inputs(command):
@@ -97,8 +101,9 @@ def rows_of(command, lines, log):
                 if value == "":
                     if extract.optional:
                         continue
-                    raise RunError(f"no {key} in the {'' if labels_of else 'last '}"
-                                   f"{extract.selector} line (metric {metric}); see {log}")
+                    scope = "any" if labels_of or events.is_aggregate(key) else "the last"
+                    raise RunError(f"no {key} in {scope} {extract.selector} line "
+                                   f"(metric {metric}); see {log}")
                 if extract.divide_by:
                     value = str(int(float(value) // extract.divide_by))
                 rows.append(dict(command.row, **labels, metric=metric, value=value))
@@ -108,12 +113,18 @@ def rows_of(command, lines, log):
 def resolve(command, rows):
     """The command with its chosen columns filled in from rows (the CSV's, results.read)."""
     chosen = {}
+    extra = []  # the flags of the chosen tables
     for name, choice in command.choices.items():
-        value = results.lowest(rows, choice.where, choice.lowest, name)
+        value = results.best(rows, choice.where, choice.metric, name, choice.highest)
         if value is None:
-            raise RunError(f"{command.experiment}: no row with {choice.lowest} where "
+            raise RunError(f"{command.experiment}: no row with {choice.metric} where "
                            f"{describe_where(choice.where)} in the CSV to choose {name} from: "
                            "run the experiment that makes them first")
+        if choice.source:
+            if value not in choice.tables:
+                raise RunError(f"{command.experiment}: the chosen {name} {value!r} is no table "
+                               f"of {choice.source}")
+            extra += choice.tables[value]
         chosen["{" + name + "}"] = value
 
     def fill(text):
@@ -121,12 +132,19 @@ def resolve(command, rows):
             text = text.replace(placeholder, value)
         return text
     return dataclasses.replace(
-        command, args=[fill(a) for a in command.args],
+        command, args=[fill(a) for a in command.args] + extra,
         row={c: fill(v) for c, v in command.row.items()}, choices={})
 
 
 def describe_where(where):
     return " ".join(f"{c}={v}" for c, v in where.items())
+
+
+def describe_choice(name, choice):
+    """What a dry run says of a column chosen at run time."""
+    text = (f"{{{name}}}: {'highest' if choice.highest else 'lowest'} {choice.metric} where "
+            f"{describe_where(choice.where)}")
+    return text + (f", with that table's flags from {choice.source}" if choice.source else "")
 
 
 _creating = collections.defaultdict(threading.Lock)  # `creates` file -> who may make it
@@ -142,9 +160,21 @@ def _execute(command, build, logs):
     return _execute_now(command, build, logs)
 
 
+def _write_subset(subset, path):
+    """The lines of subset.source whose field subset.column is at most subset.at_most."""
+    with open(subset.source, errors="replace") as source, open(path, "w") as out:
+        for line in source:
+            fields = line.split()
+            if len(fields) >= subset.column and float(fields[subset.column - 1]) <= subset.at_most:
+                out.write(line)
+
+
 def _execute_now(command, build, logs):
     log = os.path.join(logs, command.log_name)
     started = time.monotonic()
+    if command.subset:
+        _write_subset(command.subset, command.creates)
+        return [], time.monotonic() - started
     with open(log, "w") as f:
         if command.parties or command.until:
             status = _networked(command, build, log, f)
@@ -153,11 +183,19 @@ def _execute_now(command, build, logs):
                                     stderr=subprocess.STDOUT).returncode
     if status != 0 and not command.status_metric:
         raise RunError(f"{command.binary} exited with {status}; see {log}")
-    with open(log, errors="replace") as f:
-        rows = rows_of(command, f.read().splitlines(), log)
+    lines = []
+    for path in [log] + [party_log(log, party) for party in
+                         range(command.parties.count if command.parties else 0)]:
+        with open(path, errors="replace") as f:
+            lines += f.read().splitlines()
+    rows = rows_of(command, lines, log)
     if command.status_metric:
         rows.append(dict(command.row, metric=command.status_metric, value=str(status)))
     return rows, time.monotonic() - started
+
+
+def party_log(log, party):
+    return f"{log[:-len('.log')]}-party-{party}.log"
 
 
 def _wait_for_line(log, process, selector, timeout):
@@ -189,9 +227,9 @@ def _networked(command, build, log, out):
             return 0
         port = _wait_for_line(log, coordinator, "event=listening", LISTEN_TIMEOUT_S)["port"]
         for party in range(command.parties.count):
-            with open(f"{log[:-len('.log')]}-party-{party}.log", "w") as party_log:
+            with open(party_log(log, party), "w") as f:
                 parties.append(subprocess.Popen(party_argv(command, build, port, party, log),
-                                                stdout=party_log, stderr=subprocess.STDOUT))
+                                                stdout=f, stderr=subprocess.STDOUT))
         status = coordinator.wait()
         if status == 0:
             for process in parties:
@@ -235,7 +273,7 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
                      "not found")
         else:
             todo.append(command)
-    for command in todo:  # all checked before the first run: a sweep does not stop half-way
+    for command in (c for c in todo if not c.subset):  # all checked before the first run
         for name in [command.binary] + ([command.parties.binary] if command.parties else []):
             binary = binary_path(name, build)
             if not os.access(binary, os.X_OK):
@@ -285,6 +323,10 @@ def run(commands, build, out, csv_name, columns, jobs, progress):
 
 
 def describe(command, build):
+    if command.subset:
+        s = command.subset
+        return (f"awk '${s.column} <= {s.at_most:g}' {shlex.quote(s.source)} > "
+                f"{shlex.quote(command.creates)}")
     text = shlex.join(full_argv(command, build))
     if command.parties:
         text += (f" & then {command.parties.count} x "

@@ -24,10 +24,12 @@ A spec has:
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
                 model), optional `time = true` (run under /usr/bin/time, which adds the line
-                `event=time max_rss_kb=N wall_s=S`), optional `status_metric` (the exit
-                status is a result, that metric's value, instead of failing the run when it
-                is not 0, e.g. for a run that is expected to end early), and `extract`: the
-                name of an entry list in [extracts], or a list of entries and such names; an
+                `event=time max_rss_kb=N wall_s=S user_s=U sys_s=S`), optional `lock` (a file:
+                the command runs under `flock FILE`, so commands that take much memory never
+                overlap, even across run.py invocations), optional `status_metric` (the exit
+                status is a result, that metric's value, instead of failing the run when it is
+                not 0, e.g. for a run that is expected to end early), and `extract`: the name of
+                an entry list in [extracts], or a list of entries and such names; an
                 entry has `from` (an events selector),
                 `metrics` (metric template -> event-line key, or a list of keys named as
                 themselves, or the name of a list param of such keys), optional `optional` (a
@@ -40,19 +42,30 @@ A spec has:
                 optional `divide_by` (the value is the integer part of the number over it,
                 e.g. 1024 for KiB to MiB). A metric's key may be `count()` (how many lines
                 match, 0 for none) or `mean(KEY)` (the mean of KEY over the matching lines
-                that have it) instead of a key; such an entry, or one with `by`, reads every
-                matching line (of its group), and a plain key in it is the last line's.
+                that have it, e.g. of a per-round figure) instead of a key; such an entry, or
+                one with `by`, reads every matching line (of its group), and a plain key in it
+                is the last line's.
                 An experiment may also have `choose` (column -> { where = {column -> template},
                 lowest = metric }): that column's value is chosen at run time, from the rows the
-                CSV holds then, as the one of the row with the lowest `lowest` metric among those
-                whose columns match `where` (results.lowest; e.g. the learning rate a tuning
-                experiment found best); "{column}" in the experiment's templates is that value.
-                Such an experiment starts once every experiment before it has finished.
-A fedmf-coordinator command may have `parties` (binary, count, use, flags: `count` client processes
-started once the coordinator listens; "{port}" in their flags is its port, "{party}" the
-client's index from 0, "{log}" the coordinator's log, e.g. for fedmf-loadgen --coordinator_log) or `until` (an events selector: the coordinator is stopped once it logs
-such a line, as when only its accounting is wanted); its flags should have it listen on port 0
-(runs.py).
+                CSV holds then, as the one of the row with the lowest `lowest` metric (or the
+                highest `highest` metric) among those whose columns match `where` (results.best;
+                e.g. the learning rate a tuning experiment found best); "{column}" in the
+                experiment's templates is that value. With `tables = "P"` (a list param of tables
+                with a `name` and `flags`, e.g. a tuning grid whose rows are named by its tables)
+                the value is the name of one of P's tables, whose flags are added to every command
+                of the point, last. Such an experiment starts once every experiment before it has
+                finished.
+A command may be `subset = { from, column, at_most }` instead of a binary, with `creates`: it
+writes the lines of `from` whose whitespace-separated field number `column` (from 1, as awk counts)
+is at most `at_most` into the `creates` file, as `awk '$column <= at_most'` (e.g. the ratings of
+the first 400 movies).
+A fedmf-coordinator command may have `parties` (binary, count, use, flags, optional time: `count`
+client processes started once the coordinator listens; "{port}" in their flags is its port,
+"{party}" the client's index from 0, "{log}" the coordinator's log, e.g. for fedmf-loadgen
+--coordinator_log; `time = true` runs each under /usr/bin/time, as a command's `time`; `extract`
+reads their logs' lines after the coordinator's) or `until` (an events selector: the coordinator
+is stopped once it logs such a line, as when only its accounting is wanted); its flags should
+have it listen on port 0 (runs.py).
 Templates are Python format strings over the params and the sweep axes: "{data}/u.data"
 ({out} is the results directory: the csv's, or run.py --out); an axis whose values are tables is
 read by field: "{shape[spec]}", and such a table's `flags` are added to every command of its
@@ -68,10 +81,11 @@ import events
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
         "extracts", "experiment"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
-_CHOOSE = {"where", "lowest"}
-_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until",
-            "status_metric"}
-_PARTIES = {"binary", "count", "use", "flags"}
+_CHOOSE = {"where", "lowest", "highest", "tables"}
+_COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until", "lock",
+            "subset", "status_metric"}
+_SUBSET = {"from", "column", "at_most"}
+_PARTIES = {"binary", "count", "use", "flags", "time"}
 _EXTRACT = {"from", "metrics", "optional", "each", "by", "divide_by"}
 
 
@@ -104,6 +118,8 @@ class Command:
     choices: dict  # column -> Choice; "{column}" in args and row until resolved
     parties: object  # Parties or None
     until: str  # an events selector ("": the coordinator runs to its end)
+    lock: str  # a file the command runs under flock ("": none)
+    subset: object  # Subset or None (then binary and args are unused)
     status_metric: str  # the metric the exit status is ("": a non-zero status fails the run)
 
 
@@ -112,12 +128,23 @@ class Parties:
     binary: str
     count: int
     args: list  # rendered but "{port}", "{party}" and "{log}"
+    time: bool  # each runs under /usr/bin/time
+
+
+@dataclasses.dataclass
+class Subset:
+    source: str
+    column: int  # from 1
+    at_most: float
 
 
 @dataclasses.dataclass
 class Choice:
     where: dict  # column -> rendered value the row must have
-    lowest: str  # the metric whose lowest value wins
+    metric: str  # the metric whose lowest (highest) value wins
+    highest: bool
+    source: str  # the list param of tables the value names ("": none)
+    tables: dict  # table name -> its rendered flags, the args added for that value
 
 
 @dataclasses.dataclass
@@ -165,9 +192,14 @@ class Spec:
             choose = experiment.get("choose", {})
             scope.update({name: "{" + name + "}" for name in choose})  # kept for run time
             fill = lambda key, template: _render(f"{where}: {key}", template, scope)
-            choices = {name: Choice({c: fill(f"choose.{name}.where.{c}", t)
-                                     for c, t in choice["where"].items()}, choice["lowest"])
-                       for name, choice in choose.items()}
+            choices = {name: Choice(
+                {c: fill(f"choose.{name}.where.{c}", t) for c, t in choice["where"].items()},
+                choice.get("lowest") or choice["highest"], "highest" in choice,
+                choice.get("tables", ""),
+                {str(t["name"]): _args(t.get("flags", {}), lambda flag, value: fill(
+                    f"choose.{name}.tables.{flag}", value))
+                 for t in self.params.get(choice.get("tables"), [])})
+                for name, choice in choose.items()}
             row = {c: fill(f"row.{c}", experiment["row"].get(c, "")) for c in self.columns}
             requires = [p for p in (fill("requires", r) for r in experiment.get("requires", []))
                         if p]
@@ -196,7 +228,7 @@ class Spec:
                     parties = Parties(p["binary"], int(count), _args(
                         party_flags, lambda flag, value: _render(
                             f"{where}: command[{number}].parties.flags.{flag}", value,
-                            party_scope)))
+                            party_scope)), p.get("time", False))
                 extracts = []
                 for e in self.extracts_of(command):
                     metrics = e["metrics"]
@@ -213,10 +245,19 @@ class Spec:
                 label = "-".join(_label(v) for v in point)
                 log_name = f"{experiment['name']}{'-' + label if label else ''}-{number}.log"
                 creates = fill(f"command[{number}].creates", command.get("creates", ""))
-                yield Command(experiment["name"], command["binary"], args, row, extracts,
-                              requires, log_name.replace("/", "_").replace(":", "_"),
+                subset = None
+                if "subset" in command:
+                    s = {key: fill(f"command[{number}].subset.{key}", value)
+                         for key, value in command["subset"].items()}
+                    try:
+                        subset = Subset(s["from"], int(s["column"]), float(s["at_most"]))
+                    except ValueError as error:
+                        raise SpecError(f"{where}: command[{number}].subset = {s!r}: {error}")
+                yield Command(experiment["name"], command.get("binary", "subset"), args, row,
+                              extracts, requires, log_name.replace("/", "_").replace(":", "_"),
                               (index, number_of_point), creates, command.get("time", False),
                               choices, parties, command.get("until", ""),
+                              fill(f"command[{number}].lock", command.get("lock", "")), subset,
                               command.get("status_metric", ""))
 
 
@@ -318,12 +359,26 @@ def load(path, overrides=()):
         if strange:
             raise SpecError(f"{where}: row names {', '.join(strange)}, not among columns")
         for name, choice in experiment.get("choose", {}).items():
-            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, _CHOOSE)
+            _check_keys(f"{where}.choose.{name}", choice, _CHOOSE, ["where"])
+            if ("lowest" in choice) == ("highest" in choice):
+                raise SpecError(f"{where}.choose.{name}: give one of lowest and highest")
+            tables = params.get(choice.get("tables"), [])
+            if "tables" in choice and not (tables and all(
+                    isinstance(t, dict) and "name" in t for t in tables)):
+                raise SpecError(f"{where}.choose.{name}: tables = {choice['tables']!r} names no "
+                                "list param of named tables")
             strange = [c for c in [name, *choice["where"]] if c not in raw["columns"]]
             if strange:
                 raise SpecError(f"{where}.choose.{name}: {', '.join(strange)} not among columns")
         for j, command in enumerate(experiment["command"]):
-            _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
+            if "subset" in command:
+                _check_keys(f"{where}.command[{j}].subset", command["subset"], _SUBSET, _SUBSET)
+                strange = sorted(set(command) - {"subset", "creates"})
+                if strange or "creates" not in command:
+                    raise SpecError(f"{where}.command[{j}]: a subset has `creates` and no "
+                                    f"{', '.join(strange) or 'other key'}")
+            else:
+                _check_keys(f"{where}.command[{j}]", command, _COMMAND, ["binary"])
             if "parties" in command:
                 _check_keys(f"{where}.command[{j}].parties", command["parties"], _PARTIES,
                             ["binary", "count"])

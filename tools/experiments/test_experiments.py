@@ -34,6 +34,16 @@ def write_spec(directory, text):
     return path
 
 
+def fake_central(directory, script):
+    """A fedmf-central in directory/build that runs the shell script; the build directory."""
+    fake = os.path.join(directory, "build", "tools", "fedmf-central")
+    os.makedirs(os.path.dirname(fake))
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n" + script)
+    os.chmod(fake, 0o755)
+    return os.path.join(directory, "build")
+
+
 HEADER = """
 description = "test"
 csv = "out/runs.csv"
@@ -145,11 +155,23 @@ class RunsTest(unittest.TestCase):
         self.assertIn("no f1 in the last event=fold_done line", str(caught.exception))
         self.assertIn("the.log", str(caught.exception))
 
-    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
-        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }',
-                               'each = { seed = "fold" }, metrics = { f1 = "f1" } }')
+    @staticmethod
+    def command_extracting(extract):
+        """MINIMAL's first command with its extract's metrics replaced by `extract`."""
+        spec = MINIMAL.replace('metrics = { "{model}_f1" = "f1" } }', extract + " }")
         with tempfile.TemporaryDirectory() as d:
-            command = specs.load(write_spec(d, spec)).commands()[0]
+            return specs.load(write_spec(d, spec)).commands()[0]
+
+    def test_mean_over_the_matching_lines(self):
+        command = self.command_extracting('metrics = { f1 = "mean(f1)", x = "mean(x)" }')
+        lines = ["event=fold_done f1=0.5 x=1", "event=round f1=9", "event=fold_done f1=1.5"]
+        self.assertEqual([(r["metric"], r["value"]) for r in runs.rows_of(command, lines, "log")],
+                         [("f1", "1"), ("x", "1")])
+        with self.assertRaisesRegex(runs.RunError, r"no mean\(f1\) in any event=fold_done line"):
+            runs.rows_of(command, ["event=round f1=1"], "log")
+
+    def test_each_matching_line_gives_rows_labelled_from_the_line(self):
+        command = self.command_extracting('each = { seed = "fold" }, metrics = { f1 = "f1" }')
         lines = ["event=fold_done fold=1 f1=0.1", "event=round", "event=fold_done fold=2 f1=0.2"]
         self.assertEqual([(r["seed"], r["value"]) for r in runs.rows_of(command, lines, "log")],
                          [("1", "0.1"), ("2", "0.2")])
@@ -183,14 +205,16 @@ class RunsTest(unittest.TestCase):
                                                                             message):
                 specs.load(write_spec(d, spec))
 
-    def test_lowest_picks_the_column_of_the_best_matching_row(self):
+    def test_best_picks_the_column_of_the_best_matching_row(self):
         rows = [dict(group=g, lr=lr, seed="1", metric=m, value=v) for g, lr, m, v in [
             ("tune", "0.1", "train_mse", "nan"), ("tune", "0.2", "train_mse", "0.5"),
             ("tune", "0.3", "train_mse", ""), ("tune", "0.4", "train_mse", "0.5"),
+            ("tune", "0.7", "train_mse", "0.6"), ("tune", "0.8", "train_mse", "0.6"),
             ("tune", "0.5", "test_mse", "0.1"), ("other", "0.6", "train_mse", "0.1")]]
-        self.assertEqual(results.lowest(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
-        self.assertEqual(results.lowest(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
-        self.assertIsNone(results.lowest(rows, {"group": "none"}, "train_mse", "lr"))
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr"), "0.2")
+        self.assertEqual(results.best(rows, {"group": "tune"}, "train_mse", "lr", True), "0.7")
+        self.assertEqual(results.best(rows, {"group": "other"}, "train_mse", "lr"), "0.6")
+        self.assertIsNone(results.best(rows, {"group": "none"}, "train_mse", "lr"))
 
     def test_csv_appends_and_refuses_another_header(self):
         with tempfile.TemporaryDirectory() as d:
@@ -210,7 +234,7 @@ class CommittedSpecsTest(unittest.TestCase):
                 spec = specs.load(path)
                 self.assertTrue(spec.commands())
                 for command in spec.commands():
-                    runs.argv(command, "build")
+                    runs.describe(command, "build")
 
     def test_committed_runs_are_at_the_values_their_spec_chooses(self):
         """Some committed runs of a choosing experiment are at the value it chooses from the
@@ -263,13 +287,10 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
 
     def test_points_run_in_order_and_shared_outputs_once(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "build", "tools", "fedmf-central")
-            os.makedirs(os.path.dirname(fake))
-            with open(fake, "w") as f:
-                f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
-                        'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
-                        'echo "event=fold_done f1=0.${1#--seed=}"\n')
-            os.chmod(fake, 0o755)
+            fake = os.path.join(fake_central(d, 'echo "$@" >> "$(dirname "$0")/calls"\n'
+                                            'case "$1" in --make=*) touch "${1#--make=}" ;; esac\n'
+                                            'echo "event=fold_done f1=0.${1#--seed=}"\n'),
+                                "tools", "fedmf-central")
             out = os.path.join(d, "out")
             spec = specs.load(write_spec(d, self.SPEC.replace("{input}", fake)),
                               [f"out={out}"])
@@ -294,6 +315,47 @@ extract = [{ from = "event=fold_done", metrics = { f1 = "f1" } }]
         self.assertEqual(written, 0)
         self.assertIn("/nonexistent not found", messages[0])
 
+
+    SUBSET = HEADER + """[[experiment]]
+name = "e"
+sweep = { seed = "seeds" }
+row = { group = "g", seed = "{seed}" }
+[[experiment.command]]
+subset = { from = "IN", column = 2, at_most = "{seed}" }
+creates = "{out}/logs/items{seed}.data"
+[[experiment.command]]
+binary = "fedmf-central"
+lock = "{out}/lock"
+flags = { data = "{out}/logs/items{seed}.data" }
+extract = [{ from = "event=fold_done", metrics = { lines = "lines" } }]
+"""
+
+    def test_a_subset_keeps_the_lines_and_a_lock_wraps_the_binary(self):
+        with tempfile.TemporaryDirectory() as d:
+            build = fake_central(d, 'echo "event=fold_done lines=$(wc -l < "${1#--data=}")"\n')
+            source = os.path.join(d, "u.data")
+            with open(source, "w") as f:
+                f.write("1 1 5\n1 2 4\n2 3 1\n")
+            out = os.path.join(d, "out")
+            spec = specs.load(write_spec(d, self.SUBSET.replace("IN", source)), [f"out={out}"])
+            commands = spec.commands()
+            runs.run(commands, build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+            with open(os.path.join(out, "logs", "items2.data")) as f:
+                kept = f.read()
+        self.assertEqual([(r["seed"], r["value"]) for r in rows], [("1", "1"), ("2", "2")])
+        self.assertEqual(kept, "1 1 5\n1 2 4\n")
+        self.assertEqual(runs.describe(commands[0], "/b"),
+                         f"awk '$2 <= 1' {source} > {out}/logs/items1.data")
+        self.assertEqual(runs.describe(commands[1], "/b").split()[:5],
+                         ["flock", f"{out}/lock", "nice", "-n", "10"])
+
+    def test_a_subset_has_creates_and_nothing_else(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"a subset has `creates` and no binary"):
+                specs.load(write_spec(d, self.SUBSET.replace(
+                    'creates = "{out}/logs/items{seed}.data"',
+                    'creates = "x"\nbinary = "fedmf-central"')))
 
     CHOOSING = """
 description = "test"
@@ -320,15 +382,10 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
 
     def fake_loss_binary(self, directory):
         """A fedmf-central whose loss is |lr - 0.2| + 1, which logs its arguments."""
-        fake = os.path.join(directory, "build", "tools", "fedmf-central")
-        os.makedirs(os.path.dirname(fake))
-        with open(fake, "w") as f:
-            f.write('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
-                    'lr="${1#--lr=}"\n'
-                    'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
-                    'print 1 + (d < 0 ? -d : d) }\')"\n')
-        os.chmod(fake, 0o755)
-        return os.path.join(directory, "build")
+        return fake_central(directory, 'echo "$@" >> "$(dirname "$0")/calls"\nsleep 0.1\n'
+                            'lr="${1#--lr=}"\n'
+                            'echo "event=fold_done loss=$(echo "$lr" | awk \'{ d = $1 - 0.2; '
+                            'print 1 + (d < 0 ? -d : d) }\')"\n')
 
     def test_a_choosing_experiment_runs_after_the_others_with_their_best_value(self):
         with tempfile.TemporaryDirectory() as d:
@@ -343,6 +400,29 @@ extract = [{ from = "event=fold_done", metrics = { loss = "loss" } }]
         self.assertEqual(sorted(calls[3:]), ["--lr=0.2 --seed=1", "--lr=0.2 --seed=2"])
         self.assertEqual(sorted((r["group"], r["lr"]) for r in rows if r["group"] != "tune"),
                          [("final-1", "0.2"), ("final-2", "0.2")])
+
+    TABLES = CHOOSING.replace('columns = ["group", "lr"]', 'columns = ["group", "lr"]\n'
+                              '[params]\ngrid = [{ name = "0.1", flags = { x = "a" } }, '
+                              '{ name = "0.2", flags = { x = "{seed}b" } }]').replace(
+        'lowest = "loss" }', 'highest = "loss", tables = "grid" }')
+
+    def test_a_chosen_table_adds_its_flags(self):
+        with tempfile.TemporaryDirectory() as d:
+            command = specs.load(write_spec(d, self.TABLES)).commands(["final"])[1]
+        rows = [dict(group="tune", lr=lr, metric="loss", value=v)
+                for lr, v in (("0.1", "1.1"), ("0.2", "1.3"), ("0.3", "1.2"))]
+        with self.assertRaisesRegex(runs.RunError, r"the chosen lr '0.3' is no table of grid"):
+            runs.resolve(command, rows[2:])
+        self.assertEqual(runs.resolve(command, rows[:2]).args, ["--lr=0.2", "--seed=2", "--x=2b"])
+
+    def test_a_choice_names_a_list_of_named_tables(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(specs.SpecError, r"tables = 'seeds' names no list"):
+                specs.load(write_spec(d, self.TABLES.replace('tables = "grid"', 'tables = "seeds"')
+                                      .replace("[params]", "[params]\nseeds = [1]")))
+            with self.assertRaisesRegex(specs.SpecError, r"give one of lowest and highest"):
+                specs.load(write_spec(d, self.TABLES.replace('highest =',
+                                                             'lowest = "a", highest =')))
 
     def test_choosing_without_the_rows_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
@@ -407,6 +487,19 @@ echo party "$@"
         self.assertEqual([(r["metric"], r["value"]) for r in rows], [("mse", "2")])
         self.assertEqual(args, ["--coordinator=127.0.0.1:4321", "--party=p1/2"])
         self.assertEqual(logs, ["e-1-2-0-party-0.log", "e-1-2-0-party-1.log", "e-1-2-0.log"])
+
+    def test_timed_parties_logs_are_read_after_the_coordinators(self):
+        spec_text = self.SPEC.replace('count = "{parties}",', 'count = "{parties}", time = true,'
+                                      ).replace('metrics = { mse = "test_mse" } }',
+                                                'metrics = { mse = "test_mse" } }, { from = '
+                                                '"event=time", metrics = { cpu = "mean(user_s)" } }')
+        with tempfile.TemporaryDirectory() as d:
+            build, spec = self.setup(d, "run", spec_text)
+            out = os.path.join(d, "out")
+            runs.run(spec.commands(), build, out, "runs.csv", spec.columns, 1, lambda _: None)
+            rows = results.read(os.path.join(out, "runs.csv"))
+        self.assertEqual([r["metric"] for r in rows], ["mse", "cpu"])
+        self.assertGreaterEqual(float(rows[1]["value"]), 0)
 
     def test_a_status_metric_records_a_failed_run_and_parties_see_its_log(self):
         spec_text = self.SPEC.replace('party = "p{party}/2" }', 'party = "p{party}/2", '

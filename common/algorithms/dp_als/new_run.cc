@@ -156,8 +156,8 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const v1::DpAlsOpti
 // Two releases unless --rounds says otherwise: the number chosen on ML-100K's seed 1 at epsilon 5
 // (docs/results/privacy-utility.md, "DP-ALS"). The noise outlook's measurements: the options'
 // defaults on ML-100K at epsilon 10, 5 and 2 (seeds 1-4 at 5, seed 1
-// elsewhere), F1@10 over DP popularity's on the same seeds. Printed by `privacy-utility.sh
-// outlook` and `privacy-utility.py`; checked there on a 600-user subsample.
+// elsewhere), F1@10 over DP popularity's on the same seeds. Made by `tools/experiments/run.py
+// privacy-utility` (its outlook rows and tables); checked there on a 600-user subsample.
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpAlsRun,
     {.rounds = 2,

@@ -134,8 +134,9 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run, const v1::DpmfRpOp
 
 // The noise outlook's measurements (docs/results/privacy-utility.md, "Noise outlook"): the
 // fedmf preset's Gaussian on ML-100K at epsilon 20, 10, 5, 2, 1 and 0.5 (seeds 1-4 at 5 and 1,
-// seed 1 elsewhere), F1@10 over DP popularity's on the same seeds. Printed by
-// `privacy-utility.sh outlook` and `privacy-utility.py`; checked there on a 600-user subsample.
+// seed 1 elsewhere), F1@10 over DP popularity's on the same seeds. Made by
+// `tools/experiments/run.py privacy-utility` (its outlook rows and tables); checked there on a
+// 600-user subsample.
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpmfRpRun,
     {.rounds = kDefaultRounds,

@@ -126,7 +126,7 @@ def _rate_table(tune, head, key_of, keys, label_of, chosen, test_metric):
 def fmf_vfl(rows):
     """docs/results/fmf.md, VFL-SGDMF (Figs. 6-7): test MSE and RMSE as mean ± sample std over
     seeds, a row per setting (partition, s, T x T'; the runs at a tuned rate only at the rate
-    their tuning chose at their budget, results.lowest as run.py chose it), a column per
+    their tuning chose at their budget, results.best as run.py chose it), a column per
     epsilon, next to the central Fig. 4 runs and the baselines; each setting's privacy figures
     (seed 1); the tuning (train / test MSE, the chosen rate bold); the per-user accounting
     (vfl-privacy): z and the paper's Theorem 4."""
@@ -138,7 +138,7 @@ def fmf_vfl(rows):
         key = (r["group"],) + setting_of(r)
         if key not in rates:
             where = dict(zip(("group", "partition", "parties", "T", "Tp", "epsilon"), key))
-            rates[key] = results.lowest(rows, where, "train_mse", "lr")
+            rates[key] = results.best(rows, where, "train_mse", "lr")
     vfl = [r for r in runs if r["group"] in ("vfl", "vfl-local-only") or (
         r["group"].endswith("-tuned") and r["partition"] and
         r["lr"] == rates.get((r["group"][:-1],) + setting_of(r)))]
@@ -246,7 +246,7 @@ def fmf_hfl(rows):
     for r in tune:
         key = (r["method"], r["parties"])
         if key not in tuned:
-            tuned[key] = results.lowest(rows, {"group": "hfl-tune", "method": key[0],
+            tuned[key] = results.best(rows, {"group": "hfl-tune", "method": key[0],
                                                "parties": key[1]}, "train_mse", "lr")
     hfl = [r for r in runs if r["group"] == "hfl-runs" and
            tuned.get((r["method"], r["parties"]), r["lr"]) == r["lr"]]
@@ -349,7 +349,7 @@ def fmf_lfl(rows):
                 (eps is None or r["epsilon"] == eps)]
 
     def chosen(method, eps):
-        return results.lowest(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
+        return results.best(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
                               "test_rmse", "lr") or "-"
 
     def table(header, body):
