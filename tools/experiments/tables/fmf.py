@@ -2,7 +2,7 @@
 from collections import defaultdict
 
 import results
-from .formatting import mean_std3
+from .formatting import markdown_table, mean_std3
 
 
 _FMF_METHODS = {"embedding": "embedding clipping (Pi)", "gradient-1": "gradient clipping C = 1",
@@ -352,10 +352,6 @@ def fmf_lfl(rows):
         return results.best(rows, {"group": "lfl-tune", "method": method, "epsilon": eps},
                               "test_rmse", "lr") or "-"
 
-    def table(header, body):
-        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
-                         ["| " + " | ".join(row) + " |" for row in body])
-
     body = []
     for method, label in [("stage1-only", "LFL stage 1 only (V_0, no federated phase)"),
                           ("lfl-sgdmf", "LFL-SGDMF, two-phase, omega 0.3, T = 10"),
@@ -373,7 +369,7 @@ def fmf_lfl(rows):
             "lfl-baselines", model, in_seeds=seeds))] * len(_LFL_EPSILONS))
     out = [f"### Fig. 10 on ML-100K: test MSE (mean ± std over seeds {', '.join(seeds)}), "
            "(epsilon, 1e-5)-DP per user",
-           table(["method"] + [f"eps = {e}" for e in _LFL_EPSILONS], body),
+           markdown_table(["method"] + [f"eps = {e}" for e in _LFL_EPSILONS], body),
            "Learning rate of LFL-SGDMF chosen on seed 1 (lowest test MSE; seed 1 is not in the "
            "table above), and seed 1's test MSE at each rate:"]
     lrs = sorted({r["lr"] for r in tune("lfl-sgdmf", None)}, key=float)
@@ -384,7 +380,7 @@ def fmf_lfl(rows):
             v = [float(r["test_mse"]) for r in tune("lfl-sgdmf", e) if r["lr"] == lr]
             cells.append(f"{v[0]:.4f}" if v else "-")
         body.append([e, chosen("lfl-sgdmf", e)] + cells)
-    out.append(table(["epsilon", "chosen"] + [f"lr {lr}" for lr in lrs], body))
+    out.append(markdown_table(["epsilon", "chosen"] + [f"lr {lr}" for lr in lrs], body))
     none = sorted(tune("lfl-none", None), key=lambda r: float(r["lr"]))
     out.append("Non-private LFL on seed 1: " + ", ".join(
         f"lr {r['lr']}: {float(r['test_mse']):.4f}" for r in none) + ".")
@@ -396,8 +392,8 @@ def fmf_lfl(rows):
                r["epsilon"] == e]
         if sel:
             body.append([e, f"{float(sel[0]['noise_std']):.1f}", sel[0]["epsilon_spent"]])
-    out.append(table(["budget", "sigma (per coordinate of the sum)", "epsilon spent (ledger)"],
-                     body))
+    out.append(markdown_table(
+        ["budget", "sigma (per coordinate of the sum)", "epsilon spent (ledger)"], body))
     return "\n\n".join(out)
 
 
@@ -421,14 +417,10 @@ def _runs_by_phase(rows, group):
             by_run[key].update(labels, phases={})
             previous = key
         run = by_run[key]
-        target = run["phases"].setdefault((row["phase"], row["length"]), {}) if row["phase"] else run
+        target = (run["phases"].setdefault((row["phase"], row["length"]), {}) if row["phase"]
+                  else run)
         target[row["metric"]] = row["value"]
     return list(by_run.values())
-
-
-def _markdown(header, body):
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
-                     ["| " + " | ".join(str(c) for c in cells) + " |" for cells in body])
 
 
 _LFL_USERS = 943  # ML-100K's users, all of them in the load generator
@@ -458,9 +450,9 @@ def fmf_lfl_dropout(rows):
                      f"{last.get('rounds', '0')} / {run['attempts_failed']}",
                      f"{float(phase.get('0', {}).get('mean_contributors', 0)):.1f}",
                      f"{float(n_2):.1f}" if n_2 else "-", mse, run.get("epsilon_spent", "-")])
-    out.append(_markdown(["noise", "omega", "dropout D", "phase losing users", "run", "n_min",
-                          "rounds applied / failed attempts", "mean n_1", "mean n_2",
-                          "test MSE", "epsilon (ledger)"], body))
+    out.append(markdown_table(["noise", "omega", "dropout D", "phase losing users", "run",
+                               "n_min", "rounds applied / failed attempts", "mean n_1",
+                               "mean n_2", "test MSE", "epsilon (ledger)"], body))
     return "\n\n".join(out)
 
 
@@ -488,12 +480,12 @@ def fmf_comm(rows):
     body = []
     for algorithm, parties, phase, length, m in syncs:
         values = int(length)
-        if algorithm == "vfl-sgdmf":
-            formula = f"n p = {n_p}" if values == n_p else "- (last round: test and training error sums)"
-        elif algorithm == "hfl-sgdmf":
-            formula = f"m p = {m_p}" if values == m_p else "- (last round: test and training error sums)"
-        else:
+        if algorithm == "lfl-sgdmf":
             formula = f"m p + O(log n) = {m_p} + O(log n)"
+        else:  # the shared matrix's rounds, then the last round's error report
+            shared = n_p if algorithm == "vfl-sgdmf" else m_p
+            formula = (f"{'n' if algorithm == 'vfl-sgdmf' else 'm'} p = {shared}"
+                       if values == shared else "- (last round: test and training error sums)")
         up = float(m["up_masked_input"])
         body.append([algorithm, parties, phase, formula, f"{values} x {m['bits']} bits",
                      f"{up:.0f}", f"{up / values:.2f}", f"{float(m['up_total']):.0f}",
@@ -501,9 +493,9 @@ def fmf_comm(rows):
     return "\n\n".join([
         "### Communication per sync per party (Fig. 2): measured on ML-100K against the "
         "paper's formulas",
-        _markdown(["algorithm", "parties in the sync", "phase", "paper's formula (values)",
-                   "measured vector", "up: masked input (bytes)", "bytes per value",
-                   "up: all stages", "down: plan (bytes)", "down: all stages"], body),
+        markdown_table(["algorithm", "parties in the sync", "phase", "paper's formula (values)",
+                        "measured vector", "up: masked input (bytes)", "bytes per value",
+                        "up: all stages", "down: plan (bytes)", "down: all stages"], body),
         f"The paper's Fig. 2 figures on ML10M (n = {_PAPER_N}, m = {_PAPER_M}, p = 20): VFL "
         f"{_PAPER_VFL_MB} MB = {_PAPER_VFL_MB * 1e6 / (_PAPER_N * _RANK):.1f} bytes per value "
         f"of n p; HFL and each LFL phase {_PAPER_MP_MB} MB = "

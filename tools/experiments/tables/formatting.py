@@ -40,3 +40,10 @@ def mean_std3(values):
         return "-"
     std = statistics.stdev(values) if len(values) > 1 else 0.0
     return f"{statistics.fmean(values):.3f} ± {std:.3f}"
+
+
+def markdown_table(header, body):
+    """A Markdown table: the header cells, then one row of cells a body entry (an empty cell
+    as `| |`)."""
+    line = lambda cells: "|" + "".join(f" {c} |" if str(c) else " |" for c in cells)
+    return "\n".join([line(header), "|" + "---|" * len(header)] + [line(row) for row in body])

@@ -4,6 +4,8 @@ import math
 import statistics
 from collections import defaultdict
 
+from .formatting import markdown_table
+
 # The filters' published Gowalla figures: Recall@20 from each filter's own paper, NDCG@20 from
 # PriviRec's Table 3 (centralized column); the settings as fedmf-central runs them.
 GRAPH_FILTERS = {
@@ -57,11 +59,6 @@ def _dp_kind(text):
     return "" if e <= 20 else " (sanity)" if e >= 1e7 else " (check)"
 
 
-def _table(header, body):
-    line = lambda cells: "|" + "".join(f" {c} |" if c else " |" for c in cells)
-    return "\n".join([line(header), "|" + "---|" * len(header)] + [line(row) for row in body])
-
-
 def _std(run, metric):
     if not run.get("epsilon"):
         return "0"
@@ -95,7 +92,7 @@ def graph_filters(runs):
                 ours = [f"**{x}**" for x in ours]
             body.append([label, settings, ours[0], recall, ours[1], ndcg,
                          f"{r['wall_s']:,.0f}", f"{r['peak_rss_mib']:,.0f}"])
-    return _table(["model", "settings", "Recall@20", "published", "NDCG@20",
+    return markdown_table(["model", "settings", "Recall@20", "published", "NDCG@20",
                    "published (PriviRec Table 3)", "wall s", "peak RSS MiB"], body)
 
 
@@ -121,7 +118,7 @@ def privirec_k_gowalla(runs):
             str(power_sums), "Rayleigh-Ritz" if r["eigenvalues"] == "rr" else "paper's diag(T_L)",
             f"{r['recall20']:.6f}", f"{r['ndcg20']:.6f}", f"{r['wall_s']:,.0f}",
             f"{r['peak_rss_mib']:,.0f}"])
-    return _table(["model", "k", "L", "eigenvalues", "Recall@20", "NDCG@20", "wall s",
+    return markdown_table(["model", "k", "L", "eigenvalues", "Recall@20", "NDCG@20", "wall s",
                    "peak RSS MiB"], body)
 
 
@@ -159,7 +156,7 @@ def privirec_dp(runs):
             _std(r, "degree_noise_std"), _std(r, "gram_noise_std")]
         body.append([label(r, True), _epsilon(r["epsilon"]) if r["epsilon"] else "-"] + stds
                     + cells)
-    out = [_table(["model", "epsilon", "degree noise std", "Gram noise std", "Recall@20",
+    out = [markdown_table(["model", "epsilon", "degree noise std", "Gram noise std", "Recall@20",
                    "NDCG@20"], body)]
     out.append(_over_seeds(dp, lambda r: label(r, False), order))
     return out
@@ -184,7 +181,7 @@ def _over_seeds(runs, label, order):
              _mean_std(v, "recall20", _above_popularity(means[name, epsilon], popularity)),
              _mean_std(v, "ndcg20", _above_popularity(means[name, epsilon], popularity))]
             for (name, epsilon), v in settings.items() if len(v) > 1]
-    return _table(["model", "epsilon", "Recall@20", "NDCG@20"], body)
+    return markdown_table(["model", "epsilon", "Recall@20", "NDCG@20"], body)
 
 
 def privirec_k_dp(runs):
@@ -209,7 +206,7 @@ def privirec_k_dp(runs):
             _std(r, "degree_noise_std"), _std(r, "power_noise_std")]
         body.append([label(r, ", its default k"), _epsilon(r["epsilon"]) if r["epsilon"] else "-"]
                     + stds + [f"{r['recall20']:.4f}", f"{r['ndcg20']:.4f}"])
-    return [_table(["model", "epsilon", "degree noise std", "power noise std", "Recall@20",
+    return [markdown_table(["model", "epsilon", "degree noise std", "power noise std", "Recall@20",
                     "NDCG@20"], body), _over_seeds(dp, label, order)]
 
 
@@ -233,7 +230,7 @@ def privirec_k_dp_gowalla(runs):
                      _std(r, "power_noise_std"), f"{r['recall20']:.4f}", f"{r['ndcg20']:.4f}",
                      f"{r['wall_s']:,.0f}", f"{r['user_s']:,.0f}",
                      f"{r['max_rss_kb'] / 1024:,.0f}"])
-    return _table(["model", "epsilon", "degree noise std", "power noise std", "Recall@20",
+    return markdown_table(["model", "epsilon", "degree noise std", "power noise std", "Recall@20",
                    "NDCG@20", "wall s", "user CPU s", "peak RSS MiB"], body)
 
 
@@ -256,7 +253,7 @@ def privirec_k_committee(runs):
         body.append([_parties(r), _four(r["power_noise_std"]), f"{r['recall20']:.4f}",
                      f"{r['ndcg20']:.4f}", f"{r['wall_s']:.1f}", f"{r['user_s']:.1f}",
                      f"{r['max_rss_kb'] / 1024:,.0f}"])
-    return _table(["noise parties", "power noise std", "Recall@20", "NDCG@20", "wall s",
+    return markdown_table(["noise parties", "power noise std", "Recall@20", "NDCG@20", "wall s",
                    "user CPU s", "peak RSS MiB"], body)
 
 
@@ -269,7 +266,7 @@ def privirec_committee(runs):
                     key=lambda r: int(r["noise_parties"])):
         body.append([_parties(r), f"{r['recall20']:.4f}", f"{r['ndcg20']:.4f}",
                      f"{r['wall_s']:.1f}"])
-    return _table(["noise parties", "Recall@20", "NDCG@20", "wall s"], body)
+    return markdown_table(["noise parties", "Recall@20", "NDCG@20", "wall s"], body)
 
 
 def privirec(rows):
