@@ -19,10 +19,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/graph_filter/config.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/mf/als.h"
@@ -130,7 +130,7 @@ ABSL_FLAG(std::optional<std::string>, bspm_blur, std::nullopt,
           "bspm: the blurring ODE as SOLVER,T,K (default euler,1,1)");
 ABSL_FLAG(std::optional<std::string>, bspm_sharpen, std::nullopt,
           "bspm: the sharpening ODE as SOLVER,T,K (default: bspm-em rk4,2.5,1; bspm-lm in "
-          "common/algorithms/graph_filter/config.h)");
+          "common/algorithms/lib/graph_filter/config.h)");
 ABSL_FLAG(std::optional<bool>, bspm_sharpening, std::nullopt,
           "bspm: run the sharpening ODE (default true)");
 ABSL_FLAG(std::optional<bool>, bspm_point_combination, std::nullopt,

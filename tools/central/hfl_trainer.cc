@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/algorithms/fmf_sgd/config.h"
 #include "common/algorithms/hfl_sgdmf/in_process_run.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
 #include "common/util/event_log.h"
 
 namespace fedmf::central {

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/graph_filter/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/metrics/metrics.h"

@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/algorithms/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 

@@ -5,15 +5,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/fixed_point_codec.h"
-#include "common/algorithms/fmf_party/party_error.h"
-#include "common/algorithms/fmf_party/party_round.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
 #include "common/algorithms/hfl_sgdmf/syn_step.h"
+#include "common/algorithms/lib/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/lib/fmf_party/party_error.h"
+#include "common/algorithms/lib/fmf_party/party_round.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
 #include "common/data/splits.h"
@@ -52,7 +52,7 @@ absl::Status CheckParty(const v1::HflSgdmfConfig& c, const LocalData& data) {
 }
 
 // HFL-synSGD's upload: G~_k clamped and encoded (run_config.h SynGradientCodec), a saturated
-// coordinate logged (its probability is negligible, fmf_party/noisy_sum_codec.h).
+// coordinate logged (its probability is negligible, lib/fmf_party/noisy_sum_codec.h).
 absl::StatusOr<std::vector<uint64_t>> SynUpload(const v1::HflSgdmfConfig& c,
                                                 const data::RatingsDataset& trimmed,
                                                 const fmf_sgd::Embeddings& model, int64_t round,

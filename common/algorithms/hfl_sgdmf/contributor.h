@@ -1,17 +1,17 @@
 // HFL-SGDMF's party side (Fig. 3(c) of the FMF privacy paper) on the runtime. Party k holds a
 // block of users (its n_k users' ratings on every item) and keeps their embeddings U_k on its
-// device: the participant state the runtime persists (fmf_party/party_round.h), never sent. Round
-// 0 first fits U_k to the public initial V without noise (stage 1, pretrain-u only). In sync round
-// t < T it runs T' noisy V-only steps from the broadcast V (local_stage.h PartySync) and uploads
-// (n_k / n) V^(k) in fixed point (run_config.h): the sum over the parties is the paper's average
-// V = sum_k (n_k / n) V^(k). HFL-synSGD (also stage 1) uploads in each of its T T' syncs its noisy
-// V gradient sum G~_k (syn_step.h), clamped to the codec's range (run_config.h SynGradientCodec).
-// In the final round T it fine-tunes (U_k, V) locally without noise (stage 3, never published) and
-// uploads its test squared error before and after fine-tuning, its number of test ratings, and its
-// training squared error and ratings (fmf_party/party_error.h): the run's test and train MSE are
-// ratios of the sums (released as federated evaluation releases its metrics: without noise). The
-// same seed and config give the in-process run (in_process_run.h) up to the fixed point's rounding.
-// Parties only, per user only.
+// device: the participant state the runtime persists (lib/fmf_party/party_round.h), never sent.
+// Round 0 first fits U_k to the public initial V without noise (stage 1, pretrain-u only). In sync
+// round t < T it runs T' noisy V-only steps from the broadcast V (local_stage.h PartySync) and
+// uploads (n_k / n) V^(k) in fixed point (run_config.h): the sum over the parties is the paper's
+// average V = sum_k (n_k / n) V^(k). HFL-synSGD (also stage 1) uploads in each of its T T' syncs
+// its noisy V gradient sum G~_k (syn_step.h), clamped to the codec's range (run_config.h
+// SynGradientCodec). In the final round T it fine-tunes (U_k, V) locally without noise (stage 3,
+// never published) and uploads its test squared error before and after fine-tuning, its number of
+// test ratings, and its training squared error and ratings (lib/fmf_party/party_error.h): the run's
+// test and train MSE are ratios of the sums (released as federated evaluation releases its metrics:
+// without noise). The same seed and config give the in-process run (in_process_run.h) up to the
+// fixed point's rounding. Parties only, per user only.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_CONTRIBUTOR_H_
 
@@ -22,7 +22,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/fmf_party/party_held_scorer.h"
+#include "common/algorithms/lib/fmf_party/party_held_scorer.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/hfl_sgdmf.pb.h"
 

@@ -3,12 +3,12 @@
 #include <optional>
 #include <utility>
 
-#include "common/algorithms/fmf_party/party_round.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
-#include "common/algorithms/fmf_sgd/privacy.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
 #include "common/algorithms/hfl_sgdmf/syn_step.h"
+#include "common/algorithms/lib/fmf_party/party_round.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
 #include "common/algorithms/party_split.h"
 #include "common/data/splits.h"
 

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/dp/rng.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {

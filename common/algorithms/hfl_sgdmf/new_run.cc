@@ -1,5 +1,5 @@
 // hfl-sgdmf's fresh run (new_run.h): its options (fedmf.v1.HflSgdmfOptions, the noisy steps'
-// settings nested as `sgd`, fmf_sgd/sgd_options.h) and the runtime's RunSettings make an
+// settings nested as `sgd`, lib/fmf_sgd/sgd_options.h) and the runtime's RunSettings make an
 // HflSgdmfConfig, whose updater starts the run. Linked only into the binaries that start runs
 // (fedmf-coordinator, fedmf-sim). The run-level --rounds is T + 1 (T syncs, then the final stage;
 // syn-sgd: T T' + 1); --epsilon/--delta the whole run's (epsilon, delta)-DP budget per user
@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/sgd_options.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
 #include "common/algorithms/hfl_sgdmf/updater.h"
+#include "common/algorithms/lib/fmf_sgd/sgd_options.h"
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/hfl_sgdmf.pb.h"

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
 #include "common/dp/rdp_gaussian.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {

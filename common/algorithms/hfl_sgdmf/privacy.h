@@ -1,10 +1,10 @@
 // HFL-SGDMF's privacy through fedmf's accountant (issue 17, item 5), per user only (config.h says
 // why not per rating). A user's ratings live on one party, so only that party's noisy steps touch
 // them (parallel composition): every one of its T T' stage-2 steps, each a Poisson-subsampled
-// Gaussian on V's gradient (rate eta, multiplier z, sensitivity g sqrt(theta): fmf_sgd/config.h).
-// The paper's Proposition 3 composes only T' local iterations (z^2 = c2 eta^2 T' ln(1/delta) /
-// epsilon^2); that undercounts by the T syncs, so it is reported next to ours, never used for
-// noise. The noiseless stages 1 and 3 publish nothing.
+// Gaussian on V's gradient (rate eta, multiplier z, sensitivity g sqrt(theta):
+// lib/fmf_sgd/config.h). The paper's Proposition 3 composes only T' local iterations (z^2 = c2
+// eta^2 T' ln(1/delta) / epsilon^2); that undercounts by the T syncs, so it is reported next to
+// ours, never used for noise. The noiseless stages 1 and 3 publish nothing.
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_PRIVACY_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_PRIVACY_H_
 

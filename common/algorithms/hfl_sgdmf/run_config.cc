@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/party_plan.h"
-#include "common/algorithms/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_party/party_plan.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {
 namespace {

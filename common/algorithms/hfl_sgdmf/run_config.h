@@ -13,10 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/algorithms/fmf_party/fixed_point_codec.h"
-#include "common/algorithms/fmf_party/noisy_sum_codec.h"
-#include "common/algorithms/fmf_party/party_plan.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
+#include "common/algorithms/lib/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/lib/fmf_party/noisy_sum_codec.h"
+#include "common/algorithms/lib/fmf_party/party_plan.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/hfl_sgdmf.pb.h"
 
@@ -34,7 +34,7 @@ HflConfig ToHflConfig(const v1::HflSgdmfConfig& config);
 // Rounds of the run: SyncCount syncs and the final stage.
 int64_t TotalRounds(const v1::HflSgdmfConfig& config);
 bool IsFinalRound(const v1::HflSgdmfConfig& config, int64_t round);
-// The final round's upload (fmf_party/party_error.h): the party's test squared error before and
+// The final round's upload (lib/fmf_party/party_error.h): the party's test squared error before and
 // after fine-tuning, its test ratings, then its training squared error after fine-tuning and its
 // training ratings.
 inline constexpr uint64_t kFinalReportLength = 5;
@@ -44,12 +44,12 @@ inline constexpr uint64_t kFinalReportLength = 5;
 // carry sum_k G~_k: SynGradientCodec.
 absl::StatusOr<fmf_party::Codec> RoundCodec(const v1::HflSgdmfConfig& config, int64_t round);
 
-// HFL-synSGD's sync upload G~_k (fmf_party/noisy_sum_codec.h): a coordinate of the noiseless sum
-// over party k's sampled users is at most 2 R^{3/2} per user who rated the item, so at most
-// 2 R^{3/2} n; the noise's stddev is z g sqrt(theta) (fmf_sgd StepSensitivity).
+// HFL-synSGD's sync upload G~_k (lib/fmf_party/noisy_sum_codec.h): a coordinate of the noiseless
+// sum over party k's sampled users is at most 2 R^{3/2} per user who rated the item, so at most 2
+// R^{3/2} n; the noise's stddev is z g sqrt(theta) (fmf_sgd StepSensitivity).
 absl::StatusOr<fmf_party::NoisySumCodec> SynGradientCodec(const v1::HflSgdmfConfig& config);
 
-// The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
+// The shape of `round`'s plan and sum (lib/fmf_party/party_plan.h); its codec's errors.
 absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::HflSgdmfConfig& config, int64_t round);
 
 // The plan of `round` (in [0, TotalRounds], the last one carrying the trained V after the run)

@@ -9,8 +9,8 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/rng.h"
 

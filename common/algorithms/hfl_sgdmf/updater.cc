@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/fixed_point_codec.h"
-#include "common/algorithms/fmf_party/party_error.h"
 #include "common/algorithms/hfl_sgdmf/initial_embeddings.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
 #include "common/algorithms/hfl_sgdmf/run_config.h"
 #include "common/algorithms/hfl_sgdmf/syn_step.h"
+#include "common/algorithms/lib/fmf_party/fixed_point_codec.h"
+#include "common/algorithms/lib/fmf_party/party_error.h"
 #include "common/algorithms/matrix_proto.h"
 
 namespace fedmf::algorithms::hfl_sgdmf {

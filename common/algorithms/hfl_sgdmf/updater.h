@@ -2,7 +2,7 @@
 // next V (the paper's weighted average; HFL-synSGD: the sum of their noisy gradients, one step of
 // syn_step.h ApplySynStep), and after the final round keeps the test MSE the parties
 // measured before and after their local fine-tuning. Every round needs all s parties (min = max
-// contributors = s); a round that lost one is retried with the same V (fmf_party/party_round.h:
+// contributors = s); a round that lost one is retried with the same V (lib/fmf_party/party_round.h:
 // the retry uploads the same vector).
 #ifndef FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_UPDATER_H_
 #define FEDMF_COMMON_ALGORITHMS_HFL_SGDMF_UPDATER_H_

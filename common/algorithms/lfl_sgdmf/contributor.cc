@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
+#include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
 #include "common/dp/samplers.h"

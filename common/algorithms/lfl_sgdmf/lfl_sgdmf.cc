@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
-#include "common/algorithms/fmf_sgd/embedding_clip.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/dp/fixed_point.h"
 #include "common/dp/rdp_gaussian.h"
 

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
+#include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/matrix_proto.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/graph_filter/build.h"
-#include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/lib/graph_filter/build.h"
+#include "common/algorithms/lib/graph_filter/scorer.h"
 #include "common/algorithms/plan_check.h"
 #include "common/algorithms/popularity_scorer.h"
 #include "common/algorithms/privirec/noise.h"

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/graph_filter/config.h"
+#include "common/algorithms/lib/graph_filter/config.h"
 #include "common/dp/noise_committee.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/privirec.pb.h"

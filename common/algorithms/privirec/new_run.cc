@@ -33,7 +33,7 @@ v1::PriviRecOptions DefaultOptions() {
   return o;
 }
 
-// The graph filter's name (graph_filter/config.h) of `filter`: FILTER_TURBO_CF is "turbo-cf".
+// The graph filter's name (lib/graph_filter/config.h) of `filter`: FILTER_TURBO_CF is "turbo-cf".
 std::string FilterName(v1::PriviRecOptions::Filter filter) {
   absl::string_view name = v1::PriviRecOptions::Filter_Name(filter);
   absl::ConsumePrefix(&name, "FILTER_");

@@ -28,8 +28,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "common/algorithms/graph_filter/config.h"
-#include "common/algorithms/graph_filter/item_filter.h"
+#include "common/algorithms/lib/graph_filter/config.h"
+#include "common/algorithms/lib/graph_filter/item_filter.h"
 #include "fedmf/v1/privirec.pb.h"
 
 namespace fedmf::algorithms::privirec {
@@ -54,7 +54,7 @@ double GramErrorBound(const v1::PriviRecConfig& config);
 // InvalidArgument naming the first bad field (the config may come from the network): m >= 1,
 // n >= 1, a known filter, f in [1, kMaxFracBits] with GramBits <= kMaxSumBits.
 absl::Status ValidateConfig(const v1::PriviRecConfig& config);
-// The filter's published configuration (graph_filter/config.h).
+// The filter's published configuration (lib/graph_filter/config.h).
 absl::StatusOr<graph_filter::GraphFilterConfig> FilterConfig(const v1::PriviRecConfig& config);
 
 // m (m + 1) / 2: the upper triangle's coordinates, the Gram phase's length.

@@ -1,6 +1,6 @@
 // P~_k = S Lambda S^T, the rank-k item-item matrix PriviRec-k's clients build from the broadcast
-// basis (privirec_k.h) in place of P~, as an item filter (graph_filter/item_filter.h): applied in
-// factored form, two m x k products per block, never the dense m x m matrix.
+// basis (privirec_k.h) in place of P~, as an item filter (lib/graph_filter/item_filter.h): applied
+// in factored form, two m x k products per block, never the dense m x m matrix.
 #ifndef FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_LOW_RANK_GRAM_H_
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_K_LOW_RANK_GRAM_H_
 
@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "absl/types/span.h"
-#include "common/algorithms/graph_filter/item_filter.h"
-#include "common/algorithms/graph_filter/singular_vectors.h"
+#include "common/algorithms/lib/graph_filter/item_filter.h"
+#include "common/algorithms/lib/graph_filter/singular_vectors.h"
 
 namespace fedmf::algorithms::privirec_k {
 

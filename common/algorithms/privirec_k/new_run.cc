@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/graph_filter/config.h"
+#include "common/algorithms/lib/graph_filter/config.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"

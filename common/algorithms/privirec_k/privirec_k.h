@@ -32,8 +32,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "common/algorithms/graph_filter/item_filter.h"
-#include "common/algorithms/graph_filter/singular_vectors.h"
+#include "common/algorithms/lib/graph_filter/item_filter.h"
+#include "common/algorithms/lib/graph_filter/singular_vectors.h"
 #include "fedmf/v1/privirec_k.pb.h"
 
 namespace fedmf::algorithms::privirec_k {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/party_plan.h"
+#include "common/algorithms/lib/fmf_party/party_plan.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 
 namespace fedmf::algorithms::vfl_sgdmf {

@@ -13,8 +13,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/algorithms/fmf_party/party_plan.h"
-#include "common/algorithms/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_party/party_plan.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/vfl_sgdmf.pb.h"
 
@@ -32,13 +32,13 @@ fmf_sgd::DpSgdMfConfig StepConfig(const v1::VflSgdmfConfig& config);
 int64_t SyncRounds(const v1::VflSgdmfConfig& config);
 int64_t TotalRounds(const v1::VflSgdmfConfig& config);
 bool IsFinalRound(const v1::VflSgdmfConfig& config, int64_t round);
-// The final round's upload (fmf_party/party_error.h): the party's test squared error and test
+// The final round's upload (lib/fmf_party/party_error.h): the party's test squared error and test
 // ratings, then its training squared error and training ratings.
 inline constexpr uint64_t kFinalReportLength = 4;
 // Whether `round`'s noisy steps update U (syncs, and local-only's one round) or V alone.
 bool UpdatesUsers(const v1::VflSgdmfConfig& config, int64_t round);
 
-// The shape of `round`'s plan and sum (fmf_party/party_plan.h); its codec's errors.
+// The shape of `round`'s plan and sum (lib/fmf_party/party_plan.h); its codec's errors.
 absl::StatusOr<fmf_party::RoundShape> RoundShapeOf(const v1::VflSgdmfConfig& config, int64_t round);
 
 // The plan of `round` (in [0, TotalRounds], the last one carrying the trained U after the run)

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/party_error.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_party/party_error.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_check.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"

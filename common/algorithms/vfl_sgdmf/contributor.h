@@ -4,13 +4,13 @@
 // over the parties is the paper's average U = sum_k (m_k / m) U^(k). In the final round T it runs
 // kappa noisy steps of V_Fk alone against the final U and uploads the squared error of U V_Fk^T on
 // its own test ratings and their number, and the same on its training ratings
-// (fmf_party/party_error.h): the run's test and train MSE are ratios of the sums (released as
+// (lib/fmf_party/party_error.h): the run's test and train MSE are ratios of the sums (released as
 // federated evaluation releases its metrics: without noise). V_Fk never
 // leaves the party: it is the participant state the runtime persists on the party's device
-// (party_state.h), and the plan's U scores nothing (fmf_party/party_held_scorer.h). Parties only;
-// per-user privacy trims each party's ratings to theta per user.
-// Local-only (config.local_only): the one round runs the T T' steps of the party's own U^(k)
-// (from the broadcast initial U) and V_Fk, then the final stage on them; U^(k) never leaves.
+// (party_state.h), and the plan's U scores nothing (lib/fmf_party/party_held_scorer.h). Parties
+// only; per-user privacy trims each party's ratings to theta per user. Local-only
+// (config.local_only): the one round runs the T T' steps of the party's own U^(k) (from the
+// broadcast initial U) and V_Fk, then the final stage on them; U^(k) never leaves.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_CONTRIBUTOR_H_
 
@@ -21,7 +21,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
-#include "common/algorithms/fmf_party/party_held_scorer.h"
+#include "common/algorithms/lib/fmf_party/party_held_scorer.h"
 #include "fedmf/v1/algorithm.pb.h"
 #include "fedmf/v1/vfl_sgdmf.pb.h"
 

@@ -13,7 +13,7 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
-#include "common/algorithms/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
 #include "common/data/ratings_dataset.h"
 #include "common/dp/rng.h"
 

@@ -1,5 +1,5 @@
 // vfl-sgdmf's fresh run (new_run.h): its options (fedmf.v1.VflSgdmfOptions, the noisy steps'
-// settings nested as `sgd`, fmf_sgd/sgd_options.h) and the runtime's RunSettings make a
+// settings nested as `sgd`, lib/fmf_sgd/sgd_options.h) and the runtime's RunSettings make a
 // VflSgdmfConfig, whose updater starts the run. Linked only into the binaries that start runs
 // (fedmf-coordinator, fedmf-sim). The run-level --rounds is T + 1 (T syncs, then the final
 // stage); --epsilon/--delta the whole run's (epsilon, delta)-DP budget (delta > 0; --epsilon=0:
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/sgd_options.h"
+#include "common/algorithms/lib/fmf_sgd/sgd_options.h"
 #include "common/algorithms/new_run.h"
 #include "common/algorithms/vfl_sgdmf/config.h"
 #include "common/algorithms/vfl_sgdmf/privacy.h"

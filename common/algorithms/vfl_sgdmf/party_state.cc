@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/vfl_sgdmf/config.h"
 
 namespace fedmf::algorithms::vfl_sgdmf {

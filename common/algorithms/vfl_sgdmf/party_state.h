@@ -1,4 +1,4 @@
-// A VFL-SGDMF party's own state: fmf_party/party_round.h with its item embeddings V_Fk as the
+// A VFL-SGDMF party's own state: lib/fmf_party/party_round.h with its item embeddings V_Fk as the
 // held embeddings (a retried round, same U broadcast, recomputes the same upload), and the public
 // initial embeddings every party and the coordinator start from.
 #ifndef FEDMF_COMMON_ALGORITHMS_VFL_SGDMF_PARTY_STATE_H_
@@ -10,7 +10,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/algorithms/fmf_party/party_round.h"
+#include "common/algorithms/lib/fmf_party/party_round.h"
 #include "common/dp/rng.h"
 #include "fedmf/v1/vfl_sgdmf.pb.h"
 

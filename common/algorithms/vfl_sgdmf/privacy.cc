@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
 #include "common/algorithms/vfl_sgdmf/config.h"
 #include "common/dp/rdp_gaussian.h"
 

@@ -1,8 +1,8 @@
 // VFL-SGDMF's privacy through fedmf's accountant (issue 17, item 5). Every noisy step of every
-// party is a Poisson-subsampled Gaussian (rate eta, multiplier z: fmf_sgd/privacy.h). Every party
-// holds every user, so per user a round composes all s parties' steps: s T' per sync, s kappa in
-// the final stage, s (T T' + kappa) in the run. A rating lives on one party only, so per rating a
-// round costs one party's steps (parallel composition, the paper's Theorem 3). The paper's
+// party is a Poisson-subsampled Gaussian (rate eta, multiplier z: lib/fmf_sgd/privacy.h). Every
+// party holds every user, so per user a round composes all s parties' steps: s T' per sync, s kappa
+// in the final stage, s (T T' + kappa) in the run. A rating lives on one party only, so per rating
+// a round costs one party's steps (parallel composition, the paper's Theorem 3). The paper's
 // Theorem 4 gives per user sqrt(sum_k epsilon_k^2) for parties that each spend epsilon_k; that is
 // not an upper bound on the composition, so it is reported next to ours, never used for noise.
 // The local-only baseline runs the same steps and is charged the same.

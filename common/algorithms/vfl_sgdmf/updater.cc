@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_party/party_error.h"
+#include "common/algorithms/lib/fmf_party/party_error.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
 #include "common/algorithms/vfl_sgdmf/config.h"

@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/fmf_sgd/central_dp_sgd.h"
-#include "common/algorithms/fmf_sgd/privacy.h"
-#include "common/algorithms/graph_filter/config.h"
 #include "common/algorithms/ldp_gd/central_gd.h"
 #include "common/algorithms/ldp_gd/ldp_gd.h"
+#include "common/algorithms/lib/fmf_sgd/central_dp_sgd.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
+#include "common/algorithms/lib/graph_filter/config.h"
 #include "gtest/gtest.h"
 #include "tools/central/trainer.h"
 

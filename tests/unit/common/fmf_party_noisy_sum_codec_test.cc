@@ -1,13 +1,14 @@
-// fmf_party/noisy_sum_codec.h: the per-party clamp sits kNoiseTailStddevs noise stddevs beyond the
-// noiseless bound, whose tail probability (closed form) is below the header's 4e-33; values inside
-// the clamp round-trip through the sum of s uploads to half a unit each, values outside saturate
-// at the bound and are counted, and s uploads all at +B or all at -B decode without wrapping.
+// lib/fmf_party/noisy_sum_codec.h: the per-party clamp sits kNoiseTailStddevs noise stddevs beyond
+// the noiseless bound, whose tail probability (closed form) is below the header's 4e-33; values
+// inside the clamp round-trip through the sum of s uploads to half a unit each, values outside
+// saturate at the bound and are counted, and s uploads all at +B or all at -B decode without
+// wrapping.
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/algorithms/fmf_party/noisy_sum_codec.h"
+#include "common/algorithms/lib/fmf_party/noisy_sum_codec.h"
 #include "gtest/gtest.h"
 
 namespace fedmf::algorithms::fmf_party {

@@ -2,7 +2,7 @@
 #include <limits>
 
 #include "Eigen/Core"
-#include "common/algorithms/fmf_sgd/embedding_clip.h"
+#include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/dp/rng.h"
 #include "common/dp/samplers.h"
 #include "gtest/gtest.h"

@@ -5,8 +5,8 @@
 #include <numbers>
 #include <string>
 
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
 #include "common/dp/dp_conversion.h"
 #include "gtest/gtest.h"
 

@@ -8,10 +8,10 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/graph_filter/build.h"
-#include "common/algorithms/graph_filter/config.h"
-#include "common/algorithms/graph_filter/ode.h"
-#include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/lib/graph_filter/build.h"
+#include "common/algorithms/lib/graph_filter/config.h"
+#include "common/algorithms/lib/graph_filter/ode.h"
+#include "common/algorithms/lib/graph_filter/scorer.h"
 #include "gtest/gtest.h"
 #include "tests/unit/common/graph_filter_test_util.h"
 

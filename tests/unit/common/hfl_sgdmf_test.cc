@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/algorithms/fmf_party/party_round.h"
-#include "common/algorithms/fmf_sgd/config.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
 #include "common/algorithms/hfl_sgdmf/config.h"
 #include "common/algorithms/hfl_sgdmf/in_process_run.h"
 #include "common/algorithms/hfl_sgdmf/local_stage.h"
 #include "common/algorithms/hfl_sgdmf/privacy.h"
+#include "common/algorithms/lib/fmf_party/party_round.h"
+#include "common/algorithms/lib/fmf_sgd/config.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/splits.h"
 #include "common/dp/rng.h"

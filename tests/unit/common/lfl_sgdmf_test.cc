@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/algorithms/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/lfl_sgdmf/contributor.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
+#include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/dp/rng.h"
 #include "gmock/gmock.h"

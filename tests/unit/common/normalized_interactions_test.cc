@@ -1,5 +1,5 @@
 // R~ and P~ of common/algorithms/graph_filter against their dense definitions.
-#include "common/algorithms/graph_filter/normalized_interactions.h"
+#include "common/algorithms/lib/graph_filter/normalized_interactions.h"
 
 #include <vector>
 

@@ -14,9 +14,9 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/graph_filter/build.h"
-#include "common/algorithms/graph_filter/normalized_interactions.h"
-#include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/lib/graph_filter/build.h"
+#include "common/algorithms/lib/graph_filter/normalized_interactions.h"
+#include "common/algorithms/lib/graph_filter/scorer.h"
 #include "common/algorithms/privirec/updater.h"
 #include "common/algorithms/registry.h"
 #include "gtest/gtest.h"

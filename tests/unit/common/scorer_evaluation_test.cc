@@ -8,8 +8,8 @@
 
 #include "Eigen/Core"
 #include "common/algorithms/factor_scorer.h"
-#include "common/algorithms/graph_filter/build.h"
-#include "common/algorithms/graph_filter/scorer.h"
+#include "common/algorithms/lib/graph_filter/build.h"
+#include "common/algorithms/lib/graph_filter/scorer.h"
 #include "common/data/splits.h"
 #include "common/data/synthetic.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 // The low-pass filter's singular vectors (Spectra's Lanczos on the factored P~) against Eigen's
 // dense SVD of R~.
-#include "common/algorithms/graph_filter/singular_vectors.h"
+#include "common/algorithms/lib/graph_filter/singular_vectors.h"
 
 #include "Eigen/Core"
 #include "gtest/gtest.h"

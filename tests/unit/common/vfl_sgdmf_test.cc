@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/algorithms/fmf_sgd/central_dp_sgd.h"
-#include "common/algorithms/fmf_sgd/dp_sgd_step.h"
-#include "common/algorithms/fmf_sgd/privacy.h"
+#include "common/algorithms/lib/fmf_sgd/central_dp_sgd.h"
+#include "common/algorithms/lib/fmf_sgd/dp_sgd_step.h"
+#include "common/algorithms/lib/fmf_sgd/privacy.h"
 #include "common/algorithms/party_split.h"
 #include "common/algorithms/registry.h"
 #include "common/algorithms/vfl_sgdmf/codec.h"
