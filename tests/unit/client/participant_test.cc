@@ -15,9 +15,9 @@
 #include "crypto/secagg/vector_codec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/algorithms/item_item_filter.h"
 #include "tests/unit/client/fixed_contributor.h"
 #include "tests/unit/client/test_round.h"
-#include "tests/unit/common/item_item_filter.h"
 
 namespace fedmf::client {
 namespace {
