@@ -160,16 +160,7 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& g
                         absl::StrCat("--model_retention, --state_dir: ", models.status().message()));
   }
   options.models = *std::move(models);
-  switch (spec.secagg_graph()) {
-    case v1::RunSpec::SECAGG_GRAPH_COMPLETE:
-      options.secagg_graph = GraphMode::kComplete;
-      break;
-    case v1::RunSpec::SECAGG_GRAPH_HARARY:
-      options.secagg_graph = GraphMode::kHarary;
-      break;
-    default:
-      options.secagg_graph = GraphMode::kAuto;
-  }
+  options.secagg_graph = SecAggGraphMode(spec);
   options.corrupt_fraction = spec.corrupt_fraction();
   options.harary_degree = spec.secagg_degree();
   options.signatures = spec.secagg_signatures();

@@ -1,9 +1,9 @@
 #include "server/run_spec.h"
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -23,6 +23,7 @@
 #include "crypto/secagg/derivation.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "server/cohort.h"
 #include "server/coordinator_options.h"
 
 ABSL_FLAG(std::string, run, "",
@@ -107,8 +108,10 @@ namespace {
 
 using google::protobuf::Message;
 
-// The flags' names of the graph modes, in the enum's order.
-constexpr const char* kGraphNames[] = {"auto", "complete", "harary"};
+// The RunSpec's value of each graph mode (cohort.h), in GraphMode's order.
+constexpr v1::RunSpec::SecAggGraph kSpecGraphs[] = {v1::RunSpec::SECAGG_GRAPH_AUTO,
+                                                    v1::RunSpec::SECAGG_GRAPH_COMPLETE,
+                                                    v1::RunSpec::SECAGG_GRAPH_HARARY};
 
 // The first error of a text-format parse, as FILE:LINE:COLUMN: MESSAGE.
 class FirstParseError : public google::protobuf::io::ErrorCollector {
@@ -218,13 +221,11 @@ absl::StatusOr<v1::RunSpec> RunSpecFromFlags() {
   spec.set_run_id(absl::GetFlag(FLAGS_run_id));
   spec.set_publish_every(absl::GetFlag(FLAGS_publish_every));
   spec.set_secure_aggregation(absl::GetFlag(FLAGS_secure_aggregation));
-  const std::string graph = absl::GetFlag(FLAGS_secagg_graph);
-  const auto* known = std::find(std::begin(kGraphNames), std::end(kGraphNames), graph);
-  if (known == std::end(kGraphNames)) {
-    return absl::InvalidArgumentError(absl::StrCat("--secagg_graph='", graph, "' is not one of ",
-                                                   absl::StrJoin(kGraphNames, ", ")));
+  absl::StatusOr<GraphMode> graph = ParseGraphMode(absl::GetFlag(FLAGS_secagg_graph));
+  if (!graph.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--secagg_graph: ", graph.status().message()));
   }
-  spec.set_secagg_graph(static_cast<v1::RunSpec::SecAggGraph>(known - std::begin(kGraphNames)));
+  spec.set_secagg_graph(kSpecGraphs[static_cast<int>(*graph)]);
   spec.set_corrupt_fraction(absl::GetFlag(FLAGS_corrupt_fraction));
   spec.set_secagg_degree(absl::GetFlag(FLAGS_secagg_degree));
   spec.set_secagg_signatures(absl::GetFlag(FLAGS_secagg_signatures));
@@ -390,6 +391,13 @@ v1::RunSpec RecordedRunSpec(const v1::RunSpec& spec, const std::string& options_
   recorded.set_num_items(items);
   recorded.clear_wait_for_users();
   return recorded;
+}
+
+GraphMode SecAggGraphMode(const v1::RunSpec& spec) {
+  for (size_t mode = 0; mode < std::size(kSpecGraphs); ++mode) {
+    if (kSpecGraphs[mode] == spec.secagg_graph()) return static_cast<GraphMode>(mode);
+  }
+  return GraphMode::kAuto;  // not a valid spec (ValidateRunSpec)
 }
 
 std::string RunSpecText(const v1::RunSpec& spec, bool single_line) {

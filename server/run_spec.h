@@ -17,6 +17,7 @@
 #include "common/algorithms/new_run.h"
 #include "fedmf/v1/run_spec.pb.h"
 #include "google/protobuf/message.h"
+#include "server/cohort.h"
 
 namespace fedmf::server {
 
@@ -74,6 +75,9 @@ algorithms::RunSettings RunSettingsOf(const v1::RunSpec& spec, int64_t users, in
 // num_items as trained, no start condition (wait_for_users).
 v1::RunSpec RecordedRunSpec(const v1::RunSpec& spec, const std::string& options_text, int64_t users,
                             int32_t items);
+
+// The SecAgg graph mode (cohort.h) of spec.secagg_graph.
+GraphMode SecAggGraphMode(const v1::RunSpec& spec);
 
 // `spec` in text format: one field a line, or all on one line.
 std::string RunSpecText(const v1::RunSpec& spec, bool single_line = false);

@@ -121,6 +121,25 @@ TEST_F(RunSpecTest, FlagsMakeASpecThatRoundTrips) {
   EXPECT_FALSE(settings.participation.has_value());
 }
 
+// A flag value the spec cannot hold is refused naming the flag.
+TEST_F(RunSpecTest, FlagsThatDoNotParseAreNamed) {
+  absl::SetFlag(&FLAGS_secagg_graph, "sparse");
+  absl::Status status = RunSpecFromFlags().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("--secagg_graph: secagg graph 'sparse' is not one of auto, complete"));
+  absl::SetFlag(&FLAGS_secagg_graph, "complete");
+  absl::SetFlag(&FLAGS_eval_every, "often");
+  status = RunSpecFromFlags().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("--eval_every must be auto or a whole number"));
+  absl::SetFlag(&FLAGS_eval_every, "auto");
+  absl::StatusOr<v1::RunSpec> spec = RunSpecFromFlags();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(SecAggGraphMode(*spec), GraphMode::kComplete);
+  EXPECT_FALSE(spec->has_eval_every());
+}
+
 // An empty file is the defaults of every field but the algorithm, which is required.
 TEST_F(RunSpecTest, UnsetFieldsAreTheFlagsDefaults) {
   v1::RunSpec spec;
