@@ -628,7 +628,10 @@ PY
   sim_run_file)
     # A run is one RunSpec: `fedmf-coordinator describe-run` turns a command line into a file, and
     # fedmf-sim --run=FILE is the run of those flags byte for byte (the checkpoint, which records
-    # the run, and the evaluations). A run flag beside --run is refused naming it, before any round.
+    # the run, and the evaluations); so is fedmf-coordinator --run=FILE with 2 fedmf-client
+    # processes, the file's start condition waiting for all 60 users (as sim_equivalence: the same
+    # cohorts; a start condition is not recorded). A run flag beside --run is refused naming it,
+    # before any round.
     data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
     run=(--config="$DPMF_RP_PAPER" "${DPMF_SMALL[@]}" --set=mechanism=pbm --epsilon=10 --rounds=3
       --participation=0.25 --min_clients=10 --dropout_fraction=0.4 --seed=5 --run_id=spec-test)
@@ -661,6 +664,18 @@ PY
     grep -q "fedmf-sim: INVALID_ARGUMENT: --run=$WORK/run.textproto is the whole run: drop --rounds=4" \
       "$WORK/refused.log" || fail "$(cat "$WORK/refused.log")"
     ! grep -q ' event=round ' "$WORK/refused.log" || fail "refused only after a round"
+    { cat "$WORK/run.textproto"; echo "wait_for_users: 60"; } >"$WORK/run-net.textproto"
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" \
+      --split=holdout:0.2 --run="$WORK/run-net.textproto" --state_dir="$WORK/net"
+    start_clients 2 "$data" --insecure_noise_seed=5
+    wait "$COORD_PID" || fail "coordinator failed: $(tail -n 3 "$WORK/coordinator.log")"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "network: not 3 rounds"
+    ! grep ' event=round ' "$WORK/coordinator.log" | grep -qv ' applied=yes .*dropouts=0 ' ||
+      fail "network: a round had dropouts, the runs cannot match"
+    cmp "$WORK/flags/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "network: checkpoints differ"
+    grep -q " event=new_run .* run=$WORK/run-net.textproto run_spec=$id\$" "$WORK/coordinator.log" ||
+      fail "network: not the run $id: $(grep ' event=new_run ' "$WORK/coordinator.log")"
     echo "checkpoints identical ($(stat -c %s "$WORK/file/checkpoint.pb") bytes), run_spec=$id"
     ;;
 
