@@ -36,6 +36,7 @@ absl::Status SaveCheckpoint(const std::string& state_dir, const CoordinatorState
   checkpoint.mutable_population()->Add(state.population.members().begin(),
                                        state.population.members().end());
   checkpoint.set_options(state.options);
+  if (state.run_spec.has_value()) *checkpoint.mutable_run_spec() = *state.run_spec;
   return WriteFileAtomically(CheckpointPath(state_dir), checkpoint.SerializeAsString());
 }
 
@@ -77,7 +78,9 @@ absl::StatusOr<std::optional<CoordinatorState>> LoadCheckpoint(const std::string
   return CoordinatorState{checkpoint.algorithm(),    std::move(*updater),
                           std::move(*ledger),        checkpoint.sampling_seed(),
                           checkpoint.total_rounds(), std::move(population),
-                          checkpoint.options()};
+                          checkpoint.options(),
+                          checkpoint.has_run_spec() ? std::optional(checkpoint.run_spec())
+                                                    : std::nullopt};
 }
 
 }  // namespace fedmf::server

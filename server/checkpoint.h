@@ -1,7 +1,7 @@
 // The coordinator's persisted state: the updater (model, optimizer moments, round), the privacy
 // ledger, the rounds done, the sampling seed (the cohort RNG is re-derived from it per round) and
-// a fixed-population run's population, in one file <state_dir>/checkpoint.pb replaced atomically
-// after every completed round.
+// a fixed-population run's population and the run as it started (run_spec.h), in one file
+// <state_dir>/checkpoint.pb replaced atomically after every completed round.
 #ifndef FEDMF_SERVER_CHECKPOINT_H_
 #define FEDMF_SERVER_CHECKPOINT_H_
 
@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
 #include "common/dp/privacy_ledger.h"
+#include "fedmf/v1/run_spec.pb.h"
 #include "server/population.h"
 
 namespace fedmf::server {
@@ -27,6 +28,9 @@ struct CoordinatorState {
   // The options the run started with, in text format (options.h OptionsText); empty for a run
   // from before they were recorded.
   std::string options = {};
+  // The run as it started (run_spec.h RecordedRunSpec); unset for a run from before runs were
+  // recorded.
+  std::optional<v1::RunSpec> run_spec = std::nullopt;
 };
 
 std::string CheckpointPath(const std::string& state_dir);

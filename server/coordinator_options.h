@@ -1,6 +1,6 @@
-// The coordinator's runtime settings (flags of fedmf-coordinator and fedmf-sim, set by
-// coordinator_setup.h CoordinatorOptionsFromFlags), read by the stream router, the round driver
-// and the phase runner alike. A plain struct: no behaviour.
+// The coordinator's runtime settings (the run's and the process flags of fedmf-coordinator and
+// fedmf-sim, set by coordinator_setup.h CoordinatorOptionsForRun), read by the stream router, the
+// round driver and the phase runner alike. A plain struct: no behaviour.
 #ifndef FEDMF_SERVER_COORDINATOR_OPTIONS_H_
 #define FEDMF_SERVER_COORDINATOR_OPTIONS_H_
 
@@ -95,7 +95,7 @@ struct CoordinatorOptions {
   // training cohort size.
   double eval_participation = 0;
   // Top N and relevance threshold of the federated evaluation: the algorithm's (registry.h),
-  // set by coordinator_setup.h CoordinatorOptionsFromFlags.
+  // set by coordinator_setup.h CoordinatorOptionsForRun.
   metrics::RankingOptions eval_ranking;
 };
 

@@ -1,8 +1,7 @@
-// The run's settings shared by fedmf-coordinator and fedmf-sim (tools/sim), as command-line flags
-// defined once here (algorithm and its options (--config, --set; options.h), privacy, rounds,
-// SecAgg tolerance, state directory, split), and what they
-// build: the CoordinatorOptions, the initial CoordinatorState (resumed from --state_dir or a fresh
-// run of --algorithm) and the simulation-only evaluation data.
+// What fedmf-coordinator and fedmf-sim (tools/sim) build from their run (a RunSpec: --run=FILE or
+// the one-shot flags, run_spec.h) and the process flags they share (state directory, split, stage
+// deadline, plan bound): the CoordinatorOptions, the initial CoordinatorState (resumed from
+// --state_dir or a fresh run of the run's algorithm) and the simulation-only evaluation data.
 #ifndef FEDMF_SERVER_COORDINATOR_SETUP_H_
 #define FEDMF_SERVER_COORDINATOR_SETUP_H_
 
@@ -18,6 +17,7 @@
 #include "common/util/cli.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
+#include "server/run_spec.h"
 
 namespace fedmf::server {
 
@@ -28,31 +28,36 @@ std::string UsageWithAlgorithms(absl::string_view usage);
 // The flags of the run that may be given many times (--set), for InitCommandLine.
 std::vector<RepeatedFlag> RepeatedRunFlags();
 
-// Whether --config and --set make options of --algorithm (the file parses, every field exists,
-// every value has its field's type): called at start, before any data is loaded. Whether a value
-// is in range is checked when the run starts, which needs the data's shape.
-absl::Status CheckOptionsFromFlags();
-
 // `describe NAME` (args = {"describe", NAME}): prints the options of algorithm NAME as --config
 // and --set make them, their defaults and documentation (options.h DescribeOptions);
 // InvalidArgument without a name or for a bad option, FailedPrecondition for an algorithm that
 // cannot start a run here.
 absl::Status PrintAlgorithmOptions(const std::vector<char*>& args);
 
-// The algorithm --algorithm names; NotFound listing the registered ones that train.
-absl::StatusOr<const algorithms::AlgorithmDefinition*> AlgorithmFromFlags();
+// `describe-run` (args = {"describe-run"}): prints the process's run in text format, a file for
+// --run=FILE; RunOfProcess' errors.
+absl::Status PrintRunSpec(const std::vector<char*>& args);
 
-// state_dir, dropout_fraction, stage timeout, run_id and federated evaluation from the flags, the
-// evaluation's ranking options from the algorithm's (InvalidArgument for a bad value, NotFound
-// for an unknown --algorithm); the caller sets the rest (enrollment token, num_users,
-// wait_for_users, evaluate).
+// The options of `spec`'s run (its cohort rules, start condition, evaluation, run id, publishing,
+// SecAgg choices and population size) with the process flags (state_dir, stage timeout, model
+// retention, plan bound; InvalidArgument naming a bad one) and the evaluation's ranking options
+// of the algorithm (NotFound for an unknown one); the caller sets the rest (enrollment token,
+// num_users when the spec leaves it to the data, evaluate). `spec` is valid (ValidateRunSpec).
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& spec);
+// CoordinatorOptionsForRun of RunOfProcess().
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
 // The checkpoint in --state_dir if there is one (event=resume; FailedPrecondition when it is a run
-// of another algorithm than --algorithm), else a fresh run of --algorithm from the flags
-// (event=new_run with the algorithm's fields). `simulation_summed_noise` (fedmf-sim --summed_noise
-// only): RunSettings::simulation_summed_noise of a fresh run; InvalidArgument when the algorithm
-// has no such shortcut.
+// of another algorithm, with other options, or, for a run from a file, another recorded run:
+// RecordedRunSpec), else a fresh run of `run` on `users` x `items` (event=new_run with the
+// algorithm's fields, the options, run=flags|FILE and run_spec=RunSpecId of the recorded run,
+// which the state holds). `simulation_summed_noise` (fedmf-sim --summed_noise only):
+// RunSettings::simulation_summed_noise of a fresh run; InvalidArgument when the algorithm has no
+// such shortcut.
+absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
+                                                    int32_t items,
+                                                    bool simulation_summed_noise = false);
+// InitialStateForRun of RunOfProcess().
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
                                                        bool simulation_summed_noise = false);
 

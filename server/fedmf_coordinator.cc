@@ -1,9 +1,11 @@
-// fedmf-coordinator: runs federated training of --algorithm (DPMF-RP by default; --help lists the
-// algorithms) over gRPC with fedmf-client processes
-// (secure aggregation, per-stage deadlines, privacy ledger, checkpoint/resume), or, as
-// `fedmf-coordinator status --target=HOST:PORT`, prints a running coordinator's Admin.Status, or,
-// as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the probes), or,
-// as `fedmf-coordinator issue-token --ids=... --credentials_file=PATH`, makes a client's token.
+// fedmf-coordinator: runs federated training of one run (--run=FILE, a fedmf.v1.RunSpec, or the
+// one-shot flags: --algorithm, DPMF-RP by default, --help lists the algorithms, --rounds, ...)
+// over gRPC with fedmf-client processes (secure aggregation, per-stage deadlines, privacy ledger,
+// checkpoint/resume), or, as `fedmf-coordinator status --target=HOST:PORT`, prints a running
+// coordinator's Admin.Status, or, as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC
+// health service (the probes), or, as `fedmf-coordinator issue-token --ids=...
+// --credentials_file=PATH`, makes a client's token, or, as `fedmf-coordinator describe-run`,
+// prints the RunSpec its flags make.
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
 // with client identities checked against a revocation file): docs/deployment.md.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -80,13 +82,9 @@ ABSL_FLAG(
 ABSL_FLAG(std::string, tls_server_name, "",
           "status, health: name to verify in the coordinator's certificate (default: the host of "
           "--target)");
-ABSL_FLAG(int64_t, num_users, 0, "user population (participant ids 1..n); 0: from --eval_data");
-ABSL_FLAG(int32_t, num_items, 0, "items m; 0: from --eval_data");
 ABSL_FLAG(std::string, eval_data, "",
           "SIMULATION ONLY: the clients' dataset, to score the model each round (a real "
           "coordinator has no ratings); also gives the data shape");
-ABSL_FLAG(int64_t, wait_for_users, 0,
-          "the first round waits until this many users are connected (0: one cohort)");
 ABSL_FLAG(int64_t, chunk_bytes, static_cast<int64_t>(fedmf::wire::kDefaultChunkBytes),
           "no message to a client serializes to more than this many bytes: larger ones travel "
           "as chunks (default: gRPC's default receive limit)");
@@ -128,10 +126,11 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "host:port to serve Prometheus metrics on over HTTP (GET /metrics; port 0: any free "
           "one, logged as event=metrics_listening); empty: none. Unauthenticated: bind it where "
           "only the scraper reaches");
-// The run's own settings (--algorithm, --rounds, --seed, --state_dir, --split, ...) are shared
-// with fedmf-sim: server/coordinator_setup.cc; each algorithm's options (--config, --set) are its
-// fedmf.v1.<Name>Options (common/algorithms/options.h). --chunk_bytes is not among them: fedmf-sim's
-// in-process transport keeps the default chunk size.
+// The run (--run=FILE, or the one-shot flags --algorithm, --rounds, --seed, --wait_for_users, ...:
+// server/run_spec.cc) and the process settings --state_dir, --split, ...
+// (server/coordinator_setup.cc) are shared with fedmf-sim; each algorithm's options (--config,
+// --set) are its fedmf.v1.<Name>Options (common/algorithms/options.h). --chunk_bytes is not among
+// them: fedmf-sim's in-process transport keeps the default chunk size.
 
 namespace fedmf::server {
 namespace {
@@ -220,10 +219,11 @@ absl::Status Serve() {
         "--enrollment_token is empty, so any client could register: set a token (or use mutual "
         "TLS, --tls_client_ca, or per-client tokens, --credentials_file)");
   }
-  absl::StatusOr<CoordinatorOptions> flag_options = CoordinatorOptionsFromFlags();
-  if (!flag_options.ok()) return flag_options.status();
-  if (absl::Status s = CheckOptionsFromFlags(); !s.ok()) return s;
-  CoordinatorOptions options = *std::move(flag_options);
+  absl::StatusOr<ProcessRun> run = RunOfProcess();
+  if (!run.ok()) return run.status();
+  absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
+  if (!run_options.ok()) return run_options.status();
+  CoordinatorOptions options = *std::move(run_options);
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
   if (options.max_streams_per_client < 0) {
@@ -274,7 +274,6 @@ absl::Status Serve() {
     credentials_file = *std::move(loaded);
     options.credentials = [credentials_file] { return credentials_file->Get(); };
   }
-  options.wait_for_users = absl::GetFlag(FLAGS_wait_for_users);
   const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
   if (absl::Status s = wire::ValidateChunkBytes(chunk_bytes); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
@@ -294,8 +293,8 @@ absl::Status Serve() {
   }
   options.max_upload_buffer_bytes = static_cast<uint64_t>(upload_buffer_mib) << 20;
   options.upload_timeout = absl::Seconds(upload_timeout_s);
-  int64_t users = absl::GetFlag(FLAGS_num_users);
-  int32_t items = absl::GetFlag(FLAGS_num_items);
+  int64_t users = run->spec.num_users();
+  int32_t items = run->spec.num_items();
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
     absl::StatusOr<data::TrainTest> split = LoadSplitFromFlags(spec);
     if (!split.ok()) return split.status();
@@ -304,7 +303,8 @@ absl::Status Serve() {
     EvaluateEveryRound(std::make_shared<const data::TrainTest>(std::move(*split)), spec, options);
   }
   if (users <= 0 || items <= 0) {
-    return absl::InvalidArgumentError("set --num_users and --num_items (or --eval_data)");
+    return absl::InvalidArgumentError(
+        "set --num_users and --num_items (or --eval_data), or num_users and num_items of --run");
   }
   options.num_users = users;
 
@@ -316,7 +316,7 @@ absl::Status Serve() {
         .Add("open_file_limit", *open_files)
         .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
   }
-  absl::StatusOr<CoordinatorState> state = InitialStateFromFlags(users, items);
+  absl::StatusOr<CoordinatorState> state = InitialStateForRun(*run, users, items);
   if (!state.ok()) return state.status();
   StreamLimits limits;
   limits.max_streams = absl::GetFlag(FLAGS_max_streams);
@@ -447,14 +447,16 @@ int main(int argc, char** argv) {
   std::vector<char*> args = fedmf::InitCommandLine(
       argc, argv,
       fedmf::server::UsageWithAlgorithms(
-          "fedmf-coordinator [--listen=ADDR:PORT --algorithm=NAME --state_dir=DIR ...]: "
-          "federated training\n"
+          "fedmf-coordinator [--listen=ADDR:PORT --algorithm=NAME --state_dir=DIR ...|"
+          "--run=FILE]: federated training\n"
           "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
           "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
           "answers SERVING\n"
           "fedmf-coordinator issue-token --ids=1-40 --credentials_file=PATH: a new enrollment "
           "token for those ids (printed; its hash is appended to the file)\n"
-          "fedmf-coordinator describe NAME: the options of algorithm NAME (--config, --set)"),
+          "fedmf-coordinator describe NAME: the options of algorithm NAME (--config, --set)\n"
+          "fedmf-coordinator describe-run [FLAGS]: the run the flags make, a fedmf.v1.RunSpec in "
+          "text format (for --run=FILE)"),
       fedmf::server::RepeatedRunFlags());
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
@@ -465,6 +467,8 @@ int main(int argc, char** argv) {
     status = fedmf::server::PrintNewToken();
   } else if (!args.empty() && std::string(args[0]) == "describe") {
     status = fedmf::server::PrintAlgorithmOptions(args);
+  } else if (!args.empty() && std::string(args[0]) == "describe-run") {
+    status = fedmf::server::PrintRunSpec(args);
   } else if (args.empty()) {
     status = fedmf::server::Serve();
   } else {

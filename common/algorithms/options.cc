@@ -72,21 +72,26 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   std::string error_;
 };
 
+// Merges `text` into `options`; errors as FirstError words them, `where` naming the text.
+absl::Status MergeText(absl::string_view text, absl::string_view where, Message& options) {
+  FirstError errors(std::string(where), *options.GetDescriptor());
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.MergeFromString(std::string(text), &options)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(errors.error().empty() ? absl::StrCat(where, ": does not parse")
+                                            : errors.error(),
+                     " (", options.GetDescriptor()->full_name(), " in text format)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MergeFile(absl::string_view path, Message& options) {
   std::ifstream in{std::string(path)};
   if (!in) return absl::NotFoundError(absl::StrCat("--config=", path, ": cannot be read"));
   std::stringstream text;
   text << in.rdbuf();
-  FirstError errors(std::string(path), *options.GetDescriptor());
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.MergeFromString(text.str(), &options)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(errors.error().empty() ? absl::StrCat(path, ": does not parse")
-                                            : errors.error(),
-                     " (", options.GetDescriptor()->full_name(), " in text format)"));
-  }
-  return absl::OkStatus();
+  return MergeText(text.str(), path, options);
 }
 
 // The value of `enum_type` that `name` means: its full name, or without the prefix its
@@ -245,6 +250,18 @@ absl::Status ApplyOverride(absl::string_view override, Message& options) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Each override of `overrides` in order (ApplyOverride); the first error.
+absl::Status ApplyOverrides(const std::vector<std::string>& overrides, Message& options) {
+  for (const std::string& override : overrides) {
+    if (absl::Status s = ApplyOverride(override, options); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Message>> ResolveOptions(absl::string_view algorithm,
                                                         absl::string_view config_path,
                                                         const std::vector<std::string>& overrides) {
@@ -255,9 +272,19 @@ absl::StatusOr<std::unique_ptr<Message>> ResolveOptions(absl::string_view algori
   if (!config_path.empty()) {
     if (absl::Status s = MergeFile(config_path, *options); !s.ok()) return s;
   }
-  for (const std::string& override : overrides) {
-    if (absl::Status s = ApplyOverride(override, *options); !s.ok()) return s;
-  }
+  if (absl::Status s = ApplyOverrides(overrides, *options); !s.ok()) return s;
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<Message>> OptionsFromText(absl::string_view algorithm,
+                                                         absl::string_view text,
+                                                         absl::string_view where,
+                                                         const std::vector<std::string>& overrides) {
+  absl::StatusOr<const Message*> defaults = RegisteredDefaultOptions(algorithm);
+  if (!defaults.ok()) return defaults.status();
+  std::unique_ptr<Message> options((*defaults)->New());
+  if (absl::Status s = MergeText(text, where, *options); !s.ok()) return s;
+  if (absl::Status s = ApplyOverrides(overrides, *options); !s.ok()) return s;
   return options;
 }
 

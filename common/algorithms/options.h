@@ -33,6 +33,14 @@ absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ResolveOptions(
     absl::string_view algorithm, absl::string_view config_path,
     const std::vector<std::string>& overrides);
 
+// The options of a fresh run of `algorithm` from `text`, the whole options in text format as
+// OptionsText prints them (a field left out is zero, not its default), then `overrides` as
+// ResolveOptions applies them. A parse error is "WHERE:LINE:COLUMN: MESSAGE" (`where` names the
+// text), an unknown field named as ResolveOptions names it.
+absl::StatusOr<std::unique_ptr<google::protobuf::Message>> OptionsFromText(
+    absl::string_view algorithm, absl::string_view text, absl::string_view where,
+    const std::vector<std::string>& overrides = {});
+
 // Applies one "FIELD=VALUE" override to `options` (ResolveOptions' rules).
 absl::Status ApplyOverride(absl::string_view override, google::protobuf::Message& options);
 

@@ -3,7 +3,7 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
+# sim_hdpmf, sim_run_file, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
 # privirec_dp_committee_secagg, privirec_k_dp_committee_secagg, dpals_secagg. Every process started here is
 # killed on exit.
 set -euo pipefail
@@ -623,6 +623,60 @@ PY
     fi
     grep -q "no_such_option" "$WORK/refused.log" || fail "$(cat "$WORK/refused.log")"
     ! grep -q ' event=round ' "$WORK/refused.log" || fail "refused only after a round"
+    ;;
+
+  sim_run_file)
+    # A run is one RunSpec: `fedmf-coordinator describe-run` turns a command line into a file, and
+    # fedmf-sim --run=FILE is the run of those flags byte for byte (the checkpoint, which records
+    # the run, and the evaluations); so is fedmf-coordinator --run=FILE with 2 fedmf-client
+    # processes, the file's start condition waiting for all 60 users (as sim_equivalence: the same
+    # cohorts; a start condition is not recorded). A run flag beside --run is refused naming it,
+    # before any round.
+    data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
+    run=(--config="$DPMF_RP_PAPER" "${DPMF_SMALL[@]}" --set=mechanism=pbm --epsilon=10 --rounds=3
+      --participation=0.25 --min_clients=10 --dropout_fraction=0.4 --seed=5 --run_id=spec-test)
+    "$COORD" describe-run "${run[@]}" >"$WORK/run.textproto" 2>"$WORK/describe.err" ||
+      fail "describe-run failed: $(cat "$WORK/describe.err")"
+    grep -qx 'algorithm: "dpmf-rp"' "$WORK/run.textproto" &&
+      grep -q '^options: "mechanism: MECHANISM_PBM .*rank: 4 ' "$WORK/run.textproto" &&
+      grep -qx 'run_id: "spec-test"' "$WORK/run.textproto" ||
+      fail "describe-run: not the run of the flags: $(cat "$WORK/run.textproto")"
+    sim_run() {  # sim_run NAME FLAGS...
+      local name="$1"
+      shift
+      "$SIM" --data="$data" --split=holdout:0.2 --client_processes=2 --state_dir="$WORK/$name" \
+        "$@" >"$WORK/$name.log" 2>&1 || fail "fedmf-sim $* failed: $(tail -n 3 "$WORK/$name.log")"
+      grep -q 'event=training_end rounds=3 ' "$WORK/$name.log" || fail "$name: not 3 rounds"
+    }
+    sim_run flags "${run[@]}"
+    sim_run file --run="$WORK/run.textproto"
+    cmp "$WORK/flags/checkpoint.pb" "$WORK/file/checkpoint.pb" || fail "checkpoints differ"
+    diff <(grep ' event=evaluation ' "$WORK/flags.log" | sed 's/^ts=[^ ]* //') \
+      <(grep ' event=evaluation ' "$WORK/file.log" | sed 's/^ts=[^ ]* //') ||
+      fail "evaluations differ"
+    id="$(grep -o ' run=flags run_spec=[0-9a-f]*$' "$WORK/flags.log" | sed 's/.*run_spec=//')"
+    [[ -n "$id" ]] || fail "no run_spec in the flags' new_run: $(grep ' event=new_run ' "$WORK/flags.log")"
+    grep -q " event=new_run .* run=$WORK/run.textproto run_spec=$id\$" "$WORK/file.log" ||
+      fail "the file's new_run does not name the same run $id: $(grep ' event=new_run ' "$WORK/file.log")"
+    if "$SIM" --data="$data" --run="$WORK/run.textproto" --rounds=4 >"$WORK/refused.log" 2>&1; then
+      fail "fedmf-sim took --rounds beside --run"
+    fi
+    grep -q "fedmf-sim: INVALID_ARGUMENT: --run=$WORK/run.textproto is the whole run: drop --rounds=4" \
+      "$WORK/refused.log" || fail "$(cat "$WORK/refused.log")"
+    ! grep -q ' event=round ' "$WORK/refused.log" || fail "refused only after a round"
+    { cat "$WORK/run.textproto"; echo "wait_for_users: 60"; } >"$WORK/run-net.textproto"
+    start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --eval_data="$data" \
+      --split=holdout:0.2 --run="$WORK/run-net.textproto" --state_dir="$WORK/net"
+    start_clients 2 "$data" --insecure_noise_seed=5
+    wait "$COORD_PID" || fail "coordinator failed: $(tail -n 3 "$WORK/coordinator.log")"
+    for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+    grep -q 'event=training_end rounds=3 ' "$WORK/coordinator.log" || fail "network: not 3 rounds"
+    ! grep ' event=round ' "$WORK/coordinator.log" | grep -qv ' applied=yes .*dropouts=0 ' ||
+      fail "network: a round had dropouts, the runs cannot match"
+    cmp "$WORK/flags/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "network: checkpoints differ"
+    grep -q " event=new_run .* run=$WORK/run-net.textproto run_spec=$id\$" "$WORK/coordinator.log" ||
+      fail "network: not the run $id: $(grep ' event=new_run ' "$WORK/coordinator.log")"
+    echo "checkpoints identical ($(stat -c %s "$WORK/file/checkpoint.pb") bytes), run_spec=$id"
     ;;
 
   *)

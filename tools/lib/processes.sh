@@ -83,13 +83,14 @@ wait_for() {
 DPMF_RP_PAPER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../configs/dpmf-rp" && pwd)/paper.textproto"
 
 # paper_config FLAGS...: prints --config=$DPMF_RP_PAPER when FLAGS start a dpmf-rp run (no
-# --algorithm, or --algorithm=dpmf-rp) and name no --config (nor an older build's --preset).
+# --algorithm, or --algorithm=dpmf-rp) and name no --config (nor an older build's --preset) nor
+# --run (a RunSpec file, the whole run).
 paper_config() {
   local arg
   for arg in "$@"; do
     case "$arg" in
       --algorithm=dpmf-rp) ;;
-      --algorithm=* | --config=* | --preset=*) return 0 ;;
+      --algorithm=* | --config=* | --preset=* | --run=*) return 0 ;;
     esac
   done
   echo "--config=$DPMF_RP_PAPER"

@@ -1,8 +1,9 @@
 // fedmf-sim: the federated training of fedmf-coordinator + fedmf-client processes in one process
-// with no network, for fast experiments. The same Coordinator runs the rounds (same flags, cohort
-// sampling, SecAgg sessions, ledger and checkpoints); N in-process client processes, one worker
-// thread each, host the users. Every user's noise is keyed from (--seed, participant id), so a run
-// is reproducible and equals a networked run whose clients use --insecure_noise_seed=--seed.
+// with no network, for fast experiments. The same Coordinator runs the rounds (the same run,
+// --run=FILE or the same flags; cohort sampling, SecAgg sessions, ledger and checkpoints); N
+// in-process client processes, one worker thread each, host the users. Every user's noise is
+// keyed from (--seed, participant id), so a run is reproducible and equals a networked run whose
+// clients use --insecure_noise_seed=--seed.
 // Stage deadlines (--stage_timeout_s) count only time in which no simulated client is computing.
 // With --parties=KIND:N the client processes are N silo parties instead of users, each as
 // fedmf-client --party=KIND:I/N --insecure_noise_seed=--seed hosts it; an algorithm that cannot
@@ -106,18 +107,34 @@ absl::Status Simulate() {
   absl::StatusOr<std::vector<client::PartySpec>> parties = PartiesFromFlags();
   if (!parties.ok()) return parties.status();
   const std::string parties_flag = absl::GetFlag(FLAGS_parties);
-  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm = server::AlgorithmFromFlags();
+  absl::StatusOr<server::ProcessRun> run = server::RunOfProcess();
+  if (!run.ok()) return run.status();
+  absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
+      algorithms::FindTrainingAlgorithm(run->spec.algorithm());
   if (!algorithm.ok()) return algorithm.status();
   if (absl::Status s = CheckHosting(**algorithm, *parties, parties_flag); !s.ok()) return s;
-  if (absl::Status s = server::CheckOptionsFromFlags(); !s.ok()) return s;
   const std::string spec = absl::GetFlag(FLAGS_data);
   absl::StatusOr<data::TrainTest> loaded = server::LoadSplitFromFlags(spec);
   if (!loaded.ok()) return loaded.status();
   auto split = std::make_shared<const data::TrainTest>(std::move(*loaded));
   const std::shared_ptr<const data::RatingsDataset> train(split, &split->train);
-  absl::StatusOr<server::CoordinatorOptions> flag_options = server::CoordinatorOptionsFromFlags();
-  if (!flag_options.ok()) return flag_options.status();
-  server::CoordinatorOptions options = *std::move(flag_options);
+  // The run's population, when it names one, is the data's.
+  if ((run->spec.num_users() != 0 && run->spec.num_users() != train->num_users()) ||
+      (run->spec.num_items() != 0 && run->spec.num_items() != train->num_items())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the run's num_users=", run->spec.num_users(), ", num_items=", run->spec.num_items(),
+        " (0: the data's) are not the data's ", train->num_users(), " users and ",
+        train->num_items(), " items (--data=", spec, ")"));
+  }
+  if (run->spec.wait_for_users() > train->num_users()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the run's wait_for_users=", run->spec.wait_for_users(), " would never start: --data=",
+        spec, " has ", train->num_users(), " users"));
+  }
+  absl::StatusOr<server::CoordinatorOptions> run_options =
+      server::CoordinatorOptionsForRun(run->spec);
+  if (!run_options.ok()) return run_options.status();
+  server::CoordinatorOptions options = *std::move(run_options);
   options.simulation_plain_sum = absl::GetFlag(FLAGS_plain_sum);
   // A simulation is a batch job whose clients are all honest: repeated failures end it.
   if (options.max_failed_rounds == 0) options.max_failed_rounds = 5;
@@ -136,7 +153,7 @@ absl::Status Simulate() {
         "before its noise)");
   }
   absl::StatusOr<server::CoordinatorState> state =
-      server::InitialStateFromFlags(train->num_users(), train->num_items(), summed_noise);
+      server::InitialStateForRun(*run, train->num_users(), train->num_items(), summed_noise);
   if (!state.ok()) return state.status();
   absl::StatusOr<v1::RoundPlan> first_plan = state->updater->Plan();
   if (!first_plan.ok()) return first_plan.status();
@@ -221,8 +238,8 @@ int main(int argc, char** argv) {
       argc, argv,
       fedmf::server::UsageWithAlgorithms(
           "fedmf-sim [--data=SPEC --client_processes=N|--parties=KIND:N --algorithm=NAME "
-          "--rounds=T --seed=S ...]: federated training (coordinator, clients, SecAgg) in one "
-          "process, no network;\n"
+          "--rounds=T --seed=S ...|--run=FILE]: federated training (coordinator, clients, "
+          "SecAgg) in one process, no network;\n"
           "every user's noise is keyed from --seed (reproducible experiments, not a private "
           "deployment)\n"
           "fedmf-sim describe NAME: the options of algorithm NAME (--config, --set)"),

@@ -24,6 +24,7 @@ namespace fedmf::algorithms {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
@@ -76,6 +77,31 @@ TEST(OptionsTest, AFieldTheAlgorithmDoesNotHaveIsAnErrorNamingIt) {
             absl::StatusCode::kNotFound);
   EXPECT_EQ(ResolveOptions("no-such-algorithm", "", {}).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// OptionsFromText reads the whole options as OptionsText prints them (a field left out is zero,
+// so every resolved option, zeros included, reads back), then the overrides; an error names the
+// text's line and column.
+TEST(OptionsTest, TheTextOfResolvedOptionsReadsBackWhole) {
+  for (const std::string& algorithm : Algorithms()) {
+    std::unique_ptr<Message> resolved = ResolveOptions(algorithm, "", {}).value();
+    absl::StatusOr<std::unique_ptr<Message>> read =
+        OptionsFromText(algorithm, OptionsText(*resolved), "recorded");
+    ASSERT_TRUE(read.ok()) << algorithm << ": " << read.status();
+    EXPECT_EQ(OptionsText(**read), OptionsText(*resolved)) << algorithm;
+  }
+  // contribution_clip at 0 is left out of the text and stays 0, not its default.
+  std::unique_ptr<Message> zero =
+      ResolveOptions("dpmf-rp", "", {"mechanism=none", "contribution_clip=0"}).value();
+  std::unique_ptr<Message> read =
+      OptionsFromText("dpmf-rp", OptionsText(*zero), "recorded", {"rank=5"}).value();
+  EXPECT_THAT(OptionsText(*read), Not(HasSubstr("contribution_clip")));
+  EXPECT_THAT(OptionsText(*read), HasSubstr("rank: 5"));
+  const absl::Status status =
+      OptionsFromText("dpmf-rp", "rank: 3\n  no_such_option: 1", "recorded").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("recorded:2:"));
+  EXPECT_THAT(status.message(), HasSubstr("\"no_such_option\""));
 }
 
 // A field another algorithm has is named with that algorithm, for the user who gave it to the

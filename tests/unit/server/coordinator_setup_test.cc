@@ -111,19 +111,19 @@ TEST_F(CoordinatorSetupTest, FreshRunOfTheDefaultAlgorithm) {
   EXPECT_THAT(state->options, HasSubstr("mechanism: MECHANISM_NONE"));
 }
 
-// Options that do not parse are refused before any data is loaded (CheckOptionsFromFlags), and
+// Options that do not parse are refused before any data is loaded (RunOfProcess), and
 // naming the field.
 TEST_F(CoordinatorSetupTest, BadOptionsAreRefusedAtStart) {
-  EXPECT_TRUE(CheckOptionsFromFlags().ok());
+  EXPECT_TRUE(RunOfProcess().status().ok());
   absl::SetFlag(&FLAGS_set, {"mechanism=none", "no_such_option=2"});
   for (const absl::Status& status :
-       {CheckOptionsFromFlags(), InitialStateFromFlags(40, 30).status()}) {
+       {RunOfProcess().status(), InitialStateFromFlags(40, 30).status()}) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(status.message(), HasSubstr("--set no_such_option=2: "));
   }
   absl::SetFlag(&FLAGS_set, {});
   absl::SetFlag(&FLAGS_config, "/nonexistent/options.textproto");
-  EXPECT_EQ(CheckOptionsFromFlags().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(RunOfProcess().status().code(), absl::StatusCode::kNotFound);
 }
 
 // A run resumes with the options it started with; other --set values are refused naming both.
