@@ -2,8 +2,10 @@
 // one-shot flags: --algorithm, DPMF-RP by default, --help lists the algorithms, --rounds, ...)
 // over gRPC with fedmf-client processes (secure aggregation, per-stage deadlines, privacy ledger,
 // checkpoint/resume), or, as `fedmf-coordinator status --target=HOST:PORT`, prints a running
-// coordinator's Admin.Status, or, as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC
-// health service (the probes), or, as `fedmf-coordinator issue-token --ids=...
+// coordinator's Admin.Status, or, as `fedmf-coordinator submit FILE`, `runs` and `cancel ID`
+// (--target=HOST:PORT), submits a run (a RunSpec in text format) to it, lists its runs or cancels
+// one, or, as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the
+// probes), or, as `fedmf-coordinator issue-token --ids=...
 // --credentials_file=PATH`, makes a client's token, or, as `fedmf-coordinator describe-run`,
 // prints the RunSpec its flags make.
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
@@ -22,6 +24,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -36,6 +39,8 @@
 #include "server/credentials.h"
 #include "server/metrics_server.h"
 #include "server/peer_policy.h"
+#include "server/run_queue.h"
+#include "server/run_spec.h"
 #include "server/server_tls.h"
 #include "server/services.h"
 #include "server/stream_limits.h"
@@ -44,12 +49,14 @@
 #include "wire/limits.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
-ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status, health: the coordinator to ask");
+ABSL_FLAG(std::string, target, "127.0.0.1:50051",
+          "status, health, submit, runs, cancel: the coordinator to ask");
 ABSL_FLAG(std::string, enrollment_token, fedmf::rpc::kDemoEnrollmentToken,
           "shared token clients must present (set your own off loopback)");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
-          "demos). status, health: this client's certificate when the coordinator requires one");
+          "demos). status, health, submit, runs, cancel: this client's certificate when the "
+          "coordinator requires one");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA bundle: mutual TLS, every client needs a certificate it signed; the "
@@ -66,8 +73,8 @@ ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client TLS identity, and one --credentials_file token, may hold each "
           "(a --one_stream_per_user client opens one per user); 0: no limit");
 ABSL_FLAG(std::string, admin_identities, "admin",
-          "mutual TLS: comma-separated client identities (certificate CNs) allowed to call "
-          "Admin.Status (`status`); others are refused");
+          "mutual TLS: comma-separated client identities (certificate CNs) allowed to call the "
+          "Admin service (`status`, `submit`, `runs`, `cancel`); others are refused");
 ABSL_FLAG(int64_t, max_pending_registrations, 100000,
           "registrations that may wait for their Participate stream, in all; more are refused "
           "(RESOURCE_EXHAUSTED) until some bind or expire");
@@ -78,10 +85,11 @@ ABSL_FLAG(int64_t, registration_ttl_s, 60,
           "seconds a registration's session token stays valid before its stream presents it");
 ABSL_FLAG(
     std::string, tls_ca, "",
-    "status, health: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
+    "status, health, submit, runs, cancel: PEM CA bundle of the coordinator's certificate (TLS "
+    "on; empty: plaintext)");
 ABSL_FLAG(std::string, tls_server_name, "",
-          "status, health: name to verify in the coordinator's certificate (default: the host of "
-          "--target)");
+          "status, health, submit, runs, cancel: name to verify in the coordinator's certificate "
+          "(default: the host of --target)");
 ABSL_FLAG(std::string, eval_data, "",
           "SIMULATION ONLY: the clients' dataset, to score the model each round (a real "
           "coordinator has no ratings); also gives the data shape");
@@ -138,7 +146,8 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-// The channel of the `status` and `health` subcommands: --target, --tls_ca/cert/key/server_name.
+// The channel of the `status`, `health`, `submit`, `runs` and `cancel` subcommands: --target,
+// --tls_ca/cert/key/server_name.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> CommandChannel() {
   return rpc::MakeChannel({.target = absl::GetFlag(FLAGS_target),
                            .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
@@ -165,17 +174,31 @@ absl::Status PrintHealth() {
   return absl::OkStatus();
 }
 
-absl::Status PrintStatus() {
+// One call of the Admin service at --target, with a 5 s deadline: `call(stub, context)`'s status
+// as the coordinator's own code (e.g. PERMISSION_DENIED for a non-admin identity), after the
+// target.
+template <typename Call>
+absl::Status CallAdmin(Call call) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
   if (!channel.ok()) return channel.status();
   auto stub = v1::Admin::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  v1::StatusResponse r;
-  const grpc::Status s = stub->Status(&context, v1::StatusRequest(), &r);
-  if (!s.ok()) {  // the coordinator's own code, e.g. PERMISSION_DENIED for a non-admin identity
+  const grpc::Status s = call(*stub, context);
+  if (!s.ok()) {
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                         absl::StrCat(absl::GetFlag(FLAGS_target), ": ", s.error_message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrintStatus() {
+  v1::StatusResponse r;
+  if (absl::Status s = CallAdmin([&r](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.Status(&context, v1::StatusRequest(), &r);
+      });
+      !s.ok()) {
+    return s;
   }
   std::printf(
       "round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d connected_clients=%d "
@@ -208,6 +231,56 @@ absl::Status PrintStatus() {
         static_cast<long long>(e.round()), e.contributors(), e.error_users(), errors.c_str(),
         e.ranking_users(), e.precision(), e.recall(), e.f1(), e.map(), e.ndcg(), e.clamped_users());
   }
+  return absl::OkStatus();
+}
+
+// `submit FILE`: the run in FILE (a RunSpec in text format) to Admin.SubmitRun; prints its record.
+absl::Status SubmitRun(absl::string_view file) {
+  absl::StatusOr<v1::RunSpec> spec = ReadRunSpec(file);
+  if (!spec.ok()) return spec.status();
+  v1::RunRecord record;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.SubmitRun(&context, *spec, &record);
+      });
+      !s.ok()) {
+    return s;
+  }
+  std::printf("%s\n", RunRecordLine(record).c_str());
+  return absl::OkStatus();
+}
+
+// `runs`: Admin.ListRuns, one line a run.
+absl::Status PrintRuns() {
+  v1::ListRunsResponse runs;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.ListRuns(&context, v1::ListRunsRequest(), &runs);
+      });
+      !s.ok()) {
+    return s;
+  }
+  for (const v1::RunRecord& record : runs.runs()) {
+    std::printf("%s\n", RunRecordLine(record).c_str());
+  }
+  return absl::OkStatus();
+}
+
+// `cancel ID`: Admin.CancelRun; prints the run's record.
+absl::Status CancelRun(absl::string_view id_text) {
+  v1::CancelRunRequest request;
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(id_text, &id) || id < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cancel ID: '", id_text, "' is not a run id (1, 2, ...: `runs` lists them)"));
+  }
+  request.set_id(id);
+  v1::RunRecord record;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.CancelRun(&context, request, &record);
+      });
+      !s.ok()) {
+    return s;
+  }
+  std::printf("%s\n", RunRecordLine(record).c_str());
   return absl::OkStatus();
 }
 
@@ -452,6 +525,10 @@ int main(int argc, char** argv) {
           "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
           "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
           "answers SERVING\n"
+          "fedmf-coordinator submit FILE --target=HOST:PORT: submit the run in FILE (a "
+          "fedmf.v1.RunSpec in text format) to a running coordinator\n"
+          "fedmf-coordinator runs --target=HOST:PORT: its runs, one a line\n"
+          "fedmf-coordinator cancel ID --target=HOST:PORT: cancel its run ID\n"
           "fedmf-coordinator issue-token --ids=1-40 --credentials_file=PATH: a new enrollment "
           "token for those ids (printed; its hash is appended to the file)\n"
           "fedmf-coordinator describe NAME: the options of algorithm NAME (--config, --set)\n"
@@ -461,6 +538,14 @@ int main(int argc, char** argv) {
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();
+  } else if (!args.empty() && std::string(args[0]) == "submit") {
+    status = args.size() == 2 ? fedmf::server::SubmitRun(args[1])
+                              : absl::InvalidArgumentError("submit takes one run file");
+  } else if (args.size() == 1 && std::string(args[0]) == "runs") {
+    status = fedmf::server::PrintRuns();
+  } else if (!args.empty() && std::string(args[0]) == "cancel") {
+    status = args.size() == 2 ? fedmf::server::CancelRun(args[1])
+                              : absl::InvalidArgumentError("cancel takes one run id");
   } else if (args.size() == 1 && std::string(args[0]) == "health") {
     status = fedmf::server::PrintHealth();
   } else if (args.size() == 1 && std::string(args[0]) == "issue-token") {

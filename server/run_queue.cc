@@ -4,7 +4,9 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/util/atomic_file.h"
 
 namespace fedmf::server {
@@ -67,6 +69,27 @@ std::string RunStateName(v1::RunState state) {
     default:
       return "unspecified";
   }
+}
+
+std::string RunRecordLine(const v1::RunRecord& record) {
+  const auto time = [](int64_t unix_ms) {
+    return unix_ms == 0 ? std::string("-")
+                        : absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixMillis(unix_ms),
+                                           absl::UTCTimeZone());
+  };
+  const v1::RunSpec& spec = record.spec();
+  std::string line = absl::StrCat(
+      "run id=", record.id(), " state=", RunStateName(record.state()), " run_id=", spec.run_id(),
+      " algorithm=", spec.algorithm(),
+      " rounds=", spec.has_rounds() ? absl::StrCat(spec.rounds()) : std::string("default"),
+      " submitted_by=", record.submitted_by().empty() ? "-" : record.submitted_by(),
+      " submitted=", time(record.submitted_unix_ms()), " started=", time(record.started_unix_ms()),
+      " finished=", time(record.finished_unix_ms()));
+  if (record.cancel_requested()) absl::StrAppend(&line, " cancel_requested=true");
+  if (!record.detail().empty()) {
+    absl::StrAppend(&line, " detail=\"", absl::CEscape(record.detail()), "\"");
+  }
+  return line;
 }
 
 absl::StatusOr<RunQueue> RunQueue::Open(std::string state_dir) {

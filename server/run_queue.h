@@ -76,6 +76,11 @@ class RunQueue {
 // "queued", "running", "done", "failed", "cancelled" (what `fedmf-coordinator runs` prints).
 std::string RunStateName(v1::RunState state);
 
+// `record` on one line of key=value pairs, as `fedmf-coordinator runs` prints it: id, state,
+// run_id, algorithm, rounds (or "default"), submitted_by, the times (RFC 3339 UTC, "-" before the
+// event), cancel_requested when set and detail (quoted) when not empty.
+std::string RunRecordLine(const v1::RunRecord& record);
+
 }  // namespace fedmf::server
 
 #endif  // FEDMF_SERVER_RUN_QUEUE_H_

@@ -172,10 +172,10 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
   }
   const std::optional<absl::string_view> token = SessionTokenOf(*context);
   if (!token) {
-    return new ModelDownload(grpc::Status(
-        grpc::StatusCode::UNAUTHENTICATED,
-        absl::StrCat("no session token: call Download with the metadata '",
-                     wire::kSessionTokenMetadataKey, "' of a registration")));
+    return new ModelDownload(
+        grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                     absl::StrCat("no session token: call Download with the metadata '",
+                                  wire::kSessionTokenMetadataKey, "' of a registration")));
   }
   absl::StatusOr<std::shared_ptr<const ModelStore::Published>> model =
       coordinator_->ModelForDownload(*token, identity, request->version());
@@ -187,29 +187,87 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
     return new ModelDownload(ToGrpc(model.status()));
   }
   if (request->offset() >= (*model)->model.size()) {
-    return new ModelDownload(grpc::Status(
-        grpc::StatusCode::OUT_OF_RANGE,
-        absl::StrCat("offset ", request->offset(), " is not inside model version ",
-                     request->version(), " (", (*model)->model.size(), " bytes)")));
+    return new ModelDownload(
+        grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                     absl::StrCat("offset ", request->offset(), " is not inside model version ",
+                                  request->version(), " (", (*model)->model.size(), " bytes)")));
   }
   return new ModelDownload(coordinator_, *std::move(model), request->offset());
+}
+
+absl::StatusOr<std::string> AdminService::Authorize(const grpc::CallbackServerContext& context,
+                                                    absl::string_view method) const {
+  std::string identity = IdentityOf(context);
+  if (!admins_.empty() && !admins_.contains(identity)) {
+    EventLine("admin_refused")
+        .Add("method", method)
+        .Add("identity", identity)
+        .Add("peer", context.peer());
+    return absl::PermissionDeniedError(
+        absl::StrCat("identity '", identity, "' is not an admin identity"));
+  }
+  return identity;
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,
                                                const v1::StatusRequest*,
                                                v1::StatusResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!admins_.empty()) {
-    if (const std::string identity = IdentityOf(*context); !admins_.contains(identity)) {
-      EventLine("admin_refused").Add("identity", identity).Add("peer", context->peer());
-      reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                   "identity '" + identity + "' is not an admin identity"));
-      return reactor;
-    }
+  if (absl::StatusOr<std::string> identity = Authorize(*context, "Status"); !identity.ok()) {
+    reactor->Finish(ToGrpc(identity.status()));
+    return reactor;
   }
   *response = coordinator_->Status();
   reactor->Finish(grpc::Status::OK);
   return reactor;
+}
+
+template <typename Call>
+grpc::ServerUnaryReactor* AdminService::RunCall(grpc::CallbackServerContext* context,
+                                                absl::string_view method, Call call) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::StatusOr<std::string> identity = Authorize(*context, method);
+  if (!identity.ok()) {
+    reactor->Finish(ToGrpc(identity.status()));
+  } else if (runs_ == nullptr) {
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::UNIMPLEMENTED,
+        absl::StrCat(method,
+                     ": this coordinator takes no submitted runs (it trains the run of its "
+                     "command line)")));
+  } else {
+    reactor->Finish(ToGrpc(call(*identity)));
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::SubmitRun(grpc::CallbackServerContext* context,
+                                                  const v1::RunSpec* request,
+                                                  v1::RunRecord* response) {
+  return RunCall(context, "SubmitRun", [&](const std::string& identity) {
+    absl::StatusOr<v1::RunRecord> record = runs_->Submit(*request, identity);
+    if (record.ok()) *response = *std::move(record);
+    return record.status();
+  });
+}
+
+grpc::ServerUnaryReactor* AdminService::ListRuns(grpc::CallbackServerContext* context,
+                                                 const v1::ListRunsRequest*,
+                                                 v1::ListRunsResponse* response) {
+  return RunCall(context, "ListRuns", [&](const std::string&) {
+    *response = runs_->List();
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* AdminService::CancelRun(grpc::CallbackServerContext* context,
+                                                  const v1::CancelRunRequest* request,
+                                                  v1::RunRecord* response) {
+  return RunCall(context, "CancelRun", [&](const std::string& identity) {
+    absl::StatusOr<v1::RunRecord> record = runs_->Cancel(request->id(), identity);
+    if (record.ok()) *response = *std::move(record);
+    return record.status();
+  });
 }
 
 }  // namespace fedmf::server

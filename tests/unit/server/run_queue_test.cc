@@ -201,5 +201,20 @@ TEST_F(RunQueueTest, AnInconsistentQueueIsAnErrorNamingTheFileAndTheFault) {
   expect_refused(state, "run id 3 is not below next_id 3");
 }
 
+TEST(RunRecordLineTest, OneLineOfKeyValuePairs) {
+  v1::RunRecord record;
+  record.set_id(3);
+  record.set_state(v1::RUN_STATE_RUNNING);
+  record.mutable_spec()->set_algorithm("dpmf-rp");
+  record.mutable_spec()->set_run_id("run-3");
+  record.set_submitted_unix_ms(absl::ToUnixMillis(kT0));
+  record.set_cancel_requested(true);
+  record.set_detail("cancelled by \"ops\" while running");
+  EXPECT_EQ(RunRecordLine(record),
+            "run id=3 state=running run_id=run-3 algorithm=dpmf-rp rounds=default "
+            "submitted_by=- submitted=2027-01-15T08:00:00Z started=- finished=- "
+            "cancel_requested=true detail=\"cancelled by \\\"ops\\\" while running\"");
+}
+
 }  // namespace
 }  // namespace fedmf::server

@@ -1,0 +1,92 @@
+#include "server/shared_run_queue.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/util/event_log.h"
+#include "google/protobuf/message.h"
+#include "server/run_spec.h"
+
+namespace fedmf::server {
+
+namespace {
+
+constexpr char kSubmitted[] = "submitted run";
+
+}  // namespace
+
+absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
+                                                     absl::string_view identity) {
+  if (absl::Status valid = ValidateRunSpec(spec, kSubmitted); !valid.ok()) return valid;
+  // ValidateRunSpec lets an algorithm without options through (its checkpoint may resume); a
+  // submitted run starts fresh.
+  if (absl::StatusOr<std::unique_ptr<google::protobuf::Message>> options = RunOptions(spec);
+      !options.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kSubmitted, ": algorithm=", spec.algorithm(),
+                     " cannot start a run here: ", options.status().message()));
+  }
+  if ((spec.num_users() == 0 && data_users_ <= 0) || (spec.num_items() == 0 && data_items_ <= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kSubmitted, ": num_users=", spec.num_users(), ", num_items=", spec.num_items(),
+        " (need both > 0: this coordinator has no data (--eval_data) to take them from)"));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<v1::RunRecord> record = queue_.Submit(spec, identity, absl::Now());
+  EventLine line("run_submitted");
+  if (record.ok()) {
+    line.Add("id", record->id())
+        .Add("run_id", record->spec().run_id())
+        .Add("algorithm", record->spec().algorithm())
+        .Add("identity", identity)
+        .Add("run_spec", RunSpecId(record->spec()));
+  } else {
+    line.Add("identity", identity).Add("status", record.status().ToString());
+  }
+  return record;
+}
+
+v1::ListRunsResponse SharedRunQueue::List() const {
+  v1::ListRunsResponse response;
+  std::lock_guard<std::mutex> lock(mu_);
+  *response.mutable_runs() = queue_.runs();
+  return response;
+}
+
+absl::StatusOr<v1::RunRecord> SharedRunQueue::Cancel(int64_t id, absl::string_view identity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<v1::RunRecord> record = queue_.Cancel(id, identity, absl::Now());
+  EventLine line("run_cancelled");
+  line.Add("id", id).Add("identity", identity);
+  if (record.ok()) {
+    line.Add("state", RunStateName(record->state()));
+  } else {
+    line.Add("status", record.status().ToString());
+  }
+  return record;
+}
+
+absl::StatusOr<std::optional<v1::RunRecord>> SharedRunQueue::Next() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.Next(absl::Now());
+}
+
+absl::Status SharedRunQueue::Finish(int64_t id, v1::RunState state, absl::string_view detail) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.Finish(id, state, detail, absl::Now());
+}
+
+bool SharedRunQueue::CancelRequested(int64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const v1::RunRecord* run = queue_.Find(id);
+  return run != nullptr && run->cancel_requested();
+}
+
+std::string SharedRunQueue::RunDir(int64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.RunDir(id);
+}
+
+}  // namespace fedmf::server
