@@ -35,6 +35,10 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
   }
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<v1::RunRecord> record = queue_.Submit(spec, identity, absl::Now());
+  if (record.ok()) {
+    ++generation_;
+    changed_.notify_all();
+  }
   EventLine line("run_submitted");
   if (record.ok()) {
     line.Add("id", record->id())
@@ -58,6 +62,10 @@ v1::ListRunsResponse SharedRunQueue::List() const {
 absl::StatusOr<v1::RunRecord> SharedRunQueue::Cancel(int64_t id, absl::string_view identity) {
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<v1::RunRecord> record = queue_.Cancel(id, identity, absl::Now());
+  if (record.ok()) {
+    ++generation_;
+    changed_.notify_all();
+  }
   EventLine line("run_cancelled");
   line.Add("id", id).Add("identity", identity);
   if (record.ok()) {
@@ -81,12 +89,28 @@ absl::Status SharedRunQueue::Finish(int64_t id, v1::RunState state, absl::string
 bool SharedRunQueue::CancelRequested(int64_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   const v1::RunRecord* run = queue_.Find(id);
-  return run != nullptr && run->cancel_requested();
+  return run != nullptr && run->state() == v1::RUN_STATE_RUNNING && run->cancel_requested();
 }
 
 std::string SharedRunQueue::RunDir(int64_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   return queue_.RunDir(id);
+}
+
+uint64_t SharedRunQueue::generation() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
+void SharedRunQueue::AwaitChange(uint64_t seen, absl::Duration timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout), [&] { return generation_ != seen; });
+}
+
+void SharedRunQueue::Wake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
+  changed_.notify_all();
 }
 
 }  // namespace fedmf::server
