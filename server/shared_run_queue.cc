@@ -33,11 +33,11 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
         kSubmitted, ": num_users=", spec.num_users(), ", num_items=", spec.num_items(),
         " (need both > 0: this coordinator has no data (--eval_data) to take them from)"));
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<v1::RunRecord> record = queue_.Submit(spec, identity, absl::Now());
-  if (record.ok()) {
-    ++generation_;
-    changed_.notify_all();
+  absl::StatusOr<v1::RunRecord> record;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    record = queue_.Submit(spec, identity, absl::Now());
+    if (record.ok()) Changed();
   }
   EventLine line("run_submitted");
   if (record.ok()) {
@@ -60,11 +60,11 @@ v1::ListRunsResponse SharedRunQueue::List() const {
 }
 
 absl::StatusOr<v1::RunRecord> SharedRunQueue::Cancel(int64_t id, absl::string_view identity) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<v1::RunRecord> record = queue_.Cancel(id, identity, absl::Now());
-  if (record.ok()) {
-    ++generation_;
-    changed_.notify_all();
+  absl::StatusOr<v1::RunRecord> record;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    record = queue_.Cancel(id, identity, absl::Now());
+    if (record.ok()) Changed();
   }
   EventLine line("run_cancelled");
   line.Add("id", id).Add("identity", identity);
@@ -109,6 +109,10 @@ void SharedRunQueue::AwaitChange(uint64_t seen, absl::Duration timeout) {
 
 void SharedRunQueue::Wake() {
   std::lock_guard<std::mutex> lock(mu_);
+  Changed();
+}
+
+void SharedRunQueue::Changed() {
   ++generation_;
   changed_.notify_all();
 }

@@ -54,6 +54,9 @@ class SharedRunQueue final : public RunControl {
   void Wake();
 
  private:
+  // A submission, cancellation or Wake: wakes AwaitChange. Under mu_.
+  void Changed();
+
   mutable std::mutex mu_;
   std::condition_variable changed_;
   RunQueue queue_;           // guarded by mu_

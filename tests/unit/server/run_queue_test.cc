@@ -6,6 +6,7 @@
 #include "absl/time/time.h"
 #include "common/util/atomic_file.h"
 #include "gtest/gtest.h"
+#include "tests/unit/server/test_dir.h"
 
 namespace fedmf::server {
 namespace {
@@ -19,24 +20,14 @@ v1::RunSpec Spec(int64_t rounds) {
   return spec;
 }
 
-class RunQueueTest : public ::testing::Test {
+class RunQueueTest : public TestDirTest {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // A restart: the queue as the next process loads it.
   RunQueue Reload() {
     absl::StatusOr<RunQueue> queue = RunQueue::Open(dir_);
     EXPECT_TRUE(queue.ok()) << queue.status();
     return *std::move(queue);
   }
-
-  std::string dir_;
 };
 
 TEST_F(RunQueueTest, StartsEmptyWithoutAFile) {

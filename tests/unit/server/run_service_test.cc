@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "server/run_queue.h"
 #include "server/shared_run_queue.h"
+#include "tests/unit/server/test_dir.h"
 
 namespace fedmf::server {
 namespace {
@@ -75,16 +76,33 @@ v1::RunSpec QueuedSpec() {
   return spec;
 }
 
-class RunServiceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+// Queues two runs, 1 and 2, as `identity`.
+void SubmitTwo(SharedRunQueue& queue, absl::string_view identity) {
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(queue.Submit(QueuedSpec(), identity).ok());
+}
 
+// RunService::Serve on its own thread until Stop (Shutdown, join): Serve's status.
+class Serving {
+ public:
+  explicit Serving(RunService& service)
+      : service_(service), loop_([this] { served_ = service_.Serve(); }) {}
+  ~Serving() {
+    if (loop_.joinable()) Stop().IgnoreError();  // a failed test already said why
+  }
+  absl::Status Stop() {
+    service_.Shutdown();
+    loop_.join();
+    return served_;
+  }
+
+ private:
+  RunService& service_;
+  absl::Status served_;
+  std::thread loop_;
+};
+
+class RunServiceTest : public TestDirTest {
+ protected:
   std::unique_ptr<SharedRunQueue> Open() {
     return std::make_unique<SharedRunQueue>(RunQueue::Open(dir_).value());
   }
@@ -95,22 +113,16 @@ class RunServiceTest : public ::testing::Test {
     }
     return v1::RUN_STATE_UNSPECIFIED;
   }
-
-  std::string dir_;
 };
 
 TEST_F(RunServiceTest, RunsSubmittedWhileServingRunOneAfterTheOtherEachInItsDirectory) {
   std::unique_ptr<SharedRunQueue> queue = Open();
   FakeExecutor executor;
   RunService service(*queue, executor);
-  absl::Status served;
-  std::thread loop([&] { served = service.Serve(); });
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "admin").ok());
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "admin").ok());
+  Serving serving(service);
+  SubmitTwo(*queue, "admin");
   WaitUntil([&] { return StateOf(*queue, 2) == v1::RUN_STATE_DONE; });
-  service.Shutdown();
-  loop.join();
-  EXPECT_TRUE(served.ok()) << served;
+  EXPECT_TRUE(serving.Stop().ok());
   EXPECT_EQ(StateOf(*queue, 1), v1::RUN_STATE_DONE);
   const std::vector<std::pair<int64_t, std::string>> expected = {{1, dir_ + "/runs/1"},
                                                                  {2, dir_ + "/runs/2"}};
@@ -121,14 +133,12 @@ TEST_F(RunServiceTest, AFailedRunIsRecordedWithItsErrorAndTheNextOneRuns) {
   std::unique_ptr<SharedRunQueue> queue = Open();
   FakeExecutor executor;
   executor.answers[1] = absl::AbortedError("5 rounds failed in a row");
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
+  SubmitTwo(*queue, "");
   RunService service(*queue, executor);
   testing::internal::CaptureStderr();
-  std::thread loop([&] { EXPECT_TRUE(service.Serve().ok()); });
+  Serving serving(service);
   WaitUntil([&] { return StateOf(*queue, 2) == v1::RUN_STATE_DONE; });
-  service.Shutdown();
-  loop.join();
+  EXPECT_TRUE(serving.Stop().ok());
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(StateOf(*queue, 1), v1::RUN_STATE_FAILED);
   EXPECT_EQ(queue->List().runs(0).detail(), "ABORTED: 5 rounds failed in a row");
@@ -143,18 +153,16 @@ TEST_F(RunServiceTest, CancelStopsTheRunningRunAndTheQueueGoesOn) {
   std::unique_ptr<SharedRunQueue> queue = Open();
   FakeExecutor executor;
   executor.blocked_ids = {1};
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
-  ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
+  SubmitTwo(*queue, "");
   RunService service(*queue, executor);
-  std::thread loop([&] { EXPECT_TRUE(service.Serve().ok()); });
+  Serving serving(service);
   WaitUntil([&] { return executor.Running() == 1; });
   service.Poll();  // nothing asked: the run goes on
   EXPECT_EQ(service.running_id(), 1);
   ASSERT_TRUE(queue->Cancel(1, "admin").ok());
   service.Poll();
   WaitUntil([&] { return StateOf(*queue, 2) == v1::RUN_STATE_DONE; });
-  service.Shutdown();
-  loop.join();
+  EXPECT_TRUE(serving.Stop().ok());
   EXPECT_EQ(StateOf(*queue, 1), v1::RUN_STATE_CANCELLED);
   EXPECT_EQ(queue->List().runs(0).detail(), "cancelled by admin while running");
 }
@@ -164,25 +172,20 @@ TEST_F(RunServiceTest, ShutdownLeavesTheRunRunningAndARestartResumesItFirst) {
     std::unique_ptr<SharedRunQueue> queue = Open();
     FakeExecutor executor;
     executor.blocked_ids = {1};
-    ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
-    ASSERT_TRUE(queue->Submit(QueuedSpec(), "").ok());
+    SubmitTwo(*queue, "");
     RunService service(*queue, executor);
-    absl::Status served;
-    std::thread loop([&] { served = service.Serve(); });
+    Serving serving(service);
     WaitUntil([&] { return executor.Running() == 1; });
-    service.Shutdown();
-    loop.join();
-    EXPECT_TRUE(served.ok()) << served;
+    EXPECT_TRUE(serving.Stop().ok());
     EXPECT_EQ(StateOf(*queue, 1), v1::RUN_STATE_RUNNING);
     EXPECT_EQ(StateOf(*queue, 2), v1::RUN_STATE_QUEUED);
   }
   std::unique_ptr<SharedRunQueue> queue = Open();  // the restarted process
   FakeExecutor executor;
   RunService service(*queue, executor);
-  std::thread loop([&] { EXPECT_TRUE(service.Serve().ok()); });
+  Serving serving(service);
   WaitUntil([&] { return StateOf(*queue, 2) == v1::RUN_STATE_DONE; });
-  service.Shutdown();
-  loop.join();
+  EXPECT_TRUE(serving.Stop().ok());
   EXPECT_EQ(StateOf(*queue, 1), v1::RUN_STATE_DONE);
   ASSERT_EQ(executor.Executed().size(), 2);
   EXPECT_EQ(executor.Executed()[0].first, 1);  // resumed before the queued run 2
@@ -193,10 +196,9 @@ TEST_F(RunServiceTest, AnIdleServiceShutsDownAtOnce) {
   FakeExecutor executor;
   RunService service(*queue, executor);
   const absl::Time start = absl::Now();
-  std::thread loop([&] { EXPECT_TRUE(service.Serve().ok()); });
+  Serving serving(service);
   absl::SleepFor(absl::Milliseconds(50));
-  service.Shutdown();
-  loop.join();
+  EXPECT_TRUE(serving.Stop().ok());
   // Woken, not left to its idle recheck.
   EXPECT_LT(absl::Now() - start, RunService::kIdleRecheck);
   EXPECT_TRUE(executor.Executed().empty());
