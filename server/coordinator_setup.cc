@@ -129,13 +129,19 @@ absl::Status PrintRunSpec(const std::vector<char*>& args) {
 }
 
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& given) {
+  return CoordinatorOptionsForRun(given, absl::GetFlag(FLAGS_state_dir), nullptr);
+}
+
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& given,
+                                                            const std::string& state_dir,
+                                                            std::shared_ptr<ModelStore> models) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(given.algorithm());
   if (!algorithm.ok()) return algorithm.status();
   const v1::RunSpec spec = EffectiveRunSpec(given);
   CoordinatorOptions options;
   options.eval_ranking = (*algorithm)->ranking;
-  options.state_dir = absl::GetFlag(FLAGS_state_dir);
+  options.state_dir = state_dir;
   options.dropout_fraction = spec.dropout_fraction();
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   const double log_period_s = absl::GetFlag(FLAGS_misbehaviour_log_period_s);
@@ -151,15 +157,17 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& g
   if (spec.has_delta() && spec.delta() > 0) options.report_delta = spec.delta();
   options.run_id = spec.run_id();
   options.publish_every = spec.publish_every();
-  absl::StatusOr<std::unique_ptr<ModelStore>> models = ModelStore::Open(
-      {.dir = options.state_dir.empty() ? ""
-                                        : (std::filesystem::path(options.state_dir) / "models").string(),
-       .keep = absl::GetFlag(FLAGS_model_retention)});
-  if (!models.ok()) {
-    return absl::Status(models.status().code(),
-                        absl::StrCat("--model_retention, --state_dir: ", models.status().message()));
+  if (models == nullptr) {
+    absl::StatusOr<std::unique_ptr<ModelStore>> opened = ModelStore::Open(
+        {.dir = state_dir.empty() ? "" : (std::filesystem::path(state_dir) / "models").string(),
+         .keep = absl::GetFlag(FLAGS_model_retention)});
+    if (!opened.ok()) {
+      return absl::Status(opened.status().code(), absl::StrCat("--model_retention, --state_dir: ",
+                                                               opened.status().message()));
+    }
+    models = *std::move(opened);
   }
-  options.models = *std::move(models);
+  options.models = std::move(models);
   options.secagg_graph = SecAggGraphMode(spec);
   options.corrupt_fraction = spec.corrupt_fraction();
   options.harary_degree = spec.secagg_degree();
@@ -218,11 +226,18 @@ absl::Status CheckResumedRun(const ProcessRun& run, const CoordinatorState& resu
 
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
                                                     int32_t items, bool simulation_summed_noise) {
+  return InitialStateInDir(run, users, items, absl::GetFlag(FLAGS_state_dir),
+                           simulation_summed_noise);
+}
+
+absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
+                                                   int32_t items, const std::string& state_dir,
+                                                   bool simulation_summed_noise) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(run.spec.algorithm());
   if (!algorithm.ok()) return algorithm.status();
   const std::string& name = (*algorithm)->name;
-  if (const std::string state_dir = absl::GetFlag(FLAGS_state_dir); !state_dir.empty()) {
+  if (!state_dir.empty()) {
     absl::StatusOr<std::optional<CoordinatorState>> loaded = LoadCheckpoint(state_dir);
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {

@@ -44,6 +44,12 @@ absl::Status PrintRunSpec(const std::vector<char*>& args);
 // of the algorithm (NotFound for an unknown one); the caller sets the rest (enrollment token,
 // num_users when the spec leaves it to the data, evaluate). `spec` is valid (ValidateRunSpec).
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& spec);
+// The same with `state_dir` as the run's checkpoint directory instead of --state_dir (a queued
+// run's STATE_DIR/runs/<id>/, run_queue.h) and `models` as its model store (the service's one for
+// all its runs; null: one opened in STATE_DIR/models as above).
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& spec,
+                                                            const std::string& state_dir,
+                                                            std::shared_ptr<ModelStore> models);
 // CoordinatorOptionsForRun of RunOfProcess().
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
@@ -57,6 +63,10 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
                                                     int32_t items,
                                                     bool simulation_summed_noise = false);
+// The same with the checkpoint in `state_dir` instead of --state_dir (empty: a fresh run).
+absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
+                                                   int32_t items, const std::string& state_dir,
+                                                   bool simulation_summed_noise = false);
 // InitialStateForRun of RunOfProcess().
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
                                                        bool simulation_summed_noise = false);
