@@ -10,8 +10,11 @@
 namespace fedmf::server {
 
 absl::Status RunService::Serve() {
-  while (!shutdown_.load()) {
+  while (true) {
+    // Read before shutdown_: Shutdown sets shutdown_ and then bumps the generation, so either the
+    // flag is seen here or AwaitChange below returns at once.
     const uint64_t seen = queue_.generation();
+    if (shutdown_.load()) break;
     absl::StatusOr<std::optional<v1::RunRecord>> next = queue_.Next();
     if (!next.ok()) return next.status();
     if (!next->has_value()) {
