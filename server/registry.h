@@ -51,6 +51,9 @@ class Registry {
   // Participant ids must be in [1, num_users].
   Registry(std::string enrollment_token, int64_t num_users, PendingLimits limits = {})
       : token_(std::move(enrollment_token)), num_users_(num_users), limits_(limits) {}
+  // Participant ids are in [1, num_users] from now on (a long-running service's next run); live
+  // registrations are kept.
+  void set_num_users(int64_t num_users) { num_users_ = num_users; }
 
   // The session token. UNAUTHENTICATED for a wrong token (or, with credentials, neither token nor
   // identity listed), PERMISSION_DENIED for an id its credential does not hold, INVALID_ARGUMENT
