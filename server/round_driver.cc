@@ -100,6 +100,10 @@ absl::Status RoundDriver::Run() {
     PauseAfterFailure(outcome->reason);
   }
   if (roster_.stopped() && end == "rounds done" && state_.updater->round() < state_.total_rounds) {
+    if (roster_.run_cancelled()) {
+      Finish("run cancelled", /*completed=*/false);
+      return absl::CancelledError("run cancelled");
+    }
     EndStreamsForRestart();
     return absl::OkStatus();
   }

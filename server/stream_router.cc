@@ -354,6 +354,11 @@ bool StreamRouter::stopped() const {
   return stop_ || run_stop_;
 }
 
+bool StreamRouter::run_cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return run_stop_ && !stop_;
+}
+
 void StreamRouter::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stop_ = true;

@@ -80,6 +80,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
   bool AwaitStop(absl::Time deadline) override;
   bool stopped() const override;
+  // StopRun without a process Stop.
+  bool run_cancelled() const override;
   int CloseAll(const absl::Status& status) override;
 
   // Any thread.

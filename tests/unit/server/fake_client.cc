@@ -41,6 +41,8 @@ FakeClient::~FakeClient() {
     cv_.notify_one();
   }
   pump_.join();
+  // As the reactor does when its client goes away: the coordinator sends it nothing more.
+  if (!stream_closed_) coordinator_.OnStreamClosed(connection_);
 }
 
 int64_t FakeClient::chunks_received() {
@@ -81,6 +83,7 @@ void FakeClient::Pump() {
     if (m.has_secagg() && m.secagg().message().has_share_keys()) ++share_key_requests_;
     if (options_.disconnect_on && options_.disconnect_on(m)) {
       coordinator_.OnStreamClosed(connection_);
+      stream_closed_ = true;
       return;
     }
     if (options_.ignore && options_.ignore(m)) continue;
@@ -95,6 +98,7 @@ void FakeClient::Pump() {
       if (!coordinator_.OnClientMessage(connection_, reply).ok()) {
         ++refused_replies_;
         coordinator_.OnStreamClosed(connection_);  // what the reactor does on an error status
+        stream_closed_ = true;
         return;
       }
     }

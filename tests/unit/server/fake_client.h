@@ -73,6 +73,7 @@ class FakeClient {
   v1::RoundPlan final_model_;
   int64_t chunks_received_ = 0;
   bool stop_ = false;
+  bool stream_closed_ = false;  // by the pump thread, read after it ended
   std::atomic<int> share_key_requests_{0};
   std::atomic<int64_t> chunks_sent_{0};
   std::atomic<int> handle_errors_{0};
