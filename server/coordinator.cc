@@ -44,6 +44,7 @@ Coordinator::ActiveRun::ActiveRun(CoordinatorOptions run_options, CoordinatorSta
 
 Coordinator::Coordinator(CoordinatorOptions options, Clock& clock)
     : options_(std::move(options)), service_(true), clock_(clock), router_(options_, clock) {
+  router_.EndRun();
   board_.SetStage("idle");
 }
 
@@ -61,7 +62,10 @@ void Coordinator::StartRun(CoordinatorOptions options, CoordinatorState state) {
 absl::Status Coordinator::Run() {
   if (run_ == nullptr) return absl::FailedPreconditionError("no run was started");
   absl::Status status = run_->driver.Run();
-  if (service_) board_.SetStage("idle");
+  if (service_) {
+    router_.EndRun();
+    board_.SetStage("idle");
+  }
   return status;
 }
 

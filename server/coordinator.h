@@ -35,7 +35,7 @@ class Coordinator final : public StreamHandler {
  public:
   // A service with no run yet: `options`' process fields (transport limits, credentials, model
   // store) serve for its life, its run fields are ignored. Until the first run starts, Status
-  // says stage "idle" and Register tells clients to wait for one. `clock` (default: the steady
+  // says stage "idle" and Register accepts any participant id and tells clients to wait for one. `clock` (default: the steady
   // clock) bounds every wait and deadline and must outlive the coordinator.
   explicit Coordinator(CoordinatorOptions options, Clock& clock = SteadyClock::Get());
   // One run: the service above with StartRun(options, state) done. `state` is the checkpoint to
@@ -87,8 +87,8 @@ class Coordinator final : public StreamHandler {
   // Run() is not running.
   void StartRun(CoordinatorOptions options, CoordinatorState state);
   // RoundDriver::Run of the started run on this thread; FailedPrecondition when none was. A
-  // service (built without a run) says stage "idle" again once it returns, so that clients that
-  // register between runs wait for the next one instead of leaving.
+  // service (built without a run) is idle again once it returns, so that clients that register
+  // between runs (any id) wait for the next one instead of leaving.
   absl::Status Run();
   // Any thread: the process stops; Run() returns and its clients reconnect to the restart.
   void Stop() { router_.Stop(); }

@@ -128,6 +128,17 @@ absl::Status PrintRunSpec(const std::vector<char*>& args) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<ModelStore>> OpenModelStore(const std::string& state_dir) {
+  absl::StatusOr<std::unique_ptr<ModelStore>> opened = ModelStore::Open(
+      {.dir = state_dir.empty() ? "" : (std::filesystem::path(state_dir) / "models").string(),
+       .keep = absl::GetFlag(FLAGS_model_retention)});
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(), absl::StrCat("--model_retention, --state_dir: ",
+                                                             opened.status().message()));
+  }
+  return std::shared_ptr<ModelStore>(*std::move(opened));
+}
+
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& given) {
   return CoordinatorOptionsForRun(given, absl::GetFlag(FLAGS_state_dir), nullptr);
 }
@@ -158,13 +169,8 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& g
   options.run_id = spec.run_id();
   options.publish_every = spec.publish_every();
   if (models == nullptr) {
-    absl::StatusOr<std::unique_ptr<ModelStore>> opened = ModelStore::Open(
-        {.dir = state_dir.empty() ? "" : (std::filesystem::path(state_dir) / "models").string(),
-         .keep = absl::GetFlag(FLAGS_model_retention)});
-    if (!opened.ok()) {
-      return absl::Status(opened.status().code(), absl::StrCat("--model_retention, --state_dir: ",
-                                                               opened.status().message()));
-    }
+    absl::StatusOr<std::shared_ptr<ModelStore>> opened = OpenModelStore(state_dir);
+    if (!opened.ok()) return opened.status();
     models = *std::move(opened);
   }
   options.models = std::move(models);
@@ -309,6 +315,25 @@ absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {
       data::MakeSplits(*data, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
   if (!splits.ok()) return splits.status();
   return std::move((*splits)[0]);
+}
+
+absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std::string& dir,
+                                             const ServiceData& data) {
+  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsForRun(run.spec(), dir, data.models);
+  if (!options.ok()) return options.status();
+  const int64_t users = run.spec().num_users() > 0 ? run.spec().num_users() : data.users;
+  const int32_t items = run.spec().num_items() > 0 ? run.spec().num_items() : data.items;
+  if (users <= 0 || items <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "run ", run.id(), ": num_users and num_items are unset and the coordinator has no data "
+        "(--eval_data) to take them from"));
+  }
+  options->num_users = users;
+  if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);
+  const ProcessRun process_run{.spec = run.spec(), .file = absl::StrCat("queued run ", run.id())};
+  absl::StatusOr<CoordinatorState> state = InitialStateInDir(process_run, users, items, dir);
+  if (!state.ok()) return state.status();
+  return PreparedRun{.options = *std::move(options), .state = *std::move(state)};
 }
 
 void EvaluateEveryRound(std::shared_ptr<const data::TrainTest> split, absl::string_view data_spec,

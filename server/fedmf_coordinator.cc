@@ -18,10 +18,12 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -35,14 +37,17 @@
 #include "rpc/channel.h"
 #include "rpc/health_check.h"
 #include "server/coordinator.h"
+#include "server/coordinator_executor.h"
 #include "server/coordinator_setup.h"
 #include "server/credentials.h"
 #include "server/metrics_server.h"
 #include "server/peer_policy.h"
 #include "server/run_queue.h"
+#include "server/run_service.h"
 #include "server/run_spec.h"
 #include "server/server_tls.h"
 #include "server/services.h"
+#include "server/shared_run_queue.h"
 #include "server/stream_limits.h"
 #include "server/traffic_report.h"
 #include "wire/chunking.h"
@@ -126,6 +131,11 @@ ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
           "(DEADLINE_EXCEEDED)");
+ABSL_FLAG(bool, service, false,
+          "run as a long-running service: start with no run, train the runs submitted to it "
+          "(`fedmf-coordinator submit FILE`) one at a time, each in STATE_DIR/runs/<id>/, and "
+          "serve the published models between them, until SIGTERM; a restart resumes the queue "
+          "and the run in progress (docs/runtime.md, \"Submitted runs\"). Takes no run flags");
 ABSL_FLAG(bool, serve, false,
           "after training, keep serving the published models (Register, Models.Download) until "
           "SIGTERM, instead of exiting: devices that were offline when training ended get the "
@@ -139,6 +149,8 @@ ABSL_FLAG(std::string, metrics_listen, "",
 // (server/coordinator_setup.cc) are shared with fedmf-sim; each algorithm's options (--config,
 // --set) are its fedmf.v1.<Name>Options (common/algorithms/options.h). --chunk_bytes is not among
 // them: fedmf-sim's in-process transport keeps the default chunk size.
+
+ABSL_DECLARE_FLAG(std::string, state_dir);  // coordinator_setup.cc
 
 namespace fedmf::server {
 namespace {
@@ -284,6 +296,15 @@ absl::Status CancelRun(absl::string_view id_text) {
   return absl::OkStatus();
 }
 
+// --service takes its runs from `submit`: InvalidArgument naming the run flags, --run or --serve
+// given with it.
+absl::Status CheckServiceFlags() {
+  if (absl::GetFlag(FLAGS_serve)) {
+    return absl::InvalidArgumentError("--service always serves: drop --serve");
+  }
+  return CheckNoRun("--service takes its runs from `fedmf-coordinator submit FILE`");
+}
+
 absl::Status Serve() {
   // An empty token is a token everyone holds: refused unless mutual TLS names the clients.
   if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty() &&
@@ -292,11 +313,25 @@ absl::Status Serve() {
         "--enrollment_token is empty, so any client could register: set a token (or use mutual "
         "TLS, --tls_client_ca, or per-client tokens, --credentials_file)");
   }
-  absl::StatusOr<ProcessRun> run = RunOfProcess();
-  if (!run.ok()) return run.status();
-  absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
-  if (!run_options.ok()) return run_options.status();
-  CoordinatorOptions options = *std::move(run_options);
+  const bool service = absl::GetFlag(FLAGS_service);
+  // One-shot: the run of the flags (or --run). Service: the process's options only; each run's
+  // come from its submission (PrepareQueuedRun).
+  std::optional<ProcessRun> run;
+  CoordinatorOptions options;
+  if (service) {
+    if (absl::Status s = CheckServiceFlags(); !s.ok()) return s;
+    absl::StatusOr<std::shared_ptr<ModelStore>> models =
+        OpenModelStore(absl::GetFlag(FLAGS_state_dir));
+    if (!models.ok()) return models.status();
+    options.models = *std::move(models);
+  } else {
+    absl::StatusOr<ProcessRun> process_run = RunOfProcess();
+    if (!process_run.ok()) return process_run.status();
+    run = *std::move(process_run);
+    absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
+    if (!run_options.ok()) return run_options.status();
+    options = *std::move(run_options);
+  }
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
   if (options.max_streams_per_client < 0) {
@@ -366,20 +401,28 @@ absl::Status Serve() {
   }
   options.max_upload_buffer_bytes = static_cast<uint64_t>(upload_buffer_mib) << 20;
   options.upload_timeout = absl::Seconds(upload_timeout_s);
-  int64_t users = run->spec.num_users();
-  int32_t items = run->spec.num_items();
+  ServiceData data;
+  data.models = options.models;
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
     absl::StatusOr<data::TrainTest> split = LoadSplitFromFlags(spec);
     if (!split.ok()) return split.status();
-    if (users == 0) users = split->train.num_users();
-    if (items == 0) items = split->train.num_items();
-    EvaluateEveryRound(std::make_shared<const data::TrainTest>(std::move(*split)), spec, options);
+    data.users = split->train.num_users();
+    data.items = split->train.num_items();
+    data.eval_split = std::make_shared<const data::TrainTest>(std::move(*split));
+    data.eval_spec = spec;
   }
-  if (users <= 0 || items <= 0) {
-    return absl::InvalidArgumentError(
-        "set --num_users and --num_items (or --eval_data), or num_users and num_items of --run");
+  int64_t users = 0;
+  int32_t items = 0;
+  if (run) {
+    users = run->spec.num_users() > 0 ? run->spec.num_users() : data.users;
+    items = run->spec.num_items() > 0 ? run->spec.num_items() : data.items;
+    if (users <= 0 || items <= 0) {
+      return absl::InvalidArgumentError(
+          "set --num_users and --num_items (or --eval_data), or num_users and num_items of --run");
+    }
+    if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, options);
+    options.num_users = users;
   }
-  options.num_users = users;
 
   // One descriptor per client connection: take all the hard limit allows.
   absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
@@ -389,8 +432,19 @@ absl::Status Serve() {
         .Add("open_file_limit", *open_files)
         .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
   }
-  absl::StatusOr<CoordinatorState> state = InitialStateForRun(*run, users, items);
-  if (!state.ok()) return state.status();
+  // The service's queue (STATE_DIR/runs/queue.pb; a damaged one is named before anything
+  // listens), or the one-shot run's state.
+  std::unique_ptr<SharedRunQueue> queue;
+  std::optional<CoordinatorState> state;
+  if (service) {
+    absl::StatusOr<RunQueue> opened = RunQueue::Open(absl::GetFlag(FLAGS_state_dir));
+    if (!opened.ok()) return opened.status();
+    queue = std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items);
+  } else {
+    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(*run, users, items);
+    if (!initial.ok()) return initial.status();
+    state = *std::move(initial);
+  }
   StreamLimits limits;
   limits.max_streams = absl::GetFlag(FLAGS_max_streams);
   limits.messages_per_second = absl::GetFlag(FLAGS_max_stream_messages_per_s);
@@ -413,7 +467,10 @@ absl::Status Serve() {
                      ") must be >= 0 and, when it is > 0, --max_registration_burst (",
                      limits.registration_burst, ") >= 1"));
   }
-  Coordinator coordinator(options, std::move(*state));
+  std::unique_ptr<Coordinator> built = service
+                                           ? std::make_unique<Coordinator>(options)
+                                           : std::make_unique<Coordinator>(options, *std::move(state));
+  Coordinator& coordinator = *built;
   FederationService federation(&coordinator, &policy, limits);
   absl::flat_hash_set<std::string> admins;
   if (tls.mutual()) {
@@ -426,7 +483,7 @@ absl::Status Serve() {
           "--admin_identities is empty: under mutual TLS nobody could query the status");
     }
   }
-  AdminService admin(&coordinator, std::move(admins));
+  AdminService admin(&coordinator, std::move(admins), queue.get());
   ModelsService models(&coordinator, &policy);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -471,23 +528,41 @@ absl::Status Serve() {
     metrics = *std::move(started);
     EventLine("metrics_listening").Add("address", address).Add("port", metrics->port());
   }
+  std::optional<CoordinatorExecutor> executor;
+  std::optional<RunService> runs;
+  if (service) {
+    executor.emplace(coordinator, [&data](const v1::RunRecord& run, const std::string& dir) {
+      return PrepareQueuedRun(run, dir, data);
+    });
+    runs.emplace(*queue, *executor);
+  }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  // Stops the coordinator on a signal; every second, ends the streams of revoked identities
-  // (within a second of the file's change, for the streams that send nothing: the others end at
-  // their next message) and those whose chunked upload stalled.
-  std::thread watcher([&coordinator] {
+  // Stops the coordinator on a signal (the process first: the run in progress is left for the
+  // restart, not cancelled); every second, ends the streams of revoked identities (within a
+  // second of the file's change, for the streams that send nothing: the others end at their next
+  // message) and those whose chunked upload stalled, and stops a run whose cancel was asked for.
+  std::thread watcher([&coordinator, &runs] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
       coordinator.EndRevokedStreams();
       coordinator.EndStalledUploads(absl::Now());
+      if (runs) runs->Poll();
     }
     coordinator.Stop();
+    if (runs) runs->Shutdown();
   });
-  const absl::Status status = coordinator.Run();
+  if (service) {
+    EventLine("service")
+        .Add("state_dir", absl::GetFlag(FLAGS_state_dir).empty() ? "-"
+                                                                  : absl::GetFlag(FLAGS_state_dir))
+        .Add("runs", queue->List().runs_size())
+        .Add("effect", "training the submitted runs one at a time until stopped");
+  }
+  const absl::Status status = service ? runs->Serve() : coordinator.Run();
   coordinator.WaitForDisconnects(absl::Seconds(5));  // let clients read the final result
-  if (status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
+  if (!service && status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
     const v1::PublishedModels published = coordinator.Status().models();
     EventLine("serving_models")
         .Add("versions", published.versions())

@@ -234,7 +234,7 @@ grpc::ServerUnaryReactor* AdminService::RunCall(grpc::CallbackServerContext* con
         grpc::StatusCode::UNIMPLEMENTED,
         absl::StrCat(method,
                      ": this coordinator takes no submitted runs (it trains the run of its "
-                     "command line)")));
+                     "command line; start one with --service to submit runs)")));
   } else {
     reactor->Finish(ToGrpc(call(*identity)));
   }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "google/protobuf/message.h"
 #include "server/run_spec.h"
@@ -22,8 +23,8 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
   if (absl::Status valid = ValidateRunSpec(spec, kSubmitted); !valid.ok()) return valid;
   // ValidateRunSpec lets an algorithm without options through (its checkpoint may resume); a
   // submitted run starts fresh.
-  if (absl::StatusOr<std::unique_ptr<google::protobuf::Message>> options = RunOptions(spec);
-      !options.ok()) {
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> options = RunOptions(spec);
+  if (!options.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(kSubmitted, ": algorithm=", spec.algorithm(),
                      " cannot start a run here: ", options.status().message()));
@@ -32,6 +33,15 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
     return absl::InvalidArgumentError(absl::StrCat(
         kSubmitted, ": num_users=", spec.num_users(), ", num_items=", spec.num_items(),
         " (need both > 0: this coordinator has no data (--eval_data) to take them from)"));
+  }
+  // The run is started once here and dropped, so that what only its start checks (e.g. an
+  // `options` text that leaves an enum at zero) is named now, not when it leaves the queue.
+  const int64_t users = spec.num_users() > 0 ? spec.num_users() : data_users_;
+  const int32_t items = spec.num_items() > 0 ? spec.num_items() : data_items_;
+  if (absl::StatusOr<algorithms::NewRun> trial = algorithms::StartNewRun(
+          spec.algorithm(), RunSettingsOf(spec, users, items), **options);
+      !trial.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kSubmitted, ": ", trial.status().message()));
   }
   absl::StatusOr<v1::RunRecord> record;
   {

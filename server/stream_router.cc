@@ -379,6 +379,11 @@ void StreamRouter::BeginRun(int64_t num_users) {
   Changed();
 }
 
+void StreamRouter::EndRun() {
+  std::lock_guard<std::mutex> lock(mu_);
+  registry_.set_num_users(Registry::kAnyUser);
+}
+
 int StreamRouter::CloseAll(const absl::Status& status) {
   std::vector<std::shared_ptr<Connection>> connections;
   {

@@ -92,6 +92,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // no run stop. A process Stop stays.
   void StopRun();
   void BeginRun(int64_t num_users);
+  // Between runs: any participant id may register (Registry::kAnyUser), the next run's range
+  // being unknown.
+  void EndRun();
   // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
   void AddTo(v1::StatusResponse& status) const;
   // Ends (PERMISSION_DENIED) the live streams whose client identity options.revoked names,

@@ -59,6 +59,14 @@ TEST(SharedRunQueueTest, RefusesAnInvalidRunNamingEveryBadFieldAndValue) {
   record = runs.Submit(spec, "admin");
   EXPECT_EQ(record.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(record.status().message(), HasSubstr("no_such_field"));
+  // Whole options that parse but leave a field at zero (not its default) only fail at the run's
+  // start: that is tried at submission.
+  spec = Spec();
+  spec.set_options("mechanism: MECHANISM_NONE rank: 4");
+  record = runs.Submit(spec, "admin");
+  EXPECT_EQ(record.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(record.status().message(), HasSubstr("submitted run: "));
+  EXPECT_THAT(record.status().message(), HasSubstr("projection"));
   EXPECT_EQ(runs.List().runs_size(), 0);
 }
 

@@ -225,6 +225,19 @@ TEST_F(StreamRouterTest, ARunStopLastsUntilTheNextRunBegins) {
   EXPECT_TRUE(router_.stopped());
 }
 
+// Between runs any id registers; the next run draws its cohorts from its own range only, while a
+// registration outside it stays live for a later run.
+TEST_F(StreamRouterTest, BetweenRunsAnyIdRegistersAndARunSeesOnlyItsRange) {
+  router_.EndRun();
+  TestStream big = Open({500});
+  TestStream small = Open({3});
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+  router_.BeginRun(20);
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3));
+  router_.BeginRun(1000);
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+}
+
 // Issue 48 item 4: revocation is checked on every message of a stream opened with a TLS
 // identity, so a revoked client's next message ends its stream and reaches nobody, without
 // waiting for the one-second sweep; other identities go on.
