@@ -30,6 +30,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/util/atomic_file.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
@@ -80,6 +82,11 @@ ABSL_FLAG(int64_t, max_streams_per_identity, 1,
 ABSL_FLAG(std::string, admin_identities, "admin",
           "mutual TLS: comma-separated client identities (certificate CNs) allowed to call the "
           "Admin service (`status`, `submit`, `runs`, `cancel`); others are refused");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "file holding the admin token (one line; make it long and random): the Admin service "
+          "(`status`, `submit`, `runs`, `cancel`) then answers only callers presenting it, also "
+          "under mutual TLS. status, submit, runs, cancel: the token to present. Required by "
+          "--service off loopback without mutual TLS");
 ABSL_FLAG(int64_t, max_pending_registrations, 100000,
           "registrations that may wait for their Participate stream, in all; more are refused "
           "(RESOURCE_EXHAUSTED) until some bind or expire");
@@ -186,16 +193,39 @@ absl::Status PrintHealth() {
   return absl::OkStatus();
 }
 
-// One call of the Admin service at --target, with a 5 s deadline: `call(stub, context)`'s status
-// as the coordinator's own code (e.g. PERMISSION_DENIED for a non-admin identity), after the
-// target.
+// The token in --admin_token_file (surrounding whitespace dropped); empty without the flag;
+// InvalidArgument naming the file when it cannot be read or holds none.
+absl::StatusOr<std::string> AdminToken() {
+  const std::string file = absl::GetFlag(FLAGS_admin_token_file);
+  if (file.empty()) return std::string();
+  absl::StatusOr<std::string> text = ReadFile(file);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_token_file=", file, ": ", text.status().message()));
+  }
+  const std::string token(absl::StripAsciiWhitespace(*text));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_token_file=", file, ": the file is empty"));
+  }
+  return token;
+}
+
+// One call of the Admin service at --target, with a 5 s deadline and the --admin_token_file
+// token: `call(stub, context)`'s status as the coordinator's own code (e.g. PERMISSION_DENIED for
+// a non-admin identity), after the target.
 template <typename Call>
 absl::Status CallAdmin(Call call) {
+  absl::StatusOr<std::string> token = AdminToken();
+  if (!token.ok()) return token.status();
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
   if (!channel.ok()) return channel.status();
   auto stub = v1::Admin::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  if (!token->empty()) {
+    context.AddMetadata(wire::kAdminTokenMetadataKey, wire::kAdminTokenPrefix + *token);
+  }
   const grpc::Status s = call(*stub, context);
   if (!s.ok()) {
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
@@ -472,18 +502,29 @@ absl::Status Serve() {
                                            : std::make_unique<Coordinator>(options, *std::move(state));
   Coordinator& coordinator = *built;
   FederationService federation(&coordinator, &policy, limits);
-  absl::flat_hash_set<std::string> admins;
+  AdminAccess access;
   if (tls.mutual()) {
     for (absl::string_view id :
          absl::StrSplit(absl::GetFlag(FLAGS_admin_identities), ',', absl::SkipEmpty())) {
-      admins.insert(std::string(id));
+      access.identities.insert(std::string(id));
     }
-    if (admins.empty()) {
+    if (access.identities.empty()) {
       return absl::InvalidArgumentError(
           "--admin_identities is empty: under mutual TLS nobody could query the status");
     }
   }
-  AdminService admin(&coordinator, std::move(admins), queue.get());
+  absl::StatusOr<std::string> token = AdminToken();
+  if (!token.ok()) return token.status();
+  access.token = *std::move(token);
+  // A service's Admin calls change what it trains: off loopback, someone must be named.
+  if (service && !tls.mutual() && access.token.empty() &&
+      !rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--service on ", absl::GetFlag(FLAGS_listen), " without mutual TLS or an admin token "
+        "would let anyone who reaches it submit and cancel runs: set --admin_token_file (or "
+        "--tls_client_ca with --admin_identities)"));
+  }
+  AdminService admin(&coordinator, std::move(access), queue.get());
   ModelsService models(&coordinator, &policy);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

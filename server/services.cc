@@ -1,11 +1,14 @@
 #include "server/services.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "common/util/event_log.h"
 #include "server/connection.h"
 #include "server/server_tls.h"
@@ -195,18 +198,39 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
   return new ModelDownload(coordinator_, *std::move(model), request->offset());
 }
 
+namespace {
+
+// Whether `context`'s metadata "authorization" is "Bearer `token`".
+bool PresentsToken(const grpc::CallbackServerContext& context, absl::string_view token) {
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find(wire::kAdminTokenMetadataKey);
+  if (it == metadata.end()) return false;
+  absl::string_view presented(it->second.data(), it->second.size());
+  if (!absl::ConsumePrefix(&presented, wire::kAdminTokenPrefix)) return false;
+  return presented.size() == token.size() &&
+         CRYPTO_memcmp(presented.data(), token.data(), token.size()) == 0;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> AdminService::Authorize(const grpc::CallbackServerContext& context,
                                                     absl::string_view method) const {
   std::string identity = IdentityOf(context);
-  if (!admins_.empty() && !admins_.contains(identity)) {
-    EventLine("admin_refused")
-        .Add("method", method)
-        .Add("identity", identity)
-        .Add("peer", context.peer());
-    return absl::PermissionDeniedError(
+  absl::Status refused;
+  if (!access_.identities.empty() && !access_.identities.contains(identity)) {
+    refused = absl::PermissionDeniedError(
         absl::StrCat("identity '", identity, "' is not an admin identity"));
+  } else if (!access_.token.empty() && !PresentsToken(context, access_.token)) {
+    refused = absl::UnauthenticatedError(
+        "no admin token, or a wrong one (the coordinator's --admin_token_file)");
   }
-  return identity;
+  if (refused.ok()) return identity;
+  EventLine("admin_refused")
+      .Add("method", method)
+      .Add("identity", identity)
+      .Add("peer", context.peer())
+      .Add("code", absl::StatusCodeToString(refused.code()));
+  return refused;
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,

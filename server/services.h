@@ -72,18 +72,26 @@ class ModelsService final : public v1::Models::CallbackService {
   PeerPolicy* policy_;
 };
 
+// Who may call the Admin service: under mutual TLS only `identities` (certificate CNs; empty:
+// any caller, as without mutual TLS), and, when `token` is set, only callers presenting it as
+// metadata "authorization: Bearer TOKEN" (compared in constant time).
+struct AdminAccess {
+  absl::flat_hash_set<std::string> identities;
+  std::string token;
+};
+
 // The Admin service: Status, and the runs (SubmitRun, ListRuns, CancelRun, forwarded to a
-// RunControl with the caller's identity). Under mutual TLS only the identities in `admins` may call
-// any of them (PERMISSION_DENIED for the others, logged as event=admin_refused: a participant's
-// certificate neither shows run state nor submits runs); without mutual TLS, `admins` is empty and
-// anyone who reaches the port may.
+// RunControl with the caller's identity), for the callers `access` admits: PERMISSION_DENIED for
+// an identity that is not an admin's (a participant's certificate neither shows run state nor
+// submits runs), UNAUTHENTICATED for a missing or wrong token; each refusal logged as
+// event=admin_refused.
 class AdminService final : public v1::Admin::CallbackService {
  public:
   // `runs` null: the run calls answer UNIMPLEMENTED (a coordinator that trains only the run of its
   // command line). Both outlive the service.
-  explicit AdminService(const Coordinator* coordinator,
-                        absl::flat_hash_set<std::string> admins = {}, RunControl* runs = nullptr)
-      : coordinator_(coordinator), admins_(std::move(admins)), runs_(runs) {}
+  explicit AdminService(const Coordinator* coordinator, AdminAccess access = {},
+                        RunControl* runs = nullptr)
+      : coordinator_(coordinator), access_(std::move(access)), runs_(runs) {}
 
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const v1::StatusRequest* request,
@@ -98,7 +106,8 @@ class AdminService final : public v1::Admin::CallbackService {
                                       v1::RunRecord* response) override;
 
  private:
-  // The caller's identity when it may call `method`; PERMISSION_DENIED (logged) when not.
+  // The caller's identity when `access_` admits it to `method`; PERMISSION_DENIED or
+  // UNAUTHENTICATED (logged) when not.
   absl::StatusOr<std::string> Authorize(const grpc::CallbackServerContext& context,
                                         absl::string_view method) const;
   // The run calls' common part: authorized and `runs_` set, `call` answers.
@@ -107,7 +116,7 @@ class AdminService final : public v1::Admin::CallbackService {
                                     Call call);
 
   const Coordinator* coordinator_;
-  const absl::flat_hash_set<std::string> admins_;
+  const AdminAccess access_;
   RunControl* runs_;
 };
 

@@ -453,7 +453,7 @@ TEST(AdminServiceTest, OnlyAdminIdentitiesMayCallIt) {
   FakeRunControl runs;
   // Mutual TLS with admin identity "admin": this plaintext caller has no identity, as a
   // participant's certificate has another one; it is refused before anything is done.
-  AdminService service(coordinator.get(), {"admin"}, &runs);
+  AdminService service(coordinator.get(), {.identities = {"admin"}, .token = ""}, &runs);
   Server server(&service);
   auto stub = v1::Admin::NewStub(server.Channel());
   testing::internal::CaptureStderr();
@@ -491,6 +491,34 @@ TEST(AdminServiceTest, OnlyAdminIdentitiesMayCallIt) {
               std::string::npos)
         << method << ": " << log;
   }
+}
+
+// With a token, every call must present it ("authorization: Bearer TOKEN"): none, another one, or
+// the right one without the scheme is UNAUTHENTICATED, logged, and reaches nothing.
+TEST(AdminServiceTest, WithATokenOnlyCallersPresentingItMayCall) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FakeRunControl runs;
+  AdminService service(coordinator.get(), {.identities = {}, .token = "s3cret-token"}, &runs);
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  testing::internal::CaptureStderr();
+  for (const char* presented : {"", "Bearer wrong-token", "s3cret-token", "Bearer s3cret-token!"}) {
+    grpc::ClientContext context;
+    if (*presented != '\0') context.AddMetadata("authorization", presented);
+    v1::RunRecord record;
+    const grpc::Status s = stub->SubmitRun(&context, SmallSpec(), &record);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << presented;
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(runs.calls, 0);
+  EXPECT_NE(log.find("event=admin_refused method=SubmitRun identity=\"\""), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("code=UNAUTHENTICATED"), std::string::npos) << log;
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer s3cret-token");
+  v1::RunRecord record;
+  EXPECT_TRUE(stub->SubmitRun(&context, SmallSpec(), &record).ok());
+  EXPECT_EQ(runs.calls, 1);
 }
 
 TEST(AdminServiceTest, WithoutARunControlTheRunCallsAreUnimplemented) {
