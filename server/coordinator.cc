@@ -32,11 +32,18 @@ CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
   return options;
 }
 
+// A run's options: eval_every resolved, and marked as a service's run when it is one.
+CoordinatorOptions ForRun(CoordinatorOptions options, const algorithms::Updater& updater,
+                          bool service) {
+  options.service_run = service;
+  return ResolveEvalEvery(std::move(options), updater);
+}
+
 }  // namespace
 
 Coordinator::ActiveRun::ActiveRun(CoordinatorOptions run_options, CoordinatorState state,
                                   Coordinator& coordinator)
-    : options(ResolveEvalEvery(std::move(run_options), *state.updater)),
+    : options(ForRun(std::move(run_options), *state.updater, coordinator.service_)),
       runner(coordinator.router_, coordinator.clock_, options.stage_timeout, coordinator.metrics_,
              coordinator.board_, options.misbehaviour_log_period),
       driver(options, std::move(state), coordinator.router_, runner, coordinator.clock_,

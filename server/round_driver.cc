@@ -145,7 +145,12 @@ void RoundDriver::Finish(const std::string& reason, bool completed) {
   v1::RoundResult done;
   done.set_round(state_.updater->round());
   done.set_rounds_completed(state_.updater->round());
-  done.set_training_done(true);
+  // A service's clients stay for its next run; a one-shot run's are done.
+  if (options_.service_run) {
+    done.set_run_done(true);
+  } else {
+    done.set_training_done(true);
+  }
   done.set_reason(reason);
   // The final model reaches every connected client, which otherwise keeps the model of its last
   // task, one update behind. Between phases (a run stopped mid-round) the next plan is no

@@ -4,13 +4,13 @@
 # checkpoint and ledger, with real fedmf-client processes on 127.0.0.1. Usage:
 #   service_test.sh BUILD_DIR CASE
 # Cases:
-#   two_runs:    two runs submitted back to back (each PBM at epsilon 1, 2 and 3 rounds), one set of
-#                clients each: both done, each with its own checkpoint and ledger (2 and 3
-#                entries), each publishing its final model; submit/runs without the admin token, or
-#                with a wrong one, refused.
+#   two_runs:    two runs submitted back to back (each PBM at epsilon 1, 2 and 3 rounds) with the
+#                same client processes, which stay across runs (run_done): both done, each with its
+#                own checkpoint and ledger (2 and 3 entries), each publishing its final model;
+#                submit/runs without the admin token, or with a wrong one, refused.
 #   kill_resume: killed -9 during run 1 (6 rounds) with run 2 queued, restarted on the same state
 #                directory: run 1 resumes from its checkpoint with its clients reconnecting (no
-#                client restart), ends with its 6 ledger entries, and run 2 follows.
+#                client restart), ends with its 6 ledger entries, and run 2 follows with them.
 #   cancel:      a running run (waiting for users) and a queued one cancelled; the next submission
 #                runs; run flags with --service are refused, naming them.
 # Every process started here is killed on exit.
@@ -62,7 +62,15 @@ start_clients() {
     PIDS+=($!)
   done
 }
-wait_clients() { for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done; }
+# clients_stayed TAG RUNS: every client of start_clients TAG logged RUNS run ends (the service may
+# record a run done before a client reads its end), without an error, and is still running.
+clients_stayed() {
+  for i in 0 1 2; do
+    wait_for "$WORK/client-$1-$i.log" ' event=run_done ' 30 "$2"
+    ! grep -q ' event=client_error ' "$WORK/client-$1-$i.log" || fail "client $i: errors"
+    kill -0 "${CLIENT_PIDS[$i]}" 2>/dev/null || fail "client $i left: $(tail -2 "$WORK/client-$1-$i.log")"
+  done
+}
 start_service() {
   start_coordinator "$1" --service --listen="127.0.0.1:${2:-0}" --state_dir="$WORK/state" \
     --admin_token_file="$TOKEN_FILE"
@@ -97,11 +105,8 @@ case "$CASE" in
     admin submit "$WORK/second.textproto" | grep -q '^run id=2 state=queued run_id=run-2 ' ||
       fail "run 2 not queued"
     start_clients a
-    wait_clients
-    wait_state 1 done
-    start_clients b
-    wait_clients
     wait_state 2 done
+    clients_stayed a 2  # one set of clients served both runs and is still connected
     [[ -f "$WORK/state/runs/1/checkpoint.pb" && -f "$WORK/state/runs/2/checkpoint.pb" ]] ||
       fail "no checkpoint per run: $(find "$WORK/state")"
     [[ "$(last_checkpoint_entries "$WORK/service.log" 1)" == 2 ]] || fail "run 1's ledger"
@@ -128,16 +133,15 @@ case "$CASE" in
     saved="$(last_checkpoint_entries "$WORK/service-1.log" 1)"
     start_service "$WORK/service-2.log" "$PORT"
     # The clients of run 1 reconnect to the restart (they were not restarted) and finish it.
-    wait_clients
+    wait_for "$WORK/service-2.log" " event=resume " 30
     resume="$(grep ' event=resume ' "$WORK/service-2.log")" || fail "no resume line"
     [[ "$(field state_dir "$resume")" == "$WORK/state/runs/1" ]] || fail "resumed $resume"
     [[ "$(field ledger_entries "$resume")" == "$saved" ]] || fail "resumed $resume, saved $saved"
     wait_state 1 done
     [[ "$(last_checkpoint_entries "$WORK/service-2.log" 1)" == 6 ]] || fail "run 1's final ledger"
     grep -q 'event=training_end rounds=6 ' "$WORK/service-2.log" || fail "run 1 not 6 rounds"
-    start_clients b
-    wait_clients
     wait_state 2 done
+    clients_stayed a 2
     echo "run 1 resumed with $saved ledger entries after kill -9; run 2 followed"
     ;;
 
@@ -161,7 +165,6 @@ case "$CASE" in
       fail "run 1 did not end as cancelled"
     admin submit "$WORK/after.textproto" >/dev/null
     start_clients a
-    wait_clients
     wait_state 3 done
     [[ ! -e "$WORK/state/runs/2/checkpoint.pb" ]] || fail "the cancelled queued run ran"
     ;;

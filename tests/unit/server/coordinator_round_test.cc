@@ -235,9 +235,10 @@ TEST(CoordinatorRoundTest, TheFinalModelIsPublishedAndOfferedToLateDevices) {
 }
 
 // The long-running service's coordinator: built without a run it is idle (a device that
-// registers is told to wait, not that training is over); it trains the runs started in turn on
-// the same streams' router, each from its own state, and is idle again after each.
-TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnAndIsIdleBetweenThem) {
+// registers is told to wait, not that training is over); it trains the runs started in turn with
+// the same clients, which each run's end (run_done, with its final model) leaves connected, and is
+// idle again after each.
+TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnWithTheSameClients) {
   std::shared_ptr<ModelStore> store = ModelStore::Open({.dir = "", .keep = 5}).value();
   CoordinatorOptions process = SmallRunOptions();
   process.models = store;
@@ -249,12 +250,26 @@ TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnAndIsIdleBetweenThem) {
   EXPECT_FALSE(waiting.training_done());
   EXPECT_FALSE(waiting.session_token().empty());
 
+  auto data = testing::SmallDataset();
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1));
+  }
+  int runs = 0;
   for (const auto& [run_id, rounds] : {std::pair<std::string, int64_t>{"first", 2}, {"second", 3}}) {
     CoordinatorOptions run = process;
     run.run_id = run_id;
     coordinator.StartRun(run, SmallRunState(rounds));
-    ASSERT_TRUE(RunWith(coordinator, Behavior::kHonest, nullptr).ok()) << run_id;
+    ASSERT_TRUE(coordinator.Run().ok()) << run_id;
+    ++runs;
     EXPECT_EQ(coordinator.state().updater->round(), rounds) << run_id;
+    for (const auto& client : clients) {
+      EXPECT_EQ(client->runs_ended(), runs) << run_id;
+      EXPECT_EQ(client->done_reason(), "rounds done") << run_id;
+      EXPECT_EQ(client->handle_errors(), 0) << run_id;
+    }
     EXPECT_EQ(coordinator.Status().stage(), "idle") << run_id;
     ASSERT_NE(store->Latest(), nullptr);
     EXPECT_EQ(store->Latest()->version.run_id(), run_id);
@@ -288,6 +303,7 @@ TEST(CoordinatorRoundTest, ACancelledRunEndsForItsClientsAndTheNextRunIsUnaffect
   coordinator.CancelRun();
   coordinator.StartRun(process, SmallRunState(2));
   EXPECT_TRUE(RunWith(coordinator, Behavior::kHonest, nullptr).ok());
+  EXPECT_EQ(store->Latest()->version.round(), 2);
   EXPECT_EQ(coordinator.state().updater->round(), 2);
 }
 

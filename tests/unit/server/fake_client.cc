@@ -16,7 +16,8 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
     if (m.has_chunk()) ++chunks_received_;
     if (m.has_result() && m.result().phase() == wire::kEvaluationPhase)
       evaluation_results_.push_back(m.result().round());
-    if (m.has_result() && m.result().training_done()) {
+    if (m.has_result() && (m.result().training_done() || m.result().run_done())) {
+      ++runs_ended_;
       done_reason_ = m.result().reason();
       final_model_ = m.result().final_model();
     }
@@ -63,6 +64,11 @@ std::vector<v1::RoundTask> FakeClient::tasks() {
 std::string FakeClient::done_reason() {
   std::lock_guard<std::mutex> lock(mu_);
   return done_reason_;
+}
+
+int FakeClient::runs_ended() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_ended_;
 }
 
 v1::RoundPlan FakeClient::final_model() {
