@@ -7,7 +7,9 @@
 #   two_runs:    two runs submitted back to back (each PBM at epsilon 1, 2 and 3 rounds) with the
 #                same client processes, which stay across runs (run_done): both done, each with its
 #                own checkpoint and ledger (2 and 3 entries), each publishing its final model;
-#                submit/runs without the admin token, or with a wrong one, refused.
+#                submit/runs without the admin token, or with a wrong one, refused. A device that
+#                checks in after run 2 (the C example, --model_only) downloads run 2's final model;
+#                a corrupted store or queue file stops the next start, naming it.
 #   kill_resume: killed -9 during run 1 (6 rounds) with run 2 queued, restarted on the same state
 #                directory: run 1 resumes from its checkpoint with its clients reconnecting (no
 #                client restart), ends with its 6 ledger entries, and run 2 follows with them.
@@ -19,6 +21,7 @@ BUILD="$1"
 CASE="$2"
 COORD="$BUILD/server/fedmf-coordinator"
 CLIENT="$BUILD/client/fedmf-client"
+EXAMPLE="$BUILD/client/fedmf-c-example"
 source "$(dirname "$0")/../../tools/lib/processes.sh"
 processes_init service
 
@@ -116,8 +119,30 @@ case "$CASE" in
     grep -q 'event=model_published version=2 run_id=run-2 round=3 final=yes' "$WORK/service.log" ||
       fail "run 2's final model not published"
     admin status | grep -q ' stage=idle ' || fail "not idle after the runs: $(admin status)"
+    # A device that checks in after the runs gets run 2's final model (hash checked).
+    "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=7 --num_items=200 --ratings=3:5,10:4 \
+      --model_only --give_up_after_s=30 >"$WORK/late.log" 2>&1 ||
+      fail "the late device failed: $(tail -3 "$WORK/late.log")"
+    grep -q 'event=c_example_downloaded participant=7 version=2 ' "$WORK/late.log" ||
+      fail "the late device did not download version 2: $(cat "$WORK/late.log")"
+    grep -q 'event=c_example_end participant=7 done=yes .*top5=[0-9]' "$WORK/late.log" ||
+      fail "the late device does not recommend"
     kill "$COORD_PID"
     wait "$COORD_PID" || fail "the service did not stop cleanly on SIGTERM"
+    # Damaged files stop the next start at once, each named.
+    cp -a "$WORK/state" "$WORK/state-copy"
+    printf 'garbage' >"$WORK/state/runs/queue.pb"
+    if "$COORD" --service --listen=127.0.0.1:0 --state_dir="$WORK/state" >"$WORK/bad-queue.log" 2>&1; then
+      fail "a service started on a damaged queue"
+    fi
+    grep -q "DATA_LOSS: .*runs/queue.pb" "$WORK/bad-queue.log" || fail "queue: $(cat "$WORK/bad-queue.log")"
+    model="$WORK/state-copy/models/model-000002.pb"
+    printf '\x01' | dd of="$model" bs=1 seek=$(($(stat -c %s "$model") - 1)) conv=notrunc 2>/dev/null
+    if "$COORD" --service --listen=127.0.0.1:0 --state_dir="$WORK/state-copy" >"$WORK/bad-model.log" 2>&1; then
+      fail "a service started on a corrupted model store"
+    fi
+    grep -q "model-000002.pb: the model does not match its hash" "$WORK/bad-model.log" ||
+      fail "model store: $(cat "$WORK/bad-model.log")"
     ;;
 
   kill_resume)
