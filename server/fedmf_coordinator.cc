@@ -243,15 +243,22 @@ absl::Status PrintStatus() {
     return s;
   }
   std::printf(
-      "round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d connected_clients=%d "
+      "run_id=%s round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d "
+      "connected_clients=%d "
       "participants=%d dropouts=%d population=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g "
       "epsilon_dp=%g delta=%g privacy_unit=%s privacy_bound=%s %s\n",
-      static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()), r.phase(),
+      r.run_id().empty() ? "-" : r.run_id().c_str(), static_cast<long long>(r.round()),
+      static_cast<long long>(r.total_rounds()), r.phase(),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), r.population(), static_cast<long long>(r.bytes_in()),
       static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),
       r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
       r.privacy_bound().empty() ? "none" : r.privacy_bound().c_str(), FormatTraffic(r).c_str());
+  if (r.has_runs()) {
+    std::printf("runs queued=%d running=%d done=%d failed=%d cancelled=%d running_id=%lld\n",
+                r.runs().queued(), r.runs().running(), r.runs().done(), r.runs().failed(),
+                r.runs().cancelled(), static_cast<long long>(r.runs().running_id()));
+  }
   if (r.failed_rounds_in_a_row() > 0) {
     std::printf("failing failed_rounds_in_a_row=%d last_failure=\"%s\"\n",
                 r.failed_rounds_in_a_row(), r.last_failure().c_str());
@@ -560,9 +567,10 @@ absl::Status Serve() {
   std::unique_ptr<MetricsServer> metrics;
   if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> started =
-        MetricsServer::Start(address, [&coordinator] {
+        MetricsServer::Start(address, [&coordinator, &queue] {
           // Status() first: the metrics' own lock is never held while the coordinator's is taken.
-          const v1::StatusResponse status = coordinator.Status();
+          v1::StatusResponse status = coordinator.Status();
+          AddRunCounts(queue.get(), status);
           return coordinator.metrics().Render(status, util::ReadProcStats(getpid()));
         });
     if (!started.ok()) return started.status();

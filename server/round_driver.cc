@@ -24,6 +24,7 @@ RoundDriver::RoundDriver(const CoordinatorOptions& options, CoordinatorState sta
       evaluations_(options_, state_, roster, cohorts_, runner, board) {
   board_.Update([this](StatusBoard::Snapshot& s) {
     s.status.set_stage("starting");
+    s.status.set_run_id(options_.run_id);
     s.status.set_total_rounds(state_.total_rounds);
     s.status.set_delta(options_.report_delta);
     s.status.set_traffic_round(-1);

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/run_queue.pb.h"
 #include "fedmf/v1/run_spec.pb.h"
 
@@ -27,6 +28,9 @@ class RunControl {
   // unknown id, FailedPrecondition for a run that already ended.
   virtual absl::StatusOr<v1::RunRecord> Cancel(int64_t id, absl::string_view identity) = 0;
 };
+
+// Fills `status.runs` from `runs`' list; nothing when `runs` is null (a one-shot coordinator).
+void AddRunCounts(const RunControl* runs, v1::StatusResponse& status);
 
 }  // namespace fedmf::server
 

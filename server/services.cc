@@ -242,6 +242,7 @@ grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* cont
     return reactor;
   }
   *response = coordinator_->Status();
+  AddRunCounts(runs_, *response);
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

@@ -118,7 +118,11 @@ case "$CASE" in
       fail "run 1's final model not published"
     grep -q 'event=model_published version=2 run_id=run-2 round=3 final=yes' "$WORK/service.log" ||
       fail "run 2's final model not published"
-    admin status | grep -q ' stage=idle ' || fail "not idle after the runs: $(admin status)"
+    admin status >"$WORK/status.out"
+    grep -q '^run_id=run-2 round=3 total_rounds=3 .* stage=idle ' "$WORK/status.out" ||
+      fail "not idle after the runs: $(cat "$WORK/status.out")"
+    grep -q '^runs queued=0 running=0 done=2 failed=0 cancelled=0 running_id=0$' "$WORK/status.out" ||
+      fail "status: $(cat "$WORK/status.out")"
     # A device that checks in after the runs gets run 2's final model (hash checked).
     "$EXAMPLE" --coordinator="127.0.0.1:$PORT" --id=7 --num_items=200 --ratings=3:5,10:4 \
       --model_only --give_up_after_s=30 >"$WORK/late.log" 2>&1 ||
