@@ -105,6 +105,13 @@ class Participant {
 
   // Forgets the round's session (its secrets are wiped by the session's destructor).
   void EndRound() { session_.reset(); }
+  // The run ended and another may follow (RoundResult.run_done): its algorithm states go (a run
+  // starts from none); the budget's ledger and the user factor, which scores the final model,
+  // stay.
+  void EndRun() {
+    EndRound();
+    algorithm_states_.clear();
+  }
 
   // Top-n items a user participant has not rated, by `model`'s ranking scores from the train
   // ratings (a party has no one user to recommend to: FailedPrecondition).

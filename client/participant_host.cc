@@ -507,8 +507,15 @@ absl::StatusOr<std::vector<v1::ClientMessage>> ParticipantHost::HandleSecAgg(
 absl::Status ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
   rounds_completed_ = std::max(rounds_completed_, result.rounds_completed());
-  if (!result.training_done()) return absl::OkStatus();
-  training_done_ = true;
+  if (result.run_done()) {
+    // The service's next run counts its rounds from 0 and its participants start afresh.
+    for (auto& [id, p] : participants_) p.EndRun();
+    rounds_completed_ = 0;
+  } else if (result.training_done()) {
+    training_done_ = true;
+  } else {
+    return absl::OkStatus();
+  }
   if (!result.has_final_model()) return absl::OkStatus();
   return AdoptModel(result.final_model(), "final model", result.final_model_version());
 }

@@ -235,8 +235,9 @@ class ParticipantHost {
                          const google::protobuf::RepeatedField<uint32_t>& ids,
                          const v1::RoundPlan& plan);
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
-  // Ends the round; the training_done result's final model becomes the host's (InvalidArgument,
-  // naming it, for one that builds no contributor: training is done all the same).
+  // Ends the round; the training_done or run_done result's final model becomes the host's
+  // (InvalidArgument, naming it, for one that builds no contributor: the run is over all the
+  // same). A run_done result also ends the run for every participant (Participant::EndRun).
   absl::Status HandleResult(const v1::RoundResult& result);
   // Makes `plan`'s contributor the host's model (`what` names it in errors): InvalidArgument for
   // a plan of a contributor-only algorithm or one that builds no contributor (no change then).

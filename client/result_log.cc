@@ -6,8 +6,8 @@
 namespace fedmf::client {
 
 void LogRoundResult(absl::string_view client, const v1::RoundResult& result) {
-  if (result.training_done()) {
-    EventLine("training_done")
+  if (result.training_done() || result.run_done()) {
+    EventLine(result.training_done() ? "training_done" : "run_done")
         .Add("client", client)
         .Add("rounds_completed", result.rounds_completed())
         .Add("reason", result.reason())

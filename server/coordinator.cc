@@ -32,14 +32,49 @@ CoordinatorOptions ResolveEvalEvery(CoordinatorOptions options,
   return options;
 }
 
+// A run's options: eval_every resolved, and marked as a service's run when it is one.
+CoordinatorOptions ForRun(CoordinatorOptions options, const algorithms::Updater& updater,
+                          bool service) {
+  options.service_run = service;
+  return ResolveEvalEvery(std::move(options), updater);
+}
+
 }  // namespace
 
+Coordinator::ActiveRun::ActiveRun(CoordinatorOptions run_options, CoordinatorState state,
+                                  Coordinator& coordinator)
+    : options(ForRun(std::move(run_options), *state.updater, coordinator.service_)),
+      runner(coordinator.router_, coordinator.clock_, options.stage_timeout, coordinator.metrics_,
+             coordinator.board_, options.misbehaviour_log_period),
+      driver(options, std::move(state), coordinator.router_, runner, coordinator.clock_,
+             coordinator.board_) {}
+
+Coordinator::Coordinator(CoordinatorOptions options, Clock& clock)
+    : options_(std::move(options)), service_(true), clock_(clock), router_(options_, clock) {
+  router_.EndRun();
+  board_.SetStage("idle");
+}
+
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clock& clock)
-    : options_(ResolveEvalEvery(std::move(options), *state.updater)),
-      router_(options_, clock),
-      runner_(router_, clock, options_.stage_timeout, metrics_, board_,
-              options_.misbehaviour_log_period),
-      driver_(options_, std::move(state), router_, runner_, clock, board_) {}
+    : options_(options), service_(false), clock_(clock), router_(options_, clock) {
+  StartRun(std::move(options), std::move(state));
+}
+
+void Coordinator::StartRun(CoordinatorOptions options, CoordinatorState state) {
+  router_.BeginRun(options.num_users);
+  run_.reset();  // the last run's model is freed before the next one's is built
+  run_ = std::make_unique<ActiveRun>(std::move(options), std::move(state), *this);
+}
+
+absl::Status Coordinator::Run() {
+  if (run_ == nullptr) return absl::FailedPreconditionError("no run was started");
+  absl::Status status = run_->driver.Run();
+  if (service_) {
+    router_.EndRun();
+    board_.SetStage("idle");
+  }
+  return status;
+}
 
 absl::Status Coordinator::Register(const v1::RegisterRequest& request,
                                    v1::RegisterResponse& response, absl::string_view identity) {

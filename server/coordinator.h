@@ -6,6 +6,9 @@
 // StreamHandler of every Participate reactor and what the gRPC services, fedmf-sim and the tests
 // hold; its methods only forward, except Register and Status, which add the driver's published
 // snapshot to the router's answer.
+// The router (the transport: registrations, streams) lives as long as the coordinator; driver and
+// runner live for one run. A one-shot coordinator is built with its run; the long-running service
+// (run_service.h) is built without one and starts each run of its queue in turn (StartRun, Run).
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
@@ -30,8 +33,13 @@ namespace fedmf::server {
 
 class Coordinator final : public StreamHandler {
  public:
-  // `state` is the checkpoint to resume from or a fresh run; `clock` (default: the steady clock)
-  // bounds every wait and deadline and must outlive the coordinator.
+  // A service with no run yet: `options`' process fields (transport limits, credentials, model
+  // store) serve for its life, its run fields are ignored. Until the first run starts, Status
+  // says stage "idle" and Register accepts any participant id and tells clients to wait for one. `clock` (default: the steady
+  // clock) bounds every wait and deadline and must outlive the coordinator.
+  explicit Coordinator(CoordinatorOptions options, Clock& clock = SteadyClock::Get());
+  // One run: the service above with StartRun(options, state) done. `state` is the checkpoint to
+  // resume from or a fresh run.
   Coordinator(CoordinatorOptions options, CoordinatorState state,
               Clock& clock = SteadyClock::Get());
 
@@ -74,25 +82,45 @@ class Coordinator final : public StreamHandler {
   // The counters of the Prometheus scrape (--metrics_listen), which renders them with Status().
   const CoordinatorMetrics& metrics() const { return metrics_; }
 
-  // RoundDriver::Run on this thread; Stop() (any thread) ends it.
-  absl::Status Run() { return driver_.Run(); }
+  // Makes `state` the run Run() trains, with `options`' run fields (the process fields stay the
+  // constructor's): participant ids 1..options.num_users, no exclusions, no run stop. Only while
+  // Run() is not running.
+  void StartRun(CoordinatorOptions options, CoordinatorState state);
+  // RoundDriver::Run of the started run on this thread; FailedPrecondition when none was. A
+  // service (built without a run) is idle again once it returns, so that clients that register
+  // between runs (any id) wait for the next one instead of leaving.
+  absl::Status Run();
+  // Any thread: the process stops; Run() returns and its clients reconnect to the restart.
   void Stop() { router_.Stop(); }
+  // Any thread: the run in progress is cancelled: Run() tells its clients it is over and returns
+  // Cancelled. A cancel between runs is forgotten (StartRun begins the next without one).
+  void CancelRun() { router_.StopRun(); }
   // StreamRouter's revocation, stalled uploads and disconnect wait.
   int EndRevokedStreams() { return router_.EndRevokedStreams(); }
   int EndStalledUploads(absl::Time now) { return router_.EndStalledUploads(now); }
   uint64_t upload_buffer_bytes() const { return router_.upload_buffer_bytes(); }
   void WaitForDisconnects(absl::Duration timeout) { router_.WaitForDisconnects(timeout); }
   uint64_t NextConnectionId() { return router_.NextConnectionId(); }
-  // The updater, ledger and seed; only while Run() is not running (e.g. after it returned).
-  const CoordinatorState& state() const { return driver_.state(); }
+  // The started run's updater, ledger and seed; only while Run() is not running (e.g. after it
+  // returned). Needs a started run.
+  const CoordinatorState& state() const { return run_->driver.state(); }
 
  private:
-  const CoordinatorOptions options_;
+  // One run's options and the parts that live for it; the driver holds the options by reference.
+  struct ActiveRun {
+    ActiveRun(CoordinatorOptions run_options, CoordinatorState state, Coordinator& coordinator);
+    const CoordinatorOptions options;
+    RouterPhaseRunner runner;
+    RoundDriver driver;
+  };
+
+  const CoordinatorOptions options_;  // the process fields (see the constructors)
+  const bool service_;                // built without a run
+  Clock& clock_;
   CoordinatorMetrics metrics_;
   StatusBoard board_;
   StreamRouter router_;
-  RouterPhaseRunner runner_;
-  RoundDriver driver_;
+  std::unique_ptr<ActiveRun> run_;  // the started run; only the thread of StartRun and Run
 };
 
 }  // namespace fedmf::server

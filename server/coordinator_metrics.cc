@@ -57,6 +57,20 @@ void AddStatus(const v1::StatusResponse& status, PrometheusText& out) {
   out.Family("fedmf_model_downloads_total", "counter",
              "Models.Download calls that sent a model's last byte.");
   out.Sample("fedmf_model_downloads_total", static_cast<double>(status.models().downloads()));
+  if (status.has_runs()) {
+    out.Family("fedmf_runs", "gauge", "The service's submitted runs by state.");
+    const v1::RunCounts& runs = status.runs();
+    for (const auto& [state, count] :
+         {std::pair<const char*, int32_t>{"queued", runs.queued()},
+          {"running", runs.running()},
+          {"done", runs.done()},
+          {"failed", runs.failed()},
+          {"cancelled", runs.cancelled()}}) {
+      out.Sample("fedmf_runs", count, {{"state", state}});
+    }
+    out.Family("fedmf_run_in_progress", "gauge", "The id of the service's run in progress (0: none).");
+    out.Sample("fedmf_run_in_progress", static_cast<double>(runs.running_id()));
+  }
   if (status.privacy_unit().empty()) return;  // no noisy release yet
   const MetricLabels privacy = {{"unit", status.privacy_unit()}, {"bound", status.privacy_bound()}};
   out.Family("fedmf_privacy_epsilon", "gauge",

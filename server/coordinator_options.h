@@ -52,6 +52,9 @@ struct CoordinatorOptions {
   // population, every live user, once this many (0: a cohort, the plan's max_contributors) are
   // live; resumed, it waits for that population instead.
   int64_t wait_for_users = 0;
+  // A long-running service's run (set by the Coordinator): its end tells the clients run_done,
+  // not training_done, so they stay for the next run.
+  bool service_run = false;
   std::string run_id = "fedmf";  // bound into every SecAgg session context and published models
   // Where the run's models are published (model_store.h): its final model, and with
   // publish_every > 0 the model after every publish_every-th round. Null: nothing published.

@@ -128,14 +128,31 @@ absl::Status PrintRunSpec(const std::vector<char*>& args) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<ModelStore>> OpenModelStore(const std::string& state_dir) {
+  absl::StatusOr<std::unique_ptr<ModelStore>> opened = ModelStore::Open(
+      {.dir = state_dir.empty() ? "" : (std::filesystem::path(state_dir) / "models").string(),
+       .keep = absl::GetFlag(FLAGS_model_retention)});
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(), absl::StrCat("--model_retention, --state_dir: ",
+                                                             opened.status().message()));
+  }
+  return std::shared_ptr<ModelStore>(*std::move(opened));
+}
+
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& given) {
+  return CoordinatorOptionsForRun(given, absl::GetFlag(FLAGS_state_dir), nullptr);
+}
+
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& given,
+                                                            const std::string& state_dir,
+                                                            std::shared_ptr<ModelStore> models) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(given.algorithm());
   if (!algorithm.ok()) return algorithm.status();
   const v1::RunSpec spec = EffectiveRunSpec(given);
   CoordinatorOptions options;
   options.eval_ranking = (*algorithm)->ranking;
-  options.state_dir = absl::GetFlag(FLAGS_state_dir);
+  options.state_dir = state_dir;
   options.dropout_fraction = spec.dropout_fraction();
   options.stage_timeout = absl::Seconds(absl::GetFlag(FLAGS_stage_timeout_s));
   const double log_period_s = absl::GetFlag(FLAGS_misbehaviour_log_period_s);
@@ -151,15 +168,12 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& g
   if (spec.has_delta() && spec.delta() > 0) options.report_delta = spec.delta();
   options.run_id = spec.run_id();
   options.publish_every = spec.publish_every();
-  absl::StatusOr<std::unique_ptr<ModelStore>> models = ModelStore::Open(
-      {.dir = options.state_dir.empty() ? ""
-                                        : (std::filesystem::path(options.state_dir) / "models").string(),
-       .keep = absl::GetFlag(FLAGS_model_retention)});
-  if (!models.ok()) {
-    return absl::Status(models.status().code(),
-                        absl::StrCat("--model_retention, --state_dir: ", models.status().message()));
+  if (models == nullptr) {
+    absl::StatusOr<std::shared_ptr<ModelStore>> opened = OpenModelStore(state_dir);
+    if (!opened.ok()) return opened.status();
+    models = *std::move(opened);
   }
-  options.models = *std::move(models);
+  options.models = std::move(models);
   options.secagg_graph = SecAggGraphMode(spec);
   options.corrupt_fraction = spec.corrupt_fraction();
   options.harary_degree = spec.secagg_degree();
@@ -218,11 +232,18 @@ absl::Status CheckResumedRun(const ProcessRun& run, const CoordinatorState& resu
 
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
                                                     int32_t items, bool simulation_summed_noise) {
+  return InitialStateInDir(run, users, items, absl::GetFlag(FLAGS_state_dir),
+                           simulation_summed_noise);
+}
+
+absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
+                                                   int32_t items, const std::string& state_dir,
+                                                   bool simulation_summed_noise) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(run.spec.algorithm());
   if (!algorithm.ok()) return algorithm.status();
   const std::string& name = (*algorithm)->name;
-  if (const std::string state_dir = absl::GetFlag(FLAGS_state_dir); !state_dir.empty()) {
+  if (!state_dir.empty()) {
     absl::StatusOr<std::optional<CoordinatorState>> loaded = LoadCheckpoint(state_dir);
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {
@@ -294,6 +315,25 @@ absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {
       data::MakeSplits(*data, absl::GetFlag(FLAGS_split), absl::GetFlag(FLAGS_split_seed));
   if (!splits.ok()) return splits.status();
   return std::move((*splits)[0]);
+}
+
+absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std::string& dir,
+                                             const ServiceData& data) {
+  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsForRun(run.spec(), dir, data.models);
+  if (!options.ok()) return options.status();
+  const int64_t users = run.spec().num_users() > 0 ? run.spec().num_users() : data.users;
+  const int32_t items = run.spec().num_items() > 0 ? run.spec().num_items() : data.items;
+  if (users <= 0 || items <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "run ", run.id(), ": num_users and num_items are unset and the coordinator has no data "
+        "(--eval_data) to take them from"));
+  }
+  options->num_users = users;
+  if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);
+  const ProcessRun process_run{.spec = run.spec(), .file = absl::StrCat("queued run ", run.id())};
+  absl::StatusOr<CoordinatorState> state = InitialStateInDir(process_run, users, items, dir);
+  if (!state.ok()) return state.status();
+  return PreparedRun{.options = *std::move(options), .state = *std::move(state)};
 }
 
 void EvaluateEveryRound(std::shared_ptr<const data::TrainTest> split, absl::string_view data_spec,

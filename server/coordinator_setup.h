@@ -15,8 +15,10 @@
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
 #include "common/util/cli.h"
+#include "fedmf/v1/run_queue.pb.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
+#include "server/coordinator_executor.h"
 #include "server/run_spec.h"
 
 namespace fedmf::server {
@@ -44,6 +46,15 @@ absl::Status PrintRunSpec(const std::vector<char*>& args);
 // of the algorithm (NotFound for an unknown one); the caller sets the rest (enrollment token,
 // num_users when the spec leaves it to the data, evaluate). `spec` is valid (ValidateRunSpec).
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& spec);
+// The same with `state_dir` as the run's checkpoint directory instead of --state_dir (a queued
+// run's STATE_DIR/runs/<id>/, run_queue.h) and `models` as its model store (the service's one for
+// all its runs; null: one opened in STATE_DIR/models as above).
+absl::StatusOr<CoordinatorOptions> CoordinatorOptionsForRun(const v1::RunSpec& spec,
+                                                            const std::string& state_dir,
+                                                            std::shared_ptr<ModelStore> models);
+// The model store in STATE_DIR/models (empty `state_dir`: in memory) keeping --model_retention
+// versions; ModelStore::Open's errors, naming the flags.
+absl::StatusOr<std::shared_ptr<ModelStore>> OpenModelStore(const std::string& state_dir);
 // CoordinatorOptionsForRun of RunOfProcess().
 absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 
@@ -57,9 +68,29 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
                                                     int32_t items,
                                                     bool simulation_summed_noise = false);
+// The same with the checkpoint in `state_dir` instead of --state_dir (empty: a fresh run).
+absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
+                                                   int32_t items, const std::string& state_dir,
+                                                   bool simulation_summed_noise = false);
 // InitialStateForRun of RunOfProcess().
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
                                                        bool simulation_summed_noise = false);
+
+// What the long-running service's runs take from the process: its model store, and, when it has
+// data (--eval_data), the shape of a run that leaves num_users or num_items 0 and the split the
+// simulation scores each round on.
+struct ServiceData {
+  std::shared_ptr<ModelStore> models;
+  int64_t users = 0;
+  int32_t items = 0;
+  std::shared_ptr<const data::TrainTest> eval_split;  // null: no scoring
+  std::string eval_spec;                              // the dataset of eval_split, for the log
+};
+// Queued run `run`'s options (CoordinatorOptionsForRun in `dir`, the run's directory, with the
+// service's store) and state (its checkpoint in `dir`, resumed, or a fresh run:
+// InitialStateInDir); their errors, and InvalidArgument when the run's shape is unknown.
+absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std::string& dir,
+                                             const ServiceData& data);
 
 // Loads dataset `spec` and returns the first train/test pair of --split with --split_seed (what
 // fedmf-client trains on and the simulation evaluates on).

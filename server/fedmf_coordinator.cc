@@ -2,8 +2,10 @@
 // one-shot flags: --algorithm, DPMF-RP by default, --help lists the algorithms, --rounds, ...)
 // over gRPC with fedmf-client processes (secure aggregation, per-stage deadlines, privacy ledger,
 // checkpoint/resume), or, as `fedmf-coordinator status --target=HOST:PORT`, prints a running
-// coordinator's Admin.Status, or, as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC
-// health service (the probes), or, as `fedmf-coordinator issue-token --ids=...
+// coordinator's Admin.Status, or, as `fedmf-coordinator submit FILE`, `runs` and `cancel ID`
+// (--target=HOST:PORT), submits a run (a RunSpec in text format) to it, lists its runs or cancels
+// one, or, as `fedmf-coordinator health --target=HOST:PORT`, asks its gRPC health service (the
+// probes), or, as `fedmf-coordinator issue-token --ids=...
 // --credentials_file=PATH`, makes a client's token, or, as `fedmf-coordinator describe-run`,
 // prints the RunSpec its flags make.
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
@@ -16,15 +18,20 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/util/atomic_file.h"
 #include "common/util/cli.h"
 #include "common/util/event_log.h"
 #include "common/util/fd_limit.h"
@@ -32,24 +39,31 @@
 #include "rpc/channel.h"
 #include "rpc/health_check.h"
 #include "server/coordinator.h"
+#include "server/coordinator_executor.h"
 #include "server/coordinator_setup.h"
 #include "server/credentials.h"
 #include "server/metrics_server.h"
 #include "server/peer_policy.h"
+#include "server/run_queue.h"
+#include "server/run_service.h"
+#include "server/run_spec.h"
 #include "server/server_tls.h"
 #include "server/services.h"
+#include "server/shared_run_queue.h"
 #include "server/stream_limits.h"
 #include "server/traffic_report.h"
 #include "wire/chunking.h"
 #include "wire/limits.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "address:port to serve on");
-ABSL_FLAG(std::string, target, "127.0.0.1:50051", "status, health: the coordinator to ask");
+ABSL_FLAG(std::string, target, "127.0.0.1:50051",
+          "status, health, submit, runs, cancel: the coordinator to ask");
 ABSL_FLAG(std::string, enrollment_token, fedmf::rpc::kDemoEnrollmentToken,
           "shared token clients must present (set your own off loopback)");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM certificate chain of the coordinator: TLS on (empty: plaintext, for loopback "
-          "demos). status, health: this client's certificate when the coordinator requires one");
+          "demos). status, health, submit, runs, cancel: this client's certificate when the "
+          "coordinator requires one");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
           "PEM CA bundle: mutual TLS, every client needs a certificate it signed; the "
@@ -66,8 +80,13 @@ ABSL_FLAG(int64_t, max_streams_per_identity, 1,
           "live streams one client TLS identity, and one --credentials_file token, may hold each "
           "(a --one_stream_per_user client opens one per user); 0: no limit");
 ABSL_FLAG(std::string, admin_identities, "admin",
-          "mutual TLS: comma-separated client identities (certificate CNs) allowed to call "
-          "Admin.Status (`status`); others are refused");
+          "mutual TLS: comma-separated client identities (certificate CNs) allowed to call the "
+          "Admin service (`status`, `submit`, `runs`, `cancel`); others are refused");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "file holding the admin token (one line; make it long and random): the Admin service "
+          "(`status`, `submit`, `runs`, `cancel`) then answers only callers presenting it, also "
+          "under mutual TLS. status, submit, runs, cancel: the token to present. Required by "
+          "--service off loopback without mutual TLS");
 ABSL_FLAG(int64_t, max_pending_registrations, 100000,
           "registrations that may wait for their Participate stream, in all; more are refused "
           "(RESOURCE_EXHAUSTED) until some bind or expire");
@@ -78,10 +97,11 @@ ABSL_FLAG(int64_t, registration_ttl_s, 60,
           "seconds a registration's session token stays valid before its stream presents it");
 ABSL_FLAG(
     std::string, tls_ca, "",
-    "status, health: PEM CA bundle of the coordinator's certificate (TLS on; empty: plaintext)");
+    "status, health, submit, runs, cancel: PEM CA bundle of the coordinator's certificate (TLS "
+    "on; empty: plaintext)");
 ABSL_FLAG(std::string, tls_server_name, "",
-          "status, health: name to verify in the coordinator's certificate (default: the host of "
-          "--target)");
+          "status, health, submit, runs, cancel: name to verify in the coordinator's certificate "
+          "(default: the host of --target)");
 ABSL_FLAG(std::string, eval_data, "",
           "SIMULATION ONLY: the clients' dataset, to score the model each round (a real "
           "coordinator has no ratings); also gives the data shape");
@@ -118,6 +138,11 @@ ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
           "(DEADLINE_EXCEEDED)");
+ABSL_FLAG(bool, service, false,
+          "run as a long-running service: start with no run, train the runs submitted to it "
+          "(`fedmf-coordinator submit FILE`) one at a time, each in STATE_DIR/runs/<id>/, and "
+          "serve the published models between them, until SIGTERM; a restart resumes the queue "
+          "and the run in progress (docs/runtime.md, \"Submitted runs\"). Takes no run flags");
 ABSL_FLAG(bool, serve, false,
           "after training, keep serving the published models (Register, Models.Download) until "
           "SIGTERM, instead of exiting: devices that were offline when training ended get the "
@@ -132,13 +157,16 @@ ABSL_FLAG(std::string, metrics_listen, "",
 // --set) are its fedmf.v1.<Name>Options (common/algorithms/options.h). --chunk_bytes is not among
 // them: fedmf-sim's in-process transport keeps the default chunk size.
 
+ABSL_DECLARE_FLAG(std::string, state_dir);  // coordinator_setup.cc
+
 namespace fedmf::server {
 namespace {
 
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-// The channel of the `status` and `health` subcommands: --target, --tls_ca/cert/key/server_name.
+// The channel of the `status`, `health`, `submit`, `runs` and `cancel` subcommands: --target,
+// --tls_ca/cert/key/server_name.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> CommandChannel() {
   return rpc::MakeChannel({.target = absl::GetFlag(FLAGS_target),
                            .tls = {.ca_file = absl::GetFlag(FLAGS_tls_ca),
@@ -165,28 +193,72 @@ absl::Status PrintHealth() {
   return absl::OkStatus();
 }
 
-absl::Status PrintStatus() {
+// The token in --admin_token_file (surrounding whitespace dropped); empty without the flag;
+// InvalidArgument naming the file when it cannot be read or holds none.
+absl::StatusOr<std::string> AdminToken() {
+  const std::string file = absl::GetFlag(FLAGS_admin_token_file);
+  if (file.empty()) return std::string();
+  absl::StatusOr<std::string> text = ReadFile(file);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_token_file=", file, ": ", text.status().message()));
+  }
+  const std::string token(absl::StripAsciiWhitespace(*text));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--admin_token_file=", file, ": the file is empty"));
+  }
+  return token;
+}
+
+// One call of the Admin service at --target, with a 5 s deadline and the --admin_token_file
+// token: `call(stub, context)`'s status as the coordinator's own code (e.g. PERMISSION_DENIED for
+// a non-admin identity), after the target.
+template <typename Call>
+absl::Status CallAdmin(Call call) {
+  absl::StatusOr<std::string> token = AdminToken();
+  if (!token.ok()) return token.status();
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = CommandChannel();
   if (!channel.ok()) return channel.status();
   auto stub = v1::Admin::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  v1::StatusResponse r;
-  const grpc::Status s = stub->Status(&context, v1::StatusRequest(), &r);
-  if (!s.ok()) {  // the coordinator's own code, e.g. PERMISSION_DENIED for a non-admin identity
+  if (!token->empty()) {
+    context.AddMetadata(wire::kAdminTokenMetadataKey, wire::kAdminTokenPrefix + *token);
+  }
+  const grpc::Status s = call(*stub, context);
+  if (!s.ok()) {
     return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                         absl::StrCat(absl::GetFlag(FLAGS_target), ": ", s.error_message()));
   }
+  return absl::OkStatus();
+}
+
+absl::Status PrintStatus() {
+  v1::StatusResponse r;
+  if (absl::Status s = CallAdmin([&r](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.Status(&context, v1::StatusRequest(), &r);
+      });
+      !s.ok()) {
+    return s;
+  }
   std::printf(
-      "round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d connected_clients=%d "
+      "run_id=%s round=%lld total_rounds=%lld phase=%d stage=%s registered_users=%d "
+      "connected_clients=%d "
       "participants=%d dropouts=%d population=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g "
       "epsilon_dp=%g delta=%g privacy_unit=%s privacy_bound=%s %s\n",
-      static_cast<long long>(r.round()), static_cast<long long>(r.total_rounds()), r.phase(),
+      r.run_id().empty() ? "-" : r.run_id().c_str(), static_cast<long long>(r.round()),
+      static_cast<long long>(r.total_rounds()), r.phase(),
       r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
       r.dropouts(), r.population(), static_cast<long long>(r.bytes_in()),
       static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),
       r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
       r.privacy_bound().empty() ? "none" : r.privacy_bound().c_str(), FormatTraffic(r).c_str());
+  if (r.has_runs()) {
+    std::printf("runs queued=%d running=%d done=%d failed=%d cancelled=%d running_id=%lld\n",
+                r.runs().queued(), r.runs().running(), r.runs().done(), r.runs().failed(),
+                r.runs().cancelled(), static_cast<long long>(r.runs().running_id()));
+  }
   if (r.failed_rounds_in_a_row() > 0) {
     std::printf("failing failed_rounds_in_a_row=%d last_failure=\"%s\"\n",
                 r.failed_rounds_in_a_row(), r.last_failure().c_str());
@@ -211,6 +283,65 @@ absl::Status PrintStatus() {
   return absl::OkStatus();
 }
 
+// `submit FILE`: the run in FILE (a RunSpec in text format) to Admin.SubmitRun; prints its record.
+absl::Status SubmitRun(absl::string_view file) {
+  absl::StatusOr<v1::RunSpec> spec = ReadRunSpec(file);
+  if (!spec.ok()) return spec.status();
+  v1::RunRecord record;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.SubmitRun(&context, *spec, &record);
+      });
+      !s.ok()) {
+    return s;
+  }
+  std::printf("%s\n", RunRecordLine(record).c_str());
+  return absl::OkStatus();
+}
+
+// `runs`: Admin.ListRuns, one line a run.
+absl::Status PrintRuns() {
+  v1::ListRunsResponse runs;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.ListRuns(&context, v1::ListRunsRequest(), &runs);
+      });
+      !s.ok()) {
+    return s;
+  }
+  for (const v1::RunRecord& record : runs.runs()) {
+    std::printf("%s\n", RunRecordLine(record).c_str());
+  }
+  return absl::OkStatus();
+}
+
+// `cancel ID`: Admin.CancelRun; prints the run's record.
+absl::Status CancelRun(absl::string_view id_text) {
+  v1::CancelRunRequest request;
+  int64_t id = 0;
+  if (!absl::SimpleAtoi(id_text, &id) || id < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cancel ID: '", id_text, "' is not a run id (1, 2, ...: `runs` lists them)"));
+  }
+  request.set_id(id);
+  v1::RunRecord record;
+  if (absl::Status s = CallAdmin([&](v1::Admin::Stub& stub, grpc::ClientContext& context) {
+        return stub.CancelRun(&context, request, &record);
+      });
+      !s.ok()) {
+    return s;
+  }
+  std::printf("%s\n", RunRecordLine(record).c_str());
+  return absl::OkStatus();
+}
+
+// --service takes its runs from `submit`: InvalidArgument naming the run flags, --run or --serve
+// given with it.
+absl::Status CheckServiceFlags() {
+  if (absl::GetFlag(FLAGS_serve)) {
+    return absl::InvalidArgumentError("--service always serves: drop --serve");
+  }
+  return CheckNoRun("--service takes its runs from `fedmf-coordinator submit FILE`");
+}
+
 absl::Status Serve() {
   // An empty token is a token everyone holds: refused unless mutual TLS names the clients.
   if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty() &&
@@ -219,11 +350,25 @@ absl::Status Serve() {
         "--enrollment_token is empty, so any client could register: set a token (or use mutual "
         "TLS, --tls_client_ca, or per-client tokens, --credentials_file)");
   }
-  absl::StatusOr<ProcessRun> run = RunOfProcess();
-  if (!run.ok()) return run.status();
-  absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
-  if (!run_options.ok()) return run_options.status();
-  CoordinatorOptions options = *std::move(run_options);
+  const bool service = absl::GetFlag(FLAGS_service);
+  // One-shot: the run of the flags (or --run). Service: the process's options only; each run's
+  // come from its submission (PrepareQueuedRun).
+  std::optional<ProcessRun> run;
+  CoordinatorOptions options;
+  if (service) {
+    if (absl::Status s = CheckServiceFlags(); !s.ok()) return s;
+    absl::StatusOr<std::shared_ptr<ModelStore>> models =
+        OpenModelStore(absl::GetFlag(FLAGS_state_dir));
+    if (!models.ok()) return models.status();
+    options.models = *std::move(models);
+  } else {
+    absl::StatusOr<ProcessRun> process_run = RunOfProcess();
+    if (!process_run.ok()) return process_run.status();
+    run = *std::move(process_run);
+    absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
+    if (!run_options.ok()) return run_options.status();
+    options = *std::move(run_options);
+  }
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
   if (options.max_streams_per_client < 0) {
@@ -293,20 +438,28 @@ absl::Status Serve() {
   }
   options.max_upload_buffer_bytes = static_cast<uint64_t>(upload_buffer_mib) << 20;
   options.upload_timeout = absl::Seconds(upload_timeout_s);
-  int64_t users = run->spec.num_users();
-  int32_t items = run->spec.num_items();
+  ServiceData data;
+  data.models = options.models;
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
     absl::StatusOr<data::TrainTest> split = LoadSplitFromFlags(spec);
     if (!split.ok()) return split.status();
-    if (users == 0) users = split->train.num_users();
-    if (items == 0) items = split->train.num_items();
-    EvaluateEveryRound(std::make_shared<const data::TrainTest>(std::move(*split)), spec, options);
+    data.users = split->train.num_users();
+    data.items = split->train.num_items();
+    data.eval_split = std::make_shared<const data::TrainTest>(std::move(*split));
+    data.eval_spec = spec;
   }
-  if (users <= 0 || items <= 0) {
-    return absl::InvalidArgumentError(
-        "set --num_users and --num_items (or --eval_data), or num_users and num_items of --run");
+  int64_t users = 0;
+  int32_t items = 0;
+  if (run) {
+    users = run->spec.num_users() > 0 ? run->spec.num_users() : data.users;
+    items = run->spec.num_items() > 0 ? run->spec.num_items() : data.items;
+    if (users <= 0 || items <= 0) {
+      return absl::InvalidArgumentError(
+          "set --num_users and --num_items (or --eval_data), or num_users and num_items of --run");
+    }
+    if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, options);
+    options.num_users = users;
   }
-  options.num_users = users;
 
   // One descriptor per client connection: take all the hard limit allows.
   absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
@@ -316,8 +469,19 @@ absl::Status Serve() {
         .Add("open_file_limit", *open_files)
         .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
   }
-  absl::StatusOr<CoordinatorState> state = InitialStateForRun(*run, users, items);
-  if (!state.ok()) return state.status();
+  // The service's queue (STATE_DIR/runs/queue.pb; a damaged one is named before anything
+  // listens), or the one-shot run's state.
+  std::unique_ptr<SharedRunQueue> queue;
+  std::optional<CoordinatorState> state;
+  if (service) {
+    absl::StatusOr<RunQueue> opened = RunQueue::Open(absl::GetFlag(FLAGS_state_dir));
+    if (!opened.ok()) return opened.status();
+    queue = std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items);
+  } else {
+    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(*run, users, items);
+    if (!initial.ok()) return initial.status();
+    state = *std::move(initial);
+  }
   StreamLimits limits;
   limits.max_streams = absl::GetFlag(FLAGS_max_streams);
   limits.messages_per_second = absl::GetFlag(FLAGS_max_stream_messages_per_s);
@@ -340,20 +504,34 @@ absl::Status Serve() {
                      ") must be >= 0 and, when it is > 0, --max_registration_burst (",
                      limits.registration_burst, ") >= 1"));
   }
-  Coordinator coordinator(options, std::move(*state));
+  std::unique_ptr<Coordinator> built = service
+                                           ? std::make_unique<Coordinator>(options)
+                                           : std::make_unique<Coordinator>(options, *std::move(state));
+  Coordinator& coordinator = *built;
   FederationService federation(&coordinator, &policy, limits);
-  absl::flat_hash_set<std::string> admins;
+  AdminAccess access;
   if (tls.mutual()) {
     for (absl::string_view id :
          absl::StrSplit(absl::GetFlag(FLAGS_admin_identities), ',', absl::SkipEmpty())) {
-      admins.insert(std::string(id));
+      access.identities.insert(std::string(id));
     }
-    if (admins.empty()) {
+    if (access.identities.empty()) {
       return absl::InvalidArgumentError(
           "--admin_identities is empty: under mutual TLS nobody could query the status");
     }
   }
-  AdminService admin(&coordinator, std::move(admins));
+  absl::StatusOr<std::string> token = AdminToken();
+  if (!token.ok()) return token.status();
+  access.token = *std::move(token);
+  // A service's Admin calls change what it trains: off loopback, someone must be named.
+  if (service && !tls.mutual() && access.token.empty() &&
+      !rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--service on ", absl::GetFlag(FLAGS_listen), " without mutual TLS or an admin token "
+        "would let anyone who reaches it submit and cancel runs: set --admin_token_file (or "
+        "--tls_client_ca with --admin_identities)"));
+  }
+  AdminService admin(&coordinator, std::move(access), queue.get());
   ModelsService models(&coordinator, &policy);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -389,32 +567,51 @@ absl::Status Serve() {
   std::unique_ptr<MetricsServer> metrics;
   if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> started =
-        MetricsServer::Start(address, [&coordinator] {
+        MetricsServer::Start(address, [&coordinator, &queue] {
           // Status() first: the metrics' own lock is never held while the coordinator's is taken.
-          const v1::StatusResponse status = coordinator.Status();
+          v1::StatusResponse status = coordinator.Status();
+          AddRunCounts(queue.get(), status);
           return coordinator.metrics().Render(status, util::ReadProcStats(getpid()));
         });
     if (!started.ok()) return started.status();
     metrics = *std::move(started);
     EventLine("metrics_listening").Add("address", address).Add("port", metrics->port());
   }
+  std::optional<CoordinatorExecutor> executor;
+  std::optional<RunService> runs;
+  if (service) {
+    executor.emplace(coordinator, [&data](const v1::RunRecord& run, const std::string& dir) {
+      return PrepareQueuedRun(run, dir, data);
+    });
+    runs.emplace(*queue, *executor);
+  }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  // Stops the coordinator on a signal; every second, ends the streams of revoked identities
-  // (within a second of the file's change, for the streams that send nothing: the others end at
-  // their next message) and those whose chunked upload stalled.
-  std::thread watcher([&coordinator] {
+  // Stops the coordinator on a signal (the process first: the run in progress is left for the
+  // restart, not cancelled); every second, ends the streams of revoked identities (within a
+  // second of the file's change, for the streams that send nothing: the others end at their next
+  // message) and those whose chunked upload stalled, and stops a run whose cancel was asked for.
+  std::thread watcher([&coordinator, &runs] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
       coordinator.EndRevokedStreams();
       coordinator.EndStalledUploads(absl::Now());
+      if (runs) runs->Poll();
     }
     coordinator.Stop();
+    if (runs) runs->Shutdown();
   });
-  const absl::Status status = coordinator.Run();
+  if (service) {
+    EventLine("service")
+        .Add("state_dir", absl::GetFlag(FLAGS_state_dir).empty() ? "-"
+                                                                  : absl::GetFlag(FLAGS_state_dir))
+        .Add("runs", queue->List().runs_size())
+        .Add("effect", "training the submitted runs one at a time until stopped");
+  }
+  const absl::Status status = service ? runs->Serve() : coordinator.Run();
   coordinator.WaitForDisconnects(absl::Seconds(5));  // let clients read the final result
-  if (status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
+  if (!service && status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
     const v1::PublishedModels published = coordinator.Status().models();
     EventLine("serving_models")
         .Add("versions", published.versions())
@@ -452,6 +649,10 @@ int main(int argc, char** argv) {
           "fedmf-coordinator status --target=HOST:PORT: status of a running coordinator\n"
           "fedmf-coordinator health --target=HOST:PORT: exit 0 when its gRPC health check "
           "answers SERVING\n"
+          "fedmf-coordinator submit FILE --target=HOST:PORT: submit the run in FILE (a "
+          "fedmf.v1.RunSpec in text format) to a running coordinator\n"
+          "fedmf-coordinator runs --target=HOST:PORT: its runs, one a line\n"
+          "fedmf-coordinator cancel ID --target=HOST:PORT: cancel its run ID\n"
           "fedmf-coordinator issue-token --ids=1-40 --credentials_file=PATH: a new enrollment "
           "token for those ids (printed; its hash is appended to the file)\n"
           "fedmf-coordinator describe NAME: the options of algorithm NAME (--config, --set)\n"
@@ -461,6 +662,14 @@ int main(int argc, char** argv) {
   absl::Status status;
   if (args.size() == 1 && std::string(args[0]) == "status") {
     status = fedmf::server::PrintStatus();
+  } else if (!args.empty() && std::string(args[0]) == "submit") {
+    status = args.size() == 2 ? fedmf::server::SubmitRun(args[1])
+                              : absl::InvalidArgumentError("submit takes one run file");
+  } else if (args.size() == 1 && std::string(args[0]) == "runs") {
+    status = fedmf::server::PrintRuns();
+  } else if (!args.empty() && std::string(args[0]) == "cancel") {
+    status = args.size() == 2 ? fedmf::server::CancelRun(args[1])
+                              : absl::InvalidArgumentError("cancel takes one run id");
   } else if (args.size() == 1 && std::string(args[0]) == "health") {
     status = fedmf::server::PrintHealth();
   } else if (args.size() == 1 && std::string(args[0]) == "issue-token") {

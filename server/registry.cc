@@ -231,7 +231,9 @@ std::string Registry::SigningKeyOf(uint32_t participant_id) const {
 std::vector<uint32_t> Registry::LiveUsers() const {
   std::vector<uint32_t> ids;
   ids.reserve(owner_.size());
-  for (const auto& [id, c] : owner_) ids.push_back(id);
+  for (const auto& [id, c] : owner_) {
+    if (id <= num_users_) ids.push_back(id);
+  }
   return ids;
 }
 

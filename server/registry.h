@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,11 @@ class Registry {
   // Participant ids must be in [1, num_users].
   Registry(std::string enrollment_token, int64_t num_users, PendingLimits limits = {})
       : token_(std::move(enrollment_token)), num_users_(num_users), limits_(limits) {}
+  // Participant ids are in [1, num_users] from now on (a long-running service's next run, or
+  // kAnyUser between runs); live registrations are kept, but only those in range are LiveUsers.
+  void set_num_users(int64_t num_users) { num_users_ = num_users; }
+  // Every participant id (a long-running service between runs: the next run's range is unknown).
+  static constexpr int64_t kAnyUser = std::numeric_limits<uint32_t>::max();
 
   // The session token. UNAUTHENTICATED for a wrong token (or, with credentials, neither token nor
   // identity listed), PERMISSION_DENIED for an id its credential does not hold, INVALID_ARGUMENT
@@ -98,7 +104,7 @@ class Registry {
   std::string NameOf(const Connection* connection) const;
   // The registered Ed25519 signing key of the stream hosting `participant_id` (empty if none).
   std::string SigningKeyOf(uint32_t participant_id) const;
-  // Users on live streams, ascending.
+  // Users on live streams with ids in [1, num_users], ascending.
   std::vector<uint32_t> LiveUsers() const;
   std::vector<std::shared_ptr<Connection>> Connections() const;
 

@@ -29,6 +29,9 @@ class Roster {
   virtual bool AwaitStop(absl::Time deadline) = 0;
   // Stop() was called: the driver ends the run.
   virtual bool stopped() const = 0;
+  // Stopped for good (a cancelled run of the long-running service), not for a restart that
+  // resumes the run: the driver tells the clients the run is over.
+  virtual bool run_cancelled() const = 0;
   // To every connected client process (e.g. the end of training).
   virtual void Broadcast(const v1::RoundResult& result) = 0;
   // Ends every stream with `status`; how many there were.

@@ -24,6 +24,7 @@ RoundDriver::RoundDriver(const CoordinatorOptions& options, CoordinatorState sta
       evaluations_(options_, state_, roster, cohorts_, runner, board) {
   board_.Update([this](StatusBoard::Snapshot& s) {
     s.status.set_stage("starting");
+    s.status.set_run_id(options_.run_id);
     s.status.set_total_rounds(state_.total_rounds);
     s.status.set_delta(options_.report_delta);
     s.status.set_traffic_round(-1);
@@ -100,6 +101,10 @@ absl::Status RoundDriver::Run() {
     PauseAfterFailure(outcome->reason);
   }
   if (roster_.stopped() && end == "rounds done" && state_.updater->round() < state_.total_rounds) {
+    if (roster_.run_cancelled()) {
+      Finish("run cancelled", /*completed=*/false);
+      return absl::CancelledError("run cancelled");
+    }
     EndStreamsForRestart();
     return absl::OkStatus();
   }
@@ -141,7 +146,12 @@ void RoundDriver::Finish(const std::string& reason, bool completed) {
   v1::RoundResult done;
   done.set_round(state_.updater->round());
   done.set_rounds_completed(state_.updater->round());
-  done.set_training_done(true);
+  // A service's clients stay for its next run; a one-shot run's are done.
+  if (options_.service_run) {
+    done.set_run_done(true);
+  } else {
+    done.set_training_done(true);
+  }
   done.set_reason(reason);
   // The final model reaches every connected client, which otherwise keeps the model of its last
   // task, one update behind. Between phases (a run stopped mid-round) the next plan is no

@@ -35,7 +35,9 @@ class RoundDriver {
 
   // Runs rounds until done or the budget is spent, then tells every client; or until the roster
   // is stopped, which ends every stream with UNAVAILABLE instead (training is not over: the
-  // clients reconnect to the coordinator's restart, which resumes from its checkpoint). Errors
+  // clients reconnect to the coordinator's restart, which resumes from its checkpoint), or, when
+  // the run was cancelled (Roster::run_cancelled), tells every client it is over and returns
+  // Cancelled. Errors
   // only for local failures (checkpoint write, updater errors), too many failed rounds, or,
   // after telling every client why: a fixed-population run that lost a member (Aborted), or the
   // same refusal of the plan by every member of two attempts in a row (that refusal's code,

@@ -253,6 +253,31 @@ absl::StatusOr<v1::RunSpec> ReadRunSpec(absl::string_view path) {
   return spec;
 }
 
+namespace {
+
+// The run flags given off their defaults, as --NAME=VALUE (--run is not among them).
+std::vector<std::string> GivenRunFlags() {
+  std::vector<std::string> given;
+  for (const std::string& name : RunFlagNames()) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag != nullptr && flag->CurrentValue() != flag->DefaultValue()) {
+      given.push_back(absl::StrCat("--", name, "=", flag->CurrentValue()));
+    }
+  }
+  return given;
+}
+
+}  // namespace
+
+absl::Status CheckNoRun(absl::string_view why) {
+  std::vector<std::string> given = GivenRunFlags();
+  if (const std::string file = absl::GetFlag(FLAGS_run); !file.empty()) {
+    given.push_back(absl::StrCat("--run=", file));
+  }
+  if (given.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(why, ": drop ", absl::StrJoin(given, ", ")));
+}
+
 absl::StatusOr<ProcessRun> RunOfProcess() {
   ProcessRun run;
   run.file = absl::GetFlag(FLAGS_run);
@@ -261,14 +286,7 @@ absl::StatusOr<ProcessRun> RunOfProcess() {
     if (!spec.ok()) return spec.status();
     run.spec = *std::move(spec);
   } else {
-    std::vector<std::string> given;
-    for (const std::string& name : RunFlagNames()) {
-      const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-      if (flag != nullptr && flag->CurrentValue() != flag->DefaultValue()) {
-        given.push_back(absl::StrCat("--", name, "=", flag->CurrentValue()));
-      }
-    }
-    if (!given.empty()) {
+    if (const std::vector<std::string> given = GivenRunFlags(); !given.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("--run=", run.file, " is the whole run: drop ",
                                                      absl::StrJoin(given, ", "),
                                                      " (or write it into the file)"));

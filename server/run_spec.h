@@ -50,6 +50,9 @@ absl::StatusOr<v1::RunSpec> ReadRunSpec(absl::string_view path);
 // --run=FILE (InvalidArgument naming every run flag also given, i.e. not at its default) or the
 // flags; NotFound for an unknown algorithm; then ValidateRunSpec.
 absl::StatusOr<ProcessRun> RunOfProcess();
+// A process that takes no run of its own (fedmf-coordinator --service): InvalidArgument "`why`:
+// drop --NAME=VALUE, ..." naming every run flag given and --run.
+absl::Status CheckNoRun(absl::string_view why);
 
 // OK, or InvalidArgument naming every bad value of `spec` as "FIELD=VALUE (need RANGE)" (flags:
 // "--FIELD=VALUE"), after "FILE: " when `file` is given; the options are checked by the options

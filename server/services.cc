@@ -1,11 +1,14 @@
 #include "server/services.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "common/util/event_log.h"
 #include "server/connection.h"
 #include "server/server_tls.h"
@@ -172,10 +175,10 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
   }
   const std::optional<absl::string_view> token = SessionTokenOf(*context);
   if (!token) {
-    return new ModelDownload(grpc::Status(
-        grpc::StatusCode::UNAUTHENTICATED,
-        absl::StrCat("no session token: call Download with the metadata '",
-                     wire::kSessionTokenMetadataKey, "' of a registration")));
+    return new ModelDownload(
+        grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                     absl::StrCat("no session token: call Download with the metadata '",
+                                  wire::kSessionTokenMetadataKey, "' of a registration")));
   }
   absl::StatusOr<std::shared_ptr<const ModelStore::Published>> model =
       coordinator_->ModelForDownload(*token, identity, request->version());
@@ -187,29 +190,109 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
     return new ModelDownload(ToGrpc(model.status()));
   }
   if (request->offset() >= (*model)->model.size()) {
-    return new ModelDownload(grpc::Status(
-        grpc::StatusCode::OUT_OF_RANGE,
-        absl::StrCat("offset ", request->offset(), " is not inside model version ",
-                     request->version(), " (", (*model)->model.size(), " bytes)")));
+    return new ModelDownload(
+        grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                     absl::StrCat("offset ", request->offset(), " is not inside model version ",
+                                  request->version(), " (", (*model)->model.size(), " bytes)")));
   }
   return new ModelDownload(coordinator_, *std::move(model), request->offset());
+}
+
+namespace {
+
+// Whether `context`'s metadata "authorization" is "Bearer `token`".
+bool PresentsToken(const grpc::CallbackServerContext& context, absl::string_view token) {
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find(wire::kAdminTokenMetadataKey);
+  if (it == metadata.end()) return false;
+  absl::string_view presented(it->second.data(), it->second.size());
+  if (!absl::ConsumePrefix(&presented, wire::kAdminTokenPrefix)) return false;
+  return presented.size() == token.size() &&
+         CRYPTO_memcmp(presented.data(), token.data(), token.size()) == 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> AdminService::Authorize(const grpc::CallbackServerContext& context,
+                                                    absl::string_view method) const {
+  std::string identity = IdentityOf(context);
+  absl::Status refused;
+  if (!access_.identities.empty() && !access_.identities.contains(identity)) {
+    refused = absl::PermissionDeniedError(
+        absl::StrCat("identity '", identity, "' is not an admin identity"));
+  } else if (!access_.token.empty() && !PresentsToken(context, access_.token)) {
+    refused = absl::UnauthenticatedError(
+        "no admin token, or a wrong one (the coordinator's --admin_token_file)");
+  }
+  if (refused.ok()) return identity;
+  EventLine("admin_refused")
+      .Add("method", method)
+      .Add("identity", identity)
+      .Add("peer", context.peer())
+      .Add("code", absl::StatusCodeToString(refused.code()));
+  return refused;
 }
 
 grpc::ServerUnaryReactor* AdminService::Status(grpc::CallbackServerContext* context,
                                                const v1::StatusRequest*,
                                                v1::StatusResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (!admins_.empty()) {
-    if (const std::string identity = IdentityOf(*context); !admins_.contains(identity)) {
-      EventLine("admin_refused").Add("identity", identity).Add("peer", context->peer());
-      reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                   "identity '" + identity + "' is not an admin identity"));
-      return reactor;
-    }
+  if (absl::StatusOr<std::string> identity = Authorize(*context, "Status"); !identity.ok()) {
+    reactor->Finish(ToGrpc(identity.status()));
+    return reactor;
   }
   *response = coordinator_->Status();
+  AddRunCounts(runs_, *response);
   reactor->Finish(grpc::Status::OK);
   return reactor;
+}
+
+template <typename Call>
+grpc::ServerUnaryReactor* AdminService::RunCall(grpc::CallbackServerContext* context,
+                                                absl::string_view method, Call call) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::StatusOr<std::string> identity = Authorize(*context, method);
+  if (!identity.ok()) {
+    reactor->Finish(ToGrpc(identity.status()));
+  } else if (runs_ == nullptr) {
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::UNIMPLEMENTED,
+        absl::StrCat(method,
+                     ": this coordinator takes no submitted runs (it trains the run of its "
+                     "command line; start one with --service to submit runs)")));
+  } else {
+    reactor->Finish(ToGrpc(call(*identity)));
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AdminService::SubmitRun(grpc::CallbackServerContext* context,
+                                                  const v1::RunSpec* request,
+                                                  v1::RunRecord* response) {
+  return RunCall(context, "SubmitRun", [&](const std::string& identity) {
+    absl::StatusOr<v1::RunRecord> record = runs_->Submit(*request, identity);
+    if (record.ok()) *response = *std::move(record);
+    return record.status();
+  });
+}
+
+grpc::ServerUnaryReactor* AdminService::ListRuns(grpc::CallbackServerContext* context,
+                                                 const v1::ListRunsRequest*,
+                                                 v1::ListRunsResponse* response) {
+  return RunCall(context, "ListRuns", [&](const std::string&) {
+    *response = runs_->List();
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* AdminService::CancelRun(grpc::CallbackServerContext* context,
+                                                  const v1::CancelRunRequest* request,
+                                                  v1::RunRecord* response) {
+  return RunCall(context, "CancelRun", [&](const std::string& identity) {
+    absl::StatusOr<v1::RunRecord> record = runs_->Cancel(request->id(), identity);
+    if (record.ok()) *response = *std::move(record);
+    return record.status();
+  });
 }
 
 }  // namespace fedmf::server

@@ -1,8 +1,8 @@
 // The coordinator's gRPC services over the callback API: Federation (Register, Participate
 // streams handed to FederationReactor, at most limits.max_streams at a time: the extra ones end at
-// once with RESOURCE_EXHAUSTED) and Admin (Status). Thin shells over Coordinator; Register first
-// checks the peer address's rate limit and the peer's TLS identity against the PeerPolicy, if
-// there is one.
+// once with RESOURCE_EXHAUSTED) and Admin (Status and the runs). Thin shells over Coordinator;
+// Register first checks the peer address's rate limit and the peer's TLS identity against the
+// PeerPolicy, if there is one.
 #ifndef FEDMF_SERVER_SERVICES_H_
 #define FEDMF_SERVER_SERVICES_H_
 
@@ -16,6 +16,7 @@
 #include "server/coordinator.h"
 #include "server/peer_policy.h"
 #include "server/peer_rate_limiter.h"
+#include "server/run_control.h"
 #include "server/stream_limits.h"
 
 namespace fedmf::server {
@@ -71,22 +72,52 @@ class ModelsService final : public v1::Models::CallbackService {
   PeerPolicy* policy_;
 };
 
-// The Admin service (status). Under mutual TLS only the identities in `admins` may call it
-// (PERMISSION_DENIED for the others: a participant's certificate shows no run state); without
-// mutual TLS, `admins` is empty and anyone who reaches the port may.
+// Who may call the Admin service: under mutual TLS only `identities` (certificate CNs; empty:
+// any caller, as without mutual TLS), and, when `token` is set, only callers presenting it as
+// metadata "authorization: Bearer TOKEN" (compared in constant time).
+struct AdminAccess {
+  absl::flat_hash_set<std::string> identities;
+  std::string token;
+};
+
+// The Admin service: Status, and the runs (SubmitRun, ListRuns, CancelRun, forwarded to a
+// RunControl with the caller's identity), for the callers `access` admits: PERMISSION_DENIED for
+// an identity that is not an admin's (a participant's certificate neither shows run state nor
+// submits runs), UNAUTHENTICATED for a missing or wrong token; each refusal logged as
+// event=admin_refused.
 class AdminService final : public v1::Admin::CallbackService {
  public:
-  explicit AdminService(const Coordinator* coordinator,
-                        absl::flat_hash_set<std::string> admins = {})
-      : coordinator_(coordinator), admins_(std::move(admins)) {}
+  // `runs` null: the run calls answer UNIMPLEMENTED (a coordinator that trains only the run of its
+  // command line). Both outlive the service.
+  explicit AdminService(const Coordinator* coordinator, AdminAccess access = {},
+                        RunControl* runs = nullptr)
+      : coordinator_(coordinator), access_(std::move(access)), runs_(runs) {}
 
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const v1::StatusRequest* request,
                                    v1::StatusResponse* response) override;
+  grpc::ServerUnaryReactor* SubmitRun(grpc::CallbackServerContext* context,
+                                      const v1::RunSpec* request, v1::RunRecord* response) override;
+  grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
+                                     const v1::ListRunsRequest* request,
+                                     v1::ListRunsResponse* response) override;
+  grpc::ServerUnaryReactor* CancelRun(grpc::CallbackServerContext* context,
+                                      const v1::CancelRunRequest* request,
+                                      v1::RunRecord* response) override;
 
  private:
+  // The caller's identity when `access_` admits it to `method`; PERMISSION_DENIED or
+  // UNAUTHENTICATED (logged) when not.
+  absl::StatusOr<std::string> Authorize(const grpc::CallbackServerContext& context,
+                                        absl::string_view method) const;
+  // The run calls' common part: authorized and `runs_` set, `call` answers.
+  template <typename Call>
+  grpc::ServerUnaryReactor* RunCall(grpc::CallbackServerContext* context, absl::string_view method,
+                                    Call call);
+
   const Coordinator* coordinator_;
-  const absl::flat_hash_set<std::string> admins_;
+  const AdminAccess access_;
+  RunControl* runs_;
 };
 
 }  // namespace fedmf::server

@@ -269,7 +269,7 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
 
 void StreamRouter::AwaitStageEnd(absl::Time deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_ && inbox_.aggregation() != nullptr && !inbox_.ReadyToClose() &&
+  while (!stop_ && !run_stop_ && inbox_.aggregation() != nullptr && !inbox_.ReadyToClose() &&
          clock_.Now() < deadline) {
     clock_.WaitUntil(cv_, lock, deadline);
   }
@@ -345,19 +345,43 @@ void StreamRouter::AwaitChange(uint64_t seen, absl::Time deadline) {
 
 bool StreamRouter::AwaitStop(absl::Time deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
-  return stop_;
+  while (!stop_ && !run_stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
+  return stop_ || run_stop_;
 }
 
 bool StreamRouter::stopped() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stop_;
+  return stop_ || run_stop_;
+}
+
+bool StreamRouter::run_cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return run_stop_ && !stop_;
 }
 
 void StreamRouter::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stop_ = true;
   Changed();
+}
+
+void StreamRouter::StopRun() {
+  std::lock_guard<std::mutex> lock(mu_);
+  run_stop_ = true;
+  Changed();
+}
+
+void StreamRouter::BeginRun(int64_t num_users) {
+  std::lock_guard<std::mutex> lock(mu_);
+  registry_.set_num_users(num_users);
+  exclusions_ = Exclusions();
+  run_stop_ = false;
+  Changed();
+}
+
+void StreamRouter::EndRun() {
+  std::lock_guard<std::mutex> lock(mu_);
+  registry_.set_num_users(Registry::kAnyUser);
 }
 
 int StreamRouter::CloseAll(const absl::Status& status) {

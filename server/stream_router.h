@@ -80,10 +80,21 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
   bool AwaitStop(absl::Time deadline) override;
   bool stopped() const override;
+  // StopRun without a process Stop.
+  bool run_cancelled() const override;
   int CloseAll(const absl::Status& status) override;
 
   // Any thread.
   void Stop();
+  // A long-running service's runs (run_service.h): StopRun ends the run in progress as Stop does
+  // (stopped(), AwaitStop and the stage waits see it) without stopping the process; BeginRun
+  // starts the next run: participant ids 1..num_users, no exclusions (they were the last run's),
+  // no run stop. A process Stop stays.
+  void StopRun();
+  void BeginRun(int64_t num_users);
+  // Between runs: any participant id may register (Registry::kAnyUser), the next run's range
+  // being unknown.
+  void EndRun();
   // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
   void AddTo(v1::StatusResponse& status) const;
   // Ends (PERMISSION_DENIED) the live streams whose client identity options.revoked names,
@@ -141,6 +152,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   uint64_t generation_ = 0;       // counts Changed()
   MessageBounds bounds_ = kUnplannedBounds;  // what a client message may be now
   bool stop_ = false;
+
+  // The run's stop (StopRun, until BeginRun), apart from the process's stop_.
+  bool run_stop_ = false;
 };
 
 }  // namespace fedmf::server

@@ -1,8 +1,9 @@
 // The limits both ends of the federation wire agree on: the largest gRPC message each direction
 // carries (larger messages travel in chunks well below it, wire/chunking.h) and the protocol
-// version a RegisterRequest names, and the metadata key of the session token a Participate stream
-// opens with, and the size of a model download's chunks. The coordinator, the clients and the mobile C API read them
-// here, so the two ends cannot drift apart.
+// version a RegisterRequest names, the metadata keys of the session token a Participate stream
+// opens with and of an Admin call's token, and the size of a model download's chunks. The
+// coordinator, the clients and the mobile C API read them here, so the two ends cannot drift
+// apart.
 #ifndef FEDMF_WIRE_LIMITS_H_
 #define FEDMF_WIRE_LIMITS_H_
 
@@ -19,6 +20,9 @@ inline constexpr int kMaxMessageBytes = 64 << 20;  // per gRPC message, each dir
 inline constexpr unsigned kProtocolVersion = 5;
 // Binary gRPC metadata (the "-bin" suffix): the RegisterResponse.session_token bytes as they are.
 inline constexpr char kSessionTokenMetadataKey[] = "fedmf-session-token-bin";
+// An Admin call's token (the coordinator's --admin_token_file), as "authorization: Bearer TOKEN".
+inline constexpr char kAdminTokenMetadataKey[] = "authorization";
+inline constexpr char kAdminTokenPrefix[] = "Bearer ";
 // The largest ModelChunk.data of Models.Download: well inside gRPC's default 4 MiB receive limit,
 // which an app's own gRPC stack has.
 inline constexpr unsigned kModelChunkBytes = 1u << 20;

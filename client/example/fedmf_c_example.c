@@ -6,11 +6,13 @@
  * and save the state (--state=PATH) and the model blob it names (PATH.model-<id in hex>).
  * Reconnects (and re-registers) when the stream breaks. A device that registers after training
  * ended downloads the newest published model instead (Models.Download, resumed if the call
- * breaks; --break_download_after_chunks=N breaks the first call after N chunks, for tests).
+ * breaks; --break_download_after_chunks=N breaks the first call after N chunks, for tests), as
+ * does, with --model_only, a device that only checks in for the model (e.g. between the runs of a
+ * long-running service).
  *
  * Usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M
  *            [--ratings=ITEM:RATING,...] [--token=ENROLLMENT_TOKEN] [--state=PATH]
- *            [--give_up_after_s=S] [--break_download_after_chunks=N] */
+ *            [--give_up_after_s=S] [--break_download_after_chunks=N] [--model_only] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ typedef struct {
   const char* state;
   long give_up_after_s;
   long break_download_after_chunks;
+  int model_only;
 } Options;
 
 static const char* Flag(const char* arg, const char* name) {
@@ -40,7 +43,7 @@ static void PrintUsage(FILE* to) {
   fprintf(to,
           "usage: fedmf-c-example --coordinator=HOST:PORT --id=N --num_items=M "
           "[--ratings=ITEM:RATING,...] [--token=T] [--state=PATH] [--give_up_after_s=S] "
-          "[--break_download_after_chunks=N]\n"
+          "[--break_download_after_chunks=N] [--model_only]\n"
           "One participant of a federated training, driven through the C API "
           "(libfedmf_mobile).\n");
 }
@@ -69,6 +72,8 @@ static int ParseOptions(int argc, char** argv, Options* o) {
       o->give_up_after_s = strtol(v, NULL, 10);
     else if ((v = Flag(argv[i], "--break_download_after_chunks")))
       o->break_download_after_chunks = strtol(v, NULL, 10);
+    else if (strcmp(argv[i], "--model_only") == 0)
+      o->model_only = 1;
     else if (strcmp(argv[i], "--help") == 0) {
       PrintUsage(stdout);
       return 0;
@@ -247,9 +252,9 @@ static int OnModelChunk(void* ctx, const uint8_t* chunk, size_t len) {
   return 0;
 }
 
-/* After a RegisterResponse that says training is over: downloads the newest published model if
- * the participant does not hold it, each new call resuming after the bytes received. 1 when it
- * holds the newest model (or none is published), 0 to try again later. */
+/* After a RegisterResponse that says training is over (or with --model_only): downloads the
+ * newest published model if the participant does not hold it, each new call resuming after the
+ * bytes received. 1 when it holds the newest model (or none is published), 0 to try again later. */
 static int DownloadLatest(fedmf_participant* p, const Options* o, fedmf_transport* t,
                           const uint8_t* token, size_t token_len) {
   Download d = {p, 0, 0, 0, o->break_download_after_chunks};
@@ -299,7 +304,7 @@ static int Session(fedmf_participant* p, const Options* o) {
   } else if (fedmf_participant_open_stream(p, response, response_len, &session_token,
                                            &session_token_len) != FEDMF_OK) {
     Fail("register response");
-  } else if (fedmf_participant_training_done(p)) {
+  } else if (fedmf_participant_training_done(p) || o->model_only) {
     done = DownloadLatest(p, o, t, session_token, session_token_len);
   } else if (fedmf_transport_open(t, session_token, session_token_len) == 0) {
     printf("event=c_example_registered participant=%u\n", fedmf_participant_id(p));

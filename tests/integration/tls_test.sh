@@ -112,6 +112,25 @@ case "$CASE" in
       fi
       grep -q "PERMISSION_DENIED.*'client-0' is not an admin identity" "$WORK/status-client.out" ||
         fail "status with a participant's certificate: $(cat "$WORK/status-client.out")"
+      # ... nor may it submit or cancel runs; the admin identity passes (this one-shot
+      # coordinator takes no submitted runs: UNIMPLEMENTED, after the identity check).
+      printf 'algorithm: "dpmf-rp"\nrounds: 1\nnum_users: 200\nnum_items: 100\n' >"$WORK/run.textproto"
+      for call in "submit $WORK/run.textproto" "cancel 1"; do
+        # shellcheck disable=SC2046,SC2086
+        if "$COORD" $call --target="127.0.0.1:$PORT" "${CA[@]}" $(identity client-0) \
+            >"$WORK/run-client.out" 2>&1; then
+          fail "$call with a participant's certificate was answered"
+        fi
+        grep -q "PERMISSION_DENIED.*'client-0' is not an admin identity" "$WORK/run-client.out" ||
+          fail "$call with a participant's certificate: $(cat "$WORK/run-client.out")"
+      done
+      # shellcheck disable=SC2046
+      if "$COORD" runs --target="127.0.0.1:$PORT" "${CA[@]}" $(identity admin) \
+          >"$WORK/runs-admin.out" 2>&1; then
+        fail "runs on a one-shot coordinator was answered"
+      fi
+      grep -q "UNIMPLEMENTED.*takes no submitted runs" "$WORK/runs-admin.out" ||
+        fail "runs with the admin certificate: $(cat "$WORK/runs-admin.out")"
     done
     wait "$COORD_PID" || fail "coordinator failed"
     for pid in "${pids[@]}"; do wait "$pid" || fail "a client failed"; done

@@ -84,13 +84,13 @@ DPMF_RP_PAPER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../configs/dpmf-rp" && pw
 
 # paper_config FLAGS...: prints --config=$DPMF_RP_PAPER when FLAGS start a dpmf-rp run (no
 # --algorithm, or --algorithm=dpmf-rp) and name no --config (nor an older build's --preset) nor
-# --run (a RunSpec file, the whole run).
+# --run (a RunSpec file, the whole run) nor --service (whose runs are submitted).
 paper_config() {
   local arg
   for arg in "$@"; do
     case "$arg" in
       --algorithm=dpmf-rp) ;;
-      --algorithm=* | --config=* | --preset=* | --run=*) return 0 ;;
+      --algorithm=* | --config=* | --preset=* | --run=* | --service) return 0 ;;
     esac
   done
   echo "--config=$DPMF_RP_PAPER"

@@ -181,6 +181,35 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
   EXPECT_NE(host->contributor(), nullptr);
 }
 
+// A long-running service's run ends with run_done: the host adopts the run's final model, as on
+// training_done, but is not done: its rounds count from 0 again and it answers the next run's
+// first task.
+TEST(ParticipantHostTest, ARunDoneResultBringsTheModelAndKeepsTheHostForTheNextRun) {
+  TrainingRound f;
+  auto host = f.Host();
+  auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
+  absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(Cohort()));
+  ASSERT_TRUE(advertise.ok()) << advertise.status();
+  ASSERT_TRUE(test_util::RunSecAggRound(*host, *server, *advertise, false).ok());
+  ASSERT_TRUE(f.updater->ApplySum(server->result().value(), Cohort()).ok());
+  v1::ServerMessage run_done;
+  run_done.mutable_result()->set_rounds_completed(1);
+  run_done.mutable_result()->set_run_done(true);
+  run_done.mutable_result()->set_reason("rounds done");
+  *run_done.mutable_result()->mutable_final_model() = f.updater->Plan().value();
+  run_done.mutable_result()->mutable_final_model_version()->set_version(4);
+  EXPECT_TRUE(host->Handle(run_done).value().empty());
+  EXPECT_FALSE(host->training_done());
+  EXPECT_EQ(host->rounds_completed(), 0);
+  EXPECT_EQ(host->model().SerializeAsString(),
+            run_done.result().final_model().SerializeAsString());
+  EXPECT_EQ(host->published_model().version(), 4);
+  EXPECT_EQ(host->Find(1)->session(), nullptr);
+  advertise = host->Handle(f.Task(Cohort()));
+  ASSERT_TRUE(advertise.ok()) << advertise.status();
+  EXPECT_EQ(advertise->size(), static_cast<size_t>(kCohort));
+}
+
 // lfl-sgdmf's phase 1 plans no model (its users hold V from phase 0): the host answers it with
 // the users' phase-0 keys and keeps phase 0's model; a user without that key declines alone, and
 // a phase-1 plan is not a model to adopt.

@@ -204,6 +204,24 @@ TEST(ParticipantTest, OwnBudgetRefusesOnceSpentAcrossARestart) {
   EXPECT_TRUE(restarted.Contribute(free, "a").ok());
 }
 
+// The end of a service's run (EndRun): the next run starts with no algorithm state, while the
+// budget's ledger carries over, so a device's own budget covers all the runs it joins.
+TEST(ParticipantTest, TheEndOfARunDropsTheAlgorithmStatesAndKeepsTheLedger) {
+  const FixedContributor contributor(algorithms::ContributionVector::Dense({1, 2}), 0.4);
+  Participant p = Participant::Create(3, {}).value();
+  ASSERT_TRUE(p.SetBudget(dp::PrivacyBudget::PureDp(1)).ok());
+  ASSERT_TRUE(p.Contribute(contributor, "a").ok());
+  ASSERT_TRUE(p.Contribute(contributor, "a").ok());
+  p.EndRun();
+  EXPECT_TRUE(p.ExportLocalState().algorithm_states().empty());
+  EXPECT_FALSE(p.ExportLocalState().ledger().empty());
+  EXPECT_EQ(p.Contribute(contributor, "a").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  const FixedContributor free(algorithms::ContributionVector::Dense({1, 2}));
+  ASSERT_TRUE(p.Contribute(free, "a").ok());
+  EXPECT_EQ(p.ExportLocalState().algorithm_states().at("a"), "1");
+}
+
 // SecAgg sums dense vectors: the session's input is the densified contribution; a contribution
 // with a coordinate outside the session's length opens no session.
 TEST(ParticipantTest, StartRoundDensifiesASparseContribution) {

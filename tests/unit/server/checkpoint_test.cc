@@ -13,20 +13,13 @@
 #include "fedmf/v1/federation.pb.h"
 #include "gtest/gtest.h"
 #include "tests/unit/participant_ids.h"
+#include "tests/unit/server/test_dir.h"
 
 namespace fedmf::server {
 namespace {
 
-class CheckpointTest : public ::testing::Test {
+class CheckpointTest : public TestDirTest {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   static CoordinatorState State() {
     algorithms::dpmf_rp::DpmfRpConfig c;
     c.num_users = 40;
@@ -49,8 +42,6 @@ class CheckpointTest : public ::testing::Test {
     EXPECT_TRUE(s.ledger.Append(e).ok());
     return s;
   }
-
-  std::string dir_;
 };
 
 TEST_F(CheckpointTest, NoCheckpointYetIsNotAnError) {

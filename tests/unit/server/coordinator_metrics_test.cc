@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/run_control.h"
 
 namespace fedmf::server {
 namespace {
@@ -82,6 +83,43 @@ TEST(CoordinatorMetricsTest, RendersTheStatusFiguresAndPrivacyOnlyOnceSpent) {
   EXPECT_THAT(text, HasSubstr("fedmf_training_done 1\n"));
   EXPECT_THAT(text, HasSubstr("process_cpu_seconds_total 1.5\n"));
   EXPECT_THAT(text, HasSubstr("process_resident_memory_bytes 4096\n"));
+  EXPECT_THAT(text, Not(HasSubstr("fedmf_runs")));
+}
+
+// A service's Status carries its runs by state (AddRunCounts): the scrape shows each state, and
+// the run in progress.
+TEST(CoordinatorMetricsTest, RendersAServicesRunsByState) {
+  class TwoRuns final : public RunControl {
+   public:
+    absl::StatusOr<v1::RunRecord> Submit(const v1::RunSpec&, absl::string_view) override {
+      return absl::UnimplementedError("");
+    }
+    v1::ListRunsResponse List() const override {
+      v1::ListRunsResponse list;
+      list.add_runs()->set_state(v1::RUN_STATE_DONE);
+      v1::RunRecord* running = list.add_runs();
+      running->set_id(2);
+      running->set_state(v1::RUN_STATE_RUNNING);
+      list.add_runs()->set_state(v1::RUN_STATE_QUEUED);
+      list.add_runs()->set_state(v1::RUN_STATE_QUEUED);
+      return list;
+    }
+    absl::StatusOr<v1::RunRecord> Cancel(int64_t, absl::string_view) override {
+      return absl::UnimplementedError("");
+    }
+  } runs;
+  v1::StatusResponse status;
+  AddRunCounts(nullptr, status);
+  EXPECT_FALSE(status.has_runs());
+  AddRunCounts(&runs, status);
+  EXPECT_EQ(status.runs().queued(), 2);
+  EXPECT_EQ(status.runs().running_id(), 2);
+  const std::string text = CoordinatorMetrics().Render(status, absl::UnavailableError(""));
+  EXPECT_THAT(text, HasSubstr("fedmf_runs{state=\"queued\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("fedmf_runs{state=\"running\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("fedmf_runs{state=\"done\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("fedmf_runs{state=\"failed\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("fedmf_run_in_progress 2\n"));
 }
 
 }  // namespace

@@ -81,24 +81,46 @@ testing::FakeClientOptions Hooks(Behavior behavior, uint64_t garbage_seed) {
   return o;
 }
 
-// Cohort 10 of 40 users, n_min 3; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
-// `tune` adjusts the options (graph, signatures) before the coordinator is built.
-std::unique_ptr<Coordinator> MakeCoordinator(
-    int64_t rounds, bool secure_aggregation = true,
-    const std::function<void(CoordinatorOptions&)>& tune = nullptr, int64_t min_clients = 3) {
-  algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
-  c.min_clients = min_clients;
-  c.secure_aggregation = secure_aggregation;
+// Cohort 10 of 40 users; SecAgg tolerates 6 dropouts (t = 4); stages end after 300 ms.
+CoordinatorOptions SmallRunOptions() {
   CoordinatorOptions options;
   options.enrollment_token = "token";
   options.num_users = 40;
   options.dropout_fraction = 0.6;
   options.stage_timeout = absl::Milliseconds(300);
   options.max_failed_rounds = 3;
+  return options;
+}
+
+// A fresh DPMF-RP run of `rounds` rounds, n_min `min_clients`.
+CoordinatorState SmallRunState(int64_t rounds, bool secure_aggregation = true,
+                               int64_t min_clients = 3) {
+  algorithms::dpmf_rp::DpmfRpConfig c = testing::SmallRun(rounds);
+  c.min_clients = min_clients;
+  c.secure_aggregation = secure_aggregation;
+  return CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                          dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()};
+}
+
+// A one-shot coordinator of SmallRunOptions and SmallRunState; `tune` adjusts the options (graph,
+// signatures) before it is built.
+std::unique_ptr<Coordinator> MakeCoordinator(
+    int64_t rounds, bool secure_aggregation = true,
+    const std::function<void(CoordinatorOptions&)>& tune = nullptr, int64_t min_clients = 3) {
+  CoordinatorOptions options = SmallRunOptions();
   if (tune) tune(options);
-  return std::make_unique<Coordinator>(
-      options, CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                                dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
+  return std::make_unique<Coordinator>(options,
+                                       SmallRunState(rounds, secure_aggregation, min_clients));
+}
+
+// A Register request for user `id` with enrollment token "token".
+v1::RegisterRequest RegisterUser(uint32_t id) {
+  v1::RegisterRequest request;
+  request.set_protocol_version(wire::kProtocolVersion);
+  request.set_enrollment_token("token");
+  request.set_signing_public_key(std::string(32, 'k'));
+  request.add_participant_ids(id);
+  return request;
 }
 
 // Runs the coordinator to the end (at most 30 s) with 4 clients, the last one `last`.
@@ -197,13 +219,8 @@ TEST(CoordinatorRoundTest, TheFinalModelIsPublishedAndOfferedToLateDevices) {
   EXPECT_EQ(coordinator->Status().models().versions(), 2);
   EXPECT_EQ(Scraped(*coordinator, "fedmf_published_model_latest_version"), 2);
 
-  v1::RegisterRequest late;
-  late.set_protocol_version(wire::kProtocolVersion);
-  late.set_enrollment_token("token");
-  late.set_signing_public_key(std::string(32, 'k'));
-  late.add_participant_ids(40);
   v1::RegisterResponse response;
-  ASSERT_TRUE(coordinator->Register(late, response).ok());
+  ASSERT_TRUE(coordinator->Register(RegisterUser(40), response).ok());
   EXPECT_TRUE(response.training_done());
   EXPECT_EQ(response.latest_model().version(), 2);
   EXPECT_EQ(response.latest_model().sha256(), final_model->version.sha256());
@@ -215,6 +232,79 @@ TEST(CoordinatorRoundTest, TheFinalModelIsPublishedAndOfferedToLateDevices) {
             absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(coordinator->ModelForDownload(response.session_token(), "", 9).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// The long-running service's coordinator: built without a run it is idle (a device that
+// registers is told to wait, not that training is over); it trains the runs started in turn with
+// the same clients, which each run's end (run_done, with its final model) leaves connected, and is
+// idle again after each.
+TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnWithTheSameClients) {
+  std::shared_ptr<ModelStore> store = ModelStore::Open({.dir = "", .keep = 5}).value();
+  CoordinatorOptions process = SmallRunOptions();
+  process.models = store;
+  Coordinator coordinator(process);
+  EXPECT_EQ(coordinator.Status().stage(), "idle");
+  EXPECT_EQ(coordinator.Run().code(), absl::StatusCode::kFailedPrecondition);
+  v1::RegisterResponse waiting;
+  ASSERT_TRUE(coordinator.Register(RegisterUser(40), waiting).ok());
+  EXPECT_FALSE(waiting.training_done());
+  EXPECT_FALSE(waiting.session_token().empty());
+
+  auto data = testing::SmallDataset();
+  std::vector<std::unique_ptr<testing::FakeClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(std::make_unique<testing::FakeClient>(
+        coordinator, client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value(),
+        i + 1));
+  }
+  int runs = 0;
+  for (const auto& [run_id, rounds] : {std::pair<std::string, int64_t>{"first", 2}, {"second", 3}}) {
+    CoordinatorOptions run = process;
+    run.run_id = run_id;
+    coordinator.StartRun(run, SmallRunState(rounds));
+    ASSERT_TRUE(coordinator.Run().ok()) << run_id;
+    ++runs;
+    EXPECT_EQ(coordinator.state().updater->round(), rounds) << run_id;
+    for (const auto& client : clients) {
+      EXPECT_EQ(client->runs_ended(), runs) << run_id;
+      EXPECT_EQ(client->done_reason(), "rounds done") << run_id;
+      EXPECT_EQ(client->handle_errors(), 0) << run_id;
+    }
+    EXPECT_EQ(coordinator.Status().stage(), "idle") << run_id;
+    ASSERT_NE(store->Latest(), nullptr);
+    EXPECT_EQ(store->Latest()->version.run_id(), run_id);
+    EXPECT_EQ(store->Latest()->version.round(), rounds);
+  }
+  v1::RegisterResponse late;
+  ASSERT_TRUE(coordinator.Register(RegisterUser(39), late).ok());
+  EXPECT_FALSE(late.training_done());
+  EXPECT_EQ(late.latest_model().run_id(), "second");
+}
+
+// CancelRun ends the run in progress for good: its clients are told (a training_done result
+// saying why), nothing is published, Run returns Cancelled. A cancel between runs is forgotten.
+TEST(CoordinatorRoundTest, ACancelledRunEndsForItsClientsAndTheNextRunIsUnaffected) {
+  std::shared_ptr<ModelStore> store = ModelStore::Open({.dir = "", .keep = 5}).value();
+  CoordinatorOptions process = SmallRunOptions();
+  process.models = store;
+  Coordinator coordinator(process);
+  coordinator.StartRun(process, SmallRunState(3));
+  coordinator.CancelRun();
+  auto data = testing::SmallDataset();
+  {
+    testing::FakeClient client(
+        coordinator, client::ParticipantHost::Create(data, testing::Shard(0, 4, 40)).value(), 1);
+    EXPECT_EQ(coordinator.Run().code(), absl::StatusCode::kCancelled);
+    EXPECT_EQ(client.done_reason(), "run cancelled");
+  }
+  EXPECT_EQ(store->Latest(), nullptr);
+  EXPECT_EQ(coordinator.Status().stage(), "idle");
+
+  coordinator.CancelRun();
+  coordinator.StartRun(process, SmallRunState(2));
+  EXPECT_TRUE(RunWith(coordinator, Behavior::kHonest, nullptr).ok());
+  EXPECT_EQ(store->Latest()->version.round(), 2);
+  EXPECT_EQ(coordinator.state().updater->round(), 2);
 }
 
 // The scrape moves with the rounds: when round r's task reaches a client, r rounds were applied.

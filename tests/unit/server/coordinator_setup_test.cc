@@ -147,6 +147,32 @@ TEST_F(CoordinatorSetupTest, AResumedRunKeepsItsOptions) {
   std::filesystem::remove_all(dir);
 }
 
+// A queued run's directory and the service's model store are parameters, not --state_dir.
+TEST_F(CoordinatorSetupTest, ARunInItsOwnDirectoryResumesThereWithTheGivenModelStore) {
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / "coordinator_setup_run_dir").string();
+  std::filesystem::remove_all(dir);
+  absl::SetFlag(&FLAGS_state_dir, dir + "/elsewhere");
+  absl::StatusOr<ProcessRun> run = RunOfProcess();
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string run_dir = dir + "/runs/1";
+  absl::StatusOr<CoordinatorState> fresh = InitialStateInDir(*run, 40, 30, run_dir);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE(SaveCheckpoint(run_dir, *fresh).ok());
+  testing::internal::CaptureStderr();
+  absl::StatusOr<CoordinatorState> resumed = InitialStateInDir(*run, 40, 30, run_dir);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_THAT(log, HasSubstr(absl::StrCat("event=resume state_dir=", run_dir)));
+  std::shared_ptr<ModelStore> store = ModelStore::Open({}).value();
+  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsForRun(run->spec, run_dir, store);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->state_dir, run_dir);
+  EXPECT_EQ(options->models, store);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/elsewhere"));  // --state_dir was not used
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(CoordinatorSetupTest, RoundsDefaultToTheAlgorithms) {
   absl::SetFlag(&FLAGS_rounds, std::nullopt);
   absl::StatusOr<CoordinatorState> dpmf = InitialStateFromFlags(40, 30);

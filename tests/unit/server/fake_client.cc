@@ -16,7 +16,8 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
     if (m.has_chunk()) ++chunks_received_;
     if (m.has_result() && m.result().phase() == wire::kEvaluationPhase)
       evaluation_results_.push_back(m.result().round());
-    if (m.has_result() && m.result().training_done()) {
+    if (m.has_result() && (m.result().training_done() || m.result().run_done())) {
+      ++runs_ended_;
       done_reason_ = m.result().reason();
       final_model_ = m.result().final_model();
     }
@@ -41,6 +42,8 @@ FakeClient::~FakeClient() {
     cv_.notify_one();
   }
   pump_.join();
+  // As the reactor does when its client goes away: the coordinator sends it nothing more.
+  if (!stream_closed_) coordinator_.OnStreamClosed(connection_);
 }
 
 int64_t FakeClient::chunks_received() {
@@ -63,6 +66,11 @@ std::string FakeClient::done_reason() {
   return done_reason_;
 }
 
+int FakeClient::runs_ended() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_ended_;
+}
+
 v1::RoundPlan FakeClient::final_model() {
   std::lock_guard<std::mutex> lock(mu_);
   return final_model_;
@@ -81,6 +89,7 @@ void FakeClient::Pump() {
     if (m.has_secagg() && m.secagg().message().has_share_keys()) ++share_key_requests_;
     if (options_.disconnect_on && options_.disconnect_on(m)) {
       coordinator_.OnStreamClosed(connection_);
+      stream_closed_ = true;
       return;
     }
     if (options_.ignore && options_.ignore(m)) continue;
@@ -95,6 +104,7 @@ void FakeClient::Pump() {
       if (!coordinator_.OnClientMessage(connection_, reply).ok()) {
         ++refused_replies_;
         coordinator_.OnStreamClosed(connection_);  // what the reactor does on an error status
+        stream_closed_ = true;
         return;
       }
     }

@@ -46,10 +46,11 @@ class FakeClient {
   int64_t chunks_received();
   int64_t chunks_sent() const { return chunks_sent_.load(); }
   std::vector<int64_t> evaluation_results();
-  // The training tasks received (without their plans' payloads), and the reason of the result that
-  // ended training (empty until one came).
+  // The training tasks received (without their plans' payloads), and the reason of the last result
+  // that ended training or a run (empty until one came), and how many came.
   std::vector<v1::RoundTask> tasks();
   std::string done_reason();
+  int runs_ended();
   // The final model of that result, if it came whole (empty otherwise).
   v1::RoundPlan final_model();
   // Messages the host could not handle, and replies the coordinator refused (which ends the
@@ -72,7 +73,9 @@ class FakeClient {
   std::string done_reason_;
   v1::RoundPlan final_model_;
   int64_t chunks_received_ = 0;
+  int runs_ended_ = 0;
   bool stop_ = false;
+  bool stream_closed_ = false;  // by the pump thread, read after it ended
   std::atomic<int> share_key_requests_{0};
   std::atomic<int64_t> chunks_sent_{0};
   std::atomic<int> handle_errors_{0};

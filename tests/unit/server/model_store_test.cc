@@ -7,20 +7,13 @@
 #include "absl/status/status.h"
 #include "common/util/atomic_file.h"
 #include "gtest/gtest.h"
+#include "tests/unit/server/test_dir.h"
 
 namespace fedmf::server {
 namespace {
 
-class ModelStoreTest : public ::testing::Test {
+class ModelStoreTest : public TestDirTest {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ::testing::UnitTest::GetInstance()->current_test_info()->name())
-               .string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::unique_ptr<ModelStore> OpenStore(int keep = 3) {
     absl::StatusOr<std::unique_ptr<ModelStore>> store =
         ModelStore::Open({.dir = dir_, .keep = keep});
@@ -48,8 +41,6 @@ class ModelStoreTest : public ::testing::Test {
     std::snprintf(name, sizeof(name), "model-%06lld.pb", static_cast<long long>(version));
     return (std::filesystem::path(dir_) / name).string();
   }
-
-  std::string dir_;
 };
 
 TEST_F(ModelStoreTest, PublishedVersionsAreNumberedHashedAndFound) {

@@ -64,7 +64,8 @@ class FakeRoster final : public Roster {
     if (on_wait) on_wait();
     return stop;
   }
-  bool stopped() const override { return stop; }
+  bool stopped() const override { return stop || cancelled; }
+  bool run_cancelled() const override { return cancelled; }
   void Broadcast(const v1::RoundResult& result) override { broadcasts.push_back(result); }
   int CloseAll(const absl::Status& status) override {
     closed_with.push_back(status.code());
@@ -75,6 +76,7 @@ class FakeRoster final : public Roster {
   uint32_t excluded = 0;  // ids 1..excluded
   uint64_t generation = 0;
   bool stop = false;
+  bool cancelled = false;  // a run stop without a process stop
   std::function<void()> on_wait;  // after each wait
   std::vector<absl::Duration> pauses;
   std::vector<v1::RoundResult> broadcasts;
@@ -198,6 +200,22 @@ TEST(RoundDriverTest, FailedRoundsPauseWithAGrowingBackoffOnTheInjectedClock) {
   EXPECT_EQ(status.stage(), "stopped");
   EXPECT_THAT(h.roster.closed_with, ElementsAre(absl::StatusCode::kUnavailable));
   EXPECT_TRUE(h.roster.broadcasts.empty());
+}
+
+// A cancelled run (the service's CancelRun) is over for its clients: they are told, not asked to
+// reconnect, and the final model is not published as a completed run's.
+TEST(RoundDriverTest, ACancelledRunTellsItsClientsItIsOverInsteadOfEndingTheirStreams) {
+  DriverHarness h(1, {1, 2, 3});
+  h.runner.fail = true;
+  h.roster.on_wait = [&h] { h.roster.cancelled = h.roster.pauses.size() == 1; };
+  const absl::Status s = h.driver->Run();
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(h.roster.closed_with.empty());
+  ASSERT_THAT(h.roster.broadcasts, SizeIs(1));
+  EXPECT_TRUE(h.roster.broadcasts[0].training_done());
+  EXPECT_EQ(h.roster.broadcasts[0].reason(), "run cancelled");
+  EXPECT_FALSE(h.roster.broadcasts[0].has_final_model_version());
+  EXPECT_EQ(h.board.Read()->status.stage(), "done");
 }
 
 TEST(RoundDriverTest, TooManyFailedRoundsInARowAbortTheRun) {

@@ -1,7 +1,9 @@
 // The Federation service's stream limits over real gRPC on a loopback port: streams beyond
 // max_streams are refused, a stream over the message rate is ended, a stream whose client does
 // not read has a bounded outbound queue and is ended, and bytes that are not a ClientMessage end
-// their stream with INVALID_ARGUMENT; the coordinator keeps serving.
+// their stream with INVALID_ARGUMENT; the coordinator keeps serving. The Admin service's run calls
+// reach the RunControl (a fake) with the caller's identity and its answer, only from an admin
+// identity.
 #include "server/services.h"
 
 #include <grpcpp/generic/generic_stub.h>
@@ -346,6 +348,193 @@ TEST(FederationReactorTest, ClientThatDoesNotReadHasABoundedQueueAndIsEnded) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
   WaitUntil([&] { return flooder.closed.load(); });
   EXPECT_TRUE(flooder.closed);
+}
+
+// Records the run calls; answers `submit_answer` to Submit.
+class FakeRunControl final : public RunControl {
+ public:
+  absl::StatusOr<v1::RunRecord> Submit(const v1::RunSpec& spec,
+                                       absl::string_view identity) override {
+    ++calls;
+    submitted = spec;
+    last_identity = std::string(identity);
+    if (!submit_answer.ok()) return submit_answer;
+    v1::RunRecord record;
+    record.set_id(7);
+    *record.mutable_spec() = spec;
+    record.set_state(v1::RUN_STATE_QUEUED);
+    return record;
+  }
+  v1::ListRunsResponse List() const override {
+    ++calls;
+    v1::ListRunsResponse response;
+    response.add_runs()->set_id(1);
+    response.add_runs()->set_id(2);
+    return response;
+  }
+  absl::StatusOr<v1::RunRecord> Cancel(int64_t id, absl::string_view identity) override {
+    ++calls;
+    last_identity = std::string(identity);
+    if (id != 2) return absl::NotFoundError(absl::StrCat("no run ", id));
+    v1::RunRecord record;
+    record.set_id(id);
+    record.set_state(v1::RUN_STATE_CANCELLED);
+    return record;
+  }
+
+  absl::Status submit_answer = absl::OkStatus();
+  v1::RunSpec submitted;
+  std::string last_identity = "unset";
+  mutable int calls = 0;
+};
+
+v1::RunSpec SmallSpec() {
+  v1::RunSpec spec;
+  spec.set_algorithm("dpmf-rp");
+  spec.set_rounds(2);
+  return spec;
+}
+
+TEST(AdminServiceTest, RunCallsReachTheRunControlWithTheCallersIdentity) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FakeRunControl runs;
+  AdminService service(coordinator.get(), {}, &runs);
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  {
+    grpc::ClientContext context;
+    v1::RunRecord record;
+    const grpc::Status s = stub->SubmitRun(&context, SmallSpec(), &record);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(record.id(), 7);
+    EXPECT_EQ(record.spec().rounds(), 2);
+    EXPECT_EQ(runs.submitted.algorithm(), "dpmf-rp");
+    EXPECT_EQ(runs.last_identity, "");  // no mutual TLS: no identity
+  }
+  {
+    grpc::ClientContext context;
+    v1::ListRunsResponse list;
+    ASSERT_TRUE(stub->ListRuns(&context, v1::ListRunsRequest(), &list).ok());
+    ASSERT_EQ(list.runs_size(), 2);
+    EXPECT_EQ(list.runs(1).id(), 2);
+  }
+  {
+    grpc::ClientContext context;
+    v1::CancelRunRequest request;
+    request.set_id(2);
+    v1::RunRecord record;
+    ASSERT_TRUE(stub->CancelRun(&context, request, &record).ok());
+    EXPECT_EQ(record.state(), v1::RUN_STATE_CANCELLED);
+  }
+}
+
+TEST(AdminServiceTest, TheRunControlsRefusalsKeepTheirCodeAndMessage) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FakeRunControl runs;
+  runs.submit_answer = absl::InvalidArgumentError("submitted run: rounds=0 (need >= 1)");
+  AdminService service(coordinator.get(), {}, &runs);
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  grpc::ClientContext submit_context;
+  v1::RunRecord record;
+  grpc::Status s = stub->SubmitRun(&submit_context, SmallSpec(), &record);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.error_message(), "submitted run: rounds=0 (need >= 1)");
+  grpc::ClientContext cancel_context;
+  v1::CancelRunRequest request;
+  request.set_id(9);
+  s = stub->CancelRun(&cancel_context, request, &record);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(s.error_message(), "no run 9");
+}
+
+TEST(AdminServiceTest, OnlyAdminIdentitiesMayCallIt) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FakeRunControl runs;
+  // Mutual TLS with admin identity "admin": this plaintext caller has no identity, as a
+  // participant's certificate has another one; it is refused before anything is done.
+  AdminService service(coordinator.get(), {.identities = {"admin"}, .token = ""}, &runs);
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  testing::internal::CaptureStderr();
+  std::vector<grpc::Status> answers;
+  {
+    grpc::ClientContext context;
+    v1::RunRecord record;
+    answers.push_back(stub->SubmitRun(&context, SmallSpec(), &record));
+  }
+  {
+    grpc::ClientContext context;
+    v1::ListRunsResponse list;
+    answers.push_back(stub->ListRuns(&context, v1::ListRunsRequest(), &list));
+  }
+  {
+    grpc::ClientContext context;
+    v1::CancelRunRequest request;
+    request.set_id(2);
+    v1::RunRecord record;
+    answers.push_back(stub->CancelRun(&context, request, &record));
+  }
+  {
+    grpc::ClientContext context;
+    v1::StatusResponse status;
+    answers.push_back(stub->Status(&context, v1::StatusRequest(), &status));
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  for (const grpc::Status& s : answers) {
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+    EXPECT_EQ(s.error_message(), "identity '' is not an admin identity");
+  }
+  EXPECT_EQ(runs.calls, 0);
+  for (const char* method : {"SubmitRun", "ListRuns", "CancelRun", "Status"}) {
+    EXPECT_NE(log.find(absl::StrCat("event=admin_refused method=", method, " identity=\"\"")),
+              std::string::npos)
+        << method << ": " << log;
+  }
+}
+
+// With a token, every call must present it ("authorization: Bearer TOKEN"): none, another one, or
+// the right one without the scheme is UNAUTHENTICATED, logged, and reaches nothing.
+TEST(AdminServiceTest, WithATokenOnlyCallersPresentingItMayCall) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  FakeRunControl runs;
+  AdminService service(coordinator.get(), {.identities = {}, .token = "s3cret-token"}, &runs);
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  testing::internal::CaptureStderr();
+  for (const char* presented : {"", "Bearer wrong-token", "s3cret-token", "Bearer s3cret-token!"}) {
+    grpc::ClientContext context;
+    if (*presented != '\0') context.AddMetadata("authorization", presented);
+    v1::RunRecord record;
+    const grpc::Status s = stub->SubmitRun(&context, SmallSpec(), &record);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED) << presented;
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(runs.calls, 0);
+  EXPECT_NE(log.find("event=admin_refused method=SubmitRun identity=\"\""), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("code=UNAUTHENTICATED"), std::string::npos) << log;
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer s3cret-token");
+  v1::RunRecord record;
+  EXPECT_TRUE(stub->SubmitRun(&context, SmallSpec(), &record).ok());
+  EXPECT_EQ(runs.calls, 1);
+}
+
+TEST(AdminServiceTest, WithoutARunControlTheRunCallsAreUnimplemented) {
+  std::unique_ptr<Coordinator> coordinator = MakeCoordinator();
+  AdminService service(coordinator.get());
+  Server server(&service);
+  auto stub = v1::Admin::NewStub(server.Channel());
+  grpc::ClientContext context;
+  v1::RunRecord record;
+  const grpc::Status s = stub->SubmitRun(&context, SmallSpec(), &record);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(s.error_message().find("takes no submitted runs"), std::string::npos)
+      << s.error_message();
+  grpc::ClientContext status_context;
+  v1::StatusResponse status;
+  EXPECT_TRUE(stub->Status(&status_context, v1::StatusRequest(), &status).ok());
 }
 
 }  // namespace

@@ -204,6 +204,40 @@ TEST_F(StreamRouterTest, StopEndsTheWaitsAndBroadcastReachesEveryStream) {
   EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
 }
 
+// A service's run stop ends the waits like Stop, and the next run begins without it, without
+// the last run's exclusions and with its own participant id range; a process Stop stays.
+TEST_F(StreamRouterTest, ARunStopLastsUntilTheNextRunBegins) {
+  TestStream a = Open({1, 2});
+  ASSERT_TRUE(router_.Exclude(2, "bad share"));
+  router_.StopRun();
+  EXPECT_TRUE(router_.stopped());
+  EXPECT_TRUE(router_.AwaitStop(clock_.Now() + absl::Seconds(30)));
+  EXPECT_EQ(clock_.Elapsed(), absl::ZeroDuration());
+  router_.BeginRun(20);
+  EXPECT_FALSE(router_.stopped());
+  EXPECT_EQ(router_.ExcludedCount(), 0);
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1, 2));  // registrations stay
+  TestStream b = Open({15});                                // inside the new run's range
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1, 2, 15));
+  EXPECT_FALSE(router_.AwaitStop(clock_.Now() + absl::Seconds(1)));
+  router_.Stop();
+  router_.BeginRun(20);
+  EXPECT_TRUE(router_.stopped());
+}
+
+// Between runs any id registers; the next run draws its cohorts from its own range only, while a
+// registration outside it stays live for a later run.
+TEST_F(StreamRouterTest, BetweenRunsAnyIdRegistersAndARunSeesOnlyItsRange) {
+  router_.EndRun();
+  TestStream big = Open({500});
+  TestStream small = Open({3});
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+  router_.BeginRun(20);
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3));
+  router_.BeginRun(1000);
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+}
+
 // Issue 48 item 4: revocation is checked on every message of a stream opened with a TLS
 // identity, so a revoked client's next message ends its stream and reaches nobody, without
 // waiting for the one-second sweep; other identities go on.
