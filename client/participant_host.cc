@@ -508,9 +508,13 @@ absl::Status ParticipantHost::HandleResult(const v1::RoundResult& result) {
   for (auto& [id, p] : participants_) p.EndRound();
   rounds_completed_ = std::max(rounds_completed_, result.rounds_completed());
   if (result.run_done()) {
-    // The service's next run counts its rounds from 0 and its participants start afresh.
+    // The service's next run counts its rounds from 0 and its participants start afresh; persisted
+    // at once, so a restart before the next run's first task does not bring the states back.
     for (auto& [id, p] : participants_) p.EndRun();
     rounds_completed_ = 0;
+    if (local_state_sink_) {
+      if (absl::Status s = local_state_sink_(ExportLocalState()); !s.ok()) return s;
+    }
   } else if (result.training_done()) {
     training_done_ = true;
   } else {

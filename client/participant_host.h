@@ -237,7 +237,8 @@ class ParticipantHost {
   absl::StatusOr<std::vector<v1::ClientMessage>> HandleSecAgg(const v1::ServerToParticipant& m);
   // Ends the round; the training_done or run_done result's final model becomes the host's
   // (InvalidArgument, naming it, for one that builds no contributor: the run is over all the
-  // same). A run_done result also ends the run for every participant (Participant::EndRun).
+  // same). A run_done result also ends the run for every participant (Participant::EndRun), which
+  // the local-state sink persists first (its error is returned).
   absl::Status HandleResult(const v1::RoundResult& result);
   // Makes `plan`'s contributor the host's model (`what` names it in errors): InvalidArgument for
   // a plan of a contributor-only algorithm or one that builds no contributor (no change then).

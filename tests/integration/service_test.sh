@@ -15,6 +15,10 @@
 #                client restart), ends with its 6 ledger entries, and run 2 follows with them.
 #   cancel:      a running run (waiting for users) and a queued one cancelled; the next submission
 #                runs; run flags with --service are refused, naming them.
+#   budget:      two runs of the test-only contract probe with the same 4 client processes; one
+#                process's users keep their own budget, which run 1 spends: they decline run 2's
+#                tasks (dropouts, the run goes on) and still receive its final model; the end of
+#                run 1 drops its algorithm states, on disk too, and keeps the ledgers.
 # Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
@@ -196,6 +200,57 @@ case "$CASE" in
     start_clients a
     wait_state 3 done
     [[ ! -e "$WORK/state/runs/2/checkpoint.pb" ]] || fail "the cancelled queued run ran"
+    ;;
+
+  budget)
+    # Every user reports in every round, 0.5 of pure epsilon each (the probe, as in probe_test.sh),
+    # and keeps a counter of its reports as its algorithm state.
+    probe="synthetic:users=40,items=60,per_user=12,min_per_user=5,seed=3"
+    for name in first second; do
+      cat >"$WORK/$name.textproto" <<SPEC
+algorithm: "probe"
+set: ["report_epsilon=0.5"]
+rounds: 2
+epsilon: 10
+participation: 1
+min_clients: 1
+wait_for_users: 40
+num_users: 40
+num_items: 60
+SPEC
+    done
+    start_service "$WORK/service.log"
+    admin submit "$WORK/first.textproto" >/dev/null
+    admin submit "$WORK/second.textproto" >/dev/null
+    CLIENT_PIDS=()
+    for i in 0 1 2 3; do
+      flags=()
+      # Process 1's 10 users may spend 1: run 1's two reports.
+      ((i == 1)) && flags=(--participant_budget=pure:1 --state_dir="$WORK/client-1")
+      "$CLIENT" --coordinator="127.0.0.1:$PORT" --data="$probe" --shard="$i/4" --give_up_after_s=40 \
+        "${flags[@]}" >"$WORK/client-$i.log" 2>&1 &
+      CLIENT_PIDS+=($!)
+      PIDS+=($!)
+    done
+    wait_state 2 done
+    ! grep -q 'lost its state' "$WORK/service.log" || fail "run 2 saw run 1's state"
+    # Run 2's rounds: applied without the 10 spent users, who declined phase 0.
+    awk '/ event=run_start id=2 / { second = 1 } second && / event=round / { print }' \
+      "$WORK/service.log" >"$WORK/run-2-rounds.log"
+    for r in 0 1; do
+      line="$(grep -E " event=round round=$r phase=0 " "$WORK/run-2-rounds.log" | tail -n 1)"
+      [[ "$(field applied "$line")" == yes ]] || fail "run 2 round $r not applied: $line"
+      (($(field dropouts "$line") >= 10)) || fail "run 2 round $r: the spent users did not decline"
+    done
+    wait_for "$WORK/client-1.log" ' event=run_done .*final_model=yes' 30 2
+    # Process 1's state file after run 2, in which its users made no report: ledgers, no probe state.
+    protoc --decode=fedmf.v1.HostLocalState -I "$(dirname "$0")/../../proto" \
+      fedmf/v1/local_state.proto <"$WORK/client-1/local_state.pb" >"$WORK/client-1-state.txt" ||
+      fail "cannot read the client's state file"
+    (($(grep -c 'ledger: ' "$WORK/client-1-state.txt") == 10)) || fail "ledgers: $(head "$WORK/client-1-state.txt")"
+    ! grep -q 'algorithm_states' "$WORK/client-1-state.txt" ||
+      fail "run 1's algorithm state outlived it: $(grep -A3 -m1 algorithm_states "$WORK/client-1-state.txt")"
+    echo "run 2 applied without the spent users: $(field dropouts "$line") dropouts in its last round"
     ;;
 
   *) fail "unknown case $CASE" ;;

@@ -182,16 +182,25 @@ TEST(ParticipantHostTest, AnswersAWholeSecAggRound) {
 }
 
 // A long-running service's run ends with run_done: the host adopts the run's final model, as on
-// training_done, but is not done: its rounds count from 0 again and it answers the next run's
-// first task.
+// training_done, but is not done: its rounds count from 0 again, the participants' ended run is
+// persisted at once (a restart must not bring its algorithm states back), and it answers the next
+// run's first task.
 TEST(ParticipantHostTest, ARunDoneResultBringsTheModelAndKeepsTheHostForTheNextRun) {
   TrainingRound f;
   auto host = f.Host();
+  int persisted = 0;
+  v1::HostLocalState last;
+  host->set_local_state_sink([&](const v1::HostLocalState& state) {
+    ++persisted;
+    last = state;
+    return absl::OkStatus();
+  });
   auto server = secagg::ServerSession::Create(f.config, Cohort(), nullptr).value();
   absl::StatusOr<std::vector<v1::ClientMessage>> advertise = host->Handle(f.Task(Cohort()));
   ASSERT_TRUE(advertise.ok()) << advertise.status();
   ASSERT_TRUE(test_util::RunSecAggRound(*host, *server, *advertise, false).ok());
   ASSERT_TRUE(f.updater->ApplySum(server->result().value(), Cohort()).ok());
+  const int persisted_in_the_round = persisted;
   v1::ServerMessage run_done;
   run_done.mutable_result()->set_rounds_completed(1);
   run_done.mutable_result()->set_run_done(true);
@@ -199,6 +208,11 @@ TEST(ParticipantHostTest, ARunDoneResultBringsTheModelAndKeepsTheHostForTheNextR
   *run_done.mutable_result()->mutable_final_model() = f.updater->Plan().value();
   run_done.mutable_result()->mutable_final_model_version()->set_version(4);
   EXPECT_TRUE(host->Handle(run_done).value().empty());
+  EXPECT_EQ(persisted, persisted_in_the_round + 1);
+  EXPECT_GT(last.participants_size(), 0);
+  for (const v1::ParticipantLocalState& p : last.participants()) {
+    EXPECT_TRUE(p.algorithm_states().empty()) << p.participant_id();
+  }
   EXPECT_FALSE(host->training_done());
   EXPECT_EQ(host->rounds_completed(), 0);
   EXPECT_EQ(host->model().SerializeAsString(),
