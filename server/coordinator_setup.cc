@@ -19,6 +19,7 @@
 #include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/options.h"
 #include "common/algorithms/registry.h"
+#include "common/algorithms/start_model.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/event_log.h"
@@ -230,15 +231,47 @@ absl::Status CheckResumedRun(const ProcessRun& run, const CoordinatorState& resu
 
 }  // namespace
 
+absl::StatusOr<StartModel> StartItemFactors(const v1::RunSpec& spec, const ModelStore* models) {
+  const int64_t wanted = spec.start_from_version();
+  const std::string field = absl::StrCat("start_from_version=", wanted);
+  if (models == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(field, ": this process has no model store to start from"));
+  }
+  std::shared_ptr<const ModelStore::Published> published =
+      wanted == 0 ? models->LatestFinal() : models->Find(wanted);
+  if (published == nullptr) {
+    const std::vector<int64_t> kept = models->Versions();
+    return absl::NotFoundError(absl::StrCat(
+        field, ": the model store holds no ", wanted == 0 ? "final model" : "such version",
+        " (it keeps ", kept.empty() ? "none" : absl::StrCat("versions ", absl::StrJoin(kept, ", ")),
+        ")"));
+  }
+  v1::RoundPlan plan;
+  if (!plan.ParseFromString(published->model)) {
+    return absl::DataLossError(absl::StrCat(field, ": model version ", published->version.version(),
+                                            " is not a round plan"));
+  }
+  absl::StatusOr<mf::FactorMatrix> factors = algorithms::PublishedItemFactors(plan);
+  if (!factors.ok()) {
+    return absl::Status(factors.status().code(),
+                        absl::StrCat(field, ": model version ", published->version.version(), ": ",
+                                     factors.status().message()));
+  }
+  return StartModel{.item_factors = *std::move(factors), .version = published->version};
+}
+
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
-                                                    int32_t items, bool simulation_summed_noise) {
+                                                    int32_t items, bool simulation_summed_noise,
+                                                    const ModelStore* models) {
   return InitialStateInDir(run, users, items, absl::GetFlag(FLAGS_state_dir),
-                           simulation_summed_noise);
+                           simulation_summed_noise, models);
 }
 
 absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
                                                    int32_t items, const std::string& state_dir,
-                                                   bool simulation_summed_noise) {
+                                                   bool simulation_summed_noise,
+                                                   const ModelStore* models) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(run.spec.algorithm());
   if (!algorithm.ok()) return algorithm.status();
@@ -272,6 +305,13 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
   if (!options.ok()) return options.status();
   algorithms::RunSettings settings = RunSettingsOf(run.spec, users, items);
   settings.simulation_summed_noise = simulation_summed_noise;
+  std::optional<v1::ModelVersion> start_version;
+  if (run.spec.has_start_from_version()) {
+    absl::StatusOr<StartModel> start = StartItemFactors(run.spec, models);
+    if (!start.ok()) return start.status();
+    settings.start_item_factors = std::move(start->item_factors);
+    start_version = std::move(start->version);
+  }
   absl::StatusOr<algorithms::NewRun> started = algorithms::StartNewRun(name, settings, **options);
   if (!started.ok()) return started.status();
   const std::string options_text = algorithms::OptionsText(**options);
@@ -286,6 +326,11 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
   {
     EventLine line("new_run");
     for (const auto& [key, value] : started->log_fields) line.Add(key, value);
+    if (start_version.has_value()) {
+      line.Add("start_model_version", start_version->version())
+          .Add("start_model_run_id", start_version->run_id())
+          .Add("start_model_algorithm", start_version->algorithm());
+    }
     line.Add("options", options_text)
         .Add("run", run.source())
         .Add("run_spec", RunSpecId(recorded));
@@ -331,7 +376,8 @@ absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std
   options->num_users = users;
   if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);
   const ProcessRun process_run{.spec = run.spec(), .file = absl::StrCat("queued run ", run.id())};
-  absl::StatusOr<CoordinatorState> state = InitialStateInDir(process_run, users, items, dir);
+  absl::StatusOr<CoordinatorState> state =
+      InitialStateInDir(process_run, users, items, dir, false, data.models.get());
   if (!state.ok()) return state.status();
   return PreparedRun{.options = *std::move(options), .state = *std::move(state)};
 }

@@ -478,7 +478,7 @@ absl::Status Serve() {
     if (!opened.ok()) return opened.status();
     queue = std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items);
   } else {
-    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(*run, users, items);
+    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(*run, users, items, false, options.models.get());
     if (!initial.ok()) return initial.status();
     state = *std::move(initial);
   }

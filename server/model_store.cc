@@ -182,6 +182,21 @@ std::shared_ptr<const ModelStore::Published> ModelStore::Latest() const {
   return versions_.empty() ? nullptr : versions_.rbegin()->second;
 }
 
+std::shared_ptr<const ModelStore::Published> ModelStore::LatestFinal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = versions_.rbegin(); it != versions_.rend(); ++it) {
+    if (it->second->version.final()) return it->second;
+  }
+  return nullptr;
+}
+
+std::vector<int64_t> ModelStore::Versions() const {
+  std::vector<int64_t> kept;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [version, published] : versions_) kept.push_back(version);
+  return kept;
+}
+
 std::shared_ptr<const ModelStore::Published> ModelStore::Find(int64_t version) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = versions_.find(version);

@@ -118,7 +118,7 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const v1::DpAlsOpti
   c.set_ddg_bits(options.ddg_bits());
   c.set_rating_min(run.rating_scale.min);
   c.set_rating_max(run.rating_scale.max);
-  absl::StatusOr<std::unique_ptr<DpAlsUpdater>> updater = DpAlsUpdater::Create(c);
+  absl::StatusOr<std::unique_ptr<DpAlsUpdater>> updater = DpAlsUpdater::Create(c, run.start_item_factors);
   if (!updater.ok()) return updater.status();
   const v1::DpAlsNoise& noise = (*updater)->model().noise();
   // Round 0's plan: what one user uploads per round (length values of client_bits bits).
@@ -161,6 +161,7 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const v1::DpAlsOpti
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpAlsRun,
     {.rounds = 2,
+     .starts_from_item_factors = true,
      .outlook_points = {{.noise_to_signal = 0.1459, .f1_over_dp_popularity = 1.505},
                         {.noise_to_signal = 0.2626, .f1_over_dp_popularity = 1.322},
                         {.noise_to_signal = 0.5918, .f1_over_dp_popularity = 1.010}}});

@@ -101,7 +101,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run, const v1::DpmfRpOp
   absl::StatusOr<DpmfRpConfig> made = ConfigFromOptions(run, options);
   if (!made.ok()) return made.status();
   const DpmfRpConfig* config = &*made;
-  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Create(*config);
+  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Create(*config, run.start_item_factors);
   if (!updater.ok()) return updater.status();
   const v1::DpmfRpMechanism& mechanism = (*updater)->mechanism();
   // Round 0's plan: what one client uploads per round (length values of client_bits bits).
@@ -140,6 +140,7 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run, const v1::DpmfRpOp
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpmfRpRun,
     {.rounds = kDefaultRounds,
+     .starts_from_item_factors = true,
      .outlook_points = {{.noise_to_signal = 0.5731, .f1_over_dp_popularity = 1.742},
                         {.noise_to_signal = 0.996, .f1_over_dp_popularity = 1.584},
                         {.noise_to_signal = 1.793, .f1_over_dp_popularity = 1.418},
