@@ -161,10 +161,10 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const v1::DpAlsOpti
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpAlsRun,
     {.rounds = 2,
-     .starts_from_item_factors = true,
      .outlook_points = {{.noise_to_signal = 0.1459, .f1_over_dp_popularity = 1.505},
                         {.noise_to_signal = 0.2626, .f1_over_dp_popularity = 1.322},
-                        {.noise_to_signal = 0.5918, .f1_over_dp_popularity = 1.010}}});
+                        {.noise_to_signal = 0.5918, .f1_over_dp_popularity = 1.010}},
+     .starts_from_item_factors = true});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dp_als

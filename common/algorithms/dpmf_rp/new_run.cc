@@ -140,13 +140,13 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run, const v1::DpmfRpOp
 const NewRunRegistrar kNewRunRegistrar(
     kAlgorithmName, DefaultOptions(), StartDpmfRpRun,
     {.rounds = kDefaultRounds,
-     .starts_from_item_factors = true,
      .outlook_points = {{.noise_to_signal = 0.5731, .f1_over_dp_popularity = 1.742},
                         {.noise_to_signal = 0.996, .f1_over_dp_popularity = 1.584},
                         {.noise_to_signal = 1.793, .f1_over_dp_popularity = 1.418},
                         {.noise_to_signal = 4.041, .f1_over_dp_popularity = 1.078},
                         {.noise_to_signal = 7.604, .f1_over_dp_popularity = 0.817},
-                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}}});
+                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}},
+     .starts_from_item_factors = true});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dpmf_rp
