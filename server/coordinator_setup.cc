@@ -107,12 +107,12 @@ std::vector<RepeatedFlag> RepeatedRunFlags() { return {{.name = "set", .flag = &
 
 absl::Status PrintAlgorithmOptions(const std::vector<char*>& args) {
   if (args.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "describe takes one algorithm name; these have options: ",
-        absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("describe takes one algorithm name; these have options: ",
+                     absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
   }
-  absl::StatusOr<std::string> described = algorithms::DescribeOptions(
-      args[1], absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+  absl::StatusOr<std::string> described =
+      algorithms::DescribeOptions(args[1], absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
   if (!described.ok()) return described.status();
   std::fputs(described->c_str(), stdout);
   return absl::OkStatus();
@@ -223,10 +223,10 @@ absl::Status CheckResumedRun(const ProcessRun& run, const CoordinatorState& resu
   if (differencer.Compare(*resumed.run_spec, RecordedRunSpec(run.spec, now, users, items))) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      checkpoint, " is another run than --run=", run.file, " (recorded, then now): ",
-      absl::StrJoin(absl::StrSplit(absl::StripSuffix(differences, "\n"), '\n'), "; "),
-      "; resume it with the run it started with"));
+  return absl::FailedPreconditionError(
+      absl::StrCat(checkpoint, " is another run than --run=", run.file, " (recorded, then now): ",
+                   absl::StrJoin(absl::StrSplit(absl::StripSuffix(differences, "\n"), '\n'), "; "),
+                   "; resume it with the run it started with"));
 }
 
 }  // namespace
@@ -281,16 +281,15 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {
       if ((*loaded)->algorithm != name) {
-        const std::string given =
-            run.file.empty() ? absl::StrCat("--algorithm=", name)
-                             : absl::StrCat("algorithm ", name, " (--run=", run.file, ")");
-        return absl::FailedPreconditionError(absl::StrCat(
-            CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
-            "', not of ", given, "; resume it with ",
-            run.file.empty() ? "--algorithm=" : "algorithm ", (*loaded)->algorithm));
+        const std::string given = run.file.empty()
+                                      ? absl::StrCat("--algorithm=", name)
+                                      : absl::StrCat("algorithm ", name, " (--run=", run.file, ")");
+        return absl::FailedPreconditionError(
+            absl::StrCat(CheckpointPath(state_dir), " is a run of algorithm '",
+                         (*loaded)->algorithm, "', not of ", given, "; resume it with ",
+                         run.file.empty() ? "--algorithm=" : "algorithm ", (*loaded)->algorithm));
       }
-      if (absl::Status s =
-              CheckResumedRun(run, **loaded, CheckpointPath(state_dir), users, items);
+      if (absl::Status s = CheckResumedRun(run, **loaded, CheckpointPath(state_dir), users, items);
           !s.ok()) {
         return s;
       }
@@ -316,9 +315,10 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
   if (!started.ok()) return started.status();
   const std::string options_text = algorithms::OptionsText(**options);
   if (simulation_summed_noise && !started->summed_noise) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
-        "(dpmf-rp with --set mechanism=gaussian has)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--summed_noise: algorithm '", name,
+                     "' with these settings has no summed-noise shortcut "
+                     "(dpmf-rp with --set mechanism=gaussian has)"));
   }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();
@@ -331,9 +331,7 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
           .Add("start_model_run_id", start_version->run_id())
           .Add("start_model_algorithm", start_version->algorithm());
     }
-    line.Add("options", options_text)
-        .Add("run", run.source())
-        .Add("run_spec", RunSpecId(recorded));
+    line.Add("options", options_text).Add("run", run.source()).Add("run_spec", RunSpecId(recorded));
   }
   ReportNoiseOutlook(name, *started->updater);
   return CoordinatorState{name,
@@ -364,14 +362,16 @@ absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {
 
 absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std::string& dir,
                                              const ServiceData& data) {
-  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsForRun(run.spec(), dir, data.models);
+  absl::StatusOr<CoordinatorOptions> options =
+      CoordinatorOptionsForRun(run.spec(), dir, data.models);
   if (!options.ok()) return options.status();
   const int64_t users = run.spec().num_users() > 0 ? run.spec().num_users() : data.users;
   const int32_t items = run.spec().num_items() > 0 ? run.spec().num_items() : data.items;
   if (users <= 0 || items <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "run ", run.id(), ": num_users and num_items are unset and the coordinator has no data "
-        "(--eval_data) to take them from"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("run ", run.id(),
+                     ": num_users and num_items are unset and the coordinator has no data "
+                     "(--eval_data) to take them from"));
   }
   options->num_users = users;
   if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);

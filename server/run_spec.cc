@@ -363,8 +363,8 @@ absl::Status ValidateRunSpec(const v1::RunSpec& s, absl::string_view file) {
       bad.Add("start_from_version", s.start_from_version(), ">= 0");
     } else if (absl::Status able = algorithms::CheckStartsFromItemFactors(s.algorithm());
                !able.ok() && !s.algorithm().empty()) {
-      bad.AddRaw(absl::StrCat(file.empty() ? "--" : "", "start_from_version=",
-                              s.start_from_version(), ": ", able.message()));
+      bad.AddRaw(absl::StrCat(file.empty() ? "--" : "",
+                              "start_from_version=", s.start_from_version(), ": ", able.message()));
     }
   }
   const algorithms::RunSettings settings = RunSettingsOf(s, 0, 0);

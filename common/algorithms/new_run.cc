@@ -57,8 +57,8 @@ absl::Status RegisterNewRunFactory(absl::string_view algorithm,
   std::unique_ptr<google::protobuf::Message> options(default_options.New());
   options->CopyFrom(default_options);
   if (!factories.by_algorithm
-           .try_emplace(std::string(algorithm), Registered{std::move(options), std::move(factory),
-                                                           std::move(defaults)})
+           .try_emplace(std::string(algorithm),
+                        Registered{std::move(options), std::move(factory), std::move(defaults)})
            .second) {
     return absl::AlreadyExistsError(
         absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));

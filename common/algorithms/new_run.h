@@ -122,8 +122,7 @@ class NewRunRegistrar {
                   NewRunFactory factory, NewRunDefaults defaults);
 
   template <typename Options>
-  static NewRunFactory Erase(absl::StatusOr<NewRun> (*start)(const RunSettings&,
-                                                             const Options&)) {
+  static NewRunFactory Erase(absl::StatusOr<NewRun> (*start)(const RunSettings&, const Options&)) {
     return [start](const RunSettings& settings,
                    const google::protobuf::Message& options) -> absl::StatusOr<NewRun> {
       const Options* typed = google::protobuf::DynamicCastToGenerated<Options>(&options);

@@ -27,8 +27,8 @@ absl::Status CheckStartItemFactors(const mf::FactorMatrix& v, int64_t num_items,
                                    absl::string_view algorithm) {
   if (v.rows() != num_items || v.cols() != rank) {
     return absl::InvalidArgumentError(absl::StrCat(
-        algorithm, ": the published model to start from has ", v.rows(), " items x rank ",
-        v.cols(), ", this run needs ", num_items, " x ", rank, " (set num_items=", v.rows(),
+        algorithm, ": the published model to start from has ", v.rows(), " items x rank ", v.cols(),
+        ", this run needs ", num_items, " x ", rank, " (set num_items=", v.rows(),
         " and the option rank=", v.cols(), ", or start fresh)"));
   }
   if (!v.allFinite()) {

@@ -57,11 +57,10 @@ absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> DpmfRpUpdater::Create(
   }
   // Round 0's S for the full model; the run's S for the compressed one.
   const uint64_t projection_seed = PublicSeed(config.seed, kTagProjectionSeed, 0);
-  Eigen::MatrixXd model =
-      start_items.has_value()
-          ? Eigen::MatrixXd(*std::move(start_items))
-          : Eigen::MatrixXd(
-                mf::RandomFactors(config.num_items, config.rank, config.init_scale, config.seed));
+  Eigen::MatrixXd model = start_items.has_value()
+                              ? Eigen::MatrixXd(*std::move(start_items))
+                              : Eigen::MatrixXd(mf::RandomFactors(config.num_items, config.rank,
+                                                                  config.init_scale, config.seed));
   if (KeepsCompressedModel(config)) {
     absl::StatusOr<std::optional<dp::SparseProjection>> s = MakeProjection(config, projection_seed);
     if (!s.ok()) return s.status();

@@ -22,7 +22,6 @@ RunSettings Settings(uint64_t seed) {
   run.num_users = 40;
   run.num_items = 30;
   run.rounds = 3;
-  run.participation = 0.5;
   run.min_clients = 10;
   run.epsilon = 5;
   run.seed = seed;
@@ -74,11 +73,13 @@ TEST(StartModelTest, AModelOfAnotherShapeIsRefusedNamingWhatToChange) {
   for (const std::string algorithm : {"dpmf-rp", "dp-als"}) {
     const absl::Status status = Start(algorithm, warm, {"rank=6"}).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << algorithm;
-    EXPECT_THAT(status.message(), HasSubstr("has 30 items x rank 4, this run needs 30 x 6"));
-    EXPECT_THAT(status.message(), HasSubstr("rank=4"));
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("has 30 items x rank 4, this run needs 30 x 6"));
+    EXPECT_THAT(std::string(status.message()), HasSubstr("rank=4"));
   }
   warm.start_item_factors->coeffRef(2, 1) = std::nan("");
-  EXPECT_THAT(Start("dpmf-rp", warm, {"rank=4"}).status().message(), HasSubstr("non-finite"));
+  EXPECT_THAT(std::string(Start("dpmf-rp", warm, {"rank=4"}).status().message()),
+              HasSubstr("non-finite"));
 }
 
 TEST(StartModelTest, APopularityModelHasNoItemFactorsToStartFrom) {
@@ -88,7 +89,7 @@ TEST(StartModelTest, APopularityModelHasNoItemFactorsToStartFrom) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   const absl::Status status = PublishedItemFactors(*plan).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("'dp-popularity' is not a factor model"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("'dp-popularity' is not a factor model"));
   v1::RoundPlan damaged = *plan;
   damaged.set_payload("not a broadcast");
   EXPECT_FALSE(PublishedItemFactors(damaged).ok());

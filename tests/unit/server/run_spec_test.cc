@@ -216,16 +216,26 @@ TEST_F(RunSpecTest, ValidationNamesEveryBadFieldAndValue) {
   spec.set_start_from_version(-1);
   const absl::Status status = ValidateRunSpec(spec, "bad.textproto");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  for (const char* complaint :
-       {"bad.textproto: ", "rounds=0 (need >= 1)", "epsilon=-1 (need >= 0)",
-        "delta=1 (need [0, 1))", "participation=0 (need (0, 1])", "min_clients=-2 (need >= 0)",
-        "dropout_fraction=1.5 (need [0, 1))", "max_failed_rounds=-1 (need >= 0)",
-        "wait_for_users=-3 (need >= 0)", "num_users=-4 (need >= 0)", "num_items=-5 (need >= 0)",
-        "eval_every=-6 (need >= 0)", "eval_participation=2 (need [0, 1])",
-        "publish_every=-7 (need >= 0)", "secagg_graph=9 ", "corrupt_fraction=1 (need [0, 1))",
-        "secagg_degree=3 (need 0 or an even number >= 2)",
-        "rating_min=5, rating_max=1 (need rating_min < rating_max)", "options: options:1:7: ",
-        "start_from_version=-1 (need >= 0)"}) {
+  for (const char* complaint : {"bad.textproto: ",
+                                "rounds=0 (need >= 1)",
+                                "epsilon=-1 (need >= 0)",
+                                "delta=1 (need [0, 1))",
+                                "participation=0 (need (0, 1])",
+                                "min_clients=-2 (need >= 0)",
+                                "dropout_fraction=1.5 (need [0, 1))",
+                                "max_failed_rounds=-1 (need >= 0)",
+                                "wait_for_users=-3 (need >= 0)",
+                                "num_users=-4 (need >= 0)",
+                                "num_items=-5 (need >= 0)",
+                                "eval_every=-6 (need >= 0)",
+                                "eval_participation=2 (need [0, 1])",
+                                "publish_every=-7 (need >= 0)",
+                                "secagg_graph=9 ",
+                                "corrupt_fraction=1 (need [0, 1))",
+                                "secagg_degree=3 (need 0 or an even number >= 2)",
+                                "rating_min=5, rating_max=1 (need rating_min < rating_max)",
+                                "options: options:1:7: ",
+                                "start_from_version=-1 (need >= 0)"}) {
     EXPECT_THAT(status.message(), HasSubstr(complaint));
   }
 
