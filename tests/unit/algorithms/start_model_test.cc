@@ -83,7 +83,9 @@ TEST(StartModelTest, AModelOfAnotherShapeIsRefusedNamingWhatToChange) {
 }
 
 TEST(StartModelTest, APopularityModelHasNoItemFactorsToStartFrom) {
-  absl::StatusOr<NewRun> popularity = Start("dp-popularity", Settings(3));
+  RunSettings once = Settings(3);
+  once.rounds = 1;
+  absl::StatusOr<NewRun> popularity = Start("dp-popularity", once);
   ASSERT_TRUE(popularity.ok()) << popularity.status();
   absl::StatusOr<v1::RoundPlan> plan = popularity->updater->Plan();
   ASSERT_TRUE(plan.ok()) << plan.status();
