@@ -85,6 +85,7 @@ TEST(StartModelTest, AModelOfAnotherShapeIsRefusedNamingWhatToChange) {
 TEST(StartModelTest, APopularityModelHasNoItemFactorsToStartFrom) {
   RunSettings once = Settings(3);
   once.rounds = 1;
+  once.min_clients = 0;
   absl::StatusOr<NewRun> popularity = Start("dp-popularity", once);
   ASSERT_TRUE(popularity.ok()) << popularity.status();
   absl::StatusOr<v1::RoundPlan> plan = popularity->updater->Plan();
