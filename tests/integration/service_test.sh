@@ -127,7 +127,7 @@ case "$CASE" in
       fail "run 2's final model not published"
     # Only run 2 asked to start from the newest final model: run 1's.
     [[ "$(grep -c ' event=new_run .* start_model_' "$WORK/service.log")" == 1 ]] &&
-      grep -q ' event=new_run .* start_model_version=1 start_model_run_id=run-1 start_model_algorithm=dpmf-rp .* run=queued run 2 ' \
+      grep -q ' event=new_run .* start_model_version=1 start_model_run_id=run-1 start_model_algorithm=dpmf-rp .* run="queued run 2" ' \
         "$WORK/service.log" || fail "run 2 did not start from run 1's model (alone)"
     admin status >"$WORK/status.out"
     grep -q '^run_id=run-2 round=3 total_rounds=3 .* stage=idle ' "$WORK/status.out" ||
