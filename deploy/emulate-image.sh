@@ -114,8 +114,9 @@ echo "==> 4. docker-compose.yml's services in the image"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 (cd "$ROOT_DIR" && FEDMF_REPLICAS=2 FEDMF_ROUNDS=2 docker-compose -f docker-compose.yml config) \
   >"$WORK/compose.yml" || fail "docker-compose config failed"
-# service NAME: the service's environment as NAME=VALUE lines, then "--", then its entrypoint and
-# command words, one per line, with the two network changes of the header applied.
+# service NAME: the service's environment as NAME=VALUE items, then "--", then its entrypoint and
+# command words (a word may span lines: a script), each item ended by a NUL, with the two network
+# changes of the header applied; then, for the coordinator, "--health--" and its health check.
 service() {
   python3 - "$WORK/compose.yml" "$1" "$PORT" <<'EOF'
 import sys, yaml
@@ -129,23 +130,23 @@ env = svc.get('environment') or {}
 if isinstance(env, list):
     env = dict(e.split('=', 1) for e in env)
 for k, v in env.items():
-    print(f'{k}={local(v)}')
-print('--')
+    print(f'{k}={local(v)}', end='\0')
+print('--', end='\0')
 def words(x):
     return [] if x is None else ([x] if isinstance(x, str) else list(x))
 for w in words(svc.get('entrypoint')) + words(svc.get('command')):
-    print(local(w))
+    print(local(w), end='\0')
 if sys.argv[2] == 'coordinator':
-    print('--health--')
+    print('--health--', end='\0')
     for w in svc['healthcheck']['test'][1:]:
-        print(local(w))
+        print(local(w), end='\0')
 EOF
 }
 # run_service NAME LOG [EXTRA_ENV...]: starts the service in the background (sets SERVICE_PID).
 run_service() {
   local name="$1" log="$2" env=() cmd=() part=env
   shift 2
-  while IFS= read -r word; do
+  while IFS= read -r -d '' word; do
     case "$part:$word" in
       env:--) part=cmd ;;
       cmd:--health--) part=health ;;
@@ -164,7 +165,12 @@ wait "$SERVICE_PID" || fail "the certs job failed"
 
 run_service coordinator "$WORK/coordinator.log"
 COORDINATOR_PID="$SERVICE_PID"
-mapfile -t health < <(service coordinator | sed -n '/^--health--$/,$p' | tail -n +2)
+health=()
+part=""
+while IFS= read -r -d '' word; do
+  [[ "$part" == health ]] && health+=("$word")
+  [[ "$word" == --health-- ]] && part=health
+done < <(service coordinator)
 for ((i = 0; ; i++)); do
   "${IN_IMAGE[@]}" "${health[@]}" >"$WORK/health.out" 2>&1 && break
   kill -0 "$COORDINATOR_PID" 2>/dev/null || fail "the coordinator exited"
