@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The deployment on a real Docker engine: builds deploy/Dockerfile and runs docker-compose.yml with
-# FEDMF_REPLICAS client containers (mutual TLS), then checks that the coordinator's health probe
-# turns healthy, a client container killed mid-round is tolerated, a coordinator container
-# restarted mid-run resumes from its state volume, a client revoked through the certs volume is
-# refused, every round is applied, and the Prometheus endpoint answers on the compose network.
+# FEDMF_REPLICAS client containers (mutual TLS), then checks that the coordinator service's health
+# probe turns healthy, the `submit` container queues the run, a client container killed mid-round
+# is tolerated, a coordinator container restarted mid-run resumes from its state volume, a client
+# revoked through the certs volume is refused, every round is applied, and the Prometheus endpoint
+# answers on the compose network; then that the service outlives its run (running, healthy, idle),
+# that submitting again does not queue the run twice, and that a second run (2 rounds, started from
+# the first's model) is trained by the clients that stayed connected.
 # Usage: deploy/docker-test.sh [--if-asked] (as root); --if-asked (CTest's deploy_docker): skip
 # unless FEDMF_DOCKER_TEST=1. Environment: FEDMF_SOURCE_DIR (the repository to build; default this
 # script's), FEDMF_REPLICAS (3), FEDMF_ROUNDS (8),
@@ -38,7 +41,7 @@ done
 WORK="$(mktemp -d /tmp/fedmf-docker-test.XXXXXX)"  # after the skips: cleanup removes it
 
 compose() {
-  FEDMF_REPLICAS="$REPLICAS" FEDMF_ROUNDS="$ROUNDS" FEDMF_PORT="$PORT" \
+  FEDMF_REPLICAS="$REPLICAS" FEDMF_ROUNDS="${RUN_ROUNDS:-$ROUNDS}" FEDMF_PORT="$PORT" \
     docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"
 }
 cleanup() {
@@ -118,6 +121,7 @@ COORD="$(compose ps -q coordinator)"
 [[ -n "$COORD" ]] || fail "no coordinator container"
 wait_until 120 "coordinator healthy" healthy
 say "coordinator healthy"
+wait_until 120 "the run submitted" log_has ' event=run_submitted id=1 run_id=compose-1 '
 wait_until 180 "first round applied" log_has ' event=round round=0 .*applied=yes'
 running_clients() {
   docker ps -q --filter "label=com.docker.compose.project=$PROJECT" \
@@ -177,5 +181,28 @@ applied="$(coordinator_log | sed -n 's/.* event=round round=\([0-9]*\) .*applied
   wc -l)"
 ((applied == ROUNDS)) || fail "$applied distinct rounds applied, expected $ROUNDS"
 say "all $ROUNDS rounds applied in $((SECONDS - run_start)) s"
+
+# A service, not a batch job: still running and healthy after its run, idle, the run done.
+runs_line() { admin runs | grep " run_id=$1 "; }
+run_done() { runs_line "$1" | grep -q ' state=done '; }
+wait_until 60 "run compose-1 recorded done" run_done compose-1
+[[ "$(docker inspect -f '{{.State.Running}}' "$COORD")" == true ]] || fail "the coordinator exited"
+wait_until 60 "coordinator healthy after its run" healthy
+admin status | grep -q ' stage=idle' || fail "not idle after the run: $(admin status)"
+# Submitting the same run again is a no-op; another run id is a second run, from the first's model.
+compose run --rm submit >"$WORK/submit-again.log" 2>&1 || fail "submit again: $(cat "$WORK/submit-again.log")"
+grep -q 'run compose-1 is already submitted' "$WORK/submit-again.log" ||
+  fail "compose-1 submitted twice: $(cat "$WORK/submit-again.log")"
+FEDMF_RUN_ID=compose-2 RUN_ROUNDS=2 FEDMF_RUN_EXTRA='start_from_version: 0' \
+  compose run --rm submit >"$WORK/submit-2.log" 2>&1 || fail "submit run 2: $(cat "$WORK/submit-2.log")"
+wait_until 600 "run compose-2 done" run_done compose-2
+log_has ' event=new_run .* start_model_version=[0-9]+ start_model_run_id=compose-1 ' ||
+  fail "run 2 did not start from run 1's model"
+stayed=0
+for c in $(running_clients); do
+  (($(docker logs "$c" 2>&1 | grep -c ' event=run_done ') >= 2)) && stayed=$((stayed + 1))
+done
+((stayed >= 1)) || fail "no client container stayed connected for both runs"
+say "the service trained a second run with $stayed client containers that stayed: $(runs_line compose-2)"
 
 echo "PASS docker: image build $((run_start - build_start)) s, run $((SECONDS - run_start)) s"

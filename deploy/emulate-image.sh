@@ -12,11 +12,13 @@
 #  3. the build stage's `install` lines with /src = this checkout and /out in the work directory,
 #     then COPY --from=build /out/bin/ /usr/local/bin/
 #  4. `docker-compose config` with FEDMF_REPLICAS=2 FEDMF_ROUNDS=2: the certs job, the coordinator
-#     until its health check passes, and two client replicas, all as uid 10001 (the image's USER)
-#     in the chroot. Two changes, for the host's network: the coordinator listens on a free
-#     loopback port instead of 0.0.0.0:50051, and the clients dial localhost (in the server
-#     certificate's SAN) instead of the service name `coordinator`.
-# Passes when every service exits 0 and the coordinator applied both rounds. Exit 77 (skip) with the
+#     service until its health check passes, the submit job, and two client replicas, all as uid
+#     10001 (the image's USER) in the chroot. Two changes, for the host's network: the coordinator
+#     listens on a free loopback port instead of 0.0.0.0:50051, and the submit job and the clients
+#     dial localhost (in the server certificate's SAN) instead of the service name `coordinator`.
+# Passes when the jobs exit 0, the coordinator applied both rounds of the submitted run and still
+# serves after it (healthy, its clients still connected), and SIGTERM stops the coordinator and the
+# clients with 0. Exit 77 (skip) with the
 # reason without root (and the privilege to mount), mmdebstrap, docker-compose or python3-yaml, or
 # when the Debian mirror is unreachable.
 set -euo pipefail
@@ -112,8 +114,9 @@ echo "==> 4. docker-compose.yml's services in the image"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 (cd "$ROOT_DIR" && FEDMF_REPLICAS=2 FEDMF_ROUNDS=2 docker-compose -f docker-compose.yml config) \
   >"$WORK/compose.yml" || fail "docker-compose config failed"
-# service NAME: the service's environment as NAME=VALUE lines, then "--", then its entrypoint and
-# command words, one per line, with the two network changes of the header applied.
+# service NAME: the service's environment as NAME=VALUE items, then "--", then its entrypoint and
+# command words (a word may span lines: a script), each item ended by a NUL, with the two network
+# changes of the header applied; then, for the coordinator, "--health--" and its health check.
 service() {
   python3 - "$WORK/compose.yml" "$1" "$PORT" <<'EOF'
 import sys, yaml
@@ -127,23 +130,23 @@ env = svc.get('environment') or {}
 if isinstance(env, list):
     env = dict(e.split('=', 1) for e in env)
 for k, v in env.items():
-    print(f'{k}={local(v)}')
-print('--')
+    print(f'{k}={local(v)}', end='\0')
+print('--', end='\0')
 def words(x):
     return [] if x is None else ([x] if isinstance(x, str) else list(x))
 for w in words(svc.get('entrypoint')) + words(svc.get('command')):
-    print(local(w))
+    print(local(w), end='\0')
 if sys.argv[2] == 'coordinator':
-    print('--health--')
+    print('--health--', end='\0')
     for w in svc['healthcheck']['test'][1:]:
-        print(local(w))
+        print(local(w), end='\0')
 EOF
 }
 # run_service NAME LOG [EXTRA_ENV...]: starts the service in the background (sets SERVICE_PID).
 run_service() {
   local name="$1" log="$2" env=() cmd=() part=env
   shift 2
-  while IFS= read -r word; do
+  while IFS= read -r -d '' word; do
     case "$part:$word" in
       env:--) part=cmd ;;
       cmd:--health--) part=health ;;
@@ -162,7 +165,12 @@ wait "$SERVICE_PID" || fail "the certs job failed"
 
 run_service coordinator "$WORK/coordinator.log"
 COORDINATOR_PID="$SERVICE_PID"
-mapfile -t health < <(service coordinator | sed -n '/^--health--$/,$p' | tail -n +2)
+health=()
+part=""
+while IFS= read -r -d '' word; do
+  [[ "$part" == health ]] && health+=("$word")
+  [[ "$word" == --health-- ]] && part=health
+done < <(service coordinator)
 for ((i = 0; ; i++)); do
   "${IN_IMAGE[@]}" "${health[@]}" >"$WORK/health.out" 2>&1 && break
   kill -0 "$COORDINATOR_PID" 2>/dev/null || fail "the coordinator exited"
@@ -170,6 +178,11 @@ for ((i = 0; ; i++)); do
   sleep 0.2
 done
 echo "    coordinator healthy: $(head -n 1 "$WORK/health.out")"
+
+run_service submit "$WORK/submit.log"
+wait "$SERVICE_PID" || fail "the submit job failed: $(tail -n 3 "$WORK/submit.log")"
+grep -q '^run id=1 state=queued run_id=compose-1 ' "$WORK/submit.log" ||
+  fail "the submit job queued no run: $(cat "$WORK/submit.log")"
 
 CLIENT_PIDS=()
 for replica in 0 1; do
@@ -182,26 +195,41 @@ for ((i = 0; ; i++)); do
   ((i < 900)) || fail "training did not end in 180 s"
   sleep 0.2
 done
-for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client replica exited non-zero"; done
 applied="$(grep -c ' event=round .*applied=yes' "$WORK/coordinator.log" || true)"
 ((applied == 2)) || fail "$applied of 2 rounds applied"
 shards="$(ls "$RFS/claims" | tr '\n' ' ')"
 [[ "$shards" == "shard-0 shard-1 " ]] || fail "replica shard claims: '$shards'"
-# With compose's --serve the coordinator stays up after training, serving the final model
-# (healthy, so compose and Kubernetes see a live service, not an exit to restart); SIGTERM (a
-# `docker stop`) ends it with 0.
+# A service outlives its run: the run is recorded done, the coordinator stays healthy (so compose
+# and Kubernetes see a live service, not an exit to restart) with the final model published, and
+# the clients stay connected for the next run; SIGTERM (a `docker stop`) ends each with 0.
 for ((i = 0; ; i++)); do
-  grep -q ' event=serving_models versions=1 latest_version=1 ' "$WORK/coordinator.log" && break
+  grep -q ' event=run_end id=1 state=done' "$WORK/coordinator.log" && break
   kill -0 "$COORDINATOR_PID" 2>/dev/null || fail "the coordinator exited after training"
-  ((i < 150)) || fail "the coordinator did not serve the final model within 30 s of the end"
+  ((i < 150)) || fail "the run was not recorded done within 30 s of its end"
   sleep 0.2
 done
+grep -q ' event=model_published version=1 run_id=compose-1 round=2 final=yes' \
+  "$WORK/coordinator.log" || fail "the run's final model was not published"
 "${IN_IMAGE[@]}" "${health[@]}" >"$WORK/health.out" 2>&1 ||
-  fail "the serving coordinator is not healthy: $(cat "$WORK/health.out")"
-kill -TERM "$COORDINATOR_PID"
-for ((i = 0; i < 100; i++)); do kill -0 "$COORDINATOR_PID" 2>/dev/null || break; sleep 0.2; done
-kill -0 "$COORDINATOR_PID" 2>/dev/null && fail "the coordinator still runs 20 s after SIGTERM"
-wait "$COORDINATOR_PID" || fail "the coordinator exited non-zero on SIGTERM"
+  fail "the coordinator is not healthy after its run: $(cat "$WORK/health.out")"
+for replica in 0 1; do
+  for ((i = 0; ; i++)); do
+    grep -q ' event=run_done ' "$WORK/client-$replica.log" && break
+    ((i < 150)) || fail "client replica $replica was not told the run is done"
+    sleep 0.2
+  done
+  kill -0 "${CLIENT_PIDS[$replica]}" 2>/dev/null ||
+    fail "client replica $replica left after the run: $(tail -n 2 "$WORK/client-$replica.log")"
+done
+# stop PID WHAT: SIGTERM, then exit status 0 within 20 s.
+stop() {
+  kill -TERM "$1"
+  for ((i = 0; i < 100; i++)); do kill -0 "$1" 2>/dev/null || break; sleep 0.2; done
+  kill -0 "$1" 2>/dev/null && fail "$2 still runs 20 s after SIGTERM"
+  wait "$1" || fail "$2 exited non-zero on SIGTERM"
+}
+stop "$COORDINATOR_PID" "the coordinator"
+for replica in 0 1; do stop "${CLIENT_PIDS[$replica]}" "client replica $replica"; done
 owner="$(stat -c %u "$RFS/var/lib/fedmf/state/$(ls "$RFS/var/lib/fedmf/state" | head -n 1)")"
 ((owner == 10001)) || fail "the coordinator's state is owned by uid $owner, not the image's user"
-echo "PASS image: runtime stage built ($(du -shx "$RFS" 2>/dev/null | cut -f1)), certs job, coordinator healthy, 2 replicas, 2 rounds, final model served, as uid 10001"
+echo "PASS image: runtime stage built ($(du -shx "$RFS" 2>/dev/null | cut -f1)), certs job, coordinator service healthy, run submitted, 2 replicas, 2 rounds, service and clients up after the run, as uid 10001"

@@ -2,8 +2,10 @@
 # Offline checks of the deployment descriptions (no Docker daemon, no Kubernetes cluster).
 # Usage: deploy/validate-config.sh compose|k8s|replica-shards
 #   compose         docker-compose config parses docker-compose.yml (with FEDMF_REPLICAS=50) and
-#                   the services, volumes and health check are there
-#   k8s             kubectl kustomize renders deploy/k8s; the expected objects are there; the
+#                   the services (the coordinator a --service, the run's submit), volumes and
+#                   health check are there
+#   k8s             kubectl kustomize renders deploy/k8s; the expected objects (the --service
+#                   Deployment, the run's ConfigMap and submit Job) are there; the
 #                   Secrets of make-secrets.sh render from gen-certs.sh output (kubectl create
 #                   --dry-run=client, offline)
 #   replica-shards  40 client replicas started at once claim 40 distinct shards (client-replica.sh)
@@ -24,7 +26,8 @@ case "${1:-}" in
     need docker-compose
     (cd "$ROOT" && FEDMF_REPLICAS=50 docker-compose -f docker-compose.yml config) >"$WORK/config.yml" ||
       fail "docker-compose config refused docker-compose.yml"
-    for want in '^  certs:' '^  coordinator:' '^  client:' '^  coordinator-state:' '^  claims:' \
+    for want in '^  certs:' '^  coordinator:' '^  submit:' '^  client:' '- --service$' \
+      'fedmf-coordinator submit /tmp/run.textproto' '^  coordinator-state:' '^  claims:' \
       "FEDMF_REPLICAS: '50'" 'condition: service_healthy' 'condition: service_completed_successfully' \
       '--tls_client_ca=/certs/ca.pem' 'fedmf-client-replica' '^      - health$' \
       '--metrics_listen=0.0.0.0:9090'; do
@@ -36,7 +39,8 @@ case "${1:-}" in
     need kubectl
     kubectl kustomize "$ROOT/deploy/k8s" >"$WORK/k8s.yml" || fail "kubectl kustomize failed"
     for want in 'kind: Deployment' 'kind: StatefulSet' 'kind: PersistentVolumeClaim' \
-      'kind: ConfigMap' 'name: fedmf-coordinator' 'claimName: fedmf-state' \
+      'kind: ConfigMap' 'name: fedmf-coordinator' 'claimName: fedmf-state' 'kind: Job' \
+      'name: fedmf-run' '- --service$' 'fedmf-coordinator submit /etc/fedmf/run/run.textproto' \
       'value: hostname' 'secretName: fedmf-clients' '- health$' \
       'prometheus.io/scrape: "true"' 'prometheus.io/port: "9090"' 'containerPort: 9090' \
       '--metrics_listen=0.0.0.0:9090'; do

@@ -19,6 +19,7 @@
 #include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/options.h"
 #include "common/algorithms/registry.h"
+#include "common/algorithms/start_model.h"
 #include "common/data/dataset_source.h"
 #include "common/data/split_spec.h"
 #include "common/util/event_log.h"
@@ -106,12 +107,12 @@ std::vector<RepeatedFlag> RepeatedRunFlags() { return {{.name = "set", .flag = &
 
 absl::Status PrintAlgorithmOptions(const std::vector<char*>& args) {
   if (args.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "describe takes one algorithm name; these have options: ",
-        absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("describe takes one algorithm name; these have options: ",
+                     absl::StrJoin(algorithms::NewRunAlgorithms(), ", ")));
   }
-  absl::StatusOr<std::string> described = algorithms::DescribeOptions(
-      args[1], absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+  absl::StatusOr<std::string> described =
+      algorithms::DescribeOptions(args[1], absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
   if (!described.ok()) return described.status();
   std::fputs(described->c_str(), stdout);
   return absl::OkStatus();
@@ -222,23 +223,55 @@ absl::Status CheckResumedRun(const ProcessRun& run, const CoordinatorState& resu
   if (differencer.Compare(*resumed.run_spec, RecordedRunSpec(run.spec, now, users, items))) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      checkpoint, " is another run than --run=", run.file, " (recorded, then now): ",
-      absl::StrJoin(absl::StrSplit(absl::StripSuffix(differences, "\n"), '\n'), "; "),
-      "; resume it with the run it started with"));
+  return absl::FailedPreconditionError(
+      absl::StrCat(checkpoint, " is another run than --run=", run.file, " (recorded, then now): ",
+                   absl::StrJoin(absl::StrSplit(absl::StripSuffix(differences, "\n"), '\n'), "; "),
+                   "; resume it with the run it started with"));
 }
 
 }  // namespace
 
+absl::StatusOr<StartModel> StartItemFactors(const v1::RunSpec& spec, const ModelStore* models) {
+  const int64_t wanted = spec.start_from_version();
+  const std::string field = absl::StrCat("start_from_version=", wanted);
+  if (models == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(field, ": this process has no model store to start from"));
+  }
+  std::shared_ptr<const ModelStore::Published> published =
+      wanted == 0 ? models->LatestFinal() : models->Find(wanted);
+  if (published == nullptr) {
+    const std::vector<int64_t> kept = models->Versions();
+    return absl::NotFoundError(absl::StrCat(
+        field, ": the model store holds no ", wanted == 0 ? "final model" : "such version",
+        " (it keeps ", kept.empty() ? "none" : absl::StrCat("versions ", absl::StrJoin(kept, ", ")),
+        ")"));
+  }
+  v1::RoundPlan plan;
+  if (!plan.ParseFromString(published->model)) {
+    return absl::DataLossError(absl::StrCat(field, ": model version ", published->version.version(),
+                                            " is not a round plan"));
+  }
+  absl::StatusOr<mf::FactorMatrix> factors = algorithms::PublishedItemFactors(plan);
+  if (!factors.ok()) {
+    return absl::Status(factors.status().code(),
+                        absl::StrCat(field, ": model version ", published->version.version(), ": ",
+                                     factors.status().message()));
+  }
+  return StartModel{.item_factors = *std::move(factors), .version = published->version};
+}
+
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
-                                                    int32_t items, bool simulation_summed_noise) {
+                                                    int32_t items, bool simulation_summed_noise,
+                                                    const ModelStore* models) {
   return InitialStateInDir(run, users, items, absl::GetFlag(FLAGS_state_dir),
-                           simulation_summed_noise);
+                           simulation_summed_noise, models);
 }
 
 absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
                                                    int32_t items, const std::string& state_dir,
-                                                   bool simulation_summed_noise) {
+                                                   bool simulation_summed_noise,
+                                                   const ModelStore* models) {
   absl::StatusOr<const algorithms::AlgorithmDefinition*> algorithm =
       algorithms::FindTrainingAlgorithm(run.spec.algorithm());
   if (!algorithm.ok()) return algorithm.status();
@@ -248,16 +281,15 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
     if (!loaded.ok()) return loaded.status();
     if (*loaded) {
       if ((*loaded)->algorithm != name) {
-        const std::string given =
-            run.file.empty() ? absl::StrCat("--algorithm=", name)
-                             : absl::StrCat("algorithm ", name, " (--run=", run.file, ")");
-        return absl::FailedPreconditionError(absl::StrCat(
-            CheckpointPath(state_dir), " is a run of algorithm '", (*loaded)->algorithm,
-            "', not of ", given, "; resume it with ",
-            run.file.empty() ? "--algorithm=" : "algorithm ", (*loaded)->algorithm));
+        const std::string given = run.file.empty()
+                                      ? absl::StrCat("--algorithm=", name)
+                                      : absl::StrCat("algorithm ", name, " (--run=", run.file, ")");
+        return absl::FailedPreconditionError(
+            absl::StrCat(CheckpointPath(state_dir), " is a run of algorithm '",
+                         (*loaded)->algorithm, "', not of ", given, "; resume it with ",
+                         run.file.empty() ? "--algorithm=" : "algorithm ", (*loaded)->algorithm));
       }
-      if (absl::Status s =
-              CheckResumedRun(run, **loaded, CheckpointPath(state_dir), users, items);
+      if (absl::Status s = CheckResumedRun(run, **loaded, CheckpointPath(state_dir), users, items);
           !s.ok()) {
         return s;
       }
@@ -272,13 +304,21 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
   if (!options.ok()) return options.status();
   algorithms::RunSettings settings = RunSettingsOf(run.spec, users, items);
   settings.simulation_summed_noise = simulation_summed_noise;
+  std::optional<v1::ModelVersion> start_version;
+  if (run.spec.has_start_from_version()) {
+    absl::StatusOr<StartModel> start = StartItemFactors(run.spec, models);
+    if (!start.ok()) return start.status();
+    settings.start_item_factors = std::move(start->item_factors);
+    start_version = std::move(start->version);
+  }
   absl::StatusOr<algorithms::NewRun> started = algorithms::StartNewRun(name, settings, **options);
   if (!started.ok()) return started.status();
   const std::string options_text = algorithms::OptionsText(**options);
   if (simulation_summed_noise && !started->summed_noise) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--summed_noise: algorithm '", name, "' with these settings has no summed-noise shortcut "
-        "(dpmf-rp with --set mechanism=gaussian has)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--summed_noise: algorithm '", name,
+                     "' with these settings has no summed-noise shortcut "
+                     "(dpmf-rp with --set mechanism=gaussian has)"));
   }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();
@@ -286,9 +326,12 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
   {
     EventLine line("new_run");
     for (const auto& [key, value] : started->log_fields) line.Add(key, value);
-    line.Add("options", options_text)
-        .Add("run", run.source())
-        .Add("run_spec", RunSpecId(recorded));
+    if (start_version.has_value()) {
+      line.Add("start_model_version", start_version->version())
+          .Add("start_model_run_id", start_version->run_id())
+          .Add("start_model_algorithm", start_version->algorithm());
+    }
+    line.Add("options", options_text).Add("run", run.source()).Add("run_spec", RunSpecId(recorded));
   }
   ReportNoiseOutlook(name, *started->updater);
   return CoordinatorState{name,
@@ -319,19 +362,22 @@ absl::StatusOr<data::TrainTest> LoadSplitFromFlags(absl::string_view spec) {
 
 absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std::string& dir,
                                              const ServiceData& data) {
-  absl::StatusOr<CoordinatorOptions> options = CoordinatorOptionsForRun(run.spec(), dir, data.models);
+  absl::StatusOr<CoordinatorOptions> options =
+      CoordinatorOptionsForRun(run.spec(), dir, data.models);
   if (!options.ok()) return options.status();
   const int64_t users = run.spec().num_users() > 0 ? run.spec().num_users() : data.users;
   const int32_t items = run.spec().num_items() > 0 ? run.spec().num_items() : data.items;
   if (users <= 0 || items <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "run ", run.id(), ": num_users and num_items are unset and the coordinator has no data "
-        "(--eval_data) to take them from"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("run ", run.id(),
+                     ": num_users and num_items are unset and the coordinator has no data "
+                     "(--eval_data) to take them from"));
   }
   options->num_users = users;
   if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);
   const ProcessRun process_run{.spec = run.spec(), .file = absl::StrCat("queued run ", run.id())};
-  absl::StatusOr<CoordinatorState> state = InitialStateInDir(process_run, users, items, dir);
+  absl::StatusOr<CoordinatorState> state =
+      InitialStateInDir(process_run, users, items, dir, false, data.models.get());
   if (!state.ok()) return state.status();
   return PreparedRun{.options = *std::move(options), .state = *std::move(state)};
 }

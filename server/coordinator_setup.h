@@ -14,11 +14,13 @@
 #include "absl/strings/string_view.h"
 #include "common/algorithms/registry.h"
 #include "common/data/splits.h"
+#include "common/mf/factor_model.h"
 #include "common/util/cli.h"
 #include "fedmf/v1/run_queue.pb.h"
 #include "server/checkpoint.h"
 #include "server/coordinator.h"
 #include "server/coordinator_executor.h"
+#include "server/model_store.h"
 #include "server/run_spec.h"
 
 namespace fedmf::server {
@@ -64,14 +66,26 @@ absl::StatusOr<CoordinatorOptions> CoordinatorOptionsFromFlags();
 // algorithm's fields, the options, run=flags|FILE and run_spec=RunSpecId of the recorded run,
 // which the state holds). `simulation_summed_noise` (fedmf-sim --summed_noise only):
 // RunSettings::simulation_summed_noise of a fresh run; InvalidArgument when the algorithm has no
-// such shortcut.
+// such shortcut. A fresh run with start_from_version starts from that model of `models`
+// (StartItemFactors' errors; FailedPrecondition without a store).
 absl::StatusOr<CoordinatorState> InitialStateForRun(const ProcessRun& run, int64_t users,
                                                     int32_t items,
-                                                    bool simulation_summed_noise = false);
+                                                    bool simulation_summed_noise = false,
+                                                    const ModelStore* models = nullptr);
 // The same with the checkpoint in `state_dir` instead of --state_dir (empty: a fresh run).
 absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_t users,
                                                    int32_t items, const std::string& state_dir,
-                                                   bool simulation_summed_noise = false);
+                                                   bool simulation_summed_noise = false,
+                                                   const ModelStore* models = nullptr);
+// The item factors of the model `spec.start_from_version` names in `models` (0: the newest final
+// model), and that model's version: NotFound when the store does not hold it (naming the versions
+// it keeps), FailedPrecondition when `models` is null, PublishedItemFactors' errors naming the
+// version.
+struct StartModel {
+  mf::FactorMatrix item_factors;
+  v1::ModelVersion version;
+};
+absl::StatusOr<StartModel> StartItemFactors(const v1::RunSpec& spec, const ModelStore* models);
 // InitialStateForRun of RunOfProcess().
 absl::StatusOr<CoordinatorState> InitialStateFromFlags(int64_t users, int32_t items,
                                                        bool simulation_summed_noise = false);

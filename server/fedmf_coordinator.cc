@@ -248,11 +248,10 @@ absl::Status PrintStatus() {
       "participants=%d dropouts=%d population=%d bytes_in=%lld bytes_out=%lld epsilon_rdp2=%g "
       "epsilon_dp=%g delta=%g privacy_unit=%s privacy_bound=%s %s\n",
       r.run_id().empty() ? "-" : r.run_id().c_str(), static_cast<long long>(r.round()),
-      static_cast<long long>(r.total_rounds()), r.phase(),
-      r.stage().c_str(), r.registered_users(), r.connected_clients(), r.participants(),
-      r.dropouts(), r.population(), static_cast<long long>(r.bytes_in()),
-      static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(), r.epsilon_dp(), r.delta(),
-      r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
+      static_cast<long long>(r.total_rounds()), r.phase(), r.stage().c_str(), r.registered_users(),
+      r.connected_clients(), r.participants(), r.dropouts(), r.population(),
+      static_cast<long long>(r.bytes_in()), static_cast<long long>(r.bytes_out()), r.epsilon_rdp2(),
+      r.epsilon_dp(), r.delta(), r.privacy_unit().empty() ? "none" : r.privacy_unit().c_str(),
       r.privacy_bound().empty() ? "none" : r.privacy_bound().c_str(), FormatTraffic(r).c_str());
   if (r.has_runs()) {
     std::printf("runs queued=%d running=%d done=%d failed=%d cancelled=%d running_id=%lld\n",
@@ -476,9 +475,11 @@ absl::Status Serve() {
   if (service) {
     absl::StatusOr<RunQueue> opened = RunQueue::Open(absl::GetFlag(FLAGS_state_dir));
     if (!opened.ok()) return opened.status();
-    queue = std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items);
+    queue =
+        std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items, data.models);
   } else {
-    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(*run, users, items);
+    absl::StatusOr<CoordinatorState> initial =
+        InitialStateForRun(*run, users, items, false, options.models.get());
     if (!initial.ok()) return initial.status();
     state = *std::move(initial);
   }
@@ -504,9 +505,9 @@ absl::Status Serve() {
                      ") must be >= 0 and, when it is > 0, --max_registration_burst (",
                      limits.registration_burst, ") >= 1"));
   }
-  std::unique_ptr<Coordinator> built = service
-                                           ? std::make_unique<Coordinator>(options)
-                                           : std::make_unique<Coordinator>(options, *std::move(state));
+  std::unique_ptr<Coordinator> built =
+      service ? std::make_unique<Coordinator>(options)
+              : std::make_unique<Coordinator>(options, *std::move(state));
   Coordinator& coordinator = *built;
   FederationService federation(&coordinator, &policy, limits);
   AdminAccess access;
@@ -527,7 +528,8 @@ absl::Status Serve() {
   if (service && !tls.mutual() && access.token.empty() &&
       !rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--service on ", absl::GetFlag(FLAGS_listen), " without mutual TLS or an admin token "
+        "--service on ", absl::GetFlag(FLAGS_listen),
+        " without mutual TLS or an admin token "
         "would let anyone who reaches it submit and cancel runs: set --admin_token_file (or "
         "--tls_client_ca with --admin_identities)"));
   }
@@ -604,8 +606,8 @@ absl::Status Serve() {
   });
   if (service) {
     EventLine("service")
-        .Add("state_dir", absl::GetFlag(FLAGS_state_dir).empty() ? "-"
-                                                                  : absl::GetFlag(FLAGS_state_dir))
+        .Add("state_dir",
+             absl::GetFlag(FLAGS_state_dir).empty() ? "-" : absl::GetFlag(FLAGS_state_dir))
         .Add("runs", queue->List().runs_size())
         .Add("effect", "training the submitted runs one at a time until stopped");
   }

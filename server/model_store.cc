@@ -66,11 +66,10 @@ absl::StatusOr<std::shared_ptr<const ModelStore::Published>> LoadFile(const std:
   }
   absl::StatusOr<std::string> sha = ContentHash(stored.model());
   if (!sha.ok()) return sha.status();
-  if (stored.model().size() != stored.version().size_bytes() ||
-      *sha != stored.version().sha256()) {
+  if (stored.model().size() != stored.version().size_bytes() || *sha != stored.version().sha256()) {
     return absl::DataLossError(absl::StrCat(
-        path, ": the model does not match its hash or size (", stored.model().size(),
-        " bytes, ", stored.version().size_bytes(), " recorded): the file is corrupted"));
+        path, ": the model does not match its hash or size (", stored.model().size(), " bytes, ",
+        stored.version().size_bytes(), " recorded): the file is corrupted"));
   }
   auto published = std::make_shared<ModelStore::Published>();
   published->version = std::move(*stored.mutable_version());
@@ -182,6 +181,21 @@ std::shared_ptr<const ModelStore::Published> ModelStore::Latest() const {
   return versions_.empty() ? nullptr : versions_.rbegin()->second;
 }
 
+std::shared_ptr<const ModelStore::Published> ModelStore::LatestFinal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = versions_.rbegin(); it != versions_.rend(); ++it) {
+    if (it->second->version.final()) return it->second;
+  }
+  return nullptr;
+}
+
+std::vector<int64_t> ModelStore::Versions() const {
+  std::vector<int64_t> kept;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [version, published] : versions_) kept.push_back(version);
+  return kept;
+}
+
 std::shared_ptr<const ModelStore::Published> ModelStore::Find(int64_t version) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = versions_.find(version);
@@ -201,7 +215,8 @@ v1::PublishedModels ModelStore::Report() const {
 }
 
 std::string ModelStore::PathOf(int64_t version) const {
-  return (std::filesystem::path(options_.dir) / absl::StrFormat("%s%06d%s", kPrefix, version, kSuffix))
+  return (std::filesystem::path(options_.dir) /
+          absl::StrFormat("%s%06d%s", kPrefix, version, kSuffix))
       .string();
 }
 

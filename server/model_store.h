@@ -46,6 +46,10 @@ class ModelStore {
 
   // The newest version; null when nothing was published.
   std::shared_ptr<const Published> Latest() const;
+  // The newest final model (the end of a run); null when no run has ended here.
+  std::shared_ptr<const Published> LatestFinal() const;
+  // The versions kept, ascending.
+  std::vector<int64_t> Versions() const;
   // Version `version`; null when the store does not keep it (never published, or dropped).
   std::shared_ptr<const Published> Find(int64_t version) const;
 

@@ -69,6 +69,10 @@ ABSL_FLAG(std::optional<double>, delta, std::nullopt,
 ABSL_FLAG(uint64_t, seed, 1,
           "model initialization, public projection seeds and cohort sampling (fedmf-sim: also "
           "every user's noise, which is then predictable)");
+ABSL_FLAG(std::optional<int64_t>, start_from_version, std::nullopt,
+          "warm start (dp-als, dpmf-rp): start the model from this version of the model store "
+          "(--state_dir/models) instead of a fresh one; 0: the newest final model. Costs this run "
+          "no privacy; its model is as private as both runs together (docs/runtime.md)");
 ABSL_FLAG(std::string, eval_every, "auto",
           "federated evaluation: secure-sum the clients' test metrics after every N-th round and "
           "after the last; 0: off. The sums are released without DP noise (not charged to the "
@@ -180,7 +184,8 @@ const std::vector<std::string>& RunFlagNames() {
                                    "secagg_consistency_check",
                                    "rating_min",
                                    "rating_max",
-                                   "seed"};
+                                   "seed",
+                                   "start_from_version"};
   return *names;
 }
 
@@ -233,6 +238,9 @@ absl::StatusOr<v1::RunSpec> RunSpecFromFlags() {
   spec.set_rating_min(absl::GetFlag(FLAGS_rating_min));
   spec.set_rating_max(absl::GetFlag(FLAGS_rating_max));
   spec.set_seed(absl::GetFlag(FLAGS_seed));
+  if (const std::optional<int64_t> version = absl::GetFlag(FLAGS_start_from_version)) {
+    spec.set_start_from_version(*version);
+  }
   return spec;
 }
 
@@ -349,6 +357,15 @@ absl::Status ValidateRunSpec(const v1::RunSpec& s, absl::string_view file) {
   }
   if (s.secagg_degree() != 0 && (s.secagg_degree() < 2 || s.secagg_degree() % 2 != 0)) {
     bad.Add("secagg_degree", s.secagg_degree(), "0 or an even number >= 2");
+  }
+  if (s.has_start_from_version()) {
+    if (s.start_from_version() < 0) {
+      bad.Add("start_from_version", s.start_from_version(), ">= 0");
+    } else if (absl::Status able = algorithms::CheckStartsFromItemFactors(s.algorithm());
+               !able.ok() && !s.algorithm().empty()) {
+      bad.AddRaw(absl::StrCat(file.empty() ? "--" : "",
+                              "start_from_version=", s.start_from_version(), ": ", able.message()));
+    }
   }
   const algorithms::RunSettings settings = RunSettingsOf(s, 0, 0);
   if (!std::isfinite(settings.rating_scale.min) || !std::isfinite(settings.rating_scale.max) ||

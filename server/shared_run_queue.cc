@@ -8,6 +8,7 @@
 #include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "google/protobuf/message.h"
+#include "server/coordinator_setup.h"
 #include "server/run_spec.h"
 
 namespace fedmf::server {
@@ -38,8 +39,17 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
   // `options` text that leaves an enum at zero) is named now, not when it leaves the queue.
   const int64_t users = spec.num_users() > 0 ? spec.num_users() : data_users_;
   const int32_t items = spec.num_items() > 0 ? spec.num_items() : data_items_;
-  if (absl::StatusOr<algorithms::NewRun> trial = algorithms::StartNewRun(
-          spec.algorithm(), RunSettingsOf(spec, users, items), **options);
+  algorithms::RunSettings settings = RunSettingsOf(spec, users, items);
+  // A warm start's model too, when nothing ahead of the run can publish another before it starts.
+  if (spec.has_start_from_version() && models_ != nullptr && !RunAhead()) {
+    absl::StatusOr<StartModel> start = StartItemFactors(spec, models_.get());
+    if (!start.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(kSubmitted, ": ", start.status().message()));
+    }
+    settings.start_item_factors = std::move(start->item_factors);
+  }
+  if (absl::StatusOr<algorithms::NewRun> trial =
+          algorithms::StartNewRun(spec.algorithm(), settings, **options);
       !trial.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(kSubmitted, ": ", trial.status().message()));
   }
@@ -60,6 +70,14 @@ absl::StatusOr<v1::RunRecord> SharedRunQueue::Submit(const v1::RunSpec& spec,
     line.Add("identity", identity).Add("status", record.status().ToString());
   }
   return record;
+}
+
+bool SharedRunQueue::RunAhead() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const v1::RunRecord& run : queue_.runs()) {
+    if (run.state() == v1::RUN_STATE_QUEUED || run.state() == v1::RUN_STATE_RUNNING) return true;
+  }
+  return false;
 }
 
 v1::ListRunsResponse SharedRunQueue::List() const {

@@ -9,6 +9,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/time/time.h"
 #include "fedmf/v1/run_queue.pb.h"
 #include "fedmf/v1/run_spec.pb.h"
+#include "server/model_store.h"
 #include "server/run_control.h"
 #include "server/run_queue.h"
 
@@ -28,12 +30,20 @@ class SharedRunQueue final : public RunControl {
  public:
   // `data_users` x `data_items`: the population the process's data gives a run that leaves
   // num_users or num_items 0 (fedmf-coordinator --eval_data); 0: none, and such a run is refused.
-  explicit SharedRunQueue(RunQueue queue, int64_t data_users = 0, int32_t data_items = 0)
-      : queue_(std::move(queue)), data_users_(data_users), data_items_(data_items) {}
+  // `models`: the store a warm start (start_from_version) reads; null: warm starts are checked
+  // only when their run starts.
+  explicit SharedRunQueue(RunQueue queue, int64_t data_users = 0, int32_t data_items = 0,
+                          std::shared_ptr<const ModelStore> models = nullptr)
+      : queue_(std::move(queue)),
+        data_users_(data_users),
+        data_items_(data_items),
+        models_(std::move(models)) {}
 
   // RunControl. Submit: InvalidArgument "submitted run: FIELD=VALUE (need RANGE); ..." for a spec
   // ValidateRunSpec refuses, naming the options' error for an algorithm that cannot start a run,
-  // or num_users/num_items when the spec leaves them to data the process does not have; then
+  // or num_users/num_items when the spec leaves them to data the process does not have, or, when
+  // no run is queued or running ahead of it (so the store is what it will start from), the
+  // warm start's model (StartItemFactors' errors, or one the run cannot start from); then
   // RunQueue::Submit's errors.
   absl::StatusOr<v1::RunRecord> Submit(const v1::RunSpec& spec,
                                        absl::string_view identity) override;
@@ -56,6 +66,8 @@ class SharedRunQueue final : public RunControl {
  private:
   // A submission, cancellation or Wake: wakes AwaitChange. Under mu_.
   void Changed();
+  // A run is queued or running.
+  bool RunAhead() const;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
@@ -63,6 +75,7 @@ class SharedRunQueue final : public RunControl {
   uint64_t generation_ = 0;  // guarded by mu_
   const int64_t data_users_;
   const int32_t data_items_;
+  const std::shared_ptr<const ModelStore> models_;
 };
 
 }  // namespace fedmf::server

@@ -57,8 +57,8 @@ absl::Status RegisterNewRunFactory(absl::string_view algorithm,
   std::unique_ptr<google::protobuf::Message> options(default_options.New());
   options->CopyFrom(default_options);
   if (!factories.by_algorithm
-           .try_emplace(std::string(algorithm), Registered{std::move(options), std::move(factory),
-                                                           std::move(defaults)})
+           .try_emplace(std::string(algorithm),
+                        Registered{std::move(options), std::move(factory), std::move(defaults)})
            .second) {
     return absl::AlreadyExistsError(
         absl::StrCat("new-run factory of algorithm '", algorithm, "' is registered twice"));
@@ -107,7 +107,26 @@ absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSetting
     }
     factory = it->second.factory;
   }
+  if (settings.start_item_factors.has_value()) {
+    if (absl::Status s = CheckStartsFromItemFactors(algorithm); !s.ok()) return s;
+  }
   return factory(settings, options);
+}
+
+absl::Status CheckStartsFromItemFactors(absl::string_view algorithm) {
+  Factories& factories = TheFactories();
+  std::lock_guard<std::mutex> lock(factories.mu);
+  const auto it = factories.by_algorithm.find(std::string(algorithm));
+  if (it != factories.by_algorithm.end() && it->second.defaults.starts_from_item_factors) {
+    return absl::OkStatus();
+  }
+  std::vector<std::string> able;
+  for (const auto& [name, registered] : factories.by_algorithm) {
+    if (registered.defaults.starts_from_item_factors) able.push_back(name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("algorithm '", algorithm, "' cannot start from a published model; these can: ",
+                   able.empty() ? "none" : absl::StrJoin(able, ", ")));
 }
 
 NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm) {

@@ -24,6 +24,7 @@
 #include "common/algorithms/algorithm.h"
 #include "common/algorithms/noise_outlook.h"
 #include "common/algorithms/scorer.h"
+#include "common/mf/factor_model.h"
 #include "google/protobuf/message.h"
 
 namespace fedmf::algorithms {
@@ -58,6 +59,11 @@ struct RunSettings {
   // the updater draws it for the whole sum at once (an algorithm that can do so exactly in
   // distribution says so in NewRun::summed_noise; the runtime refuses the others).
   bool simulation_summed_noise = false;
+  // The item factors V (num_items x rank) to start from instead of the public random ones: a
+  // published model's (RunSpec.start_from_version, start_model.h). Only for an algorithm
+  // registered with NewRunDefaults::starts_from_item_factors (StartNewRun refuses the others);
+  // it takes them through InitialItemFactors. Unset: a fresh model.
+  std::optional<mf::FactorMatrix> start_item_factors = std::nullopt;
 };
 
 // round(participation * num_users), at least 1: the cohort a run samples each round (participation
@@ -89,6 +95,8 @@ struct NewRunDefaults {
   // predicts whether it beats DP popularity (noise_outlook.h), in increasing noise_to_signal;
   // empty: no prediction.
   std::vector<OutlookPoint> outlook_points;
+  // The factory honours RunSettings::start_item_factors (its model is item factors V, m x rank).
+  bool starts_from_item_factors = false;
 };
 
 // AlreadyExists when `algorithm` has a factory; InvalidArgument for an empty name or factory, or
@@ -114,8 +122,7 @@ class NewRunRegistrar {
                   NewRunFactory factory, NewRunDefaults defaults);
 
   template <typename Options>
-  static NewRunFactory Erase(absl::StatusOr<NewRun> (*start)(const RunSettings&,
-                                                             const Options&)) {
+  static NewRunFactory Erase(absl::StatusOr<NewRun> (*start)(const RunSettings&, const Options&)) {
     return [start](const RunSettings& settings,
                    const google::protobuf::Message& options) -> absl::StatusOr<NewRun> {
       const Options* typed = google::protobuf::DynamicCastToGenerated<Options>(&options);
@@ -128,6 +135,10 @@ class NewRunRegistrar {
     };
   }
 };
+
+// OK when `algorithm` registered NewRunDefaults::starts_from_item_factors, else InvalidArgument
+// naming the algorithms that did.
+absl::Status CheckStartsFromItemFactors(absl::string_view algorithm);
 
 // The defaults `algorithm` registered with its factory; NewRunDefaults{} when it has none.
 NewRunDefaults RegisteredNewRunDefaults(absl::string_view algorithm);
@@ -143,7 +154,7 @@ std::vector<std::string> NewRunAlgorithms();
 
 // The factory of `algorithm` run on `settings` and `options` (resolved by options.h);
 // FailedPrecondition when this binary has no factory for it (only fedmf-coordinator and
-// fedmf-sim link them).
+// fedmf-sim link them); CheckStartsFromItemFactors' error when `settings` has start item factors.
 absl::StatusOr<NewRun> StartNewRun(absl::string_view algorithm, const RunSettings& settings,
                                    const google::protobuf::Message& options);
 

@@ -6,7 +6,9 @@
 # Cases:
 #   two_runs:    two runs submitted back to back (each PBM at epsilon 1, 2 and 3 rounds) with the
 #                same client processes, which stay across runs (run_done): both done, each with its
-#                own checkpoint and ledger (2 and 3 entries), each publishing its final model;
+#                own checkpoint and ledger (2 and 3 entries), each publishing its final model; the
+#                second, and only it, starts from the first's final model (start_from_version: 0),
+#                and a third naming a version the store lacks is refused at submit, naming it;
 #                submit/runs without the admin token, or with a wrong one, refused. A device that
 #                checks in after run 2 (the C example, --model_only) downloads run 2's final model;
 #                a corrupted store or queue file stops the next start, naming it.
@@ -33,8 +35,8 @@ DATA="synthetic:users=300,items=200,per_user=30,min_per_user=10"
 TOKEN_FILE="$WORK/admin-token"
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TOKEN_FILE"
 
-# run_file NAME ROUNDS [WAIT_FOR_USERS]: a RunSpec of a small PBM run at epsilon 1 (each round one
-# ledger entry) in $WORK/NAME.textproto.
+# run_file NAME ROUNDS [WAIT_FOR_USERS [MORE]]: a RunSpec of a small PBM run at epsilon 1 (each
+# round one ledger entry), with the text-format fields MORE, in $WORK/NAME.textproto.
 run_file() {
   cat >"$WORK/$1.textproto" <<SPEC
 algorithm: "dpmf-rp"
@@ -46,6 +48,7 @@ min_clients: 10
 wait_for_users: ${3:-300}
 num_users: 300
 num_items: 200
+${4:-}
 SPEC
 }
 # admin SUBCOMMAND ARGS...: the subcommand against the service, with the admin token.
@@ -93,7 +96,7 @@ case "$CASE" in
   two_runs)
     start_service "$WORK/service.log"
     run_file first 2
-    run_file second 3
+    run_file second 3 300 'start_from_version: 0'
     # Without the token, or with a wrong one: refused, nothing queued.
     if "$COORD" submit "$WORK/first.textproto" --target="127.0.0.1:$PORT" >"$WORK/no-token.out" 2>&1; then
       fail "a submit without the admin token was accepted"
@@ -122,6 +125,10 @@ case "$CASE" in
       fail "run 1's final model not published"
     grep -q 'event=model_published version=2 run_id=run-2 round=3 final=yes' "$WORK/service.log" ||
       fail "run 2's final model not published"
+    # Only run 2 asked to start from the newest final model: run 1's.
+    [[ "$(grep -c ' event=new_run .* start_model_' "$WORK/service.log")" == 1 ]] &&
+      grep -q ' event=new_run .* start_model_version=1 start_model_run_id=run-1 start_model_algorithm=dpmf-rp .* run="queued run 2" ' \
+        "$WORK/service.log" || fail "run 2 did not start from run 1's model (alone)"
     admin status >"$WORK/status.out"
     grep -q '^run_id=run-2 round=3 total_rounds=3 .* stage=idle ' "$WORK/status.out" ||
       fail "not idle after the runs: $(cat "$WORK/status.out")"
@@ -135,6 +142,13 @@ case "$CASE" in
       fail "the late device did not download version 2: $(cat "$WORK/late.log")"
     grep -q 'event=c_example_end participant=7 done=yes .*top5=[0-9]' "$WORK/late.log" ||
       fail "the late device does not recommend"
+    # Nothing is ahead of a third run, so the model it names is checked at submit.
+    run_file third 2 300 'start_from_version: 9'
+    if admin submit "$WORK/third.textproto" >"$WORK/third.out" 2>&1; then
+      fail "a run starting from a version the store lacks was queued"
+    fi
+    grep -q 'start_from_version=9: the model store holds no such version (it keeps versions 1, 2)' \
+      "$WORK/third.out" || fail "run 3's missing start model is not named: $(cat "$WORK/third.out")"
     kill "$COORD_PID"
     wait "$COORD_PID" || fail "the service did not stop cleanly on SIGTERM"
     # Damaged files stop the next start at once, each named.

@@ -3,6 +3,8 @@
 // whole-run user-level budget), whose updater starts the run. Linked only into the binaries that
 // start runs (fedmf-coordinator, fedmf-sim). The defaults are the settings chosen at epsilon 5 on
 // ML-100K's split seed 1 (docs/results/privacy-utility.md, "DP-ALS"), with --rounds=2.
+#include "common/algorithms/new_run.h"
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -14,7 +16,6 @@
 #include "common/algorithms/dp_als/config.h"
 #include "common/algorithms/dp_als/privacy.h"
 #include "common/algorithms/dp_als/updater.h"
-#include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/dp_als.pb.h"
 
@@ -118,7 +119,8 @@ absl::StatusOr<NewRun> StartDpAlsRun(const RunSettings& run, const v1::DpAlsOpti
   c.set_ddg_bits(options.ddg_bits());
   c.set_rating_min(run.rating_scale.min);
   c.set_rating_max(run.rating_scale.max);
-  absl::StatusOr<std::unique_ptr<DpAlsUpdater>> updater = DpAlsUpdater::Create(c);
+  absl::StatusOr<std::unique_ptr<DpAlsUpdater>> updater =
+      DpAlsUpdater::Create(c, run.start_item_factors);
   if (!updater.ok()) return updater.status();
   const v1::DpAlsNoise& noise = (*updater)->model().noise();
   // Round 0's plan: what one user uploads per round (length values of client_bits bits).
@@ -163,7 +165,8 @@ const NewRunRegistrar kNewRunRegistrar(
     {.rounds = 2,
      .outlook_points = {{.noise_to_signal = 0.1459, .f1_over_dp_popularity = 1.505},
                         {.noise_to_signal = 0.2626, .f1_over_dp_popularity = 1.322},
-                        {.noise_to_signal = 0.5918, .f1_over_dp_popularity = 1.010}}});
+                        {.noise_to_signal = 0.5918, .f1_over_dp_popularity = 1.010}},
+     .starts_from_item_factors = true});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dp_als

@@ -9,17 +9,28 @@
 #include "common/algorithms/dp_als/privacy.h"
 #include "common/algorithms/matrix_proto.h"
 #include "common/algorithms/plan_payload.h"
+#include "common/algorithms/start_model.h"
 #include "common/mf/factor_model.h"
 
 namespace fedmf::algorithms::dp_als {
 
-absl::StatusOr<std::unique_ptr<DpAlsUpdater>> DpAlsUpdater::Create(v1::DpAlsConfig config) {
+absl::StatusOr<std::unique_ptr<DpAlsUpdater>> DpAlsUpdater::Create(
+    v1::DpAlsConfig config, std::optional<mf::FactorMatrix> start_items) {
   absl::StatusOr<v1::DpAlsNoise> noise = CalibrateNoise(config);
   if (!noise.ok()) return noise.status();
   v1::DpAlsModel model;
-  mf::FactorMatrix v0 =
-      mf::RandomFactors(config.num_items(), config.rank(), config.init_scale(), config.seed());
-  if (config.init_constant_column()) v0.col(0).setConstant(config.init_scale());
+  mf::FactorMatrix v0;
+  if (start_items.has_value()) {
+    if (absl::Status s =
+            CheckStartItemFactors(*start_items, config.num_items(), config.rank(), kAlgorithmName);
+        !s.ok()) {
+      return s;
+    }
+    v0 = *std::move(start_items);
+  } else {
+    v0 = mf::RandomFactors(config.num_items(), config.rank(), config.init_scale(), config.seed());
+    if (config.init_constant_column()) v0.col(0).setConstant(config.init_scale());
+  }
   *model.mutable_item_factors() = MatrixToProto(v0);
   *model.mutable_noise() = *std::move(noise);
   *model.mutable_config() = std::move(config);

@@ -13,14 +13,18 @@
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
+#include "common/mf/factor_model.h"
 #include "fedmf/v1/dp_als.pb.h"
 
 namespace fedmf::algorithms::dp_als {
 
 class DpAlsUpdater final : public Updater {
  public:
-  // Round 0; InvalidArgument for a bad config; calibrates the noise (privacy.h).
-  static absl::StatusOr<std::unique_ptr<DpAlsUpdater>> Create(v1::DpAlsConfig config);
+  // Round 0 from the public random V_0 of config.seed, or from `start_items` (a published model's
+  // V, start_model.h; InvalidArgument unless num_items x rank and finite); InvalidArgument for a
+  // bad config; calibrates the noise (privacy.h).
+  static absl::StatusOr<std::unique_ptr<DpAlsUpdater>> Create(
+      v1::DpAlsConfig config, std::optional<mf::FactorMatrix> start_items = std::nullopt);
   // From SerializeState() bytes, every field validated.
   static absl::StatusOr<std::unique_ptr<DpAlsUpdater>> Restore(absl::string_view state);
 

@@ -2,6 +2,8 @@
 // configs/dp-popularity/default.textproto) and the runtime's RunSettings make a
 // DpPopularityConfig, whose updater starts the run. Linked only into the binaries that start runs
 // (fedmf-coordinator, fedmf-sim).
+#include "common/algorithms/new_run.h"
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -11,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dp_popularity/dp_popularity.h"
 #include "common/algorithms/dp_popularity/updater.h"
-#include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/dp_popularity.pb.h"
 
@@ -34,9 +35,9 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run,
   }
   const bool noise = options.noise();
   if (options.max_items() < (noise ? 1 : 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("dp-popularity: max_items=",
-                                                   options.max_items(), " must be >= ",
-                                                   noise ? "1 with noise" : "0 (0: all)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dp-popularity: max_items=", options.max_items(),
+                     " must be >= ", noise ? "1 with noise" : "0 (0: all)"));
   }
   if (noise && (options.scale() < 1 || options.scale() > (int64_t{1} << 20))) {
     return absl::InvalidArgumentError(
@@ -83,7 +84,9 @@ absl::StatusOr<NewRun> StartDpPopularityRun(const RunSettings& run,
 
 // One release: --rounds may be left out.
 const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartDpPopularityRun,
-                                       {.rounds = 1, .outlook_points = {}});
+                                       {.rounds = 1,
+                                        .outlook_points = {},
+                                        .starts_from_item_factors = false});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dp_popularity

@@ -1,6 +1,8 @@
 // DPMF-RP's fresh run (new_run.h): its options (fedmf.v1.DpmfRpOptions, whose defaults are the
 // fedmf preset below) and the runtime's RunSettings make a DpmfRpConfig, whose updater starts the
 // run. Linked only into the binaries that start runs (fedmf-coordinator, fedmf-sim).
+#include "common/algorithms/new_run.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -9,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/config.h"
 #include "common/algorithms/dpmf_rp/updater.h"
-#include "common/algorithms/new_run.h"
 #include "common/util/event_log.h"
 #include "fedmf/v1/dpmf_rp.pb.h"
 
@@ -101,7 +102,8 @@ absl::StatusOr<NewRun> StartDpmfRpRun(const RunSettings& run, const v1::DpmfRpOp
   absl::StatusOr<DpmfRpConfig> made = ConfigFromOptions(run, options);
   if (!made.ok()) return made.status();
   const DpmfRpConfig* config = &*made;
-  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater = DpmfRpUpdater::Create(*config);
+  absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> updater =
+      DpmfRpUpdater::Create(*config, run.start_item_factors);
   if (!updater.ok()) return updater.status();
   const v1::DpmfRpMechanism& mechanism = (*updater)->mechanism();
   // Round 0's plan: what one client uploads per round (length values of client_bits bits).
@@ -145,7 +147,8 @@ const NewRunRegistrar kNewRunRegistrar(
                         {.noise_to_signal = 1.793, .f1_over_dp_popularity = 1.418},
                         {.noise_to_signal = 4.041, .f1_over_dp_popularity = 1.078},
                         {.noise_to_signal = 7.604, .f1_over_dp_popularity = 0.817},
-                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}}});
+                        {.noise_to_signal = 14.41, .f1_over_dp_popularity = 0.285}},
+     .starts_from_item_factors = true});
 
 }  // namespace
 }  // namespace fedmf::algorithms::dpmf_rp

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/dpmf_rp/calibration.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/algorithms/start_model.h"
 #include "common/dp/hashing.h"
 #include "common/dp/rng.h"
 #include "common/mf/factor_model.h"
@@ -44,12 +45,22 @@ DpmfRpUpdater::DpmfRpUpdater(DpmfRpConfig config, v1::DpmfRpMechanism mechanism,
       adam_(std::move(adam)),
       round_(round) {}
 
-absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> DpmfRpUpdater::Create(const DpmfRpConfig& config) {
+absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> DpmfRpUpdater::Create(
+    const DpmfRpConfig& config, std::optional<mf::FactorMatrix> start_items) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
+  if (start_items.has_value()) {
+    if (absl::Status s =
+            CheckStartItemFactors(*start_items, config.num_items, config.rank, kAlgorithmName);
+        !s.ok()) {
+      return s;
+    }
+  }
   // Round 0's S for the full model; the run's S for the compressed one.
   const uint64_t projection_seed = PublicSeed(config.seed, kTagProjectionSeed, 0);
-  Eigen::MatrixXd model =
-      mf::RandomFactors(config.num_items, config.rank, config.init_scale, config.seed);
+  Eigen::MatrixXd model = start_items.has_value()
+                              ? Eigen::MatrixXd(*std::move(start_items))
+                              : Eigen::MatrixXd(mf::RandomFactors(config.num_items, config.rank,
+                                                                  config.init_scale, config.seed));
   if (KeepsCompressedModel(config)) {
     absl::StatusOr<std::optional<dp::SparseProjection>> s = MakeProjection(config, projection_seed);
     if (!s.ok()) return s.status();

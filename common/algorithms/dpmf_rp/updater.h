@@ -33,9 +33,12 @@ namespace fedmf::algorithms::dpmf_rp {
 
 class DpmfRpUpdater final : public Updater {
  public:
-  // Round 0: V uniform in [-init_scale, init_scale) from config.seed (B = S V when compressed);
-  // mechanism parameters calibrated for the budget (calibration.h; PBM may take a second).
-  static absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> Create(const DpmfRpConfig& config);
+  // Round 0: V uniform in [-init_scale, init_scale) from config.seed, or `start_items` (a
+  // published model's V, start_model.h; InvalidArgument unless num_items x rank and finite); B =
+  // S V when compressed. Mechanism parameters calibrated for the budget (calibration.h; PBM may
+  // take a second).
+  static absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> Create(
+      const DpmfRpConfig& config, std::optional<mf::FactorMatrix> start_items = std::nullopt);
   // From SerializeState() bytes (a fedmf.v1.DpmfRpState), every field validated.
   static absl::StatusOr<std::unique_ptr<DpmfRpUpdater>> Restore(absl::string_view state);
 

@@ -1,6 +1,8 @@
 // privirec's fresh run (new_run.h): its options (fedmf.v1.PriviRecOptions, configs/privirec/)
 // and the runtime's RunSettings make a PriviRecConfig, whose updater starts the run. Linked only
 // into the binaries that start runs (fedmf-coordinator, fedmf-sim).
+#include "common/algorithms/new_run.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,7 +13,6 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "common/algorithms/new_run.h"
 #include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec/updater.h"
@@ -56,8 +57,8 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run,
         "privirec: filter=FILTER_UNSPECIFIED must be gf-cf, turbo-cf, bspm-lm or bspm-em");
   }
   if (options.frac_bits() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "privirec: frac_bits=", options.frac_bits(), " must be >= 0 (0: the most that fits)"));
+    return absl::InvalidArgumentError(absl::StrCat("privirec: frac_bits=", options.frac_bits(),
+                                                   " must be >= 0 (0: the most that fits)"));
   }
   v1::PriviRecConfig c;
   c.set_num_items(run.num_items);
@@ -100,7 +101,9 @@ absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run,
 
 // One release: --rounds may be left out.
 const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartPriviRecRun,
-                                       {.rounds = 1, .outlook_points = {}});
+                                       {.rounds = 1,
+                                        .outlook_points = {},
+                                        .starts_from_item_factors = false});
 
 }  // namespace
 }  // namespace fedmf::algorithms::privirec

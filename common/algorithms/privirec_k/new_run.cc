@@ -1,6 +1,8 @@
 // privirec-k's fresh run (new_run.h): its options (fedmf.v1.PriviRecKOptions,
 // configs/privirec-k/) and the runtime's RunSettings make a PriviRecKConfig, whose updater starts
 // the run. Linked only into the binaries that start runs (fedmf-coordinator, fedmf-sim).
+#include "common/algorithms/new_run.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/lib/graph_filter/config.h"
-#include "common/algorithms/new_run.h"
 #include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/algorithms/privirec_k/updater.h"
@@ -43,17 +44,16 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run,
         "items in the clear; fedmf-sim --plain_sum adds the same sums in-process)");
   }
   if (options.rank() < 1 || options.rank() > run.num_items) {
-    return absl::InvalidArgumentError(absl::StrCat("privirec-k: rank=", options.rank(),
-                                                   " must be in [1, num_items = ", run.num_items,
-                                                   "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "privirec-k: rank=", options.rank(), " must be in [1, num_items = ", run.num_items, "]"));
   }
   if (options.power_sums() < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("privirec-k: power_sums=", options.power_sums(), " must be >= 1"));
   }
   if (options.frac_bits() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "privirec-k: frac_bits=", options.frac_bits(), " must be >= 0 (0: the most that fits)"));
+    return absl::InvalidArgumentError(absl::StrCat("privirec-k: frac_bits=", options.frac_bits(),
+                                                   " must be >= 0 (0: the most that fits)"));
   }
   absl::StatusOr<graph_filter::GraphFilterConfig> gf_cf = graph_filter::PublishedConfig("gf-cf");
   if (!gf_cf.ok()) return gf_cf.status();
@@ -101,7 +101,9 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run,
 
 // One release: --rounds may be left out.
 const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartPriviRecKRun,
-                                       {.rounds = 1, .outlook_points = {}});
+                                       {.rounds = 1,
+                                        .outlook_points = {},
+                                        .starts_from_item_factors = false});
 
 }  // namespace
 }  // namespace fedmf::algorithms::privirec_k

@@ -26,14 +26,14 @@ absl::StatusOr<NewRun> NeverStarted(const RunSettings&, const google::protobuf::
 
 TEST(NewRunTest, StartsTheRegisteredFactoryWithTheSettings) {
   RunSettings seen;
-  ASSERT_TRUE(RegisterNewRunFactory(
-                  "new-run-test-echo", kNoOptions,
-                  [&seen](const RunSettings& settings,
-                          const google::protobuf::Message&) -> absl::StatusOr<NewRun> {
-                    seen = settings;
-                    return NewRun{nullptr, {{"rounds", "7"}, {"k", "v"}}};
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      RegisterNewRunFactory("new-run-test-echo", kNoOptions,
+                            [&seen](const RunSettings& settings,
+                                    const google::protobuf::Message&) -> absl::StatusOr<NewRun> {
+                              seen = settings;
+                              return NewRun{nullptr, {{"rounds", "7"}, {"k", "v"}}};
+                            })
+          .ok());
   const RunSettings settings{.num_users = 40,
                              .num_items = 30,
                              .rounds = 7,
@@ -64,6 +64,37 @@ TEST(NewRunTest, AlgorithmWithoutAFactoryCannotStart) {
   EXPECT_THAT(status.message(), HasSubstr("'new-run-test-absent' cannot start a run"));
 }
 
+TEST(NewRunTest, OnlyAFactoryThatSaysSoStartsFromAPublishedModelsItemFactors) {
+  RunSettings seen;
+  ASSERT_TRUE(
+      RegisterNewRunFactory(
+          "new-run-test-warm", kNoOptions,
+          [&seen](const RunSettings& settings,
+                  const google::protobuf::Message&) -> absl::StatusOr<NewRun> {
+            seen = settings;
+            return NewRun{};
+          },
+          {.rounds = 3, .outlook_points = {}, .starts_from_item_factors = true})
+          .ok());
+  RunSettings settings;
+  settings.start_item_factors = mf::FactorMatrix::Constant(4, 2, 0.5);
+  ASSERT_TRUE(StartNewRun("new-run-test-warm", settings, kNoOptions).ok());
+  ASSERT_TRUE(seen.start_item_factors.has_value());
+  EXPECT_EQ(seen.start_item_factors->rows(), 4);
+  EXPECT_EQ((*seen.start_item_factors)(3, 1), 0.5);
+  EXPECT_TRUE(CheckStartsFromItemFactors("dpmf-rp").ok());
+
+  const NewRunFactory factory = NeverStarted;
+  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-cold", kNoOptions, factory).ok());
+  const absl::Status refused = StartNewRun("new-run-test-cold", settings, kNoOptions).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("'new-run-test-cold' cannot start from a published model"));
+  EXPECT_THAT(refused.message(), HasSubstr("dp-als, dpmf-rp"));
+  EXPECT_EQ(CheckStartsFromItemFactors("dp-popularity").code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(NewRunTest, RefusesASecondFactoryAndIncompleteOnes) {
   const NewRunFactory factory = NeverStarted;
   ASSERT_TRUE(RegisterNewRunFactory("new-run-test-twice", kNoOptions, factory).ok());
@@ -83,25 +114,28 @@ TEST(NewRunTest, KeepsAFactorysDefaultsAndRefusesBadOnes) {
   const NewRunFactory factory = NeverStarted;
   const std::vector<OutlookPoint> points = {{.noise_to_signal = 1, .f1_over_dp_popularity = 1.5},
                                             {.noise_to_signal = 3, .f1_over_dp_popularity = 0.8}};
-  ASSERT_TRUE(RegisterNewRunFactory("new-run-test-defaults", kNoOptions, factory,
-                                    {.rounds = 2, .outlook_points = points})
+  ASSERT_TRUE(RegisterNewRunFactory(
+                  "new-run-test-defaults", kNoOptions, factory,
+                  {.rounds = 2, .outlook_points = points, .starts_from_item_factors = true})
                   .ok());
   const NewRunDefaults kept = RegisteredNewRunDefaults("new-run-test-defaults");
   EXPECT_EQ(kept.rounds, 2);
   ASSERT_EQ(kept.outlook_points.size(), 2u);
   EXPECT_EQ(kept.outlook_points[1].noise_to_signal, 3);
   EXPECT_EQ(kept.outlook_points[1].f1_over_dp_popularity, 0.8);
+  EXPECT_TRUE(kept.starts_from_item_factors);
   const NewRunDefaults absent = RegisteredNewRunDefaults("new-run-test-absent");
   EXPECT_EQ(absent.rounds, kDefaultRounds);
   EXPECT_TRUE(absent.outlook_points.empty());
-  const absl::Status decreasing =
-      RegisterNewRunFactory("new-run-test-decreasing", kNoOptions, factory,
-                            {.rounds = 2, .outlook_points = {points[1], points[0]}});
+  EXPECT_FALSE(absent.starts_from_item_factors);
+  const absl::Status decreasing = RegisterNewRunFactory(
+      "new-run-test-decreasing", kNoOptions, factory,
+      {.rounds = 2, .outlook_points = {points[1], points[0]}, .starts_from_item_factors = false});
   EXPECT_EQ(decreasing.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(decreasing.message(), HasSubstr("outlook point 1"));
   EXPECT_EQ(
       RegisterNewRunFactory("new-run-test-no-rounds", kNoOptions, factory,
-                            {.rounds = 0, .outlook_points = {}})
+                            {.rounds = 0, .outlook_points = {}, .starts_from_item_factors = false})
           .code(),
       absl::StatusCode::kInvalidArgument);
 }

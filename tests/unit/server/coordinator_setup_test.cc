@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/algorithms/registry.h"
+#include "common/algorithms/start_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -21,6 +22,7 @@ ABSL_DECLARE_FLAG(std::string, config);
 ABSL_DECLARE_FLAG(std::optional<int64_t>, rounds);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, max_plan_bytes);
+ABSL_DECLARE_FLAG(std::optional<int64_t>, start_from_version);
 
 namespace fedmf::server {
 namespace {
@@ -145,6 +147,66 @@ TEST_F(CoordinatorSetupTest, AResumedRunKeepsItsOptions) {
   EXPECT_THAT(refused.message(), HasSubstr("rank: 3"));
   EXPECT_THAT(refused.message(), HasSubstr("rank: 4"));
   std::filesystem::remove_all(dir);
+}
+
+// The item factors a run's plan gives its users.
+mf::FactorMatrix PlannedItemFactors(const CoordinatorState& state) {
+  absl::StatusOr<v1::RoundPlan> plan = state.updater->Plan();
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<mf::FactorMatrix> v = algorithms::PublishedItemFactors(*plan);
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? *v : mf::FactorMatrix();
+}
+
+// start_from_version: 0 is the newest final model, N is version N; a missing one is named with
+// the versions the store keeps, and a process without a store refuses.
+TEST_F(CoordinatorSetupTest, AWarmStartedRunStartsFromThePublishedModelItNames) {
+  absl::SetFlag(&FLAGS_seed, 3);
+  absl::StatusOr<ProcessRun> earlier = RunOfProcess();
+  ASSERT_TRUE(earlier.ok()) << earlier.status();
+  absl::StatusOr<CoordinatorState> first = InitialStateInDir(*earlier, 40, 30, "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::shared_ptr<ModelStore> store = ModelStore::Open({}).value();
+  v1::ModelVersion info;
+  info.set_run_id("run-1");
+  info.set_algorithm("dpmf-rp");
+  info.set_final(true);
+  ASSERT_TRUE(store->Publish(info, first->updater->Plan().value()).ok());
+  info.set_final(false);
+  info.set_round(1);
+  ASSERT_TRUE(store->Publish(info, first->updater->Plan().value()).ok());  // version 2, not final
+
+  absl::SetFlag(&FLAGS_seed, 9);
+  absl::SetFlag(&FLAGS_start_from_version, 0);
+  absl::StatusOr<ProcessRun> warm = RunOfProcess();
+  ASSERT_TRUE(warm.ok()) << warm.status();
+  testing::internal::CaptureStderr();
+  absl::StatusOr<CoordinatorState> started =
+      InitialStateInDir(*warm, 40, 30, "", false, store.get());
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(started.ok()) << started.status();
+  EXPECT_TRUE(PlannedItemFactors(*started).isApprox(PlannedItemFactors(*first)));
+  EXPECT_THAT(log, HasSubstr("start_model_version=1 start_model_run_id=run-1"));
+
+  absl::StatusOr<StartModel> named = StartItemFactors(warm->spec, store.get());
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->version.version(), 1);
+  warm->spec.set_start_from_version(2);
+  named = StartItemFactors(warm->spec, store.get());
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->version.version(), 2);
+  warm->spec.set_start_from_version(7);
+  const absl::Status missing = InitialStateInDir(*warm, 40, 30, "", false, store.get()).status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.message(), HasSubstr("start_from_version=7: the model store holds no such "
+                                           "version (it keeps versions 1, 2)"));
+  const absl::Status no_store = InitialStateInDir(*warm, 40, 30, "").status();
+  EXPECT_EQ(no_store.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(no_store.message(), HasSubstr("no model store"));
+  std::shared_ptr<ModelStore> empty = ModelStore::Open({}).value();
+  warm->spec.set_start_from_version(0);
+  EXPECT_THAT(StartItemFactors(warm->spec, empty.get()).status().message(),
+              HasSubstr("holds no final model (it keeps none)"));
 }
 
 // A queued run's directory and the service's model store are parameters, not --state_dir.

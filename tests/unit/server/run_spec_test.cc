@@ -213,17 +213,29 @@ TEST_F(RunSpecTest, ValidationNamesEveryBadFieldAndValue) {
   spec.set_rating_min(5);
   spec.set_rating_max(1);
   spec.set_options("rank: \"three\"");
+  spec.set_start_from_version(-1);
   const absl::Status status = ValidateRunSpec(spec, "bad.textproto");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  for (const char* complaint :
-       {"bad.textproto: ", "rounds=0 (need >= 1)", "epsilon=-1 (need >= 0)",
-        "delta=1 (need [0, 1))", "participation=0 (need (0, 1])", "min_clients=-2 (need >= 0)",
-        "dropout_fraction=1.5 (need [0, 1))", "max_failed_rounds=-1 (need >= 0)",
-        "wait_for_users=-3 (need >= 0)", "num_users=-4 (need >= 0)", "num_items=-5 (need >= 0)",
-        "eval_every=-6 (need >= 0)", "eval_participation=2 (need [0, 1])",
-        "publish_every=-7 (need >= 0)", "secagg_graph=9 ", "corrupt_fraction=1 (need [0, 1))",
-        "secagg_degree=3 (need 0 or an even number >= 2)",
-        "rating_min=5, rating_max=1 (need rating_min < rating_max)", "options: options:1:7: "}) {
+  for (const char* complaint : {"bad.textproto: ",
+                                "rounds=0 (need >= 1)",
+                                "epsilon=-1 (need >= 0)",
+                                "delta=1 (need [0, 1))",
+                                "participation=0 (need (0, 1])",
+                                "min_clients=-2 (need >= 0)",
+                                "dropout_fraction=1.5 (need [0, 1))",
+                                "max_failed_rounds=-1 (need >= 0)",
+                                "wait_for_users=-3 (need >= 0)",
+                                "num_users=-4 (need >= 0)",
+                                "num_items=-5 (need >= 0)",
+                                "eval_every=-6 (need >= 0)",
+                                "eval_participation=2 (need [0, 1])",
+                                "publish_every=-7 (need >= 0)",
+                                "secagg_graph=9 ",
+                                "corrupt_fraction=1 (need [0, 1))",
+                                "secagg_degree=3 (need 0 or an even number >= 2)",
+                                "rating_min=5, rating_max=1 (need rating_min < rating_max)",
+                                "options: options:1:7: ",
+                                "start_from_version=-1 (need >= 0)"}) {
     EXPECT_THAT(status.message(), HasSubstr(complaint));
   }
 
@@ -234,6 +246,16 @@ TEST_F(RunSpecTest, ValidationNamesEveryBadFieldAndValue) {
   spec.clear_set();
   spec.set_rounds(-1);
   EXPECT_THAT(ValidateRunSpec(spec).message(), HasSubstr("--rounds=-1 (need >= 1)"));
+
+  // Only an algorithm whose model is item factors starts from a published model.
+  spec.Clear();
+  spec.set_algorithm("dp-popularity");
+  spec.set_start_from_version(0);
+  EXPECT_THAT(ValidateRunSpec(spec, "warm.textproto").message(),
+              HasSubstr("start_from_version=0: algorithm 'dp-popularity' cannot start from a "
+                        "published model; these can: dp-als, dpmf-rp"));
+  spec.set_algorithm("dp-als");
+  EXPECT_TRUE(ValidateRunSpec(spec).ok());
 }
 
 // The options of a spec: the whole message (a field left out is zero), then the overrides.

@@ -1,11 +1,15 @@
 #include "server/shared_run_queue.h"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include "common/algorithms/new_run.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/model_store.h"
 #include "server/run_queue.h"
+#include "server/run_spec.h"
 
 namespace fedmf::server {
 namespace {
@@ -68,6 +72,44 @@ TEST(SharedRunQueueTest, RefusesAnInvalidRunNamingEveryBadFieldAndValue) {
   EXPECT_THAT(record.status().message(), HasSubstr("submitted run: "));
   EXPECT_THAT(record.status().message(), HasSubstr("projection"));
   EXPECT_EQ(runs.List().runs_size(), 0);
+}
+
+// The store holds version 1, a final dpmf-rp model of Spec()'s shape at rank 4.
+std::shared_ptr<ModelStore> StoreWithAModel() {
+  std::shared_ptr<ModelStore> store = ModelStore::Open({}).value();
+  v1::RunSpec published = Spec();
+  published.add_set("rank=4");
+  absl::StatusOr<algorithms::NewRun> run = algorithms::StartNewRun(
+      "dpmf-rp", RunSettingsOf(published, 40, 30), *RunOptions(published).value());
+  EXPECT_TRUE(run.ok()) << run.status();
+  v1::ModelVersion info;
+  info.set_run_id("run-0");
+  info.set_final(true);
+  EXPECT_TRUE(store->Publish(info, run->updater->Plan().value()).ok());
+  return store;
+}
+
+// A warm start is checked at submission when the store is what the run will start from; with a
+// run ahead of it, whose model it may mean, only when it starts.
+TEST(SharedRunQueueTest, AWarmStartsModelIsCheckedWhenNoRunIsAhead) {
+  SharedRunQueue runs(RunQueue::Open("").value(), 0, 0, StoreWithAModel());
+  v1::RunSpec warm = Spec();
+  warm.add_set("rank=4");
+  warm.set_start_from_version(2);
+  absl::StatusOr<v1::RunRecord> record = runs.Submit(warm, "admin");
+  EXPECT_EQ(record.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("submitted run: start_from_version=2: the model store holds no such "
+                        "version (it keeps versions 1)"));
+  warm.set_start_from_version(1);
+  warm.set_set(0, "rank=6");
+  record = runs.Submit(warm, "admin");
+  EXPECT_EQ(record.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(record.status().message(), HasSubstr("this run needs 30 x 6"));
+  warm.set_set(0, "rank=4");
+  ASSERT_TRUE(runs.Submit(warm, "admin").ok());
+  warm.set_start_from_version(2);  // run 1 is ahead: it may publish version 2
+  EXPECT_TRUE(runs.Submit(warm, "admin").ok());
 }
 
 TEST(SharedRunQueueTest, APopulationLeftToTheDataNeedsData) {

@@ -22,7 +22,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-constexpr RunSettings kSettings{.num_users = 40,
+const RunSettings kSettings{.num_users = 40,
                                 .num_items = 30,
                                 .rounds = 5,
                                 .participation = 0.5,
