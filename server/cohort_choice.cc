@@ -21,9 +21,8 @@ std::vector<uint32_t> Intersect(const std::vector<uint32_t>& a, const std::vecto
 }  // namespace
 
 int64_t CohortChoice::Eligible() const {
-  const std::vector<uint32_t> users = roster_.EligibleUsers();
-  return state_.population.frozen() ? state_.population.CountPresent(users)
-                                    : static_cast<int64_t>(users.size());
+  return state_.population.frozen() ? state_.population.CountPresent(roster_.EligibleUsers())
+                                    : roster_.EligibleCount();
 }
 
 bool CohortChoice::WaitForUsers(int64_t needed, int64_t round) {

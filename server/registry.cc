@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -127,9 +128,9 @@ Registry::FindPending(absl::string_view session_token, absl::string_view identit
   // A session token that left its client (a copy, or one registered before the certificate
   // was revoked) opens nothing from another certificate.
   if (it->second.identity != identity) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "the session token was issued on TLS identity '", it->second.identity,
-        "', not on this stream's '", identity, "'"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("the session token was issued on TLS identity '", it->second.identity,
+                     "', not on this stream's '", identity, "'"));
   }
   return it;
 }
@@ -187,7 +188,11 @@ absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_toke
     for (uint32_t id : Unbind(c)) takeover.participant_ids.push_back(id);
   }
   for (const std::string& owner : owners) ++client_streams_[owner];
-  for (uint32_t id : r.participant_ids) owner_[id] = connection.get();
+  for (uint32_t id : r.participant_ids) {
+    if (owner_.insert_or_assign(id, connection.get()).second && id <= num_users_) {
+      ++live_in_range_;
+    }
+  }
   streams_[connection.get()] = Stream{connection, r};
   ErasePending(it);
   return takeover;
@@ -197,7 +202,9 @@ std::vector<uint32_t> Registry::Unbind(const Connection* connection) {
   auto it = streams_.find(connection);
   if (it == streams_.end()) return {};
   std::vector<uint32_t> ids = std::move(it->second.registration.participant_ids);
-  for (uint32_t id : ids) owner_.erase(id);
+  for (uint32_t id : ids) {
+    if (owner_.erase(id) > 0 && id <= num_users_) --live_in_range_;
+  }
   for (const std::string& owner : it->second.registration.StreamOwners()) {
     auto live = client_streams_.find(owner);
     if (--live->second == 0) client_streams_.erase(live);
@@ -226,6 +233,13 @@ std::string Registry::SigningKeyOf(uint32_t participant_id) const {
   auto it = owner_.find(participant_id);
   if (it == owner_.end()) return std::string();
   return streams_.at(it->second).registration.signing_key;
+}
+
+void Registry::set_num_users(int64_t num_users) {
+  num_users_ = num_users;
+  live_in_range_ = static_cast<int64_t>(std::distance(
+      owner_.begin(),
+      owner_.upper_bound(static_cast<uint32_t>(std::min<int64_t>(num_users, kAnyUser)))));
 }
 
 std::vector<uint32_t> Registry::LiveUsers() const {

@@ -54,7 +54,7 @@ class Registry {
       : token_(std::move(enrollment_token)), num_users_(num_users), limits_(limits) {}
   // Participant ids are in [1, num_users] from now on (a long-running service's next run, or
   // kAnyUser between runs); live registrations are kept, but only those in range are LiveUsers.
-  void set_num_users(int64_t num_users) { num_users_ = num_users; }
+  void set_num_users(int64_t num_users);
   // Every participant id (a long-running service between runs: the next run's range is unknown).
   static constexpr int64_t kAnyUser = std::numeric_limits<uint32_t>::max();
 
@@ -106,7 +106,16 @@ class Registry {
   std::string SigningKeyOf(uint32_t participant_id) const;
   // Users on live streams with ids in [1, num_users], ascending.
   std::vector<uint32_t> LiveUsers() const;
+  // LiveUsers().size() in O(1): kept as streams bind and end, since a waiting round driver asks
+  // on every change (O(n) each would make n connecting devices cost O(n^2)).
+  int64_t LiveUserCount() const { return live_in_range_; }
+  // `participant_id` is among LiveUsers().
+  bool IsLiveUser(uint32_t participant_id) const {
+    return participant_id <= num_users_ && owner_.contains(participant_id);
+  }
   std::vector<std::shared_ptr<Connection>> Connections() const;
+  // Connections().size() without copying them.
+  int64_t ConnectionCount() const { return static_cast<int64_t>(streams_.size()); }
 
  private:
   struct Registration {
@@ -146,7 +155,8 @@ class Registry {
   std::deque<std::string> pending_order_;
   absl::flat_hash_map<std::string, size_t> pending_per_client_;
   absl::flat_hash_map<const Connection*, Stream> streams_;
-  std::map<uint32_t, const Connection*> owner_;                 // live users
+  std::map<uint32_t, const Connection*> owner_;  // live users
+  int64_t live_in_range_ = 0;                    // owner_'s ids <= num_users_
   // Live streams per StreamOwners() entry.
   absl::flat_hash_map<std::string, int64_t> client_streams_;
 };

@@ -19,6 +19,10 @@ class Roster {
   // Users on live streams, ascending, without the excluded ones: who a cohort (training or
   // evaluation) may be drawn from.
   virtual std::vector<uint32_t> EligibleUsers() const = 0;
+  // EligibleUsers().size(). A driver waiting for users asks on every change, so the router
+  // answers without building the list (in O(excluded)): with n devices connecting, a list per
+  // change cost O(n^2) under the lock their registrations take.
+  virtual int64_t EligibleCount() const { return static_cast<int64_t>(EligibleUsers().size()); }
   // Participants excluded for the rest of the run (live or not): they never join a cohort again.
   virtual int64_t ExcludedCount() const = 0;
   // Counts the changes a driver may wait for: a stream opened or closed, a stop.

@@ -328,6 +328,15 @@ std::vector<uint32_t> StreamRouter::EligibleUsers() const {
   return exclusions_.Without(registry_.LiveUsers());
 }
 
+int64_t StreamRouter::EligibleCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t eligible = registry_.LiveUserCount();
+  for (const auto& [id, reason] : exclusions_.excluded()) {
+    if (registry_.IsLiveUser(id)) --eligible;
+  }
+  return eligible;
+}
+
 int64_t StreamRouter::ExcludedCount() const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int64_t>(exclusions_.excluded().size());
@@ -396,8 +405,8 @@ int StreamRouter::CloseAll(const absl::Status& status) {
 
 void StreamRouter::AddTo(v1::StatusResponse& status) const {
   std::lock_guard<std::mutex> lock(mu_);
-  status.set_registered_users(static_cast<int32_t>(registry_.LiveUsers().size()));
-  status.set_connected_clients(static_cast<int32_t>(registry_.Connections().size()));
+  status.set_registered_users(static_cast<int32_t>(registry_.LiveUserCount()));
+  status.set_connected_clients(static_cast<int32_t>(registry_.ConnectionCount()));
   status.set_bytes_in(bytes_in_.load());
   status.set_bytes_out(bytes_out_.load());
   for (const auto& [id, reason] : exclusions_.excluded()) {

@@ -75,6 +75,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
 
   // Roster (the driver thread).
   std::vector<uint32_t> EligibleUsers() const override;
+  int64_t EligibleCount() const override;
   int64_t ExcludedCount() const override;
   uint64_t Generation() const override;
   void AwaitChange(uint64_t seen, absl::Time deadline) override;
@@ -147,9 +148,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   std::condition_variable cv_;
   Registry registry_;
   Exclusions exclusions_;
-  AggregationInbox inbox_;        // the phase runner's aggregation, while attached
-  wire::TrafficCounter traffic_;  // since the last Open
-  uint64_t generation_ = 0;       // counts Changed()
+  AggregationInbox inbox_;                   // the phase runner's aggregation, while attached
+  wire::TrafficCounter traffic_;             // since the last Open
+  uint64_t generation_ = 0;                  // counts Changed()
   MessageBounds bounds_ = kUnplannedBounds;  // what a client message may be now
   bool stop_ = false;
 

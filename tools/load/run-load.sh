@@ -13,8 +13,10 @@
 # d = p'k = 16384 = 2^14; --set=mechanism=none (load, not privacy). GRAPH: complete, harary or auto.
 # Environment: CHANNELS (default 32), WORKERS (2), STAGE_TIMEOUT (30 s), COORD_FLAGS (extra
 # coordinator flags, e.g. "--secagg_signatures=false --dropout_fraction=0.4"), KEEP=DIR (keep the
-# logs there). Exits 77 when the open-file hard limit is below CHANNELS + 100. Every process
-# started here is killed on exit.
+# logs there), LOADGENS (1): split the users over this many fedmf-loadgen processes (one process
+# cannot hold 100,000), each with CHANNELS connections and WORKERS threads and its own summary, the
+# first also reporting the coordinator's CPU and peak RSS. Exits 77 when the open-file hard limit
+# is below CHANNELS + 100. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="${1:?BUILD_DIR}"
 USERS="${2:?USERS}"
@@ -40,15 +42,31 @@ start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$USE
 echo "== $USERS users, cohort $COHORT ($PARTICIPATION), $ROUNDS rounds, graph $GRAPH," \
   "channels $CHANNELS, workers $WORKERS, stage timeout ${STAGE_TIMEOUT}s," \
   "coordinator extra: ${EXTRA[*]:-none}; loadgen: $*"
+LOADGENS="${LOADGENS:-1}"
+PER_LOADGEN=$(((USERS + LOADGENS - 1) / LOADGENS))
+LOADGEN_PIDS=()
+for ((g = 0; g < LOADGENS; g++)); do
+  first=$((g * PER_LOADGEN))
+  count=$((USERS - first < PER_LOADGEN ? USERS - first : PER_LOADGEN))
+  coordinator_pid=0
+  ((g == 0)) && coordinator_pid="$COORD_PID"
+  "$LOADGEN" --coordinator="127.0.0.1:$PORT" --channels="$CHANNELS" --workers="$WORKERS" \
+    --data="synthetic:users=$USERS,items=2048,per_user=20,min_per_user=5" \
+    --first_user="$first" --users="$count" --coordinator_pid="$coordinator_pid" \
+    --coordinator_log="$WORK/coordinator.log" "$@" >"$WORK/loadgen-$g.out" 2>"$WORK/loadgen-$g.log" &
+  LOADGEN_PIDS+=($!)
+  PIDS+=($!)
+done
 status=0
-"$LOADGEN" --coordinator="127.0.0.1:$PORT" --channels="$CHANNELS" --workers="$WORKERS" \
-  --data="synthetic:users=$USERS,items=2048,per_user=20,min_per_user=5" \
-  --coordinator_pid="$COORD_PID" --coordinator_log="$WORK/coordinator.log" "$@" \
-  2>"$WORK/loadgen.log" || status=$?
+for ((g = 0; g < LOADGENS; g++)); do
+  wait "${LOADGEN_PIDS[$g]}" || status=$?
+  ((LOADGENS == 1)) || echo "-- loadgen $g (users $((g * PER_LOADGEN)) ..)"
+  cat "$WORK/loadgen-$g.out"
+done
 grep -m 1 ' event=secagg_session ' "$WORK/coordinator.log" || true
 grep ' event=round ' "$WORK/coordinator.log" | sed 's/ up_bytes_per_user.*//' || true
 if ((status != 0)); then
   echo "FAIL: fedmf-loadgen exited with $status"
-  tail -n 20 "$WORK/loadgen.log" "$WORK/coordinator.log"
+  tail -n 20 "$WORK"/loadgen-*.log "$WORK/coordinator.log"
   exit "$status"
 fi

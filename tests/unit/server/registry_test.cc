@@ -28,6 +28,13 @@ std::shared_ptr<Connection> Conn(uint64_t id, std::string identity = "") {
                                       std::move(identity));
 }
 
+// The registry's live users are `ids`, and its count and membership test agree with the list.
+void ExpectLive(const Registry& registry, const std::vector<uint32_t>& ids) {
+  EXPECT_EQ(registry.LiveUsers(), ids);
+  EXPECT_EQ(registry.LiveUserCount(), static_cast<int64_t>(ids.size()));
+  for (uint32_t id : ids) EXPECT_TRUE(registry.IsLiveUser(id)) << id;
+}
+
 TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
   Registry registry("secret", 10);
   EXPECT_EQ(registry.Register(Request({1}, "wrong")).status().code(),
@@ -59,7 +66,7 @@ TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
   EXPECT_EQ(registry.Bind("nope", a).status().code(), absl::StatusCode::kNotFound);
   ASSERT_TRUE(registry.Bind(token, a).ok());
   EXPECT_TRUE(registry.IsBound(a.get()));
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 3}));
+  ExpectLive(registry, {1, 3});
   EXPECT_TRUE(registry.Owns(a.get(), 3));
   EXPECT_FALSE(registry.Owns(a.get(), 2));
   EXPECT_EQ(registry.ConnectionOf(1), a);
@@ -76,14 +83,14 @@ TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1, 2})).value(), a).ok());
   const std::string token = registry.Register(Request({2, 3})).value();
   EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2}));
+  ExpectLive(registry, {1, 2});
   // The refused registration is used up: a claimant cannot keep retrying it.
   EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kNotFound);
   // Once the first stream is gone its users may reconnect.
   EXPECT_EQ(registry.Unbind(a.get()), (std::vector<uint32_t>{1, 2}));
-  EXPECT_TRUE(registry.LiveUsers().empty());
+  ExpectLive(registry, {});
   EXPECT_TRUE(registry.Bind(registry.Register(Request({2, 3})).value(), b).ok());
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3}));
+  ExpectLive(registry, {2, 3});
   EXPECT_TRUE(registry.Unbind(a.get()).empty());
 }
 
@@ -122,7 +129,7 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
   clock.now += absl::Seconds(60);
   EXPECT_EQ(registry.Bind(third, Conn(3)).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(registry.pending(), 0u);
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2}));
+  ExpectLive(registry, {2});
 }
 
 // One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.
@@ -190,7 +197,7 @@ TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   const absl::Status twice = registry.Bind(again, b).status();
   EXPECT_EQ(twice.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(twice.message(), "identity 'alice' already has 1 live stream(s), the limit");
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1}));
+  ExpectLive(registry, {1});
   // Another identity, and registrations without identity, are not affected.
   EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "bob").value(), c).ok());
   EXPECT_TRUE(registry.Bind(registry.Register(Request({4})).value(), Conn(4)).ok());
@@ -199,7 +206,7 @@ TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
   registry.Unbind(a.get());
   EXPECT_EQ(registry.Bind(again, b).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(registry.Bind(registry.Register(Request({2}), "alice").value(), b).ok());
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{2, 3, 4, 5}));
+  ExpectLive(registry, {2, 3, 4, 5});
 }
 
 TEST(RegistryTest, StreamsPerClientLimitIsSettable) {
@@ -208,9 +215,10 @@ TEST(RegistryTest, StreamsPerClientLimitIsSettable) {
   auto a = Conn(1, "pool"), b = Conn(2, "pool");
   ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "pool").value(), a).ok());
   ASSERT_TRUE(registry.Bind(registry.Register(Request({2}), "pool").value(), b).ok());
-  EXPECT_EQ(
-      registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3, "pool")).status().code(),
-      absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3, "pool"))
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
   registry.Unbind(b.get());
   EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4, "pool")).ok());
   // 0: no limit.
@@ -240,18 +248,18 @@ TEST(RegistryTest, OneTokenCredentialHoldsOneLiveStream) {
   EXPECT_EQ(second.message(), absl::StrCat("credential '", TokenCredential("mallory-token"),
                                            "' already has 1 live stream(s), the limit"));
   // The same token from a certificate counts against both: the token is still at its limit.
-  EXPECT_EQ(registry.Bind(registry.Register(Request({3}, "mallory-token"), "m").value(),
-                          Conn(3, "m"))
-                .status()
-                .code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(
+      registry.Bind(registry.Register(Request({3}, "mallory-token"), "m").value(), Conn(3, "m"))
+          .status()
+          .code(),
+      absl::StatusCode::kAlreadyExists);
   EXPECT_TRUE(registry.Bind(registry.Register(Request({11}, "alice-token")).value(), Conn(4)).ok());
   // A reconnect with the first stream's ids replaces it rather than counting beside it.
   absl::StatusOr<Registry::Takeover> reconnect =
       registry.Bind(registry.Register(Request({1, 2}, "mallory-token")).value(), Conn(5));
   ASSERT_TRUE(reconnect.ok()) << reconnect.status();
   EXPECT_EQ(reconnect->streams, (std::vector<std::shared_ptr<Connection>>{first}));
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2, 11}));
+  ExpectLive(registry, {1, 2, 11});
 }
 
 // Issue 48 item 4: a session token opens a stream only from the TLS identity it was issued on,
@@ -267,7 +275,7 @@ TEST(RegistryTest, ASessionTokenBindsOnlyFromTheIdentityItWasIssuedOn) {
   EXPECT_EQ(registry.Bind(token, Conn(1, "mallory")).status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(registry.Bind(token, Conn(2)).status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(registry.LiveUsers().empty());
+  ExpectLive(registry, {});
   EXPECT_TRUE(registry.CheckPending(token, "alice").ok());
   EXPECT_TRUE(registry.Bind(token, Conn(3, "alice")).ok());
   // Without TLS identities, as before: the token alone.
@@ -317,7 +325,7 @@ TEST(RegistryTest, TheSameCredentialTakesItsIdsOver) {
   EXPECT_EQ(replaced->participant_ids, (std::vector<uint32_t>{1, 2}));
   EXPECT_FALSE(registry.IsBound(old_stream.get()));
   EXPECT_EQ(registry.ConnectionOf(1), new_stream);
-  EXPECT_EQ(registry.LiveUsers(), (std::vector<uint32_t>{1, 2, 3}));
+  ExpectLive(registry, {1, 2, 3});
   EXPECT_TRUE(registry.Unbind(old_stream.get()).empty());  // its end changes nothing
 }
 

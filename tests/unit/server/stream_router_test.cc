@@ -182,6 +182,7 @@ TEST_F(StreamRouterTest, ExcludedUsersAreLiveButNotEligibleAndStatusNamesThem) {
   EXPECT_TRUE(router_.Exclude(2, "bad share"));
   EXPECT_FALSE(router_.Exclude(2, "again"));
   EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1));
+  EXPECT_EQ(router_.EligibleCount(), 1);
   EXPECT_EQ(router_.ExcludedCount(), 1);
   v1::StatusResponse status;
   router_.AddTo(status);
@@ -232,10 +233,17 @@ TEST_F(StreamRouterTest, BetweenRunsAnyIdRegistersAndARunSeesOnlyItsRange) {
   TestStream big = Open({500});
   TestStream small = Open({3});
   EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+  EXPECT_EQ(router_.EligibleCount(), 2);
   router_.BeginRun(20);
   EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3));
+  EXPECT_EQ(router_.EligibleCount(), 1);
   router_.BeginRun(1000);
   EXPECT_THAT(router_.EligibleUsers(), ElementsAre(3, 500));
+  EXPECT_EQ(router_.EligibleCount(), 2);
+  EXPECT_TRUE(router_.Exclude(500, "bad share"));
+  EXPECT_EQ(router_.EligibleCount(), 1);
+  router_.OnStreamClosed(small.connection);  // its user is no longer live
+  EXPECT_EQ(router_.EligibleCount(), 0);
 }
 
 // Issue 48 item 4: revocation is checked on every message of a stream opened with a TLS
