@@ -376,8 +376,8 @@ absl::StatusOr<PreparedRun> PrepareQueuedRun(const v1::RunRecord& run, const std
   options->num_users = users;
   if (data.eval_split != nullptr) EvaluateEveryRound(data.eval_split, data.eval_spec, *options);
   const ProcessRun process_run{.spec = run.spec(), .file = absl::StrCat("queued run ", run.id())};
-  absl::StatusOr<CoordinatorState> state =
-      InitialStateInDir(process_run, users, items, dir, false, data.models.get());
+  absl::StatusOr<CoordinatorState> state = InitialStateInDir(
+      process_run, users, items, dir, /*simulation_summed_noise=*/false, data.models.get());
   if (!state.ok()) return state.status();
   return PreparedRun{.options = *std::move(options), .state = *std::move(state)};
 }

@@ -478,8 +478,8 @@ absl::Status Serve() {
     queue =
         std::make_unique<SharedRunQueue>(*std::move(opened), data.users, data.items, data.models);
   } else {
-    absl::StatusOr<CoordinatorState> initial =
-        InitialStateForRun(*run, users, items, false, options.models.get());
+    absl::StatusOr<CoordinatorState> initial = InitialStateForRun(
+        *run, users, items, /*simulation_summed_noise=*/false, options.models.get());
     if (!initial.ok()) return initial.status();
     state = *std::move(initial);
   }
