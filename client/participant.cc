@@ -30,7 +30,8 @@ absl::StatusOr<Participant> Participant::Create(uint32_t id, algorithms::LocalDa
 }
 
 absl::StatusOr<algorithms::ContributionVector> Participant::Contribute(
-    const algorithms::Contributor& contributor, absl::string_view algorithm) {
+    const algorithms::Contributor& contributor, absl::string_view algorithm,
+    algorithms::ContributionSum* sum) {
   session_.reset();
   const auto state = algorithm_states_.find(algorithm);
   const absl::string_view old_state =
@@ -48,7 +49,8 @@ absl::StatusOr<algorithms::ContributionVector> Participant::Contribute(
     }
   }
   absl::StatusOr<algorithms::Contribution> contribution =
-      contributor.Contribute(data_, old_state, rng_);
+      sum != nullptr ? sum->Add(data_, old_state, rng_)
+                     : contributor.Contribute(data_, old_state, rng_);
   if (!contribution.ok()) return contribution.status();
   if (cost) {
     if (absl::Status s = budget_->Charge(*std::move(cost)); !s.ok()) return s;

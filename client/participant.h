@@ -54,8 +54,15 @@ class Participant {
   // kept), as its user factor replaces the kept one if it has one (a stateless contribution
   // without a factor, e.g. an evaluation's, leaves no trace). ResourceExhausted when its budget
   // refuses (nothing changes: the participant sits the phase out); the contributor's errors.
+  // With `sum` (a simulation's summed uploads, algorithm.h ContributionSum) the contribution is
+  // added to it instead, and the vector returned is empty.
   absl::StatusOr<algorithms::ContributionVector> Contribute(
-      const algorithms::Contributor& contributor, absl::string_view algorithm);
+      const algorithms::Contributor& contributor, absl::string_view algorithm,
+      algorithms::ContributionSum* sum = nullptr);
+  // The upload standing for everything in `sum`, rounded with this participant's generator.
+  absl::StatusOr<algorithms::ContributionVector> EncodeSum(const algorithms::ContributionSum& sum) {
+    return sum.Encode(rng_);
+  }
 
   // Opens this phase's SecAgg session with `input` (densified to config.length) and returns its
   // AdvertiseKeys message. With config.signatures the session signs with `signing_key` (the

@@ -367,6 +367,11 @@ absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplyS
       !s.ok()) {
     return s;
   }
+  // fedmf-sim --summed_uploads: the contributions go into one sum, which the first contributor
+  // uploads after everyone else has contributed; the others upload zero.
+  std::unique_ptr<algorithms::ContributionSum> sum =
+      clear && allow_simulation_summed_uploads_ ? phase_contributor_->StartSum() : nullptr;
+  std::optional<uint32_t> sum_carrier;
   // The batch being built: its replies and the participants they answer for.
   std::vector<v1::ClientMessage> batch;
   std::vector<uint32_t> batch_ids;
@@ -374,7 +379,7 @@ absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplyS
   for (uint32_t id : task.participant_ids()) {
     Participant& p = participants_.at(id);
     absl::StatusOr<algorithms::ContributionVector> contribution =
-        p.Contribute(*phase_contributor_, task.plan().algorithm());
+        p.Contribute(*phase_contributor_, task.plan().algorithm(), sum.get());
     // Its own budget is spent (ResourceExhausted), its own state cannot serve this phase
     // (FailedPrecondition, algorithm.h) or the algorithm cannot take this participant's
     // contribution (InvalidArgument, e.g. a silo party's algorithm given users): it declines, and
@@ -395,6 +400,12 @@ absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplyS
                   code == absl::StatusCode::kResourceExhausted ? absl::StatusCode::kOk : code));
     } else if (!contribution.ok()) {
       return contribution.status();
+    } else if (sum != nullptr && !sum_carrier.has_value()) {
+      sum_carrier = id;  // answers last
+      continue;
+    } else if (sum != nullptr) {
+      *batch.emplace_back().mutable_clear_upload() =
+          wire::ToClearUpload(tag_, id, algorithms::ContributionVector::Sparse({}, {}));
     } else if (clear) {
       *batch.emplace_back().mutable_clear_upload() = wire::ToClearUpload(tag_, id, *contribution);
     } else {
@@ -409,6 +420,13 @@ absl::Status ParticipantHost::HandleTask(const v1::RoundTask& task, const ReplyS
       if (absl::Status s = SendBatch(task.round(), batch_ids, batch, send); !s.ok()) return s;
       batch_bytes = 0;
     }
+  }
+  if (sum_carrier.has_value()) {
+    absl::StatusOr<algorithms::ContributionVector> total =
+        participants_.at(*sum_carrier).EncodeSum(*sum);
+    if (!total.ok()) return total.status();
+    *batch.emplace_back().mutable_clear_upload() = wire::ToClearUpload(tag_, *sum_carrier, *total);
+    batch_ids.push_back(*sum_carrier);
   }
   return SendBatch(task.round(), batch_ids, batch, send);
 }

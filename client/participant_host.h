@@ -194,6 +194,10 @@ class ParticipantHost {
   // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
   // the clear). Off by default: such a task is then refused.
   void AllowSimulationPlainSum() { allow_simulation_plain_sum_ = true; }
+  // fedmf-sim only (--summed_uploads): in a clear phase whose contributor has a ContributionSum
+  // (algorithm.h), the participants' contributions are added into one, which the first
+  // contributor uploads last while the others upload zero. Off by default.
+  void AllowSimulationSummedUploads() { allow_simulation_summed_uploads_ = true; }
 
  private:
   ParticipantHost(std::shared_ptr<const data::RatingsDataset> data,
@@ -267,6 +271,7 @@ class ParticipantHost {
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
   bool allow_simulation_plain_sum_ = false;
+  bool allow_simulation_summed_uploads_ = false;
   LocalStateSink local_state_sink_;
   ResultObserver result_observer_;
 };

@@ -8,7 +8,8 @@
 //                participant's new state (kept on its device for its next contribution)
 //   runtime:     sum = the clients' vectors added mod 2^bits, through SecAgg (densified) when
 //                plan.combination is COMBINATION_SECURE_SUM, else uploaded in the clear (sparse
-//                ones sparsely) and added (contribution_vector.h)
+//                ones sparsely) and added (contribution_vector.h); a simulation may add a
+//                process's participants first and upload their sum once (ContributionSum)
 //   coordinator: updater.ApplySum(sum, the contributors' ids) -> the next phase or round
 // The runtime never reads plan.payload; privacy parameters reach the ledger through
 // Updater::RoundPrivacy. Every decoder here is linear in the vectors, so adding clear uploads
@@ -18,6 +19,7 @@
 #define FEDMF_COMMON_ALGORITHMS_ALGORITHM_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,6 +52,8 @@ struct Contribution {
   // Contributor::scorer(), not this.
   Eigen::VectorXd user_factor;
 };
+
+class ContributionSum;
 
 // Client side of one phase, built from the phase's plan and shared by every local participant.
 // Contribute is const and thread-safe: one instance may serve many participants concurrently,
@@ -86,6 +90,25 @@ class Contributor {
   // delivered it (e.g. lfl-sgdmf's noise replacement): the runtime then keeps the model it has
   // and never asks this contributor's scorer().
   virtual bool carries_model() const { return true; }
+  // A simulation shortcut, never a device's path (fedmf-sim --summed_uploads): an empty sum of
+  // this phase's contributions, for a client process to upload its participants' sum once;
+  // null (the default) when the algorithm or this phase has none.
+  virtual std::unique_ptr<ContributionSum> StartSum() const { return nullptr; }
+};
+
+// Several participants' contributions to one phase added before they are encoded, so that their
+// client process uploads one vector for all of them (and zero for the others): the same sum in
+// distribution as their separate vectors' except for rounding, which happens once instead of
+// once per participant (the algorithm documents the difference). One per task; not thread-safe.
+class ContributionSum {
+ public:
+  virtual ~ContributionSum() = default;
+  // Contributor::Contribute, with its errors, state and user factor, except that the
+  // participant's contribution is added to this sum: the returned vector is empty.
+  virtual absl::StatusOr<Contribution> Add(const LocalData& data, absl::string_view state,
+                                           dp::Rng& rng) = 0;
+  // The upload standing for everything added (plan.length values < 2^plan.client_bits).
+  virtual absl::StatusOr<ContributionVector> Encode(dp::Rng& rng) const = 0;
 };
 
 // Server side: owns the model state across rounds.

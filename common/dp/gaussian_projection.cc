@@ -40,17 +40,8 @@ absl::StatusOr<GaussianProjection> GaussianProjection::Create(int64_t input_dim,
       data[i] = SignFromBits(SplitMix64At(key, static_cast<uint64_t>(i))) * entry_scale;
     }
   }
-  GaussianProjection projection(std::move(phi));
-  if (projection.gram_.info() != Eigen::Success) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("GaussianProjection: Phi Phi^T is singular for seed ", seed,
-                     ", q=", output_dim, ", m=", input_dim, "; use another seed or a smaller q"));
-  }
-  return projection;
+  return GaussianProjection(std::move(phi));
 }
-
-GaussianProjection::GaussianProjection(Eigen::MatrixXd phi)
-    : phi_(std::move(phi)), gram_(phi_ * phi_.transpose()) {}
 
 absl::StatusOr<Eigen::MatrixXd> GaussianProjection::Apply(
     const Eigen::Ref<const Eigen::MatrixXd>& x) const {
@@ -61,17 +52,34 @@ absl::StatusOr<Eigen::MatrixXd> GaussianProjection::Apply(
   return Eigen::MatrixXd(phi_ * x);
 }
 
-absl::StatusOr<Eigen::MatrixXd> GaussianProjection::Recover(
-    const Eigen::Ref<const Eigen::MatrixXd>& b) const {
-  if (b.rows() != output_dim()) {
-    return absl::InvalidArgumentError(absl::StrCat("GaussianProjection::Recover: input has ",
-                                                   b.rows(), " rows, expected q=", output_dim()));
+absl::StatusOr<ProjectionRecovery> ProjectionRecovery::Create(
+    std::shared_ptr<const GaussianProjection> phi) {
+  if (phi == nullptr) return absl::InvalidArgumentError("ProjectionRecovery: no projection");
+  const Eigen::MatrixXd& m = phi->matrix();
+  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(m.rows(), m.rows());
+  gram.selfadjointView<Eigen::Lower>().rankUpdate(m);  // half the work of m m^T
+  Eigen::LLT<Eigen::MatrixXd> llt(gram);
+  if (llt.info() != Eigen::Success) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("GaussianProjection: Phi Phi^T is singular (q=", m.rows(), ", m=", m.cols(),
+                     "); use another seed or a smaller q"));
   }
-  return Eigen::MatrixXd(phi_.transpose() * gram_.solve(b));
+  return ProjectionRecovery(std::move(phi), std::move(llt));
 }
 
-Eigen::MatrixXd GaussianProjection::PseudoInverse() const {
-  return phi_.transpose() * gram_.solve(Eigen::MatrixXd::Identity(output_dim(), output_dim()));
+absl::StatusOr<Eigen::MatrixXd> ProjectionRecovery::Recover(
+    const Eigen::Ref<const Eigen::MatrixXd>& b) const {
+  if (b.rows() != phi_->output_dim()) {
+    return absl::InvalidArgumentError(absl::StrCat("ProjectionRecovery::Recover: input has ",
+                                                   b.rows(),
+                                                   " rows, expected q=", phi_->output_dim()));
+  }
+  return Eigen::MatrixXd(phi_->matrix().transpose() * gram_.solve(b));
+}
+
+Eigen::MatrixXd ProjectionRecovery::PseudoInverse() const {
+  const int64_t q = phi_->output_dim();
+  return phi_->matrix().transpose() * gram_.solve(Eigen::MatrixXd::Identity(q, q));
 }
 
 }  // namespace fedmf::dp

@@ -76,8 +76,7 @@ absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
     // The overflow bound assumes |x_j| <= L. Clamping can only shrink the norm.
     const double value = std::clamp((*clipped)[j], -linf, linf);
     if (!noise) {
-      // R(0) = 0 whatever the draw: skipping it changes no distribution.
-      if (value != 0) out[j] = ReduceModPow2(StochasticRound(gamma * value, rng), bits_);
+      out[j] = RoundWithoutNoise(value, rng);
       continue;
     }
     const int64_t data = StochasticRound(gamma * value, rng);
@@ -87,11 +86,70 @@ absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::Encode(
   return out;
 }
 
+uint64_t GaussianSecAgg::RoundWithoutNoise(double value, Rng& rng) const {
+  // R(0) = 0 whatever the draw: skipping it changes no distribution.
+  return value == 0 ? 0 : ReduceModPow2(StochasticRound(params_.scale * value, rng), bits_);
+}
+
+absl::Status GaussianSecAgg::AddClipped(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                        Eigen::Ref<Eigen::VectorXd> sum) const {
+  if (x.size() != params_.dim || sum.size() != params_.dim) {
+    return absl::InvalidArgumentError(absl::StrCat("GaussianSecAgg::AddClipped: input has ",
+                                                   x.size(), " entries and the sum ", sum.size(),
+                                                   ", expected d=", params_.dim));
+  }
+  absl::StatusOr<Eigen::VectorXd> clipped = ClipL2(x, params_.clip_norm);
+  if (!clipped.ok()) return clipped.status();
+  sum += clipped->cwiseMax(-params_.linf_bound).cwiseMin(params_.linf_bound);
+  return absl::OkStatus();
+}
+
+absl::Status GaussianSecAgg::AddClippedRankOne(const Eigen::Ref<const Eigen::VectorXd>& a,
+                                               const Eigen::Ref<const Eigen::VectorXd>& b,
+                                               Eigen::Ref<Eigen::MatrixXd> sum) const {
+  if (a.size() * b.size() != params_.dim || sum.rows() != a.size() || sum.cols() != b.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GaussianSecAgg::AddClippedRankOne: ", a.size(), " x ", b.size(), " input and ", sum.rows(),
+        " x ", sum.cols(), " sum, expected d=", params_.dim, " entries"));
+  }
+  if (!a.allFinite() || !b.allFinite()) {
+    return absl::InvalidArgumentError(
+        "GaussianSecAgg::AddClippedRankOne: input has a NaN or infinite entry");
+  }
+  const double norm = a.norm() * b.norm();
+  const double factor = norm <= params_.clip_norm ? 1 : params_.clip_norm / norm * (1 - 1e-12);
+  const double largest = factor * a.cwiseAbs().maxCoeff() * b.cwiseAbs().maxCoeff();
+  if (largest <= params_.linf_bound) {
+    sum.noalias() += (factor * a) * b.transpose();
+    return absl::OkStatus();
+  }
+  // Some coordinate reaches the clamp, which is not rank one: clamp the scaled outer product.
+  const Eigen::MatrixXd x = (factor * a) * b.transpose();
+  sum += x.cwiseMax(-params_.linf_bound).cwiseMin(params_.linf_bound);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint64_t>> GaussianSecAgg::EncodeClippedSum(
+    const Eigen::Ref<const Eigen::VectorXd>& sum, Rng& rng) const {
+  if (sum.size() != params_.dim) {
+    return absl::InvalidArgumentError(absl::StrCat("GaussianSecAgg::EncodeClippedSum: sum has ",
+                                                   sum.size(),
+                                                   " entries, expected d=", params_.dim));
+  }
+  if (!sum.allFinite()) {
+    return absl::InvalidArgumentError(
+        "GaussianSecAgg::EncodeClippedSum: sum has a NaN or infinite entry");
+  }
+  std::vector<uint64_t> out(sum.size());
+  for (Eigen::Index j = 0; j < sum.size(); ++j) out[j] = RoundWithoutNoise(sum[j], rng);
+  return out;
+}
+
 absl::Status GaussianSecAgg::AddSummedNoise(absl::Span<uint64_t> sum, int64_t clients,
                                             Rng& rng) const {
   if (absl::Status s = CheckSum(sum.size(), clients, "AddSummedNoise"); !s.ok()) return s;
-  const double std_grid = params_.scale * per_client_noise_std() *
-                          std::sqrt(static_cast<double>(clients));
+  const double std_grid =
+      params_.scale * per_client_noise_std() * std::sqrt(static_cast<double>(clients));
   for (uint64_t& coordinate : sum) {
     const int64_t noise = StochasticRound(std_grid * StandardNormal(rng), rng);
     coordinate = ReduceModPow2(static_cast<int64_t>(coordinate) + noise, bits_);

@@ -74,7 +74,8 @@ ABSL_FLAG(int64_t, reconnect_after, 1, "... at their first message of this round
 ABSL_FLAG(int64_t, coordinator_pid, 0, "report this process's CPU time and VmHWM (0: no)");
 ABSL_FLAG(std::string, coordinator_log, "",
           "the coordinator's event log (stderr): dropouts and aborted rounds from it");
-ABSL_FLAG(double, status_interval_s, 0.5, "how often to poll Admin.Status and /proc");
+ABSL_FLAG(double, status_interval_s, 0.5,
+          "how often to poll Admin.Status (its latency is the admin_status series) and /proc");
 ABSL_FLAG(double, give_up_after_s, 120, "exit after this long without a working stream");
 ABSL_FLAG(double, end_grace_s, 10,
           "after the coordinator announced the end of training, stop the users still "
@@ -96,13 +97,17 @@ struct Sampled {
   ProcStats proc;
 };
 
-// Polls Admin.Status and /proc/<pid> until Stop(), keeping the last good answers.
+// Polls Admin.Status and /proc/<pid> until Stop(), keeping the last good answers and recording
+// each Status call's latency (series admin_status: what an operator's status call waits, e.g.
+// while the coordinator unmasks).
 class Sampler {
  public:
-  Sampler(const std::string& target, int64_t pid, absl::Duration interval)
+  Sampler(const std::string& target, int64_t pid, absl::Duration interval,
+          LatencyRecorder* latencies)
       : stub_(v1::Admin::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()))),
         pid_(pid),
         interval_(interval),
+        latencies_(latencies),
         thread_([this] { Loop(); }) {}
   ~Sampler() { Stop(); }
 
@@ -144,7 +149,9 @@ class Sampler {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
     v1::StatusResponse response;
+    const absl::Time asked = absl::Now();
     const bool status_ok = stub_->Status(&context, v1::StatusRequest(), &response).ok();
+    if (status_ok) latencies_->Add("admin_status", absl::ToDoubleSeconds(absl::Now() - asked));
     std::optional<ProcStats> proc;
     if (pid_ > 0) {
       if (absl::StatusOr<ProcStats> p = ReadProcStats(pid_); p.ok()) proc = *p;
@@ -163,6 +170,7 @@ class Sampler {
   std::unique_ptr<v1::Admin::Stub> stub_;
   const int64_t pid_;
   const absl::Duration interval_;
+  LatencyRecorder* const latencies_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
@@ -274,7 +282,7 @@ absl::Status Run() {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   Sampler sampler(pool.client.target, absl::GetFlag(FLAGS_coordinator_pid),
-                  absl::Seconds(absl::GetFlag(FLAGS_status_interval_s)));
+                  absl::Seconds(absl::GetFlag(FLAGS_status_interval_s)), &latencies);
   // Users that cut their stream in the last round may find the coordinator gone: once the end
   // was announced, they are stopped after --end_grace_s.
   std::atomic<bool> stop{false};
@@ -337,9 +345,10 @@ absl::Status Run() {
                                            c.rounds_applied / active_s, contributions / active_s));
   }
   const std::map<std::string, Percentiles> summaries = latencies.Summaries();
-  std::vector<const char*> series_names;  // the SecAgg stages' (StageSeries), then the round's
+  std::vector<const char*> series_names;  // the SecAgg stages' (StageSeries), the round's, Status's
   for (const secagg::StageNames& stage : secagg::kStages) series_names.push_back(stage.key);
   series_names.push_back("round");
+  series_names.push_back("admin_status");
   for (const char* series : series_names) {
     const auto it = summaries.find(series);
     if (it == summaries.end()) continue;

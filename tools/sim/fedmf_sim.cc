@@ -9,9 +9,9 @@
 // fedmf-client --party=KIND:I/N --insecure_noise_seed=--seed hosts it; an algorithm that cannot
 // run with the hosting is refused before any round (hosting.h).
 #include <atomic>
-#include <cstdio>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -57,11 +57,18 @@ ABSL_FLAG(bool, setup_only, false,
           "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
           "whether the measurements predict the model beats DP popularity)");
 ABSL_FLAG(bool, summed_noise, false,
-          "with --plain_sum, dpmf-rp with mechanism gaussian: the users upload without noise and "
-          "the coordinator adds each sum's Gaussian noise as one draw per coordinate instead of one "
-          "per user (the same Gaussian noise in distribution, minus the per-user rounding of "
-          "each share: common/dp/gaussian_secagg.h); not what a deployment does, so off by "
-          "default; event=new_run says noise=summed or noise=per_user");
+          "with --plain_sum, dpmf-rp with mechanism gaussian or lfl-sgdmf with noise: the users "
+          "upload without noise and the coordinator adds each sum's Gaussian noise as one draw "
+          "per coordinate instead of one per user (the same Gaussian noise in distribution, minus "
+          "the per-user rounding of each share: common/dp/gaussian_secagg.h, "
+          "common/algorithms/lfl_sgdmf/lfl_sgdmf.h); not what a deployment does, so off by "
+          "default; event=new_run says noise=summed (dpmf-rp) or noise_draw=summed (lfl-sgdmf)");
+ABSL_FLAG(bool, summed_uploads, false,
+          "with --summed_noise, dpmf-rp: each client process adds its users' clipped "
+          "contributions and uploads their sum once, the others uploading zero (the same sum in "
+          "distribution, rounded once instead of once per user: common/dp/gaussian_secagg.h), "
+          "tens of times less work a user; not what a deployment does, so off by default; "
+          "event=sim_start says uploads=summed or uploads=per_user");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
           "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
@@ -127,9 +134,9 @@ absl::Status Simulate() {
         train->num_items(), " items (--data=", spec, ")"));
   }
   if (run->spec.wait_for_users() > train->num_users()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the run's wait_for_users=", run->spec.wait_for_users(), " would never start: --data=",
-        spec, " has ", train->num_users(), " users"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the run's wait_for_users=", run->spec.wait_for_users(),
+                     " would never start: --data=", spec, " has ", train->num_users(), " users"));
   }
   absl::StatusOr<server::CoordinatorOptions> run_options =
       server::CoordinatorOptionsForRun(run->spec);
@@ -151,6 +158,11 @@ absl::Status Simulate() {
     return absl::InvalidArgumentError(
         "--summed_noise needs --plain_sum (under SecAgg the coordinator would see the sum "
         "before its noise)");
+  }
+  const bool summed_uploads = absl::GetFlag(FLAGS_summed_uploads);
+  if (summed_uploads && !summed_noise) {
+    return absl::InvalidArgumentError(
+        "--summed_uploads needs --summed_noise (a user's upload would carry its own noise share)");
   }
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateForRun(*run, train->num_users(), train->num_items(), summed_noise);
@@ -187,6 +199,7 @@ absl::Status Simulate() {
       .Add("items", train->num_items())
       .Add("client_processes", processes)
       .Add("parties", parties->empty() ? "none" : parties_flag)
+      .Add("uploads", summed_uploads ? "summed" : "per_user")
       .Add("noise_seed", noise_seed);
   absl::StatusOr<SimulationReport> report = RunSimulation(
       coordinator, train,
@@ -198,6 +211,7 @@ absl::Status Simulate() {
                         .enrollment_token = kEnrollmentToken,
                         .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
                         .plain_sum = absl::GetFlag(FLAGS_plain_sum),
+                        .summed_uploads = summed_uploads,
                         .max_download_bytes = max_download_bytes,
                         .clock = &clock});
   finished.store(true);
@@ -248,8 +262,10 @@ int main(int argc, char** argv) {
     return fedmf::ExitCode(fedmf::server::PrintAlgorithmOptions(args));
   }
   if (!args.empty()) {
-    std::fprintf(stderr, "fedmf-sim: unexpected argument '%s' (flags only, or describe NAME; see "
-                 "--help)\n", args[0]);
+    std::fprintf(stderr,
+                 "fedmf-sim: unexpected argument '%s' (flags only, or describe NAME; see "
+                 "--help)\n",
+                 args[0]);
     return 2;
   }
   return fedmf::ExitCode(fedmf::sim::Simulate());

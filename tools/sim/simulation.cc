@@ -35,9 +35,8 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
   const int32_t users = train->num_users();
   if (users < 1) return absl::InvalidArgumentError("the dataset has no users");
   SimulationReport report;
-  report.client_processes = options.parties.empty()
-                                ? std::min(options.client_processes, users)
-                                : static_cast<int>(options.parties.size());
+  report.client_processes = options.parties.empty() ? std::min(options.client_processes, users)
+                                                    : static_cast<int>(options.parties.size());
   const auto setup = Clock::now();
   std::vector<std::unique_ptr<InProcessClient>> clients;
   for (int i = 0; i < report.client_processes; ++i) {
@@ -55,6 +54,7 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
     }
     if (!host.ok()) return host.status();
     if (options.plain_sum) (*host)->AllowSimulationPlainSum();
+    if (options.summed_uploads) (*host)->AllowSimulationSummedUploads();
     (*host)->set_max_download_bytes(options.max_download_bytes);
     absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
         coordinator, std::move(*host), name, options.enrollment_token, options.clock);

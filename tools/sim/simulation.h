@@ -34,13 +34,16 @@ struct SimulationOptions {
   std::vector<client::PartySpec> parties;
   std::string item_genres;
   std::string data_spec;
-  uint64_t noise_seed = 1;   // dp::Rng(noise_seed, id) per participant: reproducible, NOT private
+  uint64_t noise_seed = 1;  // dp::Rng(noise_seed, id) per participant: reproducible, NOT private
   std::string enrollment_token;  // the coordinator's
   // The test part of the split: users score the model on it in federated evaluation rounds
   // (null: they have no test ratings).
   std::shared_ptr<const data::RatingsDataset> test;
   // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear.
   bool plain_sum = false;
+  // Each host uploads its users' summed contribution once (client::ParticipantHost::
+  // AllowSimulationSummedUploads), where the phase's algorithm has a sum.
+  bool summed_uploads = false;
   // Largest coordinator message a host reassembles: the coordinator's max_plan_bytes.
   uint64_t max_download_bytes = wire::kMaxTransferBytes;
   // The clock the coordinator was built with, if a ProgressClock: the clients hold it still while
@@ -55,9 +58,10 @@ struct SimulationReport {
   v1::StatusResponse status;  // the coordinator's Status() at the end
 };
 
-// Registers every user of `train` (or each of options.parties) with `coordinator` and runs it (Coordinator::Run) to the end;
-// `coordinator.Stop()` from another thread ends it early. InvalidArgument for fewer than one
-// client process or an empty dataset; HostParty's errors for a party; the coordinator's refusals and Run's errors otherwise.
+// Registers every user of `train` (or each of options.parties) with `coordinator` and runs it
+// (Coordinator::Run) to the end; `coordinator.Stop()` from another thread ends it early.
+// InvalidArgument for fewer than one client process or an empty dataset; HostParty's errors for a
+// party; the coordinator's refusals and Run's errors otherwise.
 absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
                                                std::shared_ptr<const data::RatingsDataset> train,
                                                const SimulationOptions& options);

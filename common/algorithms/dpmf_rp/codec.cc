@@ -204,6 +204,24 @@ absl::Status ContributionCodec::AddSummedNoise(absl::Span<uint64_t> sum, int64_t
   return gaussian_->AddSummedNoise(sum, contributors, rng);
 }
 
+absl::Status ContributionCodec::AddToSum(const Eigen::VectorXd& a, const Eigen::VectorXd& b,
+                                         Eigen::MatrixXd& sum) const {
+  if (!summed_noise_) {
+    return absl::FailedPreconditionError(
+        "dpmf-rp codec: summed uploads need simulation_summed_noise");
+  }
+  return gaussian_->AddClippedRankOne(a, b, sum);
+}
+
+absl::StatusOr<std::vector<uint64_t>> ContributionCodec::EncodeSum(const Eigen::MatrixXd& sum,
+                                                                   dp::Rng& rng) const {
+  if (!summed_noise_) {
+    return absl::FailedPreconditionError(
+        "dpmf-rp codec: summed uploads need simulation_summed_noise");
+  }
+  return gaussian_->EncodeClippedSum(AsVector(sum), rng);
+}
+
 absl::StatusOr<Eigen::MatrixXd> ContributionCodec::DecodeSum(absl::Span<const uint64_t> sum,
                                                              int64_t contributors) const {
   if (static_cast<int64_t>(sum.size()) != length_) {

@@ -8,7 +8,8 @@
 //   gaussian: X (flattening buys nothing for an L2 mechanism) through dp::GaussianSecAgg (L2 clip
 //             to the Gaussian clip, fixed point, noise for n_min clients); length p k. With
 //             config.simulation_summed_noise the users encode without noise and AddSummedNoise
-//             adds the sum's (gaussian_secagg.h).
+//             adds the sum's, and a process may upload its users' clipped sum at once (AddToSum,
+//             EncodeSum; gaussian_secagg.h).
 //   ddg:      X flattened, zero-padded to D = DdgDimension and rotated by one randomized Hadamard
 //             transform (as PBM's rotated_l2), then dp::DistributedDiscreteGaussian: L2 clip C,
 //             clamp to ddg_clip_multiplier C / sqrt(D), scale gamma, conditional randomized
@@ -70,6 +71,15 @@ class ContributionCodec {
   // simulation_summed_noise only (else FailedPrecondition): adds the noise of `contributors`
   // users' shares to their noiseless sum, at once.
   absl::Status AddSummedNoise(absl::Span<uint64_t> sum, int64_t contributors, dp::Rng& rng) const;
+  // simulation_summed_noise only (summed_uploads() false otherwise): a process's users' X = a b^T
+  // (a: p, b: k) clipped and added in real units into `sum` (p x k, AddToSum), and that sum's
+  // noiseless encoding (EncodeSum), which stands for all of them in the sum of the uploads
+  // (dp::GaussianSecAgg's summed uploads). FailedPrecondition without summed noise; the
+  // mechanism's InvalidArgument for a shape mismatch or a non-finite entry.
+  bool summed_uploads() const { return summed_noise_; }
+  absl::Status AddToSum(const Eigen::VectorXd& a, const Eigen::VectorXd& b,
+                        Eigen::MatrixXd& sum) const;
+  absl::StatusOr<std::vector<uint64_t>> EncodeSum(const Eigen::MatrixXd& sum, dp::Rng& rng) const;
   // The sum mod 2^b of `contributors` encodings -> estimate of the sum of their X (p x k).
   absl::StatusOr<Eigen::MatrixXd> DecodeSum(absl::Span<const uint64_t> sum,
                                             int64_t contributors) const;
@@ -79,8 +89,8 @@ class ContributionCodec {
 
   Mechanism mechanism_ = Mechanism::kPbm;
   bool summed_noise_ = false;  // gaussian: config.simulation_summed_noise
-  int64_t rows_ = 0;  // p
-  int rank_ = 0;      // k
+  int64_t rows_ = 0;           // p
+  int rank_ = 0;               // k
   int64_t length_ = 0;
   int bits_ = 0;
   int client_bits_ = 0;

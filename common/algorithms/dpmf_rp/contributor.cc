@@ -65,8 +65,8 @@ DpmfRpContributor::DpmfRpContributor(DpmfRpConfig config,
               config_.ranking_kappa.value_or(config_.kappa), config_.rating_scale),
       codec_(std::move(codec)) {}
 
-absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data::RatingRow& ratings,
-                                                                     LocalGradient* local) const {
+absl::StatusOr<Eigen::VectorXd> DpmfRpContributor::ProjectedWeights(const data::RatingRow& ratings,
+                                                                    LocalGradient& local) const {
   absl::StatusOr<LocalGradient> g =
       ComputeLocalGradient(scorer_.item_factors(), scorer_.gram(), ratings,
                            {.lambda = config_.lambda,
@@ -74,27 +74,34 @@ absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data:
                             .user_l1_clip = config_.user_l1_clip,
                             .error_clip = config_.error_clip});
   if (!g.ok()) return g.status();
+  local = *std::move(g);
   // F = w u^T is rank one, so S F = (S w) u^T: project the m-vector w only.
-  Eigen::VectorXd projected;
-  if (projection_.has_value()) {
-    absl::StatusOr<Eigen::MatrixXd> sw = projection_->Apply(g->weights);
-    if (!sw.ok()) return sw.status();
-    projected = sw->col(0);
-  } else {
-    projected = g->weights;
-  }
-  Eigen::MatrixXd x = projected * g->clipped_factor.transpose();
-  if (local != nullptr) *local = *std::move(g);
+  if (!projection_.has_value()) return local.weights;
+  absl::StatusOr<Eigen::MatrixXd> sw = projection_->Apply(local.weights);
+  if (!sw.ok()) return sw.status();
+  return Eigen::VectorXd(sw->col(0));
+}
+
+absl::StatusOr<Eigen::MatrixXd> DpmfRpContributor::ProjectedGradient(const data::RatingRow& ratings,
+                                                                     LocalGradient* local) const {
+  LocalGradient g;
+  absl::StatusOr<Eigen::VectorXd> projected = ProjectedWeights(ratings, g);
+  if (!projected.ok()) return projected.status();
+  Eigen::MatrixXd x = *projected * g.clipped_factor.transpose();
+  if (local != nullptr) *local = std::move(g);
   return x;
+}
+
+absl::Status DpmfRpContributor::CheckUser(const LocalData& data) {
+  if (!data.is_party()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "dpmf-rp contributions are per user (Algorithm 2); a silo party cannot contribute");
 }
 
 absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const LocalData& data,
                                                            absl::string_view /*state*/,
                                                            dp::Rng& rng) const {
-  if (data.is_party()) {
-    return absl::InvalidArgumentError(
-        "dpmf-rp contributions are per user (Algorithm 2); a silo party cannot contribute");
-  }
+  if (absl::Status s = CheckUser(data); !s.ok()) return s;
   LocalGradient local;
   absl::StatusOr<Eigen::MatrixXd> x = ProjectedGradient(data.train, &local);
   if (!x.ok()) return x.status();
@@ -103,6 +110,45 @@ absl::StatusOr<Contribution> DpmfRpContributor::Contribute(const LocalData& data
   return Contribution{.vector = ContributionVector::Dense(*std::move(vector)),
                       .state = {},  // stateless
                       .user_factor = std::move(local.user_factor)};
+}
+
+// The summed uploads of a round: X = (S w) u^T added as a rank-one update, so a user costs its
+// gradient and p k multiply-adds instead of the dozen passes over p k values of its own upload.
+class DpmfRpSum final : public ContributionSum {
+ public:
+  explicit DpmfRpSum(const DpmfRpContributor& contributor)
+      : contributor_(contributor),
+        sum_(Eigen::MatrixXd::Zero(contributor.codec().length() / contributor.config().rank,
+                                   contributor.config().rank)) {}
+
+  absl::StatusOr<Contribution> Add(const LocalData& data, absl::string_view /*state*/,
+                                   dp::Rng& /*rng*/) override {
+    return contributor_.AddToSum(data, sum_);
+  }
+  absl::StatusOr<ContributionVector> Encode(dp::Rng& rng) const override {
+    absl::StatusOr<std::vector<uint64_t>> vector = contributor_.codec().EncodeSum(sum_, rng);
+    if (!vector.ok()) return vector.status();
+    return ContributionVector::Dense(*std::move(vector));
+  }
+
+ private:
+  const DpmfRpContributor& contributor_;
+  Eigen::MatrixXd sum_;  // p x k, real units
+};
+
+std::unique_ptr<ContributionSum> DpmfRpContributor::StartSum() const {
+  if (!codec_.summed_uploads()) return nullptr;
+  return std::make_unique<DpmfRpSum>(*this);
+}
+
+absl::StatusOr<Contribution> DpmfRpContributor::AddToSum(const LocalData& data,
+                                                         Eigen::MatrixXd& sum) const {
+  if (absl::Status s = CheckUser(data); !s.ok()) return s;
+  LocalGradient local;
+  absl::StatusOr<Eigen::VectorXd> projected = ProjectedWeights(data.train, local);
+  if (!projected.ok()) return projected.status();
+  if (absl::Status s = codec_.AddToSum(*projected, local.clipped_factor, sum); !s.ok()) return s;
+  return Contribution{.vector = {}, .state = {}, .user_factor = std::move(local.user_factor)};
 }
 
 }  // namespace fedmf::algorithms::dpmf_rp

@@ -31,6 +31,10 @@ class DpmfRpContributor final : public Contributor {
   // none is returned (the factor of eq. 5 is recomputed from the broadcast every round).
   absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
+  // With simulation_summed_noise (the Gaussian mechanism's summed noise), the users' X = (S w)
+  // u^T added as rank-one updates of one p x k sum in real units and encoded once (codec.h
+  // AddToSum); null otherwise.
+  std::unique_ptr<ContributionSum> StartSum() const override;
   // V, with users' factors from eq. 5 at the ranking kappa (config.ranking_kappa, else kappa).
   const FactorScorer& scorer() const override { return scorer_; }
 
@@ -45,6 +49,15 @@ class DpmfRpContributor final : public Contributor {
  private:
   DpmfRpContributor(DpmfRpConfig config, std::optional<dp::SparseProjection> projection,
                     mf::FactorMatrix item_factors, ContributionCodec codec);
+
+  // X's left factor S w (p entries), with the local quantities behind it: X = (S w) u^T.
+  absl::StatusOr<Eigen::VectorXd> ProjectedWeights(const data::RatingRow& ratings,
+                                                   LocalGradient& local) const;
+  // InvalidArgument for a silo party (contributions are per user).
+  static absl::Status CheckUser(const LocalData& data);
+  // Contribute with the user's X clipped and added to `sum` (p x k, real units) instead.
+  absl::StatusOr<Contribution> AddToSum(const LocalData& data, Eigen::MatrixXd& sum) const;
+  friend class DpmfRpSum;
 
   DpmfRpConfig config_;
   std::optional<dp::SparseProjection> projection_;  // this round's S; empty without projection

@@ -50,14 +50,15 @@ absl::StatusOr<std::unique_ptr<LdpGdContributor>> LdpGdContributor::Create(
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<std::optional<dp::GaussianProjection>> phi = RoundProjection(c, broadcast.round());
+  absl::StatusOr<std::shared_ptr<const dp::GaussianProjection>> phi =
+      RoundProjection(c, broadcast.round());
   if (!phi.ok()) return phi.status();
   return std::unique_ptr<LdpGdContributor>(
       new LdpGdContributor(std::move(broadcast), *std::move(phi), mf::FactorMatrix(*std::move(v))));
 }
 
 LdpGdContributor::LdpGdContributor(v1::LdpGdBroadcast broadcast,
-                                   std::optional<dp::GaussianProjection> projection,
+                                   std::shared_ptr<const dp::GaussianProjection> projection,
                                    mf::FactorMatrix item_factors)
     : broadcast_(std::move(broadcast)),
       projection_(std::move(projection)),
@@ -98,7 +99,7 @@ absl::StatusOr<Contribution> LdpGdContributor::Contribute(const LocalData& data,
   const Eigen::VectorXd residuals = Residuals(v, *u, data.train);
   const int d = c.rank();
   const auto entry = [&](int64_t s) {
-    return projection_.has_value()
+    return projection_ != nullptr
                ? ProjectedGradientEntry(projection_->matrix(), *u, data.train, residuals, s / d,
                                         static_cast<int>(s % d))
                : ItemGradientEntry(*u, data.train, residuals, static_cast<int32_t>(s / d),

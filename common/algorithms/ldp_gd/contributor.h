@@ -35,7 +35,8 @@ class LdpGdContributor final : public Contributor {
   const FactorScorer& scorer() const override { return scorer_; }
 
  private:
-  LdpGdContributor(v1::LdpGdBroadcast broadcast, std::optional<dp::GaussianProjection> projection,
+  LdpGdContributor(v1::LdpGdBroadcast broadcast,
+                   std::shared_ptr<const dp::GaussianProjection> projection,
                    mf::FactorMatrix item_factors);
 
   // The user's factor after this round's step: from `state`, or u_i^0 when it is empty.
@@ -43,7 +44,7 @@ class LdpGdContributor final : public Contributor {
                                                     absl::string_view state) const;
 
   v1::LdpGdBroadcast broadcast_;
-  std::optional<dp::GaussianProjection> projection_;
+  std::shared_ptr<const dp::GaussianProjection> projection_;  // null: none
   FactorScorer scorer_;
 };
 

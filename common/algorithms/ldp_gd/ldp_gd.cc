@@ -1,7 +1,10 @@
 #include "common/algorithms/ldp_gd/ldp_gd.h"
 
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/public_init.h"
@@ -114,17 +117,34 @@ dp::LedgerEntry RoundRelease(const v1::LdpGdConfig& config, int64_t round, int64
   return entry;
 }
 
-absl::StatusOr<std::optional<dp::GaussianProjection>> RoundProjection(const v1::LdpGdConfig& config,
-                                                                      int64_t round) {
-  if (config.projection() == v1::LDP_PROJECTION_NONE) return std::nullopt;
+absl::StatusOr<std::shared_ptr<const dp::GaussianProjection>> RoundProjection(
+    const v1::LdpGdConfig& config, int64_t round) {
+  if (config.projection() == v1::LDP_PROJECTION_NONE) return nullptr;
   const bool fresh = config.projection() == v1::LDP_PROJECTION_FRESH_TRANSPOSE;
   const uint64_t seed = Mix(config.seed() ^ Mix(fresh ? static_cast<uint64_t>(round) + 1 : 0));
-  absl::StatusOr<dp::GaussianProjection> phi = dp::GaussianProjection::Create(
-      config.num_items(), config.projection_dim(), seed,
-      config.entries() == v1::LDP_ENTRIES_RADEMACHER ? dp::ProjectionEntries::kRademacher
-                                                     : dp::ProjectionEntries::kGaussian);
+  const dp::ProjectionEntries entries = config.entries() == v1::LDP_ENTRIES_RADEMACHER
+                                            ? dp::ProjectionEntries::kRademacher
+                                            : dp::ProjectionEntries::kGaussian;
+  // The last Phi built, while anything holds it; built under the lock, so that concurrent
+  // callers wait for one instead of each building their own.
+  struct Cache {
+    std::mutex mu;
+    std::tuple<int64_t, int64_t, uint64_t, dp::ProjectionEntries> key;
+    std::weak_ptr<const dp::GaussianProjection> phi;
+  };
+  static Cache& cache = *new Cache();  // never destroyed: no order-of-destruction hazard
+  const decltype(Cache::key) key{config.num_items(), config.projection_dim(), seed, entries};
+  std::lock_guard<std::mutex> lock(cache.mu);
+  if (cache.key == key) {
+    if (std::shared_ptr<const dp::GaussianProjection> phi = cache.phi.lock()) return phi;
+  }
+  absl::StatusOr<dp::GaussianProjection> phi =
+      dp::GaussianProjection::Create(config.num_items(), config.projection_dim(), seed, entries);
   if (!phi.ok()) return phi.status();
-  return std::optional<dp::GaussianProjection>(*std::move(phi));
+  auto shared = std::make_shared<const dp::GaussianProjection>(*std::move(phi));
+  cache.key = key;
+  cache.phi = shared;
+  return shared;
 }
 
 Eigen::MatrixXd InitialItemFactors(const v1::LdpGdConfig& config) {

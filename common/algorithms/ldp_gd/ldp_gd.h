@@ -10,6 +10,7 @@
 #define FEDMF_COMMON_ALGORITHMS_LDP_GD_LDP_GD_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "Eigen/Core"
@@ -28,8 +29,8 @@ namespace fedmf::algorithms::ldp_gd {
 
 inline constexpr absl::string_view kPrivateGd = "ldp-gd";
 inline constexpr absl::string_view kPrivateGdDr = "ldp-gd-dr";
-// Defaults of the options (new_run.cc) and of the central non-private GD (tools/central): the paper's
-// d and lambdas, our step and initialization for MovieLens-scale data, and the client-local
+// Defaults of the options (new_run.cc) and of the central non-private GD (tools/central): the
+// paper's d and lambdas, our step and initialization for MovieLens-scale data, and the client-local
 // scoring of DPMF-RP's ML-100K settings.
 inline constexpr int kDefaultRank = 15;
 inline constexpr double kDefaultLearningRate = 2;
@@ -67,10 +68,12 @@ double ItemStep(const v1::LdpGdConfig& config, int64_t round);
 // (local DP needs no other participant's honesty). The coordinator's and each user's own ledger.
 dp::LedgerEntry RoundRelease(const v1::LdpGdConfig& config, int64_t round, int64_t participants);
 
-// The public Phi of round `round` (nullopt without a projection): one matrix for the run in the
-// paper's mode, a fresh one per round in the unbiased mode.
-absl::StatusOr<std::optional<dp::GaussianProjection>> RoundProjection(const v1::LdpGdConfig& config,
-                                                                      int64_t round);
+// The public Phi of round `round` (null without a projection): one matrix for the run in the
+// paper's mode, a fresh one per round in the unbiased mode. A process builds each Phi once while
+// anything holds it (q m values: 572 MB at MovieLens-20M's shape), so its client hosts and its
+// coordinator share one, and a client keeps it from one round's model to the next.
+absl::StatusOr<std::shared_ptr<const dp::GaussianProjection>> RoundProjection(
+    const v1::LdpGdConfig& config, int64_t round);
 
 // The initial item factors V_0 (m x d) and a user's first factor u_i^0, N(0, init_scale^2) from
 // the public seed: data-independent, so public without cost, and the same in every binary (the

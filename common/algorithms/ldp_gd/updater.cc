@@ -69,10 +69,16 @@ absl::Status LdpGdUpdater::ApplySum(absl::Span<const uint64_t> sum,
   if (c.projection() == v1::LDP_PROJECTION_NONE) {
     gradient = *std::move(mean);
   } else {
-    absl::StatusOr<std::optional<dp::GaussianProjection>> phi = RoundProjection(c, round);
+    absl::StatusOr<std::shared_ptr<const dp::GaussianProjection>> phi = RoundProjection(c, round);
     if (!phi.ok()) return phi.status();
     if (c.projection() == v1::LDP_PROJECTION_FIXED_PSEUDOINVERSE) {
-      absl::StatusOr<Eigen::MatrixXd> recovered = (*phi)->Recover(*mean);
+      if (!recovery_.has_value()) {
+        absl::StatusOr<dp::ProjectionRecovery> recovery =
+            dp::ProjectionRecovery::Create(*std::move(phi));
+        if (!recovery.ok()) return recovery.status();
+        recovery_.emplace(*std::move(recovery));
+      }
+      absl::StatusOr<Eigen::MatrixXd> recovered = recovery_->Recover(*mean);
       if (!recovered.ok()) return recovered.status();
       gradient = *std::move(recovered);
     } else {

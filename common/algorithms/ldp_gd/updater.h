@@ -13,6 +13,7 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
+#include "common/dp/gaussian_projection.h"
 #include "fedmf/v1/ldp_gd.pb.h"
 
 namespace fedmf::algorithms::ldp_gd {
@@ -47,6 +48,8 @@ class LdpGdUpdater final : public Updater {
 
   v1::LdpGdState state_;  // item_factors is kept in item_factors_ and written on serialization
   Eigen::MatrixXd item_factors_;
+  // The paper's mode: Phi^+ of the run's one Phi, factorized at the first round applied.
+  std::optional<dp::ProjectionRecovery> recovery_;
 };
 
 }  // namespace fedmf::algorithms::ldp_gd

@@ -165,18 +165,39 @@ absl::StatusOr<Contribution> LflSgdmfContributor::GradientUpload(
     u = PretrainUserFactor(v, InitialUserFactor(c, data.participant_id), data.train,
                            c.pretrain_epochs(), c.pretrain_learning_rate(), c.rating_max());
   }
-  // Row-major m x p, as V: coordinate j p + k is entry (j, k).
-  Eigen::VectorXd upload = Eigen::VectorXd::Zero(UploadLength(c));
+  // The gradient of one sampled rating (i, j): row j of the m x p upload, the rest zero.
+  int32_t row = -1;
+  Eigen::VectorXd gradient;
   if (data.train.size() > 0) {
     const auto k =
         static_cast<int64_t>(dp::UniformInt(rng, static_cast<uint64_t>(data.train.size())));
-    const int32_t j = data.train.indices[k];
-    const double residual = data.train.ratings[k] - u.dot(v.row(j));
+    row = data.train.indices[k];
+    const double residual = data.train.ratings[k] - u.dot(v.row(row));
     // d/dv_j (r - <u, v_j>)^2 = -2 (r - <u, v_j>) u: norm <= 2 R^{3/2} for u, v_j in Pi's set.
-    upload.segment(int64_t{j} * c.rank(), c.rank()) = -2 * residual * u;
+    gradient = -2 * residual * u;
   }
   v1::LflSgdmfUserState next;
   next.mutable_user_factor()->Add(u.data(), u.data() + u.size());
+  if (c.simulation_summed_noise()) {
+    // The coordinator draws the noise (lfl_sgdmf.h): only row j goes up. The noise round marks
+    // the phase 1 this user answers (with nothing).
+    if (HasPhase1(c)) next.set_noise_round(broadcast_.round());
+    std::vector<uint64_t> indices;
+    std::vector<uint64_t> values;
+    if (row >= 0) {
+      absl::StatusOr<std::vector<uint64_t>> encoded = EncodeUpload(c, gradient, rng);
+      if (!encoded.ok()) return encoded.status();
+      values = *std::move(encoded);
+      for (int l = 0; l < c.rank(); ++l)
+        indices.push_back(static_cast<uint64_t>(row) * c.rank() + l);
+    }
+    return Contribution{.vector = ContributionVector::Sparse(std::move(indices), std::move(values)),
+                        .state = next.SerializeAsString(),
+                        .user_factor = std::move(u)};
+  }
+  // Row-major m x p, as V: coordinate j p + k is entry (j, k).
+  Eigen::VectorXd upload = Eigen::VectorXd::Zero(UploadLength(c));
+  if (row >= 0) upload.segment(int64_t{row} * c.rank(), c.rank()) = gradient;
   if (c.noise() != v1::LFL_NOISE_NONE) {
     const std::string key = FreshKey(rng);
     upload += PhaseNoise(key, upload.size(), Phase0Variance(c));
@@ -195,23 +216,31 @@ absl::StatusOr<Contribution> LflSgdmfContributor::GradientUpload(
 absl::StatusOr<Contribution> LflSgdmfContributor::NoiseReplacement(
     std::optional<v1::LflSgdmfUserState> state, dp::Rng& rng) const {
   const v1::LflSgdmfConfig& c = broadcast_.config();
-  if (!state.has_value() || state->noise_seed().empty() ||
+  // Summed noise: the coordinator draws the replacement, the user marks its phase 1 answered.
+  const bool summed = c.simulation_summed_noise();
+  if (!state.has_value() || (!summed && state->noise_seed().empty()) ||
       state->noise_round() != broadcast_.round()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "lfl-sgdmf phase 1 of round ", broadcast_.round(),
         ": this device holds no phase-0 noise of that round (it did not contribute to phase 0, "
         "or lost its state)"));
   }
-  const int64_t dim = UploadLength(c);
-  const Eigen::VectorXd replacement =
-      PhaseNoise(state->noise_seed(), dim, Phase0Variance(c)) * -1 +
-      PhaseNoise(FreshKey(rng), dim, Phase1Variance(c, broadcast_.phase1_survivors()));
-  absl::StatusOr<std::vector<uint64_t>> encoded = EncodeUpload(c, replacement, rng);
-  if (!encoded.ok()) return encoded.status();
-  // The key has done its job: a retried phase 1 must not replay it.
-  state->clear_noise_seed();
+  ContributionVector vector = ContributionVector::Sparse({}, {});
+  if (summed) {
+    state->set_noise_round(-1);
+  } else {
+    const int64_t dim = UploadLength(c);
+    const Eigen::VectorXd replacement =
+        PhaseNoise(state->noise_seed(), dim, Phase0Variance(c)) * -1 +
+        PhaseNoise(FreshKey(rng), dim, Phase1Variance(c, broadcast_.phase1_survivors()));
+    absl::StatusOr<std::vector<uint64_t>> encoded = EncodeUpload(c, replacement, rng);
+    if (!encoded.ok()) return encoded.status();
+    vector = ContributionVector::Dense(*std::move(encoded));
+    // The key has done its job: a retried phase 1 must not replay it.
+    state->clear_noise_seed();
+  }
   Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(state->user_factor().data(), c.rank());
-  return Contribution{.vector = ContributionVector::Dense(*std::move(encoded)),
+  return Contribution{.vector = std::move(vector),
                       .state = state->SerializeAsString(),
                       .user_factor = std::move(u)};
 }

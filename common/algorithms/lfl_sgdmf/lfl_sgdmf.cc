@@ -10,6 +10,7 @@
 #include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/dp/fixed_point.h"
 #include "common/dp/rdp_gaussian.h"
+#include "common/dp/samplers.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {
 namespace {
@@ -95,6 +96,10 @@ absl::Status ValidateConfig(const v1::LflSgdmfConfig& c) {
   }
   if (!(c.score_lambda() > 0) || !(c.score_kappa() >= 0)) {
     return Bad("score_lambda", c.score_lambda(), "> 0 (and score_kappa >= 0)");
+  }
+  if (c.simulation_summed_noise() && !Noisy(c)) {
+    return absl::InvalidArgumentError(
+        "lfl-sgdmf config: simulation_summed_noise needs noise (noise=none has none to sum)");
   }
   return absl::OkStatus();
 }
@@ -277,6 +282,32 @@ Eigen::MatrixXd InitialItemFactors(const v1::LflSgdmfConfig& c) {
 Eigen::VectorXd InitialUserFactor(const v1::LflSgdmfConfig& c, uint32_t participant_id) {
   dp::Rng rng(c.seed(), uint64_t{participant_id} + 1);
   return fmf_sgd::InitialEmbeddings(1, InitConfig(c), rng)->row(0).transpose();
+}
+
+Eigen::VectorXd SummedPhase0Noise(const v1::LflSgdmfConfig& c, int64_t contributors, int64_t dim,
+                                  dp::Rng& rng) {
+  const double std = std::sqrt(static_cast<double>(contributors) * Phase0Variance(c));
+  Eigen::VectorXd noise(dim);
+  for (Eigen::Index k = 0; k < dim; ++k) noise[k] = std * dp::StandardNormal(rng);
+  return noise;
+}
+
+Eigen::VectorXd SummedPhase1Noise(const v1::LflSgdmfConfig& c,
+                                  const Eigen::Ref<const Eigen::VectorXd>& phase0_noise,
+                                  int64_t phase1_survivors, int64_t phase2_survivors,
+                                  dp::Rng& rng) {
+  const auto n1 = static_cast<double>(phase1_survivors);
+  const auto n2 = static_cast<double>(phase2_survivors);
+  // Given Xi = the sum of n_1 i.i.d. N(0, v_1) shares, the sum of n_2 of them is
+  // N(Xi n_2 / n_1, v_1 n_2 (n_1 - n_2) / n_1); the replacements add n_2 fresh N(0, v_2).
+  const double kept_std = std::sqrt(Phase0Variance(c) * n2 * (n1 - n2) / n1);
+  const double fresh_std = std::sqrt(n2 * Phase1Variance(c, phase1_survivors));
+  Eigen::VectorXd noise(phase0_noise.size());
+  for (Eigen::Index k = 0; k < noise.size(); ++k) {
+    const double removed = phase0_noise[k] * (n2 / n1) + kept_std * dp::StandardNormal(rng);
+    noise[k] = -removed + fresh_std * dp::StandardNormal(rng);
+  }
+  return noise;
 }
 
 }  // namespace fedmf::algorithms::lfl_sgdmf

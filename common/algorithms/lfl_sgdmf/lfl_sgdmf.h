@@ -103,6 +103,19 @@ absl::StatusOr<std::vector<uint64_t>> EncodeUpload(const v1::LflSgdmfConfig& con
 absl::StatusOr<Eigen::VectorXd> DecodeSum(const v1::LflSgdmfConfig& config,
                                           absl::Span<const uint64_t> sum);
 
+// Summed noise (config.simulation_summed_noise, fedmf-sim --plain_sum --summed_noise): the users
+// upload their gradient only (sparse) and nothing in phase 1, and the coordinator draws what their
+// shares would add, exactly in distribution: S_1's noise Xi ~ N(0, n_1 v_1) per coordinate
+// (SummedPhase0Noise), and S_2's, given Xi, minus the phase-0 shares of the n_2 who answer phase 1
+// (given their sum Xi, n_2 of n_1 i.i.d. shares sum to N(Xi n_2 / n_1, v_1 n_2 (n_1 - n_2) / n_1))
+// plus their n_2 fresh N(0, v_2) (SummedPhase1Noise). The shares' fixed-point rounding is left
+// out: variance below n / (4 scale^2) per coordinate, against the noise's n v.
+Eigen::VectorXd SummedPhase0Noise(const v1::LflSgdmfConfig& config, int64_t contributors,
+                                  int64_t dim, dp::Rng& rng);
+Eigen::VectorXd SummedPhase1Noise(const v1::LflSgdmfConfig& config,
+                                  const Eigen::Ref<const Eigen::VectorXd>& phase0_noise,
+                                  int64_t phase1_survivors, int64_t phase2_survivors, dp::Rng& rng);
+
 // V_0 (m x p) and u_i^0 (p) from the public seed, projected by Pi: data-independent.
 Eigen::MatrixXd InitialItemFactors(const v1::LflSgdmfConfig& config);
 Eigen::VectorXd InitialUserFactor(const v1::LflSgdmfConfig& config, uint32_t participant_id);

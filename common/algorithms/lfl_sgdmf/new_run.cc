@@ -85,6 +85,7 @@ absl::StatusOr<v1::LflSgdmfConfig> ConfigFromOptions(const RunSettings& run,
   c.set_wrap_probability(1e-9);
   c.set_score_lambda(options.score_lambda());
   c.set_score_kappa(options.score_kappa());
+  c.set_simulation_summed_noise(run.simulation_summed_noise && noise != v1::LFL_NOISE_NONE);
   if (absl::Status s = ValidateConfig(c); !s.ok()) return s;
   return c;
 }
@@ -101,6 +102,7 @@ absl::StatusOr<NewRun> StartLflSgdmfRun(const RunSettings& run,
   const int64_t n = calibrated.cohort_size();
   std::vector<std::pair<std::string, std::string>> fields = {
       {"noise", std::string(NoiseModeName(calibrated.noise()))},
+      {"noise_draw", calibrated.simulation_summed_noise() ? "summed" : "per_user"},
       {"epsilon", EventValue(calibrated.epsilon())},
       {"delta", EventValue(calibrated.delta())},
       {"cohort", absl::StrCat(n)},
@@ -116,7 +118,7 @@ absl::StatusOr<NewRun> StartLflSgdmfRun(const RunSettings& run,
     fields.emplace_back("view_noise_std_no_dropout", EventValue(ViewNoiseStddev(calibrated, n, n)));
     fields.emplace_back("paper_claimed_noise_std", EventValue(calibrated.noise_std()));
   }
-  return NewRun{*std::move(updater), std::move(fields)};
+  return NewRun{*std::move(updater), std::move(fields), calibrated.simulation_summed_noise()};
 }
 
 const NewRunRegistrar kNewRunRegistrar(kAlgorithmName, DefaultOptions(), StartLflSgdmfRun);

@@ -7,6 +7,8 @@
 #include "common/algorithms/lfl_sgdmf/lfl_sgdmf.h"
 #include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/dp/hashing.h"
+#include "common/dp/rng.h"
 
 namespace fedmf::algorithms::lfl_sgdmf {
 namespace {
@@ -16,6 +18,8 @@ absl::Status BadState(absl::string_view what) {
 }
 
 int64_t Phase1Survivors(const v1::LflSgdmfState& state) { return state.phase1_contributors_size(); }
+
+constexpr uint64_t kTagSummedNoise = 0x6c666c2d4e2d7375ULL;  // "lfl-N-su"
 
 }  // namespace
 
@@ -49,8 +53,10 @@ absl::StatusOr<std::unique_ptr<LflSgdmfUpdater>> LflSgdmfUpdater::Restore(absl::
     return BadState(absl::StrCat("round ", state.round(), " outside [0, ", c.rounds(), "]"));
   }
   const bool pending = state.phase() == 1;
+  const bool noise_kept = pending && c.simulation_summed_noise();
   if ((state.phase() != 0 && !(pending && HasPhase1(c))) ||
       (pending != (state.phase1_sum_size() == UploadLength(c))) ||
+      (noise_kept != (state.phase1_noise_size() == UploadLength(c))) ||
       (!pending && state.phase1_contributors_size() != 0) ||
       (pending && state.phase1_contributors_size() < c.min_contributors()) ||
       !std::is_sorted(state.phase1_contributors().begin(), state.phase1_contributors().end())) {
@@ -111,14 +117,23 @@ absl::Status LflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
   const auto n = static_cast<int64_t>(contributors.size());
   absl::StatusOr<Eigen::VectorXd> decoded = DecodeSum(c, sum);
   if (!decoded.ok()) return decoded.status();
+  // Summed noise: the draws of each phase of each round come from their own stream.
+  dp::Rng summed_noise(dp::DeriveStreamKey(c.seed(), kTagSummedNoise),
+                       static_cast<uint64_t>(2 * state_.round() + state_.phase()));
   if (state_.phase() == 0) {
     if (n < c.min_contributors() || n > c.cohort_size()) {
       return absl::InvalidArgumentError(absl::StrCat("lfl-sgdmf: phase-0 sum of ", n,
                                                      " users; it needs ", c.min_contributors(),
                                                      " to ", c.cohort_size()));
     }
+    Eigen::VectorXd noise;
+    if (c.simulation_summed_noise()) {
+      noise = SummedPhase0Noise(c, n, UploadLength(c), summed_noise);
+      *decoded += noise;
+    }
     if (!HasPhase1(c)) return StepItems(*decoded, n);
     state_.mutable_phase1_sum()->Assign(decoded->data(), decoded->data() + decoded->size());
+    state_.mutable_phase1_noise()->Assign(noise.data(), noise.data() + noise.size());
     state_.mutable_phase1_contributors()->Assign(contributors.begin(), contributors.end());
     state_.set_phase(1);
     return absl::OkStatus();
@@ -130,6 +145,11 @@ absl::Status LflSgdmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
       return absl::InvalidArgumentError(
           absl::StrCat("lfl-sgdmf: phase-1 contributor ", id, " did not contribute to phase 0"));
     }
+  }
+  if (c.simulation_summed_noise()) {
+    *decoded += SummedPhase1Noise(
+        c, Eigen::Map<const Eigen::VectorXd>(state_.phase1_noise().data(), UploadLength(c)), n1, n,
+        summed_noise);
   }
   const Eigen::Map<const Eigen::VectorXd> s1(state_.phase1_sum().data(), UploadLength(c));
   const Eigen::VectorXd estimate = s1 + ReplacementWeight(c, n1, n) * *decoded;
@@ -155,6 +175,7 @@ absl::Status LflSgdmfUpdater::StepItems(const Eigen::VectorXd& gradient_sum, int
 void LflSgdmfUpdater::AbandonRound() {
   state_.set_phase(0);
   state_.clear_phase1_sum();
+  state_.clear_phase1_noise();
   state_.clear_phase1_contributors();
 }
 

@@ -1,7 +1,9 @@
 #include "client/participant_host.h"
 
+#include <cmath>
 #include <cstdint>
 
+#include "common/algorithms/dpmf_rp/contributor.h"
 #include "common/algorithms/hfl_sgdmf/updater.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
@@ -11,6 +13,7 @@
 #include "tests/unit/algorithms/lfl_sgdmf/test_config.h"
 #include "tests/unit/client/test_round.h"
 #include "wire/chunking.h"
+#include "wire/clear_upload.h"
 #include "wire/envelope.h"
 #include "wire/secagg_params.h"
 
@@ -215,8 +218,7 @@ TEST(ParticipantHostTest, ARunDoneResultBringsTheModelAndKeepsTheHostForTheNextR
   }
   EXPECT_FALSE(host->training_done());
   EXPECT_EQ(host->rounds_completed(), 0);
-  EXPECT_EQ(host->model().SerializeAsString(),
-            run_done.result().final_model().SerializeAsString());
+  EXPECT_EQ(host->model().SerializeAsString(), run_done.result().final_model().SerializeAsString());
   EXPECT_EQ(host->published_model().version(), 4);
   EXPECT_EQ(host->Find(1)->session(), nullptr);
   advertise = host->Handle(f.Task(Cohort()));
@@ -443,6 +445,59 @@ TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
   ASSERT_TRUE(replies.ok()) << replies.status();
   ASSERT_EQ(replies->size(), Cohort().size());
   EXPECT_TRUE((*replies)[0].has_clear_upload());
+}
+
+// fedmf-sim --summed_uploads: with a summed-noise plan the first contributor uploads the sum of
+// every listed user's contribution, after the others' zero uploads, and the uploads add up to
+// the per-user ones up to rounding; a host not simulating uploads per user.
+TEST(ParticipantHostTest, SummedUploadsSendTheUsersSumOnceAndZeroForTheOthers) {
+  TrainingRound f;
+  algorithms::dpmf_rp::DpmfRpConfig config =
+      test_util::SmallConfig(true, algorithms::dpmf_rp::Mechanism::kGaussian);
+  config.simulation_summed_noise = true;
+  f.updater = algorithms::dpmf_rp::DpmfRpUpdater::Create(config).value();
+  f.plan = f.updater->Plan().value();
+  v1::ServerMessage task = f.Task(Cohort());
+  task.mutable_task()->clear_secagg();
+  task.mutable_task()->set_simulation_plain_sum(true);
+  const auto decoder = algorithms::dpmf_rp::DpmfRpContributor::Create(f.plan).value();
+  auto sum_of = [&](const std::vector<v1::ClientMessage>& replies) {
+    std::vector<uint64_t> sum(f.plan.length(), 0);
+    for (const v1::ClientMessage& reply : replies) {
+      EXPECT_TRUE(algorithms::AddModPow2(wire::FromClearUpload(reply.clear_upload()).value(),
+                                         f.plan.bits(), absl::MakeSpan(sum))
+                      .ok());
+    }
+    return decoder->codec().DecodeSum(sum, kCohort).value();
+  };
+  auto per_user = f.Host();
+  per_user->AllowSimulationPlainSum();
+  const std::vector<v1::ClientMessage> separate = per_user->Handle(task).value();
+  ASSERT_EQ(separate.size(), Cohort().size());
+  for (const v1::ClientMessage& reply : separate) EXPECT_FALSE(reply.clear_upload().sparse());
+
+  auto summed = f.Host();
+  summed->AllowSimulationPlainSum();
+  summed->AllowSimulationSummedUploads();
+  const std::vector<v1::ClientMessage> together = summed->Handle(task).value();
+  ASSERT_EQ(together.size(), Cohort().size());
+  for (size_t i = 0; i + 1 < together.size(); ++i) {
+    const v1::ClearUpload& zero = together[i].clear_upload();
+    EXPECT_EQ(zero.participant_id(), Cohort()[i + 1]);
+    EXPECT_TRUE(zero.sparse());
+    EXPECT_EQ(zero.values_size(), 0);
+  }
+  const v1::ClearUpload& total = together.back().clear_upload();
+  EXPECT_EQ(total.participant_id(), Cohort()[0]);
+  EXPECT_FALSE(total.sparse());
+  EXPECT_EQ(static_cast<uint64_t>(total.values_size()), f.plan.length());
+  // Each per-user upload is rounded to the grid (one unit at most), the sum once.
+  const double unit = std::ldexp(1.0, -config.fixed_point_bits);
+  EXPECT_LE((sum_of(together) - sum_of(separate)).cwiseAbs().maxCoeff(), (kCohort + 1) * unit);
+  EXPECT_GT((sum_of(together) - sum_of(separate)).cwiseAbs().maxCoeff(), 0);
+  for (uint32_t id : Cohort()) {
+    EXPECT_EQ(summed->Find(id)->user_factor(), per_user->Find(id)->user_factor());
+  }
 }
 
 TEST(ParticipantHostTest, AnswersAClearRoundWithOneUploadPerListedUser) {

@@ -216,10 +216,31 @@ TEST(GaussianSecAggTest, EncodeWithoutNoiseRoundsTheDataOnly) {
 // per-share rounding negligible (gamma = 2^10: the variances differ by at most
 // (n - 1) / (4 gamma^2) ~ 1e-6, far below what 20,000 samples resolve). Two-sample
 // Kolmogorov-Smirnov at alpha = 1e-6: D <= sqrt(ln(2 / alpha) / 2) sqrt(2 / 20000) = 0.0269.
+// Two samples of kSamples values from one distribution: the two-sample Kolmogorov-Smirnov
+// distance stays below its alpha = 1e-6 critical value, and the means and variances agree within
+// kSigmas standard errors.
+constexpr int kSamples = 20000;
+void ExpectSameDistribution(std::vector<double> a, std::vector<double> b) {
+  ASSERT_EQ(a.size(), static_cast<size_t>(kSamples));
+  ASSERT_EQ(b.size(), static_cast<size_t>(kSamples));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  double d = 0;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const double t = std::min(a[i], b[j]);
+    while (i < a.size() && a[i] <= t) ++i;
+    while (j < b.size() && b[j] <= t) ++j;
+    d = std::max(d, std::abs(static_cast<double>(i) - static_cast<double>(j)) / kSamples);
+  }
+  EXPECT_LE(d, std::sqrt(std::log(2 / 1e-6) / 2) * std::sqrt(2.0 / kSamples));
+  const Moments ma = ComputeMoments(a), mb = ComputeMoments(b);
+  EXPECT_NEAR(ma.mean, mb.mean, kSigmas * std::hypot(ma.mean_se, mb.mean_se));
+  EXPECT_NEAR(ma.variance, mb.variance, kSigmas * std::hypot(ma.variance_se, mb.variance_se));
+}
+
 TEST(GaussianSecAggTest, SummedNoiseAndPerUserNoiseGiveTheSameSumDistribution) {
   const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(1, 2, 1, 4, 6, 1024));
   const Eigen::VectorXd x = Eigen::VectorXd::Constant(1, 0.3);
-  constexpr int kSamples = 20000;
   Rng rng(9);
   std::vector<double> per_user, summed;
   for (int r = 0; r < kSamples; ++r) {
@@ -233,19 +254,74 @@ TEST(GaussianSecAggTest, SummedNoiseAndPerUserNoiseGiveTheSameSumDistribution) {
     ASSERT_TRUE(mech.AddSummedNoise(absl::MakeSpan(sum), 6, rng).ok());
     summed.push_back((*mech.Decode(sum, 6))[0]);
   }
-  std::sort(per_user.begin(), per_user.end());
-  std::sort(summed.begin(), summed.end());
-  double d = 0;
-  for (size_t i = 0, j = 0; i < per_user.size() && j < summed.size();) {
-    const double t = std::min(per_user[i], summed[j]);
-    while (i < per_user.size() && per_user[i] <= t) ++i;
-    while (j < summed.size() && summed[j] <= t) ++j;
-    d = std::max(d, std::abs(static_cast<double>(i) - static_cast<double>(j)) / kSamples);
+  ExpectSameDistribution(std::move(per_user), std::move(summed));
+}
+
+// The clip of a rank-one x = a b^T from its factors is the clip of x (to a relative 1e-12), and
+// the clamp to [-L, L] applies where the clipped x reaches it.
+TEST(GaussianSecAggTest, RankOneClipIsTheClipOfTheOuterProduct) {
+  const Eigen::VectorXd a = (Eigen::VectorXd(4) << 3, -1, 0.5, 2).finished();
+  const Eigen::VectorXd b = (Eigen::VectorXd(3) << 0.2, -0.4, 1).finished();
+  for (const double linf : {0.0, 0.5}) {  // 0: L = c, never reached; 0.5: reached by x_{0,2}
+    GaussianSecAggParams params = GaussianParams(12, 2, 1, 1, 2, 1024);
+    params.linf_bound = linf;
+    const GaussianSecAgg mech = *GaussianSecAgg::Create(params);
+    const Eigen::MatrixXd outer = a * b.transpose();
+    Eigen::VectorXd dense = Eigen::VectorXd::Zero(12);
+    ASSERT_TRUE(mech.AddClipped(Eigen::Map<const Eigen::VectorXd>(outer.data(), 12), dense).ok());
+    Eigen::MatrixXd rank_one = Eigen::MatrixXd::Zero(4, 3);
+    ASSERT_TRUE(mech.AddClippedRankOne(a, b, rank_one).ok());
+    EXPECT_LE(
+        (Eigen::Map<const Eigen::VectorXd>(rank_one.data(), 12) - dense).cwiseAbs().maxCoeff(),
+        1e-11);
+    EXPECT_LE(rank_one.norm(), 2);
+    EXPECT_LE(rank_one.cwiseAbs().maxCoeff(), linf == 0 ? 2 : linf);
+    EXPECT_EQ(dense.cwiseAbs().maxCoeff() == 0.5, linf == 0.5);
   }
-  EXPECT_LE(d, std::sqrt(std::log(2 / 1e-6) / 2) * std::sqrt(2.0 / kSamples));
-  const Moments a = ComputeMoments(per_user), b = ComputeMoments(summed);
-  EXPECT_NEAR(a.mean, b.mean, kSigmas * std::hypot(a.mean_se, b.mean_se));
-  EXPECT_NEAR(a.variance, b.variance, kSigmas * std::hypot(a.variance_se, b.variance_se));
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(12, 2, 1, 1, 2, 1024));
+  Eigen::MatrixXd wrong = Eigen::MatrixXd::Zero(3, 4);
+  EXPECT_EQ(mech.AddClippedRankOne(a, b, wrong).code(), absl::StatusCode::kInvalidArgument);
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(4, 3);
+  const Eigen::VectorXd nan = Eigen::VectorXd::Constant(3, std::nan(""));
+  EXPECT_EQ(mech.AddClippedRankOne(a, nan, sum).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(sum, Eigen::MatrixXd::Zero(4, 3));
+}
+
+// One clipped input encoded as a sum is EncodeWithoutNoise of it, draw for draw.
+TEST(GaussianSecAggTest, EncodingOneClippedInputIsEncodingItWithoutNoise) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(5, 1, 1, 1, 4, 16));
+  const Eigen::VectorXd x = (Eigen::VectorXd(5) << 0.7, 0, -2, 0.01, 1).finished();
+  Eigen::VectorXd clipped = Eigen::VectorXd::Zero(5);
+  ASSERT_TRUE(mech.AddClipped(x, clipped).ok());
+  Rng a(4), b(4);
+  EXPECT_EQ(*mech.EncodeClippedSum(clipped, a), *mech.EncodeWithoutNoise(x, b));
+  EXPECT_EQ(mech.EncodeClippedSum(Eigen::VectorXd::Zero(4), a).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Summed uploads: n users' clipped inputs encoded once, plus the summed noise, give the sum
+// distribution of their n separate uploads (the rounding differs by at most n - 1 quarter grid
+// units of variance, far below the noise's).
+TEST(GaussianSecAggTest, SummedUploadsAndPerUserUploadsGiveTheSameSumDistribution) {
+  const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(1, 2, 1, 4, 6, 1024));
+  Rng rng(10);
+  std::vector<double> per_user, summed;
+  for (int r = 0; r < kSamples; ++r) {
+    std::vector<std::vector<uint64_t>> uploads;
+    Eigen::VectorXd clipped = Eigen::VectorXd::Zero(1);
+    for (int i = 0; i < 6; ++i) {
+      const Eigen::VectorXd x = Eigen::VectorXd::Constant(1, 0.9 * i - 1.3);  // some clipped
+      uploads.push_back(*mech.EncodeWithoutNoise(x, rng));
+      ASSERT_TRUE(mech.AddClipped(x, clipped).ok());
+    }
+    std::vector<uint64_t> separate = ModularSum(uploads, mech.modulus_bits());
+    ASSERT_TRUE(mech.AddSummedNoise(absl::MakeSpan(separate), 6, rng).ok());
+    per_user.push_back((*mech.Decode(separate, 6))[0]);
+    std::vector<uint64_t> once = *mech.EncodeClippedSum(clipped, rng);
+    ASSERT_TRUE(mech.AddSummedNoise(absl::MakeSpan(once), 6, rng).ok());
+    summed.push_back((*mech.Decode(once, 6))[0]);
+  }
+  ExpectSameDistribution(std::move(per_user), std::move(summed));
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "common/algorithms/dpmf_rp/updater.h"
+#include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/data/synthetic.h"
 #include "common/dp/ledger_text_format.h"
 #include "gtest/gtest.h"
+#include "tests/unit/algorithms/lfl_sgdmf/test_config.h"
 
 namespace fedmf::sim {
 namespace {
@@ -29,10 +31,11 @@ std::shared_ptr<const data::RatingsDataset> Data() {
 // How a test run differs from the default one.
 struct RunChoice {
   bool plain_sum = false;
-  absl::Duration stage_timeout = absl::Seconds(20);  // every SecAgg stage's deadline ...
+  absl::Duration stage_timeout = absl::Seconds(20);    // every SecAgg stage's deadline ...
   server::Clock* clock = &server::SteadyClock::Get();  // ... on this clock
   algorithms::dpmf_rp::Mechanism mechanism = algorithms::dpmf_rp::Mechanism::kPbm;
   bool summed_noise = false;
+  bool summed_uploads = false;
 };
 
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
@@ -70,21 +73,27 @@ struct Outcome {
   std::string updater_state;
   std::string ledger;
   mf::FactorModel model;
+  int64_t bytes_in = 0;  // what the clients uploaded
 };
+
+// `client_processes` processes hosting the users, whose noise is keyed from `noise_seed`.
+SimulationOptions UserOptions(int client_processes, uint64_t noise_seed) {
+  return SimulationOptions{.client_processes = client_processes,
+                           .parties = {},
+                           .item_genres = "",
+                           .data_spec = "",
+                           .noise_seed = noise_seed,
+                           .enrollment_token = kToken,
+                           .test = nullptr};
+}
 
 Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& choice = {}) {
   auto data = Data();
   auto coordinator = MakeCoordinator(1, choice);
-  absl::StatusOr<SimulationReport> report =
-      RunSimulation(*coordinator, data,
-                    SimulationOptions{.client_processes = client_processes,
-                                      .parties = {},
-                                      .item_genres = "",
-                                      .data_spec = "",
-                                      .noise_seed = noise_seed,
-                                      .enrollment_token = kToken,
-                                      .test = nullptr,
-                                      .plain_sum = choice.plain_sum});
+  SimulationOptions options = UserOptions(client_processes, noise_seed);
+  options.plain_sum = choice.plain_sum;
+  options.summed_uploads = choice.summed_uploads;
+  absl::StatusOr<SimulationReport> report = RunSimulation(*coordinator, data, options);
   EXPECT_TRUE(report.ok()) << report.status();
   if (report.ok()) {
     EXPECT_EQ(report->status.round(), 3);
@@ -93,7 +102,8 @@ Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& cho
   }
   const server::CoordinatorState& state = coordinator->state();
   return Outcome{state.updater->SerializeState().value(), dp::SerializeLedger(state.ledger),
-                 FinalModel(*state.updater, *data).value()};
+                 FinalModel(*state.updater, *data).value(),
+                 report.ok() ? report->status.bytes_in() : 0};
 }
 
 TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
@@ -127,8 +137,7 @@ TEST(SimulationTest, AnotherNoiseSeedGivesAnotherModel) {
 TEST(SimulationTest, StageDeadlinesWaitOnTheClientsProgress) {
   auto data = Data();
   ProgressClock clock(server::SteadyClock::Get());
-  auto coordinator =
-      MakeCoordinator(1, {.stage_timeout = absl::Nanoseconds(1), .clock = &clock});
+  auto coordinator = MakeCoordinator(1, {.stage_timeout = absl::Nanoseconds(1), .clock = &clock});
   absl::StatusOr<SimulationReport> report =
       RunSimulation(*coordinator, data,
                     SimulationOptions{.client_processes = 3,
@@ -162,11 +171,86 @@ TEST(SimulationTest, SummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
   EXPECT_NE(one.updater_state, per_user.updater_state);
 }
 
-// The scale test CI keeps (`tools/experiments/run.py scale` runs MovieLens-20M's shape): 20,000 users,
-// every one in each of 2 rounds of DPMF-RP Gaussian at whole-run (5, 1e-5)-DP with summed noise,
-// on the progress clock. Every round applies with every user, and the ledger spends the budget.
-// The Release suite runs it; the sanitizer preset excludes it by name (CMakePresets.json: 51 s
-// under ASan at -O0 for the code paths the 60-user tests above already run there).
+// Summed uploads (each client process uploads its users' clipped sum once, the rest zero) only
+// round differently: the ledger is the per-user uploads', the coordinator's noise draws are the
+// same, so the model stays within the rounding's reach of theirs, and far fewer bytes arrive.
+TEST(SimulationTest, SummedUploadsGiveThePerUserUploadsModelUpToRounding) {
+  RunChoice choice{.plain_sum = true,
+                   .mechanism = algorithms::dpmf_rp::Mechanism::kGaussian,
+                   .summed_noise = true};
+  const Outcome per_user = Simulate(2, 7, choice);
+  choice.summed_uploads = true;
+  const Outcome summed = Simulate(2, 7, choice);
+  EXPECT_EQ(summed.ledger, per_user.ledger);
+  EXPECT_LT(summed.bytes_in, per_user.bytes_in / 4);
+  const double moved =
+      (summed.model.item_factors - per_user.model.item_factors).cwiseAbs().maxCoeff();
+  EXPECT_GT(moved, 0);
+  EXPECT_LT(moved, 1e-5);
+}
+
+// A coordinator of `users` honest in-process users summing in the clear (--plain_sum), running
+// `updater` for `rounds` rounds on `clock`.
+std::unique_ptr<server::Coordinator> PlainSumCoordinator(
+    const std::string& algorithm, std::unique_ptr<algorithms::Updater> updater, int32_t users,
+    int64_t rounds, server::Clock& clock = server::SteadyClock::Get()) {
+  server::CoordinatorOptions options;
+  options.enrollment_token = kToken;
+  options.num_users = users;
+  options.simulation_plain_sum = true;
+  options.max_failed_rounds = 1;
+  return std::make_unique<server::Coordinator>(
+      options,
+      server::CoordinatorState{algorithm, std::move(updater), dp::PrivacyLedger::Create().value(),
+                               1, rounds, server::FixedPopulation()},
+      clock);
+}
+
+// Two client processes summing in the clear, the users' noise keyed from `noise_seed`.
+SimulationOptions PlainSumOptions(uint64_t noise_seed, ProgressClock* clock = nullptr) {
+  SimulationOptions options = UserOptions(2, noise_seed);
+  options.plain_sum = true;
+  options.clock = clock;
+  return options;
+}
+
+// LFL-SGDMF (two-phase noise) with every user in both phases of 2 rounds, the noise shares
+// drawn by each user or (summed) by the coordinator.
+Outcome SimulateLfl(bool summed_noise) {
+  auto data = Data();
+  v1::LflSgdmfConfig c = algorithms::lfl_sgdmf::testing::SmallConfig(
+      v1::LFL_NOISE_TWO_PHASE, 60, 80, /*cohort=*/60, /*omega=*/0.3, /*sigma=*/0);
+  c.set_rounds(2);
+  c.set_simulation_summed_noise(summed_noise);
+  auto coordinator = PlainSumCoordinator(
+      "lfl-sgdmf", algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(c).value(), 60, c.rounds());
+  absl::StatusOr<SimulationReport> report = RunSimulation(*coordinator, data, PlainSumOptions(7));
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return {};
+  EXPECT_EQ(report->status.round(), 2);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  const server::CoordinatorState& state = coordinator->state();
+  return Outcome{state.updater->SerializeState().value(),
+                 dp::SerializeLedger(state.ledger),
+                 {},
+                 report->status.bytes_in()};
+}
+
+// LFL-SGDMF with summed noise: the users upload their rating's row only, the coordinator draws
+// both phases' noise; the ledger is the per-user noise run's, and a fraction of the bytes arrive.
+TEST(SimulationTest, LflSummedNoiseIsAccountedAsPerUserNoise) {
+  const Outcome per_user = SimulateLfl(false);
+  const Outcome summed = SimulateLfl(true);
+  EXPECT_EQ(summed.ledger, per_user.ledger);
+  EXPECT_FALSE(summed.ledger.empty());
+  EXPECT_LT(summed.bytes_in, per_user.bytes_in / 10);
+}
+
+// The scale test CI keeps (`tools/experiments/run.py scale` runs MovieLens-20M's shape): 20,000
+// users, every one in each of 2 rounds of DPMF-RP Gaussian at whole-run (5, 1e-5)-DP with summed
+// noise, on the progress clock. Every round applies with every user, and the ledger spends the
+// budget. The Release suite runs it; the sanitizer preset excludes it by name (CMakePresets.json:
+// 51 s under ASan at -O0 for the code paths the 60-user tests above already run there).
 TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
   constexpr int32_t kUsers = 20000;
   data::SyntheticConfig d;
@@ -187,29 +271,11 @@ TEST(SimulationTest, TwentyThousandUsersEveryRoundWithSummedNoise) {
   c.item_model = algorithms::dpmf_rp::ItemModel::kFull;
   c.participation = 1;
   c.rounds = 2;
-  server::CoordinatorOptions options;
-  options.enrollment_token = kToken;
-  options.num_users = kUsers;
-  options.simulation_plain_sum = true;
-  options.max_failed_rounds = 1;
   ProgressClock clock(server::SteadyClock::Get());
-  server::Coordinator coordinator(
-      options,
-      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                               dp::PrivacyLedger::Create().value(), 1, c.rounds,
-                               server::FixedPopulation()},
-      clock);
+  auto coordinator = PlainSumCoordinator(
+      "dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(), kUsers, c.rounds, clock);
   absl::StatusOr<SimulationReport> report =
-      RunSimulation(coordinator, data,
-                    SimulationOptions{.client_processes = 2,
-                                      .parties = {},
-                                      .item_genres = "",
-                                      .data_spec = "",
-                                      .noise_seed = 1,
-                                      .enrollment_token = kToken,
-                                      .test = nullptr,
-                                      .plain_sum = true,
-                                      .clock = &clock});
+      RunSimulation(*coordinator, data, PlainSumOptions(1, &clock));
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->status.round(), 2);
   EXPECT_EQ(report->status.participants(), kUsers);

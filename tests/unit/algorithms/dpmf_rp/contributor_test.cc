@@ -142,6 +142,42 @@ TEST(DpmfRpContributorTest, WithoutNoiseOrProjectionTheSumDecodesToTheSumOfGradi
   EXPECT_GT(exact.cwiseAbs().maxCoeff(), 1e-3);  // the comparison is not between zeros
 }
 
+// Summed uploads (fedmf-sim --summed_uploads): the sum's one encoding decodes to the sum of the
+// users' own encodings up to their rounding (a grid unit a user and coordinate at most), with
+// the same user factors; only summed noise offers a sum (a user's upload would carry its noise).
+TEST(DpmfRpContributorTest, SummedUploadsEncodeTheUsersSumOnce) {
+  DpmfRpConfig config = SmallConfig(Mechanism::kGaussian, Projection::kSparse);
+  EXPECT_EQ(Start(config).contributor->StartSum(), nullptr);
+  config.simulation_summed_noise = true;
+  const Round r = Start(config);
+  std::unique_ptr<ContributionSum> sum = r.contributor->StartSum();
+  ASSERT_NE(sum, nullptr);
+  const data::RatingsDataset data = SmallData();
+  std::vector<uint64_t> separate(r.plan.length(), 0);
+  dp::Rng rng(3);
+  for (int32_t u = 0; u < data.num_users(); ++u) {
+    const LocalData user = LocalData::User(data.user(u));
+    absl::StatusOr<Contribution> alone = r.contributor->Contribute(user, "", rng);
+    absl::StatusOr<Contribution> added = sum->Add(user, "", rng);
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    ASSERT_TRUE(added.ok()) << added.status();
+    EXPECT_TRUE(added->vector.values().empty());
+    EXPECT_EQ(added->user_factor, alone->user_factor);
+    ASSERT_TRUE(AddModPow2(alone->vector, r.plan.bits(), absl::MakeSpan(separate)).ok());
+  }
+  absl::StatusOr<ContributionVector> total = sum->Encode(rng);
+  ASSERT_TRUE(total.ok()) << total.status();
+  ASSERT_TRUE(CheckVector(r.plan, *total).ok());
+  const int64_t n = data.num_users();
+  const ContributionCodec& codec = r.contributor->codec();
+  const Eigen::MatrixXd difference =
+      codec.DecodeSum(total->values(), n).value() - codec.DecodeSum(separate, n).value();
+  EXPECT_LE(difference.cwiseAbs().maxCoeff(),
+            static_cast<double>(n + 1) * std::ldexp(1.0, -config.fixed_point_bits));
+  EXPECT_EQ(sum->Add(LocalData::Party(std::make_shared<PartyShard>()), "", rng).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(DpmfRpContributorTest, SameRngSameVector) {
   const Round r = Start(SmallConfig(Mechanism::kPbm, Projection::kSparse));
   const data::RatingsDataset data = SmallData();

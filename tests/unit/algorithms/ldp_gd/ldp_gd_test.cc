@@ -119,6 +119,22 @@ TEST(LdpGdTest, OneReportIsEpsOverKLdp) {
 // Over 1e5 simulated users, the decoded mean of the contributors' reports is within 5 standard
 // deviations (CLT: Var = (1/N^2) sum_i (B^2 / D - x_is^2) <= B^2 / (D N)) of the users' mean
 // clamped gradient, in every coordinate, for Private GD and for the projected gradient of GD-DR.
+// A process builds a round's Phi once while something holds it, whoever asks (its client hosts
+// and its coordinator in fedmf-sim).
+TEST(LdpGdTest, AProcessSharesEachPhiWhileItIsHeld) {
+  const v1::LdpGdConfig paper = Config(v1::LDP_PROJECTION_FIXED_PSEUDOINVERSE);
+  const std::shared_ptr<const dp::GaussianProjection> held = RoundProjection(paper, 0).value();
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(RoundProjection(paper, 3).value(), held);  // one Phi for the run
+  const v1::LdpGdConfig fresh = Config(v1::LDP_PROJECTION_FRESH_TRANSPOSE);
+  const std::shared_ptr<const dp::GaussianProjection> round0 = RoundProjection(fresh, 0).value();
+  EXPECT_EQ(RoundProjection(fresh, 0).value(), round0);
+  EXPECT_NE(RoundProjection(fresh, 1).value()->matrix(), round0->matrix());
+  // Only the last one is kept for sharing: another is built again, the same matrix.
+  EXPECT_EQ(RoundProjection(paper, 0).value()->matrix(), held->matrix());
+  EXPECT_EQ(RoundProjection(Config(v1::LDP_PROJECTION_NONE), 0).value(), nullptr);
+}
+
 TEST(LdpGdTest, EstimatorIsUnbiasedOverManyUsers) {
   for (v1::LdpProjectionMode mode : {v1::LDP_PROJECTION_NONE, v1::LDP_PROJECTION_FRESH_TRANSPOSE}) {
     v1::LdpGdConfig c = Config(mode);
@@ -129,7 +145,7 @@ TEST(LdpGdTest, EstimatorIsUnbiasedOverManyUsers) {
     const int d = c.rank();
     // Each of the three users' clamped gradient, from their own first factor.
     std::vector<Eigen::VectorXd> x(3, Eigen::VectorXd(dim));
-    const std::optional<dp::GaussianProjection> phi = RoundProjection(c, 0).value();
+    const std::shared_ptr<const dp::GaussianProjection> phi = RoundProjection(c, 0).value();
     const Eigen::MatrixXd& v = contributor->scorer().item_factors();
     for (int i = 0; i < 3; ++i) {
       const LocalData user = User(i);
@@ -254,7 +270,10 @@ TEST(LdpGdTest, ServerStepsVWithTheRecoveredMean) {
     const Eigen::MatrixXd mean = DecodeMeanReport(c, sum, 2).value();
     Eigen::MatrixXd gradient = mean;
     if (mode == v1::LDP_PROJECTION_FIXED_PSEUDOINVERSE) {
-      gradient = RoundProjection(c, 1).value()->Recover(mean).value();
+      gradient = dp::ProjectionRecovery::Create(RoundProjection(c, 1).value())
+                     .value()
+                     .Recover(mean)
+                     .value();
       // One Phi for the whole run.
       EXPECT_EQ(RoundProjection(c, 1).value()->matrix(), RoundProjection(c, 0).value()->matrix());
     } else if (mode == v1::LDP_PROJECTION_FRESH_TRANSPOSE) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/algorithms/lfl_sgdmf/contributor.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/lib/fmf_sgd/embedding_clip.h"
@@ -126,6 +127,85 @@ TEST(LflSgdmfTest, TwoPhaseNoiseLeavesTheIntendedVarianceForEveryDropoutPattern)
       }
     }
   }
+}
+
+// Summed noise (fedmf-sim --summed_noise): the coordinator's draws for S_1 and S_2 are jointly
+// Gaussian with the moments of the users' shares, derived here from the protocol: Var(S_1) =
+// n1 v1, Var(S_2) = n2 (v1 + v2), Cov(S_1, S_2) = -n2 v1 (the n2 phase-0 shares S_2 removes), so
+// the estimate S_1 + lambda S_2 has the per-user path's noise for every dropout pattern.
+TEST(LflSgdmfTest, SummedNoiseHasTheMomentsOfTheUsersShares) {
+  constexpr int kDim = 20000;  // coordinates: relative standard error of a variance ~1%
+  const std::pair<int64_t, int64_t> patterns[] = {{10, 10}, {10, 7}, {8, 6}, {7, 5}};
+  for (v1::LflNoiseMode mode : {v1::LFL_NOISE_TWO_PHASE, v1::LFL_NOISE_TWO_PHASE_PAPER}) {
+    v1::LflSgdmfConfig c = Config(mode);
+    c.set_simulation_summed_noise(true);
+    const double k = mode == v1::LFL_NOISE_TWO_PHASE ? 2 : 1;
+    const double v1 = k * kSigma * kSigma / 7;
+    for (const auto& [n1, n2] : patterns) {
+      const double v2 = k * kSigma * kSigma / static_cast<double>(n1);
+      dp::Rng rng(static_cast<uint64_t>(10 * n1 + n2), mode);
+      const Eigen::VectorXd s1 = SummedPhase0Noise(c, n1, kDim, rng);
+      const Eigen::VectorXd s2 = SummedPhase1Noise(c, s1, n1, n2, rng);
+      const auto mean_of = [](const Eigen::VectorXd& x) { return x.sum() / kDim; };
+      const double var1 = s1.squaredNorm() / kDim;
+      const double var2 = s2.squaredNorm() / kDim;
+      const double cov = s1.dot(s2) / kDim;
+      const double tolerance = 5 * std::sqrt(2.0 / kDim);  // relative, for each second moment
+      const std::string where = absl::StrCat(NoiseModeName(mode), " n1=", n1, " n2=", n2);
+      EXPECT_NEAR(mean_of(s1), 0, 5 * std::sqrt(n1 * v1 / kDim)) << where;
+      EXPECT_NEAR(var1 / (n1 * v1), 1, tolerance) << where;
+      EXPECT_NEAR(var2 / (n2 * (v1 + v2)), 1, tolerance) << where;
+      EXPECT_NEAR(cov / (-n2 * v1), 1, 3 * tolerance) << where;
+      const double lambda = ReplacementWeight(c, n1, n2);
+      const double estimate = (s1 + lambda * s2).squaredNorm() / kDim;
+      EXPECT_NEAR(estimate / ExpectedNoiseVariance(mode, n1, n2), 1, 3 * tolerance) << where;
+    }
+  }
+}
+
+// With summed noise a user uploads only its rating's row (sparse) and nothing in phase 1, once;
+// the updater keeps S_1's noise while phase 1 is pending (restorable), and applies the round.
+TEST(LflSgdmfTest, SummedNoiseUploadsTheRowAndTheUpdaterDrawsTheNoise) {
+  v1::LflSgdmfConfig c = Config(v1::LFL_NOISE_TWO_PHASE, /*num_items=*/6);
+  c.set_simulation_summed_noise(true);
+  std::unique_ptr<LflSgdmfUpdater> updater = *LflSgdmfUpdater::Create(c);
+  std::unique_ptr<LflSgdmfContributor> phase0 = *LflSgdmfContributor::Create(*updater->Plan());
+  dp::Rng rng(4);
+  const LocalData user = test_util::User(0);
+  const absl::StatusOr<Contribution> upload = phase0->Contribute(user, "", rng);
+  ASSERT_TRUE(upload.ok()) << upload.status();
+  ASSERT_TRUE(upload->vector.is_sparse());
+  ASSERT_EQ(upload->vector.indices().size(), 2u);  // one item's p = 2 values
+  EXPECT_EQ(upload->vector.indices()[0] % 2, 0u);
+  EXPECT_EQ(upload->vector.indices()[1], upload->vector.indices()[0] + 1);
+
+  std::vector<uint64_t> zero(static_cast<size_t>(UploadLength(c)), 0);
+  ASSERT_TRUE(updater->ApplySum(zero, Ids(9)).ok());
+  v1::LflSgdmfState pending;
+  ASSERT_TRUE(pending.ParseFromString(*updater->SerializeState()));
+  EXPECT_EQ(pending.phase1_noise_size(), UploadLength(c));
+  // A zero sum plus its noise.
+  EXPECT_EQ(std::vector<double>(pending.phase1_sum().begin(), pending.phase1_sum().end()),
+            std::vector<double>(pending.phase1_noise().begin(), pending.phase1_noise().end()));
+  std::unique_ptr<LflSgdmfUpdater> restored =
+      *LflSgdmfUpdater::Restore(pending.SerializeAsString());
+  pending.clear_phase1_noise();
+  EXPECT_FALSE(LflSgdmfUpdater::Restore(pending.SerializeAsString()).ok());
+
+  std::unique_ptr<LflSgdmfContributor> phase1 = *LflSgdmfContributor::Create(*updater->Plan());
+  const absl::StatusOr<Contribution> replacement = phase1->Contribute(user, upload->state, rng);
+  ASSERT_TRUE(replacement.ok()) << replacement.status();
+  EXPECT_TRUE(replacement->vector.is_sparse());
+  EXPECT_TRUE(replacement->vector.values().empty());
+  EXPECT_EQ(phase1->Contribute(user, replacement->state, rng).status().code(),
+            absl::StatusCode::kFailedPrecondition);  // once
+  ASSERT_TRUE(restored->ApplySum(zero, Ids(8)).ok());
+  EXPECT_EQ(restored->round(), 1);
+  EXPECT_NE(restored->SerializeState().value(), updater->SerializeState().value());
+
+  v1::LflSgdmfConfig noiseless = Config(v1::LFL_NOISE_NONE);
+  noiseless.set_simulation_summed_noise(true);
+  EXPECT_THAT(ValidateConfig(noiseless).message(), HasSubstr("simulation_summed_noise"));
 }
 
 TEST(LflSgdmfTest, SoundModeHoldsSigmaInTheViewPaperModeOnlyHalf) {
