@@ -21,15 +21,6 @@ absl::Status CheckRatings(const data::RatingRow& ratings, int64_t num_items) {
   return absl::OkStatus();
 }
 
-Eigen::VectorXd Residuals(const Eigen::MatrixXd& item_factors, const Eigen::VectorXd& user_factor,
-                          const data::RatingRow& ratings) {
-  Eigen::VectorXd e(ratings.size());
-  for (int64_t k = 0; k < ratings.size(); ++k) {
-    e[k] = ratings.ratings[k] - item_factors.row(ratings.indices[k]).dot(user_factor);
-  }
-  return e;
-}
-
 double ItemGradientEntry(const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
                          const Eigen::VectorXd& residuals, int32_t item, int l) {
   const auto it = std::lower_bound(ratings.indices.begin(), ratings.indices.end(), item);
@@ -50,18 +41,6 @@ void AddItemGradient(const Eigen::VectorXd& user_factor, const data::RatingRow& 
   for (int64_t k = 0; k < ratings.size(); ++k) {
     gradient.row(ratings.indices[k]) -= 2 * residuals[k] * user_factor.transpose();
   }
-}
-
-Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,
-                               const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
-                               int64_t num_users, double lambda_u, double step) {
-  const Eigen::VectorXd e = Residuals(item_factors, user_factor, ratings);
-  Eigen::VectorXd gradient = 2 * lambda_u * user_factor;
-  for (int64_t k = 0; k < ratings.size(); ++k) {
-    gradient -= (2 * e[k] / static_cast<double>(num_users)) *
-                item_factors.row(ratings.indices[k]).transpose();
-  }
-  return user_factor - step * gradient;
 }
 
 }  // namespace fedmf::algorithms::ldp_gd

@@ -19,9 +19,18 @@ namespace fedmf::algorithms::ldp_gd {
 // from the device's storage or a file).
 absl::Status CheckRatings(const data::RatingRow& ratings, int64_t num_items);
 
-// The user's residuals e_j = r_ij - u^T v_j on their rated items, in `ratings` order.
-Eigen::VectorXd Residuals(const Eigen::MatrixXd& item_factors, const Eigen::VectorXd& user_factor,
-                          const data::RatingRow& ratings);
+// The user's residuals e_j = r_ij - u^T v_j on their rated items, in `ratings` order. V, here and
+// in StepUserFactor, is read in place whichever its storage order (a client's row-major
+// mf::FactorMatrix, the central trainer's Eigen::MatrixXd): a user costs its ratings, not m d.
+template <typename Matrix>
+Eigen::VectorXd Residuals(const Eigen::MatrixBase<Matrix>& item_factors,
+                          const Eigen::VectorXd& user_factor, const data::RatingRow& ratings) {
+  Eigen::VectorXd e(ratings.size());
+  for (int64_t k = 0; k < ratings.size(); ++k) {
+    e[k] = ratings.ratings[k] - item_factors.row(ratings.indices[k]).dot(user_factor);
+  }
+  return e;
+}
 
 // g_{j,l} for the item at row `item` (binary search among the rated ones; zero if unrated).
 double ItemGradientEntry(const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
@@ -37,9 +46,18 @@ void AddItemGradient(const Eigen::VectorXd& user_factor, const data::RatingRow& 
                      const Eigen::VectorXd& residuals, Eigen::MatrixXd& gradient);
 
 // u after one step of `step` on V = `item_factors` with `num_users` = n and `lambda_u`.
-Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,
+template <typename Matrix>
+Eigen::VectorXd StepUserFactor(const Eigen::MatrixBase<Matrix>& item_factors,
                                const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
-                               int64_t num_users, double lambda_u, double step);
+                               int64_t num_users, double lambda_u, double step) {
+  const Eigen::VectorXd e = Residuals(item_factors, user_factor, ratings);
+  Eigen::VectorXd gradient = 2 * lambda_u * user_factor;
+  for (int64_t k = 0; k < ratings.size(); ++k) {
+    gradient -= (2 * e[k] / static_cast<double>(num_users)) *
+                item_factors.row(ratings.indices[k]).transpose();
+  }
+  return user_factor - step * gradient;
+}
 
 }  // namespace fedmf::algorithms::ldp_gd
 

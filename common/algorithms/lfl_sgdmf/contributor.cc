@@ -74,7 +74,7 @@ absl::StatusOr<std::optional<v1::LflSgdmfUserState>> DecodeUserState(absl::strin
   return decoded;
 }
 
-Eigen::VectorXd PretrainUserFactor(const Eigen::Ref<const Eigen::MatrixXd>& item_factors,
+Eigen::VectorXd PretrainUserFactor(const mf::FactorMatrix& item_factors,
                                    Eigen::VectorXd user_factor, const data::RatingRow& ratings,
                                    int epochs, double rate, double rating_max) {
   for (int epoch = 0; epoch < epochs; ++epoch) {

@@ -52,8 +52,9 @@ class LflSgdmfContributor final : public Contributor {
 absl::StatusOr<std::optional<v1::LflSgdmfUserState>> DecodeUserState(absl::string_view state,
                                                                      int rank);
 
-// Stage 1: `epochs` passes over the user's ratings, u <- Pi(u + 2 rate (r - <u, v_j>) v_j).
-Eigen::VectorXd PretrainUserFactor(const Eigen::Ref<const Eigen::MatrixXd>& item_factors,
+// Stage 1: `epochs` passes over the user's ratings, u <- Pi(u + 2 rate (r - <u, v_j>) v_j). V is
+// the contributor's own (row-major, as a FactorScorer keeps it): a user costs its ratings only.
+Eigen::VectorXd PretrainUserFactor(const mf::FactorMatrix& item_factors,
                                    Eigen::VectorXd user_factor, const data::RatingRow& ratings,
                                    int epochs, double rate, double rating_max);
 
