@@ -151,7 +151,11 @@ class Sampler {
     v1::StatusResponse response;
     const absl::Time asked = absl::Now();
     const bool status_ok = stub_->Status(&context, v1::StatusRequest(), &response).ok();
-    if (status_ok) latencies_->Add("admin_status", absl::ToDoubleSeconds(absl::Now() - asked));
+    // The first answer also waited for the channel to connect: not a Status latency.
+    if (status_ok && answered_) {
+      latencies_->Add("admin_status", absl::ToDoubleSeconds(absl::Now() - asked));
+    }
+    answered_ = answered_ || status_ok;
     std::optional<ProcStats> proc;
     if (pid_ > 0) {
       if (absl::StatusOr<ProcStats> p = ReadProcStats(pid_); p.ok()) proc = *p;
@@ -171,6 +175,7 @@ class Sampler {
   const int64_t pid_;
   const absl::Duration interval_;
   LatencyRecorder* const latencies_;
+  bool answered_ = false;  // the loop thread's: a Status call succeeded before
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
