@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -21,7 +22,8 @@
 namespace fedmf::client {
 namespace {
 
-enum class StreamEnd { kDone, kBroken, kRefused };
+// kCheckIn: the coordinator asked the client to come back later (Session::check_in()).
+enum class StreamEnd { kDone, kBroken, kRefused, kCheckIn };
 
 // Cancels the context it watches once `stop` is set, so a blocked Read returns.
 class StopWatcher {
@@ -129,6 +131,8 @@ class Session {
     const grpc::Status s = stream->Finish();
     watcher_.Watch(nullptr);
     if (host_.training_done()) return StreamEnd::kDone;
+    check_in_ = host_.TakeCheckIn();
+    if (check_in_ && s.ok()) return StreamEnd::kCheckIn;
     status = rpc::FromGrpc(s);
     if (status.ok()) status = absl::UnavailableError("stream closed by the coordinator");
     return rpc::IsRefusal(s.error_code()) ? StreamEnd::kRefused : StreamEnd::kBroken;
@@ -136,6 +140,8 @@ class Session {
 
   // When Run opened the Participate stream; unset when it ended before.
   std::optional<absl::Time> opened() const { return opened_; }
+  // After kCheckIn: how long to wait before registering again.
+  absl::Duration check_in() const { return check_in_.value_or(absl::ZeroDuration()); }
 
  private:
   ParticipantHost& host_;
@@ -143,7 +149,15 @@ class Session {
   StopWatcher& watcher_;
   std::unique_ptr<v1::Federation::Stub> stub_;
   std::optional<absl::Time> opened_;
+  std::optional<absl::Duration> check_in_;
 };
+
+// Returns at `until` or once `stop` is set.
+void SleepUntil(absl::Time until, const std::atomic<bool>& stop) {
+  while (absl::Now() < until && !stop.load()) {
+    absl::SleepFor(std::min(absl::Milliseconds(50), until - absl::Now()));
+  }
+}
 
 }  // namespace
 
@@ -163,6 +177,15 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
     if (end == StreamEnd::kDone) return absl::OkStatus();
     if (stop.load()) break;
     if (end == StreamEnd::kRefused) return status;
+    if (end == StreamEnd::kCheckIn) {
+      const absl::Time back = absl::Now() + session.check_in();
+      backoff.Worked(back);
+      EventLine("check_in_later")
+          .Add("client", options.name)
+          .Add("wait_s", absl::ToDoubleSeconds(session.check_in()));
+      SleepUntil(back, stop);
+      continue;
+    }
     if (session.opened()) backoff.StreamEnded(*session.opened(), absl::Now());
     if (backoff.ShouldGiveUp(absl::Now())) {
       return absl::UnavailableError(
@@ -173,9 +196,7 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
         .Add("client", options.name)
         .Add("error", status.ToString())
         .Add("wait_s", absl::ToDoubleSeconds(wait));
-    for (absl::Time until = absl::Now() + wait; absl::Now() < until && !stop.load();) {
-      absl::SleepFor(absl::Milliseconds(50));
-    }
+    SleepUntil(absl::Now() + wait, stop);
   }
   return absl::CancelledError("stopped by a signal");
 }

@@ -1,7 +1,9 @@
 // The gRPC transport of a client process: registers its users with the coordinator, then keeps
 // one Participate stream for all of them, feeding every coordinator message to the
 // ParticipantHost and writing back its replies. Reconnects (and re-registers) with exponential
-// backoff when the coordinator is unreachable or the stream breaks.
+// backoff when the coordinator is unreachable or the stream breaks, and after the delay a
+// CheckInLater asked for when the coordinator ended the stream with one (check-in: the channel,
+// so the connection, is closed meanwhile).
 #ifndef FEDMF_CLIENT_GRPC_CLIENT_H_
 #define FEDMF_CLIENT_GRPC_CLIENT_H_
 

@@ -16,6 +16,8 @@ namespace fedmf::client {
 namespace {
 
 constexpr uint32_t kLocalStateFormatVersion = 1;
+// A CheckInLater asking for a longer wait is malformed (a device would look lost for good).
+constexpr absl::Duration kMaxCheckInDelay = absl::Hours(24);
 constexpr char kCatalogueMismatchPayload[] = "type.fedmf.dev/catalogue-mismatch";
 
 // A participant's reply declining the phase (its SecAgg Abort, which the coordinator counts as a
@@ -333,6 +335,16 @@ absl::Status ParticipantHost::Dispatch(const v1::ServerMessage& message, const R
       const absl::Status handled = HandleResult(message.result());
       if (result_observer_) result_observer_(message.result());
       return handled;
+    }
+    case v1::ServerMessage::kCheckInLater: {
+      const int64_t ms = message.check_in_later().retry_after_ms();
+      if (ms <= 0 || ms > absl::ToInt64Milliseconds(kMaxCheckInDelay)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("CheckInLater.retry_after_ms ", ms, " is outside [1, ",
+                         absl::ToInt64Milliseconds(kMaxCheckInDelay), "]"));
+      }
+      check_in_ = absl::Milliseconds(ms);
+      return absl::OkStatus();
     }
     default:
       return absl::InvalidArgumentError("coordinator message with no content");

@@ -25,10 +25,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "client/participant.h"
 #include "common/algorithms/algorithm.h"
 #include "common/algorithms/local_data.h"
@@ -191,6 +193,10 @@ class ParticipantHost {
   const crypto::Ed25519PrivateKey& signing_key() const { return signing_key_; }
   int64_t rounds_completed() const { return rounds_completed_; }  // training rounds applied
   bool training_done() const { return training_done_; }
+  // The delay of the coordinator's last CheckInLater, taken once (nullopt: none came). Check-in:
+  // the coordinator ends the stream right after one; the transport registers again after this
+  // delay, not before (client/registration.h MakeRegisterRequest says it accepts check-in).
+  std::optional<absl::Duration> TakeCheckIn() { return std::exchange(check_in_, std::nullopt); }
   // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
   // the clear). Off by default: such a task is then refused.
   void AllowSimulationPlainSum() { allow_simulation_plain_sum_ = true; }
@@ -270,6 +276,7 @@ class ParticipantHost {
   std::map<uint32_t, google::protobuf::RepeatedPtrField<v1::SigningKeys>> neighbor_keys_;
   int64_t rounds_completed_ = 0;
   bool training_done_ = false;
+  std::optional<absl::Duration> check_in_;  // TakeCheckIn
   bool allow_simulation_plain_sum_ = false;
   bool allow_simulation_summed_uploads_ = false;
   LocalStateSink local_state_sink_;

@@ -17,6 +17,9 @@ v1::RegisterRequest MakeRegisterRequest(const ParticipantHost& host, const std::
   request.set_enrollment_token(enrollment_token);
   request.set_signing_public_key(host.signing_public_key());
   for (uint32_t id : host.participant_ids()) request.add_participant_ids(id);
+  // The host takes a CheckInLater (ParticipantHost::TakeCheckIn); a transport that does not
+  // honour its delay still reconnects, on its own backoff.
+  request.set_accepts_check_in(true);
   return request;
 }
 
@@ -42,7 +45,10 @@ Backoff::Backoff(const BackoffOptions& options, absl::BitGenRef jitter, absl::Ti
     : options_(options), jitter_(jitter), step_(options.initial), last_worked_(now) {}
 
 void Backoff::StreamEnded(absl::Time opened, absl::Time now) {
-  if (now - opened <= kStreamWorkedAfter) return;
+  if (now - opened > kStreamWorkedAfter) Worked(now);
+}
+
+void Backoff::Worked(absl::Time now) {
   step_ = options_.initial;
   last_worked_ = now;
 }

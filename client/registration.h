@@ -59,6 +59,9 @@ class Backoff {
   // A Participate stream opened at `opened` ended at `now`. After one that stayed up longer than
   // kStreamWorkedAfter, the waits start again from `initial` and give_up_after counts from `now`.
   void StreamEnded(absl::Time opened, absl::Time now);
+  // The coordinator answered as it should (e.g. a check-in told the client to come back at
+  // `now`): the waits start again from `initial` and give_up_after counts from `now`.
+  void Worked(absl::Time now);
 
   // True when more than give_up_after has passed by `now` since a stream last worked.
   bool ShouldGiveUp(absl::Time now) const;

@@ -120,6 +120,8 @@ struct RegisterCall {
   v1::RegisterRequest request;
   v1::RegisterResponse response;
   grpc::Status status;
+  absl::Time asked;
+  absl::Time answered;
 };
 
 class Pool {
@@ -275,9 +277,11 @@ void Pool::StartRegister(size_t i) {
   m.registering = std::make_unique<RegisterCall>();
   RegisterCall* call = m.registering.get();
   call->request = MakeRegisterRequest(*m.host, m.name, options_.client.enrollment_token);
-  call->context.set_deadline(absl::ToChronoTime(absl::Now() + kRegisterDeadline));
+  call->asked = absl::Now();
+  call->context.set_deadline(absl::ToChronoTime(call->asked + kRegisterDeadline));
   m.stub->async()->Register(&call->context, &call->request, &call->response,
                             [this, i, call](grpc::Status s) {
+                              call->answered = absl::Now();
                               call->status = std::move(s);
                               Post(i);
                             });
@@ -318,6 +322,7 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
       return;
     }
     if (cancelling_) return;
+    if (observer() != nullptr) observer()->OnRegistered(i, call->asked, call->answered);
     // Retried: a coordinator fault, not a refusal.
     if (absl::Status valid = ValidateRegisterResponse(call->response); !valid.ok()) {
       Retry(i, valid, failure);
@@ -340,6 +345,12 @@ void Pool::HandleEnd(size_t i, std::optional<absl::Status>& failure) {
   }
   if (rpc::IsRefusal(call->status().error_code())) {
     failure = rpc::FromGrpc(call->status());
+    return;
+  }
+  if (const std::optional<absl::Duration> later = m.host->TakeCheckIn();
+      later && call->status().ok()) {
+    m.retry_at = absl::Now() + *later;  // state kWaiting: registers again then
+    m.backoff.Worked(m.retry_at);
     return;
   }
   m.backoff.StreamEnded(call->started(), absl::Now());

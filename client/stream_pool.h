@@ -32,6 +32,9 @@ class StreamObserver {
  public:
   virtual ~StreamObserver() = default;
   virtual StreamAction OnReceive(size_t host, const v1::ServerMessage& message) = 0;
+  // A registration of `host` was asked at `asked` and answered OK at `answered` (called on the
+  // pool's main thread, after the answer).
+  virtual void OnRegistered(size_t /*host*/, absl::Time /*asked*/, absl::Time /*answered*/) {}
 };
 
 struct StreamPoolOptions {
@@ -44,7 +47,8 @@ struct StreamPoolOptions {
 // Runs every host on its own stream until all hosts report the training done (OK), `stop`
 // becomes true (Cancelled), the coordinator refuses a registration or stream (its status), or one
 // host has had no working stream for give_up_after (Unavailable). Broken streams re-register with
-// exponential backoff, each host on its own schedule. InvalidArgument for bad options.
+// exponential backoff, each host on its own schedule; a stream the coordinator ended with a
+// CheckInLater re-registers after the delay it asked for. InvalidArgument for bad options.
 absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& hosts,
                            const StreamPoolOptions& options, const std::atomic<bool>& stop);
 

@@ -16,18 +16,27 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-size_t Connection::Send(v1::ServerMessage message) {
+size_t Connection::Send(v1::ServerMessage message) { return Queue(std::move(message), nullptr); }
+
+size_t Connection::SendLast(v1::ServerMessage message, const absl::Status& status) {
+  return Queue(std::move(message), &status);
+}
+
+size_t Connection::Queue(v1::ServerMessage message, const absl::Status* then_finish) {
   const size_t size = message.ByteSizeLong();
   if (sink_) {
     sink_(message);
+    if (then_finish != nullptr) Close(*then_finish);
     return size;
   }
   FederationReactor* reactor = nullptr;
   const v1::ServerMessage* next = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (reactor_ == nullptr || finishing_ || overflowed_) return 0;
-    if (QueueWouldOverflow(queue_.size(), queued_bytes_, size, max_queued_bytes_)) {
+    if (reactor_ == nullptr || finishing_ || overflowed_ || finish_when_written_) return 0;
+    if (then_finish != nullptr) {
+      finish_when_written_ = ToGrpc(*then_finish);  // small: never counted as an overflow
+    } else if (QueueWouldOverflow(queue_.size(), queued_bytes_, size, max_queued_bytes_)) {
       overflowed_ = true;  // keep only the message in flight
       while (queue_.size() > 1) {
         queued_bytes_ -= sizes_.back();
@@ -94,6 +103,10 @@ void Connection::WriteDone() {
       next = &queue_.front();
     } else {
       writing_ = false;
+      if (finish_when_written_) {
+        finishing_ = true;
+        finish = std::exchange(finish_when_written_, std::nullopt);
+      }
     }
     reactor = reactor_;
   }

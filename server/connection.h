@@ -59,6 +59,10 @@ class Connection {
   // Queues `message` for the client; returns its serialized size (0 once the stream ended or its
   // queue overflowed).
   size_t Send(v1::ServerMessage message);
+  // Queues `message` as the stream's last: the stream ends with `status` once everything queued,
+  // it included, is written (a check-in's CheckInLater). Its size, as Send; Send is a no-op from
+  // now on.
+  size_t SendLast(v1::ServerMessage message, const absl::Status& status);
   // True once, after the queue first overflowed (the coordinator then drops the stream's users).
   bool TakeOverflow();
   bool overflowed();
@@ -77,6 +81,8 @@ class Connection {
  private:
   friend class FederationReactor;
 
+  // Send, and SendLast when `then_finish` is set.
+  size_t Queue(v1::ServerMessage message, const absl::Status* then_finish);
   // Reactor side (all under mu_ except the gRPC calls themselves).
   void Attach(FederationReactor* reactor);
   void WriteDone();
@@ -100,6 +106,8 @@ class Connection {
   bool writing_ = false;
   bool finishing_ = false;  // no new writes; finish when the current one completes
   std::optional<grpc::Status> pending_finish_;
+  // Set by SendLast: no new writes; finish with it once the queue is written.
+  std::optional<grpc::Status> finish_when_written_;
 };
 
 // What the coordinator does with a stream's events (called on gRPC threads); the reactor makes

@@ -95,9 +95,11 @@ class Coordinator final : public StreamHandler {
   // Any thread: the run in progress is cancelled: Run() tells its clients it is over and returns
   // Cancelled. A cancel between runs is forgotten (StartRun begins the next without one).
   void CancelRun() { router_.StopRun(); }
-  // StreamRouter's revocation, stalled uploads and disconnect wait.
+  // StreamRouter's revocation, stalled uploads, check-in and disconnect wait.
   int EndRevokedStreams() { return router_.EndRevokedStreams(); }
   int EndStalledUploads(absl::Time now) { return router_.EndStalledUploads(now); }
+  int DismissIdleStreams(absl::Time now) { return router_.DismissIdleStreams(now); }
+  absl::Time CheckInsDueBy() const { return router_.CheckInsDueBy(); }
   uint64_t upload_buffer_bytes() const { return router_.upload_buffer_bytes(); }
   void WaitForDisconnects(absl::Duration timeout) { router_.WaitForDisconnects(timeout); }
   uint64_t NextConnectionId() { return router_.NextConnectionId(); }

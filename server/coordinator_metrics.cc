@@ -35,6 +35,9 @@ void AddStatus(const v1::StatusResponse& status, PrometheusText& out) {
   out.Sample("fedmf_registered_participants", status.registered_users());
   out.Family("fedmf_live_streams", "gauge", "Client processes with a live Participate stream.");
   out.Sample("fedmf_live_streams", status.connected_clients());
+  out.Family("fedmf_checked_in_streams_total", "counter",
+             "Streams ended by check-in: told to come back when a round needs them.");
+  out.Sample("fedmf_checked_in_streams_total", static_cast<double>(status.checked_in_streams()));
   out.Family("fedmf_received_bytes_total", "counter",
              "Serialized message bytes received from clients.");
   out.Sample("fedmf_received_bytes_total", static_cast<double>(status.bytes_in()));

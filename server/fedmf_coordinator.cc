@@ -138,6 +138,15 @@ ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
           "(DEADLINE_EXCEEDED)");
+ABSL_FLAG(double, check_in_period_s, 0,
+          "check-in (docs/runtime.md): while a round runs, end the streams it does not need (of "
+          "clients that accept check-in, open for --check_in_window_s) and tell each to come back "
+          "after a random delay of 0.5 to 1.5 times this, so idle devices hold no connection; "
+          "0: off (every stream stays)");
+ABSL_FLAG(double, check_in_window_s,
+          absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().check_in_window),
+          "with --check_in_period_s: how long a stream stays open before check-in may end it (a "
+          "device that came back is available to the next round's cohort for this long)");
 ABSL_FLAG(bool, service, false,
           "run as a long-running service: start with no run, train the runs submitted to it "
           "(`fedmf-coordinator submit FILE`) one at a time, each in STATE_DIR/runs/<id>/, and "
@@ -437,6 +446,15 @@ absl::Status Serve() {
   }
   options.max_upload_buffer_bytes = static_cast<uint64_t>(upload_buffer_mib) << 20;
   options.upload_timeout = absl::Seconds(upload_timeout_s);
+  const double check_in_period_s = absl::GetFlag(FLAGS_check_in_period_s);
+  const double check_in_window_s = absl::GetFlag(FLAGS_check_in_window_s);
+  if (!(check_in_period_s >= 0) || !(check_in_window_s >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("--check_in_period_s (", check_in_period_s,
+                                                   ") and --check_in_window_s (", check_in_window_s,
+                                                   ") must be >= 0"));
+  }
+  options.check_in_period = absl::Seconds(check_in_period_s);
+  options.check_in_window = absl::Seconds(check_in_window_s);
   ServiceData data;
   data.models = options.models;
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
@@ -565,7 +583,8 @@ absl::Status Serve() {
       .Add("max_stream_queue_mib", queue_mib)
       .Add("max_registrations_per_s", limits.registrations_per_second)
       .Add("max_message_mib", message_mib)
-      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20);
+      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20)
+      .Add("check_in_period_s", absl::ToDoubleSeconds(options.check_in_period));
   std::unique_ptr<MetricsServer> metrics;
   if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> started =
@@ -592,13 +611,15 @@ absl::Status Serve() {
   // Stops the coordinator on a signal (the process first: the run in progress is left for the
   // restart, not cancelled); every second, ends the streams of revoked identities (within a
   // second of the file's change, for the streams that send nothing: the others end at their next
-  // message) and those whose chunked upload stalled, and stops a run whose cancel was asked for.
+  // message), those whose chunked upload stalled and, with check-in, those a round does not need,
+  // and stops a run whose cancel was asked for.
   std::thread watcher([&coordinator, &runs] {
     for (int tick = 1; !g_stop.load(); ++tick) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (tick % 10 != 0) continue;
       coordinator.EndRevokedStreams();
       coordinator.EndStalledUploads(absl::Now());
+      coordinator.DismissIdleStreams(absl::Now());
       if (runs) runs->Poll();
     }
     coordinator.Stop();
@@ -612,6 +633,20 @@ absl::Status Serve() {
         .Add("effect", "training the submitted runs one at a time until stopped");
   }
   const absl::Status status = service ? runs->Serve() : coordinator.Run();
+  if (!service && status.ok() && !absl::GetFlag(FLAGS_serve)) {
+    // Devices told to check in later hear that training is over when they register again: a
+    // one-shot coordinator stays until the last of them is due back (and a little longer, for
+    // its registration to arrive).
+    const absl::Time until = coordinator.CheckInsDueBy() + absl::Seconds(2);
+    if (until > absl::Now()) {
+      EventLine("check_in_drain")
+          .Add("wait_s", absl::ToDoubleSeconds(until - absl::Now()))
+          .Add("effect", "telling devices that check in again that training is over");
+    }
+    while (absl::Now() < until && !g_stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
   coordinator.WaitForDisconnects(absl::Seconds(5));  // let clients read the final result
   if (!service && status.ok() && absl::GetFlag(FLAGS_serve) && !g_stop.load()) {
     const v1::PublishedModels published = coordinator.Status().models();

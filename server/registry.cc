@@ -50,6 +50,7 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
   r.name = request.client_name().substr(0, 128);
   r.identity = std::string(identity);
   r.signing_key = request.signing_public_key();
+  r.accepts_check_in = request.accepts_check_in();
   r.participant_ids.assign(request.participant_ids().begin(), request.participant_ids().end());
   std::sort(r.participant_ids.begin(), r.participant_ids.end());
   for (size_t i = 0; i < r.participant_ids.size(); ++i) {
@@ -193,7 +194,7 @@ absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_toke
       ++live_in_range_;
     }
   }
-  streams_[connection.get()] = Stream{connection, r};
+  streams_[connection.get()] = Stream{connection, r, clock_()};
   ErasePending(it);
   return takeover;
 }
@@ -254,6 +255,20 @@ std::vector<uint32_t> Registry::LiveUsers() const {
 std::vector<std::shared_ptr<Connection>> Registry::Connections() const {
   std::vector<std::shared_ptr<Connection>> out;
   for (const auto& [c, stream] : streams_) out.push_back(stream.connection);
+  return out;
+}
+
+std::vector<std::shared_ptr<Connection>> Registry::IdleStreams(
+    absl::Time bound_by, const std::vector<uint32_t>& kept) const {
+  std::vector<std::shared_ptr<Connection>> out;
+  for (const auto& [c, stream] : streams_) {
+    const Registration& r = stream.registration;
+    if (!r.accepts_check_in || stream.bound_at > bound_by) continue;
+    const bool needed = std::any_of(
+        r.participant_ids.begin(), r.participant_ids.end(),
+        [&kept](uint32_t id) { return std::binary_search(kept.begin(), kept.end(), id); });
+    if (!needed) out.push_back(stream.connection);
+  }
   return out;
 }
 

@@ -114,6 +114,10 @@ class Registry {
     return participant_id <= num_users_ && owner_.contains(participant_id);
   }
   std::vector<std::shared_ptr<Connection>> Connections() const;
+  // The live streams a check-in may end (stream_router.h DismissIdleStreams): of clients that
+  // accept check-in, bound at or before `bound_by`, hosting none of `kept` (ascending).
+  std::vector<std::shared_ptr<Connection>> IdleStreams(absl::Time bound_by,
+                                                       const std::vector<uint32_t>& kept) const;
   // Connections().size() without copying them.
   int64_t ConnectionCount() const { return static_cast<int64_t>(streams_.size()); }
 
@@ -125,6 +129,7 @@ class Registry {
     std::string credential;  // from the credentials file; empty with the shared token
     std::string signing_key;
     std::vector<uint32_t> participant_ids;  // ascending, distinct
+    bool accepts_check_in = false;          // RegisterRequest.accepts_check_in
     // Who max_pending_per_client counts this registration against (empty: nobody).
     std::string PendingKey() const { return credential.empty() ? identity : credential; }
     // Who max_streams_per_client counts its stream against, as error messages name them: its
@@ -134,6 +139,7 @@ class Registry {
   struct Stream {
     std::shared_ptr<Connection> connection;
     Registration registration;
+    absl::Time bound_at;
   };
 
   // Forgets the registrations whose session token expired by `now`.

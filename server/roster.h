@@ -36,7 +36,8 @@ class Roster {
   // Stopped for good (a cancelled run of the long-running service), not for a restart that
   // resumes the run: the driver tells the clients the run is over.
   virtual bool run_cancelled() const = 0;
-  // To every connected client process (e.g. the end of training).
+  // To every connected client process (e.g. the end of training). A training_done result also
+  // reaches every stream that opens after it.
   virtual void Broadcast(const v1::RoundResult& result) = 0;
   // Ends every stream with `status`; how many there were.
   virtual int CloseAll(const absl::Status& status) = 0;

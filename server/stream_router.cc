@@ -1,10 +1,13 @@
 #include "server/stream_router.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
 #include "wire/chunking.h"
@@ -52,6 +55,13 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   // The same credential reconnected: its old streams are over. Their users stay, on this one,
   // but they missed what the round in progress sent them there: they drop out of it.
   for (uint32_t id : replaced->participant_ids) Deliver(AggregationInbox::Dropped{id});
+  if (training_done_) {
+    // Registered before the end, bound after the broadcast (likely with check-in, whose devices
+    // keep coming back): the stream would otherwise wait for a task forever.
+    v1::ServerMessage done;
+    *done.mutable_result() = *training_done_;
+    Send(*connection, std::move(done));
+  }
   Changed();  // the driver may be waiting for users
   lock.unlock();
   for (const std::shared_ptr<Connection>& old : replaced->streams) {
@@ -70,8 +80,12 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status;
-  if (!registry_.IsBound(connection.get())) {  // ended by a takeover while this was in flight
-    status = absl::FailedPreconditionError("the stream is no longer bound");
+  if (!registry_.IsBound(connection.get())) {
+    // Ended by a takeover while this was in flight (a refusal), or told to check in later (the
+    // client has done nothing wrong: ignored, the stream ends anyway).
+    if (!checking_in_.contains(connection->id())) {
+      status = absl::FailedPreconditionError("the stream is no longer bound");
+    }
   } else {
     traffic_.AddUp(wire::StageOf(message), size);
     status = Dispatch(connection, message);
@@ -88,6 +102,10 @@ MessageBounds StreamRouter::ClientMessageBounds() const {
 
 void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (checking_in_.erase(connection->id()) > 0) {  // unbound and logged by DismissIdleStreams
+    connection->upload().Abandon(upload_budget_);
+    return;
+  }
   const std::string name = registry_.NameOf(connection.get());
   const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
   connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
@@ -245,6 +263,11 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
   std::lock_guard<std::mutex> lock(mu_);
   traffic_.Reset();
   inbox_.Attach(aggregation);
+  if (task.plan().phase() <= 0) round_users_.clear();  // a round's first phase, or an evaluation
+  std::vector<uint32_t> kept;
+  std::set_union(round_users_.begin(), round_users_.end(), aggregation->cohort().begin(),
+                 aggregation->cohort().end(), std::back_inserter(kept));
+  round_users_ = std::move(kept);
   // Never lowered: a late message of an earlier aggregation still fits.
   bounds_ = Larger(bounds_, BoundsOf(task, options_.max_upload_bytes));
   upload_budget_.ShareAmong(aggregation->cohort().size());
@@ -311,6 +334,7 @@ PhaseTransport::Traffic StreamRouter::CurrentTraffic() const {
 
 void StreamRouter::Broadcast(const v1::RoundResult& result) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (result.training_done()) training_done_ = result;
   for (const std::shared_ptr<Connection>& c : registry_.Connections()) {
     v1::ServerMessage m;
     *m.mutable_result() = result;
@@ -407,6 +431,7 @@ void StreamRouter::AddTo(v1::StatusResponse& status) const {
   std::lock_guard<std::mutex> lock(mu_);
   status.set_registered_users(static_cast<int32_t>(registry_.LiveUserCount()));
   status.set_connected_clients(static_cast<int32_t>(registry_.ConnectionCount()));
+  status.set_checked_in_streams(dismissed_streams_);
   status.set_bytes_in(bytes_in_.load());
   status.set_bytes_out(bytes_out_.load());
   for (const auto& [id, reason] : exclusions_.excluded()) {
@@ -443,6 +468,45 @@ int StreamRouter::EndRevokedStreams() {
     }
   }
   return ended;
+}
+
+int StreamRouter::DismissIdleStreams(absl::Time now) {
+  if (options_.check_in_period <= absl::ZeroDuration()) return 0;
+  std::vector<std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> dismissed;
+  size_t users = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (inbox_.aggregation() == nullptr) return 0;
+    const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
+    for (std::shared_ptr<Connection>& c :
+         registry_.IdleStreams(now - options_.check_in_window, round_users_)) {
+      users += registry_.Unbind(c.get()).size();
+      checking_in_.insert(c->id());
+      const int64_t delay_ms =
+          std::max<int64_t>(1, std::llround(absl::Uniform(check_in_delays_, 0.5, 1.5) * period_ms));
+      check_ins_due_by_ = std::max(check_ins_due_by_, now + absl::Milliseconds(delay_ms));
+      v1::ServerMessage message;
+      message.mutable_check_in_later()->set_retry_after_ms(delay_ms);
+      dismissed.emplace_back(std::move(c), std::move(message));
+    }
+    if (dismissed.empty()) return 0;
+    dismissed_streams_ += static_cast<int64_t>(dismissed.size());
+    Changed();
+  }
+  for (auto& [connection, message] : dismissed) {
+    bytes_out_ += static_cast<int64_t>(connection->SendLast(std::move(message), absl::OkStatus()));
+  }
+  // One line a sweep: a stream_closed line each would be most of the log of a large fleet.
+  EventLine("check_in_dismissed")
+      .Add("streams", dismissed.size())
+      .Add("users", users)
+      .Add("period_s", absl::ToDoubleSeconds(options_.check_in_period));
+  return static_cast<int>(dismissed.size());
+}
+
+absl::Time StreamRouter::CheckInsDueBy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return check_ins_due_by_;
 }
 
 int StreamRouter::EndStalledUploads(absl::Time now) {

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -106,6 +109,16 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // Ends (DEADLINE_EXCEEDED) the streams whose chunked upload started more than
   // options.upload_timeout before `now`, logging event=upload_stalled; returns how many.
   int EndStalledUploads(absl::Time now);
+  // Check-in (options.check_in_period > 0): ends, each with a CheckInLater, the streams of
+  // clients that accept check-in, bound at least options.check_in_window before `now`, hosting
+  // no user of the round in progress (its phases' cohorts so far), while an aggregation is
+  // attached; their users are no longer live at once. Nothing is ended between aggregations,
+  // while the driver may be choosing a cohort among the live users. Logs event=check_in_dismissed;
+  // returns how many streams it ended.
+  int DismissIdleStreams(absl::Time now);
+  // When the last stream DismissIdleStreams ended is due back (InfinitePast: none), so that a
+  // one-shot coordinator can stay until every dismissed device has heard that training is over.
+  absl::Time CheckInsDueBy() const;
   uint64_t upload_buffer_bytes() const { return upload_budget_.held(); }
   // Waits (up to `timeout`) until every client stream has closed.
   void WaitForDisconnects(absl::Duration timeout);
@@ -153,7 +166,17 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   uint64_t generation_ = 0;                  // counts Changed()
   MessageBounds bounds_ = kUnplannedBounds;  // what a client message may be now
   bool stop_ = false;
+  // The cohorts of the round in progress so far, ascending: a later phase's participants come
+  // from an earlier phase's cohort, so check-in keeps them all until the next round.
+  std::vector<uint32_t> round_users_;
+  absl::BitGen check_in_delays_;
+  int64_t dismissed_streams_ = 0;  // by check-in, since the start (Status)
+  absl::Time check_ins_due_by_ = absl::InfinitePast();
+  // Connection ids of the streams DismissIdleStreams ended, until they close.
+  absl::flat_hash_set<uint64_t> checking_in_;
 
+  // The training_done result once broadcast: a stream bound later gets it when it opens.
+  std::optional<v1::RoundResult> training_done_;
   // The run's stop (StopRun, until BeginRun), apart from the process's stop_.
   bool run_stop_ = false;
 };

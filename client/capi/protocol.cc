@@ -2,9 +2,11 @@
 // (client/include/fedmf/fedmf_client.h).
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "client/capi/capi_internal.h"
 #include "client/registration.h"
 #include "common/algorithms/scorer.h"
@@ -175,6 +177,12 @@ int64_t fedmf_participant_rounds_completed(const fedmf_participant* participant)
 int fedmf_participant_training_done(const fedmf_participant* participant) {
   return participant != nullptr &&
          (participant->host->training_done() || participant->registered_done);
+}
+
+int64_t fedmf_participant_take_check_in_ms(fedmf_participant* participant) {
+  if (participant == nullptr) return -1;
+  const std::optional<absl::Duration> later = participant->host->TakeCheckIn();
+  return later ? absl::ToInt64Milliseconds(*later) : -1;
 }
 
 int fedmf_participant_has_model(const fedmf_participant* participant) {

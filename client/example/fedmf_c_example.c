@@ -358,12 +358,18 @@ int main(int argc, char** argv) {
     fedmf_participant_destroy(p);
     return Fail("--ratings");
   }
-  const time_t start = time(NULL);
+  time_t start = time(NULL);
   /* A state saved after the end of training needs no connection. */
   int done = fedmf_participant_training_done(p);
   while (!done && !(done = Session(p, &o)) && time(NULL) - start < o.give_up_after_s) {
-    struct timespec wait = {0, 200 * 1000 * 1000};
+    /* Check-in: the coordinator ended the stream until it needs this device; the session's
+     * transport (its connection) is gone meanwhile. Give up only a full period after that. */
+    const int64_t later_ms = fedmf_participant_take_check_in_ms(p);
+    const int64_t wait_ms = later_ms >= 0 ? later_ms : 200;
+    if (later_ms >= 0) printf("event=c_example_check_in_later wait_ms=%lld\n", (long long)later_ms);
+    struct timespec wait = {(time_t)(wait_ms / 1000), (long)(wait_ms % 1000) * 1000 * 1000};
     nanosleep(&wait, NULL);
+    if (later_ms >= 0) start = time(NULL);
   }
   int32_t items[5];
   double scores[5];

@@ -12,6 +12,12 @@
 #   of a round they were in), no round aborted, the 3 rounds applied; every coordinator dropout is
 #   a reconnecting user (at least those cut mid-round, at most all of them: one cut between rounds
 #   drops out of the next round when its cohort was drawn before the cut was seen).
+# CASE checkin: the coordinator checks devices in (--check_in_period_s=1, window 0.5 s, cohort
+#   20 of 200, the first round waiting for its cohort only), 5 rounds, every message 100-200 ms
+#   late so that rounds outlast the coordinator's 1 s sweep, no other faults. Checks: streams were
+#   ended by check-in and their users came back (the loadgen received CheckInLater messages and
+#   the later cohorts filled), the 3 rounds applied, and no cohort member was ever dismissed:
+#   the coordinator counted no dropout at all.
 set -euo pipefail
 BUILD="${1:?BUILD_DIR}"
 CASE="${2:-200}"
@@ -20,19 +26,25 @@ case "$CASE" in
   200) FAULTS=(--drop_advertise=0.05 --drop_masked=0.05 --drop_mode=disconnect
     --extra_latency_ms=0:20 --slow_fraction=0.02 --slow_latency_ms=300) ;;
   reconnect) FAULTS=(--reconnect_fraction=0.1 --reconnect_after=1) ;;
+  checkin) FAULTS=(--extra_latency_ms=100:200) ;;
   *) echo "unknown case $CASE"; exit 2 ;;
 esac
-out="$(CHANNELS=8 STAGE_TIMEOUT=30 COORD_FLAGS="--secagg_signatures=false" \
-  "$ROOT/tools/load/run-load.sh" "$BUILD" 200 0.5 3 complete "${FAULTS[@]}" --seed=3 \
-  --give_up_after_s=60)"
+PARTICIPATION=0.5 COORD_FLAGS="--secagg_signatures=false" WAIT=200 ROUNDS=3
+if [[ "$CASE" == checkin ]]; then
+  PARTICIPATION=0.1 WAIT=20 ROUNDS=5
+  COORD_FLAGS+=" --check_in_period_s=1 --check_in_window_s=0.5"
+fi
+out="$(CHANNELS=8 STAGE_TIMEOUT=30 COORD_FLAGS="$COORD_FLAGS" WAIT_FOR_USERS="$WAIT" \
+  "$ROOT/tools/load/run-load.sh" "$BUILD" 200 "$PARTICIPATION" "$ROUNDS" complete "${FAULTS[@]}" \
+  --seed=3 --give_up_after_s=60)"
 echo "$out"
 line="$(grep '^loadgen_result ' <<<"$out")" || { echo "FAIL: no loadgen_result line"; exit 1; }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
 fail() { echo "FAIL: $*"; exit 1; }
 [[ "$(field status)" == OK ]] || fail "loadgen status $(field status)"
-[[ "$(field rounds_applied)" == 3 ]] || fail "rounds_applied=$(field rounds_applied)"
-[[ "$(field coord_rounds)" == 3 ]] || fail "Admin.Status rounds=$(field coord_rounds)"
-[[ "$(field log_applied)" == 3 ]] || fail "log_applied=$(field log_applied)"
+[[ "$(field rounds_applied)" == "$ROUNDS" ]] || fail "rounds_applied=$(field rounds_applied)"
+[[ "$(field coord_rounds)" == "$ROUNDS" ]] || fail "Admin.Status rounds=$(field coord_rounds)"
+[[ "$(field log_applied)" == "$ROUNDS" ]] || fail "log_applied=$(field log_applied)"
 [[ "$(field log_aborted)" == 0 ]] || fail "log_aborted=$(field log_aborted)"
 [[ "$(field failed_attempts)" == 0 ]] || fail "failed_attempts=$(field failed_attempts)"
 [[ -n "$(field round_p99_s)" && -n "$(field coord_peak_rss_mib)" ]] || fail "missing figures"
@@ -44,6 +56,15 @@ if [[ "$CASE" == reconnect ]]; then
   ((dropouts >= mid_round && dropouts <= reconnects)) ||
     fail "coordinator dropouts $dropouts not within [$mid_round, $reconnects]"
   echo "PASS loadgen_reconnect ($reconnects reconnects, $mid_round mid-round, $dropouts dropouts)"
+  exit 0
+fi
+if [[ "$CASE" == checkin ]]; then
+  check_ins="$(field check_ins)"
+  ((check_ins > 0)) || fail "no CheckInLater reached the loadgen"
+  [[ "$(field tasks)" == 100 ]] || fail "tasks=$(field tasks) (5 cohorts of 20)"
+  [[ "$(field log_dropouts)" == 0 ]] || fail "coordinator dropouts $(field log_dropouts): a" \
+    "cohort member was dismissed"
+  echo "PASS loadgen_checkin ($check_ins check-ins)"
   exit 0
 fi
 [[ "$(field tasks)" == 300 ]] || fail "tasks=$(field tasks) (3 cohorts of 100)"

@@ -15,7 +15,12 @@
 # coordinator flags, e.g. "--secagg_signatures=false --dropout_fraction=0.4"), KEEP=DIR (keep the
 # logs there), LOADGENS (1): split the users over this many fedmf-loadgen processes (one process
 # cannot hold 100,000), each with CHANNELS connections and WORKERS threads and its own summary, the
-# first also reporting the coordinator's CPU and peak RSS. Exits 77 when the open-file hard limit
+# first also reporting the coordinator's CPU and peak RSS; WAIT_FOR_USERS (USERS): users the
+# first round waits for (with check-in, --check_in_period_s in COORD_FLAGS, the cohort: devices
+# that came back are told to leave again while a round runs, so all USERS are never live at
+# once); LOADGEN_NICE (0): run the loadgens at this nice value (19 gives the coordinator the CPU
+# whenever it wants it, so the Status and registration latencies measure the coordinator, not
+# the machine's contention). Exits 77 when the open-file hard limit
 # is below CHANNELS + 100. Every process started here is killed on exit.
 set -euo pipefail
 BUILD="${1:?BUILD_DIR}"
@@ -37,7 +42,7 @@ COHORT="$(awk -v n="$USERS" -v p="$PARTICIPATION" 'BEGIN { printf "%d", n * p + 
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$USERS" \
   --num_items=2048 --set=rank=16 --set=item_model=compressed --set=compression=2 --set=mechanism=none \
   --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=$((COHORT / 2)) \
-  --wait_for_users="$USERS" --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 \
+  --wait_for_users="${WAIT_FOR_USERS:-$USERS}" --stage_timeout_s="$STAGE_TIMEOUT" --eval_every=0 \
   --secagg_graph="$GRAPH" "${EXTRA[@]}"
 echo "== $USERS users, cohort $COHORT ($PARTICIPATION), $ROUNDS rounds, graph $GRAPH," \
   "channels $CHANNELS, workers $WORKERS, stage timeout ${STAGE_TIMEOUT}s," \
@@ -50,7 +55,7 @@ for ((g = 0; g < LOADGENS; g++)); do
   count=$((USERS - first < PER_LOADGEN ? USERS - first : PER_LOADGEN))
   coordinator_pid=0
   ((g == 0)) && coordinator_pid="$COORD_PID"
-  "$LOADGEN" --coordinator="127.0.0.1:$PORT" --channels="$CHANNELS" --workers="$WORKERS" \
+  nice -n "${LOADGEN_NICE:-0}" "$LOADGEN" --coordinator="127.0.0.1:$PORT" --channels="$CHANNELS" --workers="$WORKERS" \
     --data="synthetic:users=$USERS,items=2048,per_user=20,min_per_user=5" \
     --first_user="$first" --users="$count" --coordinator_pid="$coordinator_pid" \
     --coordinator_log="$WORK/coordinator.log" "$@" >"$WORK/loadgen-$g.out" 2>"$WORK/loadgen-$g.log" &

@@ -93,21 +93,24 @@ void OnSignal(int) { g_stop.store(true); }
 struct Sampled {
   bool have_status = false;
   v1::StatusResponse status;
+  int32_t max_streams = 0;  // the most live streams any Status answer counted
   bool have_proc = false;
   ProcStats proc;
 };
 
 // Polls Admin.Status and /proc/<pid> until Stop(), keeping the last good answers and recording
-// each Status call's latency (series admin_status: what an operator's status call waits, e.g.
-// while the coordinator unmasks).
+// each Status call's latency (series admin_status: what an operator's status call waits; and
+// admin_status_unmasking, the calls that overlapped an unmasking window).
 class Sampler {
  public:
+  // `observer` (outlives the sampler) says which calls overlapped an unmasking window.
   Sampler(const std::string& target, int64_t pid, absl::Duration interval,
-          LatencyRecorder* latencies)
+          LatencyRecorder* latencies, const LoadObserver* observer)
       : stub_(v1::Admin::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()))),
         pid_(pid),
         interval_(interval),
         latencies_(latencies),
+        observer_(observer),
         thread_([this] { Loop(); }) {}
   ~Sampler() { Stop(); }
 
@@ -153,7 +156,12 @@ class Sampler {
     const bool status_ok = stub_->Status(&context, v1::StatusRequest(), &response).ok();
     // The first answer also waited for the channel to connect: not a Status latency.
     if (status_ok && answered_) {
-      latencies_->Add("admin_status", absl::ToDoubleSeconds(absl::Now() - asked));
+      const absl::Time answered = absl::Now();
+      const double seconds = absl::ToDoubleSeconds(answered - asked);
+      latencies_->Add("admin_status", seconds);
+      if (observer_->OverlapsUnmasking(asked, answered)) {
+        latencies_->Add("admin_status_unmasking", seconds);
+      }
     }
     answered_ = answered_ || status_ok;
     std::optional<ProcStats> proc;
@@ -163,6 +171,7 @@ class Sampler {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_ok) {
       last_.have_status = true;
+      last_.max_streams = std::max(last_.max_streams, response.connected_clients());
       last_.status = std::move(response);
     }
     if (proc) {
@@ -175,6 +184,7 @@ class Sampler {
   const int64_t pid_;
   const absl::Duration interval_;
   LatencyRecorder* const latencies_;
+  const LoadObserver* const observer_;
   bool answered_ = false;  // the loop thread's: a Status call succeeded before
   std::mutex mu_;
   std::condition_variable cv_;
@@ -287,7 +297,7 @@ absl::Status Run() {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   Sampler sampler(pool.client.target, absl::GetFlag(FLAGS_coordinator_pid),
-                  absl::Seconds(absl::GetFlag(FLAGS_status_interval_s)), &latencies);
+                  absl::Seconds(absl::GetFlag(FLAGS_status_interval_s)), &latencies, &observer);
   // Users that cut their stream in the last round may find the coordinator gone: once the end
   // was announced, they are stopped after --end_grace_s.
   std::atomic<bool> stop{false};
@@ -343,17 +353,22 @@ absl::Status Run() {
       // Users that drop at Unmasking already sent their masked input: the sum holds them, so
       // the coordinator does not count them as dropouts.
       " drops_before_unmask=", c.DropsTotal() - c.drops[3], " reconnects=", c.reconnects,
-      " reconnects_in_round=", c.reconnects_in_round,
+      " reconnects_in_round=", c.reconnects_in_round, " check_ins=", c.check_ins,
       absl::StrFormat(" wall_s=%.2f rounds_s=%.2f", absl::ToDoubleSeconds(end - start), active_s));
   if (active_s > 0) {
     absl::StrAppend(&line, absl::StrFormat(" rounds_per_s=%.4f users_per_s=%.2f",
                                            c.rounds_applied / active_s, contributions / active_s));
   }
   const std::map<std::string, Percentiles> summaries = latencies.Summaries();
-  std::vector<const char*> series_names;  // the SecAgg stages' (StageSeries), the round's, Status's
+  // The SecAgg stages' (StageSeries), the round's, Status's and registrations' (all, and those
+  // overlapping an unmasking window).
+  std::vector<const char*> series_names;
   for (const secagg::StageNames& stage : secagg::kStages) series_names.push_back(stage.key);
   series_names.push_back("round");
-  series_names.push_back("admin_status");
+  for (const char* series :
+       {"admin_status", "admin_status_unmasking", "register", "register_unmasking"}) {
+    series_names.push_back(series);
+  }
   for (const char* series : series_names) {
     const auto it = summaries.find(series);
     if (it == summaries.end()) continue;
@@ -364,12 +379,15 @@ absl::Status Run() {
   }
   if (sampled.have_status) {
     absl::StrAppend(&line, " coord_rounds=", sampled.status.round(),
+                    " coord_max_streams=", sampled.max_streams,
+                    " coord_checked_in_streams=", sampled.status.checked_in_streams(),
                     " coord_bytes_in=", sampled.status.bytes_in(),
                     " coord_bytes_out=", sampled.status.bytes_out());
   }
   if (sampled.have_proc) {
     absl::StrAppend(&line, absl::StrFormat(" coord_cpu_s=%.2f", sampled.proc.cpu_seconds),
-                    " coord_peak_rss_mib=", Mib(sampled.proc.peak_rss_bytes));
+                    " coord_peak_rss_mib=", Mib(sampled.proc.peak_rss_bytes),
+                    " coord_rss_mib=", Mib(sampled.proc.resident_bytes));
   }
   if (absl::StatusOr<ProcStats> self = ReadProcStats(getpid()); self.ok()) {
     absl::StrAppend(&line, absl::StrFormat(" loadgen_cpu_s=%.2f", self->cpu_seconds),
@@ -390,11 +408,11 @@ absl::Status Run() {
               active_s);
   std::printf(
       "cohort tasks %lld; dropouts injected: advertise %lld, share %lld, masked %lld, "
-      "unmask %lld; reconnects %lld (%lld mid-round)\n",
+      "unmask %lld; reconnects %lld (%lld mid-round); check-ins %lld\n",
       static_cast<long long>(c.tasks), static_cast<long long>(c.drops[0]),
       static_cast<long long>(c.drops[1]), static_cast<long long>(c.drops[2]),
       static_cast<long long>(c.drops[3]), static_cast<long long>(c.reconnects),
-      static_cast<long long>(c.reconnects_in_round));
+      static_cast<long long>(c.reconnects_in_round), static_cast<long long>(c.check_ins));
   std::printf("%-13s %7s %9s %9s %9s %9s (seconds, client view)\n", "stage", "n", "p50", "p95",
               "p99", "max");
   for (const auto& [series, p] : summaries) {
@@ -402,13 +420,17 @@ absl::Status Run() {
                 p.p99, p.max);
   }
   if (sampled.have_status) {
-    std::printf("coordinator status: %lld rounds, bytes in %s MiB, out %s MiB\n",
-                static_cast<long long>(sampled.status.round()),
-                Mib(sampled.status.bytes_in()).c_str(), Mib(sampled.status.bytes_out()).c_str());
+    std::printf(
+        "coordinator status: %lld rounds, bytes in %s MiB, out %s MiB, at most %d live streams, "
+        "%lld ended by check-in\n",
+        static_cast<long long>(sampled.status.round()), Mib(sampled.status.bytes_in()).c_str(),
+        Mib(sampled.status.bytes_out()).c_str(), sampled.max_streams,
+        static_cast<long long>(sampled.status.checked_in_streams()));
   }
   if (sampled.have_proc) {
-    std::printf("coordinator process: CPU %.1f s, peak RSS %s MiB\n", sampled.proc.cpu_seconds,
-                Mib(sampled.proc.peak_rss_bytes).c_str());
+    std::printf("coordinator process: CPU %.1f s, peak RSS %s MiB, RSS at the end %s MiB\n",
+                sampled.proc.cpu_seconds, Mib(sampled.proc.peak_rss_bytes).c_str(),
+                Mib(sampled.proc.resident_bytes).c_str());
   }
   if (log) {
     std::printf(

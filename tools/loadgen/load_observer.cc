@@ -90,8 +90,12 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
   const uint32_t participant = participants_[host];
   client::StreamAction action;
   action.delay = schedule_->Latency(participant, h.messages++);
+  if (message.has_check_in_later()) check_ins_.fetch_add(1);
   const MessageKind kind = Classify(message);
   if (kind == MessageKind::kOther) return action;
+  if (kind == MessageKind::kUnmasking || kind == MessageKind::kResult) {
+    MarkUnmasking(kind == MessageKind::kUnmasking, now);
+  }
   const int64_t round = RoundOf(message);
   // A task opens an attempt: a user gone from an earlier attempt at the round is back for it.
   if (kind == MessageKind::kTask) h.attempt = message.task().attempt();
@@ -150,12 +154,35 @@ client::StreamAction LoadObserver::OnReceive(size_t host, const v1::ServerMessag
   return action;
 }
 
+void LoadObserver::MarkUnmasking(bool starts, absl::Time now) {
+  if (unmasking_open_.load() == starts) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool open = !unmasking_.empty() && unmasking_.back().second == absl::InfiniteFuture();
+  if (starts && !open) unmasking_.emplace_back(now, absl::InfiniteFuture());
+  if (!starts && open) unmasking_.back().second = now;
+  unmasking_open_.store(starts);
+}
+
+bool LoadObserver::OverlapsUnmasking(absl::Time asked, absl::Time answered) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::any_of(unmasking_.begin(), unmasking_.end(), [&](const auto& window) {
+    return window.first <= answered && asked < window.second;
+  });
+}
+
+void LoadObserver::OnRegistered(size_t /*host*/, absl::Time asked, absl::Time answered) {
+  const double seconds = absl::ToDoubleSeconds(answered - asked);
+  latencies_->Add("register", seconds);
+  if (OverlapsUnmasking(asked, answered)) latencies_->Add("register_unmasking", seconds);
+}
+
 LoadCounters LoadObserver::Counters() const {
   LoadCounters c;
   c.tasks = tasks_.load();
   for (int s = 0; s < kNumDropStages; ++s) c.drops[s] = drops_[s].load();
   c.reconnects = reconnects_.load();
   c.reconnects_in_round = reconnects_in_round_.load();
+  c.check_ins = check_ins_.load();
   std::lock_guard<std::mutex> lock(mu_);
   c.rounds_applied = static_cast<int64_t>(applied_rounds_.size());
   for (const HostState& h : hosts_)

@@ -42,6 +42,7 @@ struct LoadCounters {
   int64_t drops[kNumDropStages] = {};  // replies withheld, by stage
   int64_t reconnects = 0;              // streams cut by reconnecting users
   int64_t reconnects_in_round = 0;     // ... of them, in the middle of a round they were in
+  int64_t check_ins = 0;  // CheckInLater received: streams ended until a round needs them
   int64_t rounds_applied = 0;          // distinct rounds with an applied RoundResult
   int64_t failed_attempts = 0;         // non-applied RoundResults (most any user saw)
   absl::Time first_task = absl::InfiniteFuture();
@@ -56,6 +57,13 @@ class LoadObserver final : public client::StreamObserver {
                LatencyRecorder* latencies);
 
   client::StreamAction OnReceive(size_t host, const v1::ServerMessage& message) override;
+  // Records the registration's latency (series register, and register_unmasking when it
+  // overlapped an unmasking window).
+  void OnRegistered(size_t host, absl::Time asked, absl::Time answered) override;
+  // [asked, answered] overlaps an unmasking window: from the first Unmasking request of a
+  // training aggregation any user received to the RoundResult that closed it, which spans the
+  // coordinator's unmasking (the heavy part of a round). For the _unmasking series.
+  bool OverlapsUnmasking(absl::Time asked, absl::Time answered) const;
   // Called once, on a gRPC thread, at the first RoundResult with training_done (while the
   // coordinator still serves); must be cheap.
   void set_on_training_done(std::function<void()> f) { on_training_done_ = std::move(f); }
@@ -64,6 +72,9 @@ class LoadObserver final : public client::StreamObserver {
   LoadCounters Counters() const;
 
  private:
+  // Opens (an Unmasking request) or closes (a training RoundResult) an unmasking window at `now`.
+  void MarkUnmasking(bool starts, absl::Time now);
+
   // Touched only by its host's stream (one message at a time), read after the pool ended.
   struct HostState {
     int64_t round = -1;  // of the last training message
@@ -94,8 +105,12 @@ class LoadObserver final : public client::StreamObserver {
   std::atomic<int64_t> drops_[kNumDropStages] = {};
   std::atomic<int64_t> reconnects_{0};
   std::atomic<int64_t> reconnects_in_round_{0};
+  std::atomic<int64_t> check_ins_{0};
+  std::atomic<bool> unmasking_open_{false};  // a hint: unmasking_'s last window is open
   mutable std::mutex mu_;  // guards the rest
   std::set<int64_t> applied_rounds_;
+  // Unmasking windows seen so far, [start, end); the last may be open (end InfiniteFuture).
+  std::vector<std::pair<absl::Time, absl::Time>> unmasking_;
   absl::Time first_task_ = absl::InfiniteFuture();
   absl::Time last_result_ = absl::InfinitePast();
 };

@@ -269,6 +269,12 @@ FEDMF_API int64_t fedmf_participant_rounds_completed(const fedmf_participant* pa
 /* 1 once the coordinator said training is over, else 0. Serialize with other calls on the same
  * handle. */
 FEDMF_API int fedmf_participant_training_done(const fedmf_participant* participant);
+/* Check-in (docs/mobile.md, "Check-in"): when the coordinator does not need this device now it
+ * sends a CheckInLater and ends the stream (status OK). This returns its delay in milliseconds,
+ * once (-1: none came since the last call, or NULL): register again and open the next stream
+ * after that delay, not before, so that the device holds no connection while it is not needed.
+ * Serialize with other calls on the same handle. */
+FEDMF_API int64_t fedmf_participant_take_check_in_ms(fedmf_participant* participant);
 
 /* ---- Published models (docs/mobile.md, "Late devices") ------------------------------------ */
 

@@ -362,6 +362,13 @@ JNIEXPORT jboolean JNICALL Java_org_fedmf_Native_trainingDone(JNIEnv* env, jclas
   return fedmf_participant_training_done(Handle(handle)) ? JNI_TRUE : JNI_FALSE;
 }
 
+JNIEXPORT jlong JNICALL Java_org_fedmf_Native_takeCheckInMillis(JNIEnv* env, jclass cls,
+                                                                jlong handle) {
+  (void)env;
+  (void)cls;
+  return (jlong)fedmf_participant_take_check_in_ms(Handle(handle));
+}
+
 /* ---- Published models ---------------------------------------------------------------------- */
 
 JNIEXPORT jlong JNICALL Java_org_fedmf_Native_latestModelVersion(JNIEnv* env, jclass cls,

@@ -93,10 +93,11 @@ static void RegisterRequestBytes(void) {
   uint8_t* out = NULL;
   size_t len = 0;
   CHECK(fedmf_participant_register_request(p, "x", "t", &out, &len) == FEDMF_OK);
-  CHECK(len == 45);
-  if (len == 45) {
+  CHECK(len == 47);
+  if (len == 47) {
     const uint8_t head[] = {0x08, 0x05, 0x12, 0x01, 0x78, 0x1a, 0x01, 0x74, 0x22, 0x20};
-    const uint8_t tail[] = {0x2a, 0x01, 0x07};
+    /* participant_ids [7], accepts_check_in true */
+    const uint8_t tail[] = {0x2a, 0x01, 0x07, 0x30, 0x01};
     CHECK(memcmp(out, head, sizeof head) == 0);
     CHECK(memcmp(out + 42, tail, sizeof tail) == 0);
   }
@@ -229,6 +230,22 @@ static void HandleRefusesMalformedServerBytes(void) {
   fedmf_participant_destroy(p);
 }
 
+/* Check-in: a CheckInLater (field 5) {retry_after_ms: 1500 (08 dc 0b)} has no reply; its delay
+ * is taken once. */
+static void ACheckInDelayIsTakenOnce(void) {
+  fedmf_participant* p = New(1);
+  CHECK(fedmf_participant_take_check_in_ms(p) == -1);
+  CHECK(fedmf_participant_take_check_in_ms(NULL) == -1);
+  const uint8_t later[] = {0x2a, 0x03, 0x08, 0xdc, 0x0b};
+  fedmf_messages* replies = NULL;
+  CHECK(fedmf_participant_handle(p, later, sizeof later, &replies) == FEDMF_OK);
+  CHECK(fedmf_messages_count(replies) == 0);
+  fedmf_messages_free(replies);
+  CHECK(fedmf_participant_take_check_in_ms(p) == 1500);
+  CHECK(fedmf_participant_take_check_in_ms(p) == -1);
+  fedmf_participant_destroy(p);
+}
+
 static void NullIsHarmless(void) {
   fedmf_participant_destroy(NULL);
   fedmf_messages_free(NULL);
@@ -258,6 +275,7 @@ int main(void) {
   RUN_TEST(SaveAndRestoreRoundTrip);
   RUN_TEST(RestoreRefusesBadStates);
   RUN_TEST(HandleRefusesMalformedServerBytes);
+  RUN_TEST(ACheckInDelayIsTakenOnce);
   RUN_TEST(NullIsHarmless);
   return capi_failures != 0;
 }

@@ -41,6 +41,26 @@ TEST(RegistrationTest, RequestNamesTheHostsUsersAndKey) {
   EXPECT_EQ(r.signing_public_key(), host->signing_public_key());
   EXPECT_EQ(r.signing_public_key().size(), 32u);
   EXPECT_THAT(r.participant_ids(), ElementsAre(3, 7));
+  EXPECT_TRUE(r.accepts_check_in());  // the host takes CheckInLater
+}
+
+// Check-in: the host keeps the delay of a CheckInLater for its transport, once; a delay that is
+// not positive or longer than a day is malformed.
+TEST(RegistrationTest, TheHostTakesACheckInDelayOnce) {
+  const std::unique_ptr<ParticipantHost> host = Host({1});
+  EXPECT_EQ(host->TakeCheckIn(), std::nullopt);
+  v1::ServerMessage later;
+  later.mutable_check_in_later()->set_retry_after_ms(1500);
+  absl::StatusOr<std::vector<v1::ClientMessage>> replies = host->Handle(later);
+  ASSERT_TRUE(replies.ok()) << replies.status();
+  EXPECT_TRUE(replies->empty());
+  EXPECT_EQ(host->TakeCheckIn(), absl::Milliseconds(1500));
+  EXPECT_EQ(host->TakeCheckIn(), std::nullopt);
+  for (int64_t ms : {int64_t{0}, int64_t{-5}, int64_t{24} * 3600 * 1000 + 1}) {
+    later.mutable_check_in_later()->set_retry_after_ms(ms);
+    EXPECT_EQ(host->Handle(later).status().code(), absl::StatusCode::kInvalidArgument) << ms;
+    EXPECT_EQ(host->TakeCheckIn(), std::nullopt) << ms;
+  }
 }
 
 TEST(RegistrationTest, ResponseNeedsATokenUnlessTrainingIsDone) {
@@ -110,6 +130,21 @@ TEST(BackoffTest, OnlyAStreamThatWorkedResetsTheWaits) {
   EXPECT_EQ(b.NextWait(), absl::Milliseconds(400) * 0.8);
   b.StreamEnded(end - kStreamWorkedAfter - absl::Seconds(1), end);
   EXPECT_EQ(b.NextWait(), absl::Milliseconds(100) * 0.8);
+}
+
+TEST(BackoffTest, WorkedRestartsTheWaitsAndTheGiveUpCountFromItsTime) {
+  ConstantBits low;
+  Backoff b({.initial = absl::Milliseconds(100),
+             .max = absl::Seconds(10),
+             .give_up_after = absl::Seconds(60)},
+            low, kStart);
+  b.NextWait();
+  b.NextWait();
+  const absl::Time back = kStart + absl::Minutes(30);  // a check-in's return, after give-up time
+  b.Worked(back);
+  EXPECT_EQ(b.NextWait(), absl::Milliseconds(100) * 0.8);
+  EXPECT_FALSE(b.ShouldGiveUp(back + absl::Seconds(60)));
+  EXPECT_TRUE(b.ShouldGiveUp(back + absl::Seconds(61)));
 }
 
 TEST(BackoffTest, GivesUpAfterSoLongWithoutAWorkingStream) {

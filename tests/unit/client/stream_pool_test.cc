@@ -9,45 +9,12 @@
 #include <mutex>
 #include <thread>
 
-#include "common/algorithms/dpmf_rp/updater.h"
 #include "gtest/gtest.h"
-#include "server/coordinator.h"
-#include "server/services.h"
+#include "tests/unit/client/test_coordinator.h"
 #include "tests/unit/client/test_round.h"
 
 namespace fedmf::client {
 namespace {
-
-// A coordinator over test_round.h's 40 users (cohort 10, n_min 6) serving on a free port.
-struct Server {
-  explicit Server(int64_t rounds) {
-    server::CoordinatorOptions options;
-    options.enrollment_token = "token";
-    options.num_users = 40;
-    options.stage_timeout = absl::Seconds(10);
-    options.wait_for_users = 40;
-    auto updater = test_util::SmallUpdater();
-    coordinator = std::make_unique<server::Coordinator>(
-        options,
-        server::CoordinatorState{"dpmf-rp", std::move(updater), dp::PrivacyLedger::Create().value(),
-                                 1, rounds, server::FixedPopulation()});
-    federation = std::make_unique<server::FederationService>(coordinator.get());
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(federation.get());
-    server = builder.BuildAndStart();
-  }
-  ~Server() {
-    coordinator->Stop();
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
-  }
-  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
-
-  std::unique_ptr<server::Coordinator> coordinator;
-  std::unique_ptr<server::FederationService> federation;
-  std::unique_ptr<grpc::Server> server;
-  int port = 0;
-};
 
 std::vector<std::unique_ptr<ParticipantHost>> SingleUserHosts() {
   auto data = test_util::SmallData();
@@ -70,7 +37,7 @@ StreamPoolOptions Options(const std::string& target, const std::string& token) {
 }
 
 TEST(StreamPoolTest, FortySingleUserStreamsTrainToTheEnd) {
-  Server s(2);
+  test_util::TestCoordinator s(2);
   ASSERT_NE(s.server, nullptr);
   auto hosts = SingleUserHosts();
   std::atomic<bool> stop{false};
@@ -90,7 +57,7 @@ TEST(StreamPoolTest, FortySingleUserStreamsTrainToTheEnd) {
 }
 
 TEST(StreamPoolTest, ARefusedRegistrationEndsThePoolWithItsStatus) {
-  Server s(1);
+  test_util::TestCoordinator s(1);
   auto hosts = SingleUserHosts();
   std::atomic<bool> stop{false};
   const absl::Status pool = RunStreamPool(hosts, Options(s.target(), "wrong"), stop);
@@ -98,7 +65,7 @@ TEST(StreamPoolTest, ARefusedRegistrationEndsThePoolWithItsStatus) {
 }
 
 TEST(StreamPoolTest, StopCancelsEveryStream) {
-  Server s(1);  // never runs a round: the streams stay open until stopped
+  test_util::TestCoordinator s(1);  // never runs a round: the streams stay open until stopped
   auto hosts = SingleUserHosts();
   std::atomic<bool> stop{false};
   std::thread stopper([&] {
@@ -141,7 +108,7 @@ class TestObserver final : public StreamObserver {
 };
 
 TEST(StreamPoolTest, ObserverCutsWithholdsAndDelays) {
-  Server s(2);
+  test_util::TestCoordinator s(2);
   auto hosts = SingleUserHosts();
   std::atomic<bool> stop{false};
   TestObserver observer;

@@ -204,5 +204,36 @@ TEST(LoadObserverTest, FinalResultNeverDisconnectsAndLatencyApplies) {
   EXPECT_EQ(o.Counters().failed_attempts, 0);  // the run's closing result is not a round
 }
 
+// A registration (or Status call) is in the _unmasking series when it overlapped a window from
+// the first Unmasking request to the round's result; CheckInLater messages are counted.
+TEST(LoadObserverTest, RegistrationsOverlappingUnmaskingAndCheckInsAreCounted) {
+  const LoadSchedule schedule{ScheduleOptions()};
+  LatencyRecorder latencies;
+  LoadObserver o(&schedule, {1, 2}, &latencies);
+  const absl::Time before = absl::Now();
+  o.OnRegistered(0, before - absl::Seconds(2), before - absl::Seconds(1));
+  for (const v1::ServerMessage& m : {Task(0), Stage(0, 1), Stage(0, 2), Stage(0, 4)}) {
+    o.OnReceive(0, m);
+  }
+  o.OnReceive(1, Stage(0, 4));  // a second user's request: the same window
+  o.OnRegistered(1, before - absl::Seconds(1), absl::Now());
+  o.OnReceive(0, Result(0, true));
+  const absl::Time after = absl::Now();
+  EXPECT_TRUE(o.OverlapsUnmasking(before - absl::Seconds(1), after));
+  EXPECT_FALSE(o.OverlapsUnmasking(before - absl::Seconds(2), before - absl::Seconds(1)));
+  EXPECT_FALSE(o.OverlapsUnmasking(after + absl::Seconds(1), after + absl::Seconds(2)));
+  o.OnRegistered(1, after + absl::Seconds(1), after + absl::Seconds(2));
+  const auto s = latencies.Summaries();
+  ASSERT_TRUE(s.count("register"));
+  EXPECT_EQ(s.at("register").count, 3u);
+  ASSERT_TRUE(s.count("register_unmasking"));
+  EXPECT_EQ(s.at("register_unmasking").count, 1u);
+
+  v1::ServerMessage later;
+  later.mutable_check_in_later()->set_retry_after_ms(100);
+  EXPECT_TRUE(o.OnReceive(1, later).deliver);  // the host takes it
+  EXPECT_EQ(o.Counters().check_ins, 1);
+}
+
 }  // namespace
 }  // namespace fedmf::loadgen

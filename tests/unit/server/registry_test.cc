@@ -1,5 +1,6 @@
 #include "server/registry.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -130,6 +131,32 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
   EXPECT_EQ(registry.Bind(third, Conn(3)).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(registry.pending(), 0u);
   ExpectLive(registry, {2});
+}
+
+// Check-in may end the streams of clients that accept it, bound by the time given, hosting none
+// of the users kept.
+TEST(RegistryTest, IdleStreamsAcceptCheckInAreOldEnoughAndHostNoKeptUser) {
+  FakeClock clock;
+  Registry registry("secret", 10);
+  registry.set_clock(clock.Get());
+  registry.set_max_streams_per_client(0);
+  auto bind = [&registry](std::vector<uint32_t> ids, bool accepts, uint64_t id) {
+    v1::RegisterRequest request = Request(std::move(ids));
+    request.set_accepts_check_in(accepts);
+    std::shared_ptr<Connection> c = Conn(id);
+    EXPECT_TRUE(registry.Bind(registry.Register(request).value(), c).ok());
+    return c;
+  };
+  const std::shared_ptr<Connection> old_client = bind({1}, false, 1), idle = bind({2}, true, 2),
+                                    hosting_kept = bind({3, 4}, true, 3);
+  clock.now += absl::Seconds(10);
+  const std::shared_ptr<Connection> recent = bind({5}, true, 4);
+  using Streams = std::vector<std::shared_ptr<Connection>>;
+  EXPECT_EQ(registry.IdleStreams(clock.now - absl::Seconds(10), {4}), Streams{idle});
+  EXPECT_EQ(registry.IdleStreams(clock.now - absl::Seconds(11), {4}), Streams{});
+  Streams all = registry.IdleStreams(clock.now, {});
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a->id() < b->id(); });
+  EXPECT_EQ(all, (Streams{idle, hosting_kept, recent}));
 }
 
 // One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.

@@ -24,6 +24,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 // An in-process stream and what was sent to it.
@@ -38,8 +39,10 @@ class StreamRouterTest : public ::testing::Test {
   StreamRouterTest() : router_(options_, clock_) {}
 
   // Registers `ids` and opens their stream, both from TLS identity `identity` (empty: none).
-  TestStream Open(std::vector<uint32_t> ids, const std::string& identity = "") {
+  TestStream Open(std::vector<uint32_t> ids, const std::string& identity = "",
+                  bool accepts_check_in = false) {
     v1::RegisterRequest request;
+    request.set_accepts_check_in(accepts_check_in);
     request.set_protocol_version(wire::kProtocolVersion);
     request.set_enrollment_token("token");
     request.set_signing_public_key(std::string(32, 'k'));
@@ -62,13 +65,23 @@ class StreamRouterTest : public ::testing::Test {
     return router_.OnClientMessage(s.connection, m);
   }
 
-  // A clear aggregation of `cohort` with n_min 1, attached.
-  PhaseTransport::StageStart Start(std::vector<uint32_t> cohort) {
-    aggregation_ = Aggregation::Clear({0, 0}, testing::ClearPlan(0, 1, 10), std::move(cohort), 1);
+  // A clear aggregation of `cohort` with n_min 1, attached, for `phase` of round 0.
+  PhaseTransport::StageStart Start(std::vector<uint32_t> cohort, int phase = 0) {
+    aggregation_ =
+        Aggregation::Clear({0, phase}, testing::ClearPlan(0, 1, 10), std::move(cohort), 1);
     v1::RoundTask task;
     task.set_round(0);
+    task.mutable_plan()->set_phase(phase);
     return router_.Open(aggregation_.get(), task);
   }
+
+  // Opens a stream of a client that accepts check-in, hosting `ids`.
+  TestStream OpenCheckingIn(std::vector<uint32_t> ids) { return Open(std::move(ids), "", true); }
+
+  // The check-in sweep at a time when every stream opened so far is past the window.
+  int DismissAll() { return router_.DismissIdleStreams(absl::Now() + 2 * kCheckInWindow); }
+
+  static constexpr absl::Duration kCheckInWindow = absl::Hours(1);
 
   testing::FakeClock clock_;
   std::set<std::string> revoked_;  // the identities options_.revoked names
@@ -76,6 +89,8 @@ class StreamRouterTest : public ::testing::Test {
     CoordinatorOptions o;
     o.enrollment_token = "token";
     o.num_users = 10;
+    o.check_in_period = absl::Seconds(60);
+    o.check_in_window = kCheckInWindow;
     o.revoked = [this](absl::string_view identity) {
       return revoked_.contains(std::string(identity));
     };
@@ -207,6 +222,22 @@ TEST_F(StreamRouterTest, StopEndsTheWaitsAndBroadcastReachesEveryStream) {
 
 // A service's run stop ends the waits like Stop, and the next run begins without it, without
 // the last run's exclusions and with its own participant id range; a process Stop stays.
+// A stream that opens after the end (registered before it, as a device checking in may be)
+// gets the training_done result at once instead of waiting for a task forever.
+TEST_F(StreamRouterTest, AStreamOpenedAfterTheEndGetsTheTrainingDoneResult) {
+  TestStream before = Open({1});
+  v1::RoundResult done;
+  done.set_training_done(true);
+  done.set_rounds_completed(3);
+  router_.Broadcast(done);
+  TestStream after = Open({2});
+  for (const TestStream* s : {&before, &after}) {
+    ASSERT_THAT(*s->inbox, SizeIs(1));
+    EXPECT_TRUE(s->inbox->at(0).result().training_done());
+    EXPECT_EQ(s->inbox->at(0).result().rounds_completed(), 3);
+  }
+}
+
 TEST_F(StreamRouterTest, ARunStopLastsUntilTheNextRunBegins) {
   TestStream a = Open({1, 2});
   ASSERT_TRUE(router_.Exclude(2, "bad share"));
@@ -273,6 +304,62 @@ TEST_F(StreamRouterTest, TheSweepEndsSilentRevokedStreams) {
   EXPECT_EQ(router_.EndRevokedStreams(), 1);
   EXPECT_THAT(::testing::internal::GetCapturedStderr(),
               HasSubstr("event=stream_revoked identity=alice "));
+}
+
+// Check-in ends, while an aggregation runs, the streams of clients that accept it and host no
+// member of it, each with a CheckInLater; their users are no longer eligible at once.
+TEST_F(StreamRouterTest, CheckInEndsIdleStreamsTheAggregationDoesNotNeed) {
+  TestStream member = OpenCheckingIn({1}), idle = OpenCheckingIn({2}), old_client = Open({3}),
+             shared = OpenCheckingIn({4, 5});
+  EXPECT_EQ(DismissAll(), 0) << "no aggregation attached: the driver may be choosing a cohort";
+  Start({1, 4});
+  EXPECT_EQ(router_.DismissIdleStreams(absl::Now()), 0) << "every stream is inside the window";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(DismissAll(), 1);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("event=check_in_dismissed streams=1 users=1 period_s=60"));
+  ASSERT_FALSE(idle.inbox->empty());
+  ASSERT_TRUE(idle.inbox->back().has_check_in_later());
+  const int64_t delay_ms = idle.inbox->back().check_in_later().retry_after_ms();
+  EXPECT_GE(delay_ms, 30000);
+  EXPECT_LE(delay_ms, 90000);
+  EXPECT_GE(router_.CheckInsDueBy(), absl::Now() + absl::Milliseconds(delay_ms) - absl::Minutes(1));
+  for (const TestStream* kept : {&member, &old_client, &shared}) {
+    for (const v1::ServerMessage& m : *kept->inbox) EXPECT_FALSE(m.has_check_in_later());
+  }
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1, 3, 4, 5));
+  EXPECT_EQ(router_.EligibleCount(), 4);
+  v1::StatusResponse status;
+  router_.AddTo(status);
+  EXPECT_EQ(status.checked_in_streams(), 1);
+  EXPECT_EQ(status.connected_clients(), 3);
+  // A late message on the dismissed stream is no refusal (the client did nothing wrong), and its
+  // close changes nothing: it was unbound already.
+  v1::ClientMessage late;
+  late.mutable_secagg()->set_participant_id(2);
+  EXPECT_TRUE(router_.OnClientMessage(idle.connection, late).ok());
+  ::testing::internal::CaptureStderr();
+  router_.OnStreamClosed(idle.connection);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), Not(HasSubstr("stream_closed")));
+  EXPECT_EQ(DismissAll(), 0);
+}
+
+// A later phase's participants come from an earlier phase's cohort: check-in keeps every cohort
+// of the round until the next round (or an evaluation) starts.
+TEST_F(StreamRouterTest, CheckInKeepsEveryPhasesCohortUntilTheNextRound) {
+  TestStream a = OpenCheckingIn({1}), b = OpenCheckingIn({2}), c = OpenCheckingIn({3});
+  Start({1, 2}, /*phase=*/0);
+  router_.Detach();
+  Start({2}, /*phase=*/1);
+  EXPECT_EQ(DismissAll(), 1);  // only 3
+  ASSERT_FALSE(c.inbox->empty());
+  EXPECT_TRUE(c.inbox->back().has_check_in_later());
+  router_.Detach();
+  Start({1}, /*phase=*/0);     // the next round
+  EXPECT_EQ(DismissAll(), 1);  // 2, no longer needed
+  ASSERT_FALSE(b.inbox->empty());
+  EXPECT_TRUE(b.inbox->back().has_check_in_later());
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(1));
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ final class Native {
   static native byte[][] handle(long participant, byte[] serverMessage) throws FedmfException;
   static native long roundsCompleted(long participant);
   static native boolean trainingDone(long participant);
+  static native long takeCheckInMillis(long participant);
 
   static native long latestModelVersion(long participant);
   static native long modelVersion(long participant);

@@ -132,6 +132,15 @@ public final class Participant implements AutoCloseable {
     return Native.trainingDone(live());
   }
 
+  /**
+   * Check-in: the delay, in milliseconds, of the CheckInLater the coordinator sent before ending
+   * the stream, taken once (-1: none came). Register again after it, not before: the device
+   * holds no connection while the coordinator does not need it.
+   */
+  public synchronized long takeCheckInMillis() {
+    return Native.takeCheckInMillis(live());
+  }
+
   /** The newest published model version the last RegisterResponse named (0: none). */
   public synchronized long latestModelVersion() {
     return Native.latestModelVersion(live());

@@ -121,6 +121,12 @@ public final class ParticipantTest {
           expect(InvalidArgumentException.class, () -> p.handle(new byte[0]), "empty message");
       check(empty.getMessage().contains("no content"), "message: " + empty.getMessage());
       check(p.ratingCount() == 0 && p.id() == 5, "usable after refused messages");
+      // A CheckInLater {retry_after_ms: 1500} (field 5): no reply, its delay taken once.
+      check(p.takeCheckInMillis() == -1, "no check-in yet");
+      check(p.handle(new byte[] {0x2a, 0x03, 0x08, (byte) 0xdc, 0x0b}).isEmpty(),
+          "a CheckInLater has no reply");
+      check(p.takeCheckInMillis() == 1500, "the check-in delay");
+      check(p.takeCheckInMillis() == -1, "taken once");
     }
   }
 

@@ -57,17 +57,25 @@ public final class JavaExample {
       System.err.println("fedmf-java-example: --state_dir: " + e);
       return 1;
     }
-    // Plaintext, as fedmf-c-example's transport; an app uses TLS (useTransportSecurity()).
-    ManagedChannel channel =
-        ManagedChannelBuilder.forTarget(options.coordinator).usePlaintext().build();
+    // Plaintext, as fedmf-c-example's transport; an app uses TLS (useTransportSecurity()). Idle
+    // (no stream, e.g. waiting for a check-in) the channel drops its connection.
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(options.coordinator).usePlaintext()
+        .idleTimeout(2, TimeUnit.SECONDS).build();
     try (Participant participant = open(options, store)) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.giveUpAfterSeconds);
       Session.Outcome outcome =
           participant.trainingDone() ? Session.Outcome.DONE : Session.Outcome.BROKEN;
-      while (outcome == Session.Outcome.BROKEN && System.nanoTime() - deadline < 0) {
-        outcome = new Session(channel, participant, store, options.token, deadline).run();
+      while (outcome != Session.Outcome.DONE && outcome != Session.Outcome.FATAL
+          && System.nanoTime() - deadline < 0) {
+        Session session = new Session(channel, participant, store, options.token, deadline);
+        outcome = session.run();
         if (outcome == Session.Outcome.BROKEN) {
           Thread.sleep(200);
+        } else if (outcome == Session.Outcome.CHECK_IN) {
+          // The coordinator works and will want this device later: wait as asked, then give up
+          // only after another full period without it.
+          Thread.sleep(session.checkInMillis());
+          deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.giveUpAfterSeconds);
         }
       }
       if (store != null) {

@@ -43,6 +43,7 @@ final class Session {
   enum Outcome {
     DONE, // training is done
     BROKEN, // the stream broke or was refused: register again
+    CHECK_IN, // the coordinator asked the device to come back after checkInMillis()
     FATAL // retrying cannot help (refused registration, another catalogue, a failed write)
   }
 
@@ -79,6 +80,7 @@ final class Session {
   private final StateStore store; // null: nothing is stored
   private final String token;
   private final long deadlineNanos; // System.nanoTime() at which the app gives up
+  private long checkInMillis = -1; // after CHECK_IN: the wait before registering again
 
   Session(Channel channel, Participant participant, StateStore store, String token,
       long deadlineNanos) {
@@ -87,6 +89,11 @@ final class Session {
     this.store = store;
     this.token = token;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** After {@link Outcome#CHECK_IN}: how long to wait before the next session. */
+  long checkInMillis() {
+    return checkInMillis;
   }
 
   Outcome run() throws FedmfException, IOException, InterruptedException {
@@ -138,6 +145,12 @@ final class Session {
         continue;
       }
       if (event.status() != null) {
+        long later = participant.takeCheckInMillis();
+        if (event.status().isOk() && later >= 0) {
+          checkInMillis = later;
+          JavaExample.event("check_in_later", participant, "wait_ms=" + later);
+          return Outcome.CHECK_IN;
+        }
         System.err.println("fedmf-java-example: stream ended: " + event.status());
         return Outcome.BROKEN;
       }
