@@ -65,6 +65,7 @@ absl::StatusOr<std::vector<uint32_t>> CohortChoice::Choose(const v1::RoundPlan& 
   const int64_t needed =
       first_round_ ? std::max(cohort_size, options_.wait_for_users) : cohort_size;
   first_round_ = false;
+  roster_.ReleaseRound();  // the last round's users do not make this cohort (with check-in)
   if (!WaitForUsers(needed, plan.round())) return std::vector<uint32_t>();
   return SampleCohort(roster_.EligibleUsers(), cohort_size, state_.sampling_seed, plan.round(),
                       attempt);

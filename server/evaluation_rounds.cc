@@ -48,6 +48,7 @@ absl::Status EvaluationRounds::Evaluate() {
   absl::StatusOr<int> threshold =
       Threshold(cohort_size, plan.min_contributors(), options_.dropout_fraction);
   if (!threshold.ok()) return threshold.status();
+  roster_.ReleaseRound();
   if (!cohorts_.WaitForUsers(cohort_size, round)) return absl::OkStatus();
   // Excluded participants take no part in evaluation either: they broke the protocol.
   absl::StatusOr<std::vector<uint32_t>> cohort = SampleCohort(

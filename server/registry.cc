@@ -258,16 +258,19 @@ std::vector<std::shared_ptr<Connection>> Registry::Connections() const {
   return out;
 }
 
-std::vector<std::shared_ptr<Connection>> Registry::IdleStreams(
-    absl::Time bound_by, const std::vector<uint32_t>& kept) const {
+std::vector<std::shared_ptr<Connection>> Registry::CheckInCandidates(
+    absl::Time bound_by, const std::vector<uint32_t>& kept,
+    const std::vector<uint32_t>& done) const {
+  auto hosts_any_of = [](const Registration& r, const std::vector<uint32_t>& users) {
+    return std::any_of(r.participant_ids.begin(), r.participant_ids.end(), [&users](uint32_t id) {
+      return std::binary_search(users.begin(), users.end(), id);
+    });
+  };
   std::vector<std::shared_ptr<Connection>> out;
   for (const auto& [c, stream] : streams_) {
     const Registration& r = stream.registration;
-    if (!r.accepts_check_in || stream.bound_at > bound_by) continue;
-    const bool needed = std::any_of(
-        r.participant_ids.begin(), r.participant_ids.end(),
-        [&kept](uint32_t id) { return std::binary_search(kept.begin(), kept.end(), id); });
-    if (!needed) out.push_back(stream.connection);
+    if (!r.accepts_check_in || hosts_any_of(r, kept)) continue;
+    if (stream.bound_at <= bound_by || hosts_any_of(r, done)) out.push_back(stream.connection);
   }
   return out;
 }

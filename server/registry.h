@@ -114,10 +114,12 @@ class Registry {
     return participant_id <= num_users_ && owner_.contains(participant_id);
   }
   std::vector<std::shared_ptr<Connection>> Connections() const;
-  // The live streams a check-in may end (stream_router.h DismissIdleStreams): of clients that
-  // accept check-in, bound at or before `bound_by`, hosting none of `kept` (ascending).
-  std::vector<std::shared_ptr<Connection>> IdleStreams(absl::Time bound_by,
-                                                       const std::vector<uint32_t>& kept) const;
+  // The live streams a check-in may end (stream_router.h): of clients that accept check-in,
+  // hosting none of `kept`, and either bound at or before `bound_by` or hosting one of `done`
+  // (both ascending).
+  std::vector<std::shared_ptr<Connection>> CheckInCandidates(
+      absl::Time bound_by, const std::vector<uint32_t>& kept,
+      const std::vector<uint32_t>& done = {}) const;
   // Connections().size() without copying them.
   int64_t ConnectionCount() const { return static_cast<int64_t>(streams_.size()); }
 

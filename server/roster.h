@@ -23,6 +23,10 @@ class Roster {
   // answers without building the list (in O(excluded)): with n devices connecting, a list per
   // change cost O(n^2) under the lock their registrations take.
   virtual int64_t EligibleCount() const { return static_cast<int64_t>(EligibleUsers().size()); }
+  // The round's users (all its phases' cohorts so far, or an evaluation's) are no longer needed:
+  // the driver calls it before it chooses the next cohort. With check-in they are sent away like
+  // the other idle devices, so that each cohort is drawn from devices that did not just serve.
+  virtual void ReleaseRound() = 0;
   // Participants excluded for the rest of the run (live or not): they never join a cohort again.
   virtual int64_t ExcludedCount() const = 0;
   // Counts the changes a driver may wait for: a stream opened or closed, a stop.

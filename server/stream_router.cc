@@ -471,28 +471,40 @@ int StreamRouter::EndRevokedStreams() {
 }
 
 int StreamRouter::DismissIdleStreams(absl::Time now) {
-  if (options_.check_in_period <= absl::ZeroDuration()) return 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (options_.check_in_period <= absl::ZeroDuration() || inbox_.aggregation() == nullptr) {
+    return 0;
+  }
+  return Dismiss(lock, now, now - options_.check_in_window, {}, "idle");
+}
+
+void StreamRouter::ReleaseRound() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::vector<uint32_t> done = std::exchange(round_users_, {});
+  if (options_.check_in_period <= absl::ZeroDuration() || done.empty()) return;
+  // On the driver's thread, before it chooses the next cohort: no choice is in progress.
+  Dismiss(lock, absl::Now(), absl::InfinitePast(), done, "round_done");
+}
+
+int StreamRouter::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
+                          const std::vector<uint32_t>& done, const char* why) {
   std::vector<std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> dismissed;
   size_t users = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (inbox_.aggregation() == nullptr) return 0;
-    const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
-    for (std::shared_ptr<Connection>& c :
-         registry_.IdleStreams(now - options_.check_in_window, round_users_)) {
-      users += registry_.Unbind(c.get()).size();
-      checking_in_.insert(c->id());
-      const int64_t delay_ms =
-          std::max<int64_t>(1, std::llround(absl::Uniform(check_in_delays_, 0.5, 1.5) * period_ms));
-      check_ins_due_by_ = std::max(check_ins_due_by_, now + absl::Milliseconds(delay_ms));
-      v1::ServerMessage message;
-      message.mutable_check_in_later()->set_retry_after_ms(delay_ms);
-      dismissed.emplace_back(std::move(c), std::move(message));
-    }
-    if (dismissed.empty()) return 0;
-    dismissed_streams_ += static_cast<int64_t>(dismissed.size());
-    Changed();
+  const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
+  for (std::shared_ptr<Connection>& c : registry_.CheckInCandidates(bound_by, round_users_, done)) {
+    users += registry_.Unbind(c.get()).size();
+    checking_in_.insert(c->id());
+    const int64_t delay_ms =
+        std::max<int64_t>(1, std::llround(absl::Uniform(check_in_delays_, 0.5, 1.5) * period_ms));
+    check_ins_due_by_ = std::max(check_ins_due_by_, now + absl::Milliseconds(delay_ms));
+    v1::ServerMessage message;
+    message.mutable_check_in_later()->set_retry_after_ms(delay_ms);
+    dismissed.emplace_back(std::move(c), std::move(message));
   }
+  if (dismissed.empty()) return 0;
+  dismissed_streams_ += static_cast<int64_t>(dismissed.size());
+  Changed();
+  lock.unlock();
   for (auto& [connection, message] : dismissed) {
     bytes_out_ += static_cast<int64_t>(connection->SendLast(std::move(message), absl::OkStatus()));
   }
@@ -500,6 +512,7 @@ int StreamRouter::DismissIdleStreams(absl::Time now) {
   EventLine("check_in_dismissed")
       .Add("streams", dismissed.size())
       .Add("users", users)
+      .Add("why", why)
       .Add("period_s", absl::ToDoubleSeconds(options_.check_in_period));
   return static_cast<int>(dismissed.size());
 }

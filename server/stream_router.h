@@ -87,6 +87,9 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // StopRun without a process Stop.
   bool run_cancelled() const override;
   int CloseAll(const absl::Status& status) override;
+  // With check-in, the round's users' streams (of clients that accept it, whatever their age)
+  // are ended as DismissIdleStreams ends the others', so the next cohort is drawn from others.
+  void ReleaseRound() override;
 
   // Any thread.
   void Stop();
@@ -113,8 +116,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // clients that accept check-in, bound at least options.check_in_window before `now`, hosting
   // no user of the round in progress (its phases' cohorts so far), while an aggregation is
   // attached; their users are no longer live at once. Nothing is ended between aggregations,
-  // while the driver may be choosing a cohort among the live users. Logs event=check_in_dismissed;
-  // returns how many streams it ended.
+  // while the driver may be choosing a cohort among the live users (ReleaseRound ends the last
+  // round's). Logs event=check_in_dismissed; returns how many streams it ended.
   int DismissIdleStreams(absl::Time now);
   // When the last stream DismissIdleStreams ended is due back (InfinitePast: none), so that a
   // one-shot coordinator can stay until every dismissed device has heard that training is over.
@@ -150,6 +153,10 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   StageStart Where();
   // Something the driver may wait for happened. Under mu_.
   void Changed();
+  // Check-in: ends the streams Registry::CheckInCandidates names for `bound_by` and `done`
+  // (keeping round_users_'s); locked on entry, unlocked to send. `why` is logged.
+  int Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
+              const std::vector<uint32_t>& done, const char* why);
 
   const CoordinatorOptions& options_;
   Clock& clock_;

@@ -133,9 +133,9 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
   ExpectLive(registry, {2});
 }
 
-// Check-in may end the streams of clients that accept it, bound by the time given, hosting none
-// of the users kept.
-TEST(RegistryTest, IdleStreamsAcceptCheckInAreOldEnoughAndHostNoKeptUser) {
+// Check-in may end the streams of clients that accept it, hosting none of the users kept, bound
+// by the time given or hosting a user whose round is over.
+TEST(RegistryTest, CheckInCandidatesAcceptItHostNoKeptUserAndAreOldOrDone) {
   FakeClock clock;
   Registry registry("secret", 10);
   registry.set_clock(clock.Get());
@@ -152,11 +152,14 @@ TEST(RegistryTest, IdleStreamsAcceptCheckInAreOldEnoughAndHostNoKeptUser) {
   clock.now += absl::Seconds(10);
   const std::shared_ptr<Connection> recent = bind({5}, true, 4);
   using Streams = std::vector<std::shared_ptr<Connection>>;
-  EXPECT_EQ(registry.IdleStreams(clock.now - absl::Seconds(10), {4}), Streams{idle});
-  EXPECT_EQ(registry.IdleStreams(clock.now - absl::Seconds(11), {4}), Streams{});
-  Streams all = registry.IdleStreams(clock.now, {});
+  EXPECT_EQ(registry.CheckInCandidates(clock.now - absl::Seconds(10), {4}), Streams{idle});
+  EXPECT_EQ(registry.CheckInCandidates(clock.now - absl::Seconds(11), {4}), Streams{});
+  Streams all = registry.CheckInCandidates(clock.now, {});
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a->id() < b->id(); });
   EXPECT_EQ(all, (Streams{idle, hosting_kept, recent}));
+  // The users of a round that is over go whatever their streams' age.
+  EXPECT_EQ(registry.CheckInCandidates(absl::InfinitePast(), {}, {5}), Streams{recent});
+  EXPECT_EQ(registry.CheckInCandidates(absl::InfinitePast(), {5}, {5}), Streams{});
 }
 
 // One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.

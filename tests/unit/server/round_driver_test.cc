@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,13 +72,17 @@ class FakeRoster final : public Roster {
     closed_with.push_back(status.code());
     return 1;
   }
+  void ReleaseRound() override {
+    if (on_release) on_release();
+  }
 
   std::vector<uint32_t> users;
   uint32_t excluded = 0;  // ids 1..excluded
   uint64_t generation = 0;
   bool stop = false;
   bool cancelled = false;  // a run stop without a process stop
-  std::function<void()> on_wait;  // after each wait
+  std::function<void()> on_wait;     // after each wait
+  std::function<void()> on_release;  // at each ReleaseRound
   std::vector<absl::Duration> pauses;
   std::vector<v1::RoundResult> broadcasts;
   std::vector<absl::StatusCode> closed_with;
@@ -183,6 +188,25 @@ TEST(RoundDriverTest, ExclusionsShrinkTheCohortInsteadOfWaitingForever) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("9 of the 10 participants are excluded: the 1 left are fewer "
                                      "than round 0's min_contributors 2"));
+}
+
+// Before each cohort is drawn the driver releases the last round's users: with check-in they
+// are sent away, so the next cohort comes from the other devices.
+TEST(RoundDriverTest, TheLastRoundsUsersAreReleasedBeforeTheNextCohortIsDrawn) {
+  DriverHarness h(2, {1, 2, 3, 4, 5, 6});
+  int releases = 0;
+  h.roster.on_release = [&h, &releases] {
+    ++releases;
+    if (h.runner.cohorts.empty()) return;
+    std::erase_if(h.roster.users,
+                  [&h](uint32_t u) { return absl::c_linear_search(h.runner.cohorts.back(), u); });
+  };
+  ASSERT_TRUE(h.driver->Run().ok());
+  EXPECT_EQ(releases, 2);
+  ASSERT_THAT(h.runner.cohorts, SizeIs(2));
+  for (uint32_t u : h.runner.cohorts[1]) {
+    EXPECT_FALSE(absl::c_linear_search(h.runner.cohorts[0], u)) << u;
+  }
 }
 
 TEST(RoundDriverTest, FailedRoundsPauseWithAGrowingBackoffOnTheInjectedClock) {

@@ -317,7 +317,7 @@ TEST_F(StreamRouterTest, CheckInEndsIdleStreamsTheAggregationDoesNotNeed) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(DismissAll(), 1);
   EXPECT_THAT(::testing::internal::GetCapturedStderr(),
-              HasSubstr("event=check_in_dismissed streams=1 users=1 period_s=60"));
+              HasSubstr("event=check_in_dismissed streams=1 users=1 why=idle period_s=60"));
   ASSERT_FALSE(idle.inbox->empty());
   ASSERT_TRUE(idle.inbox->back().has_check_in_later());
   const int64_t delay_ms = idle.inbox->back().check_in_later().retry_after_ms();
@@ -346,6 +346,24 @@ TEST_F(StreamRouterTest, CheckInEndsIdleStreamsTheAggregationDoesNotNeed) {
 
 // A later phase's participants come from an earlier phase's cohort: check-in keeps every cohort
 // of the round until the next round (or an evaluation) starts.
+// Released, the round's users are sent away at once, whatever their streams' age; the others
+// (too recent to be idle) stay for the next cohort.
+TEST_F(StreamRouterTest, ReleasingTheRoundSendsItsUsersAwayAndOnlyThem) {
+  TestStream a = OpenCheckingIn({1}), b = OpenCheckingIn({2}), c = OpenCheckingIn({3}),
+             old_client = Open({4});
+  Start({1, 4});
+  router_.Detach();
+  ::testing::internal::CaptureStderr();
+  router_.ReleaseRound();
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("event=check_in_dismissed streams=1 users=1 why=round_done"));
+  ASSERT_FALSE(a.inbox->empty());
+  EXPECT_TRUE(a.inbox->back().has_check_in_later());
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(2, 3, 4));
+  router_.ReleaseRound();  // nothing left to release
+  EXPECT_THAT(router_.EligibleUsers(), ElementsAre(2, 3, 4));
+}
+
 TEST_F(StreamRouterTest, CheckInKeepsEveryPhasesCohortUntilTheNextRound) {
   TestStream a = OpenCheckingIn({1}), b = OpenCheckingIn({2}), c = OpenCheckingIn({3});
   Start({1, 2}, /*phase=*/0);
