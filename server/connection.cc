@@ -16,21 +16,34 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-size_t Connection::Send(v1::ServerMessage message) { return Queue(std::move(message), nullptr); }
-
-size_t Connection::SendLast(v1::ServerMessage message, const absl::Status& status) {
-  return Queue(std::move(message), &status);
+const grpc::ByteBuffer& OutgoingMessage::Bytes(grpc::Status& status) const {
+  std::call_once(serialized_, [this] {
+    bool own_buffer = false;
+    status_ =
+        grpc::SerializationTraits<v1::ServerMessage>::Serialize(message_, &bytes_, &own_buffer);
+  });
+  status = status_;
+  return bytes_;
 }
 
-size_t Connection::Queue(v1::ServerMessage message, const absl::Status* then_finish) {
-  const size_t size = message.ByteSizeLong();
+size_t Connection::Send(std::shared_ptr<const OutgoingMessage> message) {
+  return Queue(std::move(message), nullptr);
+}
+
+size_t Connection::SendLast(v1::ServerMessage message, const absl::Status& status) {
+  return Queue(std::make_shared<const OutgoingMessage>(std::move(message)), &status);
+}
+
+size_t Connection::Queue(std::shared_ptr<const OutgoingMessage> message,
+                         const absl::Status* then_finish) {
+  const size_t size = message->size();
   if (sink_) {
-    sink_(message);
+    sink_(message->message());
     if (then_finish != nullptr) Close(*then_finish);
     return size;
   }
   FederationReactor* reactor = nullptr;
-  const v1::ServerMessage* next = nullptr;
+  const OutgoingMessage* next = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (reactor_ == nullptr || finishing_ || overflowed_ || finish_when_written_) return 0;
@@ -39,19 +52,17 @@ size_t Connection::Queue(v1::ServerMessage message, const absl::Status* then_fin
     } else if (QueueWouldOverflow(queue_.size(), queued_bytes_, size, max_queued_bytes_)) {
       overflowed_ = true;  // keep only the message in flight
       while (queue_.size() > 1) {
-        queued_bytes_ -= sizes_.back();
+        queued_bytes_ -= queue_.back()->size();
         queue_.pop_back();
-        sizes_.pop_back();
       }
       return 0;
     }
     queue_.push_back(std::move(message));
-    sizes_.push_back(size);
     queued_bytes_ += size;
     if (writing_) return size;
     writing_ = true;
     reactor = reactor_;
-    next = &queue_.front();  // deque elements stay put while others are appended
+    next = queue_.front().get();  // held by the queue until its write is done
   }
   reactor->Write(*next);
   return size;
@@ -81,13 +92,12 @@ void Connection::Attach(FederationReactor* reactor) {
 
 void Connection::WriteDone() {
   FederationReactor* reactor = nullptr;
-  const v1::ServerMessage* next = nullptr;
+  const OutgoingMessage* next = nullptr;
   std::optional<grpc::Status> finish;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    queued_bytes_ -= queue_.front()->size();
     queue_.pop_front();
-    queued_bytes_ -= sizes_.front();
-    sizes_.pop_front();
     if (overflowed_ && !finishing_) {
       finishing_ = true;
       pending_finish_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -96,11 +106,10 @@ void Connection::WriteDone() {
     if (finishing_) {
       writing_ = false;
       queue_.clear();
-      sizes_.clear();
       queued_bytes_ = 0;
       finish = std::exchange(pending_finish_, std::nullopt);
     } else if (!queue_.empty()) {
-      next = &queue_.front();
+      next = queue_.front().get();
     } else {
       writing_ = false;
       if (finish_when_written_) {
@@ -126,7 +135,6 @@ void Connection::FinishOnce(const grpc::Status& status) {
       return;
     }
     queue_.clear();
-    sizes_.clear();
     queued_bytes_ = 0;
     reactor = reactor_;
   }
@@ -138,7 +146,6 @@ void Connection::Detach() {
   reactor_ = nullptr;
   finishing_ = true;
   queue_.clear();
-  sizes_.clear();
   queued_bytes_ = 0;
 }
 
@@ -195,12 +202,11 @@ FederationReactor::FederationReactor(StreamHandler* handler, uint64_t id, std::s
   StartRead(&incoming_);
 }
 
-void FederationReactor::Write(const v1::ServerMessage& message) {
-  bool own_buffer = false;
-  outgoing_.Clear();  // the previous write completed
-  const grpc::Status serialized =
-      grpc::SerializationTraits<v1::ServerMessage>::Serialize(message, &outgoing_, &own_buffer);
+void FederationReactor::Write(const OutgoingMessage& message) {
+  grpc::Status serialized;
+  outgoing_ = message.Bytes(serialized);  // a reference to the shared bytes, not a copy
   if (!serialized.ok()) {  // as if the write failed: nothing is sent
+    outgoing_.Clear();
     connection_->FinishOnce(
         grpc::Status(grpc::StatusCode::INTERNAL,
                      "cannot serialize a ServerMessage: " + serialized.error_message()));

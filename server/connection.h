@@ -40,6 +40,27 @@ class FederationReactor;
 // reactor, the services), since the coordinator's parts speak absl::Status.
 grpc::Status ToGrpc(const absl::Status& status);
 
+// A ServerMessage as streams send it, serialized at most once (when a gRPC stream first writes
+// it; an in-process sink takes the message itself) and then shared: the streams that send the
+// same OutgoingMessage (a broadcast, e.g. the final model to every device) write the same
+// reference-counted bytes, so N streams hold one copy of it, not N. Thread-safe.
+class OutgoingMessage {
+ public:
+  explicit OutgoingMessage(v1::ServerMessage message)
+      : message_(std::move(message)), size_(message_.ByteSizeLong()) {}
+  const v1::ServerMessage& message() const { return message_; }
+  size_t size() const { return size_; }
+  // The serialized message, made on the first call; `status` says whether serializing worked.
+  const grpc::ByteBuffer& Bytes(grpc::Status& status) const;
+
+ private:
+  const v1::ServerMessage message_;
+  const size_t size_;
+  mutable std::once_flag serialized_;
+  mutable grpc::ByteBuffer bytes_;
+  mutable grpc::Status status_;
+};
+
 class Connection {
  public:
   // For an in-process transport: messages go to `sink` (on the sender's thread, possibly under
@@ -58,7 +79,10 @@ class Connection {
 
   // Queues `message` for the client; returns its serialized size (0 once the stream ended or its
   // queue overflowed).
-  size_t Send(v1::ServerMessage message);
+  size_t Send(std::shared_ptr<const OutgoingMessage> message);
+  size_t Send(v1::ServerMessage message) {
+    return Send(std::make_shared<const OutgoingMessage>(std::move(message)));
+  }
   // Queues `message` as the stream's last: the stream ends with `status` once everything queued,
   // it included, is written (a check-in's CheckInLater). Its size, as Send; Send is a no-op from
   // now on.
@@ -82,7 +106,7 @@ class Connection {
   friend class FederationReactor;
 
   // Send, and SendLast when `then_finish` is set.
-  size_t Queue(v1::ServerMessage message, const absl::Status* then_finish);
+  size_t Queue(std::shared_ptr<const OutgoingMessage> message, const absl::Status* then_finish);
   // Reactor side (all under mu_ except the gRPC calls themselves).
   void Attach(FederationReactor* reactor);
   void WriteDone();
@@ -98,8 +122,8 @@ class Connection {
   ChunkedUpload upload_;
   std::mutex mu_;
   FederationReactor* reactor_ = nullptr;
-  std::deque<v1::ServerMessage> queue_;  // front is being written while writing_
-  std::deque<uint64_t> sizes_;           // serialized size of each queued message
+  // Front is being written while writing_.
+  std::deque<std::shared_ptr<const OutgoingMessage>> queue_;
   uint64_t queued_bytes_ = 0;
   bool overflowed_ = false;
   bool overflow_reported_ = false;
@@ -158,8 +182,8 @@ class FederationReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer,
  private:
   friend class Connection;
 
-  // Serializes `message` and starts writing it (one write in flight, see Connection).
-  void Write(const v1::ServerMessage& message);
+  // Starts writing `message`'s bytes (one write in flight, see Connection).
+  void Write(const OutgoingMessage& message);
 
   StreamHandler* handler_;
   std::shared_ptr<Connection> connection_;

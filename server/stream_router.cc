@@ -55,12 +55,10 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   // The same credential reconnected: its old streams are over. Their users stay, on this one,
   // but they missed what the round in progress sent them there: they drop out of it.
   for (uint32_t id : replaced->participant_ids) Deliver(AggregationInbox::Dropped{id});
-  if (training_done_) {
+  if (training_done_ != nullptr) {
     // Registered before the end, bound after the broadcast (likely with check-in, whose devices
     // keep coming back): the stream would otherwise wait for a task forever.
-    v1::ServerMessage done;
-    *done.mutable_result() = *training_done_;
-    Send(*connection, std::move(done));
+    Send(*connection, *training_done_);
   }
   Changed();  // the driver may be waiting for users
   lock.unlock();
@@ -203,15 +201,29 @@ bool StreamRouter::Deliver(AggregationInbox::Delivery delivery) {
   return dropped;
 }
 
+StreamRouter::Outgoing StreamRouter::Prepare(v1::ServerMessage message) const {
+  Outgoing out{.stage = wire::StageOf(message), .pieces = {}};
+  for (v1::ServerMessage& piece : wire::Split(std::move(message), options_.chunk_bytes)) {
+    out.pieces.push_back(std::make_shared<const OutgoingMessage>(std::move(piece)));
+  }
+  return out;
+}
+
 void StreamRouter::Send(Connection& connection, v1::ServerMessage message) {
-  const wire::Stage stage = wire::StageOf(message);
+  Send(connection, Prepare(std::move(message)));
+}
+
+void StreamRouter::Send(Connection& connection, const Outgoing& message) {
   size_t bytes = 0;
-  std::vector<v1::ServerMessage> pieces = wire::Split(std::move(message), options_.chunk_bytes);
-  if (pieces.size() > 1) traffic_.AddChunksDown(static_cast<int64_t>(pieces.size()));
-  for (v1::ServerMessage& piece : pieces) bytes += connection.Send(std::move(piece));
+  if (message.pieces.size() > 1) {
+    traffic_.AddChunksDown(static_cast<int64_t>(message.pieces.size()));
+  }
+  for (const std::shared_ptr<const OutgoingMessage>& piece : message.pieces) {
+    bytes += connection.Send(piece);
+  }
   if (connection.TakeOverflow()) DropOverflowed(connection);
   bytes_out_ += static_cast<int64_t>(bytes);
-  traffic_.AddDown(stage, static_cast<int64_t>(bytes));
+  traffic_.AddDown(message.stage, static_cast<int64_t>(bytes));
 }
 
 void StreamRouter::DropOverflowed(const Connection& connection) {
@@ -333,13 +345,13 @@ PhaseTransport::Traffic StreamRouter::CurrentTraffic() const {
 }
 
 void StreamRouter::Broadcast(const v1::RoundResult& result) {
+  v1::ServerMessage m;
+  *m.mutable_result() = result;
+  // Once for every stream: the final result carries the model, which N copies would multiply.
+  auto message = std::make_shared<const Outgoing>(Prepare(std::move(m)));
   std::lock_guard<std::mutex> lock(mu_);
-  if (result.training_done()) training_done_ = result;
-  for (const std::shared_ptr<Connection>& c : registry_.Connections()) {
-    v1::ServerMessage m;
-    *m.mutable_result() = result;
-    Send(*c, std::move(m));
-  }
+  if (result.training_done()) training_done_ = message;
+  for (const std::shared_ptr<Connection>& c : registry_.Connections()) Send(*c, *message);
 }
 
 bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {

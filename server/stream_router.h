@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,8 +141,16 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   absl::Status CheckRevoked(const Connection& connection) const;
   // The event=message_refused line for a stream ended with `status`. Under mu_.
   void LogRefused(const Connection& connection, const absl::Status& status) const;
+  // A message ready to send to any number of streams: its pieces (chunks when large), each
+  // serialized once for all of them (OutgoingMessage).
+  struct Outgoing {
+    wire::Stage stage;
+    std::vector<std::shared_ptr<const OutgoingMessage>> pieces;
+  };
+  Outgoing Prepare(v1::ServerMessage message) const;
   // Sends `message` (as chunks when large) and counts its bytes. Under mu_.
   void Send(Connection& connection, v1::ServerMessage message);
+  void Send(Connection& connection, const Outgoing& message);
   // The stream's outbound queue overflowed (a client that does not read): its users leave the
   // round; the stream itself ends as Connection says. Under mu_.
   void DropOverflowed(const Connection& connection);
@@ -183,7 +190,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   absl::flat_hash_set<uint64_t> checking_in_;
 
   // The training_done result once broadcast: a stream bound later gets it when it opens.
-  std::optional<v1::RoundResult> training_done_;
+  std::shared_ptr<const Outgoing> training_done_;
   // The run's stop (StopRun, until BeginRun), apart from the process's stop_.
   bool run_stop_ = false;
 };

@@ -1,5 +1,6 @@
 // DeliverClientMessage: bytes over the handler's ClientMessageBounds, in size or in repeated
-// elements, are refused before they are parsed; bytes within them reach OnClientMessage.
+// elements, are refused before they are parsed; bytes within them reach OnClientMessage. An
+// OutgoingMessage is serialized once for all the streams that send it.
 #include "server/connection.h"
 
 #include <memory>
@@ -42,6 +43,35 @@ grpc::ByteBuffer Bytes(const v1::ClientMessage& m) {
 absl::Status Deliver(Recorder& handler, const v1::ClientMessage& m) {
   grpc::ByteBuffer bytes = Bytes(m);
   return DeliverClientMessage(handler, std::make_shared<Connection>(1, "test"), bytes);
+}
+
+// A broadcast's message is serialized once, on first use, and every stream writes those bytes;
+// an in-process sink gets the message itself.
+TEST(ConnectionTest, AnOutgoingMessageIsSerializedOnceForEveryStream) {
+  v1::ServerMessage m;
+  m.mutable_result()->set_round(7);
+  m.mutable_result()->set_reason(std::string(1000, 'r'));
+  auto out = std::make_shared<const OutgoingMessage>(m);
+  EXPECT_EQ(out->size(), m.ByteSizeLong());
+  grpc::Status first, second;
+  const grpc::ByteBuffer& bytes = out->Bytes(first);
+  EXPECT_EQ(&out->Bytes(second), &bytes);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(bytes.Length(), m.ByteSizeLong());
+  grpc::ByteBuffer copy = bytes;  // what a stream's write holds: a reference
+  v1::ServerMessage parsed;
+  ASSERT_TRUE(grpc::SerializationTraits<v1::ServerMessage>::Deserialize(&copy, &parsed).ok());
+  EXPECT_EQ(parsed.SerializeAsString(), m.SerializeAsString());
+
+  int delivered = 0;
+  auto sink = [&](const v1::ServerMessage& got) {
+    EXPECT_EQ(got.result().round(), 7);
+    ++delivered;
+  };
+  Connection a(1, "a", sink), b(2, "b", sink);
+  EXPECT_EQ(a.Send(out), m.ByteSizeLong());
+  EXPECT_EQ(b.Send(out), m.ByteSizeLong());
+  EXPECT_EQ(delivered, 2);
 }
 
 TEST(ConnectionTest, DeliversAMessageWithinTheBounds) {
