@@ -167,36 +167,40 @@ absl::Status RunGrpcClient(ParticipantHost& host, const GrpcClientOptions& optio
   absl::BitGen jitter;
   Backoff backoff(options.backoff, jitter, absl::Now());
   while (!stop.load()) {
-    // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply).
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-        rpc::MakeChannel({.target = options.target, .tls = options.tls});
-    if (!channel.ok()) return channel.status();
-    Session session(host, options, watcher, *channel);
-    absl::Status status;
-    const StreamEnd end = session.Run(status);
-    if (end == StreamEnd::kDone) return absl::OkStatus();
-    if (stop.load()) break;
-    if (end == StreamEnd::kRefused) return status;
-    if (end == StreamEnd::kCheckIn) {
-      const absl::Time back = absl::Now() + session.check_in();
-      backoff.Worked(back);
-      EventLine("check_in_later")
-          .Add("client", options.name)
-          .Add("wait_s", absl::ToDoubleSeconds(session.check_in()));
-      SleepUntil(back, stop);
-      continue;
+    absl::Time resume;  // when to register again
+    {
+      // A fresh channel per attempt (re-reading the TLS files, so renewed certificates apply),
+      // gone before the wait: a device checked in for later holds no connection.
+      absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+          rpc::MakeChannel({.target = options.target, .tls = options.tls});
+      if (!channel.ok()) return channel.status();
+      Session session(host, options, watcher, *channel);
+      absl::Status status;
+      const StreamEnd end = session.Run(status);
+      if (end == StreamEnd::kDone) return absl::OkStatus();
+      if (stop.load()) break;
+      if (end == StreamEnd::kRefused) return status;
+      if (end == StreamEnd::kCheckIn) {
+        resume = absl::Now() + session.check_in();
+        backoff.Worked(resume);
+        EventLine("check_in_later")
+            .Add("client", options.name)
+            .Add("wait_s", absl::ToDoubleSeconds(session.check_in()));
+      } else {
+        if (session.opened()) backoff.StreamEnded(*session.opened(), absl::Now());
+        if (backoff.ShouldGiveUp(absl::Now())) {
+          return absl::UnavailableError(
+              absl::StrCat("giving up on ", options.target, ": ", status.ToString()));
+        }
+        const absl::Duration wait = backoff.NextWait();
+        EventLine("reconnect")
+            .Add("client", options.name)
+            .Add("error", status.ToString())
+            .Add("wait_s", absl::ToDoubleSeconds(wait));
+        resume = absl::Now() + wait;
+      }
     }
-    if (session.opened()) backoff.StreamEnded(*session.opened(), absl::Now());
-    if (backoff.ShouldGiveUp(absl::Now())) {
-      return absl::UnavailableError(
-          absl::StrCat("giving up on ", options.target, ": ", status.ToString()));
-    }
-    const absl::Duration wait = backoff.NextWait();
-    EventLine("reconnect")
-        .Add("client", options.name)
-        .Add("error", status.ToString())
-        .Add("wait_s", absl::ToDoubleSeconds(wait));
-    SleepUntil(absl::Now() + wait, stop);
+    SleepUntil(resume, stop);
   }
   return absl::CancelledError("stopped by a signal");
 }
