@@ -33,6 +33,7 @@ absl::StatusOr<algorithms::ContributionVector> Participant::Contribute(
     const algorithms::Contributor& contributor, absl::string_view algorithm,
     algorithms::ContributionSum* sum) {
   session_.reset();
+  if (!contributor.state_owner().empty()) algorithm = contributor.state_owner();
   const auto state = algorithm_states_.find(algorithm);
   const absl::string_view old_state =
       state == algorithm_states_.end() ? absl::string_view() : absl::string_view(state->second);

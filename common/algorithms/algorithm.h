@@ -86,6 +86,17 @@ class Contributor {
   // recommendations and federated evaluation use it, never the algorithm's internals.
   // Meaningful only when carries_model().
   virtual const Scorer& scorer() const = 0;
+  // The user's own model when the algorithm keeps a part of it on the device, in `state` (this
+  // algorithm's state; e.g. a trained user factor): federated evaluation scores the user with it.
+  // Null (the default): scorer() is every user's model. Errors as Contribute's.
+  virtual absl::StatusOr<std::unique_ptr<Scorer>> PersonalScorer(
+      const LocalData& /*data*/, absl::string_view /*state*/) const {
+    return nullptr;
+  }
+  // Whose participant state Contribute is given and returns: empty (the default) for the plan's
+  // own algorithm; a phase that works on another algorithm's model (federated evaluation) names
+  // that algorithm and returns its state unchanged.
+  virtual absl::string_view state_owner() const { return {}; }
   // False for a later phase whose plan carries no model because the round's earlier phase
   // delivered it (e.g. lfl-sgdmf's noise replacement): the runtime then keeps the model it has
   // and never asks this contributor's scorer().

@@ -3,7 +3,7 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, sim_run_file, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
+# sim_hdpmf, sim_hdpmf_paper_choices, sim_run_file, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
 # privirec_dp_committee_secagg, privirec_k_dp_committee_secagg, dpals_secagg. Every process started here is
 # killed on exit.
 set -euo pipefail
@@ -162,8 +162,8 @@ sim_equivalence() {
   cmp "$WORK/sim/checkpoint.pb" "$WORK/net/checkpoint.pb" || fail "checkpoints differ"
   "$BUILD/tools/fedmf-privacy" --ledger="$WORK/net/checkpoint.pb" >"$WORK/ledger-report.log" ||
     fail "fedmf-privacy --ledger failed"
-  grep -Eq '^spent: .* per user \(worst case(; heterogeneous: .*)?\)$' "$WORK/ledger-report.log" ||
-    fail "fedmf-privacy --ledger: no per-user worst-case report"
+  grep -Eq '^spent: .* per (user|rating) \(worst case(; heterogeneous: .*)?\)$' \
+    "$WORK/ledger-report.log" || fail "fedmf-privacy --ledger: no worst-case report per user or rating"
   diff <(grep ' event=evaluation ' "$WORK/sim.log" | sed 's/^ts=[^ ]* //') \
     <(grep ' event=evaluation ' "$WORK/coordinator.log" | sed 's/^ts=[^ ]* //') ||
     fail "evaluations differ"
@@ -570,6 +570,33 @@ PY
       fail "ledger: not a heterogeneous pure epsilon 3: $(cat "$WORK/ledger-report.log")"
     grep -q ' event=new_run .*mode=sound .*epsilon_per_round=1 ' "$WORK/coordinator.log" ||
       fail "no sound-mode new_run line with epsilon_per_round=1"
+    ;;
+
+  sim_hdpmf_paper_choices)
+    # HDPMF and PDPMF in paper mode with every choice of the paper where ours differs (the
+    # ablation of docs/results/hdpmf.md): u_i off the unit ball, unclamped predictions, zero-mean
+    # factors, PDPMF's t from a given mean weight, and devices scoring with their trained u_i in a
+    # federated evaluation after the last round, in fedmf-sim and through real processes alike.
+    for variant in hdpmf pdpmf; do
+      rm -rf "$WORK/sim" "$WORK/net"  # a fresh run each, not a resumed one
+      weight=()
+      [[ "$variant" == pdpmf ]] && weight=(--set=pdpmf_mean_weight=0.3)
+      SIM_FACTOR_MODEL=0 sim_equivalence --algorithm=hdpmf --epsilon=3 --set=rank=4 \
+        --set=mode=paper --set=variant="$variant" --set=skip_user_projection=true \
+        --set=skip_prediction_clamp=true --set=init_center=0 --set=score_with_trained_factor=true \
+        ${weight[@]+"${weight[@]}"} --eval_every=3 --eval_participation=1
+      for log in sim.log coordinator.log; do
+        grep -q " event=federated_eval round=3 applied=yes " "$WORK/$log" ||
+          fail "$variant: no applied federated evaluation after round 3 in $log"
+      done
+      diff <(grep -o ' event=federated_eval .*' "$WORK/sim.log" | grep -o ' test_rmse=[^ ]*') \
+        <(grep -o ' event=federated_eval .*' "$WORK/coordinator.log" | grep -o ' test_rmse=[^ ]*') ||
+        fail "$variant: the federated evaluations differ"
+      grep -q 'per rating (worst case; heterogeneous' "$WORK/ledger-report.log" ||
+        fail "$variant: the ledger is not per rating: $(cat "$WORK/ledger-report.log")"
+    done
+    grep -q ' event=new_run .*variant=pdpmf .*pdpmf_threshold=0.3\b' "$WORK/coordinator.log" ||
+      fail "pdpmf: not t = 0.3 x 3 / 3 rounds: $(grep ' event=new_run ' "$WORK/coordinator.log")"
     ;;
 
   sim_default_budget)

@@ -1,5 +1,6 @@
 #include "common/algorithms/federated_evaluation/contributor.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -58,13 +59,20 @@ FederatedEvaluationContributor::Create(const v1::RoundPlan& plan) {
 }
 
 absl::StatusOr<Contribution> FederatedEvaluationContributor::Contribute(const LocalData& data,
-                                                                        absl::string_view /*state*/,
+                                                                        absl::string_view state,
                                                                         dp::Rng& /*rng*/) const {
-  absl::StatusOr<metrics::MetricSums> sums = EvaluateUsers(data, scorer(), plan_.ranking);
+  absl::StatusOr<std::unique_ptr<Scorer>> personal = model_->PersonalScorer(data, state);
+  if (!personal.ok()) return personal.status();
+  absl::StatusOr<metrics::MetricSums> sums =
+      EvaluateUsers(data, *personal != nullptr ? **personal : scorer(), plan_.ranking);
   if (!sums.ok()) return sums.status();
   return Contribution{.vector = ContributionVector::Dense(plan_.codec.Encode(*sums)),
-                      .state = {},
+                      .state = std::string(state),
                       .user_factor = {}};
+}
+
+absl::string_view FederatedEvaluationContributor::state_owner() const {
+  return plan_.model.algorithm();
 }
 
 }  // namespace fedmf::algorithms::federated_evaluation

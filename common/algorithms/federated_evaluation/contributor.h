@@ -1,8 +1,9 @@
 // The client side of a federated evaluation: every user a participant holds (ForEachUser: its
 // own user, or each of a party's users) scores the evaluated model on their test ratings through
-// the model's Scorer, exactly as training scores them; the participant's metric sums
+// the model's Scorer, exactly as training scores them (or the user's own model, when the algorithm
+// keeps one on the device: Contributor::PersonalScorer); the participant's metric sums
 // (common/metrics/user_metrics.h) are encoded in the plan's fixed-point format and secure-summed.
-// Nothing is contributed to training and no state is kept.
+// Nothing is contributed to training and no state is changed.
 #ifndef FEDMF_COMMON_ALGORITHMS_FEDERATED_EVALUATION_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_FEDERATED_EVALUATION_CONTRIBUTOR_H_
 
@@ -35,12 +36,15 @@ class FederatedEvaluationContributor final : public Contributor {
   static absl::StatusOr<std::unique_ptr<FederatedEvaluationContributor>> Create(
       const v1::RoundPlan& plan);
 
-  // The codec's encoding of EvaluateUsers(data, scorer(), ranking), dense; stateless (`state`
-  // and `rng` are unused, no state or user factor is returned).
+  // The codec's encoding of EvaluateUsers(data, model, ranking), dense, with the evaluated
+  // model's PersonalScorer(data, state) as the model when it has one, else scorer(); `state` is
+  // the evaluated algorithm's (state_owner), returned unchanged; `rng` is unused.
   absl::StatusOr<Contribution> Contribute(const LocalData& data, absl::string_view state,
                                           dp::Rng& rng) const override;
   // The evaluated model's scorer.
   const Scorer& scorer() const override { return model_->scorer(); }
+  // The evaluated model's algorithm: its state is what a personal model is read from.
+  absl::string_view state_owner() const override;
 
   const EvaluationPlan& plan() const { return plan_; }
 

@@ -65,7 +65,9 @@ absl::StatusOr<std::unique_ptr<HdpmfContributor>> HdpmfContributor::Create(
   HdpmfScorer scorer(*v, {.item_weights = Stretches(c) ? gamma : std::vector<double>{},
                           .rescale = !c.skip_rescaling(),
                           .lambda = c.score_lambda(),
-                          .scale = {.min = c.rating_min(), .max = c.rating_max()}});
+                          .scale = c.skip_prediction_clamp() ? RatingScale{}
+                                                             : RatingScale{.min = c.rating_min(),
+                                                                           .max = c.rating_max()}});
   return std::unique_ptr<HdpmfContributor>(
       new HdpmfContributor(std::move(broadcast), *codec, UserWeights(c.spec(), c.num_users()),
                            std::move(gamma), threshold, std::move(scorer)));
@@ -105,37 +107,19 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
   if (absl::Status s = CheckRatings(data.train, c); !s.ok()) return s;
   absl::StatusOr<v1::HdpmfUserState> current = CurrentState(data, state);
   if (!current.ok()) return current.status();
-  const double beta = current->privacy_weight();
   // PDPMF trains on one sample of the user's ratings, drawn from a seed of its own kept in its
   // state (Zhang et al. sample once, before training).
-  std::vector<int32_t> kept_items;
-  std::vector<float> kept_ratings;
-  data::RatingRow train = data.train;
-  if (c.variant() == v1::HDPMF_VARIANT_PDPMF) {
-    if (current->round() < 0) current->set_sample_seed(rng());
-    dp::Rng sampler(current->sample_seed());
-    for (int64_t k = 0; k < train.size(); ++k) {
-      const int32_t j = train.indices[k];
-      if (dp::Bernoulli(sampler,
-                        PdpmfKeepProbability(c, pdpmf_threshold_, beta * item_weights_[j]))) {
-        kept_items.push_back(j);
-        kept_ratings.push_back(train.ratings[k]);
-      }
-    }
-    train = data::RatingRow{kept_items, kept_ratings, {}};
+  if (c.variant() == v1::HDPMF_VARIANT_PDPMF && current->round() < 0) {
+    current->set_sample_seed(rng());
   }
+  UserRound user;
+  StepUser(data, *std::move(current), user);
+  const double beta = user.state.privacy_weight();
   const Eigen::MatrixXd& v = scorer_.item_factors();
-  const Eigen::VectorXd targets = Targets(c, train, beta, item_weights_);
-  Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(current->user_factor().data(), c.rank());
-  // The step of the previous round's line 12, on the V that round produced. (A retried round, or
-  // a contribution the server never applied, steps nothing.)
-  if (current->round() >= 0 && current->round() < round) {
-    u = StepUserFactor(v, u, train, targets, c.lambda(), StepSize(c, round - 1));
-  }
-  // Theorem 2's sensitivity and the codec's bound need ||u|| <= 1 (user_math.h); every step keeps
-  // it, but the state is the device's and may be stale or corrupt.
-  u = ProjectToUnitBall(std::move(u));
-  Eigen::MatrixXd gradient = ItemGradient(v, u, train, targets);
+  const Eigen::VectorXd& u = user.user_factor;
+  Eigen::MatrixXd gradient = ItemGradient(v, u, user.train, user.targets);
+  // The paper's unprojected u may leave the codec's bound: clamped so that the sum decodes.
+  if (c.skip_user_projection()) gradient = gradient.cwiseMax(-codec_.bound).cwiseMin(codec_.bound);
   if (c.mode() == v1::HDPMF_MODE_SOUND) {
     absl::StatusOr<Eigen::VectorXd> clipped =
         dp::ClipL1(Eigen::Map<const Eigen::VectorXd>(gradient.data(), gradient.size()), c.clip());
@@ -156,9 +140,59 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
   next.set_round(round);
   next.mutable_user_factor()->Add(u.data(), u.data() + u.size());
   next.set_privacy_weight(beta);
-  next.set_sample_seed(current->sample_seed());
+  next.set_sample_seed(user.state.sample_seed());
   return Contribution{
-      .vector = *std::move(vector), .state = next.SerializeAsString(), .user_factor = std::move(u)};
+      .vector = *std::move(vector), .state = next.SerializeAsString(), .user_factor = u};
+}
+
+void HdpmfContributor::StepUser(const LocalData& data, v1::HdpmfUserState state,
+                                UserRound& user) const {
+  const v1::HdpmfConfig& c = broadcast_.config();
+  const int64_t round = broadcast_.round();
+  user.state = std::move(state);
+  user.train = data.train;
+  if (c.variant() == v1::HDPMF_VARIANT_PDPMF) {
+    dp::Rng sampler(user.state.sample_seed());
+    for (int64_t k = 0; k < data.train.size(); ++k) {
+      const int32_t j = data.train.indices[k];
+      if (dp::Bernoulli(sampler,
+                        PdpmfKeepProbability(c, pdpmf_threshold_,
+                                             user.state.privacy_weight() * item_weights_[j]))) {
+        user.kept_items.push_back(j);
+        user.kept_ratings.push_back(data.train.ratings[k]);
+      }
+    }
+    user.train = data::RatingRow{user.kept_items, user.kept_ratings, {}};
+  }
+  user.targets = Targets(c, user.train, user.state.privacy_weight(), item_weights_);
+  Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(user.state.user_factor().data(), c.rank());
+  // The step of the previous round's line 12, on the V that round produced. (A retried round, or
+  // a contribution the server never applied, steps nothing.)
+  if (user.state.round() >= 0 && user.state.round() < round) {
+    u = StepUserFactor(scorer_.item_factors(), u, user.train, user.targets, c.lambda(),
+                       StepSize(c, round - 1));
+  }
+  // Theorem 2's sensitivity and the codec's bound need ||u|| <= 1 (user_math.h); bounded here
+  // rather than only after a step, as the state is the device's and may be stale or corrupt.
+  user.user_factor = BoundUserFactor(c, std::move(u));
+}
+
+absl::StatusOr<std::unique_ptr<Scorer>> HdpmfContributor::PersonalScorer(
+    const LocalData& data, absl::string_view state) const {
+  const v1::HdpmfConfig& c = broadcast_.config();
+  if (!c.score_with_trained_factor()) return nullptr;
+  if (data.is_party()) {
+    return absl::InvalidArgumentError("hdpmf: a silo party has no one user factor to score with");
+  }
+  if (absl::Status s = CheckRatings(data.train, c); !s.ok()) return s;
+  absl::StatusOr<v1::HdpmfUserState> current = CurrentState(data, state);
+  if (!current.ok()) return current.status();
+  UserRound user;
+  StepUser(data, *std::move(current), user);
+  HdpmfScorer::Prediction prediction = scorer_.prediction();
+  prediction.trained_factor = std::move(user.user_factor);
+  prediction.user_weight = user.state.privacy_weight();
+  return std::make_unique<HdpmfScorer>(scorer_.item_factors(), std::move(prediction));
 }
 
 absl::StatusOr<std::optional<dp::LedgerEntry>> HdpmfContributor::ParticipantCost(

@@ -35,6 +35,11 @@ class HdpmfContributor final : public Contributor {
   absl::StatusOr<std::optional<dp::LedgerEntry>> ParticipantCost(
       const LocalData& data, absl::string_view state) const override;
   const HdpmfScorer& scorer() const override { return scorer_; }
+  // With score_with_trained_factor, the paper's prediction for this user: its own u_i (stepped on
+  // this V as its next contribution would) rather than the scorer's refit; null otherwise.
+  // InvalidArgument for a party, a corrupt state or a bad rating.
+  absl::StatusOr<std::unique_ptr<Scorer>> PersonalScorer(const LocalData& data,
+                                                         absl::string_view state) const override;
 
   // The user's state before this round's contribution: decoded, or the initial one when empty.
   absl::StatusOr<v1::HdpmfUserState> CurrentState(const LocalData& data,
@@ -50,6 +55,20 @@ class HdpmfContributor final : public Contributor {
         item_weights_(std::move(item_weights)),
         pdpmf_threshold_(pdpmf_threshold),
         scorer_(std::move(scorer)) {}
+
+  // A user as of this round: the ratings it trains on (all, or PDPMF's one sample, drawn from
+  // the state's seed into kept_*, which `train` views), their targets, and u_i after the step on
+  // this round's V, bounded (BoundUserFactor).
+  struct UserRound {
+    v1::HdpmfUserState state;
+    std::vector<int32_t> kept_items;
+    std::vector<float> kept_ratings;
+    data::RatingRow train;
+    Eigen::VectorXd targets;
+    Eigen::VectorXd user_factor;
+  };
+  // Fills `user` (in place: `train` may view its own vectors) from the user's current state.
+  void StepUser(const LocalData& data, v1::HdpmfUserState state, UserRound& user) const;
 
   v1::HdpmfBroadcast broadcast_;
   RoundCodec codec_;

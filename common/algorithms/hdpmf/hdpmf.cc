@@ -81,6 +81,18 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
   if (c.skip_rescaling() && !Stretches(c)) {
     return Bad("skip_rescaling", 1, "only for the hdpmf variant in paper mode (HDPMF-R)");
   }
+  // Ablations of the paper's own choices: sound mode's guarantee rests on the projection and the
+  // clamp costs it nothing, so they are paper-mode switches only.
+  if (c.skip_user_projection() && !Paper(c)) {
+    return Bad("skip_user_projection", 1, "only in paper mode (the sound mode projects u)");
+  }
+  if (c.skip_prediction_clamp() && !Paper(c)) {
+    return Bad("skip_prediction_clamp", 1, "only in paper mode");
+  }
+  if (c.pdpmf_mean_weight() != 0 && (c.variant() != v1::HDPMF_VARIANT_PDPMF ||
+                                     !(c.pdpmf_mean_weight() > 0 && c.pdpmf_mean_weight() <= 1))) {
+    return Bad("pdpmf_mean_weight", c.pdpmf_mean_weight(), "0, or in (0, 1] for the pdpmf variant");
+  }
   if (c.cohort_size() < 1 || c.cohort_size() > c.num_users()) {
     return Bad("cohort_size", static_cast<double>(c.cohort_size()), "in [1, num_users]");
   }
@@ -127,7 +139,9 @@ double MeanRatingWeight(const v1::HdpmfConfig& config) {
 }
 
 double PdpmfThreshold(const v1::HdpmfConfig& config) {
-  return dp::SplitPureEpsilon(config.epsilon() * MeanRatingWeight(config), config.rounds());
+  const double mean_weight =
+      config.pdpmf_mean_weight() > 0 ? config.pdpmf_mean_weight() : MeanRatingWeight(config);
+  return dp::SplitPureEpsilon(config.epsilon() * mean_weight, config.rounds());
 }
 
 double DefaultInitCenter(const v1::HdpmfConfig& config) {

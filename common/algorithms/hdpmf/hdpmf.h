@@ -49,7 +49,8 @@ double RoundEpsilon(const v1::HdpmfConfig& config);
 // mean(beta) mean(gamma) over the specification's users and items (public; the mean over the
 // training ratings would be data-dependent).
 double MeanRatingWeight(const v1::HdpmfConfig& config);
-// PDPMF's t: the mean rating budget, MeanRatingWeight eps_r, stepped by ulps.
+// PDPMF's t: the mean rating budget, eps_r times pdpmf_mean_weight when set, else
+// MeanRatingWeight; stepped by ulps.
 double PdpmfThreshold(const v1::HdpmfConfig& config);
 // The init_center of the option init_center's default: the rating scale's midpoint, times
 // MeanRatingWeight when the ratings are stretched (the targets' scale).

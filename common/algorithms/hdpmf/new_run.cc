@@ -47,6 +47,10 @@ v1::HdpmfOptions DefaultOptions() {
   o.set_eps_ic(0.1);
   o.set_eps_im(0.5);
   o.set_spec_seed(0);
+  o.set_skip_user_projection(false);
+  o.set_skip_prediction_clamp(false);
+  o.set_pdpmf_mean_weight(0);
+  o.set_score_with_trained_factor(false);
   return o;
 }
 
@@ -153,6 +157,10 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromOptions(const RunSettings& run,
   s.set_item_w_con(o.eps_ic());
   s.set_item_w_mod(o.eps_im());
   s.set_seed(o.spec_seed() != 0 ? o.spec_seed() : run.seed);
+  c.set_skip_user_projection(o.skip_user_projection());
+  c.set_skip_prediction_clamp(o.skip_prediction_clamp());
+  c.set_pdpmf_mean_weight(o.pdpmf_mean_weight());
+  c.set_score_with_trained_factor(o.score_with_trained_factor());
   c.set_init_center(o.init_center() >= 0 ? o.init_center() : DefaultInitCenter(c));
   if (absl::Status st = ValidateConfig(c); !st.ok()) return st;
   return c;
@@ -173,6 +181,9 @@ absl::StatusOr<NewRun> StartRun(const RunSettings& run, const v1::HdpmfOptions& 
       {"cohort", absl::StrCat(c->cohort_size())},
       {"n_min", absl::StrCat(c->min_contributors())},
       {"spec_seed", absl::StrCat(c->spec().seed())}};
+  if (c->variant() == v1::HDPMF_VARIANT_PDPMF) {
+    fields.emplace_back("pdpmf_threshold", EventValue(PdpmfThreshold(*c)));
+  }
   return NewRun{*std::move(updater), std::move(fields)};
 }
 

@@ -17,6 +17,13 @@ absl::StatusOr<Eigen::VectorXd> HdpmfScorer::Scores(const data::RatingRow& ratin
     }
   }
   const std::vector<double>& gamma = prediction_.item_weights;
+  if (prediction_.trained_factor) {
+    Eigen::VectorXd predicted = item_factors_ * *prediction_.trained_factor;
+    if (!gamma.empty() && prediction_.rescale) {
+      for (int64_t j = 0; j < m; ++j) predicted[j] /= prediction_.user_weight * gamma[j];
+    }
+    return predicted;
+  }
   const int64_t k_dim = item_factors_.cols();
   Eigen::MatrixXd a = prediction_.lambda * Eigen::MatrixXd::Identity(k_dim, k_dim);
   Eigen::VectorXd b = Eigen::VectorXd::Zero(k_dim);

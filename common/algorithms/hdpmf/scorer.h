@@ -7,9 +7,13 @@
 // Scores rank by the unclamped prediction; PredictRatings clamps it to the rating scale.
 // HDPMF-R (the ablation) fits the same stretched targets and skips the division by gamma_j (its
 // beta_i cancels in the fit, so only the item half of the rescaling is removed).
+// The paper's own prediction, an ablation of the refit (Prediction::trained_factor): u^T v_j
+// with the user's trained u_i, divided by beta_i gamma_j when stretched (HDPMF-R: not divided).
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_SCORER_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_SCORER_H_
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -20,12 +24,17 @@ namespace fedmf::algorithms::hdpmf {
 class HdpmfScorer final : public Scorer {
  public:
   // How the model predicts: `item_weights` gamma (m values in (0, 1]) when trained on stretched
-  // ratings, empty otherwise; `rescale` false for HDPMF-R; lambda > 0; the rating scale.
+  // ratings, empty otherwise; `rescale` false for HDPMF-R; lambda > 0; the rating scale (unset:
+  // predictions are not clamped, skip_prediction_clamp).
   struct Prediction {
     std::vector<double> item_weights;
     bool rescale = true;
     double lambda = 1;
     RatingScale scale{.min = 1, .max = 5};
+    // The paper's prediction (score_with_trained_factor): the user's trained u_i instead of the
+    // ridge fit, and a stretched prediction divided by beta_i gamma_j, beta_i = user_weight.
+    std::optional<Eigen::VectorXd> trained_factor = std::nullopt;
+    double user_weight = 1;
   };
   HdpmfScorer(Eigen::MatrixXd item_factors, Prediction prediction)
       : item_factors_(std::move(item_factors)), prediction_(std::move(prediction)) {}
@@ -39,6 +48,7 @@ class HdpmfScorer final : public Scorer {
                                                  double fallback_mean) const override;
 
   const Eigen::MatrixXd& item_factors() const { return item_factors_; }
+  const Prediction& prediction() const { return prediction_; }
 
  private:
   Eigen::MatrixXd item_factors_;

@@ -1,6 +1,7 @@
 #include "common/algorithms/hdpmf/user_math.h"
 
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -44,6 +45,10 @@ Eigen::VectorXd ProjectToUnitBall(Eigen::VectorXd u) {
   return u;
 }
 
+Eigen::VectorXd BoundUserFactor(const v1::HdpmfConfig& config, Eigen::VectorXd u) {
+  return config.skip_user_projection() ? u : ProjectToUnitBall(std::move(u));
+}
+
 Eigen::MatrixXd ItemGradient(const Eigen::MatrixXd& item_factors,
                              const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
                              const Eigen::VectorXd& targets) {
@@ -64,7 +69,7 @@ Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,
     grad +=
         2 * (item_factors.row(j).dot(user_factor) - targets[k]) * item_factors.row(j).transpose();
   }
-  return ProjectToUnitBall(user_factor - step * grad);
+  return user_factor - step * grad;
 }
 
 }  // namespace fedmf::algorithms::hdpmf

@@ -2,10 +2,10 @@
 //   sum_j I_ij (t_ij - u_i^T v_j)^2 + lambda ||u_i||^2,   t_ij = W_ij R_ij (paper mode) or R_ij,
 // on the device: the targets, the user's item-gradient rows g_j = 2 (u^T v_j - t_ij) u (eq. 4,
 // zero for unrated items) and the user's own step u <- u - eta (2 sum_j (u^T v_j - t_ij) v_j
-// + 2 lambda u), projected onto the unit ball: Theorem 2's sensitivity assumes ||u_i|| <= 1, which
-// the paper never enforces; projecting the model's own u (rather than only the u in the gradient)
-// keeps the gradient that of the model being trained. Pure functions of the user's data, shared
-// by the contributor and the tests.
+// + 2 lambda u), then kept on the unit ball (BoundUserFactor): Theorem 2's sensitivity assumes
+// ||u_i|| <= 1, which the paper never enforces; projecting the model's own u (rather than only the
+// u in the gradient) keeps the gradient that of the model being trained. Pure functions of the
+// user's data, shared by the contributor and the tests.
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_USER_MATH_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_USER_MATH_H_
 
@@ -34,12 +34,15 @@ Eigen::VectorXd Targets(const v1::HdpmfConfig& config, const data::RatingRow& ra
 // u / ||u|| when ||u|| > 1, else u.
 Eigen::VectorXd ProjectToUnitBall(Eigen::VectorXd u);
 
+// ProjectToUnitBall(u), or u unchanged under the paper's choice (skip_user_projection).
+Eigen::VectorXd BoundUserFactor(const v1::HdpmfConfig& config, Eigen::VectorXd u);
+
 // The user's item gradient (m x K, rows of unrated items zero) at u = `user_factor`.
 Eigen::MatrixXd ItemGradient(const Eigen::MatrixXd& item_factors,
                              const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
                              const Eigen::VectorXd& targets);
 
-// u after one step of `step` on V = `item_factors`, projected onto the unit ball.
+// u after one step of `step` on V = `item_factors` (not yet bounded: BoundUserFactor).
 Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,
                                const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
                                const Eigen::VectorXd& targets, double lambda, double step);

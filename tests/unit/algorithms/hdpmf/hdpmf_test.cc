@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "client/participant.h"
+#include "common/algorithms/federated_evaluation/contributor.h"
+#include "common/algorithms/federated_evaluation/plan.h"
 #include "common/algorithms/hdpmf/contributor.h"
 #include "common/algorithms/hdpmf/privacy_spec.h"
 #include "common/algorithms/hdpmf/scorer.h"
@@ -21,6 +23,8 @@
 #include "common/dp/participant_budget.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
+#include "common/metrics/metric_codec.h"
+#include "common/metrics/user_metrics.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/algorithms/three_users_test_util.h"
@@ -429,14 +433,15 @@ TEST(HdpmfTest, UserFactorStepsOnEachNewVAndStateIsValidated) {
   auto round1 = ContributorOf(*updater);
   const data::RatingRow row{kItems[0], kRatings[0], {}};
   const Eigen::VectorXd want =
-      StepUserFactor(updater->item_factors(), first.user_factor, row,
-                     Targets(c, row, UserWeights(c.spec(), 3)[0], {}), c.lambda(), StepSize(c, 0));
+      BoundUserFactor(c, StepUserFactor(updater->item_factors(), first.user_factor, row,
+                                        Targets(c, row, UserWeights(c.spec(), 3)[0], {}),
+                                        c.lambda(), StepSize(c, 0)));
   EXPECT_EQ(round1->Contribute(User(0), first.state, rng).value().user_factor, want);
   // However long the step, u stays on the unit ball (Theorem 2's ||u|| <= 1).
-  EXPECT_LE(StepUserFactor(updater->item_factors(), first.user_factor, row, Targets(c, row, 1, {}),
-                           c.lambda(), 1e6)
-                .norm(),
-            1 + 1e-12);
+  const Eigen::VectorXd long_step = StepUserFactor(updater->item_factors(), first.user_factor, row,
+                                                   Targets(c, row, 1, {}), c.lambda(), 1e6);
+  EXPECT_GT(long_step.norm(), 1);
+  EXPECT_LE(BoundUserFactor(c, long_step).norm(), 1 + 1e-12);
 
   EXPECT_THAT(round1->Contribute(User(0), "garbage", rng).status().message(),
               HasSubstr("not an HdpmfUserState"));
@@ -455,6 +460,120 @@ TEST(HdpmfTest, UserFactorStepsOnEachNewVAndStateIsValidated) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// The paper's choices where ours differ (docs/results/hdpmf.md, "Ablation"): u_i left off the unit
+// ball, with the gradient's coordinates kept within the codec's bound; unclamped predictions;
+// PDPMF's t from a given mean rating weight.
+TEST(HdpmfTest, PaperChoicesSwitchBackOurDeviationsOneByOne) {
+  v1::HdpmfConfig c = Config(v1::HDPMF_MODE_PAPER);
+  c.set_variant(v1::HDPMF_VARIANT_MF);  // no noise: the decoded sum is the clamped gradients' sum
+  c.set_learning_rate(10);
+  c.set_skip_user_projection(true);
+  auto updater = HdpmfUpdater::Create(c).value();
+  dp::Rng rng(3);
+  const Contribution first = ContributorOf(*updater)->Contribute(User(0), "", rng).value();
+  std::vector<uint64_t> zeros(GradientDim(c), 0);
+  ASSERT_TRUE(updater->ApplySum(zeros, std::vector<uint32_t>{1}).ok());
+  auto round1 = ContributorOf(*updater);
+  const data::RatingRow row{kItems[0], kRatings[0], {}};
+  const Eigen::VectorXd stepped = StepUserFactor(updater->item_factors(), first.user_factor, row,
+                                                 Targets(c, row, 1, {}), c.lambda(), 10);
+  ASSERT_GT(stepped.norm(), 1);
+  EXPECT_EQ(BoundUserFactor(c, stepped), stepped);
+  const Contribution second = round1->Contribute(User(0), first.state, rng).value();
+  EXPECT_EQ(second.user_factor, stepped);
+  const RoundCodec codec = MakeRoundCodec(c, updater->item_factors()).value();
+  const Eigen::MatrixXd gradient =
+      ItemGradient(updater->item_factors(), stepped, row, Targets(c, row, 1, {}));
+  ASSERT_GT(gradient.cwiseAbs().maxCoeff(), codec.bound);
+  const Eigen::VectorXd decoded = codec.Decode(second.vector.values()).value();
+  EXPECT_LE(decoded.cwiseAbs().maxCoeff(), codec.bound + 1e-4);
+  EXPECT_NEAR(decoded.cwiseAbs().maxCoeff(), codec.bound, 1e-4);
+
+  // Predictions: clamped to [1, 5] unless skip_prediction_clamp.
+  v1::HdpmfConfig wide = Config(v1::HDPMF_MODE_PAPER);
+  wide.set_variant(v1::HDPMF_VARIANT_MF);
+  wide.set_init_scale(3);  // items of very different norms: a fit extrapolates beyond the scale
+  wide.set_score_lambda(1e-6);
+  const std::vector<int32_t> rated = {0, 1};
+  const std::vector<float> ratings = {5, 5};
+  const data::RatingRow fives{rated, ratings, {}};
+  for (bool skip : {false, true}) {
+    wide.set_skip_prediction_clamp(skip);
+    auto contributor = ContributorOf(*HdpmfUpdater::Create(wide).value());
+    const Eigen::VectorXd scores = contributor->scorer().Scores(fives).value();
+    ASSERT_TRUE(scores.maxCoeff() > 5 || scores.minCoeff() < 1) << scores.transpose();
+    const Eigen::VectorXd predicted = contributor->scorer().PredictRatings(fives, 0).value();
+    EXPECT_EQ(predicted, skip ? scores : Eigen::VectorXd(scores.cwiseMax(1).cwiseMin(5)));
+  }
+
+  // PDPMF's t from a given mean rating weight.
+  v1::HdpmfConfig pdpmf = Config(v1::HDPMF_MODE_PAPER);
+  pdpmf.set_variant(v1::HDPMF_VARIANT_PDPMF);
+  pdpmf.set_pdpmf_mean_weight(0.3);
+  EXPECT_NEAR(PdpmfThreshold(pdpmf), 0.3 * pdpmf.epsilon() / pdpmf.rounds(), 1e-12);
+  EXPECT_EQ(RoundEpsilon(pdpmf), PdpmfThreshold(pdpmf));
+}
+
+// score_with_trained_factor: the paper's prediction, u_i^T v_j / (beta_i gamma_j) with the
+// device's own u_i, stepped on the evaluated V as its next contribution would step it; federated
+// evaluation scores with it from the participant's hdpmf state and leaves that state as it was.
+TEST(HdpmfTest, TrainedFactorScoringUsesTheDevicesOwnFactor) {
+  v1::HdpmfConfig c = Config(v1::HDPMF_MODE_PAPER);
+  c.set_score_with_trained_factor(true);
+  c.set_min_contributors(1);
+  auto updater = HdpmfUpdater::Create(c).value();
+  const std::vector<int32_t> test_items = {1, 3};
+  const std::vector<float> test_ratings = {4, 2};
+  LocalData user = User(0);
+  user.test = data::RatingRow{test_items, test_ratings, {}};
+  client::Participant participant = client::Participant::Create(1, user, 77).value();
+  ASSERT_TRUE(
+      participant.Contribute(*MakeContributor(updater->Plan().value()).value(), std::string(kName))
+          .ok());
+  const std::string state =
+      participant.ExportLocalState().algorithm_states().at(std::string(kName));
+  std::vector<uint64_t> zeros(GradientDim(c), 0);
+  ASSERT_TRUE(updater->ApplySum(zeros, std::vector<uint32_t>{1}).ok());
+  const v1::RoundPlan model = updater->Plan().value();
+  auto contributor = ContributorOf(*updater);
+
+  const v1::HdpmfUserState before = DecodeUserState(state, 2).value().value();
+  const double beta = before.privacy_weight();
+  const std::vector<double> gamma = ItemWeights(c.spec(), c.num_items());
+  const Eigen::VectorXd u = BoundUserFactor(
+      c,
+      StepUserFactor(updater->item_factors(),
+                     Eigen::Map<const Eigen::VectorXd>(before.user_factor().data(), 2), user.train,
+                     Targets(c, user.train, beta, gamma), c.lambda(), StepSize(c, 0)));
+  std::unique_ptr<Scorer> personal = contributor->PersonalScorer(user, state).value();
+  ASSERT_NE(personal, nullptr);
+  const Eigen::VectorXd scores = personal->Scores(user.train).value();
+  for (int j = 0; j < c.num_items(); ++j) {
+    EXPECT_NEAR(scores[j], updater->item_factors().row(j).dot(u) / (beta * gamma[j]), 1e-12);
+  }
+  v1::HdpmfConfig refit = c;
+  refit.set_score_with_trained_factor(false);
+  EXPECT_EQ(
+      ContributorOf(*HdpmfUpdater::Create(refit).value())->PersonalScorer(user, state).value(),
+      nullptr);
+
+  // Federated evaluation: the metric sums of the personal model, the hdpmf state untouched.
+  const v1::RoundPlan eval =
+      federated_evaluation::MakePlan(model, 1, metrics::kDpmfRpRanking).value();
+  auto evaluation = federated_evaluation::FederatedEvaluationContributor::Create(eval).value();
+  EXPECT_EQ(evaluation->state_owner(), kName);
+  const metrics::MetricSums want =
+      federated_evaluation::EvaluateUsers(user, *personal, evaluation->plan().ranking).value();
+  const metrics::MetricSums refit_sums =
+      federated_evaluation::EvaluateUsers(user, contributor->scorer(), evaluation->plan().ranking)
+          .value();
+  ASSERT_NE(want.squared_error, refit_sums.squared_error);
+  const ContributionVector got = participant.Contribute(*evaluation, eval.algorithm()).value();
+  EXPECT_EQ(got.values(), evaluation->plan().codec.Encode(want));
+  EXPECT_EQ(participant.ExportLocalState().algorithm_states().at(std::string(kName)), state);
+  EXPECT_EQ(participant.ExportLocalState().algorithm_states().count(eval.algorithm()), 0u);
+}
+
 TEST(HdpmfTest, ConfigPlanAndStateAreValidated) {
   v1::HdpmfConfig c = Config();
   c.set_min_contributors(4);
@@ -471,6 +590,19 @@ TEST(HdpmfTest, ConfigPlanAndStateAreValidated) {
   c = Config();
   c.set_skip_rescaling(true);  // sound mode does not stretch: nothing to skip
   EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("skip_rescaling"));
+  c = Config();  // sound mode: its guarantee needs the projection
+  c.set_skip_user_projection(true);
+  EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("skip_user_projection=1"));
+  c = Config();
+  c.set_skip_prediction_clamp(true);
+  EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("skip_prediction_clamp=1"));
+  c = Config(v1::HDPMF_MODE_PAPER);
+  c.set_pdpmf_mean_weight(0.5);  // not PDPMF
+  EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("pdpmf_mean_weight=0.5"));
+  c.set_variant(v1::HDPMF_VARIANT_PDPMF);
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  c.set_pdpmf_mean_weight(1.5);
+  EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("pdpmf_mean_weight=1.5"));
   c = Config();
   c.mutable_spec()->set_user_f_con(2);
   EXPECT_THAT(ValidateConfig(c).message(), HasSubstr("user_f_con=2"));
