@@ -1,5 +1,6 @@
 """docs/results/hdpmf.md's tables: HDPMF, PDPMF and MF next to the paper's figures."""
 import math
+import re
 import statistics
 from collections import defaultdict
 
@@ -152,7 +153,7 @@ def _paper_choices(runs):
     if not keys:
         return []
     rank = max(k[2] for k in keys)
-    thresholds = sorted({k[1] for k in keys if k[1].startswith("pdpmf-t")},
+    thresholds = sorted({k[1] for k in keys if re.fullmatch(r"pdpmf-t[0-9.]+", k[1])},
                         key=lambda n: float(n[len("pdpmf-t"):]))
     rows = CHOICES + [(f"PDPMF's t from a mean weight of {n[len('pdpmf-t'):]}", "hdpmf-ours", n)
                       for n in thresholds]
@@ -160,8 +161,8 @@ def _paper_choices(runs):
     def mse(name):
         return {s: v[0] for s, v in runs.get(("choices", name, rank), {}).items()}
 
-    def versus(values, base):
-        seeds = sorted(set(values) & set(base))
+    def versus(values, base, seeds):
+        seeds = [s for s in seeds if s in base]
         t, stars = _paired_t([base[s] for s in seeds], [values[s] for s in seeds])
         return "" if t is None else f" (t = {t:+.1f}{stars})"
 
@@ -180,8 +181,8 @@ def _paper_choices(runs):
                                                                        " (not significant)")
         lines.append(
             f"| {label} | {len(seeds)} | {mean_std4([h[s] for s in seeds])}"
-            f"{'' if h_name == 'hdpmf-ours' else versus(h, ours_h)} "
-            f"| {mean_std4([p[s] for s in seeds])}{'' if p_name == 'pdpmf-ours' else versus(p, ours_p)} "
+            f"{'' if h_name == 'hdpmf-ours' else versus(h, ours_h, seeds)} "
+            f"| {mean_std4([p[s] for s in seeds])}{'' if p_name == 'pdpmf-ours' else versus(p, ours_p, seeds)} "
             f"| {100 * (pm - hm) / pm:+.1f}% | {'-' if t is None else f'{t:+.2f}'} | {lower} |")
     for name in ("global-mean", "user-mean", "popularity"):
         base = {s: v[0] for s, v in runs.get(("table3", name, 0), {}).items()}
