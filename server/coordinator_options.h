@@ -80,9 +80,9 @@ struct CoordinatorOptions {
   // Largest task (plan and SecAgg parameters) sent to clients, who must reassemble that much
   // (fedmf-client --max_download_bytes); a larger plan stops the run (--max_plan_bytes).
   uint64_t max_plan_bytes = wire::kMaxTransferBytes;
-  // All streams' partial chunked uploads together, each stream's share of it the cohort's part
-  // (chunked_upload.h), and how long one may stay incomplete before EndStalledUploads ends its
-  // stream.
+  // All streams' partial chunked uploads together, each stream's share of it an equal part
+  // among the streams hosting the cohort (chunked_upload.h), and how long one may stay
+  // incomplete before EndStalledUploads ends its stream.
   uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
   absl::Duration upload_timeout = absl::Seconds(120);
   // Check-in (docs/runtime.md "Check-in"; --check_in_period_s): while an aggregation runs,

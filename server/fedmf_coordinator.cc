@@ -132,8 +132,8 @@ ABSL_FLAG(int64_t, max_message_mib, static_cast<int64_t>(fedmf::wire::kDefaultCh
 ABSL_FLAG(int64_t, max_upload_buffer_mib,
           static_cast<int64_t>(fedmf::server::CoordinatorOptions().max_upload_buffer_bytes >> 20),
           "MiB all streams' incomplete chunked uploads may hold together (each the bytes it "
-          "received, at most this divided by the cohort size); a stream whose upload does not fit "
-          "is ended with RESOURCE_EXHAUSTED");
+          "received, at most this divided by the streams hosting the cohort); a stream whose "
+          "upload does not fit is ended with RESOURCE_EXHAUSTED");
 ABSL_FLAG(double, upload_timeout_s,
           absl::ToDoubleSeconds(fedmf::server::CoordinatorOptions().upload_timeout),
           "a chunked upload not complete this long after its first chunk ends its stream "
@@ -653,6 +653,7 @@ absl::Status Serve() {
     EventLine("serving_models")
         .Add("versions", published.versions())
         .Add("latest_version", published.latest().version())
+        .Add("latest_bytes", published.latest().size_bytes())
         .Add("effect", "training is over; serving the published models until stopped");
     while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -282,7 +282,6 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
   round_users_ = std::move(kept);
   // Never lowered: a late message of an earlier aggregation still fits.
   bounds_ = Larger(bounds_, BoundsOf(task, options_.max_upload_bytes));
-  upload_budget_.ShareAmong(aggregation->cohort().size());
   // One task per client process, listing the members it hosts.
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
   for (uint32_t id : aggregation->cohort()) {
@@ -298,6 +297,9 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
     }
     message.mutable_task()->add_participant_ids(id);
   }
+  // The streams that may upload at once: a client process uploads its members' messages one at
+  // a time on its stream, however many it hosts.
+  upload_budget_.ShareAmong(tasks.size());
   for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
   return Where();
 }

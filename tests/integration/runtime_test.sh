@@ -3,7 +3,8 @@
 # on 127.0.0.1. Usage: runtime_test.sh BUILD_DIR CASE, CASE one of converge, chunked, client_kill,
 # coordinator_restart, coordinator_sigterm, clear_uploads, federated_eval, bad_token, harary, signatures, harary_kill,
 # metrics, streams_500, sim_pbm, sim_none, sim_gaussian_clear, sim_ldp_gd, sim_ldp_gd_dr,
-# sim_hdpmf, sim_hdpmf_paper_choices, sim_run_file, privirec_secagg, privirec_k_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
+# sim_hdpmf, sim_hdpmf_paper_choices, sim_run_file, privirec_secagg, privirec_k_secagg,
+# privirec_k_bspm_oversampled_secagg, privirec_dp_secagg, privirec_k_dp_secagg,
 # privirec_dp_committee_secagg, privirec_k_dp_committee_secagg, dpals_secagg. Every process started here is
 # killed on exit.
 set -euo pipefail
@@ -181,12 +182,16 @@ sim_equivalence() {
 secure_sums_equal_sim() {
   local phases="$1" rounds="$2"
   shift 2
-  local ml="$(dirname "$0")/../../../shared/data/ml-100k/u.data"
-  [[ -r "$ml" ]] || { echo "no $ml: skipped"; exit 77; }
-  # 30 users and (by default) the first 400 movies: a Gram phase of about 50k coordinates keeps
-  # SecAgg to seconds in CI; PRIVIREC_MAX_ITEM=1682 is the run of docs/results/privirec.md.
-  awk -v max="${PRIVIREC_MAX_ITEM:-400}" '$1 <= 30 && $2 <= max' "$ml" >"$WORK/u.data"
-  local data="ml-100k:$WORK/u.data"
+  # SUMS_DATA: the 30 users' --data instead of MovieLens's.
+  local data="${SUMS_DATA:-}"
+  if [[ -z "$data" ]]; then
+    local ml="$(dirname "$0")/../../../shared/data/ml-100k/u.data"
+    [[ -r "$ml" ]] || { echo "no $ml: skipped"; exit 77; }
+    # 30 users and (by default) the first 400 movies: a Gram phase of about 50k coordinates keeps
+    # SecAgg to seconds in CI; PRIVIREC_MAX_ITEM=1682 is the run of docs/results/privirec.md.
+    awk -v max="${PRIVIREC_MAX_ITEM:-400}" '$1 <= 30 && $2 <= max' "$ml" >"$WORK/u.data"
+    data="ml-100k:$WORK/u.data"
+  fi
   # SECAGG_FLAGS (e.g. "--secagg_graph=harary --secagg_degree=8"): docs/results/privirec.md's
   # SecAgg+ byte counts; unset, the default graph (complete at 30 users).
   local seed=5
@@ -484,6 +489,16 @@ PY
   # PriviRec-k: the degree sum and L = 2 power sums at k = 16, GF-CF from the basis.
   privirec_k_secagg)
     secure_sums_equal_sim 3 1 --algorithm=privirec-k --set=rank=16 --set=power_sums=2
+    ;;
+  # PriviRec-k's options beyond the paper: an iterate of k + p = 24 columns of which the basis
+  # keeps 16 after L = 3 power sums, and BSPM-EM built from it (its low-pass of 8 columns), on
+  # synthetic data (needs no download).
+  privirec_k_bspm_oversampled_secagg)
+    SUMS_DATA="synthetic:users=30,items=200,per_user=20,min_per_user=8,seed=5" \
+      secure_sums_equal_sim 4 1 --algorithm=privirec-k --set=rank=16 --set=oversample=8 \
+      --set=power_sums=3 --set=filter=bspm-em --set=low_pass_rank=8
+    grep -q ' event=new_run .*rank=16 oversample=8 .*filter=bspm-em low_pass_rank=8 ' \
+      "$WORK/coordinator.log" || fail "the run's options are not logged"
     ;;
   # The DP options: each user's distributed discrete Gaussian share inside its masked input; the
   # ledger (in the compared checkpoints) spends the whole budget by the last sum, not before.

@@ -118,6 +118,9 @@ ABSL_FLAG(std::optional<double>, filter_alpha, std::nullopt,
 ABSL_FLAG(std::optional<int64_t>, filter_rank, std::nullopt,
           "gf-cf, bspm: k, the ideal low-pass filter's singular vectors (default gf-cf 256, bspm "
           "448)");
+ABSL_FLAG(int64_t, filter_gram_rank, 0,
+          "gf-cf, bspm: r >= 1 replaces P~ by its rank-r stand-in S_r Lambda_r S_r^T from P~'s "
+          "exact top-r eigenvectors (what privirec-k's power method approximates); 0: P~ itself");
 ABSL_FLAG(std::optional<double>, filter_ideal_weight, std::nullopt,
           "gf-cf: gamma, bspm: beta, the ideal low-pass filter's weight (default 0.3, 0.2)");
 ABSL_FLAG(std::optional<double>, turbo_power, std::nullopt,
@@ -153,6 +156,7 @@ absl::StatusOr<algorithms::graph_filter::GraphFilterConfig> GraphFilterFromFlags
   if (!c.ok()) return c.status();
   if (const auto v = absl::GetFlag(FLAGS_filter_alpha)) c->alpha = *v;
   if (const auto v = absl::GetFlag(FLAGS_filter_rank)) c->rank = *v;
+  c->gram_rank = absl::GetFlag(FLAGS_filter_gram_rank);
   if (const auto v = absl::GetFlag(FLAGS_filter_ideal_weight)) {
     c->gamma = *v;              // GF-CF's
     c->bspm.ideal_weight = *v;  // BSPM's beta

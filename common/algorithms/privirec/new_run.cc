@@ -8,11 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
 #include "common/algorithms/privirec/noise.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec/updater.h"
@@ -32,13 +28,6 @@ v1::PriviRecOptions DefaultOptions() {
   o.set_noise_parties(0);
   o.set_gram_threshold(0);
   return o;
-}
-
-// The graph filter's name (lib/graph_filter/config.h) of `filter`: FILTER_TURBO_CF is "turbo-cf".
-std::string FilterName(v1::PriviRecOptions::Filter filter) {
-  absl::string_view name = v1::PriviRecOptions::Filter_Name(filter);
-  absl::ConsumePrefix(&name, "FILTER_");
-  return absl::StrReplaceAll(absl::AsciiStrToLower(name), {{"_", "-"}});
 }
 
 absl::StatusOr<NewRun> StartPriviRecRun(const RunSettings& run,

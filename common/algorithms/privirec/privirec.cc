@@ -5,7 +5,10 @@
 #include <utility>
 
 #include "Eigen/SparseCore"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "common/algorithms/privirec/model_degrees.h"
 #include "common/algorithms/privirec/noise.h"
 
@@ -56,6 +59,12 @@ absl::Status ValidateConfig(const v1::PriviRecConfig& config) {
   // The Gram phase's coordinates: m (m + 1) / 2 must fit the plan's uint64 length.
   if (config.num_items() > (1 << 30)) return Bad("num_items too large");
   return absl::OkStatus();
+}
+
+std::string FilterName(v1::PriviRecOptions::Filter filter) {
+  absl::string_view name = v1::PriviRecOptions::Filter_Name(filter);
+  absl::ConsumePrefix(&name, "FILTER_");
+  return absl::StrReplaceAll(absl::AsciiStrToLower(name), {{"_", "-"}});
 }
 
 absl::StatusOr<graph_filter::GraphFilterConfig> FilterConfig(const v1::PriviRecConfig& config) {

@@ -21,6 +21,7 @@
 #define FEDMF_COMMON_ALGORITHMS_PRIVIREC_PRIVIREC_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "Eigen/Core"
@@ -56,6 +57,9 @@ double GramErrorBound(const v1::PriviRecConfig& config);
 absl::Status ValidateConfig(const v1::PriviRecConfig& config);
 // The filter's published configuration (lib/graph_filter/config.h).
 absl::StatusOr<graph_filter::GraphFilterConfig> FilterConfig(const v1::PriviRecConfig& config);
+// The graph filter's name (lib/graph_filter/config.h) of an option's `filter`: FILTER_TURBO_CF is
+// "turbo-cf" (FILTER_UNSPECIFIED: "unspecified").
+std::string FilterName(v1::PriviRecOptions::Filter filter);
 
 // m (m + 1) / 2: the upper triangle's coordinates, the Gram phase's length.
 uint64_t UpperLength(int32_t m);

@@ -25,8 +25,10 @@ absl::StatusOr<std::unique_ptr<Scorer>> BuildScorer(const v1::PriviRecKModel& m)
   }
   absl::StatusOr<SingularBasis> basis = ModelBasis(m);
   if (!basis.ok()) return basis.status();
-  return std::make_unique<graph_filter::GraphFilterScorer>(
-      BuildFilter(ItemDegrees(m), *std::move(basis), m.config().gamma()));
+  absl::StatusOr<std::shared_ptr<const graph_filter::ItemFilter>> filter =
+      BuildFilter(m.config(), ItemDegrees(m), *std::move(basis));
+  if (!filter.ok()) return filter.status();
+  return std::make_unique<graph_filter::GraphFilterScorer>(*std::move(filter));
 }
 
 }  // namespace
@@ -66,7 +68,7 @@ absl::StatusOr<std::unique_ptr<PriviRecKContributor>> PriviRecKContributor::Crea
           absl::StrCat("privirec-k plan: a noisy degree ", d, " is neither 0 nor finite >= 1"));
     }
   }
-  const auto basis = static_cast<int64_t>(has_degrees ? PowerLength(c) : 0);
+  const auto basis = static_cast<int64_t>(BasisLength(*model));
   if (model->basis_size() != basis)
     return PlanMismatch(kAlgorithmName, "basis values", model->basis_size(), basis);
   const int64_t values = model->round() == 1 ? c.rank() : 0;
@@ -115,9 +117,8 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
     if (model_->phase() == kDegreePhase) {
       noisy = NoisyDegrees(c, model_->noise(), items, *share, rng);
     } else {
-      const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
-      noisy = NoisyPowerStep(c, model_->noise(), model_->phase(), items, model_->noisy_degrees(), x,
-                             *share, rng);
+      noisy = NoisyPowerStep(c, model_->noise(), model_->phase(), items, model_->noisy_degrees(),
+                             PowerIterate(*model_), *share, rng);
     }
     if (!noisy.ok()) return noisy.status();
     out.vector = *std::move(noisy);
@@ -133,8 +134,8 @@ absl::StatusOr<Contribution> PriviRecKContributor::Contribute(const LocalData& d
     out.vector = ContributionVector::Sparse({}, {});
     return out;
   }
-  const Eigen::Map<const RowMatrix> x(model_->basis().data(), c.num_items(), c.rank());
-  absl::StatusOr<SparseCodes> codes = PowerContribution(c, items, model_->degrees(), x);
+  absl::StatusOr<SparseCodes> codes =
+      PowerContribution(c, items, model_->degrees(), PowerIterate(*model_));
   if (!codes.ok()) return codes.status();
   out.vector = ContributionVector::Sparse(std::move(codes->indices), std::move(codes->values));
   return out;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/lib/graph_filter/config.h"
+#include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/privirec_k/privirec_k.h"
 #include "common/algorithms/privirec_k/updater.h"
@@ -29,6 +30,9 @@ v1::PriviRecKOptions DefaultOptions() {
   o.set_epsilon(0);
   o.set_noise_parties(0);
   o.set_degree_clip(100);
+  o.set_oversample(0);
+  o.set_filter(v1::PriviRecOptions::FILTER_GF_CF);
+  o.set_low_pass_rank(0);
   return o;
 }
 
@@ -55,18 +59,39 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run,
     return absl::InvalidArgumentError(absl::StrCat("privirec-k: frac_bits=", options.frac_bits(),
                                                    " must be >= 0 (0: the most that fits)"));
   }
-  absl::StatusOr<graph_filter::GraphFilterConfig> gf_cf = graph_filter::PublishedConfig("gf-cf");
-  if (!gf_cf.ok()) return gf_cf.status();
+  if (options.oversample() < 0 || options.oversample() > run.num_items - options.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("privirec-k: oversample=", options.oversample(),
+                     " must be in [0, num_items - rank = ", run.num_items - options.rank(), "]"));
+  }
+  if (options.low_pass_rank() < 0 || options.low_pass_rank() > options.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("privirec-k: low_pass_rank=", options.low_pass_rank(),
+                     " must be in [0, rank = ", options.rank(), "] (0: all k columns)"));
+  }
+  const std::string filter_name = privirec::FilterName(options.filter());
+  absl::StatusOr<graph_filter::GraphFilterConfig> filter =
+      graph_filter::PublishedConfig(filter_name);
+  if (!filter.ok() || filter->model == graph_filter::FilterModel::kTurboCf) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "privirec-k: filter=", filter_name,
+        " must be gf-cf, bspm-em or bspm-lm (Turbo-CF's entrywise power needs P~'s entries, "
+        "which only privirec gives its clients)"));
+  }
   v1::PriviRecKConfig c;
   c.set_num_items(run.num_items);
   c.set_num_users(run.num_users);
   c.set_rank(options.rank());
+  c.set_oversample(options.oversample());
   c.set_power_sums(options.power_sums());
   const int32_t f = options.frac_bits();
   c.set_frac_bits(f > 0 ? f : DefaultFracBits(run.num_users));
   c.set_seed(run.seed);
   c.set_rayleigh_ritz(options.rayleigh_ritz());
-  c.set_gamma(gf_cf->gamma);
+  c.set_filter(filter_name);
+  c.set_low_pass_rank(options.low_pass_rank());
+  c.set_gamma(filter->model == graph_filter::FilterModel::kGfCf ? filter->gamma
+                                                                : filter->bspm.ideal_weight);
   if (const double epsilon = options.epsilon(); epsilon != 0) {
     // The DP option (noise.h): whole-run (epsilon, delta) per user.
     c.set_epsilon(epsilon);
@@ -79,8 +104,11 @@ absl::StatusOr<NewRun> StartPriviRecKRun(const RunSettings& run,
   std::vector<std::pair<std::string, std::string>> fields = {
       {"population", absl::StrCat(c.num_users())},
       {"rank", absl::StrCat(c.rank())},
+      {"oversample", absl::StrCat(c.oversample())},
       {"power_sums", absl::StrCat(c.power_sums())},
       {"rayleigh_ritz", c.rayleigh_ritz() ? "yes" : "no"},
+      {"filter", c.filter()},
+      {"low_pass_rank", absl::StrCat(c.low_pass_rank() != 0 ? c.low_pass_rank() : c.rank())},
       {"gamma", EventValue(c.gamma())},
       {"frac_bits", absl::StrCat(c.frac_bits())},
       {"power_bits", absl::StrCat(PowerBits(c))},

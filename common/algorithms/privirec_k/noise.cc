@@ -75,7 +75,8 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
   // Every noise party's power vector is dense: m k codes in one message, c m k per power sum.
   if (absl::Status s = privirec::ValidateDenseCodes(
           kAlgorithmName, PowerLength(config),
-          absl::StrCat("power vector (m k = ", config.num_items(), " x ", config.rank(), ")"),
+          absl::StrCat("power vector (m (k + p) = ", config.num_items(), " x ",
+                       IterateColumns(config), ")"),
           "lower the rank (option rank) or the catalogue");
       !s.ok()) {
     return s;
@@ -83,9 +84,9 @@ absl::Status ValidateNoiseConfig(const v1::PriviRecKConfig& config) {
   const auto parties = static_cast<uint64_t>(NoiseParties(config));
   if (PowerLength(config) > kMaxNoisyCoordinates / parties) {
     return BadDpOption(absl::StrCat(
-        "rank=", config.rank(), " (option rank) with ", config.num_items(), " items and ",
-        parties,
-        " noise parties (option noise_parties) needs c m k = ", parties * PowerLength(config),
+        "rank=", config.rank(), " (option rank) and oversample=", config.oversample(),
+        " (option oversample) with ", config.num_items(), " items and ", parties,
+        " noise parties (option noise_parties) needs c m (k + p) = ", parties * PowerLength(config),
         " dense noisy coordinates per power sum, more than ", kMaxNoisyCoordinates,
         " (each noise party's vector is dense); lower the rank, the catalogue or the noise "
         "parties"));
@@ -144,7 +145,7 @@ absl::StatusOr<ContributionVector> NoisyPowerStep(const v1::PriviRecKConfig& con
                                                   absl::Span<const double> noisy_degrees,
                                                   const Eigen::Ref<const RowMatrix>& x,
                                                   NoiseShare share, dp::Rng& rng) {
-  const int32_t k = config.rank();
+  const int32_t k = IterateColumns(config);
   std::vector<uint64_t> indices;
   Eigen::VectorXd values;
   if (!items.empty()) {
@@ -184,7 +185,8 @@ absl::StatusOr<RowMatrix> DecodeNoisyPowerSum(const v1::PriviRecKConfig& config,
                                               absl::Span<const uint64_t> sum, int64_t clients) {
   absl::StatusOr<Eigen::VectorXd> decoded = Decode(config, noise, phase, sum, clients);
   if (!decoded.ok()) return decoded.status();
-  return RowMatrix(Eigen::Map<const RowMatrix>(decoded->data(), config.num_items(), config.rank()));
+  return RowMatrix(
+      Eigen::Map<const RowMatrix>(decoded->data(), config.num_items(), IterateColumns(config)));
 }
 
 }  // namespace fedmf::algorithms::privirec_k

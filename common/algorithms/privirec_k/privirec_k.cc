@@ -7,11 +7,9 @@
 #include "Eigen/Eigenvalues"
 #include "Eigen/QR"
 #include "absl/strings/str_cat.h"
-#include "common/algorithms/lib/graph_filter/filters.h"
-#include "common/algorithms/lib/graph_filter/models.h"
+#include "common/algorithms/lib/graph_filter/build.h"
 #include "common/algorithms/privirec/model_degrees.h"
 #include "common/algorithms/privirec/privirec.h"
-#include "common/algorithms/privirec_k/low_rank_gram.h"
 #include "common/algorithms/privirec_k/noise.h"
 #include "common/algorithms/public_init.h"
 #include "common/dp/fixed_point.h"
@@ -42,8 +40,25 @@ double PowerErrorBound(const v1::PriviRecKConfig& config) {
   return static_cast<double>(config.num_users()) * std::ldexp(1.0, -(config.frac_bits() + 1));
 }
 
+int IterateColumns(const v1::PriviRecKConfig& config) {
+  return config.rank() + config.oversample();
+}
+
 uint64_t PowerLength(const v1::PriviRecKConfig& config) {
-  return static_cast<uint64_t>(config.num_items()) * static_cast<uint64_t>(config.rank());
+  return static_cast<uint64_t>(config.num_items()) * static_cast<uint64_t>(IterateColumns(config));
+}
+
+uint64_t BasisLength(const v1::PriviRecKModel& model) {
+  const v1::PriviRecKConfig& c = model.config();
+  if (model.round() == 1) {
+    return static_cast<uint64_t>(c.num_items()) * static_cast<uint64_t>(c.rank());
+  }
+  return model.phase() == kDegreePhase ? 0 : PowerLength(c);
+}
+
+Eigen::Map<const RowMatrix> PowerIterate(const v1::PriviRecKModel& model) {
+  const v1::PriviRecKConfig& c = model.config();
+  return Eigen::Map<const RowMatrix>(model.basis().data(), c.num_items(), IterateColumns(c));
 }
 
 absl::Status ValidateConfig(const v1::PriviRecKConfig& config) {
@@ -55,6 +70,10 @@ absl::Status ValidateConfig(const v1::PriviRecKConfig& config) {
     return Bad(
         absl::StrCat("rank=", config.rank(), " outside [1, num_items=", config.num_items(), "]"));
   }
+  if (config.oversample() < 0 || config.oversample() > config.num_items() - config.rank()) {
+    return Bad(absl::StrCat("oversample=", config.oversample(), " outside [0, num_items - rank = ",
+                            config.num_items() - config.rank(), "]"));
+  }
   if (config.power_sums() < 1) return Bad(absl::StrCat("power_sums=", config.power_sums()));
   if (config.frac_bits() < 1 || config.frac_bits() > privirec::kMaxFracBits) {
     return Bad(absl::StrCat("frac_bits=", config.frac_bits(), " outside [1, ",
@@ -65,6 +84,13 @@ absl::Status ValidateConfig(const v1::PriviRecKConfig& config) {
                             " users needs ", PowerBits(config), " bits > ", privirec::kMaxSumBits));
   }
   if (!std::isfinite(config.gamma())) return Bad(absl::StrCat("gamma=", config.gamma()));
+  if (config.low_pass_rank() < 0 || config.low_pass_rank() > config.rank()) {
+    return Bad(absl::StrCat("low_pass_rank=", config.low_pass_rank(),
+                            " outside [0, rank=", config.rank(), "]"));
+  }
+  if (absl::StatusOr<graph_filter::GraphFilterConfig> filter = FilterConfig(config); !filter.ok()) {
+    return Bad(filter.status().message());
+  }
   return ValidateNoiseConfig(config);
 }
 
@@ -103,8 +129,8 @@ Orthonormalized Orthonormalize(const Eigen::Ref<const RowMatrix>& y) {
 }
 
 RowMatrix StartBasis(const v1::PriviRecKConfig& config) {
-  const Eigen::MatrixXd g =
-      PublicNormalMatrix(config.num_items(), config.rank(), 1.0, config.seed(), kStartStream);
+  const Eigen::MatrixXd g = PublicNormalMatrix(config.num_items(), IterateColumns(config), 1.0,
+                                               config.seed(), kStartStream);
   return Orthonormalize(g).q;
 }
 
@@ -173,25 +199,27 @@ absl::StatusOr<RowMatrix> DecodePowerSum(const v1::PriviRecKConfig& config,
   absl::StatusOr<Eigen::VectorXd> decoded = dp::DecodeCheckedSum(
       sum, PowerBits(config), static_cast<double>(config.num_users()) * unit, unit);
   if (!decoded.ok()) return decoded.status();
-  return RowMatrix(Eigen::Map<const RowMatrix>(decoded->data(), config.num_items(), config.rank()));
+  return RowMatrix(
+      Eigen::Map<const RowMatrix>(decoded->data(), config.num_items(), IterateColumns(config)));
 }
 
 SingularBasis FinishBasis(const Eigen::Ref<const RowMatrix>& x,
-                          const Eigen::Ref<const RowMatrix>& y, bool rayleigh_ritz) {
+                          const Eigen::Ref<const RowMatrix>& y, bool rayleigh_ritz, int keep) {
   SingularBasis out;
   if (!rayleigh_ritz) {
+    // The QR keeps the columns' order: the first k converge first (Gram-Schmidt's).
     Orthonormalized qr = Orthonormalize(y);
-    out.vectors = std::move(qr.q);
-    out.values = std::move(qr.diagonal);
+    out.vectors = qr.q.leftCols(keep);
+    out.values = qr.diagonal.head(keep);
     return out;
   }
   // H = X^T P~ X, symmetric up to the fixed-point error: symmetrize before the eigensolver.
   Eigen::MatrixXd h = x.transpose() * y;
   h = (0.5 * (h + h.transpose())).eval();
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(h);
-  // Eigen sorts ascending: reverse to descending.
-  const Eigen::MatrixXd w = eigen.eigenvectors().rowwise().reverse();
-  out.values = eigen.eigenvalues().reverse();
+  // Eigen sorts ascending: the last `keep`, reversed to descending.
+  const Eigen::MatrixXd w = eigen.eigenvectors().rightCols(keep).rowwise().reverse();
+  out.values = eigen.eigenvalues().tail(keep).reverse();
   // P~ (X W) = Y W: one more power step of the Ritz vectors, kept in their order by the QR.
   out.vectors = Orthonormalize(y * w).q;
   return out;
@@ -199,7 +227,7 @@ SingularBasis FinishBasis(const Eigen::Ref<const RowMatrix>& x,
 
 absl::StatusOr<SingularBasis> ModelBasis(const v1::PriviRecKModel& model) {
   const v1::PriviRecKConfig& c = model.config();
-  if (model.round() != 1 || static_cast<uint64_t>(model.basis_size()) != PowerLength(c) ||
+  if (model.round() != 1 || static_cast<uint64_t>(model.basis_size()) != BasisLength(model) ||
       model.values_size() != c.rank()) {
     return absl::InvalidArgumentError("privirec-k: the model lacks its final basis");
   }
@@ -209,12 +237,31 @@ absl::StatusOr<SingularBasis> ModelBasis(const v1::PriviRecKModel& model) {
   return basis;
 }
 
-std::shared_ptr<const graph_filter::ItemFilter> BuildFilter(const Eigen::VectorXd& item_degrees,
-                                                            SingularBasis basis, double gamma) {
-  auto shared = std::make_shared<const SingularBasis>(basis);
-  return std::make_shared<const graph_filter::GfCf>(
-      std::make_shared<const LowRankGram>(std::move(shared)),
-      std::make_shared<const graph_filter::IdealLowPass>(item_degrees, std::move(basis)), gamma);
+absl::StatusOr<graph_filter::GraphFilterConfig> FilterConfig(const v1::PriviRecKConfig& config) {
+  absl::StatusOr<graph_filter::GraphFilterConfig> filter =
+      graph_filter::PublishedConfig(config.filter().empty() ? "gf-cf" : config.filter());
+  if (!filter.ok()) return filter.status();
+  if (filter->model == graph_filter::FilterModel::kTurboCf) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter=", config.filter(),
+                     ": Turbo-CF's entrywise power needs P~'s entries, which "
+                     "no client of privirec-k has (privirec sums them)"));
+  }
+  filter->rank = config.low_pass_rank() != 0 ? config.low_pass_rank() : config.rank();
+  filter->gram_rank = config.rank();
+  if (filter->model == graph_filter::FilterModel::kGfCf) {
+    filter->gamma = config.gamma();
+  } else {
+    filter->bspm.ideal_weight = config.gamma();
+  }
+  return filter;
+}
+
+absl::StatusOr<std::shared_ptr<const graph_filter::ItemFilter>> BuildFilter(
+    const v1::PriviRecKConfig& config, const Eigen::VectorXd& item_degrees, SingularBasis basis) {
+  absl::StatusOr<graph_filter::GraphFilterConfig> filter = FilterConfig(config);
+  if (!filter.ok()) return filter.status();
+  return graph_filter::BuildFilterFromBasis(item_degrees, std::move(basis), *filter);
 }
 
 }  // namespace fedmf::algorithms::privirec_k

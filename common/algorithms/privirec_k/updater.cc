@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<PriviRecKUpdater>> PriviRecKUpdater::Restore(
   if (DegreeCount(model) != (has_degrees ? c.num_items() : 0)) {
     return BadState(absl::StrCat(DegreeCount(model), " degrees"));
   }
-  const uint64_t basis = has_degrees ? PowerLength(c) : 0;
+  const uint64_t basis = BasisLength(model);
   if (static_cast<uint64_t>(model.basis_size()) != basis) {
     return BadState(absl::StrCat(model.basis_size(), " basis values, expected ", basis));
   }
@@ -132,8 +132,7 @@ absl::Status PriviRecKUpdater::ApplySum(absl::Span<const uint64_t> sum,
     model_.set_phase(model_.phase() + 1);
     return absl::OkStatus();
   }
-  const Eigen::Map<const RowMatrix> x(model_.basis().data(), c.num_items(), c.rank());
-  SingularBasis basis = FinishBasis(x, *y, c.rayleigh_ritz());
+  SingularBasis basis = FinishBasis(PowerIterate(model_), *y, c.rayleigh_ritz(), c.rank());
   SetBasis(basis.vectors, model_);
   model_.mutable_values()->Assign(basis.values.data(), basis.values.data() + basis.values.size());
   model_.set_phase(0);

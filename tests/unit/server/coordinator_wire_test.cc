@@ -42,15 +42,15 @@ std::unique_ptr<Coordinator> MakeChunkedCoordinator(
                                 dp::PrivacyLedger::Create().value(), 1, rounds, FixedPopulation()});
 }
 
-// Runs to the end (at most 30 s) with 4 client processes of 10 users each, reassembling at most
+// Runs to the end (at most 30 s) with `processes` client processes sharing the 40 users, reassembling at most
 // `max_download_bytes`; the final models they received whole in `final_models` (if given).
 absl::Status RunWith(Coordinator& coordinator, size_t chunk_bytes, int* chunks_received,
                      int* chunks_sent, std::vector<v1::RoundPlan>* final_models = nullptr,
-                     uint64_t max_download_bytes = wire::kMaxTransferBytes) {
+                     uint64_t max_download_bytes = wire::kMaxTransferBytes, int processes = 4) {
   auto data = testing::SmallDataset();
   std::vector<std::unique_ptr<testing::FakeClient>> clients;
-  for (int i = 0; i < 4; ++i) {
-    auto host = client::ParticipantHost::Create(data, testing::Shard(i, 4, 40)).value();
+  for (int i = 0; i < processes; ++i) {
+    auto host = client::ParticipantHost::Create(data, testing::Shard(i, processes, 40)).value();
     host->set_chunk_bytes(chunk_bytes);
     host->set_max_download_bytes(max_download_bytes);
     clients.push_back(std::make_unique<testing::FakeClient>(coordinator, std::move(host), i + 1));
@@ -140,6 +140,28 @@ TEST(CoordinatorWireTest, PlanBoundRefusesNamingTheFlagOrCarriesTheChunkedPlan) 
   EXPECT_EQ(status.round(), 2);
   EXPECT_EQ(status.dropouts(), 0);
   EXPECT_GT(received, 0);
+}
+
+// The upload buffers are shared among the cohort's streams, not its users: a stream uploads one
+// message at a time, whichever member it is for. 2 client processes host the cohort of 10, so
+// each stream may hold half of a pool of 32 masked inputs, room for any one message (the largest,
+// a member's 9 encrypted key shares, is about 10 masked inputs); a user's tenth of the pool (3.2
+// masked inputs) refused the key shares, and on Gowalla (2 GiB among 29,858 users: 72 KB) every
+// power sum's upload of a host of thousands of users.
+TEST(CoordinatorWireTest, AStreamHostingManyUsersHasAStreamsShareOfTheUploadBuffers) {
+  const v1::RoundPlan plan =
+      algorithms::dpmf_rp::DpmfRpUpdater::Create(testing::SmallRun(1)).value()->Plan().value();
+  const uint64_t masked_input = (plan.length() * plan.bits() + 7) / 8 + 24;
+  auto coordinator = MakeChunkedCoordinator(1, wire::kMinChunkBytes, /*secure_aggregation=*/true,
+                                            /*upload_budget=*/32 * masked_input);
+  int received = 0, sent = 0;
+  const absl::Status ran = RunWith(*coordinator, wire::kMinChunkBytes, &received, &sent, nullptr,
+                                   wire::kMaxTransferBytes, /*processes=*/2);
+  ASSERT_TRUE(ran.ok()) << ran;
+  const v1::StatusResponse status = coordinator->Status();
+  EXPECT_EQ(status.round(), 1);
+  EXPECT_EQ(status.dropouts(), 0);
+  EXPECT_GT(sent, 0);
 }
 
 // Stage accounting on the real serialized messages of the last round (round 1 of 0..1, cohort 10).

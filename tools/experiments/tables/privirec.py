@@ -108,7 +108,8 @@ def privirec_k_gowalla(runs):
     """PriviRec-k on Gowalla, a row per k, L and eigenvalue estimate (Rayleigh-Ritz first)."""
     body = _popularity_gowalla(runs, "item popularity (centralized, table above)",
                                ["blank"] * 3 + ["recall", "ndcg", "wall", "rss"])
-    grid = sorted(_select(runs, "privirec-k-gowalla"), key=lambda r: (
+    grid = sorted(_select(runs, "privirec-k-gowalla", seed=1, oversample=0, filter="gf-cf"),
+                  key=lambda r: (
         int(r["rank"]), int(r["power_sums"]), r["eigenvalues"] != "rr"))
     for r in grid:
         k, power_sums = int(r["rank"]), int(r["power_sums"])
@@ -120,6 +121,52 @@ def privirec_k_gowalla(runs):
             f"{r['peak_rss_mib']:,.0f}"])
     return markdown_table(["model", "k", "L", "eigenvalues", "Recall@20", "NDCG@20", "wall s",
                    "peak RSS MiB"], body)
+
+
+def privirec_k_high_rank(runs):
+    """PriviRec-k GF-CF on Gowalla with Rayleigh-Ritz over X_0's seeds, by k, L and oversampling p
+    (mean ± std over the seeds run), each k followed by the exact rank-k GF-CF
+    (exact-rank-k-gowalla: P~ and the low-pass from Lanczos's k vectors, the power method's
+    limit)."""
+    body = _popularity_gowalla(runs, "item popularity", ["blank"] * 5 + ["recall", "ndcg"])
+    grid = _select(runs, "privirec-k-gowalla", filter="gf-cf", eigenvalues="rr")
+    settings = _grouped(sorted(grid, key=lambda r: (
+        int(r["rank"]), int(r["oversample"]), int(r["power_sums"]), r["eigenvalues"] != "rr",
+        int(r["seed"]))), lambda r: (r["rank"], r["oversample"], r["power_sums"],
+                                     r["eigenvalues"]))
+    exact = {r["rank"]: r for r in _select(runs, "exact-rank-k-gowalla")}
+    for k in sorted({key[0] for key in settings} | set(exact), key=int):
+        for (rank, oversample, power_sums, eigenvalues), v in settings.items():
+            if rank != k:
+                continue
+            body.append(["PriviRec-k GF-CF federated", k, oversample, power_sums,
+                         "Rayleigh-Ritz" if eigenvalues == "rr" else "paper's diag(T_L)",
+                         ", ".join(r["seed"] for r in v), _mean_std(v, "recall20"),
+                         _mean_std(v, "ndcg20")])
+        if k in exact:
+            body.append(["GF-CF with exact rank-k P~ and low-pass (fedmf-central, Lanczos)", k,
+                         "", "", "exact", "", f"{exact[k]['recall20']:.4f}",
+                         f"{exact[k]['ndcg20']:.4f}"])
+    return markdown_table(["model", "k", "p", "L", "eigenvalues", "seeds", "Recall@20",
+                           "NDCG@20"], body)
+
+
+def privirec_k_filters(runs):
+    """The filters PriviRec-k's clients build from the basis on Gowalla (no client holds P~):
+    each run with its peak RSS (the whole simulation) and the GF-CF run of the same k, L, p and
+    seed."""
+    body = []
+    runs_k = _select(runs, "privirec-k-gowalla")
+    for r in sorted((r for r in runs_k if r["filter"] != "gf-cf"),
+                    key=lambda r: (int(r["rank"]), r["filter"], int(r["seed"]))):
+        same = [g for g in runs_k if g["filter"] == "gf-cf" and all(
+            g[c] == r[c] for c in ("rank", "power_sums", "eigenvalues", "oversample", "seed"))]
+        for x in same[:1] + [r]:
+            body.append([x["filter"], x["rank"], x["power_sums"], x["oversample"], x["seed"],
+                         f"{x['recall20']:.4f}", f"{x['ndcg20']:.4f}", f"{x['wall_s']:,.0f}",
+                         f"{x['peak_rss_mib']:,.0f}"])
+    return markdown_table(["filter from the basis", "k", "L", "p", "seed", "Recall@20", "NDCG@20",
+                           "wall s", "peak RSS MiB"], body)
 
 
 def privirec_dp(runs):
@@ -272,7 +319,9 @@ def privirec_committee(runs):
 def privirec(rows):
     """docs/results/privirec.md: a run's figures are its first in the CSV (_runs)."""
     runs = _runs(rows)
-    tables = [graph_filters(runs), privirec_k_gowalla(runs)]
+    tables = [graph_filters(runs), privirec_k_gowalla(runs), privirec_k_high_rank(runs)]
+    if any(r["group"] == "privirec-k-gowalla" and r["filter"] != "gf-cf" for r in runs):
+        tables.append(privirec_k_filters(runs))
     tables += privirec_dp(runs) + privirec_k_dp(runs)
     tables += [privirec_k_dp_gowalla(runs), privirec_k_committee(runs), privirec_committee(runs)]
     return "\n\n".join(tables)

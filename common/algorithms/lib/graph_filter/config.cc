@@ -88,7 +88,13 @@ absl::Status ValidateConfig(const GraphFilterConfig& c) {
   if (!std::isfinite(c.gamma) || !std::isfinite(c.bspm.ideal_weight)) {
     return bad("the ideal low-pass weight must be finite");
   }
+  if (c.gram_rank < 0) return bad(absl::StrCat("gram rank = ", c.gram_rank, " < 0"));
   if (c.model == FilterModel::kTurboCf) {
+    if (c.gram_rank != 0) {
+      return bad(
+          absl::StrCat("gram rank = ", c.gram_rank,
+                       ": Turbo-CF's entrywise power needs P~'s entries, not a low-rank P~"));
+    }
     if (!(std::isfinite(c.power) && c.power > 0)) {
       return bad(absl::StrCat("power s = ", c.power, ": needs s > 0"));
     }
@@ -109,19 +115,21 @@ absl::Status ValidateConfig(const GraphFilterConfig& c) {
 }
 
 std::string DescribeConfig(const GraphFilterConfig& c) {
+  const std::string gram_rank = c.gram_rank == 0 ? "" : absl::StrCat(" gram_rank=", c.gram_rank);
   switch (c.model) {
     case FilterModel::kGfCf:
-      return absl::StrFormat("%s alpha=%g k=%d gamma=%g", c.name, c.alpha, c.rank, c.gamma);
+      return absl::StrFormat("%s alpha=%g k=%d gamma=%g%s", c.name, c.alpha, c.rank, c.gamma,
+                             gram_rank);
     case FilterModel::kTurboCf:
       return absl::StrFormat("%s alpha=%g s=%g polynomial=%d", c.name, c.alpha, c.power,
                              c.polynomial);
     case FilterModel::kBspm:
       return absl::StrFormat(
           "%s alpha=%g k=%d beta=%g ideal=%s blur=%s sharpen=%s merge=%s sharpening=%d "
-          "point_combination=%d",
+          "point_combination=%d%s",
           c.name, c.alpha, c.rank, c.bspm.ideal_weight, Ode(c.bspm.ideal), Ode(c.bspm.blur),
           Ode(c.bspm.sharpen), c.bspm.early_merge ? "early" : "late", c.bspm.sharpening,
-          c.bspm.point_combination);
+          c.bspm.point_combination, gram_rank);
   }
   return c.name;
 }

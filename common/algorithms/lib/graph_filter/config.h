@@ -28,6 +28,9 @@ struct GraphFilterConfig {
   FilterModel model = FilterModel::kGfCf;
   double alpha = 0.5;  // R~ = U^-alpha R V^(alpha-1)
   int64_t rank = 256;  // k of the ideal low-pass (GF-CF, BSPM)
+  // GF-CF, BSPM: 0 uses P~ itself; r >= 1 its rank-r stand-in S_r Lambda_r S_r^T (low_rank_gram.h)
+  // from P~'s top-r eigenvectors, what PriviRec-k's clients hold in place of P~.
+  int64_t gram_rank = 0;
   double gamma = 0.3;  // GF-CF's weight of the ideal low-pass (BSPM's: bspm.ideal_weight)
   double power = 1;    // Turbo-CF's s
   int polynomial = 1;  // Turbo-CF's filter: 1, 2 or 3

@@ -4,6 +4,7 @@
 //                       PriviRec's clients receive it)
 //   IdealLowPass        F_IDL = V^-1/2 S_k S_k^T V^1/2 (PriviRec eq. 3), from the item degrees and
 //                       the top-k right singular vectors of R~
+// (and low_rank_gram.h: P~'s rank-k stand-in S Lambda S^T)
 #ifndef FEDMF_COMMON_ALGORITHMS_LIB_GRAPH_FILTER_FILTERS_H_
 #define FEDMF_COMMON_ALGORITHMS_LIB_GRAPH_FILTER_FILTERS_H_
 
@@ -48,22 +49,26 @@ class SymmetricSparseFilter final : public ItemFilter {
 
 class IdealLowPass final : public ItemFilter {
  public:
-  // `item_degrees`: diag(V) (m); `basis`: S_k (m x k). A degree-0 item gets V^-1/2 = V^1/2 = 0.
-  IdealLowPass(const Eigen::VectorXd& item_degrees, SingularBasis basis);
+  // `item_degrees`: diag(V) (m); S_k: the first `rank` columns of basis->vectors (m x k', k' >=
+  // rank; shared, not copied, with a LowRankGram of the same basis). A degree-0 item gets
+  // V^-1/2 = V^1/2 = 0.
+  IdealLowPass(const Eigen::VectorXd& item_degrees, std::shared_ptr<const SingularBasis> basis,
+               int64_t rank);
 
-  int32_t num_items() const override { return static_cast<int32_t>(basis_.vectors.rows()); }
+  int32_t num_items() const override { return static_cast<int32_t>(basis_->vectors.rows()); }
   // F^T x = V^1/2 S (S^T (V^-1/2 x)).
   Block Apply(const Block& x) const override;
   // The same, with S^T V^-1/2 Z summed over the users' rows of S.
   Block ApplyToUsers(absl::Span<const data::RatingRow> users) const override;
-  const SingularBasis& basis() const { return basis_; }
 
  private:
+  auto Vectors() const { return basis_->vectors.leftCols(rank_); }
   Block Expand(const Eigen::MatrixXd& coefficients) const;  // V^1/2 S c
 
   Eigen::VectorXd inverse_root_;  // V^-1/2
   Eigen::VectorXd root_;          // V^1/2
-  SingularBasis basis_;
+  std::shared_ptr<const SingularBasis> basis_;
+  Eigen::Index rank_;
 };
 
 }  // namespace fedmf::algorithms::graph_filter

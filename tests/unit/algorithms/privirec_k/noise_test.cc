@@ -175,8 +175,7 @@ TEST_P(NoisyPowerSumTest, DecodedNoisyPowerSumHasTheCalibratedVariance) {
   ASSERT_EQ(model.phase(), 1);
   const Eigen::VectorXd noisy_degrees =
       Eigen::Map<const Eigen::VectorXd>(model.noisy_degrees().data(), model.noisy_degrees_size());
-  const Eigen::MatrixXd x =
-      Eigen::Map<const RowMatrix>(model.basis().data(), c.num_items(), c.rank());
+  const Eigen::MatrixXd x = PowerIterate(model);
   const Eigen::MatrixXd r = test_util::DenseR(d);
   const Eigen::MatrixXd a = test_util::DiagonalPower(test_util::UserDegrees(r), -0.5) * r *
                             test_util::DiagonalPower(noisy_degrees, -0.5);
@@ -331,14 +330,14 @@ TEST(PriviRecKNoiseTest, NonMembersSendTheirNoiselessRoundedVectors) {
           const double degree = model.noisy_degrees(j);
           if (r(u, j) > 0 && degree > 0) a[j] = 1 / std::sqrt(items * degree);
         }
-        const Eigen::MatrixXd x =
-            Eigen::Map<const RowMatrix>(model.basis().data(), c.num_items(), c.rank());
+        const Eigen::MatrixXd x = PowerIterate(model);
         const RowMatrix rows = a.transpose() * (a * x);
         exact = Eigen::Map<const Eigen::VectorXd>(rows.data(), rows.size());
       }
       std::vector<uint64_t> support;
       for (Eigen::Index i = 0; i < exact.size(); ++i) {
-        const int32_t item = static_cast<int32_t>(phase == kDegreePhase ? i : i / c.rank());
+        const int32_t item =
+            static_cast<int32_t>(phase == kDegreePhase ? i : i / IterateColumns(c));
         if (r(u, item) > 0) support.push_back(static_cast<uint64_t>(i));
       }
       // Exactly the user's coordinates are sent (an item of noisy degree 0 sends zeros).

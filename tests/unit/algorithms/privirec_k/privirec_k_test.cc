@@ -15,6 +15,9 @@
 #include "Eigen/Core"
 #include "Eigen/Eigenvalues"
 #include "absl/strings/str_cat.h"
+#include "common/algorithms/lib/graph_filter/build.h"
+#include "common/algorithms/lib/graph_filter/config.h"
+#include "common/algorithms/lib/graph_filter/scorer.h"
 #include "common/algorithms/privirec/privirec.h"
 #include "common/algorithms/privirec_k/updater.h"
 #include "common/algorithms/registry.h"
@@ -67,11 +70,6 @@ std::unique_ptr<PriviRecKUpdater> Summed(const data::RatingsDataset& d,
   return updater;
 }
 
-Eigen::MatrixXd Basis(const v1::PriviRecKModel& model) {
-  return Eigen::Map<const RowMatrix>(model.basis().data(), model.config().num_items(),
-                                     model.config().rank());
-}
-
 TEST(PriviRecKTest, BitsLeaveNoWrap) {
   EXPECT_EQ(DefaultFracBits(29858), 45);  // 45 + 15 + 1 = 61
   EXPECT_EQ(DefaultFracBits(943), 50);
@@ -100,7 +98,7 @@ TEST(PriviRecKTest, DecodedPowerIteratesEqualTheCentralizedOnesWithinTheBound) {
     for (int j = 0; j < d.num_items(); ++j) EXPECT_EQ(updater->model().degrees(j), degrees[j]);
     double largest = 0;
     for (int l = 1; l <= config.power_sums(); ++l) {
-      const Eigen::MatrixXd x = Basis(updater->model());
+      const Eigen::MatrixXd x = PowerIterate(updater->model());
       EXPECT_LT((x.transpose() * x - Eigen::MatrixXd::Identity(6, 6)).norm(), 1e-12);
       const std::vector<uint64_t> sum = PhaseSum(*updater, d);
       const Eigen::MatrixXd y = DecodePowerSum(config, sum).value();
@@ -109,7 +107,7 @@ TEST(PriviRecKTest, DecodedPowerIteratesEqualTheCentralizedOnesWithinTheBound) {
       largest = std::max(largest, error);
       ASSERT_TRUE(updater->ApplySum(sum, test_util::ParticipantIds(d.num_users())).ok());
       if (l < config.power_sums()) {
-        const Eigen::MatrixXd next = Basis(updater->model());
+        const Eigen::MatrixXd next = PowerIterate(updater->model());
         // span(X_l) = span(Y_l): projecting Y_l on X_l leaves it unchanged.
         EXPECT_LT((next * (next.transpose() * y) - y).norm(), 1e-9 * y.norm());
       }
@@ -175,6 +173,78 @@ TEST(PriviRecKTest, ContributorScoresWithGfCfFromTheBasis) {
   dp::Rng rng(1);
   EXPECT_EQ(contributor->Contribute(LocalData::User(d.user(0)), "", rng).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// An oversampled iterate of k + p columns keeps k: every power sum carries m (k + p) values and
+// the final basis is m x k. With k + p = m the iterate spans everything, so Rayleigh-Ritz's top k
+// are P~'s exact top-k eigenpairs; the paper's diag(T_L) keeps the last QR's first k columns.
+TEST(PriviRecKTest, AnOversampledIterateKeepsTheTopKColumns) {
+  const data::RatingsDataset d = test_util::RandomImplicit(50, 14, 0.3, 11);
+  const int m = d.num_items();
+  const Eigen::MatrixXd gram = test_util::DenseGramHalf(test_util::DenseR(d));
+  const Eigen::VectorXd exact =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram).eigenvalues().reverse();
+  for (bool ritz : {true, false}) {
+    SCOPED_TRACE(ritz ? "rayleigh-ritz" : "diag(T_L)");
+    v1::PriviRecKConfig config = Config(d, 5, 2, ritz);
+    config.set_oversample(m - 5);
+    std::unique_ptr<PriviRecKUpdater> updater = PriviRecKUpdater::Create(config).value();
+    ASSERT_TRUE(
+        updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
+    EXPECT_EQ(updater->Plan()->length(), static_cast<uint64_t>(m) * static_cast<uint64_t>(m));
+    EXPECT_EQ(PowerIterate(updater->model()).cols(), m);
+    while (updater->round() == 0) {
+      ASSERT_TRUE(
+          updater->ApplySum(PhaseSum(*updater, d), test_util::ParticipantIds(d.num_users())).ok());
+    }
+    const SingularBasis basis = ModelBasis(updater->model()).value();
+    ASSERT_EQ(basis.vectors.cols(), 5);
+    ASSERT_EQ(basis.values.size(), 5);
+    EXPECT_LT((basis.vectors.transpose() * basis.vectors - Eigen::MatrixXd::Identity(5, 5)).norm(),
+              1e-12);
+    if (ritz) {
+      EXPECT_LT((basis.values - exact.head(5)).cwiseAbs().maxCoeff(), 1e-9);
+      EXPECT_LT((gram * basis.vectors - basis.vectors * basis.values.asDiagonal()).norm(), 1e-6);
+    } else {
+      EXPECT_GE(basis.values.minCoeff(), 0);
+    }
+  }
+  v1::PriviRecKConfig config = Config(d, 5, 2, true);
+  config.set_oversample(m - 4);
+  EXPECT_EQ(ValidateConfig(config).message(),
+            absl::StrCat("privirec-k config: oversample=", m - 4,
+                         " outside [0, num_items - rank = ", m - 5, "]"));
+}
+
+// A client builds BSPM from the basis, not from P~: with k = m, S_k Lambda S_k^T is P~ and the
+// low-pass of the 4 largest estimates is BSPM's own, so the scores are the central BSPM-EM's
+// (factored P~, Lanczos). Turbo-CF, an unknown filter and a low-pass wider than k are refused.
+TEST(PriviRecKTest, ContributorBuildsBspmFromTheBasisWithoutTheGram) {
+  const data::RatingsDataset d = test_util::RandomImplicit(40, 12, 0.3, 8);
+  v1::PriviRecKConfig config = Config(d, d.num_items(), 2, true);
+  config.set_filter("bspm-em");
+  config.set_low_pass_rank(4);
+  config.set_gamma(0.2);
+  std::unique_ptr<PriviRecKUpdater> updater = Summed(d, config);
+  std::unique_ptr<Contributor> contributor = MakeContributor(updater->Plan().value()).value();
+  graph_filter::GraphFilterConfig bspm = graph_filter::PublishedConfig("bspm-em").value();
+  bspm.rank = 4;
+  const graph_filter::GraphFilterScorer central(graph_filter::BuildCentralFilter(d, bspm).value());
+  for (int32_t u : {0, 5, 17}) {
+    const Eigen::VectorXd scores = contributor->scorer().Scores(d.user(u)).value();
+    EXPECT_LT((scores - central.Scores(d.user(u)).value()).cwiseAbs().maxCoeff(), 1e-8);
+  }
+  config.set_filter("turbo-cf");
+  EXPECT_EQ(ValidateConfig(config).message(),
+            "privirec-k config: filter=turbo-cf: Turbo-CF's entrywise power needs P~'s entries, "
+            "which no client of privirec-k has (privirec sums them)");
+  config.set_filter("nope");
+  EXPECT_EQ(ValidateConfig(config).code(), absl::StatusCode::kInvalidArgument);
+  config.set_filter("gf-cf");
+  config.set_low_pass_rank(d.num_items() + 1);
+  EXPECT_EQ(ValidateConfig(config).message(),
+            absl::StrCat("privirec-k config: low_pass_rank=", d.num_items() + 1,
+                         " outside [0, rank=", d.num_items(), "]"));
 }
 
 // The leak of PriviRec's sums survives the low rank (docs/privacy-accounting.md 4.9): item t has

@@ -4,6 +4,7 @@
 // matrix polynomials.
 #include <cmath>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -69,9 +70,28 @@ class GraphFilterModelsTest : public ::testing::Test {
     return sum;
   }
 
-  // BSPM's scores of every user, as the reference code runs them (models.h).
+  // P~'s rank-r stand-in from its exact top-r eigenpairs: S_r diag(sigma^2) S_r^T.
+  Eigen::MatrixXd DenseLowRankGram(int r) const {
+    const Eigen::MatrixXd normalized = DenseNormalized(r_, 0.5);
+    const Eigen::MatrixXd s = DenseTopRightSingularVectors(normalized, r);
+    const Eigen::VectorXd sigma = test_util::DenseSingularValues(normalized).head(r);
+    return s * sigma.array().square().matrix().asDiagonal() * s.transpose();
+  }
+
+  // Scores of every user from a filter built by BuildFilterFromBasis.
+  Eigen::MatrixXd BasisScores(SingularBasis basis, const GraphFilterConfig& config) const {
+    absl::StatusOr<std::shared_ptr<const ItemFilter>> filter =
+        BuildFilterFromBasis(test_util::ItemDegrees(r_), std::move(basis), config);
+    EXPECT_TRUE(filter.ok()) << filter.status();
+    std::vector<data::RatingRow> users;
+    for (int32_t u = 0; u < data_.num_users(); ++u) users.push_back(data_.user(u));
+    return GraphFilterScorer(*filter).ScoresBatch(users).value().transpose();
+  }
+
+  // BSPM's scores of every user, as the reference code runs them (models.h), with P~ or its
+  // rank-c.gram_rank stand-in.
   Eigen::MatrixXd BruteForceBspm(const GraphFilterConfig& c) const {
-    const Eigen::MatrixXd p = Gram(0.5);
+    const Eigen::MatrixXd p = c.gram_rank == 0 ? Gram(0.5) : DenseLowRankGram(c.gram_rank);
     const Eigen::MatrixXd ideal_step = Step(LowPass(c.rank) - Identity(), c.bspm.ideal);
     const Eigen::MatrixXd blur_step = Step(p - Identity(), c.bspm.blur);
     const Eigen::MatrixXd sharpen_step = Step(-p, c.bspm.sharpen);
@@ -171,6 +191,76 @@ TEST_F(GraphFilterModelsTest, BspmOdeSettings) {
     SCOPED_TRACE(absl::StrCat(k, ": ", DescribeConfig(configs[k])));
     EXPECT_LT(MaxDifference(Scores(configs[k]), BruteForceBspm(configs[k])), 1e-9);
   }
+}
+
+// gram_rank r replaces P~ by S_r Lambda_r S_r^T from P~'s exact top-r eigenpairs, in GF-CF and in
+// BSPM, the low-pass keeping its own k; at r = m it is P~ again; Turbo-CF refuses it.
+TEST_F(GraphFilterModelsTest, GramRankReplacesTheGramByItsTopEigenpairs) {
+  GraphFilterConfig c = PublishedConfig("gf-cf").value();
+  c.rank = 6;
+  c.gram_rank = 10;
+  EXPECT_LT(MaxDifference(Scores(c), r_ * (DenseLowRankGram(10) + 0.3 * LowPass(6))), 1e-9);
+  c.rank = 12;  // a low-pass wider than the stand-in: one Lanczos run of 12 serves both
+  EXPECT_LT(MaxDifference(Scores(c), r_ * (DenseLowRankGram(10) + 0.3 * LowPass(12))), 1e-9);
+  GraphFilterConfig exact = c;
+  exact.gram_rank = 0;
+  c.gram_rank = m_;
+  EXPECT_LT(MaxDifference(Scores(c), Scores(exact)), 1e-9);
+  for (const char* name : {"bspm-em", "bspm-lm"}) {
+    SCOPED_TRACE(name);
+    GraphFilterConfig b = PublishedConfig(name).value();
+    b.rank = 5;
+    b.gram_rank = 9;
+    EXPECT_LT(MaxDifference(Scores(b), BruteForceBspm(b)), 1e-9);
+  }
+  GraphFilterConfig turbo = PublishedConfig("turbo-cf").value();
+  turbo.gram_rank = 4;
+  EXPECT_EQ(ValidateConfig(turbo).message(),
+            "turbo-cf: gram rank = 4: Turbo-CF's entrywise power needs P~'s entries, not a "
+            "low-rank P~");
+  c.gram_rank = -1;
+  EXPECT_EQ(ValidateConfig(c).code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A client's filter from a rank-k basis (PriviRec-k) is the central filter whose stand-in and
+// low-pass come from the same eigenpairs, whatever the columns' order; sizes, ranks and Turbo-CF
+// are refused with a reason.
+TEST_F(GraphFilterModelsTest, FilterFromABasisIsTheFilterOfThoseEigenpairs) {
+  const Eigen::MatrixXd normalized = DenseNormalized(r_, 0.5);
+  SingularBasis basis;
+  basis.vectors = DenseTopRightSingularVectors(normalized, 10);
+  basis.values = test_util::DenseSingularValues(normalized).head(10).array().square();
+  for (const char* name : {"gf-cf", "bspm-em", "bspm-lm"}) {
+    SCOPED_TRACE(name);
+    GraphFilterConfig c = PublishedConfig(name).value();
+    c.rank = 4;
+    c.gram_rank = 10;
+    const Eigen::MatrixXd central = Scores(c);
+    c.gram_rank = 0;  // from a basis: all of its columns, 0 or k
+    EXPECT_LT(MaxDifference(BasisScores(basis, c), central), 1e-9);
+    // The columns reversed (as the paper's unsorted diag(T_L) may leave them): the low-pass still
+    // takes the 4 of the largest eigenvalues.
+    SingularBasis reversed;
+    reversed.vectors = basis.vectors.rowwise().reverse();
+    reversed.values = basis.values.reverse();
+    EXPECT_LT(MaxDifference(BasisScores(reversed, c), central), 1e-9);
+  }
+  const Eigen::VectorXd degrees = test_util::ItemDegrees(r_);
+  GraphFilterConfig c = PublishedConfig("gf-cf").value();
+  c.rank = 11;
+  EXPECT_EQ(BuildFilterFromBasis(degrees, basis, c).status().message(),
+            "gf-cf: low-pass rank 11 from a basis of 10 columns");
+  c.rank = 4;
+  c.gram_rank = 9;
+  EXPECT_EQ(BuildFilterFromBasis(degrees, basis, c).status().message(),
+            "gf-cf: gram rank 9 from a basis of 10 columns");
+  c.gram_rank = 0;
+  EXPECT_EQ(
+      BuildFilterFromBasis(degrees.head(m_ - 1), basis, c).status().message(),
+      absl::StrCat("a basis of ", m_, " x 10 with 10 eigenvalues for ", m_ - 1, " item degrees"));
+  EXPECT_EQ(
+      BuildFilterFromBasis(degrees, basis, PublishedConfig("turbo-cf").value()).status().message(),
+      "turbo-cf: Turbo-CF's entrywise power needs P~'s entries, not a rank-k basis");
 }
 
 // The dense path of a filter (Apply on a block) agrees with the sparse one (ApplyToUsers).
