@@ -9,9 +9,11 @@
 # Usage: tools/experiments/device-memory.sh BUILD STATE_DIR NUM_ITEMS RATINGS [FLAG...]
 #   STATE_DIR  the finished run's --state_dir (fedmf-sim's or fedmf-coordinator's)
 #   RATINGS    the device's ratings as the C example takes them, ITEM:RATING,...
-#   FLAG...    the run's flags, for the coordinator to resume its checkpoint (e.g.
-#              --algorithm=privirec-k --set=rank=1024 --data=...; --data becomes the coordinator's
-#              --eval_data, fedmf-sim's own --plain_sum and --client_processes are dropped)
+#   FLAG...    the run's flags, for the coordinator to resume its checkpoint, with --num_users and
+#              --num_items (e.g. --algorithm=privirec-k --set=rank=1024 --num_users=29858
+#              --num_items=40981); fedmf-sim's own --data, --split, --plain_sum and
+#              --client_processes are dropped (without --eval_data the coordinator does not score
+#              the model again before it serves it)
 # Prints the device's event lines and event=device_memory max_rss_kb=N model_bytes=B wall_s=S.
 set -euo pipefail
 [[ $# -ge 4 ]] || { sed -n '2,16p' "$0"; exit 2; }
@@ -24,8 +26,7 @@ processes_init device-memory
 flags=()
 for flag in "$@"; do
   case "$flag" in
-    --plain_sum | --client_processes=*) ;;
-    --data=*) flags+=("--eval_data=${flag#--data=}") ;;
+    --plain_sum | --client_processes=* | --data=* | --split=*) ;;
     *) flags+=("$flag") ;;
   esac
 done
