@@ -16,8 +16,8 @@
 #              the model again before it serves it)
 # Prints the device's event lines and event=device_memory max_rss_kb=N model_bytes=B wall_s=S.
 set -euo pipefail
-if [[ "${1:-}" == --help || "${1:-}" == -h ]]; then sed -n '2,18p' "$0"; exit 0; fi
-[[ $# -ge 4 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
+if [[ "${1:-}" == --help || "${1:-}" == -h ]]; then sed -n '2,17p' "$0"; exit 0; fi
+[[ $# -ge 4 ]] || { sed -n '2,17p' "$0" >&2; exit 2; }
 BUILD="$1" STATE="$2" ITEMS="$3" RATINGS="$4"
 shift 4
 COORD="$BUILD/server/fedmf-coordinator"
