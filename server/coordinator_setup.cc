@@ -318,7 +318,8 @@ absl::StatusOr<CoordinatorState> InitialStateInDir(const ProcessRun& run, int64_
     return absl::InvalidArgumentError(
         absl::StrCat("--summed_noise: algorithm '", name,
                      "' with these settings has no summed-noise shortcut "
-                     "(dpmf-rp with --set mechanism=gaussian has, and lfl-sgdmf with noise)"));
+                     "(dpmf-rp with --set mechanism=gaussian has, lfl-sgdmf with noise, and "
+                     "hdpmf except its noiseless variant mf)"));
   }
   absl::StatusOr<dp::PrivacyLedger> ledger = dp::PrivacyLedger::Create();
   if (!ledger.ok()) return ledger.status();

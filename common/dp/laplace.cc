@@ -61,14 +61,24 @@ absl::StatusOr<Eigen::VectorXd> ScaleMixtureLaplaceShare(
 
 absl::StatusOr<Eigen::VectorXd> GammaDifferenceLaplaceShare(int64_t dim, double b,
                                                             int64_t min_clients, Rng& rng) {
+  return SummedGammaDifferenceLaplaceShares(dim, b, min_clients, 1, rng);
+}
+
+absl::StatusOr<Eigen::VectorXd> SummedGammaDifferenceLaplaceShares(int64_t dim, double b,
+                                                                   int64_t min_clients,
+                                                                   int64_t clients, Rng& rng) {
   if (absl::Status s = CheckShareArgs("GammaDifferenceLaplaceShare", dim, b, min_clients);
       !s.ok()) {
     return s;
   }
-  const double shape = 1 / static_cast<double>(min_clients);
-  Eigen::VectorXd share(dim);
-  for (int64_t j = 0; j < dim; ++j) share[j] = b * (Gamma(rng, shape) - Gamma(rng, shape));
-  return share;
+  if (clients < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SummedGammaDifferenceLaplaceShares: need clients >= 1; got ", clients));
+  }
+  const double shape = static_cast<double>(clients) / static_cast<double>(min_clients);
+  Eigen::VectorXd sum(dim);
+  for (int64_t j = 0; j < dim; ++j) sum[j] = b * (Gamma(rng, shape) - Gamma(rng, shape));
+  return sum;
 }
 
 }  // namespace fedmf::dp

@@ -12,7 +12,9 @@
 //    lets the recommender pick h, which breaks its guarantee), and all n shares must arrive.
 //  * GammaDifferenceLaplaceShare: every client adds b (G1 - G2), G ~ Gamma(1/n_min, 1) i.i.d.
 //    (Laplace is infinitely divisible). No shared secret; any n >= n_min shares sum to Laplace(b)
-//    plus independent symmetric noise, so dropout down to n_min keeps epsilon-DP.
+//    plus independent symmetric noise, so dropout down to n_min keeps epsilon-DP. A simulation may
+//    draw the sum of n shares at once (SummedGammaDifferenceLaplaceShares): independent Gammas of
+//    one scale add their shapes, so it is b (G1 - G2), G ~ Gamma(n/n_min, 1), exactly.
 #ifndef FEDMF_COMMON_DP_LAPLACE_H_
 #define FEDMF_COMMON_DP_LAPLACE_H_
 
@@ -47,6 +49,11 @@ absl::StatusOr<Eigen::VectorXd> ScaleMixtureLaplaceShare(
 // One client's share b (G1 - G2), G ~ Gamma(1/min_clients, 1).
 absl::StatusOr<Eigen::VectorXd> GammaDifferenceLaplaceShare(int64_t dim, double b,
                                                             int64_t min_clients, Rng& rng);
+// The sum of `clients` >= 1 such shares in one draw: b (G1 - G2), G ~ Gamma(clients/min_clients,
+// 1). With clients = 1, the draws of GammaDifferenceLaplaceShare.
+absl::StatusOr<Eigen::VectorXd> SummedGammaDifferenceLaplaceShares(int64_t dim, double b,
+                                                                   int64_t min_clients,
+                                                                   int64_t clients, Rng& rng);
 
 }  // namespace fedmf::dp
 

@@ -57,12 +57,14 @@ ABSL_FLAG(bool, setup_only, false,
           "run, event=noise_outlook (how loud the budget's noise is against the signal, and "
           "whether the measurements predict the model beats DP popularity)");
 ABSL_FLAG(bool, summed_noise, false,
-          "with --plain_sum, dpmf-rp with mechanism gaussian or lfl-sgdmf with noise: the users "
-          "upload without noise and the coordinator adds each sum's Gaussian noise as one draw "
-          "per coordinate instead of one per user (the same Gaussian noise in distribution, minus "
-          "the per-user rounding of each share: common/dp/gaussian_secagg.h, "
-          "common/algorithms/lfl_sgdmf/lfl_sgdmf.h); not what a deployment does, so off by "
-          "default; event=new_run says noise=summed (dpmf-rp) or noise_draw=summed (lfl-sgdmf)");
+          "with --plain_sum, dpmf-rp with mechanism gaussian, lfl-sgdmf with noise or hdpmf (not "
+          "variant mf): the users upload without noise (sparsely: lfl-sgdmf its rating's row, "
+          "hdpmf its rated items' rows) and the coordinator adds each sum's noise as one draw per "
+          "coordinate instead of one per user (the same Gaussian or Gamma-difference noise in "
+          "distribution, minus the per-user rounding of each share: common/dp/gaussian_secagg.h, "
+          "common/algorithms/lfl_sgdmf/lfl_sgdmf.h, common/algorithms/hdpmf/hdpmf.h); not what a "
+          "deployment does, so off by default; event=new_run says noise=summed (dpmf-rp) or "
+          "noise_draw=summed (lfl-sgdmf, hdpmf)");
 ABSL_FLAG(bool, summed_uploads, false,
           "with --summed_noise, dpmf-rp: each client process adds its users' clipped "
           "contributions and uploads their sum once, the others uploading zero (the same sum in "

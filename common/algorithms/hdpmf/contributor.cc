@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/hdpmf/privacy_spec.h"
@@ -117,7 +118,7 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
   const double beta = user.state.privacy_weight();
   const Eigen::MatrixXd& v = scorer_.item_factors();
   const Eigen::VectorXd& u = user.user_factor;
-  Eigen::MatrixXd gradient = ItemGradient(v, u, user.train, user.targets);
+  Eigen::MatrixXd gradient = RatedItemGradient(v, u, user.train, user.targets);
   // The paper's unprojected u may leave the codec's bound: clamped so that the sum decodes.
   if (c.skip_user_projection()) gradient = gradient.cwiseMax(-codec_.bound).cwiseMin(codec_.bound);
   if (c.mode() == v1::HDPMF_MODE_SOUND) {
@@ -127,14 +128,7 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
     gradient =
         beta * Eigen::Map<const Eigen::MatrixXd>(clipped->data(), gradient.rows(), gradient.cols());
   }
-  // Row-major: coordinate j K + l is item j, factor l.
-  Eigen::VectorXd values(GradientDim(c));
-  for (int64_t j = 0; j < c.num_items(); ++j) {
-    values.segment(j * c.rank(), c.rank()) = gradient.row(j).transpose();
-  }
-  absl::StatusOr<Eigen::VectorXd> noise = NoiseShare(c, values.size(), rng);
-  if (!noise.ok()) return noise.status();
-  absl::StatusOr<ContributionVector> vector = codec_.Encode(values + *noise, rng);
+  absl::StatusOr<ContributionVector> vector = Upload(user.train, gradient, rng);
   if (!vector.ok()) return vector.status();
   v1::HdpmfUserState next;
   next.set_round(round);
@@ -143,6 +137,33 @@ absl::StatusOr<Contribution> HdpmfContributor::Contribute(const LocalData& data,
   next.set_sample_seed(user.state.sample_seed());
   return Contribution{
       .vector = *std::move(vector), .state = next.SerializeAsString(), .user_factor = u};
+}
+
+absl::StatusOr<ContributionVector> HdpmfContributor::Upload(const data::RatingRow& rated,
+                                                            const Eigen::MatrixXd& gradient,
+                                                            dp::Rng& rng) const {
+  const v1::HdpmfConfig& c = broadcast_.config();
+  // Row-major: coordinate j K + l is item j, factor l; only the rated items' rows can be nonzero.
+  std::vector<uint64_t> indices;
+  indices.reserve(gradient.size());
+  Eigen::VectorXd values(gradient.size());
+  for (int64_t k = 0; k < rated.size(); ++k) {
+    for (int l = 0; l < c.rank(); ++l) {
+      indices.push_back(static_cast<uint64_t>(rated.indices[k]) * c.rank() + l);
+      values[k * c.rank() + l] = gradient(k, l);
+    }
+  }
+  if (c.simulation_summed_noise()) {  // the updater draws the noise (hdpmf.h)
+    absl::StatusOr<std::vector<uint64_t>> encoded = codec_.Encode(values, rng);
+    if (!encoded.ok()) return encoded.status();
+    return ContributionVector::Sparse(std::move(indices), *std::move(encoded));
+  }
+  absl::StatusOr<Eigen::VectorXd> noisy = NoiseShare(c, GradientDim(c), rng);
+  if (!noisy.ok()) return noisy.status();
+  for (size_t i = 0; i < indices.size(); ++i) (*noisy)[indices[i]] += values[i];
+  absl::StatusOr<std::vector<uint64_t>> encoded = codec_.Encode(*noisy, rng);
+  if (!encoded.ok()) return encoded.status();
+  return ContributionVector::Dense(*std::move(encoded));
 }
 
 void HdpmfContributor::StepUser(const LocalData& data, v1::HdpmfUserState state,

@@ -4,8 +4,8 @@
 // (Algorithm 1, line 12, after the server's step of the previous round), then returns the m x K
 // item gradient at u_i (paper mode: on stretched ratings, u_i projected to the unit ball as Theorem
 // 2 assumes; sound mode: clipped to L1 norm C and scaled by beta_i) plus its share of the round's
-// Laplace noise, in fixed point for the secure sum. Users only: the guarantee is per user or per
-// rating, not per silo.
+// Laplace noise, in fixed point for the secure sum (with summed noise: the rated items' rows only,
+// without noise; hdpmf.h). Users only: the guarantee is per user or per rating, not per silo.
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_CONTRIBUTOR_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_CONTRIBUTOR_H_
 
@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/algorithms/algorithm.h"
+#include "common/algorithms/contribution_vector.h"
 #include "common/algorithms/hdpmf/hdpmf.h"
 #include "common/algorithms/hdpmf/scorer.h"
 #include "fedmf/v1/algorithm.pb.h"
@@ -69,6 +70,11 @@ class HdpmfContributor final : public Contributor {
   };
   // Fills `user` (in place: `train` may view its own vectors) from the user's current state.
   void StepUser(const LocalData& data, v1::HdpmfUserState state, UserRound& user) const;
+  // The encoded m x K gradient whose nonzero rows are `gradient`'s, of the `rated` items
+  // (RatedItemGradient's layout): dense with the user's noise share, or, with summed noise,
+  // those rows alone (sparse).
+  absl::StatusOr<ContributionVector> Upload(const data::RatingRow& rated,
+                                            const Eigen::MatrixXd& gradient, dp::Rng& rng) const;
 
   v1::HdpmfBroadcast broadcast_;
   RoundCodec codec_;

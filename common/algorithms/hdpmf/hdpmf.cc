@@ -100,6 +100,10 @@ absl::Status ValidateConfig(const v1::HdpmfConfig& c) {
     return Bad("min_contributors", static_cast<double>(c.min_contributors()),
                "n_min in [1, cohort_size]");
   }
+  if (c.simulation_summed_noise() && c.variant() == v1::HDPMF_VARIANT_MF) {
+    return absl::InvalidArgumentError(
+        "hdpmf config: simulation_summed_noise needs noise (variant mf has none to sum)");
+  }
   return ValidatePrivacySpec(c.spec());
 }
 
@@ -172,6 +176,14 @@ absl::StatusOr<Eigen::VectorXd> NoiseShare(const v1::HdpmfConfig& config, int64_
   const double b = NoiseScale(config);
   if (b == 0) return Eigen::VectorXd::Zero(dim);
   return dp::GammaDifferenceLaplaceShare(dim, b, config.min_contributors(), rng);
+}
+
+absl::StatusOr<Eigen::VectorXd> SummedNoise(const v1::HdpmfConfig& config, int64_t contributors,
+                                            int64_t dim, dp::Rng& rng) {
+  const double b = NoiseScale(config);
+  if (b == 0) return Eigen::VectorXd::Zero(dim);
+  return dp::SummedGammaDifferenceLaplaceShares(dim, b, config.min_contributors(), contributors,
+                                                rng);
 }
 
 std::optional<dp::LedgerEntry> RoundRelease(const v1::HdpmfConfig& config, int64_t round,
@@ -259,7 +271,7 @@ absl::StatusOr<RoundCodec> MakeRoundCodec(const v1::HdpmfConfig& config,
   return codec;
 }
 
-absl::StatusOr<ContributionVector> RoundCodec::Encode(
+absl::StatusOr<std::vector<uint64_t>> RoundCodec::Encode(
     const Eigen::Ref<const Eigen::VectorXd>& values, dp::Rng& rng) const {
   std::vector<uint64_t> out(static_cast<size_t>(values.size()));
   for (Eigen::Index j = 0; j < values.size(); ++j) {
@@ -270,7 +282,7 @@ absl::StatusOr<ContributionVector> RoundCodec::Encode(
     }
     out[j] = dp::ReduceModPow2(dp::StochasticRound(y, rng), bits);
   }
-  return ContributionVector::Dense(std::move(out));
+  return out;
 }
 
 absl::StatusOr<Eigen::VectorXd> RoundCodec::Decode(absl::Span<const uint64_t> sum) const {

@@ -5,18 +5,26 @@
 // mode clips a user's whole gradient to L1 norm C, scales it by beta_i and calibrates to one user.
 // This file: the configuration's checks, the step schedule, the per-round epsilons and the
 // ledger's entries, the noise shares and the fixed-point codec of a round.
+//
+// Summed noise (config.simulation_summed_noise, fedmf-sim --plain_sum --summed_noise; not the
+// noiseless variant mf): the users upload their gradient without noise and sparsely (the K values
+// of each rated item), and the updater adds to the decoded sum what the shares of its n
+// contributors would add, exactly in distribution (SummedNoise). The shares' fixed-point rounding
+// is left out (the per-user path rounds every share, each coordinate of each user moving by less
+// than a unit 2^-f: variance below n / 4 units^2, against the noise's 2 b^2 n / n_min), and so is
+// the discarded round of a noise sum beyond the codec's range (probability kWrapProbability).
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_HDPMF_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_HDPMF_H_
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "common/algorithms/contribution_vector.h"
 #include "common/dp/privacy_ledger.h"
 #include "common/dp/rng.h"
 #include "fedmf/v1/hdpmf.pb.h"
@@ -70,6 +78,11 @@ double NoiseScale(const v1::HdpmfConfig& config);
 // noise. Zeros for MF.
 absl::StatusOr<Eigen::VectorXd> NoiseShare(const v1::HdpmfConfig& config, int64_t dim,
                                            dp::Rng& rng);
+// What `contributors` clients' NoiseShare add up to, in one draw of `dim` coordinates:
+// b (G1 - G2), G ~ Gamma(contributors / n_min, 1) (dp::SummedGammaDifferenceLaplaceShares).
+// Zeros for MF.
+absl::StatusOr<Eigen::VectorXd> SummedNoise(const v1::HdpmfConfig& config, int64_t contributors,
+                                            int64_t dim, dp::Rng& rng);
 
 // What round `round` releases about the worst-case record (nullopt for MF): pure RoundEpsilon,
 // unit rating (paper mode) or user (sound mode), heterogeneous for the HDPMF variant.
@@ -98,10 +111,10 @@ struct RoundCodec {
   double range = 0;  // integer range [-range, range] of a valid sum
   int bits = 0;
 
-  // The client's vector: stochastic rounding of value * 2^fraction_bits, mod 2^bits. OutOfRange
+  // The client's values: stochastic rounding of value * 2^fraction_bits, mod 2^bits. OutOfRange
   // for a value whose integer would not fit (a noise draw beyond 2^60 units: astronomically rare).
-  absl::StatusOr<ContributionVector> Encode(const Eigen::Ref<const Eigen::VectorXd>& values,
-                                            dp::Rng& rng) const;
+  absl::StatusOr<std::vector<uint64_t>> Encode(const Eigen::Ref<const Eigen::VectorXd>& values,
+                                               dp::Rng& rng) const;
   // The sum as reals; OutOfRange (the round must be discarded) for a coordinate beyond the range.
   absl::StatusOr<Eigen::VectorXd> Decode(absl::Span<const uint64_t> sum) const;
 };

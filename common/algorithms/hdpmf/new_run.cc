@@ -3,7 +3,9 @@
 // binaries that start runs (fedmf-coordinator, fedmf-sim). The run-level --rounds is T (epochs),
 // --epsilon the whole run's largest pure epsilon (round t releases eps / T; the paper's eps = 1
 // per epoch over T = 100 is --epsilon=100), --delta must be 0, --participation the cohort,
-// --min_clients the fewest honest clients the noise shares assume (0: the whole cohort).
+// --min_clients the fewest honest clients the noise shares assume (0: the whole cohort). fedmf-sim
+// --summed_noise is honoured by the noisy variants (the updater draws each sum's noise, hdpmf.h)
+// and left to the runtime to refuse for mf, which has none.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -162,6 +164,7 @@ absl::StatusOr<v1::HdpmfConfig> ConfigFromOptions(const RunSettings& run,
   c.set_pdpmf_mean_weight(o.pdpmf_mean_weight());
   c.set_score_with_trained_factor(o.score_with_trained_factor());
   c.set_init_center(o.init_center() >= 0 ? o.init_center() : DefaultInitCenter(c));
+  c.set_simulation_summed_noise(run.simulation_summed_noise && c.variant() != v1::HDPMF_VARIANT_MF);
   if (absl::Status st = ValidateConfig(c); !st.ok()) return st;
   return c;
 }
@@ -177,6 +180,7 @@ absl::StatusOr<NewRun> StartRun(const RunSettings& run, const v1::HdpmfOptions& 
       {"epsilon", EventValue(c->epsilon())},
       {"epsilon_per_round", EventValue(RoundEpsilon(*c))},
       {"noise_scale", EventValue(NoiseScale(*c))},
+      {"noise_draw", c->simulation_summed_noise() ? "summed" : "per_user"},
       {"rounds", absl::StrCat(c->rounds())},
       {"cohort", absl::StrCat(c->cohort_size())},
       {"n_min", absl::StrCat(c->min_contributors())},
@@ -184,7 +188,7 @@ absl::StatusOr<NewRun> StartRun(const RunSettings& run, const v1::HdpmfOptions& 
   if (c->variant() == v1::HDPMF_VARIANT_PDPMF) {
     fields.emplace_back("pdpmf_threshold", EventValue(PdpmfThreshold(*c)));
   }
-  return NewRun{*std::move(updater), std::move(fields)};
+  return NewRun{*std::move(updater), std::move(fields), c->simulation_summed_noise()};
 }
 
 const NewRunRegistrar kRun(kName, DefaultOptions(), StartRun);

@@ -1,12 +1,20 @@
 #include "common/algorithms/hdpmf/updater.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/algorithms/hdpmf/hdpmf.h"
 #include "common/algorithms/matrix_proto.h"
+#include "common/dp/hashing.h"
+#include "common/dp/rng.h"
 
 namespace fedmf::algorithms::hdpmf {
+namespace {
+
+constexpr uint64_t kTagSummedNoise = 0x6864706d662d4e73ULL;  // "hdpmf-Ns"
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<HdpmfUpdater>> HdpmfUpdater::Create(const v1::HdpmfConfig& config) {
   if (absl::Status s = ValidateConfig(config); !s.ok()) return s;
@@ -77,6 +85,13 @@ absl::Status HdpmfUpdater::ApplySum(absl::Span<const uint64_t> sum,
   if (!codec.ok()) return codec.status();
   absl::StatusOr<Eigen::VectorXd> decoded = codec->Decode(sum);
   if (!decoded.ok()) return decoded.status();
+  if (c.simulation_summed_noise()) {
+    // The noise the n contributors left out, drawn at once from the round's own stream.
+    dp::Rng rng(dp::DeriveStreamKey(c.seed(), kTagSummedNoise), static_cast<uint64_t>(round));
+    absl::StatusOr<Eigen::VectorXd> noise = SummedNoise(c, n, decoded->size(), rng);
+    if (!noise.ok()) return noise.status();
+    *decoded += *noise;
+  }
   // Row-major m x K, as the contributors laid it out.
   const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
       gradient(decoded->data(), c.num_items(), c.rank());

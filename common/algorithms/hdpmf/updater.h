@@ -1,5 +1,6 @@
 // The server side of HDPMF (hdpmf.h): plans T rounds whose secure sum is every contributor's item
-// gradient plus noise shares, and steps V <- V - eta_t (sum + 2 lambda V) (Algorithm 1, line 8).
+// gradient plus noise shares (with summed noise: plus the noise it draws for the n contributors),
+// and steps V <- V - eta_t (sum + 2 lambda V) (Algorithm 1, line 8).
 // The ledger gets the round's worst-case release (each user's own cost lives on its device).
 #ifndef FEDMF_COMMON_ALGORITHMS_HDPMF_UPDATER_H_
 #define FEDMF_COMMON_ALGORITHMS_HDPMF_UPDATER_H_

@@ -49,13 +49,13 @@ Eigen::VectorXd BoundUserFactor(const v1::HdpmfConfig& config, Eigen::VectorXd u
   return config.skip_user_projection() ? u : ProjectToUnitBall(std::move(u));
 }
 
-Eigen::MatrixXd ItemGradient(const Eigen::MatrixXd& item_factors,
-                             const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
-                             const Eigen::VectorXd& targets) {
-  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(item_factors.rows(), item_factors.cols());
+Eigen::MatrixXd RatedItemGradient(const Eigen::MatrixXd& item_factors,
+                                  const Eigen::VectorXd& user_factor,
+                                  const data::RatingRow& ratings, const Eigen::VectorXd& targets) {
+  Eigen::MatrixXd g(ratings.size(), item_factors.cols());
   for (int64_t k = 0; k < ratings.size(); ++k) {
     const int32_t j = ratings.indices[k];
-    g.row(j) = 2 * (item_factors.row(j).dot(user_factor) - targets[k]) * user_factor.transpose();
+    g.row(k) = 2 * (item_factors.row(j).dot(user_factor) - targets[k]) * user_factor.transpose();
   }
   return g;
 }

@@ -37,10 +37,11 @@ Eigen::VectorXd ProjectToUnitBall(Eigen::VectorXd u);
 // ProjectToUnitBall(u), or u unchanged under the paper's choice (skip_user_projection).
 Eigen::VectorXd BoundUserFactor(const v1::HdpmfConfig& config, Eigen::VectorXd u);
 
-// The user's item gradient (m x K, rows of unrated items zero) at u = `user_factor`.
-Eigen::MatrixXd ItemGradient(const Eigen::MatrixXd& item_factors,
-                             const Eigen::VectorXd& user_factor, const data::RatingRow& ratings,
-                             const Eigen::VectorXd& targets);
+// The rows of the user's m x K item gradient at u = `user_factor` that can be nonzero: row k is
+// item ratings.indices[k]'s (the rows of unrated items are zero).
+Eigen::MatrixXd RatedItemGradient(const Eigen::MatrixXd& item_factors,
+                                  const Eigen::VectorXd& user_factor,
+                                  const data::RatingRow& ratings, const Eigen::VectorXd& targets);
 
 // u after one step of `step` on V = `item_factors` (not yet bounded: BoundUserFactor).
 Eigen::VectorXd StepUserFactor(const Eigen::MatrixXd& item_factors,

@@ -91,6 +91,27 @@ TEST(AlgorithmOptionsTest, Hdpmf) {
               HasSubstr("hdpmf: f_um=0.3 must be in [0, 1 - f_uc]"));
   EXPECT_THAT(Start("hdpmf", run, {"eps_uc=0.6"}).status().message(),
               HasSubstr("hdpmf: eps_um=0.5 must be in [eps_uc, 1]"));
+
+  // fedmf-sim --summed_noise: honoured and logged by the noisy variants; variant mf has no noise,
+  // so its run says it does not honour it (the runtime refuses it then).
+  EXPECT_EQ(Field(*sound, "noise_draw"), "per_user");
+  EXPECT_FALSE(sound->summed_noise);
+  RunSettings summed = run;
+  summed.simulation_summed_noise = true;
+  for (const std::vector<std::string>& set : std::vector<std::vector<std::string>>{
+           {}, {"mode=paper", "variant=dpmf"}, {"mode=paper", "variant=pdpmf"}}) {
+    absl::StatusOr<NewRun> noisy = Start("hdpmf", summed, set);
+    ASSERT_TRUE(noisy.ok()) << noisy.status();
+    EXPECT_TRUE(noisy->summed_noise);
+    EXPECT_EQ(Field(*noisy, "noise_draw"), "summed");
+    EXPECT_TRUE(dynamic_cast<const hdpmf::HdpmfUpdater&>(*noisy->updater)
+                    .config()
+                    .simulation_summed_noise());
+  }
+  absl::StatusOr<NewRun> mf = Start("hdpmf", summed, {"mode=paper", "variant=mf"});
+  ASSERT_TRUE(mf.ok()) << mf.status();
+  EXPECT_FALSE(mf->summed_noise);
+  EXPECT_EQ(Field(*mf, "noise_draw"), "per_user");
 }
 
 TEST(AlgorithmOptionsTest, LdpGdSharesItsOptionsWithLdpGdDr) {

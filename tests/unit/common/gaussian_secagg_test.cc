@@ -16,6 +16,7 @@ namespace fedmf::dp {
 namespace {
 
 using testing::ComputeMoments;
+using testing::ExpectSameDistribution;
 using testing::kSigmas;
 using testing::ModularSum;
 using testing::Moments;
@@ -214,29 +215,8 @@ TEST(GaussianSecAggTest, EncodeWithoutNoiseRoundsTheDataOnly) {
 
 // The shortcut and the per-user path decode to the same distribution where the scale makes the
 // per-share rounding negligible (gamma = 2^10: the variances differ by at most
-// (n - 1) / (4 gamma^2) ~ 1e-6, far below what 20,000 samples resolve). Two-sample
-// Kolmogorov-Smirnov at alpha = 1e-6: D <= sqrt(ln(2 / alpha) / 2) sqrt(2 / 20000) = 0.0269.
-// Two samples of kSamples values from one distribution: the two-sample Kolmogorov-Smirnov
-// distance stays below its alpha = 1e-6 critical value, and the means and variances agree within
-// kSigmas standard errors.
+// (n - 1) / (4 gamma^2) ~ 1e-6, far below what 20,000 samples resolve): ExpectSameDistribution.
 constexpr int kSamples = 20000;
-void ExpectSameDistribution(std::vector<double> a, std::vector<double> b) {
-  ASSERT_EQ(a.size(), static_cast<size_t>(kSamples));
-  ASSERT_EQ(b.size(), static_cast<size_t>(kSamples));
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  double d = 0;
-  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    const double t = std::min(a[i], b[j]);
-    while (i < a.size() && a[i] <= t) ++i;
-    while (j < b.size() && b[j] <= t) ++j;
-    d = std::max(d, std::abs(static_cast<double>(i) - static_cast<double>(j)) / kSamples);
-  }
-  EXPECT_LE(d, std::sqrt(std::log(2 / 1e-6) / 2) * std::sqrt(2.0 / kSamples));
-  const Moments ma = ComputeMoments(a), mb = ComputeMoments(b);
-  EXPECT_NEAR(ma.mean, mb.mean, kSigmas * std::hypot(ma.mean_se, mb.mean_se));
-  EXPECT_NEAR(ma.variance, mb.variance, kSigmas * std::hypot(ma.variance_se, mb.variance_se));
-}
 
 TEST(GaussianSecAggTest, SummedNoiseAndPerUserNoiseGiveTheSameSumDistribution) {
   const GaussianSecAgg mech = *GaussianSecAgg::Create(GaussianParams(1, 2, 1, 4, 6, 1024));

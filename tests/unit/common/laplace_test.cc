@@ -74,6 +74,17 @@ TEST(LaplaceTest, GammaDifferenceWithExtraSharesOnlyAddsNoise) {
   EXPECT_NEAR(m.variance, 2 * 1.5 * 1.5 * 8 / 5, kSigmas * m.variance_se);
 }
 
+// The sum of n_min = 5 shares in one draw, b (Gamma(5/5) - Gamma(5/5)), is Laplace(b); one
+// client's is its share, draw for draw.
+TEST(LaplaceTest, SummedGammaDifferenceSharesAreOneDrawOfTheirSum) {
+  Rng rng(6);
+  const Eigen::VectorXd sums = *SummedGammaDifferenceLaplaceShares(kDraws, 1.5, 5, 5, rng);
+  ExpectLaplaceMoments(std::vector<double>(sums.data(), sums.data() + sums.size()), 1.5);
+  Rng one(7), share(7);
+  EXPECT_EQ(*SummedGammaDifferenceLaplaceShares(3, 1.5, 5, 1, one),
+            *GammaDifferenceLaplaceShare(3, 1.5, 5, share));
+}
+
 // 7 shares b sqrt(2 h) c_i, c_i ~ N(0, 1/7), with one h ~ Exp(1) per coordinate: Laplace(b).
 // (The HDPMF statement b sqrt(2) h c would give variance 4 b^2 = 16, far outside these bounds.)
 TEST(LaplaceTest, ScaleMixtureSharesSumToLaplace) {
@@ -93,6 +104,7 @@ TEST(LaplaceTest, RejectsBadArguments) {
   EXPECT_FALSE(LaplaceMechanism(x, {0, 1}, rng).ok());
   EXPECT_FALSE(GammaDifferenceLaplaceShare(2, 0, 3, rng).ok());
   EXPECT_FALSE(GammaDifferenceLaplaceShare(2, 1, 0, rng).ok());
+  EXPECT_FALSE(SummedGammaDifferenceLaplaceShares(2, 1, 3, 0, rng).ok());
   EXPECT_FALSE(SampleSharedExponential(-1, rng).ok());
   EXPECT_FALSE(ScaleMixtureLaplaceShare(Eigen::Vector2d(1, -0.5), 1, 3, rng).ok());
   EXPECT_FALSE(ScaleMixtureLaplaceShare(Eigen::Vector2d(1, 1), 1, 0, rng).ok());

@@ -1,6 +1,7 @@
 // fedmf-sim's core: a whole run in process is a function of the seeds, not of the number of
 // client processes (threads) or their timing; the noise seed matters; refusals are errors; stage
-// deadlines wait on the clients' progress.
+// deadlines wait on the clients' progress; the summed-noise shortcuts are accounted as the users'
+// own noise.
 #include "tools/sim/simulation.h"
 
 #include <memory>
@@ -12,12 +13,15 @@
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/data/synthetic.h"
 #include "common/dp/ledger_text_format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/coordinator_setup.h"
 #include "tests/unit/algorithms/lfl_sgdmf/test_config.h"
 
 namespace fedmf::sim {
 namespace {
+
+using ::testing::HasSubstr;
 
 constexpr char kToken[] = "token";
 
@@ -245,6 +249,61 @@ TEST(SimulationTest, LflSummedNoiseIsAccountedAsPerUserNoise) {
   EXPECT_EQ(summed.ledger, per_user.ledger);
   EXPECT_FALSE(summed.ledger.empty());
   EXPECT_LT(summed.bytes_in, per_user.bytes_in / 10);
+}
+
+// The run fedmf-sim sets up for hdpmf with the options `set` (sound mode by default), every user in
+// each of 2 rounds at whole-run epsilon 5.
+server::ProcessRun HdpmfRun(const std::vector<std::string>& set) {
+  server::ProcessRun run;
+  run.spec.set_algorithm("hdpmf");
+  for (const std::string& option : set) run.spec.add_set(option);
+  run.spec.set_rounds(2);
+  run.spec.set_participation(1);
+  run.spec.set_epsilon(5);
+  run.spec.set_seed(1);
+  return run;
+}
+
+// HdpmfRun({}) over the 60 users on `client_processes` processes summing in the clear, the noise
+// shares drawn by each user or (summed) by the coordinator.
+Outcome SimulateHdpmf(bool summed_noise, int client_processes) {
+  auto data = Data();
+  absl::StatusOr<server::CoordinatorState> state =
+      server::InitialStateForRun(HdpmfRun({}), 60, 80, summed_noise);
+  EXPECT_TRUE(state.ok()) << state.status();
+  if (!state.ok()) return {};
+  auto coordinator = PlainSumCoordinator(*std::move(state), 60, server::SteadyClock::Get());
+  SimulationOptions options = PlainSumOptions(7);
+  options.client_processes = client_processes;
+  absl::StatusOr<SimulationReport> report = RunSimulation(*coordinator, data, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return {};
+  EXPECT_EQ(report->status.round(), 2);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  const server::CoordinatorState& end = coordinator->state();
+  return Outcome{end.updater->SerializeState().value(),
+                 dp::SerializeLedger(end.ledger),
+                 {},
+                 report->status.bytes_in()};
+}
+
+// HDPMF with summed noise: the users upload their rated items' rows only and the coordinator draws
+// the noise, so the run is a function of the seeds, not of the client processes; the ledger is the
+// per-user noise run's, the model is not (other draws), and fewer bytes arrive. The
+// noiseless variant mf has nothing to sum: refused, naming it.
+TEST(SimulationTest, HdpmfSummedNoiseRunsAreReproducibleAndAccountedAsPerUserNoise) {
+  const Outcome one = SimulateHdpmf(true, 1);
+  const Outcome four = SimulateHdpmf(true, 4);
+  EXPECT_EQ(one.updater_state, four.updater_state);
+  const Outcome per_user = SimulateHdpmf(false, 2);
+  EXPECT_EQ(one.ledger, per_user.ledger);
+  EXPECT_FALSE(one.ledger.empty());
+  EXPECT_NE(one.updater_state, per_user.updater_state);
+  EXPECT_LT(one.bytes_in, per_user.bytes_in / 2);  // 12 of 80 rows, an index with each value
+  EXPECT_THAT(server::InitialStateForRun(HdpmfRun({"mode=paper", "variant=mf"}), 60, 80, true)
+                  .status()
+                  .message(),
+              HasSubstr("hdpmf except its noiseless variant mf"));
 }
 
 // The scale runs CI keeps (`tools/experiments/run.py scale` runs them at MovieLens-20M's shape):

@@ -1,13 +1,15 @@
 // hdpmf (common/algorithms/hdpmf/): Table 2's privacy specification, the noise shares' sum against
-// Laplace(b) by a Kolmogorov-Smirnov test, stretch-then-rescale without noise, the fixed-point
-// sum, the sound mode's clip and beta scaling, per-user ledgers, a user over budget sitting out,
-// and the plan, state and config checks.
+// Laplace(b) by a Kolmogorov-Smirnov test, the summed noise against the shares' sum, stretch-then-
+// rescale without noise, the fixed-point sum, the sound mode's clip and beta scaling, the summed-
+// noise upload, per-user ledgers, a user over budget sitting out, and the plan, state and config
+// checks.
 #include "common/algorithms/hdpmf/hdpmf.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client/participant.h"
@@ -28,6 +30,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/algorithms/three_users_test_util.h"
+#include "tests/unit/common/dp_test_stats.h"
 
 namespace fedmf::algorithms::hdpmf {
 namespace {
@@ -84,6 +87,23 @@ std::vector<double> SumOfShares(const v1::HdpmfConfig& c, int clients, int draws
   Eigen::VectorXd sum = Eigen::VectorXd::Zero(draws);
   for (int i = 0; i < clients; ++i) sum += NoiseShare(c, draws, rng).value();
   return std::vector<double>(sum.data(), sum.data() + sum.size());
+}
+
+// The user's m x K item gradient: RatedItemGradient's rows in place, the unrated items' zero.
+Eigen::MatrixXd DenseItemGradient(const Eigen::MatrixXd& v, const Eigen::VectorXd& u,
+                                  const data::RatingRow& row, const Eigen::VectorXd& targets) {
+  const Eigen::MatrixXd rated = RatedItemGradient(v, u, row, targets);
+  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(v.rows(), v.cols());
+  for (int64_t k = 0; k < row.size(); ++k) g.row(row.indices[k]) = rated.row(k);
+  return g;
+}
+
+// One contribution, alone in a sum, decoded.
+Eigen::VectorXd DecodedAlone(const ContributionVector& vector, const RoundCodec& codec,
+                             int64_t dim) {
+  std::vector<uint64_t> sum(dim, 0);
+  EXPECT_TRUE(AddModPow2(vector, codec.bits, absl::MakeSpan(sum)).ok());
+  return codec.Decode(sum).value();
 }
 
 TEST(HdpmfTest, PrivacySpecHasTable2sExactGroups) {
@@ -154,6 +174,70 @@ TEST(HdpmfTest, NoiseSharesSumToLaplaceDownToNMin) {
       // sample variance's standard error is at most sqrt(5 / 20000) = 1.6% of it: 10% is 6 sigma.
       EXPECT_NEAR(var, 2 * b * b * 40.0 / n_min, 0.1 * 2 * b * b * 40.0 / n_min);
     }
+  }
+}
+
+// Summed noise: one draw for n contributors has the distribution of the sum of n NoiseShare draws,
+// b (Gamma(n / n_min) - Gamma(n / n_min)): mean 0 and variance 2 b^2 n / n_min within kSigmas
+// standard errors over 20,000 coordinates, and a two-sample Kolmogorov-Smirnov test against n
+// shares (dp_test_stats.h). (A draw for one share fails them, as does one for n_min < n.)
+TEST(HdpmfTest, SummedNoiseIsTheSumOfTheUsersShares) {
+  constexpr int kDraws = 20000;
+  for (v1::HdpmfMode mode : {v1::HDPMF_MODE_PAPER, v1::HDPMF_MODE_SOUND}) {
+    for (const auto& [n_min, n] : {std::pair{3, 3}, std::pair{3, 7}, std::pair{25, 40}}) {
+      SCOPED_TRACE(::testing::Message() << "mode=" << mode << " n_min=" << n_min << " n=" << n);
+      v1::HdpmfConfig c = Config(mode);
+      c.set_num_users(40);
+      c.set_cohort_size(40);
+      c.set_min_contributors(n_min);
+      c.set_simulation_summed_noise(true);
+      const double b = NoiseScale(c);
+      dp::Rng rng(200 + n, mode);
+      const Eigen::VectorXd drawn = SummedNoise(c, n, kDraws, rng).value();
+      const std::vector<double> summed(drawn.data(), drawn.data() + drawn.size());
+      const dp::testing::Moments m = dp::testing::ComputeMoments(summed);
+      EXPECT_NEAR(m.mean, 0, dp::testing::kSigmas * m.mean_se);
+      EXPECT_NEAR(m.variance, 2 * b * b * n / n_min, dp::testing::kSigmas * m.variance_se);
+      dp::testing::ExpectSameDistribution(SumOfShares(c, n, kDraws, rng), summed);
+    }
+  }
+  v1::HdpmfConfig mf = Config(v1::HDPMF_MODE_PAPER);
+  mf.set_variant(v1::HDPMF_VARIANT_MF);
+  dp::Rng rng(1);
+  EXPECT_EQ(SummedNoise(mf, 3, 4, rng).value(), Eigen::VectorXd::Zero(4));
+}
+
+// The updater draws the summed noise for the contributors the sum has (n = 2 of a cohort of 5,
+// n_min = 2, then all 5): V steps by eta_0 (noise + 2 lambda V) from a zero sum, and the noise
+// has variance 2 b^2 n / n_min within kSigmas standard errors over m K = 20,000 coordinates. The
+// draw is a function of the seed and the round: a second updater draws the same.
+TEST(HdpmfTest, SummedNoiseIsDrawnForTheSumsContributors) {
+  v1::HdpmfConfig c = Config();
+  c.set_num_users(5);
+  c.set_num_items(2000);
+  c.set_rank(10);
+  c.set_cohort_size(5);
+  c.set_min_contributors(2);
+  c.set_simulation_summed_noise(true);
+  const double b = NoiseScale(c);
+  const std::vector<uint64_t> zeros(GradientDim(c), 0);
+  for (const std::vector<uint32_t>& contributors :
+       {std::vector<uint32_t>{1, 4}, std::vector<uint32_t>{1, 2, 3, 4, 5}}) {
+    const double n = static_cast<double>(contributors.size());
+    auto updater = HdpmfUpdater::Create(c).value();
+    const Eigen::MatrixXd v0 = updater->item_factors();
+    ASSERT_TRUE(updater->ApplySum(zeros, contributors).ok());
+    const Eigen::MatrixXd noise =
+        (v0 - updater->item_factors()) / StepSize(c, 0) - 2 * c.lambda() * v0;
+    const dp::testing::Moments m =
+        dp::testing::ComputeMoments(std::vector<double>(noise.data(), noise.data() + noise.size()));
+    EXPECT_NEAR(m.mean, 0, dp::testing::kSigmas * m.mean_se) << "n=" << n;
+    EXPECT_NEAR(m.variance, 2 * b * b * n / c.min_contributors(),
+                dp::testing::kSigmas * m.variance_se)
+        << "n=" << n;
+    auto again = HdpmfUpdater::Create(c).value();
+    ASSERT_TRUE(again->ApplySum(zeros, contributors).ok());
+    EXPECT_EQ(again->SerializeState().value(), updater->SerializeState().value());
   }
 }
 
@@ -296,7 +380,7 @@ TEST(HdpmfTest, DecodedSumIsTheGradientSumAndVStepsByIt) {
     const Eigen::VectorXd u0 = InitialUserFactor(c, i + 1);
     const Eigen::VectorXd u = u0 / std::max(1.0, u0.norm());
     const data::RatingRow row{kItems[i], kRatings[i], {}};
-    expected += ItemGradient(v0, u, row, Targets(c, row, 1, {}));
+    expected += DenseItemGradient(v0, u, row, Targets(c, row, 1, {}));
   }
   ASSERT_TRUE(updater->ApplySum(sum, std::vector<uint32_t>{1, 2, 3}).ok());
   const Eigen::MatrixXd want = v0 - StepSize(c, 0) * (expected + 2 * c.lambda() * v0);
@@ -321,8 +405,8 @@ TEST(HdpmfTest, SoundContributionIsClippedAndScaledByBeta) {
     ASSERT_TRUE(AddModPow2(out.vector, contributor->codec().bits, absl::MakeSpan(sum)).ok());
     const Eigen::VectorXd decoded = contributor->codec().Decode(sum).value();
     const data::RatingRow row{kItems[i], kRatings[i], {}};
-    const Eigen::MatrixXd g = ItemGradient(updater->item_factors(), InitialUserFactor(c, i + 1),
-                                           row, Targets(c, row, beta[i], {}));
+    const Eigen::MatrixXd g = DenseItemGradient(
+        updater->item_factors(), InitialUserFactor(c, i + 1), row, Targets(c, row, beta[i], {}));
     Eigen::VectorXd flat(12);
     for (int j = 0; j < 6; ++j) flat.segment(2 * j, 2) = g.row(j).transpose();
     ASSERT_GT(flat.lpNorm<1>(), c.clip());  // the clip binds
@@ -333,6 +417,59 @@ TEST(HdpmfTest, SoundContributionIsClippedAndScaledByBeta) {
     EXPECT_EQ(state.privacy_weight(), beta[i]);
     EXPECT_EQ(state.round(), 0);
   }
+}
+
+// With summed noise a user uploads its clipped, weighted gradient alone, sparsely: the K values of
+// each rated item, within a unit 2^-f of that gradient; the per-user upload from the same
+// generator is it plus the user's NoiseShare (its first draws), within the two uploads' rounding.
+// Variant mf has no noise to sum.
+TEST(HdpmfTest, SummedNoiseUploadIsTheNoiselessGradientSparsely) {
+  v1::HdpmfConfig c = Config();
+  c.set_clip(0.05);
+  const std::vector<double> beta = UserWeights(c.spec(), 3);
+  auto per_user = HdpmfUpdater::Create(c).value();
+  c.set_simulation_summed_noise(true);
+  auto summed = HdpmfUpdater::Create(c).value();
+  auto per_user_contributor = ContributorOf(*per_user);
+  auto summed_contributor = ContributorOf(*summed);
+  const RoundCodec codec = summed_contributor->codec();
+  const double unit = std::ldexp(1.0, -codec.fraction_bits);
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(::testing::Message() << "user " << i);
+    dp::Rng rng(10 + i);
+    const Contribution upload = summed_contributor->Contribute(User(i), "", rng).value();
+    ASSERT_TRUE(upload.vector.is_sparse());
+    std::vector<uint64_t> rated_coordinates;
+    for (int32_t j : kItems[i]) {
+      for (int l = 0; l < 2; ++l) rated_coordinates.push_back(2 * j + l);
+    }
+    EXPECT_EQ(upload.vector.indices(), rated_coordinates);
+    const data::RatingRow row{kItems[i], kRatings[i], {}};
+    const Eigen::MatrixXd g = DenseItemGradient(summed->item_factors(), InitialUserFactor(c, i + 1),
+                                                row, Targets(c, row, beta[i], {}));
+    Eigen::VectorXd flat(12);
+    for (int j = 0; j < 6; ++j) flat.segment(2 * j, 2) = g.row(j).transpose();
+    const Eigen::VectorXd want = beta[i] * dp::ClipL1(flat, c.clip()).value();
+    const Eigen::VectorXd decoded = DecodedAlone(upload.vector, codec, GradientDim(c));
+    EXPECT_LT((decoded - want).cwiseAbs().maxCoeff(), unit);
+
+    dp::Rng same(10 + i);
+    const Contribution noisy = per_user_contributor->Contribute(User(i), "", same).value();
+    ASSERT_FALSE(noisy.vector.is_sparse());
+    dp::Rng share_rng(10 + i);
+    const Eigen::VectorXd share = NoiseShare(c, GradientDim(c), share_rng).value();
+    ASSERT_GT(share.cwiseAbs().maxCoeff(), 1000 * unit);
+    EXPECT_LT(
+        (DecodedAlone(noisy.vector, codec, GradientDim(c)) - share - decoded).cwiseAbs().maxCoeff(),
+        2 * unit);
+    EXPECT_EQ(noisy.state, upload.state);
+  }
+
+  v1::HdpmfConfig mf = Config(v1::HDPMF_MODE_PAPER);
+  mf.set_variant(v1::HDPMF_VARIANT_MF);
+  mf.set_simulation_summed_noise(true);
+  EXPECT_THAT(ValidateConfig(mf).message(),
+              HasSubstr("simulation_summed_noise needs noise (variant mf has none to sum)"));
 }
 
 // Each user's own ledger is charged beta_i eps / T per round: after T rounds it holds beta_i eps
@@ -483,7 +620,7 @@ TEST(HdpmfTest, PaperChoicesSwitchBackOurDeviationsOneByOne) {
   EXPECT_EQ(second.user_factor, stepped);
   const RoundCodec codec = MakeRoundCodec(c, updater->item_factors()).value();
   const Eigen::MatrixXd gradient =
-      ItemGradient(updater->item_factors(), stepped, row, Targets(c, row, 1, {}));
+      RatedItemGradient(updater->item_factors(), stepped, row, Targets(c, row, 1, {}));
   ASSERT_GT(gradient.cwiseAbs().maxCoeff(), codec.bound);
   const Eigen::VectorXd decoded = codec.Decode(second.vector.values()).value();
   EXPECT_LE(decoded.cwiseAbs().maxCoeff(), codec.bound + 1e-4);
