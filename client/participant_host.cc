@@ -479,6 +479,12 @@ absl::Status ParticipantHost::BeginTask(const wire::AggregationTag& tag,
   absl::StatusOr<std::unique_ptr<algorithms::Contributor>> contributor =
       (*algorithm)->make_contributor(plan);
   if (!contributor.ok()) return contributor.status();
+  // As a plain-sum task: refused before anything is contributed or the host's model changes.
+  if ((*contributor)->uploads_without_noise() && !allow_simulation_plain_sum_) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("round ", tag.round,
+                     ": refusing to upload without noise (the plan's simulation_summed_noise)"));
+  }
   const bool carries_model = (*contributor)->carries_model();
   if (carries_model) {
     if (absl::Status s =

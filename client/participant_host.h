@@ -198,7 +198,10 @@ class ParticipantHost {
   // delay, not before (client/registration.h MakeRegisterRequest says it accepts check-in).
   std::optional<absl::Duration> TakeCheckIn() { return std::exchange(check_in_, std::nullopt); }
   // fedmf-sim only: honour RoundTask.simulation_plain_sum (upload secure-sum contributions in
-  // the clear). Off by default: such a task is then refused.
+  // the clear) and plans whose users upload without noise for the simulator's updater to draw
+  // (Contributor::uploads_without_noise, the plan's simulation_summed_noise: the coordinator
+  // would learn the noise-free sum, which a plain sum shows it anyway). Off by default: such a
+  // task is then refused (PermissionDenied) before any participant contributes.
   void AllowSimulationPlainSum() { allow_simulation_plain_sum_ = true; }
   // fedmf-sim only (--summed_uploads): in a clear phase whose contributor has a ContributionSum
   // (algorithm.h), the participants' contributions are added into one, which the first
@@ -240,7 +243,8 @@ class ParticipantHost {
   // What every task does before its participants start: InvalidArgument naming the first of
   // `ids` this host does not host; else builds the phase's contributor from `plan` (also the
   // host's model unless the algorithm is contributor-only) and makes `tag` the current task's
-  // aggregation.
+  // aggregation. PermissionDenied, changing nothing, for a plan whose users would upload without
+  // noise unless the host simulates (AllowSimulationPlainSum).
   absl::Status BeginTask(const wire::AggregationTag& tag,
                          const google::protobuf::RepeatedField<uint32_t>& ids,
                          const v1::RoundPlan& plan);

@@ -105,6 +105,11 @@ class Contributor {
   // this phase's contributions, for a client process to upload its participants' sum once;
   // null (the default) when the algorithm or this phase has none.
   virtual std::unique_ptr<ContributionSum> StartSum() const { return nullptr; }
+  // True when this plan asks users to leave their privacy noise out of their uploads for the
+  // simulator's updater to draw in the sum (the plan's simulation_summed_noise, fedmf-sim
+  // --plain_sum --summed_noise; simulation only): a real client refuses such a plan, whose sum
+  // would reach the coordinator without noise. False (the default) for an algorithm without it.
+  virtual bool uploads_without_noise() const { return false; }
 };
 
 // Several participants' contributions to one phase added before they are encoded, so that their

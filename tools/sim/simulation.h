@@ -39,7 +39,9 @@ struct SimulationOptions {
   // The test part of the split: users score the model on it in federated evaluation rounds
   // (null: they have no test ratings).
   std::shared_ptr<const data::RatingsDataset> test;
-  // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear.
+  // The coordinator's simulation_plain_sum: hosts upload secure-sum contributions in the clear,
+  // and take plans whose users upload without noise (--summed_noise, which needs it; client::
+  // ParticipantHost::AllowSimulationPlainSum).
   bool plain_sum = false;
   // Each host uploads its users' summed contribution once (client::ParticipantHost::
   // AllowSimulationSummedUploads), where the phase's algorithm has a sum.

@@ -35,6 +35,8 @@ class DpmfRpContributor final : public Contributor {
   // u^T added as rank-one updates of one p x k sum in real units and encoded once (codec.h
   // AddToSum); null otherwise.
   std::unique_ptr<ContributionSum> StartSum() const override;
+  // config.simulation_summed_noise: the users encode X without noise (codec.h).
+  bool uploads_without_noise() const override { return config_.simulation_summed_noise; }
   // V, with users' factors from eq. 5 at the ranking kappa (config.ranking_kappa, else kappa).
   const FactorScorer& scorer() const override { return scorer_; }
 

@@ -36,6 +36,10 @@ class HdpmfContributor final : public Contributor {
   absl::StatusOr<std::optional<dp::LedgerEntry>> ParticipantCost(
       const LocalData& data, absl::string_view state) const override;
   const HdpmfScorer& scorer() const override { return scorer_; }
+  // config.simulation_summed_noise: the rated items' rows without the user's noise share.
+  bool uploads_without_noise() const override {
+    return broadcast_.config().simulation_summed_noise();
+  }
   // With score_with_trained_factor, the paper's prediction for this user: its own u_i (stepped on
   // this V as its next contribution would) rather than the scorer's refit; null otherwise.
   // InvalidArgument for a party, a corrupt state or a bad rating.

@@ -33,6 +33,10 @@ class LflSgdmfContributor final : public Contributor {
                                           dp::Rng& rng) const override;
   const FactorScorer& scorer() const override { return scorer_; }  // no items in phase 1
   bool carries_model() const override { return broadcast_.phase() == 0; }
+  // config.simulation_summed_noise: phase 0 uploads the gradient alone, phase 1 nothing.
+  bool uploads_without_noise() const override {
+    return broadcast_.config().simulation_summed_noise();
+  }
 
  private:
   LflSgdmfContributor(v1::LflSgdmfBroadcast broadcast, mf::FactorMatrix item_factors);

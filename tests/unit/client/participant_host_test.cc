@@ -4,6 +4,8 @@
 #include <cstdint>
 
 #include "common/algorithms/dpmf_rp/contributor.h"
+#include "common/algorithms/hdpmf/privacy_spec.h"
+#include "common/algorithms/hdpmf/updater.h"
 #include "common/algorithms/hfl_sgdmf/updater.h"
 #include "common/algorithms/lfl_sgdmf/updater.h"
 #include "common/algorithms/registry.h"
@@ -445,6 +447,88 @@ TEST(ParticipantHostTest, RefusesAPlainSumTaskUnlessSimulating) {
   ASSERT_TRUE(replies.ok()) << replies.status();
   ASSERT_EQ(replies->size(), Cohort().size());
   EXPECT_TRUE((*replies)[0].has_clear_upload());
+}
+
+// A plan whose users would leave their noise out for the simulator's updater to draw (its
+// simulation_summed_noise: dpmf-rp's Gaussian mechanism, lfl-sgdmf, hdpmf) is refused by a real
+// client before anyone contributes, even through SecAgg, whose sum would then reach the
+// coordinator without noise: nothing is sent and nothing changes. The same plan without the
+// shortcut is taken, and so is the shortcut by the simulator's host (fedmf-sim --plain_sum
+// --summed_noise).
+TEST(ParticipantHostTest, RefusesToUploadWithoutNoiseUnlessSimulating) {
+  TrainingRound f;  // 40 users x 30 items
+  algorithms::dpmf_rp::DpmfRpConfig dpmf_rp =
+      test_util::SmallConfig(true, algorithms::dpmf_rp::Mechanism::kGaussian);
+  v1::LflSgdmfConfig lfl = algorithms::lfl_sgdmf::testing::SmallConfig(
+      v1::LFL_NOISE_TWO_PHASE, /*num_users=*/40, /*num_items=*/30, kCohort, /*omega=*/0.4,
+      /*sigma=*/1);
+  v1::HdpmfConfig hdpmf;
+  hdpmf.set_num_users(40);
+  hdpmf.set_num_items(30);
+  hdpmf.set_rank(2);
+  hdpmf.set_rounds(4);
+  hdpmf.set_epsilon(1);
+  hdpmf.set_mode(v1::HDPMF_MODE_SOUND);
+  hdpmf.set_variant(v1::HDPMF_VARIANT_HDPMF);
+  hdpmf.set_learning_rate(0.05);
+  hdpmf.set_lambda(0.01);
+  hdpmf.set_rating_min(1);
+  hdpmf.set_rating_max(5);
+  hdpmf.set_clip(1);
+  hdpmf.set_seed(5);
+  hdpmf.set_init_scale(0.5);
+  hdpmf.set_cohort_size(kCohort);
+  hdpmf.set_min_contributors(6);
+  *hdpmf.mutable_spec() = algorithms::hdpmf::DefaultPrivacySpec(11);
+  hdpmf.set_score_lambda(1);
+  for (const bool summed_noise : {false, true}) {
+    dpmf_rp.simulation_summed_noise = summed_noise;
+    lfl.set_simulation_summed_noise(summed_noise);
+    hdpmf.set_simulation_summed_noise(summed_noise);
+    std::vector<std::unique_ptr<algorithms::Updater>> updaters;
+    updaters.push_back(algorithms::dpmf_rp::DpmfRpUpdater::Create(dpmf_rp).value());
+    updaters.push_back(algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(lfl).value());
+    updaters.push_back(algorithms::hdpmf::HdpmfUpdater::Create(hdpmf).value());
+    for (const std::unique_ptr<algorithms::Updater>& updater : updaters) {
+      f.plan = updater->Plan().value();
+      f.config.bits = f.plan.bits();
+      f.config.length = f.plan.length();
+      SCOPED_TRACE(absl::StrCat(f.plan.algorithm(), " summed_noise=", summed_noise));
+      const v1::ServerMessage task = f.Task(Cohort());  // through SecAgg
+      auto host = f.Host();
+      const std::string before = host->ExportLocalState().SerializeAsString();
+      std::vector<v1::ClientMessage> sent;
+      const absl::Status handled = host->Handle(task, [&sent](v1::ClientMessage reply) {
+        sent.push_back(std::move(reply));
+        return absl::OkStatus();
+      });
+      if (!summed_noise) {  // the users add their noise: a real client's plan
+        EXPECT_TRUE(handled.ok()) << handled;
+        EXPECT_EQ(sent.size(), Cohort().size());
+        continue;
+      }
+      EXPECT_EQ(handled.code(), absl::StatusCode::kPermissionDenied) << handled;
+      EXPECT_NE(handled.message().find("round 0: refusing to upload without noise (the plan's "
+                                       "simulation_summed_noise)"),
+                std::string::npos)
+          << handled;
+      EXPECT_TRUE(sent.empty());
+      EXPECT_EQ(host->contributor(), nullptr);
+      EXPECT_EQ(host->model_version(), 0);
+      for (uint32_t id : Cohort()) EXPECT_EQ(host->Find(id)->session(), nullptr);
+      EXPECT_EQ(host->ExportLocalState().SerializeAsString(), before);
+
+      v1::ServerMessage plain = task;
+      plain.mutable_task()->clear_secagg();
+      plain.mutable_task()->set_simulation_plain_sum(true);
+      auto simulated = f.Host();
+      simulated->AllowSimulationPlainSum();
+      absl::StatusOr<std::vector<v1::ClientMessage>> replies = simulated->Handle(plain);
+      ASSERT_TRUE(replies.ok()) << replies.status();
+      ASSERT_EQ(replies->size(), Cohort().size());
+      for (const v1::ClientMessage& reply : *replies) EXPECT_TRUE(reply.has_clear_upload());
+    }
+  }
 }
 
 // fedmf-sim --summed_uploads: with a summed-noise plan the first contributor uploads the sum of
