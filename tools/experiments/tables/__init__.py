@@ -11,6 +11,9 @@ from .dpmf_rp import dpmf_rp, dpmf_rp_plot_data, dpmf_rp_wall_time
 from .fmf import fmf, fmf_comm, fmf_hfl, fmf_lfl, fmf_lfl_dropout, fmf_vfl
 from .hdpmf import hdpmf
 from .ldp_mf import ldp_mf
+from .papers_at_scale import (papers_at_scale_claims, papers_at_scale_curve,
+                              papers_at_scale_fig9, papers_at_scale_nonprivate,
+                              papers_at_scale_tuning)
 from .privacy_utility import privacy_utility, privacy_utility_plot_data
 from .privirec import privirec
 from .scale import scale
