@@ -225,10 +225,24 @@ SimulationOptions PlainSumOptions(uint64_t noise_seed, ProgressClock* clock = nu
   return options;
 }
 
+// A run of 2 rounds over the 60 users of Data() with `options`, every user answering: its updater
+// state, ledger and bytes in (no final model).
+Outcome RunTwoRounds(server::Coordinator& coordinator, const SimulationOptions& options) {
+  absl::StatusOr<SimulationReport> report = RunSimulation(coordinator, Data(), options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) return {};
+  EXPECT_EQ(report->status.round(), 2);
+  EXPECT_EQ(report->status.dropouts(), 0);
+  const server::CoordinatorState& state = coordinator.state();
+  return Outcome{state.updater->SerializeState().value(),
+                 dp::SerializeLedger(state.ledger),
+                 {},
+                 report->status.bytes_in()};
+}
+
 // LFL-SGDMF (two-phase noise) with every user in both phases of 2 rounds, the noise shares
 // drawn by each user or (summed) by the coordinator.
 Outcome SimulateLfl(bool summed_noise) {
-  auto data = Data();
   v1::LflSgdmfConfig c = algorithms::lfl_sgdmf::testing::SmallConfig(
       v1::LFL_NOISE_TWO_PHASE, 60, 80, /*cohort=*/60, /*omega=*/0.3, /*sigma=*/0);
   c.set_rounds(2);
@@ -238,16 +252,7 @@ Outcome SimulateLfl(bool summed_noise) {
           "lfl-sgdmf", algorithms::lfl_sgdmf::LflSgdmfUpdater::Create(c).value(),
           dp::PrivacyLedger::Create().value(), 1, c.rounds(), server::FixedPopulation()},
       60, server::SteadyClock::Get());
-  absl::StatusOr<SimulationReport> report = RunSimulation(*coordinator, data, PlainSumOptions(7));
-  EXPECT_TRUE(report.ok()) << report.status();
-  if (!report.ok()) return {};
-  EXPECT_EQ(report->status.round(), 2);
-  EXPECT_EQ(report->status.dropouts(), 0);
-  const server::CoordinatorState& state = coordinator->state();
-  return Outcome{state.updater->SerializeState().value(),
-                 dp::SerializeLedger(state.ledger),
-                 {},
-                 report->status.bytes_in()};
+  return RunTwoRounds(*coordinator, PlainSumOptions(7));
 }
 
 // LFL-SGDMF with summed noise: the users upload their rating's row only, the coordinator draws
@@ -276,7 +281,6 @@ server::ProcessRun HdpmfRun(const std::vector<std::string>& set) {
 // HdpmfRun({}) over the 60 users on `client_processes` processes summing in the clear, the noise
 // shares drawn by each user or (summed) by the coordinator.
 Outcome SimulateHdpmf(bool summed_noise, int client_processes) {
-  auto data = Data();
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateForRun(HdpmfRun({}), 60, 80, summed_noise);
   EXPECT_TRUE(state.ok()) << state.status();
@@ -284,16 +288,7 @@ Outcome SimulateHdpmf(bool summed_noise, int client_processes) {
   auto coordinator = PlainSumCoordinator(*std::move(state), 60, server::SteadyClock::Get());
   SimulationOptions options = PlainSumOptions(7);
   options.client_processes = client_processes;
-  absl::StatusOr<SimulationReport> report = RunSimulation(*coordinator, data, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  if (!report.ok()) return {};
-  EXPECT_EQ(report->status.round(), 2);
-  EXPECT_EQ(report->status.dropouts(), 0);
-  const server::CoordinatorState& end = coordinator->state();
-  return Outcome{end.updater->SerializeState().value(),
-                 dp::SerializeLedger(end.ledger),
-                 {},
-                 report->status.bytes_in()};
+  return RunTwoRounds(*coordinator, options);
 }
 
 // HDPMF with summed noise: the users upload their rated items' rows only and the coordinator draws
