@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "crypto/secagg/errors.h"
+#include "crypto/secagg/masked_input_check.h"
 #include "crypto/secagg/server_session.h"
 #include "crypto/secagg/vector_codec.h"
 
@@ -17,22 +18,17 @@ namespace fedmf::secagg {
 using fedmf::v1::secagg::MaskedInput;
 using fedmf::v1::secagg::ServerToClient;
 
+bool ServerSession::SharesRelayed(uint32_t owner, uint32_t to) const {
+  const absl::Span<const uint32_t> members = Neighborhood(to);
+  return owner != to && std::binary_search(members.begin(), members.end(), owner) &&
+         Find(owner)->shared;
+}
+
 absl::Status ServerSession::AcceptMaskedInput(Client& c, const MaskedInput& m) {
-  // Checked before the input is added: a rejected message must leave the sum untouched.
-  const absl::Span<const uint32_t> members = Neighborhood(c.id);
-  for (int i = 0; i < m.unusable_shares_from_size(); ++i) {
-    const uint32_t owner = m.unusable_shares_from(i);
-    if (i > 0 && owner <= m.unusable_shares_from(i - 1)) {
-      return Invalid("unusable_shares_from not strictly ascending at %d", i);
-    }
-    const Client* sender = Find(owner);
-    if (owner == c.id || !std::binary_search(members.begin(), members.end(), owner) ||
-        !sender->shared) {
-      return Invalid("unusable_shares_from names client %d, which sent it no shares", owner);
-    }
-  }
-  if (absl::Status s = sum_.AddPacked(AsBytes(m.packed())); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrFormat("masked input: %s", s.message()));
+  if (absl::Status s = AddMaskedInput(
+          m, [&](uint32_t owner) { return SharesRelayed(owner, c.id); }, sum_);
+      !s.ok()) {
+    return s;
   }
   c.unusable_from.assign(m.unusable_shares_from().begin(), m.unusable_shares_from().end());
   c.masked = true;

@@ -158,6 +158,9 @@ class ServerSession {
   absl::Status AcceptShareKeys(Client& c, const fedmf::v1::secagg::ShareKeysResponse& m);
   absl::StatusOr<std::vector<ServerMessage>> CloseShareKeys();
   absl::Status AcceptMaskedInput(Client& c, const fedmf::v1::secagg::MaskedInput& m);
+  // True if the MaskedInputRequest of client `to` relayed `owner`'s shares: `owner` is in
+  // N(to) \ {to} and in U2 (stage MaskedInput or later; `to` in the graph).
+  bool SharesRelayed(uint32_t owner, uint32_t to) const;
   absl::StatusOr<std::vector<ServerMessage>> CloseMaskedInput();
   absl::Status AcceptConsistencyCheck(Client& c,
                                       const fedmf::v1::secagg::ConsistencyCheckResponse& m);
