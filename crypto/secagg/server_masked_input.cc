@@ -1,6 +1,7 @@
-// Server round 2 (MaskedInputCollection): add each masked input into the running sum on arrival
-// (with its sender's reports of neighbors whose shares it could not use), then fix U3 (the clients
-// whose input counts) and start the consistency check or the unmasking.
+// Server round 2 (MaskedInputCollection): add each masked input, or a front's partial sum of
+// several, into the running sum on arrival (with the senders' reports of neighbors whose shares
+// they could not use), then fix U3 (the clients whose input counts) and start the consistency
+// check or the unmasking.
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -33,6 +34,59 @@ absl::Status ServerSession::AcceptMaskedInput(Client& c, const MaskedInput& m) {
   c.unusable_from.assign(m.unusable_shares_from().begin(), m.unusable_shares_from().end());
   c.masked = true;
   return absl::OkStatus();
+}
+
+ServerSession::PartialSumAnswer ServerSession::AcceptMaskedInputSum(const PartialSum& partial) {
+  PartialSumAnswer answer;
+  if (stage_ != ServerStage::kMaskedInput) {
+    answer.refused = absl::StrFormat("a partial sum in stage %s", ServerStageName(stage_));
+    return answer;
+  }
+  // Every check before anything changes: a refused partial adds nothing.
+  absl::Status checked;
+  if (partial.members.empty()) checked = Invalid("a partial sum without members");
+  for (size_t i = 0; i < partial.members.size() && checked.ok(); ++i) {
+    const PartialSum::Member& member = partial.members[i];
+    const Client* c = Find(member.id);
+    if (i > 0 && member.id <= partial.members[i - 1].id) {
+      checked = Invalid("partial sum members not strictly ascending at %d", i);
+    } else if (c == nullptr) {
+      checked = Invalid("client %d is not in the cohort", member.id);
+    } else if (c->dropped) {
+      checked = Invalid("client %d was dropped (%s)", member.id, c->drop_reason);
+    } else if (!c->awaiting) {  // every live client of U2 awaits until its input arrives
+      checked = Invalid("client %d already sent its masked input", member.id);
+    } else if (absl::Status s = CheckUnusableSharesFrom(
+                   member.unusable_shares_from,
+                   [&](uint32_t owner) { return SharesRelayed(owner, member.id); });
+               !s.ok()) {
+      checked = Invalid("client %d: %s", member.id, s.message());
+    }
+  }
+  if (checked.ok()) {
+    if (absl::Status s = sum_.AddPacked(AsBytes(partial.packed)); !s.ok()) {
+      checked = Invalid("masked input sum: %s", s.message());
+    }
+  }
+  if (!checked.ok()) {
+    answer.refused = absl::StrFormat("partial sum of %d client(s) refused: %s",
+                                     partial.members.size(), checked.message());
+    // Its members still awaiting their input gave it to this partial: they are out (U2 \ U3).
+    for (const PartialSum::Member& member : partial.members) {
+      Client* c = Find(member.id);
+      if (c == nullptr || !c->awaiting) continue;
+      Drop(*c, answer.refused);
+      answer.aborts.push_back({c->id, AbortMessage(answer.refused)});
+    }
+    return answer;
+  }
+  for (const PartialSum::Member& member : partial.members) {
+    Client& c = *Find(member.id);
+    c.unusable_from = member.unusable_shares_from;
+    c.masked = true;
+    c.awaiting = false;
+  }
+  return answer;
 }
 
 absl::StatusOr<std::vector<ServerMessage>> ServerSession::CloseMaskedInput() {

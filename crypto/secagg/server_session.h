@@ -1,6 +1,7 @@
 // The server side of SecAgg (Bonawitz et al. 2017; SecAgg+ graphs of Bell et al. 2020) as a
-// sans-IO state machine. The caller delivers client messages (HandleMessage), reports clients it
-// lost (MarkDropped) and decides when a stage's deadline is over (CloseStage, or earlier when
+// sans-IO state machine. The caller delivers client messages (HandleMessage) or, in the
+// MaskedInput stage, fronts' partial sums of them (AcceptMaskedInputSum), reports clients it lost
+// (MarkDropped) and decides when a stage's deadline is over (CloseStage, or earlier when
 // ReadyToClose()); CloseStage returns the next round of messages for every remaining client. A
 // malformed or unexpected client message drops that client with a reason (HandleMessage returns
 // the Abort to send it); too few clients left for the threshold at any stage, fewer masked inputs
@@ -46,6 +47,7 @@
 #include "crypto/secagg/derivation.h"
 #include "crypto/secagg/graph.h"
 #include "crypto/secagg/mask_accumulator.h"
+#include "crypto/secagg/partial_sum.h"
 #include "crypto/secagg/signing_directory.h"
 #include "crypto/secagg/stages.h"
 #include "crypto/shamir.h"
@@ -76,6 +78,22 @@ class ServerSession {
   // kFailedPrecondition when the client was already dropped or the session has ended.
   absl::StatusOr<std::vector<ServerMessage>> HandleMessage(
       uint32_t client_id, const fedmf::v1::secagg::ClientToServer& message);
+
+  // What became of a partial sum (AcceptMaskedInputSum).
+  struct PartialSumAnswer {
+    std::string refused;                // why it was refused whole; empty if it was added
+    std::vector<ServerMessage> aborts;  // for the members a refusal dropped
+  };
+  // A front's sum of its members' masked inputs (partial_sum.h) in place of their MaskedInput
+  // messages. Added if the stage is MaskedInput, the members are listed in ascending order, each
+  // is in the cohort, not dropped and awaiting its masked input, with an unusable_shares_from
+  // list the session would accept from it, and the packed sum fits the config: then the sum is
+  // added once and each member counts as having sent its masked input (it is in U3 even if it
+  // drops later). Otherwise refused whole and nothing is added: the members that were awaiting
+  // their masked input are dropped with the reason (they end in U2 \ U3: their pairwise masks
+  // are removed and their self masks stay), and answered with an Abort; other clients and any
+  // other stage are left as they were.
+  PartialSumAnswer AcceptMaskedInputSum(const PartialSum& partial);
 
   // The caller lost `client_id` (disconnect, missed deadline). kNotFound for an unknown id;
   // idempotent otherwise.
