@@ -69,6 +69,20 @@ Aggregation::Delivery Aggregation::DeliverSecAgg(uint32_t participant_id,
   return delivery;
 }
 
+Aggregation::Delivery Aggregation::DeliverPartialSum(const wire::AggregationTag& tag,
+                                                     const secagg::PartialSum& partial) {
+  Delivery delivery;
+  if (tag != tag_) return delivery;
+  if (session_ == nullptr) {
+    delivery.rejected = "a partial sum of masked inputs for a clear aggregation";
+    return delivery;
+  }
+  secagg::ServerSession::PartialSumAnswer answer = session_->AcceptMaskedInputSum(partial);
+  delivery.rejected = std::move(answer.refused);
+  delivery.replies = Wrap(std::move(answer.aborts));
+  return delivery;
+}
+
 std::string Aggregation::DeliverClear(const v1::ClearUpload& upload) {
   if (clear_ == nullptr || clear_closed_ || upload.round() != tag_.round ||
       upload.phase() != tag_.phase) {

@@ -1,8 +1,9 @@
 // One aggregation of a cohort's vectors in progress: a secure sum (a SecAgg ServerSession that
 // never unmasks fewer than n_min inputs) or a clear one (uploads checked and added mod 2^bits),
-// with the tag its messages carry. Transport-free: it takes the participants' messages and
-// returns the envelopes to route to them by participant id; the stream router owns the transport
-// and the lock, the phase runner the stage deadlines. Not thread-safe.
+// with the tag its messages carry. Transport-free: it takes the participants' messages (and
+// fronts' partial sums of masked inputs) and returns the envelopes to route to them by
+// participant id; the stream router owns the transport and the lock, the phase runner the stage
+// deadlines. Not thread-safe.
 #ifndef FEDMF_SERVER_AGGREGATION_H_
 #define FEDMF_SERVER_AGGREGATION_H_
 
@@ -49,15 +50,20 @@ class Aggregation {
   // The SecAgg session's parameters; null for a clear aggregation.
   const secagg::SessionConfig* secagg_config() const;
 
-  // What became of a participant's message.
+  // What became of a participant's message (or a partial sum).
   struct Delivery {
     Envelopes replies;     // e.g. the Abort of a participant whose message was rejected
-    std::string rejected;  // why that participant was dropped; empty if it was not
+    std::string rejected;  // why the participant was dropped or the partial sum refused, or ""
   };
   // A participant's SecAgg message. A message of another aggregation (late) or for a
   // participant that is outside the cohort or already dropped changes nothing. In a clear
   // aggregation only an Abort means something: the participant declines (a dropout).
   Delivery DeliverSecAgg(uint32_t participant_id, const v1::ParticipantToServer& message);
+  // A front's partial sum of its members' masked inputs for the aggregation tagged `tag`
+  // (ServerSession::AcceptMaskedInputSum): `rejected` says why it was refused whole (empty if it
+  // was added) and `replies` are the Aborts of the members the refusal dropped. A partial sum of
+  // another aggregation (late) changes nothing; one for a clear aggregation is refused.
+  Delivery DeliverPartialSum(const wire::AggregationTag& tag, const secagg::PartialSum& partial);
   // Participant upload.participant_id()'s clear upload (ClearAggregation::Accept's checks); the
   // rejection reason, empty if it was added or belongs to another aggregation.
   std::string DeliverClear(const v1::ClearUpload& upload);

@@ -66,6 +66,16 @@ bool AggregationInbox::Apply(Delivery& delivery, const Route& route) {
     }
     return false;
   }
+  if (auto* partial = std::get_if<PartialSum>(&delivery)) {
+    Aggregation::Delivery delivered = aggregation_->DeliverPartialSum(partial->tag, partial->sum);
+    if (!delivered.rejected.empty()) {
+      EventLine("partial_sum_rejected")
+          .Add("members", partial->sum.members.size())
+          .Add("reason", delivered.rejected);
+    }
+    route(std::move(delivered.replies));
+    return false;
+  }
   return aggregation_->Drop(std::get<Dropped>(delivery).participant_id);
 }
 

@@ -1,8 +1,9 @@
 // The aggregation a phase runner attached to the stream router, as the streams reach it: what
-// they deliver for it (a participant's SecAgg message or clear upload, or that a participant is
-// gone) goes into it at once; while the runner closes its stage (Hold .. Release) it waits in a
-// queue, in order of arrival; detached, it is late and changes nothing. The replies the
-// aggregation makes go to the caller's `route`. Not thread-safe: the router's lock guards it.
+// they deliver for it (a participant's SecAgg message or clear upload, a front's partial sum of
+// masked inputs, or that a participant is gone) goes into it at once; while the runner closes its
+// stage (Hold .. Release) it waits in a queue, in order of arrival; detached, it is late and
+// changes nothing. The replies the aggregation makes go to the caller's `route`. Not thread-safe:
+// the router's lock guards it.
 #ifndef FEDMF_SERVER_AGGREGATION_INBOX_H_
 #define FEDMF_SERVER_AGGREGATION_INBOX_H_
 
@@ -11,8 +12,10 @@
 #include <variant>
 #include <vector>
 
+#include "crypto/secagg/partial_sum.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/aggregation.h"
+#include "wire/envelope.h"
 
 namespace fedmf::server {
 
@@ -25,7 +28,11 @@ class AggregationInbox {
   struct Dropped {
     uint32_t participant_id;
   };
-  using Delivery = std::variant<SecAggMessage, v1::ClearUpload, Dropped>;
+  struct PartialSum {
+    wire::AggregationTag tag;
+    secagg::PartialSum sum;
+  };
+  using Delivery = std::variant<SecAggMessage, v1::ClearUpload, Dropped, PartialSum>;
   using Route = std::function<void(Aggregation::Envelopes)>;
 
   // `aggregation` (the caller keeps it alive until Detach) receives what is delivered from now.

@@ -1,14 +1,17 @@
 // Aggregation alone, without a coordinator or a network: a secure sum against real SecAgg client
-// sessions (tags, dropouts, the minimum-inputs rule, rejection answered by an Abort) and a clear
-// one (uploads, drops, too few uploads).
+// sessions (tags, dropouts, the minimum-inputs rule, rejection answered by an Abort, masked inputs
+// summed by a front) and a clear one (uploads, drops, too few uploads).
 #include "server/aggregation.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "crypto/secagg/client_session.h"
+#include "crypto/secagg/partial_sum.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -120,6 +123,71 @@ TEST_F(SecureAggregationTest, RejectedMessageIsAnsweredByATaggedAbort) {
   EXPECT_FALSE(aggregation_->Drop(2));  // already out
 }
 
+// Closes ShareKeys and sums the masked inputs of `front` as a front would; the others answer alone.
+secagg::PartialSum SumAtFront(
+    Aggregation& aggregation, std::map<uint32_t, std::unique_ptr<secagg::ClientSession>>& clients,
+    const std::vector<uint32_t>& front,
+    const std::function<void(uint32_t, v1::secagg::ClientToServer)>& alone) {
+  absl::StatusOr<Aggregation::Envelopes> requests = aggregation.CloseStage();
+  EXPECT_TRUE(requests.ok()) << requests.status();
+  secagg::MaskedInputSummer summer = secagg::MaskedInputSummer::Create(10, 3).value();
+  for (Aggregation::Envelope& e : *requests) {
+    const v1::secagg::ServerToClient& request = e.message.secagg().message();
+    auto reply = clients[e.participant_id]->Handle(request);
+    EXPECT_TRUE(reply.ok() && reply->has_value() && (*reply)->has_masked_input());
+    if (std::find(front.begin(), front.end(), e.participant_id) == front.end()) {
+      alone(e.participant_id, std::move(**reply));
+      continue;
+    }
+    std::vector<uint32_t> relayed;
+    for (const auto& entry : request.masked_input().shares()) relayed.push_back(entry.peer_id());
+    EXPECT_TRUE(summer.Add(e.participant_id, (*reply)->masked_input(), relayed).ok());
+  }
+  return summer.Partial().value();
+}
+
+// A front's partial sum stands for its members' masked inputs: the same sum. One of another
+// aggregation changes nothing.
+TEST_F(SecureAggregationTest, APartialSumStandsForItsMembersInputs) {
+  Start(/*min_inputs=*/3);
+  Advance();  // -> ShareKeys
+  const secagg::PartialSum partial =
+      SumAtFront(*aggregation_, clients_, {1, 2, 3},
+                 [this](uint32_t id, v1::secagg::ClientToServer m) { Deliver(id, std::move(m)); });
+  const Aggregation::Delivery late =
+      aggregation_->DeliverPartialSum({.round = 3, .phase = 1}, partial);
+  EXPECT_TRUE(late.rejected.empty());
+  EXPECT_TRUE(late.replies.empty());
+  EXPECT_FALSE(aggregation_->ReadyToClose());
+  const Aggregation::Delivery d = aggregation_->DeliverPartialSum(kTag, partial);
+  EXPECT_EQ(d.rejected, "");
+  EXPECT_TRUE(d.replies.empty());
+  EXPECT_TRUE(aggregation_->ReadyToClose());
+  while (!aggregation_->Finished()) Advance();
+  // 1 + 2 + 3 + 4 = 10, 20, 4000 mod 1024 = 928.
+  EXPECT_EQ(aggregation_->sum().value(), (std::vector<uint64_t>{10, 20, 928}));
+  EXPECT_EQ(aggregation_->contributors(), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+// A refused partial sum drops the members that gave it their input, each told by a tagged Abort.
+TEST_F(SecureAggregationTest, ARefusedPartialSumDropsItsMembers) {
+  Start(/*min_inputs=*/3);
+  Advance();
+  secagg::PartialSum partial =
+      SumAtFront(*aggregation_, clients_, {1},
+                 [this](uint32_t id, v1::secagg::ClientToServer m) { Deliver(id, std::move(m)); });
+  partial.packed.push_back('\0');
+  const Aggregation::Delivery d = aggregation_->DeliverPartialSum(kTag, partial);
+  EXPECT_THAT(d.rejected, HasSubstr("masked input sum: packed vector is 5 bytes"));
+  ASSERT_EQ(d.replies.size(), 1u);
+  EXPECT_EQ(d.replies[0].participant_id, 1u);
+  EXPECT_EQ(wire::TagOf(d.replies[0].message.secagg()), kTag);
+  EXPECT_THAT(d.replies[0].message.secagg().message().abort().reason(), HasSubstr(d.rejected));
+  while (!aggregation_->Finished()) Advance();
+  EXPECT_EQ(aggregation_->sum().value(), (std::vector<uint64_t>{9, 18, 952}));
+  EXPECT_EQ(aggregation_->Lost(), (std::vector<uint32_t>{1}));
+}
+
 TEST_F(SecureAggregationTest, AbortEndsItForTheRemainingParticipants) {
   Start(/*min_inputs=*/3);
   Advance();
@@ -191,6 +259,15 @@ TEST(ClearAggregationRoundTest, RefusedUploadsDropTheirParticipant) {
   EXPECT_EQ(a->sum().value(), (std::vector<uint64_t>{0, 5}));
   EXPECT_EQ(a->contributors(), (std::vector<uint32_t>{1}));
   EXPECT_EQ(a->Lost(), (std::vector<uint32_t>{2, 3}));
+}
+
+TEST(ClearAggregationRoundTest, APartialSumIsRefused) {
+  std::unique_ptr<Aggregation> a = Aggregation::Clear(kTag, ClearPlan(), {1, 2, 3}, 2);
+  const Aggregation::Delivery d =
+      a->DeliverPartialSum(kTag, secagg::PartialSum{.members = {{1, {}}}, .packed = "x"});
+  EXPECT_THAT(d.rejected, HasSubstr("for a clear aggregation"));
+  EXPECT_TRUE(d.replies.empty());
+  EXPECT_TRUE(a->Drop(1));  // still in
 }
 
 TEST(ClearAggregationRoundTest, TooFewUploadsGiveNoSum) {
