@@ -72,11 +72,12 @@ ServerSession::PartialSumAnswer ServerSession::AcceptMaskedInputSum(const Partia
     answer.refused = absl::StrFormat("partial sum of %d client(s) refused: %s",
                                      partial.members.size(), checked.message());
     // Its members still awaiting their input gave it to this partial: they are out (U2 \ U3).
+    // Their Abort gives no reason, which may name the partial's other members.
     for (const PartialSum::Member& member : partial.members) {
       Client* c = Find(member.id);
       if (c == nullptr || !c->awaiting) continue;
       Drop(*c, answer.refused);
-      answer.aborts.push_back({c->id, AbortMessage(answer.refused)});
+      answer.aborts.push_back({c->id, AbortMessage(kPartialSumRefused)});
     }
     return answer;
   }

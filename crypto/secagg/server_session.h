@@ -91,9 +91,12 @@ class ServerSession {
   // added once and each member counts as having sent its masked input (it is in U3 even if it
   // drops later). Otherwise refused whole and nothing is added: the members that were awaiting
   // their masked input are dropped with the reason (they end in U2 \ U3: their pairwise masks
-  // are removed and their self masks stay), and answered with an Abort; other clients and any
-  // other stage are left as they were.
+  // are removed and their self masks stay) and answered with an Abort saying kPartialSumRefused;
+  // other clients and any other stage are left as they were.
   PartialSumAnswer AcceptMaskedInputSum(const PartialSum& partial);
+  // The reason in those Aborts: the refusal's own may name the partial's other members.
+  static constexpr char kPartialSumRefused[] =
+      "the partial sum holding this client's masked input was refused";
 
   // The caller lost `client_id` (disconnect, missed deadline). kNotFound for an unknown id;
   // idempotent otherwise.
