@@ -19,7 +19,7 @@ A spec has:
                 template; a column it does not name is empty), optional `requires` (files that must exist, else the point is
                 skipped with a message; a template that renders empty requires nothing), and
                 [[experiment.command]] entries, run in order at each point: binary, `use`
-                (flagsets, in order), flags (flag -> template; true means a bare --flag;
+                (flagsets, in order), flags (flag -> template; true means a bare --flag, false none;
                 "set.FIELD" = value means --set=FIELD=value, an option of the algorithm; a
                 flag also in a used flagset replaces it there), optional `creates` (a file it
                 writes: the command is skipped when the file exists, e.g. a shared reference
@@ -269,14 +269,16 @@ def _entries(extract, named):
 
 
 def _args(flags, fill):
-    """--flag=value arguments, a bare --flag for true, and --set=FIELD=value for a key
-    "set.FIELD" (an option of the algorithm: fedmf-sim describe NAME); fill(flag, template)
-    renders a value."""
+    """--flag=value arguments, a bare --flag for true, none for false (a command's false drops a
+    flag its flagsets set), and --set=FIELD=value for a key "set.FIELD" (an option of the
+    algorithm: fedmf-sim describe NAME); fill(flag, template) renders a value."""
     args = []
     for flag, value in flags.items():
         if flag.startswith("set."):
             text = str(value).lower() if isinstance(value, bool) else fill(flag, value)
             args.append(f"--set={flag[4:]}={text}")
+        elif value is False:
+            continue
         elif value is True:
             args.append(f"--{flag}")
         else:

@@ -106,6 +106,16 @@ class SpecsTest(unittest.TestCase):
                                             "--seed=1", "--plain_sum"])
         self.assertEqual(commands[1].extracts[0].metrics, {"popularity_f1": "f1"})
 
+    def test_false_drops_a_flag_a_flagset_sets(self):
+        text = MINIMAL.replace("[[experiment]]", "[flagsets.f]\nplain_sum = true\nbase = 1\n"
+                               "[[experiment]]").replace(
+            'binary = "fedmf-central"', 'binary = "fedmf-central"\nuse = ["f"]').replace(
+            "plain_sum = true }", "plain_sum = false }")
+        with tempfile.TemporaryDirectory() as d:
+            args = specs.load(write_spec(d, text)).commands()[0].args
+        self.assertEqual(args, ["--base=1", "--data=ml-100k:/data/u.data", "--model=als",
+                                "--seed=1"])
+
     def test_set_overrides_a_list_param(self):
         with tempfile.TemporaryDirectory() as d:
             spec = specs.load(write_spec(d, MINIMAL), ["seeds=3,4,5"])

@@ -12,8 +12,8 @@ from .fmf import fmf, fmf_comm, fmf_hfl, fmf_lfl, fmf_lfl_dropout, fmf_vfl
 from .hdpmf import hdpmf
 from .ldp_mf import ldp_mf
 from .papers_at_scale import (papers_at_scale_claims, papers_at_scale_curve,
-                              papers_at_scale_fig9, papers_at_scale_nonprivate,
-                              papers_at_scale_tuning)
+                              papers_at_scale_fig9, papers_at_scale_gd_step,
+                              papers_at_scale_nonprivate, papers_at_scale_tuning)
 from .privacy_utility import privacy_utility, privacy_utility_plot_data
 from .privirec import privirec
 from .scale import scale

@@ -8,7 +8,9 @@ CURVE_METHODS = [("dpmf-rp", "DPMF-RP (Gaussian)"),
                  ("lfl", "LFL-SGDMF (two-phase noise)"),
                  ("gd-dr", "GD-DR (local DP)"),
                  ("hdpmf", "HDPMF (sound mode)"),
-                 ("privirec-k", "PriviRec-k (DP option, committee of 16)")]
+                 ("privirec-k", "PriviRec-k (DP option, committee of 16)"),
+                 ("vfl", "VFL-SGDMF (5 item parties; per-rating DP)"),
+                 ("hfl", "HFL-SGDMF (10 user parties, pre-train U)")]
 # The non-private references' method column and label.
 # (method, setting, label); their epsilon column is "inf".
 NONPRIVATE = [("central-mf", "", "DPMF-RP's objective, central ALS (fedmf-central central-mf)"),
@@ -45,14 +47,6 @@ def _baseline(runs, model, users, seed, metric):
     return runs.get((model, users, "0", seed, ""), {}).get(metric)
 
 
-def _beats(value, reference, metric):
-    if value is None or reference is None:
-        return None
-    if metric == "rmse":
-        return value <= (1 - MARGIN) * reference
-    return value >= (1 + MARGIN) * reference
-
-
 # The curve's metrics: (metric, label, the baseline it is measured against).
 CURVE_METRICS = [("f1_10", "F1@10 (popularity + 10%)", "popularity"),
                  ("ndcg20", "NDCG@20 (popularity + 10%)", "popularity"),
@@ -61,52 +55,89 @@ CURVE_METRICS = [("f1_10", "F1@10 (popularity + 10%)", "popularity"),
 
 def papers_at_scale_curve(rows):
     """The population curve: per method, epsilon and metric, the private model's figure at each
-    population with popularity's (ranking) or the user mean's (rating) beside it, and the smallest
-    measured population at which it clears the 10% bar. A metric's rows list the methods that
-    report it (PriviRec-k ranks on lists of 20 only)."""
+    population, averaged over the seeds measured there, with its change against popularity's
+    (ranking) or the user mean's (rating) on the same seeds, and the smallest measured population
+    at which the mean change clears the 10% bar. A metric's rows list the methods that report it
+    (PriviRec-k ranks on lists of 20 only)."""
     runs = _collect(rows)
-    populations = sorted({k[1] for k in runs}, key=_users)
-    seeds = sorted({k[3] for k in runs if k[0] in dict(CURVE_METHODS)})
+    curve = dict(CURVE_METHODS)
+    populations = sorted({k[1] for k in runs if k[0] in curve}, key=_users)
+    seeds = sorted({k[3] for k in runs if k[0] in curve})
     header = ["method", "metric (bar)", "epsilon"] + [f"{_users(n):,} users" for n in populations] \
         + ["smallest n clearing the bar"]
     body = []
-    for seed in seeds:
-        for metric, label, reference in CURVE_METRICS:
-            method_rows = []
-            for method, name in CURVE_METHODS:
-                epsilons = sorted({k[2] for k, v in runs.items() if k[0] == method and
-                                   k[3] == seed and k[2] != "inf" and metric in v}, key=float)
-                for eps in epsilons:
-                    cells, cleared, measured = [], None, None
-                    for n in populations:
-                        value = _last(runs, method, n, eps, seed).get(metric)
-                        ref = _baseline(runs, reference, n, seed, metric)
-                        if value is not None:
-                            measured = n
-                            if cleared is None and _beats(value, ref, metric):
-                                cleared = n
-                        cells.append(_fmt(value, metric, ref))
-                    if cleared is not None:
-                        verdict = f"{_users(cleared):,}"
-                    else:
-                        verdict = f"no (measured to {_users(measured):,})"
-                    method_rows.append([name, label, eps] + cells + [verdict])
-            if method_rows:
-                body.append([f"*{reference}*", label, "-"] + [
-                    _fmt(_baseline(runs, reference, n, seed, metric), metric)
-                    for n in populations] + [""])
-                body.extend(method_rows)
+    for metric, label, reference in CURVE_METRICS:
+        method_rows = []
+        for method, name in CURVE_METHODS:
+            epsilons = sorted({k[2] for k, v in runs.items() if k[0] == method and
+                               k[2] != "inf" and metric in v}, key=float)
+            for eps in epsilons:
+                cells, cleared, measured = [], None, None
+                for n in populations:
+                    paired = _paired(runs, (method, n, eps), (reference, n, "0"), metric, seeds)
+                    if paired:
+                        measured = n
+                        if cleared is None and _clears(paired, metric):
+                            cleared = n
+                    cells.append(_fmt_paired(paired, metric))
+                if measured is None:
+                    continue
+                if cleared is not None:
+                    verdict = f"{_users(cleared):,}"
+                else:
+                    verdict = f"no (measured to {_users(measured):,})"
+                method_rows.append([name, label, eps] + cells + [verdict])
+        if method_rows:
+            body.append([f"*{reference}*", label, "-"] + [
+                _fmt_mean([v for v in (_baseline(runs, reference, n, s, metric) for s in seeds)
+                           if v is not None], metric) for n in populations] + [""])
+            body.extend(method_rows)
     return markdown_table(header, body)
 
 
-def _fmt(value, metric, reference=None):
-    """RMSE to 3 decimals, F1@10 to 4; with a reference, the change against it in percent."""
+def _paired(runs, first, second, metric, seeds):
+    """[(first's value, second's value)] on each seed where both report the metric; a point is
+    (method, users, epsilon), setting-agnostic (the last run of it wins)."""
+    pairs = []
+    for seed in seeds:
+        a = _last(runs, *first, seed).get(metric)
+        b = _last(runs, *second, seed).get(metric)
+        if a is not None and b is not None:
+            pairs.append((a, b))
+    return pairs
+
+
+def _change(pair):
+    return pair[0] / pair[1] - 1
+
+
+def _clears(pairs, metric):
+    """The mean per-seed change clears the bar (MARGIN in the metric's good direction)."""
+    mean = sum(_change(p) for p in pairs) / len(pairs)
+    return mean <= -MARGIN if metric == "rmse" else mean >= MARGIN
+
+
+def _fmt_mean(values, metric):
+    return _fmt(sum(values) / len(values), metric) if values else "-"
+
+
+def _fmt_paired(pairs, metric):
+    """The first's mean over the seeds, its mean per-seed change against the second, and with
+    several seeds the range of the changes and the number of seeds: "0.1300 (+27%; +22..+32, 3)"."""
+    if not pairs:
+        return "-"
+    changes = [100 * _change(p) for p in pairs]
+    text = f"{_fmt_mean([a for a, _ in pairs], metric)} ({sum(changes) / len(changes):+.0f}%"
+    if len(pairs) > 1:
+        text += f"; {min(changes):+.0f}..{max(changes):+.0f}, {len(pairs)}"
+    return text + ")"
+
+
+def _fmt(value, metric):
+    """RMSE to 3 decimals, F1@10 and NDCG@20 to 4."""
     if value is None:
         return "-"
-    text = f"{value:.3f}" if metric == "rmse" else f"{value:.4f}"
-    if reference:
-        text += f" ({100 * (value / reference - 1):+.0f}%)"
-    return text
+    return f"{value:.3f}" if metric == "rmse" else f"{value:.4f}"
 
 
 def papers_at_scale_tuning(rows):
@@ -187,6 +218,28 @@ def papers_at_scale_fig9(rows):
     return markdown_table(header, body)
 
 
+def papers_at_scale_gd_step(rows):
+    """The non-private GD and GD-DR at k = 10 against gamma_0 (claim 2's explanation): test RMSE
+    and F1@10 per step, with the baselines on the same population and seed."""
+    runs = _collect(rows)
+    keys = sorted({(k[1], k[3], k[4]) for k in runs if k[0] in ("gd-k10-step", "gd-dr-step")},
+                  key=lambda k: (_users(k[0]), k[1], _setting_order(k[2])))
+    header = ["users", "seed", "gamma_0", "non-private GD RMSE / F1@10",
+              "GD-DR (epsilon 5) RMSE / F1@10", "user mean RMSE", "popularity RMSE / F1@10"]
+    body = []
+    for users, seed, setting in keys:
+        cells = []
+        for method in ("gd-k10-step", "gd-dr-step"):
+            m = next((v for k, v in runs.items()
+                      if k[0] == method and (k[1], k[3], k[4]) == (users, seed, setting)), {})
+            cells.append(f"{_fmt(m.get('rmse'), 'rmse')} / {_fmt(m.get('f1_10'), 'f1_10')}")
+        body.append([f"{_users(users):,}", seed, setting.split("=", 1)[1]] + cells + [
+            _fmt(_baseline(runs, "user-mean", users, seed, "rmse"), "rmse"),
+            f"{_fmt(_baseline(runs, 'popularity', users, seed, 'rmse'), 'rmse')} / "
+            f"{_fmt(_baseline(runs, 'popularity', users, seed, 'f1_10'), 'f1_10')}"])
+    return markdown_table(header, body)
+
+
 # The pairs each claim compares: (claim, first method, second, metric), the first expected lower
 # for RMSE (higher for F1@10) by its paper.
 CLAIM_PAIRS = [("LFL-SGDMF beats GD-DR", "lfl", "gd-dr", "rmse"),
@@ -198,28 +251,33 @@ CLAIM_PAIRS = [("LFL-SGDMF beats GD-DR", "lfl", "gd-dr", "rmse"),
 
 
 def papers_at_scale_claims(rows):
-    """The papers' comparisons at each population and epsilon measured for both sides: the two
-    figures, the first's change against the second, and the upload lengths where logged."""
+    """The papers' comparisons at each population and epsilon measured for both sides, over the
+    seeds measured for both: the two means, the mean per-seed change of the first against the
+    second (with its range and the number of seeds), and the upload lengths where logged."""
     runs = _collect(rows)
-    header = ["claim", "users", "epsilon", "metric", "first", "second", "first vs second",
-              "upload values a user (first / second)"]
+    seeds = sorted({k[3] for k in runs})
+    header = ["claim", "users", "epsilon", "metric", "first", "second",
+              "first vs second (range, seeds)", "upload values a user (first / second)"]
     body = []
     for claim, first, second, metric in CLAIM_PAIRS:
-        points = sorted({(k[1], k[2], k[3]) for k in runs if k[0] == first}
-                        & {(k[1], k[2], k[3]) for k in runs if k[0] == second},
-                        key=lambda p: (_users(p[0]), float(p[1]), p[2]))
-        for users, eps, seed in points:
-            a = _last(runs, first, users, eps, seed)
-            b = _last(runs, second, users, eps, seed)
-            if metric not in a or metric not in b:
+        points = sorted({(k[1], k[2]) for k in runs if k[0] == first}
+                        & {(k[1], k[2]) for k in runs if k[0] == second},
+                        key=lambda p: (_users(p[0]), float(p[1])))
+        for users, eps in points:
+            pairs = _paired(runs, (first, users, eps), (second, users, eps), metric, seeds)
+            if not pairs:
                 continue
             # A run's upload length is its configuration's: any run of the method logs it.
             lengths = [next((v["upload_length"] for k, v in runs.items()
                              if k[0] == method and "upload_length" in v), None)
                        for method in (first, second)]
+            changes = [100 * _change(p) for p in pairs]
+            spread = (f" ({min(changes):+.1f}..{max(changes):+.1f}, {len(pairs)})"
+                      if len(pairs) > 1 else "")
             body.append([claim, f"{_users(users):,}", eps, "F1@10" if metric == "f1_10" else "RMSE",
-                         _fmt(a[metric], metric), _fmt(b[metric], metric),
-                         f"{100 * (a[metric] / b[metric] - 1):+.1f}%",
+                         _fmt_mean([a for a, _ in pairs], metric),
+                         _fmt_mean([b for _, b in pairs], metric),
+                         f"{sum(changes) / len(changes):+.1f}%{spread}",
                          " / ".join("-" if n is None else f"{n:,.0f}" for n in lengths)])
     return markdown_table(header, body)
 
