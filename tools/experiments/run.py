@@ -3,14 +3,15 @@
 
     tools/experiments/run.py SPEC [--only NAME,...] [--set PARAM=VALUE ...] [--dry-run]
                              [--jobs N] [--out DIR] [--build DIR] [--list] [--table]
-                             [--plot-data]
+                             [--plot-data] [--smoke]
 
 SPEC is a name in tools/experiments/specs/ (synthetic-data) or a path to a .toml file
 (specs.py describes the format). Runs append rows to OUT/<the spec's csv name> (default OUT: the
 spec's results directory under docs/results/) and logs to OUT/logs/; --table prints the tables
 of the spec's page from that CSV, --plot-data writes the data files of its plots into OUT;
---list shows its experiments and params. Exit status: 0, or 1 with one line saying what failed
-(spec file, key and value, or the log of the failed run).
+--list shows its experiments and params. --smoke runs the spec at its [smoke] size (seconds, on
+tiny data: what a test runs so that no experiment rots; --out is then required). Exit status: 0,
+or 1 with one line saying what failed (spec file, key and value, or the log of the failed run).
 """
 import argparse
 import os
@@ -51,9 +52,13 @@ def parse_args(argv):
     parser.add_argument("--table", action="store_true", help="print the tables from the CSV")
     parser.add_argument("--plot-data", action="store_true",
                         help="write the plots' data files into OUT, from the CSV")
+    parser.add_argument("--smoke", action="store_true",
+                        help="run at the spec's [smoke] size (needs --out)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.smoke and not args.out:
+        parser.error("--smoke needs --out: its rows must not reach the spec's CSV")
     args.only = [n for item in args.only for n in item.split(",") if n]
     return args
 
@@ -61,7 +66,7 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     os.chdir(ROOT)  # spec paths (csv, data) are relative to the repository
-    spec = specs.load(spec_path(args.spec), args.set)
+    spec = specs.load(spec_path(args.spec), args.set, args.smoke)
     for key, names in (("tables", spec.tables), ("plot_data", spec.plot_data)):
         unknown = [name for name in names if not callable(getattr(tables, name, None))]
         if unknown:

@@ -1,6 +1,6 @@
 """Experiment specs: TOML files in tools/experiments/specs/, one per family of docs/results.
 
-load(path, overrides) -> Spec, or SpecError naming the file, the key and the value at fault.
+load(path, overrides, smoke) -> Spec, or SpecError naming the file, the key and the value at fault.
 Spec.commands(only) -> the concrete Command list, in spec order.
 
 A spec has:
@@ -14,6 +14,11 @@ A spec has:
                 other lists of tables)
   [flagsets.N]  named sets of flags that commands share (`use = ["N"]`)
   [extracts]    named lists of extract entries that commands share (`extract = "N"`)
+  [smoke]       optional: the spec at a size that runs in seconds, so that a test runs every
+                experiment end to end and the spec cannot rot (run.py --smoke; load(smoke=True)):
+                `params` (name -> value, replacing that param of [params] before any --set;
+                a list of names picks tables as --set does, e.g. one point of a grid) and `flags` (binary -> flags, added last to every command of that binary, e.g.
+                fewer rounds)
   [[experiment]] name, optional `sweep` (axis -> list or the name of a list param; the points
                 are the product of the axes, the first axis slowest), `row` (column ->
                 template; a column it does not name is empty), optional `requires` (files that must exist, else the point is
@@ -79,7 +84,8 @@ import tomllib
 import events
 
 _TOP = {"description", "csv", "columns", "doc", "tables", "plot_data", "params", "flagsets",
-        "extracts", "experiment"}
+        "extracts", "experiment", "smoke"}
+_SMOKE = {"params", "flagsets"}
 _EXPERIMENT = {"name", "sweep", "row", "requires", "command", "choose"}
 _CHOOSE = {"where", "lowest", "highest", "tables"}
 _COMMAND = {"binary", "use", "flags", "creates", "time", "extract", "parties", "until", "lock",
@@ -337,7 +343,25 @@ def _parse_override(path, params, text):
     return name, [known[w] for w in wanted]
 
 
-def load(path, overrides=()):
+def _smoke(path, raw, params, flagsets):
+    """Applies the [smoke] table's params and flagsets to `params` and `flagsets`."""
+    if "smoke" not in raw:
+        raise SpecError(f"{path}: no [smoke] table: this spec has no smoke size")
+    smoke = raw["smoke"]
+    _check_keys(f"{path}: smoke", smoke, _SMOKE, [])
+    for name, value in smoke.get("params", {}).items():
+        if name not in raw.get("params", {}):
+            raise SpecError(f"{path}: smoke.params.{name}: no such param in [params]")
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = _parse_override(f"{path}: smoke", params, f"{name}={','.join(value)}")[1]
+        params[name] = value
+    for name, flags in smoke.get("flagsets", {}).items():
+        if name not in flagsets:
+            raise SpecError(f"{path}: smoke.flagsets.{name}: no such flagset in [flagsets]")
+        flagsets[name] = dict(flagsets[name], **flags)
+
+
+def load(path, overrides=(), smoke=False):
     try:
         with open(path, "rb") as f:
             raw = tomllib.load(f)
@@ -347,6 +371,9 @@ def load(path, overrides=()):
         raise SpecError(f"{path}: {error}")
     _check_keys(path, raw, _TOP, ["description", "csv", "columns", "experiment"])
     params = dict(raw.get("params", {}), out=os.path.dirname(raw["csv"]))
+    flagsets = dict(raw.get("flagsets", {}))
+    if smoke:
+        _smoke(path, raw, params, flagsets)
     for text in overrides:
         name, value = _parse_override(path, params, text)
         params[name] = value
@@ -425,5 +452,5 @@ def load(path, overrides=()):
                 except ValueError as error:
                     raise SpecError(f"{where}.command[{j}].extract[{k}].metrics: {error}")
     return Spec(path, raw["description"], raw["csv"], raw["columns"], raw.get("doc", ""),
-                raw.get("tables", []), raw.get("plot_data", []), params, raw.get("flagsets", {}),
+                raw.get("tables", []), raw.get("plot_data", []), params, flagsets,
                 raw.get("extracts", {}), raw["experiment"])

@@ -121,6 +121,46 @@ class SpecsTest(unittest.TestCase):
             spec = specs.load(write_spec(d, MINIMAL), ["seeds=3,4,5"])
         self.assertEqual(sorted({c.row["seed"] for c in spec.commands()}), ["3", "4", "5"])
 
+    def test_smoke_replaces_params_and_flagset_flags_but_not_a_commands_own(self):
+        text = MINIMAL.replace("[[experiment]]", "[flagsets.f]\nrounds = 100\nmodel = \"x\"\n"
+                               "[smoke.params]\nseeds = [7]\n[smoke.flagsets.f]\nrounds = 2\n"
+                               "model = \"y\"\n[[experiment]]").replace(
+            'binary = "fedmf-central"', 'binary = "fedmf-central"\nuse = ["f"]')
+        with tempfile.TemporaryDirectory() as d:
+            path = write_spec(d, text)
+            full, smoke = specs.load(path).commands(), specs.load(path, smoke=True).commands()
+        self.assertEqual(full[0].args[:1], ["--rounds=100"])
+        self.assertEqual(sorted({c.row["seed"] for c in smoke}), ["7"])
+        # The command's own model flag still wins over the flagset's, as without [smoke].
+        self.assertEqual(smoke[0].args, ["--rounds=2", "--model=als", "--data=ml-100k:/data/u.data",
+                                         "--seed=7", "--plain_sum"])
+
+    def test_smoke_names_pick_tables_as_set_does(self):
+        text = MINIMAL.replace("[[experiment]]", "shapes = [{ name = \"big\", n = 1000 }]\n"
+                               "tiny = [{ name = \"tiny\", n = 10 }]\n"
+                               "[smoke.params]\nshapes = [\"tiny\"]\n[[experiment]]").replace(
+            'model = ["als", "popularity"]', 'shape = "shapes"').replace(
+            '"g-{model}"', '"g-{shape[n]}"').replace('model = "{model}", ', "").replace(
+            '"{model}_f1"', '"f1"')
+        with tempfile.TemporaryDirectory() as d:
+            path = write_spec(d, text)
+            groups = {c.row["group"] for c in specs.load(path, smoke=True).commands()}
+        self.assertEqual(groups, {"g-10"})
+
+    def test_smoke_errors_name_the_key(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = write_spec(d, MINIMAL)
+            with self.assertRaisesRegex(specs.SpecError, r"no \[smoke\] table"):
+                specs.load(path, smoke=True)
+        for smoke, fragment in (("[smoke.params]\nseedz = [1]", "smoke.params.seedz: no such"),
+                                ("[smoke.flagsets.g]\nrounds = 1", "smoke.flagsets.g: no such"),
+                                ("[smoke]\nflags = {}", "unknown key 'flags'")):
+            with tempfile.TemporaryDirectory() as d:
+                path = write_spec(d, MINIMAL.replace("[[experiment]]", smoke + "\n[[experiment]]"))
+                with self.assertRaises(specs.SpecError) as caught:
+                    specs.load(path, smoke=True)
+                self.assertIn(fragment, str(caught.exception))
+
     def assert_error(self, text, overrides, *fragments):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(specs.SpecError) as caught:
@@ -245,6 +285,10 @@ class CommittedSpecsTest(unittest.TestCase):
                 self.assertTrue(spec.commands())
                 for command in spec.commands():
                     runs.describe(command, "build")
+                with open(path) as f:
+                    has_smoke = "\n[smoke" in f.read()
+                if has_smoke:
+                    self.assertTrue(specs.load(path, smoke=True).commands())
 
     def test_committed_runs_are_at_the_values_their_spec_chooses(self):
         """Some committed runs of a choosing experiment are at the value it chooses from the
