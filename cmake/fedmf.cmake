@@ -9,6 +9,9 @@ if(FEDMF_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# GoogleTest cases not run under the sanitizers (a --gtest_filter pattern list, ':'-separated):
+# scale tests that take minutes there and exercise no code the smaller ones do not.
+set(FEDMF_SANITIZE_SKIPPED_TESTS "SimulationTest.TwentyThousandUsersEveryRound*")
 
 # libFuzzer needs clang; every target gets coverage instrumentation and ASan, the fuzzers
 # themselves link the libFuzzer driver (tests/fuzz).
@@ -88,12 +91,14 @@ endfunction()
 
 # fedmf_test(<name> SOURCES ... [DEPS ...] [LABELS ...] [COST c]): a GoogleTest binary registered
 # with CTest, each TEST its own CTest case (so grouping test files into one binary changes neither
-# what runs nor its isolation: each case is its own process). COST (e.g. the seconds a test takes)
+# what runs nor its isolation: each case is its own process); under the sanitizers (FEDMF_SANITIZE)
+# the binary is one case. COST (e.g. the seconds a test takes)
 # makes `ctest -j` start it early: without a cost history (a fresh clone) CTest runs tests in order,
 # and a long test started last leaves the other cores idle at the end.
 # Like the libraries, its files compile in unity batches (CMAKE_UNITY_BUILD): a helper in one test
 # file's namespace must not repeat a name of another file of the binary; helpers two files share
 # live in a header next to them (e.g. tests/unit/common/rdp_curve_util.h).
+# A binary with label unit is part of the target unit_tests (fedmf_unit_tests_target), others not.
 function(fedmf_test name)
   cmake_parse_arguments(ARG "" "COST" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT ARG_LABELS)
@@ -103,10 +108,62 @@ function(fedmf_test name)
     set(ARG_COST 0)
   endif()
   add_executable(${name} ${ARG_SOURCES})
+  if("unit" IN_LIST ARG_LABELS)
+    set_property(GLOBAL APPEND PROPERTY FEDMF_UNIT_TEST_TARGETS ${name})
+  else()
+    set_property(GLOBAL APPEND PROPERTY FEDMF_OTHER_TEST_TARGETS ${name})
+  endif()
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   fedmf_warnings(${name})
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST}
-                       DISCOVERY_TIMEOUT 60)
+  if(FEDMF_SANITIZE)
+    # One CTest case a binary, its TESTs in one process (but FEDMF_SANITIZE_SKIPPED_TESTS): an
+    # instrumented binary takes about 0.3 s to start, which over some 1,500 cases was half the
+    # sanitizer step's test time. --gtest_brief prints only the failures.
+    add_test(NAME ${name}
+             COMMAND ${name} --gtest_brief=1 "--gtest_filter=-${FEDMF_SANITIZE_SKIPPED_TESTS}")
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST})
+  else()
+    gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST}
+                         DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()
+
+# fedmf_unit_test_uses(<target>...): targets a unit test runs (e.g. a tool whose output it checks)
+# that are defined outside tests/unit: part of unit_tests too.
+function(fedmf_unit_test_uses)
+  set_property(GLOBAL APPEND PROPERTY FEDMF_UNIT_TEST_TARGETS ${ARGN})
+endfunction()
+
+# fedmf_unit_tests_target(<dir>): the target unit_tests, which builds what the CTest cases of
+# label unit run and nothing else (the asan build preset builds only it, as its test preset runs
+# only label unit): every target defined in <dir> and its subdirectories (test binaries, C tests,
+# their support libraries) but the fedmf_test binaries of other labels, every fedmf_test binary of
+# label unit wherever it is defined, and what fedmf_unit_test_uses named. Call it after <dir>'s
+# add_subdirectory() calls; a unit test added under <dir> is included without being listed.
+function(fedmf_unit_tests_target dir)
+  set(targets "")
+  set(dirs ${dir})
+  while(dirs)
+    list(POP_FRONT dirs d)
+    get_property(here DIRECTORY ${d} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(t IN LISTS here)
+      get_target_property(type ${t} TYPE)
+      if(NOT type STREQUAL "INTERFACE_LIBRARY")
+        list(APPEND targets ${t})
+      endif()
+    endforeach()
+    get_property(subdirs DIRECTORY ${d} PROPERTY SUBDIRECTORIES)
+    list(APPEND dirs ${subdirs})
+  endwhile()
+  get_property(other GLOBAL PROPERTY FEDMF_OTHER_TEST_TARGETS)
+  get_property(unit GLOBAL PROPERTY FEDMF_UNIT_TEST_TARGETS)
+  if(other)
+    list(REMOVE_ITEM targets ${other})
+  endif()
+  list(APPEND targets ${unit})
+  list(REMOVE_DUPLICATES targets)
+  add_custom_target(unit_tests)
+  add_dependencies(unit_tests ${targets})
 endfunction()
 
 # fedmf_benchmark(<name> SOURCES ... [DEPS ...] SMOKE_FILTER regex): a Google Benchmark binary,

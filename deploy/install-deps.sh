@@ -2,7 +2,8 @@
 # Installs fedmf's build and test dependencies from Debian 12 packages. Idempotent: installs only the
 # packages that are missing, and needs no privileges when nothing is.
 # Usage: deploy/install-deps.sh [--fuzzing] [--plots] [--docker] [--check]
-#   --fuzzing adds clang for the libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp,
+#   --fuzzing adds clang (and lld, the asan preset's linker) for the sanitizer build and the
+#   libFuzzer targets, --plots gnuplot for tools/experiments/plot.gp,
 #   --docker Debian's Docker engine (docker.io) for deploy/docker-test.sh
 # The deployment checks need docker-compose, openssl and iproute2 (deploy/validate-config.sh,
 # tls_test.sh, run-local-cluster.sh --netns), python3-yaml and mmdebstrap (emulate-image.sh),
@@ -31,7 +32,7 @@ PACKAGES=(
 
 command -v kubectl >/dev/null || PACKAGES+=(kubernetes-client)
 
-FUZZING_PACKAGES=(clang libclang-rt-14-dev)
+FUZZING_PACKAGES=(clang libclang-rt-14-dev lld)
 PLOT_PACKAGES=(gnuplot-nox)
 DOCKER_PACKAGES=(docker.io)
 

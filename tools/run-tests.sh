@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs missing dependencies, builds fedmf and runs the whole test suite through CTest.
 # Usage: tools/run-tests.sh [--sanitize]
-#   --sanitize: the clang build in build-asan/ (ASan + UBSan, with the libFuzzer targets that
-#   tools/run-fuzzers.sh runs), and the unit tests under it.
+#   --sanitize: the clang build in build-asan/ (ASan + UBSan, with the coverage instrumentation of
+#   the libFuzzer targets that tools/run-fuzzers.sh builds and runs) of the unit tests (the build
+#   preset's target unit_tests, cmake/fedmf.cmake), and the unit tests under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

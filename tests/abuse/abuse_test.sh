@@ -5,10 +5,15 @@
 # Usage: abuse_test.sh BUILD_DIR ATTACK (an --attack of fedmf-attacker other than silent, or
 # declared_gib: --attack=upload_budget declaring 1 GiB from each of two processes).
 # The run is seeded (cohorts from --seed, no noise, clients' --insecure_noise_seed), so it is
-# compared byte for byte with the same run in which the attacker is silent: then its users in a
+# compared byte for byte with the same run in which the attacker never attacks: then its users in a
 # cohort simply drop out. An attack may only cost the attacker its own users: the final checkpoint
 # (model, Adam moments, ledger) must be identical, every round applied, the coordinator alive,
 # and the attack refused with a status (attacker side) and a log line (coordinator side).
+# In the rounds it does not attack (all of them in the baseline) the attacker declines its users'
+# tasks (--decline_idle_rounds: a SecAgg Abort each, as an honest client sitting a round out), so
+# that the coordinator drops them at once instead of waiting out --stage_timeout_s for them: the
+# same dropouts, in the same stage, without a wall-clock wait in every round (a silent member's
+# deadline is tested in tests/unit/server).
 set -euo pipefail
 BUILD="$1"
 ATTACK="$2"
@@ -20,15 +25,20 @@ processes_init abuse
 
 DATA="synthetic:users=64,items=80,per_user=12,min_per_user=5,seed=3"
 SEED=5
+# No stage waits out its deadline: every member answers, declines, or is dropped when its attack
+# is refused. So the deadline only bounds a failure, and a round waits for an attack that takes
+# seconds to build and send (oversized, empty_submessages, packed_varints) to be refused, rather
+# than racing it.
+STAGE_TIMEOUT=--stage_timeout_s=60
 # Cohort 16 of 64 (participation 0.25), n_min 8, t = 16 - floor(0.5 * 16) = 8; with seed 5 the
 # attacker's users are in the cohorts of both rounds. Signatures and the consistency check on.
 RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --set=rank=4
   --set=item_model=full --set=compression=2 --set=mechanism=none --seed="$SEED" --wait_for_users=64
-  --dropout_fraction=0.5 --stage_timeout_s=3 --secagg_graph=complete)
+  --dropout_fraction=0.5 "$STAGE_TIMEOUT" --secagg_graph=complete)
 if [[ "$ATTACK" == ldp_* ]]; then
   # Local-DP reports uploaded in the clear (ldp-gd): the coordinator checks each one.
   RUN=(--eval_data="$DATA" --rounds=2 --participation=0.25 --min_clients=8 --algorithm=ldp-gd
-    --set=rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 --stage_timeout_s=3)
+    --set=rank=4 --epsilon=1 --seed="$SEED" --wait_for_users=64 "$STAGE_TIMEOUT")
 fi
 # The transport-level attacks meet the coordinator's bounds sooner than by default.
 ATTACK_AS="$ATTACK"
@@ -87,7 +97,8 @@ run() {
   local attackers=() log="attacker.log"
   for users in "${ATTACKERS[@]}"; do
     "$ATTACKER" --coordinator="127.0.0.1:$port" --data="$DATA" --users="$users" \
-      --attack="$attack" --attack_round=1 "${ATTACKER_FLAGS[@]}" >"$dir/$log" 2>&1 &
+      --attack="$attack" --attack_round=1 --decline_idle_rounds "${ATTACKER_FLAGS[@]}" \
+      >"$dir/$log" 2>&1 &
     attackers+=($!)
     PIDS+=($!)
     log="attacker-${#attackers[@]}.log"

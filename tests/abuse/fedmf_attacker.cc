@@ -2,8 +2,10 @@
 // hosts users like fedmf-client (an honest ParticipantHost computes every reply) but speaks the
 // Federation service over a byte-level stream, so it can send what no honest client sends. It is
 // silent (never answers) in every round but --attack_round (or in none, with --attack_every_round:
-// garbage_shares, false_shares and unusable_shares only); there --attack decides:
-//   silent        never answers (the baseline the others are compared with)
+// garbage_shares, false_shares and unusable_shares only); with --decline_idle_rounds it declines
+// those rounds' tasks instead (a SecAgg Abort for each of its users: a dropout the coordinator
+// sees at once, not at the stage deadline). In --attack_round, --attack decides:
+//   silent        never answers, or declines (the baseline the others are compared with)
 //   garbage       bytes that are not a ClientMessage, in place of its advertisement
 //   wrong_stage   a MaskedInput in answer to the AdvertiseKeys request
 //   replay        an advertisement of an earlier round, relabelled with this round (and user)
@@ -57,7 +59,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "rpc/channel.h"
 #include "client/participant_host.h"
 #include "client/registration.h"
 #include "common/data/dataset_source.h"
@@ -71,6 +72,8 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "rpc/channel.h"
+#include "wire/envelope.h"
 #include "wire/limits.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "host:port of the fedmf-coordinator");
@@ -85,6 +88,11 @@ ABSL_FLAG(std::string, attack, "silent",
           "unusable_shares, stalled_upload, upload_budget, unauthenticated_streams, "
           "empty_submessages, packed_varints");
 ABSL_FLAG(int64_t, attack_round, 1, "the round in which to attack (silent in the others)");
+ABSL_FLAG(bool, decline_idle_rounds, false,
+          "in the rounds it does not attack (all of them for silent and unauthenticated_streams), "
+          "decline each task of its users with a SecAgg Abort, as an honest client sitting a round "
+          "out does, instead of never answering: its users drop out at once, not at the "
+          "coordinator's stage deadline");
 ABSL_FLAG(bool, attack_every_round, false,
           "garbage_shares, false_shares, unusable_shares: attack in every round (--attack_round "
           "is ignored)");
@@ -223,8 +231,11 @@ std::string FalseShare(std::string share) {
 
 class Attacker {
  public:
-  Attacker(std::string attack, int64_t round, bool every_round)
-      : attack_(std::move(attack)), round_(round), every_round_(every_round) {}
+  Attacker(std::string attack, int64_t round, bool every_round, bool decline_idle)
+      : attack_(std::move(attack)),
+        round_(round),
+        every_round_(every_round),
+        decline_idle_(decline_idle) {}
 
   // What to send for `replies` (the honest host's answers to a message of `round`).
   std::vector<std::string> Respond(int64_t round, std::vector<v1::ClientMessage> replies) {
@@ -235,7 +246,7 @@ class Attacker {
     }
     if ((round != round_ && !every_round_) || attack_ == "silent" ||
         attack_ == "unauthenticated_streams" || replies.empty()) {
-      return out;
+      return decline_idle_ ? Decline(replies) : out;
     }
     if (IsShareAttack(attack_)) return ForgeShares(round, std::move(replies));
     const bool advertisement = IsAdvertisement(replies.front());
@@ -353,6 +364,30 @@ class Attacker {
   }
 
  private:
+  // --decline_idle_rounds: a SecAgg Abort (refusal code 0: a dropout like any other) in place of
+  // each reply to a round task (an advertisement, or a clear upload); nothing for other replies
+  // (there are none once its users are out of the round).
+  static std::vector<std::string> Decline(const std::vector<v1::ClientMessage>& replies) {
+    std::vector<std::string> out;
+    for (const v1::ClientMessage& r : replies) {
+      wire::AggregationTag tag;
+      uint32_t id = 0;
+      if (IsAdvertisement(r)) {
+        tag = wire::TagOf(r.secagg());
+        id = r.secagg().participant_id();
+      } else if (r.has_clear_upload()) {
+        tag = {.round = r.clear_upload().round(), .phase = r.clear_upload().phase()};
+        id = r.clear_upload().participant_id();
+      } else {
+        continue;
+      }
+      v1::secagg::ClientToServer abort;
+      abort.mutable_abort()->set_reason("fedmf-attacker: sits this round out");
+      out.push_back(wire::FromParticipant(tag, id, std::move(abort)).SerializeAsString());
+    }
+    return out;
+  }
+
   // garbage_shares, false_shares: every reply as the honest host wrote it, but for the shares.
   std::vector<std::string> ForgeShares(int64_t round, std::vector<v1::ClientMessage> replies) {
     std::vector<std::string> out;
@@ -405,6 +440,7 @@ class Attacker {
   const std::string attack_;
   const int64_t round_;
   const bool every_round_;
+  const bool decline_idle_;
   bool struck_ = false;
   std::mt19937_64 random_{std::random_device{}()};  // a test tool: no CSPRNG needed
   int64_t length_ = 0;
@@ -569,7 +605,8 @@ absl::Status Run() {
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &context));
   Attacker attacker(absl::GetFlag(FLAGS_attack), absl::GetFlag(FLAGS_attack_round),
-                    absl::GetFlag(FLAGS_attack_every_round));
+                    absl::GetFlag(FLAGS_attack_every_round),
+                    absl::GetFlag(FLAGS_decline_idle_rounds));
   grpc::ByteBuffer buffer;
   while (stream->Read(&buffer)) {
     std::vector<grpc::Slice> slices;

@@ -148,18 +148,19 @@ case "$CASE" in
     start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 "${SERVER_TLS[@]}" \
       --tls_client_ca="$CERTS/ca.pem" --revoked_identities="$WORK/revoked.txt" \
       --num_users=300 --num_items=200 --rounds=1 --wait_for_users=300
-    # No client certificate: the handshake fails, the client gives up.
+    # Three clients whose handshakes fail retry until they give up (3 s): they run while the
+    # cases below do, and are checked at the end. No client certificate:
     client no_cert --shard=0/3 --give_up_after_s=3 "${CA[@]}"
-    refused no_cert "$LAST_PID" "UNAVAILABLE: giving up"
+    no_cert_pid=$LAST_PID
     # A certificate signed by another CA (same identity name as a real one).
     client other_ca_cert --shard=0/3 --give_up_after_s=3 "${CA[@]}" \
       --tls_cert="$WORK/other-ca/clients/client-0.pem" --tls_key="$WORK/other-ca/clients/client-0.key"
-    refused other_ca_cert "$LAST_PID" "UNAVAILABLE: giving up"
+    other_ca_cert_pid=$LAST_PID
     # A client that trusts another CA does not accept the coordinator's certificate.
     # shellcheck disable=SC2046
     client other_ca_server --shard=0/3 --give_up_after_s=3 --tls_ca="$WORK/other-ca/ca.pem" \
       $(identity client-0)
-    refused other_ca_server "$LAST_PID" "UNAVAILABLE: giving up"
+    other_ca_server_pid=$LAST_PID
     # A revoked identity is refused at registration, at once (no retries).
     # shellcheck disable=SC2046
     client revoked --shard=0/3 --give_up_after_s=30 "${CA[@]}" $(identity mallory)
@@ -223,6 +224,9 @@ case "$CASE" in
     grep -q "event=stream_refused identity=client-2 " "$WORK/coordinator.log" ||
       fail "no stream_refused line for client-2"
     echo "refused as expected: a stream opened after its identity's revocation"
+    refused no_cert "$no_cert_pid" "UNAVAILABLE: giving up"
+    refused other_ca_cert "$other_ca_cert_pid" "UNAVAILABLE: giving up"
+    refused other_ca_server "$other_ca_server_pid" "UNAVAILABLE: giving up"
     kill -0 "$COORD_PID" || fail "coordinator died"
     grep -q 'event=round ' "$WORK/coordinator.log" && fail "a round ran without its users"
     ;;

@@ -1,6 +1,9 @@
-// SecAgg at scale (label "slow"): n = 1000 on the complete graph and n = 10000 on a Harary graph
-// whose degree and threshold come from the parameter finder, with dropouts at every stage; the
-// sum must be exact.
+// SecAgg at scale (label "slow"): a complete graph with a threshold in the hundreds (n = 200,
+// t = 140) and n = 10000 on a Harary graph whose degree and threshold come from the parameter
+// finder, with dropouts at every stage; the sum must be exact. The complete graph's cost grows as
+// n^2 (every pair agrees on keys), so n = 1000 on it is a benchmark, not a test:
+// BM_WholeProtocolComplete/n:1000 in tests/bench/secagg_bench.cc (10% dropouts over the four
+// stages, t = 0.7 n, the sum checked), with its figures in docs/results/secagg-bench.md.
 #include <map>
 
 #include "crypto/secagg/parameter_finder.h"
@@ -30,19 +33,21 @@ std::map<uint32_t, DropPoint> SpreadDrops(int n, int per_stage) {
   return out;
 }
 
-TEST(SecAggScaleTest, CompleteGraphThousandClients) {
+// Shamir sharing and reconstruction at a threshold in the hundreds (the keys of the clients lost
+// before MaskedInput, the self masks of those silent at Unmasking), on 2 client threads.
+TEST(SecAggScaleTest, CompleteGraphTwoHundredClients) {
   DriverOptions o;
   o.config.context = "scale-complete";
-  o.config.num_clients = 1000;
-  o.config.threshold = 700;
+  o.config.num_clients = 200;
+  o.config.threshold = 140;
   o.config.bits = 32;
   o.config.length = 64;
-  o.drops = SpreadDrops(1000, 25);  // 10% in total, 2.5% per stage
+  o.drops = SpreadDrops(200, 5);  // 10% in total, 2.5% per stage
   o.threads = 2;
   const DriverResult r = RunSession(o);
   ASSERT_TRUE(r.status.ok()) << r.status;
   EXPECT_EQ(r.sum, r.expected);
-  EXPECT_EQ(r.included.size(), 925u);  // drops at kUnmasking still count
+  EXPECT_EQ(r.included.size(), 185u);  // drops at kUnmasking still count
 }
 
 TEST(SecAggScaleTest, HararyGraphTenThousandClients) {
