@@ -68,6 +68,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
       const std::vector<uint32_t>& cohort) override;
   StageStart Open(Aggregation* aggregation, const v1::RoundTask& task) override;
   void AwaitStageEnd(absl::Time deadline) override;
+  // Every message reaches the aggregation as it arrives: nothing to seal.
+  void SealStage(absl::Time) override {}
   void Suspend() override;
   StageStart Resume(Aggregation::Envelopes envelopes) override;
   void Detach() override;
