@@ -29,7 +29,7 @@ struct CoordinatorOptions {
   // --credentials_file (credentials.h): binds participant ids to client credentials; unset: the
   // shared enrollment token admits any id.
   std::function<std::shared_ptr<const Credentials>()> credentials;
-  // Live streams one TLS identity, and one token credential, may hold (Registry); 0: no limit.
+  // Live streams one TLS identity, and one token credential, may hold (Placement); 0: no limit.
   int64_t max_streams_per_client = 1;
   // Whether a client TLS identity is revoked now (--revoked_identities, peer_policy.h); unset:
   // none is. The stream router checks it on every message of a stream opened with an identity

@@ -18,8 +18,9 @@ StreamRouter::StreamRouter(const CoordinatorOptions& options, Clock& clock)
     : options_(options),
       clock_(clock),
       upload_budget_(options.max_upload_buffer_bytes),
-      registry_(options.enrollment_token, options.num_users, options.pending_registrations) {
-  registry_.set_max_streams_per_client(options.max_streams_per_client);
+      registry_(options.enrollment_token, options.num_users, options.pending_registrations),
+      placement_(options.num_users) {
+  placement_.set_max_streams_per_client(options.max_streams_per_client);
   if (options.credentials) registry_.set_credentials(options.credentials);
 }
 
@@ -45,9 +46,9 @@ absl::Status StreamRouter::CheckSessionToken(absl::string_view session_token,
 absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
                                         absl::string_view session_token) {
   std::unique_lock<std::mutex> lock(mu_);
-  absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
+  absl::StatusOr<Placement::Takeover> replaced = Bind(session_token, connection);
   EventLine line("stream_open");
-  line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
+  line.Add("client", placement_.NameOf(connection.get())).Add("peer", connection->peer());
   if (!connection->identity().empty()) line.Add("identity", connection->identity());
   line.Add("status", replaced.status().ToString());
   if (!replaced.ok()) return replaced.status();
@@ -69,6 +70,19 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   return absl::OkStatus();
 }
 
+absl::StatusOr<Placement::Takeover> StreamRouter::Bind(
+    absl::string_view session_token, const std::shared_ptr<Connection>& connection) {
+  // Checked first, so that the token it presents is not used up.
+  if (placement_.IsBound(connection.get())) {
+    return absl::FailedPreconditionError("stream already presented a session token");
+  }
+  // Used up whether placed or refused: a session token opens one stream.
+  absl::StatusOr<Registration> registration =
+      registry_.Redeem(session_token, connection->identity());
+  if (!registration.ok()) return registration.status();
+  return placement_.Bind(*std::move(registration), connection);
+}
+
 absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& connection,
                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
@@ -78,7 +92,7 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status;
-  if (!registry_.IsBound(connection.get())) {
+  if (!placement_.IsBound(connection.get())) {
     // Ended by a takeover while this was in flight (a refusal), or told to check in later (the
     // client has done nothing wrong: ignored, the stream ends anyway).
     if (!checking_in_.contains(connection->id())) {
@@ -104,8 +118,8 @@ void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection)
     connection->upload().Abandon(upload_budget_);
     return;
   }
-  const std::string name = registry_.NameOf(connection.get());
-  const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
+  const std::string name = placement_.NameOf(connection.get());
+  const std::vector<uint32_t> ids = placement_.Unbind(connection.get());
   connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
   int dropped = 0;
   for (uint32_t id : ids) dropped += Deliver(AggregationInbox::Dropped{id}) ? 1 : 0;
@@ -125,8 +139,8 @@ void StreamRouter::OnMessageRefused(const std::shared_ptr<Connection>& connectio
 
 void StreamRouter::LogRefused(const Connection& connection, const absl::Status& status) const {
   EventLine("message_refused")
-      .Add("client",
-           registry_.IsBound(&connection) ? registry_.NameOf(&connection) : std::string("unbound"))
+      .Add("client", placement_.IsBound(&connection) ? placement_.NameOf(&connection)
+                                                     : std::string("unbound"))
       .Add("peer", connection.peer())
       .Add("code", static_cast<int>(status.code()))
       .Add("reason", status.message());
@@ -141,7 +155,7 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
     std::lock_guard<std::mutex> lock(mu_);
     traffic_.AddChunksUp(1);
     bounds = bounds_;
-    if (!registry_.Owns(connection.get(), id)) {
+    if (!placement_.Owns(connection.get(), id)) {
       const absl::Status refused = absl::PermissionDeniedError(
           absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
       LogRefused(*connection, refused);
@@ -153,7 +167,7 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
   std::lock_guard<std::mutex> lock(mu_);
   if (!complete.ok()) {
     EventLine("chunks_rejected")
-        .Add("client", registry_.NameOf(connection.get()))
+        .Add("client", placement_.NameOf(connection.get()))
         .Add("participant", id)
         .Add("reason", complete.status().message());
     const std::string why = absl::StrCat("chunk sequence refused: ", complete.status().message());
@@ -182,7 +196,7 @@ absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connectio
   } else {
     return absl::InvalidArgumentError("expected a SecAgg message");
   }
-  if (!registry_.Owns(connection.get(), id)) {
+  if (!placement_.Owns(connection.get(), id)) {
     return absl::PermissionDeniedError(
         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
@@ -229,11 +243,11 @@ void StreamRouter::Send(Connection& connection, const Outgoing& message) {
 void StreamRouter::DropOverflowed(const Connection& connection) {
   int dropped = 0;
   for (uint32_t id : inbox_.cohort()) {
-    if (registry_.Owns(&connection, id) && Deliver(AggregationInbox::Dropped{id})) ++dropped;
+    if (placement_.Owns(&connection, id) && Deliver(AggregationInbox::Dropped{id})) ++dropped;
   }
   cv_.notify_all();
   EventLine("stream_overflow")
-      .Add("client", registry_.NameOf(&connection))
+      .Add("client", placement_.NameOf(&connection))
       .Add("peer", connection.peer())
       .Add("dropped_in_round", dropped);
 }
@@ -241,7 +255,7 @@ void StreamRouter::DropOverflowed(const Connection& connection) {
 void StreamRouter::Route(Aggregation::Envelopes envelopes) {
   std::vector<uint32_t> unreachable;
   for (Aggregation::Envelope& e : envelopes) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(e.participant_id);
+    std::shared_ptr<Connection> c = placement_.ConnectionOf(e.participant_id);
     if (c == nullptr) {
       unreachable.push_back(e.participant_id);
       continue;
@@ -261,7 +275,7 @@ absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> StreamRouter:
   std::lock_guard<std::mutex> lock(mu_);
   auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
   for (uint32_t id : cohort) {
-    const std::string key = registry_.SigningKeyOf(id);
+    const std::string key = placement_.SigningKeyOf(id);
     if (key.empty()) continue;  // gone: Open drops it
     absl::StatusOr<crypto::Ed25519PublicKey> parsed = crypto::Ed25519PublicKey::FromBytes(
         absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
@@ -285,7 +299,7 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
   // One task per client process, listing the members it hosts.
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
   for (uint32_t id : aggregation->cohort()) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
+    std::shared_ptr<Connection> c = placement_.ConnectionOf(id);
     if (c == nullptr) {
       aggregation->Drop(id);
       continue;
@@ -353,7 +367,7 @@ void StreamRouter::Broadcast(const v1::RoundResult& result) {
   auto message = std::make_shared<const Outgoing>(Prepare(std::move(m)));
   std::lock_guard<std::mutex> lock(mu_);
   if (result.training_done()) training_done_ = message;
-  for (const std::shared_ptr<Connection>& c : registry_.Connections()) Send(*c, *message);
+  for (const std::shared_ptr<Connection>& c : placement_.Connections()) Send(*c, *message);
 }
 
 bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
@@ -363,14 +377,14 @@ bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
 
 std::vector<uint32_t> StreamRouter::EligibleUsers() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return exclusions_.Without(registry_.LiveUsers());
+  return exclusions_.Without(placement_.LiveUsers());
 }
 
 int64_t StreamRouter::EligibleCount() const {
   std::lock_guard<std::mutex> lock(mu_);
-  int64_t eligible = registry_.LiveUserCount();
+  int64_t eligible = placement_.LiveUserCount();
   for (const auto& [id, reason] : exclusions_.excluded()) {
-    if (registry_.IsLiveUser(id)) --eligible;
+    if (placement_.IsLiveUser(id)) --eligible;
   }
   return eligible;
 }
@@ -421,6 +435,7 @@ void StreamRouter::StopRun() {
 void StreamRouter::BeginRun(int64_t num_users) {
   std::lock_guard<std::mutex> lock(mu_);
   registry_.set_num_users(num_users);
+  placement_.set_num_users(num_users);
   exclusions_ = Exclusions();
   run_stop_ = false;
   Changed();
@@ -429,13 +444,14 @@ void StreamRouter::BeginRun(int64_t num_users) {
 void StreamRouter::EndRun() {
   std::lock_guard<std::mutex> lock(mu_);
   registry_.set_num_users(Registry::kAnyUser);
+  placement_.set_num_users(Registry::kAnyUser);
 }
 
 int StreamRouter::CloseAll(const absl::Status& status) {
   std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    connections = registry_.Connections();
+    connections = placement_.Connections();
   }
   for (const std::shared_ptr<Connection>& c : connections) c->Close(status);
   return static_cast<int>(connections.size());
@@ -443,8 +459,8 @@ int StreamRouter::CloseAll(const absl::Status& status) {
 
 void StreamRouter::AddTo(v1::StatusResponse& status) const {
   std::lock_guard<std::mutex> lock(mu_);
-  status.set_registered_users(static_cast<int32_t>(registry_.LiveUserCount()));
-  status.set_connected_clients(static_cast<int32_t>(registry_.ConnectionCount()));
+  status.set_registered_users(static_cast<int32_t>(placement_.LiveUserCount()));
+  status.set_connected_clients(static_cast<int32_t>(placement_.ConnectionCount()));
   status.set_checked_in_streams(dismissed_streams_);
   status.set_bytes_in(bytes_in_.load());
   status.set_bytes_out(bytes_out_.load());
@@ -472,7 +488,7 @@ int StreamRouter::EndRevokedStreams() {
   std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    connections = registry_.Connections();
+    connections = placement_.Connections();
   }
   int ended = 0;
   for (const std::shared_ptr<Connection>& connection : connections) {
@@ -505,8 +521,9 @@ int StreamRouter::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, ab
   std::vector<std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> dismissed;
   size_t users = 0;
   const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
-  for (std::shared_ptr<Connection>& c : registry_.CheckInCandidates(bound_by, round_users_, done)) {
-    users += registry_.Unbind(c.get()).size();
+  for (std::shared_ptr<Connection>& c :
+       placement_.CheckInCandidates(bound_by, round_users_, done)) {
+    users += placement_.Unbind(c.get()).size();
     checking_in_.insert(c->id());
     const int64_t delay_ms =
         std::max<int64_t>(1, std::llround(absl::Uniform(check_in_delays_, 0.5, 1.5) * period_ms));
@@ -540,11 +557,11 @@ int StreamRouter::EndStalledUploads(absl::Time now) {
   std::vector<std::pair<std::shared_ptr<Connection>, absl::Time>> stalled;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+    for (std::shared_ptr<Connection>& c : placement_.Connections()) {
       const std::optional<absl::Time> started = c->upload().started();
       if (started && now - *started > options_.upload_timeout) {
         EventLine("upload_stalled")
-            .Add("client", registry_.NameOf(c.get()))
+            .Add("client", placement_.NameOf(c.get()))
             .Add("peer", c->peer())
             .Add("seconds", absl::ToInt64Seconds(now - *started))
             .Add("effect", "stream ended; its users drop out");
@@ -562,7 +579,7 @@ int StreamRouter::EndStalledUploads(absl::Time now) {
 void StreamRouter::WaitForDisconnects(absl::Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   const absl::Time deadline = clock_.Now() + timeout;
-  while (!registry_.Connections().empty() && clock_.Now() < deadline) {
+  while (!placement_.Connections().empty() && clock_.Now() < deadline) {
     clock_.WaitUntil(cv_, lock, deadline);
   }
 }

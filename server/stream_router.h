@@ -1,5 +1,6 @@
 // The coordinator's side of the client streams, and the only part of it with a lock: the registry
-// (registrations, streams, who hosts which user), the exclusions, the chunked uploads, the
+// (registrations waiting for their stream), the placement (streams, who hosts which user), the
+// exclusions, the chunked uploads, the
 // dispatch of each message to the aggregation in progress, sending (in chunks when large) and
 // broadcasting, the revocation of identities and the end of stalled uploads. It is the
 // StreamHandler of every Participate reactor, the PhaseTransport of the phase runner and the
@@ -34,6 +35,7 @@
 #include "server/exclusions.h"
 #include "server/message_bounds.h"
 #include "server/phase_runner.h"
+#include "server/placement.h"
 #include "server/registry.h"
 #include "server/roster.h"
 #include "wire/traffic.h"
@@ -100,8 +102,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // no run stop. A process Stop stays.
   void StopRun();
   void BeginRun(int64_t num_users);
-  // Between runs: any participant id may register (Registry::kAnyUser), the next run's range
-  // being unknown.
+  // Between runs: any participant id may register and is live (Registry::kAnyUser), the next
+  // run's range being unknown.
   void EndRun();
   // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
   void AddTo(v1::StatusResponse& status) const;
@@ -131,6 +133,11 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
  private:
   // inbox_.Deliver, routing its replies, and wakes a driver waiting for the stage's end. Under mu_.
   bool Deliver(AggregationInbox::Delivery delivery);
+  // Redeems the session token (registry) and places its registration on `connection`
+  // (placement): Registry::Redeem's and Placement::Bind's errors, FAILED_PRECONDITION if the
+  // stream is already bound. Under mu_.
+  absl::StatusOr<Placement::Takeover> Bind(absl::string_view session_token,
+                                           const std::shared_ptr<Connection>& connection);
   // A whole (unchunked or reassembled) message of a bound stream. Under mu_.
   absl::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
@@ -162,7 +169,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   StageStart Where();
   // Something the driver may wait for happened. Under mu_.
   void Changed();
-  // Check-in: ends the streams Registry::CheckInCandidates names for `bound_by` and `done`
+  // Check-in: ends the streams Placement::CheckInCandidates names for `bound_by` and `done`
   // (keeping round_users_'s); locked on entry, unlocked to send. `why` is logged.
   int Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
               const std::vector<uint32_t>& done, const char* why);
@@ -176,6 +183,7 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   mutable std::mutex mu_;
   std::condition_variable cv_;
   Registry registry_;
+  Placement placement_;
   Exclusions exclusions_;
   AggregationInbox inbox_;                   // the phase runner's aggregation, while attached
   wire::TrafficCounter traffic_;             // since the last Open
