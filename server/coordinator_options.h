@@ -86,7 +86,7 @@ struct CoordinatorOptions {
   uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
   absl::Duration upload_timeout = absl::Seconds(120);
   // Check-in (docs/runtime.md "Check-in"; --check_in_period_s): while an aggregation runs,
-  // StreamRouter::DismissIdleStreams ends the streams the round does not need (of clients that
+  // DeviceStreams::DismissIdleStreams ends the streams the round does not need (of clients that
   // accept check-in, open for at least check_in_window), telling each to come back after a delay
   // drawn uniformly in [period / 2, 3 period / 2], so that an idle device holds no connection.
   // Zero period: off, every stream stays for the whole run.

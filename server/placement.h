@@ -7,7 +7,7 @@
 // reconnects while its old stream still looks alive takes the ids over (the old stream is handed
 // back to be ended). It also answers for the live users: their signing keys, who a cohort may be
 // drawn from, and which streams check-in may end.
-// Not thread-safe: the stream router calls it under its lock.
+// Not thread-safe: DeviceStreams calls it under its lock.
 #ifndef FEDMF_SERVER_PLACEMENT_H_
 #define FEDMF_SERVER_PLACEMENT_H_
 
@@ -72,9 +72,9 @@ class Placement {
     return participant_id <= num_users_ && owner_.contains(participant_id);
   }
   std::vector<std::shared_ptr<Connection>> Connections() const;
-  // The live streams a check-in may end (stream_router.h): of clients that accept check-in,
-  // hosting none of `kept`, and either bound at or before `bound_by` or hosting one of `done`
-  // (both ascending).
+  // The live streams a check-in may end (DeviceStreams::DismissIdleStreams): of clients that accept
+  // check-in, hosting none of `kept`, and either bound at or before `bound_by` or hosting one of
+  // `done` (both ascending).
   std::vector<std::shared_ptr<Connection>> CheckInCandidates(
       absl::Time bound_by, const std::vector<uint32_t>& kept,
       const std::vector<uint32_t>& done = {}) const;

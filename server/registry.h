@@ -12,7 +12,7 @@
 // client credential or identity) and expire after pending_ttl, so a flood of registrations that
 // never bind locks nobody out for longer than that. Which stream hosts which user, and the limits
 // across streams, are the Placement's (placement.h), which binds what Redeem returns.
-// Not thread-safe: the stream router calls it under its lock.
+// Not thread-safe: DeviceStreams calls it under its lock.
 #ifndef FEDMF_SERVER_REGISTRY_H_
 #define FEDMF_SERVER_REGISTRY_H_
 
