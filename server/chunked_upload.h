@@ -6,7 +6,7 @@
 // are parsed only if their repeated fields stay within MessageBounds::max_elements. What a message
 // took is given back when it is handled, refused or its stream ends. A sequence that does not
 // complete in time is found by started() (the stream router ends its stream,
-// StreamRouter::EndStalledUploads).
+// DeviceStreams::EndStalledUploads).
 #ifndef FEDMF_SERVER_CHUNKED_UPLOAD_H_
 #define FEDMF_SERVER_CHUNKED_UPLOAD_H_
 

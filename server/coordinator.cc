@@ -44,24 +44,33 @@ CoordinatorOptions ForRun(CoordinatorOptions options, const algorithms::Updater&
 Coordinator::ActiveRun::ActiveRun(CoordinatorOptions run_options, CoordinatorState state,
                                   Coordinator& coordinator)
     : options(ForRun(std::move(run_options), *state.updater, coordinator.service_)),
-      runner(coordinator.router_, coordinator.clock_, options.stage_timeout, coordinator.metrics_,
-             coordinator.board_, options.misbehaviour_log_period),
-      driver(options, std::move(state), coordinator.router_, runner, coordinator.clock_,
+      runner(coordinator.aggregation_, coordinator.clock_, options.stage_timeout,
+             coordinator.metrics_, coordinator.board_, options.misbehaviour_log_period),
+      driver(options, std::move(state), coordinator.aggregation_, runner, coordinator.clock_,
              coordinator.board_) {}
 
 Coordinator::Coordinator(CoordinatorOptions options, Clock& clock)
-    : options_(std::move(options)), service_(true), clock_(clock), router_(options_, clock) {
-  router_.EndRun();
+    : options_(std::move(options)),
+      service_(true),
+      clock_(clock),
+      devices_(options_, clock, streams_mu_, aggregation_),
+      aggregation_(clock, streams_mu_, devices_) {
+  devices_.SetNumUsers(Registry::kAnyUser);
   board_.SetStage("idle");
 }
 
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clock& clock)
-    : options_(options), service_(false), clock_(clock), router_(options_, clock) {
+    : options_(options),
+      service_(false),
+      clock_(clock),
+      devices_(options_, clock, streams_mu_, aggregation_),
+      aggregation_(clock, streams_mu_, devices_) {
   StartRun(std::move(options), std::move(state));
 }
 
 void Coordinator::StartRun(CoordinatorOptions options, CoordinatorState state) {
-  router_.BeginRun(options.num_users);
+  devices_.SetNumUsers(options.num_users);
+  aggregation_.BeginRun();
   run_.reset();  // the last run's model is freed before the next one's is built
   run_ = std::make_unique<ActiveRun>(std::move(options), std::move(state), *this);
 }
@@ -70,7 +79,7 @@ absl::Status Coordinator::Run() {
   if (run_ == nullptr) return absl::FailedPreconditionError("no run was started");
   absl::Status status = run_->driver.Run();
   if (service_) {
-    router_.EndRun();
+    devices_.SetNumUsers(Registry::kAnyUser);
     board_.SetStage("idle");
   }
   return status;
@@ -78,7 +87,7 @@ absl::Status Coordinator::Run() {
 
 absl::Status Coordinator::Register(const v1::RegisterRequest& request,
                                    v1::RegisterResponse& response, absl::string_view identity) {
-  absl::StatusOr<std::string> token = router_.Register(request, identity);
+  absl::StatusOr<std::string> token = devices_.Register(request, identity);
   if (!token.ok()) return token.status();
   const std::shared_ptr<const StatusBoard::Snapshot> snapshot = board_.Read();
   if (snapshot->population != nullptr) {
@@ -106,14 +115,15 @@ absl::Status Coordinator::Register(const v1::RegisterRequest& request,
 
 v1::StatusResponse Coordinator::Status() const {
   v1::StatusResponse status = board_.Read()->status;
-  router_.AddTo(status);
+  devices_.AddTo(status);
+  aggregation_.AddTo(status);
   if (options_.models != nullptr) *status.mutable_models() = options_.models->Report();
   return status;
 }
 
 absl::StatusOr<std::shared_ptr<const ModelStore::Published>> Coordinator::ModelForDownload(
     absl::string_view session_token, absl::string_view identity, int64_t version) {
-  if (absl::Status known = router_.CheckSessionToken(session_token, identity); !known.ok()) {
+  if (absl::Status known = devices_.CheckSessionToken(session_token, identity); !known.ok()) {
     // NOT_FOUND is this call's answer for a version the store does not keep.
     if (absl::IsNotFound(known)) return absl::UnauthenticatedError(known.message());
     return known;

@@ -1,33 +1,37 @@
 // The coordinator, composed of its parts (docs/runtime.md, "Inside the coordinator"): the
-// StreamRouter (stream_router.h: registrations, streams, dispatch, sending; the only lock), the
-// RoundDriver (round_driver.h: the round loop on the thread that calls Run, with cohort choice,
-// budget, ledger, checkpoints and evaluation rounds) and the RouterPhaseRunner (phase_runner.h:
-// one aggregation, training or evaluation), which share a Clock and a StatusBoard. It is the
-// StreamHandler of every Participate reactor and what the gRPC services, fedmf-sim and the tests
-// hold; its methods only forward, except Register and Status, which add the driver's published
-// snapshot to the router's answer.
-// The router (the transport: registrations, streams) lives as long as the coordinator; driver and
-// runner live for one run. A one-shot coordinator is built with its run; the long-running service
-// (run_service.h) is built without one and starts each run of its queue in turn (StartRun, Run).
+// DeviceStreams (device_streams.h: registrations, streams, chunks, sending, check-in, revocation)
+// and the AggregationRouter (aggregation_router.h: the aggregation in progress as the streams
+// reach it, eligibility, exclusions, stops), the two halves of the stream router, which share the
+// coordinator's only lock (device_link.h), the RoundDriver (round_driver.h: the round loop on the
+// thread that calls Run, with cohort choice, budget, ledger, checkpoints and evaluation rounds) and
+// the RouterPhaseRunner (phase_runner.h: one aggregation, training or evaluation), which share a
+// Clock and a StatusBoard. It is the StreamHandler of every Participate reactor and what the gRPC
+// services, fedmf-sim and the tests hold; its methods only forward, except Register and Status,
+// which add the driver's published snapshot to the streams' answer. The two halves (the transport:
+// registrations, streams) live as long as the coordinator; driver and runner live for one run. A
+// one-shot coordinator is built with its run; the long-running service (run_service.h) is built
+// without one and starts each run of its queue in turn (StartRun, Run).
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
+#include "server/aggregation_router.h"
 #include "server/checkpoint.h"
 #include "server/clock.h"
 #include "server/connection.h"
 #include "server/coordinator_metrics.h"
 #include "server/coordinator_options.h"
+#include "server/device_streams.h"
 #include "server/phase_runner.h"
 #include "server/round_driver.h"
 #include "server/status_board.h"
-#include "server/stream_router.h"
 
 namespace fedmf::server {
 
@@ -49,25 +53,25 @@ class Coordinator final : public StreamHandler {
   // OK when `session_token` may open a stream from `identity` (Registry::CheckPending);
   // OnStreamOpen decides.
   absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity) {
-    return router_.CheckSessionToken(session_token, identity);
+    return devices_.CheckSessionToken(session_token, identity);
   }
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override {
-    return router_.OnStreamOpen(connection, session_token);
+    return devices_.OnStreamOpen(connection, session_token);
   }
   absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
                                const v1::ClientMessage& message) override {
-    return router_.OnClientMessage(connection, message);
+    return devices_.OnClientMessage(connection, message);
   }
   void OnStreamClosed(const std::shared_ptr<Connection>& connection) override {
-    router_.OnStreamClosed(connection);
+    devices_.OnStreamClosed(connection);
   }
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
                         const absl::Status& status) override {
-    router_.OnMessageRefused(connection, status);
+    devices_.OnMessageRefused(connection, status);
   }
-  MessageBounds ClientMessageBounds() const override { return router_.ClientMessageBounds(); }
-  // The driver's latest snapshot with the router's figures; never waits for the driver.
+  MessageBounds ClientMessageBounds() const override { return devices_.ClientMessageBounds(); }
+  // The driver's latest snapshot with the streams' figures; never waits for the driver.
   v1::StatusResponse Status() const;
   // Published model `version` for a Models.Download that presents `session_token` from
   // `identity` (checked as for a stream, CheckSessionToken; the registration stays pending):
@@ -91,18 +95,18 @@ class Coordinator final : public StreamHandler {
   // between runs (any id) wait for the next one instead of leaving.
   absl::Status Run();
   // Any thread: the process stops; Run() returns and its clients reconnect to the restart.
-  void Stop() { router_.Stop(); }
+  void Stop() { aggregation_.Stop(); }
   // Any thread: the run in progress is cancelled: Run() tells its clients it is over and returns
   // Cancelled. A cancel between runs is forgotten (StartRun begins the next without one).
-  void CancelRun() { router_.StopRun(); }
-  // StreamRouter's revocation, stalled uploads, check-in and disconnect wait.
-  int EndRevokedStreams() { return router_.EndRevokedStreams(); }
-  int EndStalledUploads(absl::Time now) { return router_.EndStalledUploads(now); }
-  int DismissIdleStreams(absl::Time now) { return router_.DismissIdleStreams(now); }
-  absl::Time CheckInsDueBy() const { return router_.CheckInsDueBy(); }
-  uint64_t upload_buffer_bytes() const { return router_.upload_buffer_bytes(); }
-  void WaitForDisconnects(absl::Duration timeout) { router_.WaitForDisconnects(timeout); }
-  uint64_t NextConnectionId() { return router_.NextConnectionId(); }
+  void CancelRun() { aggregation_.StopRun(); }
+  // DeviceStreams' revocation, stalled uploads, check-in and disconnect wait.
+  int EndRevokedStreams() { return devices_.EndRevokedStreams(); }
+  int EndStalledUploads(absl::Time now) { return devices_.EndStalledUploads(now); }
+  int DismissIdleStreams(absl::Time now) { return devices_.DismissIdleStreams(now); }
+  absl::Time CheckInsDueBy() const { return devices_.CheckInsDueBy(); }
+  uint64_t upload_buffer_bytes() const { return devices_.upload_buffer_bytes(); }
+  void WaitForDisconnects(absl::Duration timeout) { devices_.WaitForDisconnects(timeout); }
+  uint64_t NextConnectionId() { return devices_.NextConnectionId(); }
   // The started run's updater, ledger and seed; only while Run() is not running (e.g. after it
   // returned). Needs a started run.
   const CoordinatorState& state() const { return run_->driver.state(); }
@@ -121,7 +125,9 @@ class Coordinator final : public StreamHandler {
   Clock& clock_;
   CoordinatorMetrics metrics_;
   StatusBoard board_;
-  StreamRouter router_;
+  std::mutex streams_mu_;  // the two halves' (device_link.h)
+  DeviceStreams devices_;
+  AggregationRouter aggregation_;
   std::unique_ptr<ActiveRun> run_;  // the started run; only the thread of StartRun and Run
 };
 

@@ -29,7 +29,7 @@ struct CoordinatorOptions {
   // --credentials_file (credentials.h): binds participant ids to client credentials; unset: the
   // shared enrollment token admits any id.
   std::function<std::shared_ptr<const Credentials>()> credentials;
-  // Live streams one TLS identity, and one token credential, may hold (Registry); 0: no limit.
+  // Live streams one TLS identity, and one token credential, may hold (Placement); 0: no limit.
   int64_t max_streams_per_client = 1;
   // Whether a client TLS identity is revoked now (--revoked_identities, peer_policy.h); unset:
   // none is. The stream router checks it on every message of a stream opened with an identity
@@ -86,7 +86,7 @@ struct CoordinatorOptions {
   uint64_t max_upload_buffer_bytes = uint64_t{2} << 30;
   absl::Duration upload_timeout = absl::Seconds(120);
   // Check-in (docs/runtime.md "Check-in"; --check_in_period_s): while an aggregation runs,
-  // StreamRouter::DismissIdleStreams ends the streams the round does not need (of clients that
+  // DeviceStreams::DismissIdleStreams ends the streams the round does not need (of clients that
   // accept check-in, open for at least check_in_window), telling each to come back after a delay
   // drawn uniformly in [period / 2, 3 period / 2], so that an idle device holds no connection.
   // Zero period: off, every stream stays for the whole run.

@@ -129,7 +129,9 @@ absl::Status RouterPhaseRunner::Drive(const PhaseSpec& spec, Aggregation& aggreg
   while (!stage.finished) {
     board_.SetStage(absl::StrCat(spec.stage_prefix, stage.stage));
     const absl::Time start = clock_.Now();
-    transport_.AwaitStageEnd(start + stage_timeout_);
+    const absl::Time deadline = start + stage_timeout_;
+    transport_.AwaitStageEnd(deadline);
+    transport_.SealStage(deadline);
     transport_.Suspend();
     // Ours alone until Resume: the heavy part (unmasking) runs while the streams go on.
     const char* key = aggregation.StageKey();

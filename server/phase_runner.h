@@ -63,6 +63,12 @@ class PhaseTransport {
   // Returns once the aggregation's stage is ready to close, `deadline` passed (by the runner's
   // clock) or the coordinator is stopping.
   virtual void AwaitStageEnd(absl::Time deadline) = 0;
+  // Called after AwaitStageEnd(deadline) returns and before Suspend: what a party holds back
+  // until told (a front's partial sum of masked inputs, docs/scale-out.md section 5) is
+  // delivered or given up, so the stage closes on everything sent in time. It may wait past the
+  // stage's `deadline` for a bounded time of its own (the combiner's seal timeout). A transport
+  // that holds nothing back (the single-process router) does nothing.
+  virtual void SealStage(absl::Time deadline) = 0;
   // From now until Resume, what the streams deliver for the aggregation is queued.
   virtual void Suspend() = 0;
   // Routes `envelopes` (receivers without a stream are dropped) and reports the stage; then, if

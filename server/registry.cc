@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,14 @@
 #include "wire/limits.h"
 
 namespace fedmf::server {
+namespace {
+
+// Who max_pending_per_client counts a registration against (empty: nobody).
+std::string PendingKey(const Registration& r) {
+  return r.credential.empty() ? r.identity : r.credential;
+}
+
+}  // namespace
 
 absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& request,
                                                absl::string_view identity) {
@@ -75,7 +82,7 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
         absl::StrCat("too many registrations waiting for their stream (", pending_.size(),
                      "); retry after ", absl::FormatDuration(limits_.ttl)));
   }
-  if (const std::string client = r.PendingKey();
+  if (const std::string client = PendingKey(r);
       !client.empty() && pending_per_client_[client] >= limits_.max_pending_per_client) {
     return absl::ResourceExhaustedError(absl::StrCat(
         r.credential.empty() ? "identity '" : "credential '", client, "' has ",
@@ -84,9 +91,8 @@ absl::StatusOr<std::string> Registry::Register(const v1::RegisterRequest& reques
   std::array<uint8_t, 16> bytes{};
   if (absl::Status s = crypto::RandomBytes(absl::MakeSpan(bytes)); !s.ok()) return s;
   std::string session(bytes.begin(), bytes.end());
-  r.expires = now + limits_.ttl;
-  if (const std::string client = r.PendingKey(); !client.empty()) ++pending_per_client_[client];
-  pending_[session] = std::move(r);
+  if (const std::string client = PendingKey(r); !client.empty()) ++pending_per_client_[client];
+  pending_[session] = Pending{std::move(r), now + limits_.ttl};
   pending_order_.push_back(session);
   return session;
 }
@@ -96,31 +102,24 @@ void Registry::ExpirePending(absl::Time now) {
     auto it = pending_.find(pending_order_.front());
     if (it != pending_.end()) {
       if (it->second.expires > now) return;
-      ErasePending(it);
+      TakePending(it);
     }
     pending_order_.pop_front();
   }
 }
 
-void Registry::ErasePending(absl::flat_hash_map<std::string, Registration>::iterator it) {
-  if (const std::string client = it->second.PendingKey(); !client.empty()) {
+Registration Registry::TakePending(PendingMap::iterator it) {
+  if (const std::string client = PendingKey(it->second.registration); !client.empty()) {
     auto count = pending_per_client_.find(client);
     if (--count->second == 0) pending_per_client_.erase(count);
   }
+  Registration r = std::move(it->second.registration);
   pending_.erase(it);
+  return r;
 }
 
-std::vector<std::string> Registry::Registration::StreamOwners() const {
-  std::vector<std::string> owners;
-  if (!identity.empty()) owners.push_back(absl::StrCat("identity '", identity, "'"));
-  if (!credential.empty() && credential != IdentityCredential(identity)) {
-    owners.push_back(absl::StrCat("credential '", credential, "'"));
-  }
-  return owners;
-}
-
-absl::StatusOr<absl::flat_hash_map<std::string, Registry::Registration>::iterator>
-Registry::FindPending(absl::string_view session_token, absl::string_view identity) {
+absl::StatusOr<Registry::PendingMap::iterator> Registry::FindPending(
+    absl::string_view session_token, absl::string_view identity) {
   ExpirePending(clock_());
   auto it = pending_.find(std::string(session_token));
   if (it == pending_.end()) {
@@ -128,10 +127,10 @@ Registry::FindPending(absl::string_view session_token, absl::string_view identit
   }
   // A session token that left its client (a copy, or one registered before the certificate
   // was revoked) opens nothing from another certificate.
-  if (it->second.identity != identity) {
+  if (it->second.registration.identity != identity) {
     return absl::PermissionDeniedError(
-        absl::StrCat("the session token was issued on TLS identity '", it->second.identity,
-                     "', not on this stream's '", identity, "'"));
+        absl::StrCat("the session token was issued on TLS identity '",
+                     it->second.registration.identity, "', not on this stream's '", identity, "'"));
   }
   return it;
 }
@@ -140,139 +139,11 @@ absl::Status Registry::CheckPending(absl::string_view session_token, absl::strin
   return FindPending(session_token, identity).status();
 }
 
-absl::StatusOr<Registry::Takeover> Registry::Bind(absl::string_view session_token,
-                                                  const std::shared_ptr<Connection>& connection) {
-  if (streams_.contains(connection.get())) {
-    return absl::FailedPreconditionError("stream already presented a session token");
-  }
-  absl::StatusOr<absl::flat_hash_map<std::string, Registration>::iterator> found =
-      FindPending(session_token, connection->identity());
+absl::StatusOr<Registration> Registry::Redeem(absl::string_view session_token,
+                                              absl::string_view identity) {
+  absl::StatusOr<PendingMap::iterator> found = FindPending(session_token, identity);
   if (!found.ok()) return found.status();
-  auto it = *found;
-  const Registration& r = it->second;
-  // Live streams hosting some of its users: replaced if they hold the same credential (the
-  // holder reconnected before its old stream was seen to end), else the registration is refused
-  // and used up, so that a claimant cannot retry it until the holder's stream drops.
-  std::vector<const Connection*> replaced;
-  for (uint32_t id : r.participant_ids) {
-    auto owner = owner_.find(id);
-    if (owner == owner_.end()) continue;
-    const Stream& holder = streams_.at(owner->second);
-    if (r.credential.empty() || holder.registration.credential != r.credential) {
-      ErasePending(it);
-      return absl::AlreadyExistsError(absl::StrCat(
-          "participant ", id, " is already hosted by another live stream; register again"));
-    }
-    if (std::find(replaced.begin(), replaced.end(), owner->second) == replaced.end()) {
-      replaced.push_back(owner->second);
-    }
-  }
-  const std::vector<std::string> owners = r.StreamOwners();
-  if (max_streams_per_client_ > 0) {
-    for (const std::string& owner : owners) {
-      auto live = client_streams_.find(owner);
-      int64_t others = live == client_streams_.end() ? 0 : live->second;
-      for (const Connection* c : replaced) {
-        const std::vector<std::string> theirs = streams_.at(c).registration.StreamOwners();
-        others -= std::count(theirs.begin(), theirs.end(), owner);
-      }
-      if (others >= max_streams_per_client_) {
-        ErasePending(it);
-        return absl::AlreadyExistsError(
-            absl::StrCat(owner, " already has ", others, " live stream(s), the limit"));
-      }
-    }
-  }
-  Takeover takeover;
-  for (const Connection* c : replaced) {
-    takeover.streams.push_back(streams_.at(c).connection);
-    for (uint32_t id : Unbind(c)) takeover.participant_ids.push_back(id);
-  }
-  for (const std::string& owner : owners) ++client_streams_[owner];
-  for (uint32_t id : r.participant_ids) {
-    if (owner_.insert_or_assign(id, connection.get()).second && id <= num_users_) {
-      ++live_in_range_;
-    }
-  }
-  streams_[connection.get()] = Stream{connection, r, clock_()};
-  ErasePending(it);
-  return takeover;
-}
-
-std::vector<uint32_t> Registry::Unbind(const Connection* connection) {
-  auto it = streams_.find(connection);
-  if (it == streams_.end()) return {};
-  std::vector<uint32_t> ids = std::move(it->second.registration.participant_ids);
-  for (uint32_t id : ids) {
-    if (owner_.erase(id) > 0 && id <= num_users_) --live_in_range_;
-  }
-  for (const std::string& owner : it->second.registration.StreamOwners()) {
-    auto live = client_streams_.find(owner);
-    if (--live->second == 0) client_streams_.erase(live);
-  }
-  streams_.erase(it);
-  return ids;
-}
-
-bool Registry::Owns(const Connection* connection, uint32_t participant_id) const {
-  auto it = owner_.find(participant_id);
-  return it != owner_.end() && it->second == connection;
-}
-
-std::shared_ptr<Connection> Registry::ConnectionOf(uint32_t participant_id) const {
-  auto it = owner_.find(participant_id);
-  if (it == owner_.end()) return nullptr;
-  return streams_.at(it->second).connection;
-}
-
-std::string Registry::NameOf(const Connection* connection) const {
-  auto it = streams_.find(connection);
-  return it == streams_.end() ? std::string() : it->second.registration.name;
-}
-
-std::string Registry::SigningKeyOf(uint32_t participant_id) const {
-  auto it = owner_.find(participant_id);
-  if (it == owner_.end()) return std::string();
-  return streams_.at(it->second).registration.signing_key;
-}
-
-void Registry::set_num_users(int64_t num_users) {
-  num_users_ = num_users;
-  live_in_range_ = static_cast<int64_t>(std::distance(
-      owner_.begin(),
-      owner_.upper_bound(static_cast<uint32_t>(std::min<int64_t>(num_users, kAnyUser)))));
-}
-
-std::vector<uint32_t> Registry::LiveUsers() const {
-  std::vector<uint32_t> ids;
-  ids.reserve(owner_.size());
-  for (const auto& [id, c] : owner_) {
-    if (id <= num_users_) ids.push_back(id);
-  }
-  return ids;
-}
-
-std::vector<std::shared_ptr<Connection>> Registry::Connections() const {
-  std::vector<std::shared_ptr<Connection>> out;
-  for (const auto& [c, stream] : streams_) out.push_back(stream.connection);
-  return out;
-}
-
-std::vector<std::shared_ptr<Connection>> Registry::CheckInCandidates(
-    absl::Time bound_by, const std::vector<uint32_t>& kept,
-    const std::vector<uint32_t>& done) const {
-  auto hosts_any_of = [](const Registration& r, const std::vector<uint32_t>& users) {
-    return std::any_of(r.participant_ids.begin(), r.participant_ids.end(), [&users](uint32_t id) {
-      return std::binary_search(users.begin(), users.end(), id);
-    });
-  };
-  std::vector<std::shared_ptr<Connection>> out;
-  for (const auto& [c, stream] : streams_) {
-    const Registration& r = stream.registration;
-    if (!r.accepts_check_in || hosts_any_of(r, kept)) continue;
-    if (stream.bound_at <= bound_by || hosts_any_of(r, done)) out.push_back(stream.connection);
-  }
-  return out;
+  return TakePending(*found);
 }
 
 }  // namespace fedmf::server

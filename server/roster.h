@@ -1,6 +1,6 @@
 // What the round driver needs of the stream router: who is live and eligible, waiting for that to
-// change (or for a stop), telling or ending every stream. Implemented by StreamRouter; the driver's
-// tests use a fake.
+// change (or for a stop), telling or ending every stream. Implemented by AggregationRouter
+// (aggregation_router.h); the driver's tests use a fake.
 #ifndef FEDMF_SERVER_ROSTER_H_
 #define FEDMF_SERVER_ROSTER_H_
 

@@ -65,6 +65,9 @@ class FakeTransport final : public PhaseTransport {
     calls.push_back("await");
     if (!attached->ReadyToClose()) clock_.AdvanceTo(deadline);
   }
+  void SealStage(absl::Time deadline) override {
+    seals.push_back({deadline, calls.size(), clock_.Now()});
+  }
   void Suspend() override {
     calls.push_back("suspend");
     suspended = true;
@@ -82,7 +85,15 @@ class FakeTransport final : public PhaseTransport {
     return true;
   }
 
+  // A SealStage call: its deadline, how many calls came before it, and when.
+  struct Seal {
+    absl::Time deadline;
+    size_t after_calls;
+    absl::Time at;
+  };
+
   std::vector<std::string> calls;
+  std::vector<Seal> seals;
   std::vector<v1::RoundTask> tasks;
   std::vector<v1::RoundResult> results;
   std::vector<uint32_t> excluded;
@@ -164,6 +175,24 @@ TEST(PhaseRunnerTest, ASilentMemberIsDroppedAtTheStageDeadlineOfTheInjectedClock
   EXPECT_EQ(outcome->stage_seconds[0].second, 20);
   EXPECT_THAT(outcome->lost, ElementsAre(3));
   EXPECT_EQ(h.board.Read()->status.dropouts(), 1);
+}
+
+// Each stage is sealed once its wait is over and before it is suspended, with the deadline the
+// wait had (scale-out: the combiner tells fronts holding partial sums to send them).
+TEST(PhaseRunnerTest, EachStageIsSealedWithItsDeadlineBetweenItsWaitAndItsSuspension) {
+  RunnerHarness h({3});
+  const absl::Time start = h.clock.Now();
+  absl::StatusOr<PhaseOutcome> outcome = h.runner.Run(
+      ClearSpec(2), {1, 2, 3},
+      [](const std::vector<uint64_t>&, const std::vector<uint32_t>&) -> absl::StatusOr<SumVerdict> {
+        return SumVerdict{.applied = true, .rounds_done = 1};
+      });
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  ASSERT_THAT(h.transport.calls, ElementsAre("open", "await", "suspend", "resume"));
+  ASSERT_EQ(h.transport.seals.size(), 1u);
+  EXPECT_EQ(h.transport.seals[0].after_calls, 2u);  // after "await", before "suspend"
+  EXPECT_EQ(h.transport.seals[0].deadline, start + absl::Seconds(20));
+  EXPECT_EQ(h.transport.seals[0].at, start + absl::Seconds(20));  // 3 is silent: at the deadline
 }
 
 TEST(PhaseRunnerTest, TooFewInputsGiveNoSumAndAResultThatSaysWhy) {

@@ -1,6 +1,7 @@
+// Registry alone: the credentials check at Register, pending registrations, their bounds and
+// expiry, and session tokens redeemed once, from the identity they were issued on.
 #include "server/registry.h"
 
-#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,19 +22,6 @@ v1::RegisterRequest Request(std::vector<uint32_t> ids, std::string token = "secr
   r.set_signing_public_key(std::string(32, 'k'));
   for (uint32_t id : ids) r.add_participant_ids(id);
   return r;
-}
-
-// A stream opened with the TLS identity `identity` (empty: none).
-std::shared_ptr<Connection> Conn(uint64_t id, std::string identity = "") {
-  return std::make_shared<Connection>(id, "test", nullptr, StreamLimits().max_queued_bytes,
-                                      std::move(identity));
-}
-
-// The registry's live users are `ids`, and its count and membership test agree with the list.
-void ExpectLive(const Registry& registry, const std::vector<uint32_t>& ids) {
-  EXPECT_EQ(registry.LiveUsers(), ids);
-  EXPECT_EQ(registry.LiveUserCount(), static_cast<int64_t>(ids.size()));
-  for (uint32_t id : ids) EXPECT_TRUE(registry.IsLiveUser(id)) << id;
 }
 
 TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
@@ -59,40 +47,26 @@ TEST(RegistryTest, RefusesAWrongTokenAndBadRequests) {
   EXPECT_EQ(too_many.message(), "participant_ids lists 11 ids, more than the 10 users");
 }
 
-TEST(RegistryTest, BindsAStreamToItsUsersOnce) {
+// Redeeming a session token hands out what was registered, once.
+TEST(RegistryTest, ASessionTokenIsRedeemedOnceForWhatWasRegistered) {
   Registry registry("secret", 10);
-  const std::string token = registry.Register(Request({3, 1})).value();
+  v1::RegisterRequest request = Request({3, 1});
+  request.set_client_name("phone");
+  request.set_accepts_check_in(true);
+  const std::string token = registry.Register(request, "alice").value();
   EXPECT_EQ(token.size(), 16u);
-  auto a = Conn(1);
-  EXPECT_EQ(registry.Bind("nope", a).status().code(), absl::StatusCode::kNotFound);
-  ASSERT_TRUE(registry.Bind(token, a).ok());
-  EXPECT_TRUE(registry.IsBound(a.get()));
-  ExpectLive(registry, {1, 3});
-  EXPECT_TRUE(registry.Owns(a.get(), 3));
-  EXPECT_FALSE(registry.Owns(a.get(), 2));
-  EXPECT_EQ(registry.ConnectionOf(1), a);
-  EXPECT_EQ(registry.ConnectionOf(2), nullptr);
-  // The session token is single use, and a bound stream cannot bind again.
-  EXPECT_EQ(registry.Bind(token, Conn(2)).status().code(), absl::StatusCode::kNotFound);
-  const std::string other = registry.Register(Request({5})).value();
-  EXPECT_EQ(registry.Bind(other, a).status().code(), absl::StatusCode::kFailedPrecondition);
-}
-
-TEST(RegistryTest, AUserHostedByALiveStreamCannotBeTakenOver) {
-  Registry registry("secret", 10);
-  auto a = Conn(1), b = Conn(2);
-  ASSERT_TRUE(registry.Bind(registry.Register(Request({1, 2})).value(), a).ok());
-  const std::string token = registry.Register(Request({2, 3})).value();
-  EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kAlreadyExists);
-  ExpectLive(registry, {1, 2});
-  // The refused registration is used up: a claimant cannot keep retrying it.
-  EXPECT_EQ(registry.Bind(token, b).status().code(), absl::StatusCode::kNotFound);
-  // Once the first stream is gone its users may reconnect.
-  EXPECT_EQ(registry.Unbind(a.get()), (std::vector<uint32_t>{1, 2}));
-  ExpectLive(registry, {});
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({2, 3})).value(), b).ok());
-  ExpectLive(registry, {2, 3});
-  EXPECT_TRUE(registry.Unbind(a.get()).empty());
+  EXPECT_EQ(registry.Redeem("nope", "alice").status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<Registration> r = registry.Redeem(token, "alice");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->name, "phone");
+  EXPECT_EQ(r->identity, "alice");
+  EXPECT_EQ(r->credential, "");  // the shared token is nobody's
+  EXPECT_EQ(r->signing_key, std::string(32, 'k'));
+  EXPECT_EQ(r->participant_ids, (std::vector<uint32_t>{1, 3}));
+  EXPECT_TRUE(r->accepts_check_in);
+  EXPECT_EQ(registry.pending(), 0u);
+  EXPECT_EQ(registry.Redeem(token, "alice").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.CheckPending(token, "alice").code(), absl::StatusCode::kNotFound);
 }
 
 // A clock the test moves.
@@ -125,41 +99,11 @@ TEST(RegistryTest, WaitingRegistrationsExpire) {
   clock.now += absl::Seconds(30);  // the first expires, exactly at its TTL
   const std::string third = registry.Register(Request({3})).value();
   EXPECT_EQ(registry.pending(), 2u);
-  EXPECT_EQ(registry.Bind(first, Conn(1)).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(registry.Bind(second, Conn(2)).ok());  // 30 s old: still valid
+  EXPECT_EQ(registry.Redeem(first, "").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(registry.Redeem(second, "").ok());  // 30 s old: still valid
   clock.now += absl::Seconds(60);
-  EXPECT_EQ(registry.Bind(third, Conn(3)).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Redeem(third, "").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(registry.pending(), 0u);
-  ExpectLive(registry, {2});
-}
-
-// Check-in may end the streams of clients that accept it, hosting none of the users kept, bound
-// by the time given or hosting a user whose round is over.
-TEST(RegistryTest, CheckInCandidatesAcceptItHostNoKeptUserAndAreOldOrDone) {
-  FakeClock clock;
-  Registry registry("secret", 10);
-  registry.set_clock(clock.Get());
-  registry.set_max_streams_per_client(0);
-  auto bind = [&registry](std::vector<uint32_t> ids, bool accepts, uint64_t id) {
-    v1::RegisterRequest request = Request(std::move(ids));
-    request.set_accepts_check_in(accepts);
-    std::shared_ptr<Connection> c = Conn(id);
-    EXPECT_TRUE(registry.Bind(registry.Register(request).value(), c).ok());
-    return c;
-  };
-  const std::shared_ptr<Connection> old_client = bind({1}, false, 1), idle = bind({2}, true, 2),
-                                    hosting_kept = bind({3, 4}, true, 3);
-  clock.now += absl::Seconds(10);
-  const std::shared_ptr<Connection> recent = bind({5}, true, 4);
-  using Streams = std::vector<std::shared_ptr<Connection>>;
-  EXPECT_EQ(registry.CheckInCandidates(clock.now - absl::Seconds(10), {4}), Streams{idle});
-  EXPECT_EQ(registry.CheckInCandidates(clock.now - absl::Seconds(11), {4}), Streams{});
-  Streams all = registry.CheckInCandidates(clock.now, {});
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a->id() < b->id(); });
-  EXPECT_EQ(all, (Streams{idle, hosting_kept, recent}));
-  // The users of a round that is over go whatever their streams' age.
-  EXPECT_EQ(registry.CheckInCandidates(absl::InfinitePast(), {}, {5}), Streams{recent});
-  EXPECT_EQ(registry.CheckInCandidates(absl::InfinitePast(), {5}, {5}), Streams{});
 }
 
 // One TLS identity cannot fill the waiting room: it has its own cap; others are not affected.
@@ -173,8 +117,8 @@ TEST(RegistryTest, BoundsWaitingRegistrationsPerIdentity) {
             "identity 'mallory' has 2 registrations waiting for their stream, the limit");
   EXPECT_TRUE(registry.Register(Request({3}), "alice").ok());
   EXPECT_TRUE(registry.Register(Request({4})).ok());
-  // A registration that binds frees its identity's place.
-  ASSERT_TRUE(registry.Bind(a, Conn(1, "mallory")).ok());
+  // A registration redeemed frees its identity's place.
+  ASSERT_TRUE(registry.Redeem(a, "mallory").ok());
   EXPECT_TRUE(registry.Register(Request({5}), "mallory").ok());
 }
 
@@ -196,123 +140,24 @@ TEST(RegistryTest, BoundsWaitingRegistrationsPerCredential) {
   EXPECT_TRUE(registry.Register(Request({6}, "alice-token")).ok());
 }
 
-// The directory the coordinator relays: each live user maps to its stream's registered key.
-TEST(RegistryTest, SigningKeyOfIsTheLiveStreamsRegisteredKey) {
-  Registry registry("secret", 10);
-  v1::RegisterRequest a = Request({1, 2});
-  a.set_signing_public_key(std::string(32, 'a'));
-  v1::RegisterRequest b = Request({5});
-  b.set_signing_public_key(std::string(32, 'b'));
-  auto ca = Conn(1), cb = Conn(2);
-  ASSERT_TRUE(registry.Bind(registry.Register(a).value(), ca).ok());
-  const std::string token_b = registry.Register(b).value();
-  EXPECT_EQ(registry.SigningKeyOf(5), "");  // registered, not yet on a stream
-  ASSERT_TRUE(registry.Bind(token_b, cb).ok());
-  EXPECT_EQ(registry.SigningKeyOf(1), std::string(32, 'a'));
-  EXPECT_EQ(registry.SigningKeyOf(2), std::string(32, 'a'));
-  EXPECT_EQ(registry.SigningKeyOf(5), std::string(32, 'b'));
-  EXPECT_EQ(registry.SigningKeyOf(3), "");
-  registry.Unbind(ca.get());
-  EXPECT_EQ(registry.SigningKeyOf(1), "");
-}
-
-// With mutual TLS: one certificate identity holds one live stream by default, so a copied
-// certificate cannot join a second time while the first holder is connected.
-TEST(RegistryTest, OneIdentityHoldsOneLiveStream) {
-  Registry registry("secret", 10);
-  auto a = Conn(1, "alice"), b = Conn(2, "alice"), c = Conn(3, "bob");
-  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "alice").value(), a).ok());
-  // Other users, same identity: refused while alice's first stream lives.
-  const std::string again = registry.Register(Request({2}), "alice").value();
-  const absl::Status twice = registry.Bind(again, b).status();
-  EXPECT_EQ(twice.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(twice.message(), "identity 'alice' already has 1 live stream(s), the limit");
-  ExpectLive(registry, {1});
-  // Another identity, and registrations without identity, are not affected.
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "bob").value(), c).ok());
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({4})).value(), Conn(4)).ok());
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({5})).value(), Conn(5)).ok());
-  // Once alice's stream is gone she may join again (a reconnect), registering anew.
-  registry.Unbind(a.get());
-  EXPECT_EQ(registry.Bind(again, b).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({2}), "alice").value(), b).ok());
-  ExpectLive(registry, {2, 3, 4, 5});
-}
-
-TEST(RegistryTest, StreamsPerClientLimitIsSettable) {
-  Registry registry("secret", 10);
-  registry.set_max_streams_per_client(2);
-  auto a = Conn(1, "pool"), b = Conn(2, "pool");
-  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}), "pool").value(), a).ok());
-  ASSERT_TRUE(registry.Bind(registry.Register(Request({2}), "pool").value(), b).ok());
-  EXPECT_EQ(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(3, "pool"))
-                .status()
-                .code(),
-            absl::StatusCode::kAlreadyExists);
-  registry.Unbind(b.get());
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({3}), "pool").value(), Conn(4, "pool")).ok());
-  // 0: no limit.
-  Registry unlimited("secret", 10);
-  unlimited.set_max_streams_per_client(0);
-  for (uint32_t id = 1; id <= 10; ++id) {
-    EXPECT_TRUE(
-        unlimited.Bind(unlimited.Register(Request({id}), "pool").value(), Conn(id, "pool")).ok());
-  }
-}
-
-// Issue 48 item 4: a token credential holds one live stream by default, as a TLS identity does,
-// so that two tokens cannot take most of the coordinator's --max_streams places with one-id
-// streams. Its own reconnect still takes its ids over; another token is not affected.
-TEST(RegistryTest, OneTokenCredentialHoldsOneLiveStream) {
-  Registry registry("", 20);
-  auto credentials = std::make_shared<const Credentials>(
-      Credentials::Parse(absl::StrCat(TokenCredential("mallory-token"), " 1-10\n",
-                                      TokenCredential("alice-token"), " 11-20\n"))
-          .value());
-  registry.set_credentials([credentials] { return credentials; });
-  auto first = Conn(1);
-  ASSERT_TRUE(registry.Bind(registry.Register(Request({1}, "mallory-token")).value(), first).ok());
-  const absl::Status second =
-      registry.Bind(registry.Register(Request({2}, "mallory-token")).value(), Conn(2)).status();
-  EXPECT_EQ(second.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(second.message(), absl::StrCat("credential '", TokenCredential("mallory-token"),
-                                           "' already has 1 live stream(s), the limit"));
-  // The same token from a certificate counts against both: the token is still at its limit.
-  EXPECT_EQ(
-      registry.Bind(registry.Register(Request({3}, "mallory-token"), "m").value(), Conn(3, "m"))
-          .status()
-          .code(),
-      absl::StatusCode::kAlreadyExists);
-  EXPECT_TRUE(registry.Bind(registry.Register(Request({11}, "alice-token")).value(), Conn(4)).ok());
-  // A reconnect with the first stream's ids replaces it rather than counting beside it.
-  absl::StatusOr<Registry::Takeover> reconnect =
-      registry.Bind(registry.Register(Request({1, 2}, "mallory-token")).value(), Conn(5));
-  ASSERT_TRUE(reconnect.ok()) << reconnect.status();
-  EXPECT_EQ(reconnect->streams, (std::vector<std::shared_ptr<Connection>>{first}));
-  ExpectLive(registry, {1, 2, 11});
-}
-
 // Issue 48 item 4: a session token opens a stream only from the TLS identity it was issued on,
 // so that a copy of it (or one registered before the certificate was revoked) opens nothing from
 // another certificate; the refusal leaves it to its own client.
-TEST(RegistryTest, ASessionTokenBindsOnlyFromTheIdentityItWasIssuedOn) {
+TEST(RegistryTest, ASessionTokenIsRedeemedOnlyFromTheIdentityItWasIssuedOn) {
   Registry registry("secret", 10);
   const std::string token = registry.Register(Request({1}), "alice").value();
   const absl::Status other = registry.CheckPending(token, "mallory");
   EXPECT_EQ(other.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(other.message(),
             "the session token was issued on TLS identity 'alice', not on this stream's 'mallory'");
-  EXPECT_EQ(registry.Bind(token, Conn(1, "mallory")).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(registry.Bind(token, Conn(2)).status().code(), absl::StatusCode::kPermissionDenied);
-  ExpectLive(registry, {});
+  EXPECT_EQ(registry.Redeem(token, "mallory").status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(registry.Redeem(token, "").status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(registry.CheckPending(token, "alice").ok());
-  EXPECT_TRUE(registry.Bind(token, Conn(3, "alice")).ok());
+  EXPECT_TRUE(registry.Redeem(token, "alice").ok());
   // Without TLS identities, as before: the token alone.
   const std::string plain = registry.Register(Request({2})).value();
-  EXPECT_EQ(registry.Bind(plain, Conn(4, "someone")).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(registry.Bind(plain, Conn(5)).ok());
+  EXPECT_EQ(registry.Redeem(plain, "someone").status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(registry.Redeem(plain, "").ok());
   EXPECT_EQ(registry.CheckPending("nope", "").code(), absl::StatusCode::kNotFound);
 }
 
@@ -332,31 +177,13 @@ TEST(RegistryTest, CredentialsBindIdsToTheirHolders) {
   EXPECT_EQ(squat.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(squat.message(), "participant id 1 does not belong to this client's credential");
   EXPECT_TRUE(registry.Register(Request({6}, "mallory-token")).ok());
-  EXPECT_TRUE(registry.Register(Request({1, 5}, "alice-token")).ok());
-  EXPECT_TRUE(registry.Register(Request({7, 8}, "anything"), "bob").ok());
+  const std::string alice = registry.Register(Request({1, 5}, "alice-token")).value();
+  const std::string bob = registry.Register(Request({7, 8}, "anything"), "bob").value();
   EXPECT_EQ(registry.Register(Request({1}, "anything"), "bob").status().code(),
             absl::StatusCode::kPermissionDenied);
-}
-
-// The holder that reconnects while its old stream still looks alive takes its ids over; the old
-// stream is handed back to be ended.
-TEST(RegistryTest, TheSameCredentialTakesItsIdsOver) {
-  Registry registry("shared", 20);
-  auto credentials = std::make_shared<const Credentials>(
-      Credentials::Parse(absl::StrCat(TokenCredential("alice-token"), " 1-5\n")).value());
-  registry.set_credentials([credentials] { return credentials; });
-  auto old_stream = Conn(1), new_stream = Conn(2);
-  ASSERT_TRUE(
-      registry.Bind(registry.Register(Request({1, 2}, "alice-token")).value(), old_stream).ok());
-  absl::StatusOr<Registry::Takeover> replaced =
-      registry.Bind(registry.Register(Request({1, 2, 3}, "alice-token")).value(), new_stream);
-  ASSERT_TRUE(replaced.ok()) << replaced.status();
-  EXPECT_EQ(replaced->streams, (std::vector<std::shared_ptr<Connection>>{old_stream}));
-  EXPECT_EQ(replaced->participant_ids, (std::vector<uint32_t>{1, 2}));
-  EXPECT_FALSE(registry.IsBound(old_stream.get()));
-  EXPECT_EQ(registry.ConnectionOf(1), new_stream);
-  ExpectLive(registry, {1, 2, 3});
-  EXPECT_TRUE(registry.Unbind(old_stream.get()).empty());  // its end changes nothing
+  // The credential matched goes with the registration, for the Placement's takeovers and caps.
+  EXPECT_EQ(registry.Redeem(alice, "").value().credential, TokenCredential("alice-token"));
+  EXPECT_EQ(registry.Redeem(bob, "bob").value().credential, IdentityCredential("bob"));
 }
 
 }  // namespace

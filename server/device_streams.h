@@ -1,14 +1,14 @@
-// The coordinator's side of the client streams, and the only part of it with a lock: the registry
-// (registrations, streams, who hosts which user), the exclusions, the chunked uploads, the
-// dispatch of each message to the aggregation in progress, sending (in chunks when large) and
-// broadcasting, the revocation of identities and the end of stalled uploads. It is the
-// StreamHandler of every Participate reactor, the PhaseTransport of the phase runner and the
-// Roster of the round driver. The phase runner's aggregation is guarded by the router's lock while
-// attached; while the runner closes a stage (Suspend .. Resume) the router queues what the streams
-// deliver for it (aggregation_inbox.h), so no callback waits for unmasking. Nothing heavy runs
-// under the lock: parsing, routing, bookkeeping.
-#ifndef FEDMF_SERVER_STREAM_ROUTER_H_
-#define FEDMF_SERVER_STREAM_ROUTER_H_
+// The device half of the coordinator: the client streams and what only they need. It holds the
+// registry (registrations waiting for their stream) and the placement (which stream hosts which
+// user), reassembles chunked uploads, checks that a stream hosts the participant it speaks for
+// and reports each message and each drop to the aggregation side (DeviceEvents, device_link.h),
+// sends tasks, replies and results (in chunks when large, each serialized once for every stream),
+// ends revoked streams and stalled uploads, and sends idle devices away with check-in. It is the
+// StreamHandler of every Participate reactor and the Devices of the aggregation half, with which
+// it shares one mutex (device_link.h). Nothing heavy runs under it: parsing, routing, bookkeeping;
+// reassembly, revocation checks and the sending of large or final messages happen outside it.
+#ifndef FEDMF_SERVER_DEVICE_STREAMS_H_
+#define FEDMF_SERVER_DEVICE_STREAMS_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -25,31 +25,32 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
-#include "server/aggregation.h"
-#include "server/aggregation_inbox.h"
 #include "server/chunked_upload.h"
 #include "server/clock.h"
 #include "server/connection.h"
 #include "server/coordinator_options.h"
-#include "server/exclusions.h"
+#include "server/device_link.h"
 #include "server/message_bounds.h"
-#include "server/phase_runner.h"
+#include "server/placement.h"
 #include "server/registry.h"
-#include "server/roster.h"
 #include "wire/traffic.h"
 
 namespace fedmf::server {
 
-class StreamRouter final : public StreamHandler, public PhaseTransport, public Roster {
+class DeviceStreams final : public StreamHandler, public Devices {
  public:
-  // `clock` bounds the waits of AwaitStageEnd, AwaitChange, AwaitStop and WaitForDisconnects.
-  StreamRouter(const CoordinatorOptions& options, Clock& clock);
+  // `mu` is the lock shared with `events`' side; `clock` bounds WaitForDisconnects.
+  DeviceStreams(const CoordinatorOptions& options, Clock& clock, std::mutex& mu,
+                DeviceEvents& events);
 
   // The session token of a registration (Registry::Register), logged as event=register.
   absl::StatusOr<std::string> Register(const v1::RegisterRequest& request,
                                        absl::string_view identity);
   // Registry::CheckPending, before a stream takes a place.
   absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity);
+  // Participant ids are in [1, num_users] from now on (Registry::kAnyUser between a service's
+  // runs: any id registers and is live); registrations and streams stay.
+  void SetNumUsers(int64_t num_users);
 
   // StreamHandler (gRPC threads).
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -63,45 +64,27 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // aggregations fit too; kUnplannedBounds before the first.
   MessageBounds ClientMessageBounds() const override;
 
-  // PhaseTransport (the driver thread).
-  absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> SigningKeys(
-      const std::vector<uint32_t>& cohort) override;
-  StageStart Open(Aggregation* aggregation, const v1::RoundTask& task) override;
-  void AwaitStageEnd(absl::Time deadline) override;
-  void Suspend() override;
-  StageStart Resume(Aggregation::Envelopes envelopes) override;
-  void Detach() override;
-  Traffic CurrentTraffic() const override;
+  // Devices (device_link.h).
+  std::vector<uint32_t> Open(const v1::RoundTask& task,
+                             const std::vector<uint32_t>& cohort) override;
+  std::vector<uint32_t> Route(Aggregation::Envelopes envelopes) override;
+  std::vector<uint32_t> LiveUsers() const override { return placement_.LiveUsers(); }
+  int64_t LiveUserCount() const override { return placement_.LiveUserCount(); }
+  bool IsLiveUser(uint32_t participant_id) const override {
+    return placement_.IsLiveUser(participant_id);
+  }
+  std::string SigningKeyOf(uint32_t participant_id) const override {
+    return placement_.SigningKeyOf(participant_id);
+  }
   void Broadcast(const v1::RoundResult& result) override;
-  bool Exclude(uint32_t participant_id, std::string reason) override;
-
-  // Roster (the driver thread).
-  std::vector<uint32_t> EligibleUsers() const override;
-  int64_t EligibleCount() const override;
-  int64_t ExcludedCount() const override;
-  uint64_t Generation() const override;
-  void AwaitChange(uint64_t seen, absl::Time deadline) override;
-  bool AwaitStop(absl::Time deadline) override;
-  bool stopped() const override;
-  // StopRun without a process Stop.
-  bool run_cancelled() const override;
   int CloseAll(const absl::Status& status) override;
   // With check-in, the round's users' streams (of clients that accept it, whatever their age)
   // are ended as DismissIdleStreams ends the others', so the next cohort is drawn from others.
   void ReleaseRound() override;
+  PhaseTransport::Traffic CurrentTraffic() const override;
 
   // Any thread.
-  void Stop();
-  // A long-running service's runs (run_service.h): StopRun ends the run in progress as Stop does
-  // (stopped(), AwaitStop and the stage waits see it) without stopping the process; BeginRun
-  // starts the next run: participant ids 1..num_users, no exclusions (they were the last run's),
-  // no run stop. A process Stop stays.
-  void StopRun();
-  void BeginRun(int64_t num_users);
-  // Between runs: any participant id may register (Registry::kAnyUser), the next run's range
-  // being unknown.
-  void EndRun();
-  // Admin.Status's figures of the streams: users, streams, bytes, exclusions.
+  // Admin.Status's figures of the streams: users, streams, check-ins, bytes.
   void AddTo(v1::StatusResponse& status) const;
   // Ends (PERMISSION_DENIED) the live streams whose client identity options.revoked names,
   // logging event=stream_revoked; their users then drop out as on any closed stream. A stream
@@ -113,8 +96,8 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   int EndStalledUploads(absl::Time now);
   // Check-in (options.check_in_period > 0): ends, each with a CheckInLater, the streams of
   // clients that accept check-in, bound at least options.check_in_window before `now`, hosting
-  // no user of the round in progress (its phases' cohorts so far), while an aggregation is
-  // attached; their users are no longer live at once. Nothing is ended between aggregations,
+  // no user of the round in progress (its phases' cohorts so far), while an aggregation is in
+  // progress; their users are no longer live at once. Nothing is ended between aggregations,
   // while the driver may be choosing a cohort among the live users (ReleaseRound ends the last
   // round's). Logs event=check_in_dismissed; returns how many streams it ended.
   int DismissIdleStreams(absl::Time now);
@@ -127,9 +110,13 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   uint64_t NextConnectionId() { return next_connection_id_.fetch_add(1); }
 
  private:
-  // inbox_.Deliver, routing its replies, and wakes a driver waiting for the stage's end. Under mu_.
-  bool Deliver(AggregationInbox::Delivery delivery);
-  // A whole (unchunked or reassembled) message of a bound stream. Under mu_.
+  // Redeems the session token (registry) and places its registration on `connection`
+  // (placement): Registry::Redeem's and Placement::Bind's errors, FAILED_PRECONDITION if the
+  // stream is already bound. Under mu_.
+  absl::StatusOr<Placement::Takeover> Bind(absl::string_view session_token,
+                                           const std::shared_ptr<Connection>& connection);
+  // A whole (unchunked or reassembled) message of a bound stream: to the aggregation side if
+  // the stream hosts its participant. Under mu_.
   absl::Status Dispatch(const std::shared_ptr<Connection>& connection,
                         const v1::ClientMessage& message);
   // Reassembles outside mu_ (the stream's reader owns its ChunkedUpload); locks to check the
@@ -154,32 +141,26 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   // The stream's outbound queue overflowed (a client that does not read): its users leave the
   // round; the stream itself ends as Connection says. Under mu_.
   void DropOverflowed(const Connection& connection);
-  // Sends each envelope to its participant's stream; participants without one are dropped.
-  void Route(Aggregation::Envelopes envelopes);
-  // StageStart of the attached aggregation; detaches it once finished. Under mu_.
-  StageStart Where();
-  // Something the driver may wait for happened. Under mu_.
+  // The streams bound changed. Under mu_.
   void Changed();
-  // Check-in: ends the streams Registry::CheckInCandidates names for `bound_by` and `done`
+  // Check-in: ends the streams Placement::CheckInCandidates names for `bound_by` and `done`
   // (keeping round_users_'s); locked on entry, unlocked to send. `why` is logged.
   int Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
               const std::vector<uint32_t>& done, const char* why);
 
   const CoordinatorOptions& options_;
   Clock& clock_;
+  DeviceEvents& events_;
   UploadBudget upload_budget_;  // of all streams' chunked uploads
   std::atomic<int64_t> bytes_in_{0}, bytes_out_{0};
   std::atomic<uint64_t> next_connection_id_{1};
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  std::mutex& mu_;
+  std::condition_variable disconnected_;  // a stream was unbound (WaitForDisconnects)
   Registry registry_;
-  Exclusions exclusions_;
-  AggregationInbox inbox_;                   // the phase runner's aggregation, while attached
+  Placement placement_;
   wire::TrafficCounter traffic_;             // since the last Open
-  uint64_t generation_ = 0;                  // counts Changed()
   MessageBounds bounds_ = kUnplannedBounds;  // what a client message may be now
-  bool stop_ = false;
   // The cohorts of the round in progress so far, ascending: a later phase's participants come
   // from an earlier phase's cohort, so check-in keeps them all until the next round.
   std::vector<uint32_t> round_users_;
@@ -188,13 +169,10 @@ class StreamRouter final : public StreamHandler, public PhaseTransport, public R
   absl::Time check_ins_due_by_ = absl::InfinitePast();
   // Connection ids of the streams DismissIdleStreams ended, until they close.
   absl::flat_hash_set<uint64_t> checking_in_;
-
   // The training_done result once broadcast: a stream bound later gets it when it opens.
   std::shared_ptr<const Outgoing> training_done_;
-  // The run's stop (StopRun, until BeginRun), apart from the process's stop_.
-  bool run_stop_ = false;
 };
 
 }  // namespace fedmf::server
 
-#endif  // FEDMF_SERVER_STREAM_ROUTER_H_
+#endif  // FEDMF_SERVER_DEVICE_STREAMS_H_

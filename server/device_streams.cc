@@ -1,4 +1,4 @@
-#include "server/stream_router.h"
+#include "server/device_streams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,17 +14,21 @@
 
 namespace fedmf::server {
 
-StreamRouter::StreamRouter(const CoordinatorOptions& options, Clock& clock)
+DeviceStreams::DeviceStreams(const CoordinatorOptions& options, Clock& clock, std::mutex& mu,
+                             DeviceEvents& events)
     : options_(options),
       clock_(clock),
+      events_(events),
       upload_budget_(options.max_upload_buffer_bytes),
-      registry_(options.enrollment_token, options.num_users, options.pending_registrations) {
-  registry_.set_max_streams_per_client(options.max_streams_per_client);
+      mu_(mu),
+      registry_(options.enrollment_token, options.num_users, options.pending_registrations),
+      placement_(options.num_users) {
+  placement_.set_max_streams_per_client(options.max_streams_per_client);
   if (options.credentials) registry_.set_credentials(options.credentials);
 }
 
-absl::StatusOr<std::string> StreamRouter::Register(const v1::RegisterRequest& request,
-                                                   absl::string_view identity) {
+absl::StatusOr<std::string> DeviceStreams::Register(const v1::RegisterRequest& request,
+                                                    absl::string_view identity) {
   bytes_in_ += static_cast<int64_t>(request.ByteSizeLong());
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::string> token = registry_.Register(request, identity);
@@ -36,25 +40,31 @@ absl::StatusOr<std::string> StreamRouter::Register(const v1::RegisterRequest& re
   return token;
 }
 
-absl::Status StreamRouter::CheckSessionToken(absl::string_view session_token,
-                                             absl::string_view identity) {
+absl::Status DeviceStreams::CheckSessionToken(absl::string_view session_token,
+                                              absl::string_view identity) {
   std::lock_guard<std::mutex> lock(mu_);
   return registry_.CheckPending(session_token, identity);
 }
 
-absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& connection,
-                                        absl::string_view session_token) {
+void DeviceStreams::SetNumUsers(int64_t num_users) {
+  std::lock_guard<std::mutex> lock(mu_);
+  registry_.set_num_users(num_users);
+  placement_.set_num_users(num_users);
+}
+
+absl::Status DeviceStreams::OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                                         absl::string_view session_token) {
   std::unique_lock<std::mutex> lock(mu_);
-  absl::StatusOr<Registry::Takeover> replaced = registry_.Bind(session_token, connection);
+  absl::StatusOr<Placement::Takeover> replaced = Bind(session_token, connection);
   EventLine line("stream_open");
-  line.Add("client", registry_.NameOf(connection.get())).Add("peer", connection->peer());
+  line.Add("client", placement_.NameOf(connection.get())).Add("peer", connection->peer());
   if (!connection->identity().empty()) line.Add("identity", connection->identity());
   line.Add("status", replaced.status().ToString());
   if (!replaced.ok()) return replaced.status();
   if (!replaced->streams.empty()) line.Add("replaced_streams", replaced->streams.size());
   // The same credential reconnected: its old streams are over. Their users stay, on this one,
   // but they missed what the round in progress sent them there: they drop out of it.
-  for (uint32_t id : replaced->participant_ids) Deliver(AggregationInbox::Dropped{id});
+  for (uint32_t id : replaced->participant_ids) events_.Deliver(AggregationInbox::Dropped{id});
   if (training_done_ != nullptr) {
     // Registered before the end, bound after the broadcast (likely with check-in, whose devices
     // keep coming back): the stream would otherwise wait for a task forever.
@@ -69,8 +79,21 @@ absl::Status StreamRouter::OnStreamOpen(const std::shared_ptr<Connection>& conne
   return absl::OkStatus();
 }
 
-absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& connection,
-                                           const v1::ClientMessage& message) {
+absl::StatusOr<Placement::Takeover> DeviceStreams::Bind(
+    absl::string_view session_token, const std::shared_ptr<Connection>& connection) {
+  // Checked first, so that the token it presents is not used up.
+  if (placement_.IsBound(connection.get())) {
+    return absl::FailedPreconditionError("stream already presented a session token");
+  }
+  // Used up whether placed or refused: a session token opens one stream.
+  absl::StatusOr<Registration> registration =
+      registry_.Redeem(session_token, connection->identity());
+  if (!registration.ok()) return registration.status();
+  return placement_.Bind(*std::move(registration), connection);
+}
+
+absl::Status DeviceStreams::OnClientMessage(const std::shared_ptr<Connection>& connection,
+                                            const v1::ClientMessage& message) {
   const int64_t size = static_cast<int64_t>(message.ByteSizeLong());
   bytes_in_ += size;
   // Checked on every message, so a revoked client is cut off at its next one, not at the sweep.
@@ -78,7 +101,7 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
   if (message.has_chunk()) return HandleChunk(connection, message);
   std::lock_guard<std::mutex> lock(mu_);
   absl::Status status;
-  if (!registry_.IsBound(connection.get())) {
+  if (!placement_.IsBound(connection.get())) {
     // Ended by a takeover while this was in flight (a refusal), or told to check in later (the
     // client has done nothing wrong: ignored, the stream ends anyway).
     if (!checking_in_.contains(connection->id())) {
@@ -93,22 +116,22 @@ absl::Status StreamRouter::OnClientMessage(const std::shared_ptr<Connection>& co
   return status;
 }
 
-MessageBounds StreamRouter::ClientMessageBounds() const {
+MessageBounds DeviceStreams::ClientMessageBounds() const {
   std::lock_guard<std::mutex> lock(mu_);
   return bounds_;
 }
 
-void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
+void DeviceStreams::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
   std::lock_guard<std::mutex> lock(mu_);
   if (checking_in_.erase(connection->id()) > 0) {  // unbound and logged by DismissIdleStreams
     connection->upload().Abandon(upload_budget_);
     return;
   }
-  const std::string name = registry_.NameOf(connection.get());
-  const std::vector<uint32_t> ids = registry_.Unbind(connection.get());
+  const std::string name = placement_.NameOf(connection.get());
+  const std::vector<uint32_t> ids = placement_.Unbind(connection.get());
   connection->upload().Abandon(upload_budget_);  // the reader is done: OnDone follows it
   int dropped = 0;
-  for (uint32_t id : ids) dropped += Deliver(AggregationInbox::Dropped{id}) ? 1 : 0;
+  for (uint32_t id : ids) dropped += events_.Deliver(AggregationInbox::Dropped{id}) ? 1 : 0;
   Changed();
   EventLine("stream_closed")
       .Add("client", name)
@@ -117,23 +140,23 @@ void StreamRouter::OnStreamClosed(const std::shared_ptr<Connection>& connection)
       .Add("dropped_in_round", dropped);
 }
 
-void StreamRouter::OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                                    const absl::Status& status) {
+void DeviceStreams::OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                                     const absl::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);
   LogRefused(*connection, status);
 }
 
-void StreamRouter::LogRefused(const Connection& connection, const absl::Status& status) const {
+void DeviceStreams::LogRefused(const Connection& connection, const absl::Status& status) const {
   EventLine("message_refused")
-      .Add("client",
-           registry_.IsBound(&connection) ? registry_.NameOf(&connection) : std::string("unbound"))
+      .Add("client", placement_.IsBound(&connection) ? placement_.NameOf(&connection)
+                                                     : std::string("unbound"))
       .Add("peer", connection.peer())
       .Add("code", static_cast<int>(status.code()))
       .Add("reason", status.message());
 }
 
-absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connection,
-                                       const v1::ClientMessage& message) {
+absl::Status DeviceStreams::HandleChunk(const std::shared_ptr<Connection>& connection,
+                                        const v1::ClientMessage& message) {
   const uint32_t id = message.chunk().participant_id();
   MessageBounds bounds;
   {
@@ -141,7 +164,7 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
     std::lock_guard<std::mutex> lock(mu_);
     traffic_.AddChunksUp(1);
     bounds = bounds_;
-    if (!registry_.Owns(connection.get(), id)) {
+    if (!placement_.Owns(connection.get(), id)) {
       const absl::Status refused = absl::PermissionDeniedError(
           absl::StrCat("chunk for participant ", id, " not hosted by this stream"));
       LogRefused(*connection, refused);
@@ -153,7 +176,7 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
   std::lock_guard<std::mutex> lock(mu_);
   if (!complete.ok()) {
     EventLine("chunks_rejected")
-        .Add("client", registry_.NameOf(connection.get()))
+        .Add("client", placement_.NameOf(connection.get()))
         .Add("participant", id)
         .Add("reason", complete.status().message());
     const std::string why = absl::StrCat("chunk sequence refused: ", complete.status().message());
@@ -172,8 +195,8 @@ absl::Status StreamRouter::HandleChunk(const std::shared_ptr<Connection>& connec
   return status;
 }
 
-absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connection,
-                                    const v1::ClientMessage& message) {
+absl::Status DeviceStreams::Dispatch(const std::shared_ptr<Connection>& connection,
+                                     const v1::ClientMessage& message) {
   uint32_t id = 0;
   if (message.has_clear_upload()) {
     id = message.clear_upload().participant_id();
@@ -182,26 +205,19 @@ absl::Status StreamRouter::Dispatch(const std::shared_ptr<Connection>& connectio
   } else {
     return absl::InvalidArgumentError("expected a SecAgg message");
   }
-  if (!registry_.Owns(connection.get(), id)) {
+  if (!placement_.Owns(connection.get(), id)) {
     return absl::PermissionDeniedError(
         absl::StrCat("participant ", id, " is not hosted by this stream"));
   }
   if (message.has_clear_upload()) {
-    Deliver(message.clear_upload());
+    events_.Deliver(message.clear_upload());
   } else {
-    Deliver(AggregationInbox::SecAggMessage{id, message.secagg()});
+    events_.Deliver(AggregationInbox::SecAggMessage{id, message.secagg()});
   }
   return absl::OkStatus();
 }
 
-bool StreamRouter::Deliver(AggregationInbox::Delivery delivery) {
-  const bool dropped = inbox_.Deliver(
-      std::move(delivery), [this](Aggregation::Envelopes replies) { Route(std::move(replies)); });
-  if (inbox_.ReadyToClose()) cv_.notify_all();
-  return dropped;
-}
-
-StreamRouter::Outgoing StreamRouter::Prepare(v1::ServerMessage message) const {
+DeviceStreams::Outgoing DeviceStreams::Prepare(v1::ServerMessage message) const {
   Outgoing out{.stage = wire::StageOf(message), .pieces = {}};
   for (v1::ServerMessage& piece : wire::Split(std::move(message), options_.chunk_bytes)) {
     out.pieces.push_back(std::make_shared<const OutgoingMessage>(std::move(piece)));
@@ -209,11 +225,11 @@ StreamRouter::Outgoing StreamRouter::Prepare(v1::ServerMessage message) const {
   return out;
 }
 
-void StreamRouter::Send(Connection& connection, v1::ServerMessage message) {
+void DeviceStreams::Send(Connection& connection, v1::ServerMessage message) {
   Send(connection, Prepare(std::move(message)));
 }
 
-void StreamRouter::Send(Connection& connection, const Outgoing& message) {
+void DeviceStreams::Send(Connection& connection, const Outgoing& message) {
   size_t bytes = 0;
   if (message.pieces.size() > 1) {
     traffic_.AddChunksDown(static_cast<int64_t>(message.pieces.size()));
@@ -226,68 +242,55 @@ void StreamRouter::Send(Connection& connection, const Outgoing& message) {
   traffic_.AddDown(message.stage, static_cast<int64_t>(bytes));
 }
 
-void StreamRouter::DropOverflowed(const Connection& connection) {
+void DeviceStreams::DropOverflowed(const Connection& connection) {
   int dropped = 0;
-  for (uint32_t id : inbox_.cohort()) {
-    if (registry_.Owns(&connection, id) && Deliver(AggregationInbox::Dropped{id})) ++dropped;
+  // The aggregation's members are among the round's users (a drop of any other changes nothing).
+  for (uint32_t id : round_users_) {
+    if (placement_.Owns(&connection, id) && events_.Deliver(AggregationInbox::Dropped{id})) {
+      ++dropped;
+    }
   }
-  cv_.notify_all();
   EventLine("stream_overflow")
-      .Add("client", registry_.NameOf(&connection))
+      .Add("client", placement_.NameOf(&connection))
       .Add("peer", connection.peer())
       .Add("dropped_in_round", dropped);
 }
 
-void StreamRouter::Route(Aggregation::Envelopes envelopes) {
+std::vector<uint32_t> DeviceStreams::Route(Aggregation::Envelopes envelopes) {
   std::vector<uint32_t> unreachable;
   for (Aggregation::Envelope& e : envelopes) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(e.participant_id);
+    std::shared_ptr<Connection> c = placement_.ConnectionOf(e.participant_id);
     if (c == nullptr) {
       unreachable.push_back(e.participant_id);
       continue;
     }
     Send(*c, std::move(e.message));
   }
-  for (uint32_t id : unreachable) Deliver(AggregationInbox::Dropped{id});
+  return unreachable;
 }
 
-void StreamRouter::Changed() {
-  ++generation_;
-  cv_.notify_all();
+void DeviceStreams::Changed() {
+  events_.StreamsChanged();
+  disconnected_.notify_all();
 }
 
-absl::StatusOr<std::shared_ptr<const secagg::SigningKeyDirectory>> StreamRouter::SigningKeys(
-    const std::vector<uint32_t>& cohort) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto directory = std::make_shared<secagg::MapSigningKeyDirectory>();
-  for (uint32_t id : cohort) {
-    const std::string key = registry_.SigningKeyOf(id);
-    if (key.empty()) continue;  // gone: Open drops it
-    absl::StatusOr<crypto::Ed25519PublicKey> parsed = crypto::Ed25519PublicKey::FromBytes(
-        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
-    if (!parsed.ok()) return parsed.status();  // the registry checked the size
-    directory->Add(id, *parsed);
-  }
-  return std::shared_ptr<const secagg::SigningKeyDirectory>(std::move(directory));
-}
-
-PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1::RoundTask& task) {
-  std::lock_guard<std::mutex> lock(mu_);
+std::vector<uint32_t> DeviceStreams::Open(const v1::RoundTask& task,
+                                          const std::vector<uint32_t>& cohort) {
   traffic_.Reset();
-  inbox_.Attach(aggregation);
   if (task.plan().phase() <= 0) round_users_.clear();  // a round's first phase, or an evaluation
   std::vector<uint32_t> kept;
-  std::set_union(round_users_.begin(), round_users_.end(), aggregation->cohort().begin(),
-                 aggregation->cohort().end(), std::back_inserter(kept));
+  std::set_union(round_users_.begin(), round_users_.end(), cohort.begin(), cohort.end(),
+                 std::back_inserter(kept));
   round_users_ = std::move(kept);
   // Never lowered: a late message of an earlier aggregation still fits.
   bounds_ = Larger(bounds_, BoundsOf(task, options_.max_upload_bytes));
   // One task per client process, listing the members it hosts.
+  std::vector<uint32_t> unreachable;
   std::map<Connection*, std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> tasks;
-  for (uint32_t id : aggregation->cohort()) {
-    std::shared_ptr<Connection> c = registry_.ConnectionOf(id);
+  for (uint32_t id : cohort) {
+    std::shared_ptr<Connection> c = placement_.ConnectionOf(id);
     if (c == nullptr) {
-      aggregation->Drop(id);
+      unreachable.push_back(id);
       continue;
     }
     auto& [connection, message] = tasks[c.get()];
@@ -301,161 +304,45 @@ PhaseTransport::StageStart StreamRouter::Open(Aggregation* aggregation, const v1
   // a time on its stream, however many it hosts.
   upload_budget_.ShareAmong(tasks.size());
   for (auto& [key, entry] : tasks) Send(*entry.first, std::move(entry.second));
-  return Where();
+  return unreachable;
 }
 
-void StreamRouter::AwaitStageEnd(absl::Time deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_ && !run_stop_ && inbox_.aggregation() != nullptr && !inbox_.ReadyToClose() &&
-         clock_.Now() < deadline) {
-    clock_.WaitUntil(cv_, lock, deadline);
-  }
-}
-
-void StreamRouter::Suspend() {
-  std::lock_guard<std::mutex> lock(mu_);
-  inbox_.Hold();
-}
-
-PhaseTransport::StageStart StreamRouter::Resume(Aggregation::Envelopes envelopes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<AggregationInbox::Delivery> queued = inbox_.Release();
-  Route(std::move(envelopes));
-  const StageStart start = Where();
-  for (AggregationInbox::Delivery& delivery : queued)
-    Deliver(std::move(delivery));  // late once detached
-  return start;
-}
-
-PhaseTransport::StageStart StreamRouter::Where() {
-  const Aggregation& aggregation = *inbox_.aggregation();
-  StageStart start{.finished = aggregation.Finished(),
-                   .stage = aggregation.StageName(),
-                   .dropped_so_far = aggregation.DroppedSoFar()};
-  if (start.finished) inbox_.Detach();
-  return start;
-}
-
-void StreamRouter::Detach() {
-  std::lock_guard<std::mutex> lock(mu_);
-  inbox_.Detach();
-}
-
-PhaseTransport::Traffic StreamRouter::CurrentTraffic() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return Traffic{.phase = traffic_, .bytes_in = bytes_in_.load(), .bytes_out = bytes_out_.load()};
-}
-
-void StreamRouter::Broadcast(const v1::RoundResult& result) {
+void DeviceStreams::Broadcast(const v1::RoundResult& result) {
   v1::ServerMessage m;
   *m.mutable_result() = result;
   // Once for every stream: the final result carries the model, which N copies would multiply.
   auto message = std::make_shared<const Outgoing>(Prepare(std::move(m)));
   std::lock_guard<std::mutex> lock(mu_);
   if (result.training_done()) training_done_ = message;
-  for (const std::shared_ptr<Connection>& c : registry_.Connections()) Send(*c, *message);
+  for (const std::shared_ptr<Connection>& c : placement_.Connections()) Send(*c, *message);
 }
 
-bool StreamRouter::Exclude(uint32_t participant_id, std::string reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return exclusions_.Exclude(participant_id, std::move(reason));
-}
-
-std::vector<uint32_t> StreamRouter::EligibleUsers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return exclusions_.Without(registry_.LiveUsers());
-}
-
-int64_t StreamRouter::EligibleCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  int64_t eligible = registry_.LiveUserCount();
-  for (const auto& [id, reason] : exclusions_.excluded()) {
-    if (registry_.IsLiveUser(id)) --eligible;
-  }
-  return eligible;
-}
-
-int64_t StreamRouter::ExcludedCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return static_cast<int64_t>(exclusions_.excluded().size());
-}
-
-uint64_t StreamRouter::Generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return generation_;
-}
-
-void StreamRouter::AwaitChange(uint64_t seen, absl::Time deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (generation_ == seen && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
-}
-
-bool StreamRouter::AwaitStop(absl::Time deadline) {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_ && !run_stop_ && clock_.Now() < deadline) clock_.WaitUntil(cv_, lock, deadline);
-  return stop_ || run_stop_;
-}
-
-bool StreamRouter::stopped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stop_ || run_stop_;
-}
-
-bool StreamRouter::run_cancelled() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return run_stop_ && !stop_;
-}
-
-void StreamRouter::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
-  stop_ = true;
-  Changed();
-}
-
-void StreamRouter::StopRun() {
-  std::lock_guard<std::mutex> lock(mu_);
-  run_stop_ = true;
-  Changed();
-}
-
-void StreamRouter::BeginRun(int64_t num_users) {
-  std::lock_guard<std::mutex> lock(mu_);
-  registry_.set_num_users(num_users);
-  exclusions_ = Exclusions();
-  run_stop_ = false;
-  Changed();
-}
-
-void StreamRouter::EndRun() {
-  std::lock_guard<std::mutex> lock(mu_);
-  registry_.set_num_users(Registry::kAnyUser);
-}
-
-int StreamRouter::CloseAll(const absl::Status& status) {
+int DeviceStreams::CloseAll(const absl::Status& status) {
   std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    connections = registry_.Connections();
+    connections = placement_.Connections();
   }
   for (const std::shared_ptr<Connection>& c : connections) c->Close(status);
   return static_cast<int>(connections.size());
 }
 
-void StreamRouter::AddTo(v1::StatusResponse& status) const {
+PhaseTransport::Traffic DeviceStreams::CurrentTraffic() const {
   std::lock_guard<std::mutex> lock(mu_);
-  status.set_registered_users(static_cast<int32_t>(registry_.LiveUserCount()));
-  status.set_connected_clients(static_cast<int32_t>(registry_.ConnectionCount()));
+  return PhaseTransport::Traffic{
+      .phase = traffic_, .bytes_in = bytes_in_.load(), .bytes_out = bytes_out_.load()};
+}
+
+void DeviceStreams::AddTo(v1::StatusResponse& status) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  status.set_registered_users(static_cast<int32_t>(placement_.LiveUserCount()));
+  status.set_connected_clients(static_cast<int32_t>(placement_.ConnectionCount()));
   status.set_checked_in_streams(dismissed_streams_);
   status.set_bytes_in(bytes_in_.load());
   status.set_bytes_out(bytes_out_.load());
-  for (const auto& [id, reason] : exclusions_.excluded()) {
-    v1::ExcludedParticipant* e = status.add_excluded();
-    e->set_participant_id(id);
-    e->set_reason(reason);
-  }
 }
 
-absl::Status StreamRouter::CheckRevoked(const Connection& connection) const {
+absl::Status DeviceStreams::CheckRevoked(const Connection& connection) const {
   const std::string& identity = connection.identity();
   if (identity.empty() || !options_.revoked || !options_.revoked(identity)) {
     return absl::OkStatus();
@@ -467,12 +354,12 @@ absl::Status StreamRouter::CheckRevoked(const Connection& connection) const {
   return absl::PermissionDeniedError(absl::StrCat("identity '", identity, "' is revoked"));
 }
 
-int StreamRouter::EndRevokedStreams() {
+int DeviceStreams::EndRevokedStreams() {
   if (!options_.revoked) return 0;
   std::vector<std::shared_ptr<Connection>> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    connections = registry_.Connections();
+    connections = placement_.Connections();
   }
   int ended = 0;
   for (const std::shared_ptr<Connection>& connection : connections) {
@@ -484,15 +371,15 @@ int StreamRouter::EndRevokedStreams() {
   return ended;
 }
 
-int StreamRouter::DismissIdleStreams(absl::Time now) {
+int DeviceStreams::DismissIdleStreams(absl::Time now) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (options_.check_in_period <= absl::ZeroDuration() || inbox_.aggregation() == nullptr) {
+  if (options_.check_in_period <= absl::ZeroDuration() || !events_.InAggregation()) {
     return 0;
   }
   return Dismiss(lock, now, now - options_.check_in_window, {}, "idle");
 }
 
-void StreamRouter::ReleaseRound() {
+void DeviceStreams::ReleaseRound() {
   std::unique_lock<std::mutex> lock(mu_);
   const std::vector<uint32_t> done = std::exchange(round_users_, {});
   if (options_.check_in_period <= absl::ZeroDuration() || done.empty()) return;
@@ -500,13 +387,14 @@ void StreamRouter::ReleaseRound() {
   Dismiss(lock, absl::Now(), absl::InfinitePast(), done, "round_done");
 }
 
-int StreamRouter::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
-                          const std::vector<uint32_t>& done, const char* why) {
+int DeviceStreams::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, absl::Time bound_by,
+                           const std::vector<uint32_t>& done, const char* why) {
   std::vector<std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> dismissed;
   size_t users = 0;
   const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
-  for (std::shared_ptr<Connection>& c : registry_.CheckInCandidates(bound_by, round_users_, done)) {
-    users += registry_.Unbind(c.get()).size();
+  for (std::shared_ptr<Connection>& c :
+       placement_.CheckInCandidates(bound_by, round_users_, done)) {
+    users += placement_.Unbind(c.get()).size();
     checking_in_.insert(c->id());
     const int64_t delay_ms =
         std::max<int64_t>(1, std::llround(absl::Uniform(check_in_delays_, 0.5, 1.5) * period_ms));
@@ -531,20 +419,20 @@ int StreamRouter::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, ab
   return static_cast<int>(dismissed.size());
 }
 
-absl::Time StreamRouter::CheckInsDueBy() const {
+absl::Time DeviceStreams::CheckInsDueBy() const {
   std::lock_guard<std::mutex> lock(mu_);
   return check_ins_due_by_;
 }
 
-int StreamRouter::EndStalledUploads(absl::Time now) {
+int DeviceStreams::EndStalledUploads(absl::Time now) {
   std::vector<std::pair<std::shared_ptr<Connection>, absl::Time>> stalled;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (std::shared_ptr<Connection>& c : registry_.Connections()) {
+    for (std::shared_ptr<Connection>& c : placement_.Connections()) {
       const std::optional<absl::Time> started = c->upload().started();
       if (started && now - *started > options_.upload_timeout) {
         EventLine("upload_stalled")
-            .Add("client", registry_.NameOf(c.get()))
+            .Add("client", placement_.NameOf(c.get()))
             .Add("peer", c->peer())
             .Add("seconds", absl::ToInt64Seconds(now - *started))
             .Add("effect", "stream ended; its users drop out");
@@ -559,11 +447,11 @@ int StreamRouter::EndStalledUploads(absl::Time now) {
   return static_cast<int>(stalled.size());
 }
 
-void StreamRouter::WaitForDisconnects(absl::Duration timeout) {
+void DeviceStreams::WaitForDisconnects(absl::Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   const absl::Time deadline = clock_.Now() + timeout;
-  while (!registry_.Connections().empty() && clock_.Now() < deadline) {
-    clock_.WaitUntil(cv_, lock, deadline);
+  while (!placement_.Connections().empty() && clock_.Now() < deadline) {
+    clock_.WaitUntil(disconnected_, lock, deadline);
   }
 }
 
