@@ -76,10 +76,12 @@ Stage StageOf(const v1::ServerMessage& message) {
   }
 }
 
+Stage StageOf(const v1::ParticipantToServer& message) { return StageOf(message.message()); }
+
 Stage StageOf(const v1::ClientMessage& message) {
   switch (message.message_case()) {
     case v1::ClientMessage::kSecagg:
-      return StageOf(message.secagg().message());
+      return StageOf(message.secagg());
     case v1::ClientMessage::kClearUpload:
       return Stage::kClearUpload;
     default:

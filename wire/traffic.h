@@ -35,6 +35,8 @@ inline constexpr int kNumStages = 10;
 absl::string_view StageName(Stage stage);
 Stage StageOf(const v1::ServerMessage& message);
 Stage StageOf(const v1::ClientMessage& message);
+// A participant's SecAgg message, as a front relays it to the combiner (server/front_fleet.h).
+Stage StageOf(const v1::ParticipantToServer& message);
 
 class TrafficCounter {
  public:

@@ -1,0 +1,185 @@
+#include "server/front_fleet.h"
+
+#include <utility>
+
+#include "wire/envelope.h"
+
+namespace fedmf::server {
+
+FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts)
+    : mu_(mu), events_(events), fronts_(std::move(fronts)) {}
+
+void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
+  switch (message.message_case()) {
+    case v1::FrontMessage::kStreams:
+      Changed(front, message.streams());
+      break;
+    case v1::FrontMessage::kRelayed:
+      Relay(front, message.relayed());
+      break;
+    case v1::FrontMessage::kPartial:
+      traffic_.AddUp(wire::Stage::kMaskedInput, static_cast<int64_t>(message.ByteSizeLong()));
+      DeliverPartial(message.partial());
+      break;
+    case v1::FrontMessage::MESSAGE_NOT_SET:
+      break;
+  }
+}
+
+void FrontFleet::Changed(size_t front, const v1::StreamsChanged& changed) {
+  for (uint32_t id : changed.left()) {
+    if (!MovedFrom(front, id)) live_.erase(id);
+  }
+  for (const v1::StreamsChanged::Joined& joined : changed.joined()) {
+    live_[joined.participant_id()] = Live{.front = front, .signing_key = joined.signing_key()};
+  }
+  events_.StreamsChanged();
+}
+
+bool FrontFleet::MovedFrom(size_t front, uint32_t participant_id) const {
+  const auto it = live_.find(participant_id);
+  return it != live_.end() && it->second.front != front;
+}
+
+void FrontFleet::Relay(size_t front, const v1::Relayed& relayed) {
+  for (const v1::Relayed::Item& item : relayed.items()) {
+    switch (item.item_case()) {
+      case v1::Relayed::Item::kSecagg:
+        traffic_.AddUp(wire::StageOf(item.secagg()), static_cast<int64_t>(item.ByteSizeLong()));
+        if (MovedFrom(front, item.secagg().participant_id())) break;
+        events_.Deliver(AggregationInbox::SecAggMessage{
+            .participant_id = item.secagg().participant_id(), .message = item.secagg()});
+        break;
+      case v1::Relayed::Item::kClearUpload:
+        traffic_.AddUp(wire::Stage::kClearUpload, static_cast<int64_t>(item.ByteSizeLong()));
+        if (MovedFrom(front, item.clear_upload().participant_id())) break;
+        events_.Deliver(item.clear_upload());
+        break;
+      case v1::Relayed::Item::kDropped:
+        if (MovedFrom(front, item.dropped())) break;
+        events_.Deliver(AggregationInbox::Dropped{.participant_id = item.dropped()});
+        break;
+      case v1::Relayed::Item::kRejected:
+        // The front sent the participant its Abort; for the aggregation it is gone.
+        if (MovedFrom(front, item.rejected().participant_id())) break;
+        events_.Deliver(
+            AggregationInbox::Dropped{.participant_id = item.rejected().participant_id()});
+        break;
+      case v1::Relayed::Item::ITEM_NOT_SET:
+        break;
+    }
+  }
+}
+
+void FrontFleet::DeliverPartial(const v1::PartialSum& partial) {
+  AggregationInbox::PartialSum delivery{
+      .tag = wire::AggregationTag{.round = partial.round(), .phase = partial.phase()}, .sum = {}};
+  delivery.sum.packed = partial.packed();
+  for (const v1::PartialSum::Member& member : partial.members()) {
+    delivery.sum.members.push_back(
+        secagg::PartialSum::Member{.id = member.id(),
+                                   .unusable_shares_from = {member.unusable_shares_from().begin(),
+                                                            member.unusable_shares_from().end()}});
+  }
+  events_.Deliver(std::move(delivery));
+}
+
+std::vector<uint32_t> FrontFleet::Open(const v1::RoundTask& task,
+                                       const std::vector<uint32_t>& cohort) {
+  traffic_.Reset();
+  std::vector<v1::CombinerMessage> opens(fronts_.size());
+  std::vector<uint32_t> unreachable;
+  for (uint32_t id : cohort) {
+    const auto it = live_.find(id);
+    if (it == live_.end()) {
+      unreachable.push_back(id);
+      continue;
+    }
+    opens[it->second.front].mutable_open()->add_members(id);
+  }
+  for (size_t f = 0; f < fronts_.size(); ++f) {
+    if (!opens[f].has_open()) continue;
+    v1::RoundTask& front_task = *opens[f].mutable_open()->mutable_task();
+    front_task = task;
+    front_task.clear_participant_ids();
+    const auto bytes = static_cast<int64_t>(opens[f].ByteSizeLong());
+    traffic_.AddDown(wire::Stage::kTask, bytes);
+    bytes_out_ += bytes;
+    fronts_[f](std::move(opens[f]));
+  }
+  return unreachable;
+}
+
+std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
+  std::vector<v1::CombinerMessage> routes(fronts_.size());
+  std::vector<uint32_t> unreachable;
+  for (Aggregation::Envelope& envelope : envelopes) {
+    const auto it = live_.find(envelope.participant_id);
+    if (it == live_.end()) {
+      unreachable.push_back(envelope.participant_id);
+      continue;
+    }
+    traffic_.AddDown(wire::StageOf(envelope.message),
+                     static_cast<int64_t>(envelope.message.ByteSizeLong()));
+    v1::Route::Envelope& routed = *routes[it->second.front].mutable_route()->add_envelopes();
+    routed.set_participant_id(envelope.participant_id);
+    *routed.mutable_message() = std::move(envelope.message);
+  }
+  for (size_t f = 0; f < fronts_.size(); ++f) {
+    if (!routes[f].has_route()) continue;
+    bytes_out_ += static_cast<int64_t>(routes[f].ByteSizeLong());
+    fronts_[f](std::move(routes[f]));
+  }
+  return unreachable;
+}
+
+std::vector<uint32_t> FrontFleet::LiveUsers() const {
+  std::vector<uint32_t> users;
+  users.reserve(live_.size());
+  for (const auto& [id, live] : live_) users.push_back(id);
+  return users;
+}
+
+std::string FrontFleet::SigningKeyOf(uint32_t participant_id) const {
+  const auto it = live_.find(participant_id);
+  return it == live_.end() ? std::string() : it->second.signing_key;
+}
+
+void FrontFleet::SendAll(const v1::CombinerMessage& message) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto bytes = static_cast<int64_t>(message.ByteSizeLong() * fronts_.size());
+    if (message.has_result()) traffic_.AddDown(wire::Stage::kResult, bytes);
+    bytes_out_ += bytes;
+  }
+  for (const Link& front : fronts_) front(message);
+}
+
+void FrontFleet::Broadcast(const v1::RoundResult& result) {
+  v1::CombinerMessage message;
+  *message.mutable_result() = result;
+  SendAll(message);
+}
+
+int FrontFleet::CloseAll(const absl::Status& status) {
+  v1::CombinerMessage message;
+  message.mutable_close_all()->set_code(static_cast<int32_t>(status.code()));
+  message.mutable_close_all()->set_message(std::string(status.message()));
+  SendAll(message);
+  return static_cast<int>(fronts_.size());
+}
+
+void FrontFleet::ReleaseRound() {
+  v1::CombinerMessage message;
+  message.mutable_release();
+  SendAll(message);
+}
+
+PhaseTransport::Traffic FrontFleet::CurrentTraffic() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return PhaseTransport::Traffic{.phase = traffic_, .bytes_in = bytes_in_, .bytes_out = bytes_out_};
+}
+
+}  // namespace fedmf::server

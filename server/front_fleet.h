@@ -1,0 +1,82 @@
+// The combiner's Devices (device_link.h) over the replica links to its fronts (docs/scale-out.md,
+// sections 2 and 9): a task goes to each front with the cohort's members it hosts, each reply to
+// the front its receiver is on, results, the round's release and CloseAll to every front; what a
+// front sends (its live users joining and leaving, its members' messages, drops and rejections,
+// its partial sums) reaches the aggregation half as DeviceEvents, in the order of its link. The
+// live users are the union of the fronts'. It shares the combiner's mutex with the aggregation
+// half (AggregationRouter), as DeviceStreams does in one process.
+#ifndef FEDMF_SERVER_FRONT_FLEET_H_
+#define FEDMF_SERVER_FRONT_FLEET_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/replica.pb.h"
+#include "server/aggregation.h"
+#include "server/device_link.h"
+#include "server/phase_runner.h"
+#include "wire/traffic.h"
+
+namespace fedmf::server {
+
+class FrontFleet final : public Devices {
+ public:
+  // Sends a message down one front's link, in order; must not block (InProcessChannel::Send).
+  using Link = std::function<void(v1::CombinerMessage)>;
+
+  // `mu` is the lock shared with `events`' side; `fronts[f]` is front f's link.
+  FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts);
+
+  // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
+  // relayed by a front other than the one the participant is live on is ignored (it moved).
+  void Receive(size_t front, const v1::FrontMessage& message);
+
+  // Devices (device_link.h).
+  std::vector<uint32_t> Open(const v1::RoundTask& task,
+                             const std::vector<uint32_t>& cohort) override;
+  // The receivers that are live somewhere go to their front, which drops those it cannot reach.
+  std::vector<uint32_t> Route(Aggregation::Envelopes envelopes) override;
+  std::vector<uint32_t> LiveUsers() const override;
+  int64_t LiveUserCount() const override { return static_cast<int64_t>(live_.size()); }
+  bool IsLiveUser(uint32_t participant_id) const override { return live_.contains(participant_id); }
+  std::string SigningKeyOf(uint32_t participant_id) const override;
+  void Broadcast(const v1::RoundResult& result) override;
+  // Tells every front to end its streams; returns how many fronts it told (each ends its own).
+  int CloseAll(const absl::Status& status) override;
+  void ReleaseRound() override;
+  // The link's bytes since the last Open, by the stage of what they carry: relayed messages and
+  // partial sums up, tasks, routed messages and results down.
+  PhaseTransport::Traffic CurrentTraffic() const override;
+
+ private:
+  struct Live {
+    size_t front;
+    std::string signing_key;
+  };
+  // Under mu_.
+  void Changed(size_t front, const v1::StreamsChanged& changed);
+  void Relay(size_t front, const v1::Relayed& relayed);
+  void DeliverPartial(const v1::PartialSum& partial);
+  // Whether `participant_id` is live on a front other than `front`.
+  bool MovedFrom(size_t front, uint32_t participant_id) const;
+  // Sends to every front.
+  void SendAll(const v1::CombinerMessage& message);
+
+  std::mutex& mu_;
+  DeviceEvents& events_;
+  const std::vector<Link> fronts_;
+  std::map<uint32_t, Live> live_;  // by participant id
+  wire::TrafficCounter traffic_;   // since the last Open
+  int64_t bytes_in_ = 0, bytes_out_ = 0;
+};
+
+}  // namespace fedmf::server
+
+#endif  // FEDMF_SERVER_FRONT_FLEET_H_

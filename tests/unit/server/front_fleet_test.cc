@@ -1,0 +1,223 @@
+#include "server/front_fleet.h"
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fedmf::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+// The aggregation half: every delivery, in order, as "kind:participant".
+class RecordingEvents final : public DeviceEvents {
+ public:
+  bool Deliver(AggregationInbox::Delivery delivery) override {
+    if (const auto* secagg = std::get_if<AggregationInbox::SecAggMessage>(&delivery)) {
+      log.push_back("secagg:" + std::to_string(secagg->participant_id));
+    } else if (const auto* upload = std::get_if<v1::ClearUpload>(&delivery)) {
+      log.push_back("clear:" + std::to_string(upload->participant_id()));
+    } else if (const auto* dropped = std::get_if<AggregationInbox::Dropped>(&delivery)) {
+      log.push_back("dropped:" + std::to_string(dropped->participant_id));
+    } else {
+      partials.push_back(std::get<AggregationInbox::PartialSum>(std::move(delivery)));
+      log.push_back("partial");
+    }
+    return false;
+  }
+  void StreamsChanged() override { ++changes; }
+  bool InAggregation() const override { return false; }
+
+  std::vector<std::string> log;
+  std::vector<AggregationInbox::PartialSum> partials;
+  int changes = 0;
+};
+
+class FrontFleetTest : public ::testing::Test {
+ protected:
+  static constexpr size_t kFronts = 3;
+
+  FrontFleetTest() : sent_(kFronts), fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}) {}
+
+  FrontFleet::Link LinkTo(size_t front) {
+    return [this, front](v1::CombinerMessage message) { sent_[front].push_back(message); };
+  }
+  // Front `front`'s users joined (each with key "k<id>") and left.
+  void Streams(size_t front, std::vector<uint32_t> joined, std::vector<uint32_t> left = {}) {
+    v1::FrontMessage message;
+    for (uint32_t id : joined) {
+      v1::StreamsChanged::Joined& entry = *message.mutable_streams()->add_joined();
+      entry.set_participant_id(id);
+      entry.set_signing_key("k" + std::to_string(id));
+    }
+    for (uint32_t id : left) message.mutable_streams()->add_left(id);
+    fleet_.Receive(front, message);
+  }
+  static v1::Relayed::Item Advertise(uint32_t id) {
+    v1::Relayed::Item item;
+    item.mutable_secagg()->set_participant_id(id);
+    item.mutable_secagg()->mutable_message()->mutable_advertise_keys();
+    return item;
+  }
+  static Aggregation::Envelope AbortFor(uint32_t id) {
+    Aggregation::Envelope envelope{.participant_id = id, .message = {}};
+    envelope.message.mutable_secagg()->set_participant_id(id);
+    envelope.message.mutable_secagg()->mutable_message()->mutable_abort()->set_reason("r");
+    return envelope;
+  }
+
+  std::mutex mu_;
+  RecordingEvents events_;
+  std::vector<std::vector<v1::CombinerMessage>> sent_;  // by front
+  FrontFleet fleet_;
+};
+
+TEST_F(FrontFleetTest, LiveUsersAreTheUnionOfTheFronts) {
+  Streams(0, {1, 4});
+  Streams(1, {2});
+  Streams(2, {3, 5});
+  EXPECT_EQ(events_.changes, 3);
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1, 2, 3, 4, 5));
+  EXPECT_EQ(fleet_.LiveUserCount(), 5);
+  EXPECT_TRUE(fleet_.IsLiveUser(4));
+  EXPECT_FALSE(fleet_.IsLiveUser(6));
+  EXPECT_EQ(fleet_.SigningKeyOf(3), "k3");
+  EXPECT_EQ(fleet_.SigningKeyOf(6), "");
+}
+
+TEST_F(FrontFleetTest, AUserLeavesOnlyFromTheFrontItIsOn) {
+  Streams(0, {1, 2});
+  Streams(1, {2});      // 2 moved to front 1
+  Streams(0, {}, {2});  // front 0's old stream of 2 ended
+  Streams(0, {}, {1});
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(2));
+}
+
+TEST_F(FrontFleetTest, OpenSendsEachFrontTheTaskAndItsMembers) {
+  Streams(0, {1, 4});
+  Streams(2, {3});
+  v1::RoundTask task;
+  task.set_round(7);
+  task.add_participant_ids(1);
+  std::vector<uint32_t> unreachable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unreachable = fleet_.Open(task, {1, 2, 3, 4});
+  }
+  EXPECT_THAT(unreachable, ElementsAre(2));
+  ASSERT_THAT(sent_[0], SizeIs(1));
+  EXPECT_THAT(sent_[0][0].open().members(), ElementsAre(1, 4));
+  EXPECT_EQ(sent_[0][0].open().task().round(), 7);
+  EXPECT_THAT(sent_[0][0].open().task().participant_ids(), IsEmpty());
+  EXPECT_THAT(sent_[1], IsEmpty());
+  ASSERT_THAT(sent_[2], SizeIs(1));
+  EXPECT_THAT(sent_[2][0].open().members(), ElementsAre(3));
+  EXPECT_GT(fleet_.CurrentTraffic().phase.down(wire::Stage::kTask), 0);
+}
+
+TEST_F(FrontFleetTest, RepliesGoToTheFrontTheirReceiverIsOnInOrder) {
+  Streams(0, {1, 3});
+  Streams(1, {2});
+  std::vector<uint32_t> unreachable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unreachable = fleet_.Route({AbortFor(3), AbortFor(2), AbortFor(9), AbortFor(1)});
+  }
+  EXPECT_THAT(unreachable, ElementsAre(9));
+  ASSERT_THAT(sent_[0], SizeIs(1));
+  ASSERT_THAT(sent_[0][0].route().envelopes(), SizeIs(2));
+  EXPECT_EQ(sent_[0][0].route().envelopes(0).participant_id(), 3);
+  EXPECT_EQ(sent_[0][0].route().envelopes(1).participant_id(), 1);
+  EXPECT_EQ(sent_[0][0].route().envelopes(1).message().secagg().participant_id(), 1);
+  ASSERT_THAT(sent_[1], SizeIs(1));
+  EXPECT_EQ(sent_[1][0].route().envelopes(0).participant_id(), 2);
+  EXPECT_THAT(sent_[2], IsEmpty());
+  EXPECT_GT(fleet_.CurrentTraffic().phase.down(wire::Stage::kAbort), 0);
+}
+
+TEST_F(FrontFleetTest, RelayedItemsReachTheAggregationInOrder) {
+  Streams(0, {1, 2, 3, 4});
+  v1::FrontMessage message;
+  v1::Relayed& relayed = *message.mutable_relayed();
+  *relayed.add_items() = Advertise(2);
+  relayed.add_items()->set_dropped(1);
+  relayed.add_items()->mutable_clear_upload()->set_participant_id(3);
+  relayed.add_items()->mutable_rejected()->set_participant_id(4);
+  fleet_.Receive(0, message);
+  EXPECT_THAT(events_.log, ElementsAre("secagg:2", "dropped:1", "clear:3", "dropped:4"));
+  EXPECT_GT(fleet_.CurrentTraffic().phase.up(wire::Stage::kAdvertiseKeys), 0);
+}
+
+// A user that re-registered on another front: what its old front still relays is not its.
+TEST_F(FrontFleetTest, IgnoresWhatAFrontRelaysForAUserLiveElsewhere) {
+  Streams(0, {1});
+  Streams(1, {1});
+  v1::FrontMessage message;
+  *message.mutable_relayed()->add_items() = Advertise(1);
+  message.mutable_relayed()->add_items()->set_dropped(1);
+  fleet_.Receive(0, message);
+  EXPECT_THAT(events_.log, IsEmpty());
+  fleet_.Receive(1, message);
+  EXPECT_THAT(events_.log, ElementsAre("secagg:1", "dropped:1"));
+}
+
+// A drop of a user that is on no front any more still reaches the aggregation.
+TEST_F(FrontFleetTest, RelaysTheDropOfAUserThatLeft) {
+  Streams(0, {1});
+  Streams(0, {}, {1});
+  v1::FrontMessage message;
+  message.mutable_relayed()->add_items()->set_dropped(1);
+  fleet_.Receive(0, message);
+  EXPECT_THAT(events_.log, ElementsAre("dropped:1"));
+}
+
+TEST_F(FrontFleetTest, DeliversAPartialSumWithItsTag) {
+  v1::FrontMessage message;
+  v1::PartialSum& partial = *message.mutable_partial();
+  partial.set_round(5);
+  partial.set_phase(1);
+  partial.set_packed("sum");
+  partial.add_members()->set_id(2);
+  v1::PartialSum::Member& member = *partial.add_members();
+  member.set_id(6);
+  member.add_unusable_shares_from(3);
+  fleet_.Receive(1, message);
+  ASSERT_THAT(events_.partials, SizeIs(1));
+  const AggregationInbox::PartialSum& delivered = events_.partials[0];
+  EXPECT_EQ(delivered.tag, (wire::AggregationTag{.round = 5, .phase = 1}));
+  EXPECT_EQ(delivered.sum.packed, "sum");
+  ASSERT_THAT(delivered.sum.members, SizeIs(2));
+  EXPECT_EQ(delivered.sum.members[0].id, 2);
+  EXPECT_THAT(delivered.sum.members[0].unusable_shares_from, IsEmpty());
+  EXPECT_EQ(delivered.sum.members[1].id, 6);
+  EXPECT_THAT(delivered.sum.members[1].unusable_shares_from, ElementsAre(3));
+  EXPECT_GT(fleet_.CurrentTraffic().phase.up(wire::Stage::kMaskedInput), 0);
+}
+
+TEST_F(FrontFleetTest, ResultsReleaseAndCloseGoToEveryFront) {
+  v1::RoundResult result;
+  result.set_round(3);
+  fleet_.Broadcast(result);
+  fleet_.ReleaseRound();
+  EXPECT_EQ(fleet_.CloseAll(absl::UnavailableError("bye")), 3);
+  for (const std::vector<v1::CombinerMessage>& front : sent_) {
+    ASSERT_THAT(front, SizeIs(3));
+    EXPECT_EQ(front[0].result().round(), 3);
+    EXPECT_TRUE(front[1].has_release());
+    EXPECT_EQ(front[2].close_all().code(), static_cast<int32_t>(absl::StatusCode::kUnavailable));
+    EXPECT_EQ(front[2].close_all().message(), "bye");
+  }
+  EXPECT_GT(fleet_.CurrentTraffic().phase.down(wire::Stage::kResult), 0);
+}
+
+}  // namespace
+}  // namespace fedmf::server
