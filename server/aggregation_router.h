@@ -42,8 +42,8 @@ class AggregationRouter final : public PhaseTransport, public Roster, public Dev
       const std::vector<uint32_t>& cohort) override;
   StageStart Open(Aggregation* aggregation, const v1::RoundTask& task) override;
   void AwaitStageEnd(absl::Time deadline) override;
-  // Every message reaches the aggregation as it arrives: nothing to seal.
-  void SealStage(absl::Time) override {}
+  // The devices deliver what they hold back (Devices::SealStage), without the lock.
+  void SealStage(absl::Time deadline) override { devices_.SealStage(deadline); }
   void Suspend() override;
   StageStart Resume(Aggregation::Envelopes envelopes) override;
   void Detach() override;

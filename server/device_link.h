@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/aggregation.h"
 #include "server/aggregation_inbox.h"
@@ -61,6 +62,9 @@ class Devices {
   virtual void ReleaseRound() = 0;
   // The traffic counted since the last Open, and the streams' byte totals.
   virtual PhaseTransport::Traffic CurrentTraffic() const = 0;
+  // The stage's wait is over (PhaseTransport::SealStage): what is held back for the aggregation
+  // is delivered, or given up after a bounded wait past `deadline`. In one process nothing is.
+  virtual void SealStage(absl::Time deadline) = 0;
 };
 
 }  // namespace fedmf::server

@@ -82,6 +82,8 @@ class DeviceStreams final : public StreamHandler, public Devices {
   // are ended as DismissIdleStreams ends the others', so the next cohort is drawn from others.
   void ReleaseRound() override;
   PhaseTransport::Traffic CurrentTraffic() const override;
+  // Every message reaches the aggregation as it arrives: nothing is held back.
+  void SealStage(absl::Time) override {}
 
   // Any thread.
   // Admin.Status's figures of the streams: users, streams, check-ins, bytes.

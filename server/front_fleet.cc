@@ -1,13 +1,20 @@
 #include "server/front_fleet.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "common/util/event_log.h"
 #include "wire/envelope.h"
 
 namespace fedmf::server {
 
-FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts)
-    : mu_(mu), events_(events), fronts_(std::move(fronts)) {}
+FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
+                       absl::Duration seal_timeout)
+    : mu_(mu),
+      events_(events),
+      fronts_(std::move(fronts)),
+      clock_(clock),
+      seal_timeout_(seal_timeout) {}
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -21,7 +28,7 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
       break;
     case v1::FrontMessage::kPartial:
       traffic_.AddUp(wire::Stage::kMaskedInput, static_cast<int64_t>(message.ByteSizeLong()));
-      DeliverPartial(message.partial());
+      DeliverPartial(front, message.partial());
       break;
     case v1::FrontMessage::MESSAGE_NOT_SET:
       break;
@@ -62,8 +69,13 @@ void FrontFleet::Relay(size_t front, const v1::Relayed& relayed) {
         events_.Deliver(AggregationInbox::Dropped{.participant_id = item.dropped()});
         break;
       case v1::Relayed::Item::kRejected:
-        // The front sent the participant its Abort; for the aggregation it is gone.
+        // The front sent the participant its Abort; for the aggregation it is gone, and the
+        // reason is logged here as the single coordinator's aggregation logs its own.
         if (MovedFrom(front, item.rejected().participant_id())) break;
+        EventLine("participant_rejected")
+            .Add("participant", item.rejected().participant_id())
+            .Add("front", front)
+            .Add("reason", item.rejected().reason());
         events_.Deliver(
             AggregationInbox::Dropped{.participant_id = item.rejected().participant_id()});
         break;
@@ -73,9 +85,11 @@ void FrontFleet::Relay(size_t front, const v1::Relayed& relayed) {
   }
 }
 
-void FrontFleet::DeliverPartial(const v1::PartialSum& partial) {
-  AggregationInbox::PartialSum delivery{
-      .tag = wire::AggregationTag{.round = partial.round(), .phase = partial.phase()}, .sum = {}};
+void FrontFleet::DeliverPartial(size_t front, const v1::PartialSum& partial) {
+  const wire::AggregationTag tag{.round = partial.round(), .phase = partial.phase()};
+  if (tag == masked_input_tag_ && owing_.erase(front) > 0) settled_.notify_all();
+  if (partial.members().empty()) return;  // the front has none
+  AggregationInbox::PartialSum delivery{.tag = tag, .sum = {}};
   delivery.sum.packed = partial.packed();
   for (const v1::PartialSum::Member& member : partial.members()) {
     delivery.sum.members.push_back(
@@ -89,6 +103,7 @@ void FrontFleet::DeliverPartial(const v1::PartialSum& partial) {
 std::vector<uint32_t> FrontFleet::Open(const v1::RoundTask& task,
                                        const std::vector<uint32_t>& cohort) {
   traffic_.Reset();
+  owing_.clear();  // a new aggregation: nothing is owed yet
   std::vector<v1::CombinerMessage> opens(fronts_.size());
   std::vector<uint32_t> unreachable;
   for (uint32_t id : cohort) {
@@ -123,6 +138,12 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
     }
     traffic_.AddDown(wire::StageOf(envelope.message),
                      static_cast<int64_t>(envelope.message.ByteSizeLong()));
+    if (envelope.message.secagg().message().has_masked_input()) {
+      const wire::AggregationTag tag = wire::TagOf(envelope.message.secagg());
+      if (!(tag == masked_input_tag_)) owing_.clear();
+      masked_input_tag_ = tag;
+      owing_.insert(it->second.front);
+    }
     v1::Route::Envelope& routed = *routes[it->second.front].mutable_route()->add_envelopes();
     routed.set_participant_id(envelope.participant_id);
     *routed.mutable_message() = std::move(envelope.message);
@@ -175,6 +196,21 @@ void FrontFleet::ReleaseRound() {
   v1::CombinerMessage message;
   message.mutable_release();
   SendAll(message);
+}
+
+void FrontFleet::SealStage(absl::Time deadline) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (owing_.empty()) return;
+  v1::CombinerMessage seal;
+  seal.mutable_seal()->set_round(masked_input_tag_.round);
+  seal.mutable_seal()->set_phase(masked_input_tag_.phase);
+  for (size_t front : owing_) {
+    bytes_out_ += static_cast<int64_t>(seal.ByteSizeLong());
+    fronts_[front](seal);
+  }
+  const absl::Time until = std::max(deadline, clock_.Now()) + seal_timeout_;
+  while (!owing_.empty() && clock_.Now() < until) clock_.WaitUntil(settled_, lock, until);
+  owing_.clear();  // who did not answer in time owes nothing more
 }
 
 PhaseTransport::Traffic FrontFleet::CurrentTraffic() const {

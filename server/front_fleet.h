@@ -3,25 +3,32 @@
 // the front its receiver is on, results, the round's release and CloseAll to every front; what a
 // front sends (its live users joining and leaving, its members' messages, drops and rejections,
 // its partial sums) reaches the aggregation half as DeviceEvents, in the order of its link. The
-// live users are the union of the fronts'. It shares the combiner's mutex with the aggregation
-// half (AggregationRouter), as DeviceStreams does in one process.
+// live users are the union of the fronts'. A front that was sent a MaskedInputRequest owes the
+// aggregation its partial sum (or word that it has none); SealStage asks the fronts that still owe
+// one for it and waits for their answers up to a seal timeout. It shares the combiner's mutex with
+// the aggregation half (AggregationRouter), as DeviceStreams does in one process.
 #ifndef FEDMF_SERVER_FRONT_FLEET_H_
 #define FEDMF_SERVER_FRONT_FLEET_H_
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/replica.pb.h"
 #include "server/aggregation.h"
+#include "server/clock.h"
 #include "server/device_link.h"
 #include "server/phase_runner.h"
+#include "wire/envelope.h"
 #include "wire/traffic.h"
 
 namespace fedmf::server {
@@ -31,8 +38,10 @@ class FrontFleet final : public Devices {
   // Sends a message down one front's link, in order; must not block (InProcessChannel::Send).
   using Link = std::function<void(v1::CombinerMessage)>;
 
-  // `mu` is the lock shared with `events`' side; `fronts[f]` is front f's link.
-  FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts);
+  // `mu` is the lock shared with `events`' side; `fronts[f]` is front f's link; SealStage waits
+  // up to `seal_timeout` past the stage's deadline (or the call, if later) on `clock`.
+  FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
+             absl::Duration seal_timeout);
 
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
   // relayed by a front other than the one the participant is live on is ignored (it moved).
@@ -54,6 +63,10 @@ class FrontFleet final : public Devices {
   // The link's bytes since the last Open, by the stage of what they carry: relayed messages and
   // partial sums up, tasks, routed messages and results down.
   PhaseTransport::Traffic CurrentTraffic() const override;
+  // Sends Seal to the fronts that owe the aggregation whose MaskedInputRequests went out its
+  // partial sum, and returns once each has answered or the seal timeout passed (a front that
+  // did not answer loses its members that did not send, when the stage closes).
+  void SealStage(absl::Time deadline) override;
 
  private:
   struct Live {
@@ -63,7 +76,8 @@ class FrontFleet final : public Devices {
   // Under mu_.
   void Changed(size_t front, const v1::StreamsChanged& changed);
   void Relay(size_t front, const v1::Relayed& relayed);
-  void DeliverPartial(const v1::PartialSum& partial);
+  // Settles what front `front` owed; delivers a partial with members.
+  void DeliverPartial(size_t front, const v1::PartialSum& partial);
   // Whether `participant_id` is live on a front other than `front`.
   bool MovedFrom(size_t front, uint32_t participant_id) const;
   // Sends to every front.
@@ -72,6 +86,12 @@ class FrontFleet final : public Devices {
   std::mutex& mu_;
   DeviceEvents& events_;
   const std::vector<Link> fronts_;
+  Clock& clock_;
+  const absl::Duration seal_timeout_;
+  std::condition_variable settled_;  // a front's partial arrived (SealStage)
+  // The aggregation whose MaskedInputRequests went out last, and the fronts that owe its partial.
+  wire::AggregationTag masked_input_tag_;
+  std::set<size_t> owing_;
   std::map<uint32_t, Live> live_;  // by participant id
   wire::TrafficCounter traffic_;   // since the last Open
   int64_t bytes_in_ = 0, bytes_out_ = 0;

@@ -46,6 +46,7 @@ class FakeDevices final : public Devices {
   void Broadcast(const v1::RoundResult& result) override { results.push_back(result); }
   int CloseAll(const absl::Status&) override { return ++closed_all; }
   void ReleaseRound() override { ++released; }
+  void SealStage(absl::Time deadline) override { sealed.push_back(deadline); }
   PhaseTransport::Traffic CurrentTraffic() const override {
     return {.phase = {}, .bytes_in = 7, .bytes_out = 0};
   }
@@ -55,6 +56,7 @@ class FakeDevices final : public Devices {
   std::vector<uint32_t> routed;
   std::vector<v1::RoundResult> results;
   int closed_all = 0, released = 0;
+  std::vector<absl::Time> sealed;  // SealStage's deadlines
 
  private:
   std::vector<uint32_t> Unreachable(const std::vector<uint32_t>& ids) const {
@@ -194,7 +196,7 @@ TEST_F(AggregationRouterTest, ExcludedUsersAreLiveButNotEligibleAndStatusNamesTh
   EXPECT_EQ(status.excluded(0).reason(), "bad share");
 }
 
-// The driver's calls that concern only the devices go to them.
+// The driver's calls that concern only the devices go to them (SealStage with its deadline).
 TEST_F(AggregationRouterTest, StopEndsTheWaitsAndResultsStreamsAndTrafficAreTheDevices) {
   v1::RoundResult result;
   result.set_training_done(true);
@@ -204,6 +206,9 @@ TEST_F(AggregationRouterTest, StopEndsTheWaitsAndResultsStreamsAndTrafficAreTheD
   router_.ReleaseRound();
   EXPECT_EQ(devices_.released, 1);
   EXPECT_EQ(router_.CurrentTraffic().bytes_in, 7);
+  const absl::Time deadline = absl::FromUnixSeconds(5);
+  router_.SealStage(deadline);
+  EXPECT_THAT(devices_.sealed, ::testing::ElementsAre(deadline));
   router_.Stop();
   EXPECT_TRUE(router_.stopped());
   EXPECT_FALSE(router_.run_cancelled());

@@ -1,13 +1,17 @@
 #include "server/front_fleet.h"
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/server/fake_clock.h"
 
 namespace fedmf::server {
 namespace {
@@ -43,8 +47,11 @@ class RecordingEvents final : public DeviceEvents {
 class FrontFleetTest : public ::testing::Test {
  protected:
   static constexpr size_t kFronts = 3;
+  static constexpr absl::Duration kSealTimeout = absl::Seconds(2);
 
-  FrontFleetTest() : sent_(kFronts), fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}) {}
+  FrontFleetTest()
+      : sent_(kFronts),
+        fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}, clock_, kSealTimeout) {}
 
   FrontFleet::Link LinkTo(size_t front) {
     return [this, front](v1::CombinerMessage message) { sent_[front].push_back(message); };
@@ -73,6 +80,32 @@ class FrontFleetTest : public ::testing::Test {
     return envelope;
   }
 
+  // Routes the MaskedInputRequests of aggregation (round 4, phase 0) to `members`.
+  void RequestMaskedInputs(const std::vector<uint32_t>& members) {
+    Aggregation::Envelopes envelopes;
+    for (uint32_t id : members) {
+      Aggregation::Envelope envelope{.participant_id = id, .message = {}};
+      v1::ServerToParticipant& secagg = *envelope.message.mutable_secagg();
+      secagg.set_participant_id(id);
+      secagg.set_round(4);
+      secagg.mutable_message()->mutable_masked_input();
+      envelopes.push_back(std::move(envelope));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    fleet_.Route(std::move(envelopes));
+  }
+  static v1::FrontMessage PartialOf(std::vector<uint32_t> members) {
+    v1::FrontMessage message;
+    message.mutable_partial()->set_round(4);
+    for (uint32_t id : members) message.mutable_partial()->add_members()->set_id(id);
+    return message;
+  }
+  static int Seals(const std::vector<v1::CombinerMessage>& sent) {
+    return static_cast<int>(std::count_if(sent.begin(), sent.end(),
+                                          [](const auto& message) { return message.has_seal(); }));
+  }
+
+  testing::FakeClock clock_;
   std::mutex mu_;
   RecordingEvents events_;
   std::vector<std::vector<v1::CombinerMessage>> sent_;  // by front
@@ -217,6 +250,78 @@ TEST_F(FrontFleetTest, ResultsReleaseAndCloseGoToEveryFront) {
     EXPECT_EQ(front[2].close_all().message(), "bye");
   }
   EXPECT_GT(fleet_.CurrentTraffic().phase.down(wire::Stage::kResult), 0);
+}
+
+// Seal goes to the fronts that were sent MaskedInputRequests and have not answered; the wait ends
+// at the seal timeout past the deadline when one never answers.
+TEST_F(FrontFleetTest, SealAsksTheFrontsThatOweAPartialAndWaitsUpToTheTimeout) {
+  Streams(0, {1});
+  Streams(1, {2});
+  Streams(2, {3});
+  RequestMaskedInputs({1, 2});
+  fleet_.Receive(0, PartialOf({1}));
+  const absl::Time deadline = clock_.Now() + absl::Seconds(10);
+  fleet_.SealStage(deadline);
+  EXPECT_EQ(Seals(sent_[0]), 0);
+  ASSERT_EQ(Seals(sent_[1]), 1);
+  EXPECT_EQ(sent_[1].back().seal().round(), 4);
+  EXPECT_EQ(Seals(sent_[2]), 0);
+  EXPECT_EQ(clock_.Now(), deadline + kSealTimeout);
+  EXPECT_THAT(events_.log, ElementsAre("partial"));
+  // Nothing is owed any more: a second seal asks no one.
+  fleet_.SealStage(clock_.Now());
+  EXPECT_EQ(Seals(sent_[1]), 1);
+}
+
+// A front without a partial says so with an empty one, which settles it and reaches no one.
+TEST_F(FrontFleetTest, AnEmptyPartialSettlesItsFrontAndIsNotDelivered) {
+  Streams(0, {1});
+  RequestMaskedInputs({1});
+  fleet_.Receive(0, PartialOf({}));
+  const absl::Time start = clock_.Now();
+  fleet_.SealStage(start);
+  EXPECT_EQ(Seals(sent_[0]), 0);
+  EXPECT_EQ(clock_.Now(), start);
+  EXPECT_THAT(events_.log, IsEmpty());
+}
+
+// On a real clock the seal returns as soon as the last owing front answers.
+TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
+  std::mutex mu;
+  RecordingEvents events;
+  std::mutex seals_mu;
+  std::condition_variable sealed;
+  bool seal_sent = false;
+  FrontFleet fleet(mu, events, {[&](v1::CombinerMessage message) {
+                     if (!message.has_seal()) return;
+                     std::lock_guard<std::mutex> lock(seals_mu);
+                     seal_sent = true;
+                     sealed.notify_all();
+                   }},
+                   SteadyClock::Get(), absl::Seconds(60));
+  v1::FrontMessage joined;
+  joined.mutable_streams()->add_joined()->set_participant_id(1);
+  fleet.Receive(0, joined);
+  Aggregation::Envelope request{.participant_id = 1, .message = {}};
+  request.message.mutable_secagg()->set_participant_id(1);
+  request.message.mutable_secagg()->mutable_message()->mutable_masked_input();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    fleet.Route({request});
+  }
+  std::thread front([&] {
+    std::unique_lock<std::mutex> lock(seals_mu);
+    sealed.wait(lock, [&] { return seal_sent; });
+    lock.unlock();
+    v1::FrontMessage partial;
+    partial.mutable_partial()->add_members()->set_id(1);
+    fleet.Receive(0, partial);
+  });
+  const absl::Time start = absl::Now();
+  fleet.SealStage(start);
+  front.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+  EXPECT_THAT(events.log, ElementsAre("partial"));
 }
 
 }  // namespace
