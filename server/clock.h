@@ -5,6 +5,7 @@
 #define FEDMF_SERVER_CLOCK_H_
 
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 
 #include "absl/time/time.h"
@@ -19,6 +20,18 @@ class Clock {
   // passes by this clock; may return early (spuriously), so callers re-check their condition.
   virtual void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
                          absl::Time deadline) = 0;
+};
+
+// Work in flight whose outcome a deadline must wait for: fedmf-sim's clock
+// (tools/sim/progress_clock.h) stands still while any is pending, so that a message queued
+// between in-process parties (a client's inbox, a replica link) is never late.
+class PendingWork {
+ public:
+  virtual ~PendingWork() = default;
+  // `n` units of work were taken up; call before anyone waiting on their outcome can see them.
+  virtual void WorkAdded(int64_t n) = 0;
+  // `n` units are done; call after their results were delivered.
+  virtual void WorkDone(int64_t n) = 0;
 };
 
 // std::chrono::steady_clock as an absl::Time (only differences between its times mean anything).

@@ -39,6 +39,12 @@ CoordinatorOptions ForRun(CoordinatorOptions options, const algorithms::Updater&
   return ResolveEvalEvery(std::move(options), updater);
 }
 
+// The combiner's answer to a device's call.
+absl::Status ServesNoDevice() {
+  return absl::FailedPreconditionError(
+      "this coordinator is a combiner: devices connect to its fronts (docs/scale-out.md)");
+}
+
 }  // namespace
 
 Coordinator::ActiveRun::ActiveRun(CoordinatorOptions run_options, CoordinatorState state,
@@ -53,9 +59,9 @@ Coordinator::Coordinator(CoordinatorOptions options, Clock& clock)
     : options_(std::move(options)),
       service_(true),
       clock_(clock),
-      devices_(options_, clock, streams_mu_, aggregation_),
-      aggregation_(clock, streams_mu_, devices_) {
-  devices_.SetNumUsers(Registry::kAnyUser);
+      streams_(std::make_unique<DeviceStreams>(options_, clock, streams_mu_, aggregation_)),
+      aggregation_(clock, streams_mu_, *streams_) {
+  streams_->SetNumUsers(Registry::kAnyUser);
   board_.SetStage("idle");
 }
 
@@ -63,13 +69,32 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clo
     : options_(options),
       service_(false),
       clock_(clock),
-      devices_(options_, clock, streams_mu_, aggregation_),
-      aggregation_(clock, streams_mu_, devices_) {
+      streams_(std::make_unique<DeviceStreams>(options_, clock, streams_mu_, aggregation_)),
+      aggregation_(clock, streams_mu_, *streams_) {
   StartRun(std::move(options), std::move(state));
 }
 
+Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state,
+                         std::vector<FrontFleet::Link> fronts, Clock& clock)
+    : options_(options),
+      service_(false),
+      clock_(clock),
+      fleet_(std::make_unique<FrontFleet>(streams_mu_, aggregation_, std::move(fronts), clock,
+                                          options_.seal_timeout)),
+      aggregation_(clock, streams_mu_, *fleet_) {
+  StartRun(std::move(options), std::move(state));
+}
+
+void Coordinator::ReceiveFromFront(size_t front, const v1::FrontMessage& message) {
+  if (fleet_ != nullptr) fleet_->Receive(front, message);
+}
+
+void Coordinator::FrontLost(size_t front) {
+  if (fleet_ != nullptr) fleet_->Lost(front);
+}
+
 void Coordinator::StartRun(CoordinatorOptions options, CoordinatorState state) {
-  devices_.SetNumUsers(options.num_users);
+  if (streams_ != nullptr) streams_->SetNumUsers(options.num_users);
   aggregation_.BeginRun();
   run_.reset();  // the last run's model is freed before the next one's is built
   run_ = std::make_unique<ActiveRun>(std::move(options), std::move(state), *this);
@@ -79,7 +104,7 @@ absl::Status Coordinator::Run() {
   if (run_ == nullptr) return absl::FailedPreconditionError("no run was started");
   absl::Status status = run_->driver.Run();
   if (service_) {
-    devices_.SetNumUsers(Registry::kAnyUser);
+    streams_->SetNumUsers(Registry::kAnyUser);
     board_.SetStage("idle");
   }
   return status;
@@ -87,7 +112,8 @@ absl::Status Coordinator::Run() {
 
 absl::Status Coordinator::Register(const v1::RegisterRequest& request,
                                    v1::RegisterResponse& response, absl::string_view identity) {
-  absl::StatusOr<std::string> token = devices_.Register(request, identity);
+  if (streams_ == nullptr) return ServesNoDevice();
+  absl::StatusOr<std::string> token = streams_->Register(request, identity);
   if (!token.ok()) return token.status();
   const std::shared_ptr<const StatusBoard::Snapshot> snapshot = board_.Read();
   if (snapshot->population != nullptr) {
@@ -113,9 +139,45 @@ absl::Status Coordinator::Register(const v1::RegisterRequest& request,
   return absl::OkStatus();
 }
 
+absl::Status Coordinator::CheckSessionToken(absl::string_view session_token,
+                                            absl::string_view identity) {
+  if (streams_ == nullptr) return ServesNoDevice();
+  return streams_->CheckSessionToken(session_token, identity);
+}
+
+uint64_t Coordinator::NextConnectionId() {
+  return streams_ != nullptr ? streams_->NextConnectionId() : 0;
+}
+
+absl::Status Coordinator::OnStreamOpen(const std::shared_ptr<Connection>& connection,
+                                       absl::string_view session_token) {
+  if (streams_ == nullptr) return ServesNoDevice();
+  return streams_->OnStreamOpen(connection, session_token);
+}
+
+absl::Status Coordinator::OnClientMessage(const std::shared_ptr<Connection>& connection,
+                                          const v1::ClientMessage& message) {
+  if (streams_ == nullptr) return ServesNoDevice();
+  return streams_->OnClientMessage(connection, message);
+}
+
+void Coordinator::OnStreamClosed(const std::shared_ptr<Connection>& connection) {
+  if (streams_ != nullptr) streams_->OnStreamClosed(connection);
+}
+
+void Coordinator::OnMessageRefused(const std::shared_ptr<Connection>& connection,
+                                   const absl::Status& status) {
+  if (streams_ != nullptr) streams_->OnMessageRefused(connection, status);
+}
+
+MessageBounds Coordinator::ClientMessageBounds() const {
+  return streams_ != nullptr ? streams_->ClientMessageBounds() : kUnplannedBounds;
+}
+
 v1::StatusResponse Coordinator::Status() const {
   v1::StatusResponse status = board_.Read()->status;
-  devices_.AddTo(status);
+  if (streams_ != nullptr) streams_->AddTo(status);
+  if (fleet_ != nullptr) fleet_->AddTo(status);
   aggregation_.AddTo(status);
   if (options_.models != nullptr) *status.mutable_models() = options_.models->Report();
   return status;
@@ -123,7 +185,7 @@ v1::StatusResponse Coordinator::Status() const {
 
 absl::StatusOr<std::shared_ptr<const ModelStore::Published>> Coordinator::ModelForDownload(
     absl::string_view session_token, absl::string_view identity, int64_t version) {
-  if (absl::Status known = devices_.CheckSessionToken(session_token, identity); !known.ok()) {
+  if (absl::Status known = CheckSessionToken(session_token, identity); !known.ok()) {
     // NOT_FOUND is this call's answer for a version the store does not keep.
     if (absl::IsNotFound(known)) return absl::UnauthenticatedError(known.message());
     return known;

@@ -11,31 +11,39 @@
 // registrations, streams) live as long as the coordinator; driver and runner live for one run. A
 // one-shot coordinator is built with its run; the long-running service (run_service.h) is built
 // without one and starts each run of its queue in turn (StartRun, Run).
+// On the scale-out roles (docs/scale-out.md, section 2) the combiner is a Coordinator whose
+// aggregation half reaches the devices through its fronts (FrontFleet, front_fleet.h) instead of
+// streams of its own: it serves no device, and its DeviceEndpoint calls refuse.
 #ifndef FEDMF_SERVER_COORDINATOR_H_
 #define FEDMF_SERVER_COORDINATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
+#include "fedmf/v1/replica.pb.h"
 #include "server/aggregation_router.h"
 #include "server/checkpoint.h"
 #include "server/clock.h"
 #include "server/connection.h"
 #include "server/coordinator_metrics.h"
 #include "server/coordinator_options.h"
+#include "server/device_endpoint.h"
 #include "server/device_streams.h"
+#include "server/front_fleet.h"
 #include "server/phase_runner.h"
 #include "server/round_driver.h"
 #include "server/status_board.h"
 
 namespace fedmf::server {
 
-class Coordinator final : public StreamHandler {
+class Coordinator final : public DeviceEndpoint {
  public:
   // A service with no run yet: `options`' process fields (transport limits, credentials, model
   // store) serve for its life, its run fields are ignored. Until the first run starts, Status
@@ -46,31 +54,30 @@ class Coordinator final : public StreamHandler {
   // resume from or a fresh run.
   Coordinator(CoordinatorOptions options, CoordinatorState state,
               Clock& clock = SteadyClock::Get());
+  // The combiner of that run: `fronts[f]` sends down front f's replica link; what the fronts send
+  // arrives through ReceiveFromFront.
+  Coordinator(CoordinatorOptions options, CoordinatorState state,
+              std::vector<FrontFleet::Link> fronts, Clock& clock = SteadyClock::Get());
+  // The combiner's: what front `front` sent up its link (the link's thread), and that its link
+  // ended (FrontFleet::Lost).
+  void ReceiveFromFront(size_t front, const v1::FrontMessage& message);
+  void FrontLost(size_t front);
 
-  // `identity`: the client's verified TLS identity (empty: none), see Registry.
+  // DeviceEndpoint (device_endpoint.h): the streams' (DeviceStreams), with the run's state in
+  // the RegisterResponse. On the combiner, FAILED_PRECONDITION (devices reach its fronts).
   absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
-                        absl::string_view identity = "");
-  // OK when `session_token` may open a stream from `identity` (Registry::CheckPending);
-  // OnStreamOpen decides.
-  absl::Status CheckSessionToken(absl::string_view session_token, absl::string_view identity) {
-    return devices_.CheckSessionToken(session_token, identity);
-  }
+                        absl::string_view identity) override;
+  absl::Status CheckSessionToken(absl::string_view session_token,
+                                 absl::string_view identity) override;
+  uint64_t NextConnectionId() override;
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
-                            absl::string_view session_token) override {
-    return devices_.OnStreamOpen(connection, session_token);
-  }
+                            absl::string_view session_token) override;
   absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
-                               const v1::ClientMessage& message) override {
-    return devices_.OnClientMessage(connection, message);
-  }
-  void OnStreamClosed(const std::shared_ptr<Connection>& connection) override {
-    devices_.OnStreamClosed(connection);
-  }
+                               const v1::ClientMessage& message) override;
+  void OnStreamClosed(const std::shared_ptr<Connection>& connection) override;
   void OnMessageRefused(const std::shared_ptr<Connection>& connection,
-                        const absl::Status& status) override {
-    devices_.OnMessageRefused(connection, status);
-  }
-  MessageBounds ClientMessageBounds() const override { return devices_.ClientMessageBounds(); }
+                        const absl::Status& status) override;
+  MessageBounds ClientMessageBounds() const override;
   // The driver's latest snapshot with the streams' figures; never waits for the driver.
   v1::StatusResponse Status() const;
   // Published model `version` for a Models.Download that presents `session_token` from
@@ -99,14 +106,20 @@ class Coordinator final : public StreamHandler {
   // Any thread: the run in progress is cancelled: Run() tells its clients it is over and returns
   // Cancelled. A cancel between runs is forgotten (StartRun begins the next without one).
   void CancelRun() { aggregation_.StopRun(); }
-  // DeviceStreams' revocation, stalled uploads, check-in and disconnect wait.
-  int EndRevokedStreams() { return devices_.EndRevokedStreams(); }
-  int EndStalledUploads(absl::Time now) { return devices_.EndStalledUploads(now); }
-  int DismissIdleStreams(absl::Time now) { return devices_.DismissIdleStreams(now); }
-  absl::Time CheckInsDueBy() const { return devices_.CheckInsDueBy(); }
-  uint64_t upload_buffer_bytes() const { return devices_.upload_buffer_bytes(); }
-  void WaitForDisconnects(absl::Duration timeout) { devices_.WaitForDisconnects(timeout); }
-  uint64_t NextConnectionId() { return devices_.NextConnectionId(); }
+  // DeviceStreams' revocation, stalled uploads, check-in and disconnect wait (the combiner has
+  // no streams: nothing to do).
+  int EndRevokedStreams() { return streams_ ? streams_->EndRevokedStreams() : 0; }
+  int EndStalledUploads(absl::Time now) { return streams_ ? streams_->EndStalledUploads(now) : 0; }
+  int DismissIdleStreams(absl::Time now) {
+    return streams_ ? streams_->DismissIdleStreams(now) : 0;
+  }
+  absl::Time CheckInsDueBy() const {
+    return streams_ ? streams_->CheckInsDueBy() : absl::InfinitePast();
+  }
+  uint64_t upload_buffer_bytes() const { return streams_ ? streams_->upload_buffer_bytes() : 0; }
+  void WaitForDisconnects(absl::Duration timeout) {
+    if (streams_) streams_->WaitForDisconnects(timeout);
+  }
   // The started run's updater, ledger and seed; only while Run() is not running (e.g. after it
   // returned). Needs a started run.
   const CoordinatorState& state() const { return run_->driver.state(); }
@@ -126,7 +139,9 @@ class Coordinator final : public StreamHandler {
   CoordinatorMetrics metrics_;
   StatusBoard board_;
   std::mutex streams_mu_;  // the two halves' (device_link.h)
-  DeviceStreams devices_;
+  // The device half: the streams in one process, or the fronts on the combiner (one is null).
+  std::unique_ptr<DeviceStreams> streams_;
+  std::unique_ptr<FrontFleet> fleet_;
   AggregationRouter aggregation_;
   std::unique_ptr<ActiveRun> run_;  // the started run; only the thread of StartRun and Run
 };

@@ -40,6 +40,9 @@ struct CoordinatorOptions {
   int64_t num_users = 0;          // participant ids are 1..num_users
   double dropout_fraction = 0.3;  // SecAgg tolerates this fraction of the cohort dropping
   absl::Duration stage_timeout = absl::Seconds(20);
+  // The combiner's wait, past a MaskedInput stage's deadline, for the partial sums its fronts
+  // still owe (FrontFleet::SealStage, docs/scale-out.md section 5); unused in one process.
+  absl::Duration seal_timeout = absl::Seconds(2);
   // Tolerated SecAgg misbehaviour is logged at most once per participant per this period, with
   // the count of its events (misbehaviour_log.h; --misbehaviour_log_period_s).
   absl::Duration misbehaviour_log_period = absl::Seconds(10);

@@ -18,6 +18,7 @@ FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> f
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (lost_.contains(front)) return;
   bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
   switch (message.message_case()) {
     case v1::FrontMessage::kStreams:
@@ -33,6 +34,30 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
     case v1::FrontMessage::MESSAGE_NOT_SET:
       break;
   }
+}
+
+void FrontFleet::Lost(size_t front) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!lost_.insert(front).second) return;
+  std::vector<uint32_t> gone;
+  for (auto it = live_.begin(); it != live_.end();) {
+    if (it->second.front == front) {
+      gone.push_back(it->first);
+      it = live_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  int dropped = 0;
+  for (uint32_t id : gone) {
+    dropped += events_.Deliver(AggregationInbox::Dropped{.participant_id = id}) ? 1 : 0;
+  }
+  if (owing_.erase(front) > 0) settled_.notify_all();
+  events_.StreamsChanged();
+  EventLine("front_lost")
+      .Add("front", front)
+      .Add("users", gone.size())
+      .Add("dropped_in_round", dropped);
 }
 
 void FrontFleet::Changed(size_t front, const v1::StreamsChanged& changed) {
@@ -216,6 +241,13 @@ void FrontFleet::SealStage(absl::Time deadline) {
 PhaseTransport::Traffic FrontFleet::CurrentTraffic() const {
   std::lock_guard<std::mutex> lock(mu_);
   return PhaseTransport::Traffic{.phase = traffic_, .bytes_in = bytes_in_, .bytes_out = bytes_out_};
+}
+
+void FrontFleet::AddTo(v1::StatusResponse& status) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  status.set_registered_users(static_cast<int32_t>(live_.size()));
+  status.set_bytes_in(bytes_in_);
+  status.set_bytes_out(bytes_out_);
 }
 
 }  // namespace fedmf::server

@@ -46,6 +46,11 @@ class FrontFleet final : public Devices {
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
   // relayed by a front other than the one the participant is live on is ignored (it moved).
   void Receive(size_t front, const v1::FrontMessage& message);
+  // Front `front`'s link ended (its process died, it went silent, its send queue overflowed or a
+  // partition cut it; docs/scale-out.md section 7): its users are live no more, those in the
+  // aggregation drop out of it, and it owes no partial sum. What it sends from now on is ignored:
+  // a front that comes back is a new one. Any thread; takes the lock.
+  void Lost(size_t front);
 
   // Devices (device_link.h).
   std::vector<uint32_t> Open(const v1::RoundTask& task,
@@ -67,6 +72,9 @@ class FrontFleet final : public Devices {
   // partial sum, and returns once each has answered or the seal timeout passed (a front that
   // did not answer loses its members that did not send, when the stage closes).
   void SealStage(absl::Time deadline) override;
+
+  // Any thread: Admin.Status's figures (the live users, the links' bytes).
+  void AddTo(v1::StatusResponse& status) const;
 
  private:
   struct Live {
@@ -92,6 +100,7 @@ class FrontFleet final : public Devices {
   // The aggregation whose MaskedInputRequests went out last, and the fronts that owe its partial.
   wire::AggregationTag masked_input_tag_;
   std::set<size_t> owing_;
+  std::set<size_t> lost_;          // fronts whose link ended
   std::map<uint32_t, Live> live_;  // by participant id
   wire::TrafficCounter traffic_;   // since the last Open
   int64_t bytes_in_ = 0, bytes_out_ = 0;

@@ -46,12 +46,13 @@ class InProcessChannel {
     }
     changed_.notify_all();
   }
-  // Waits until every message sent before the call has been handled by the receiver. Not from
-  // the receiver itself.
-  void Drain() {
+  // Waits until every message sent before the call has been handled by the receiver; returns
+  // how many the receiver has handled since the channel was built. Not from the receiver itself.
+  uint64_t Drain() {
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t target = sent_;
     changed_.wait(lock, [&] { return delivered_ >= target; });
+    return delivered_;
   }
 
  private:

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto coordinator = server::fuzzing::MakeCoordinator(true, true);
   for (uint64_t stream = 1; stream <= 2; ++stream) {
     v1::RegisterResponse response;
-    if (!coordinator->Register(request, response).ok()) break;
+    if (!coordinator->Register(request, response, "").ok()) break;
     auto connection = std::make_shared<server::Connection>(stream, "fuzz");
     if (coordinator->OnStreamOpen(connection, response.session_token()).ok()) {
       // A bound stream cannot be bound again.

@@ -60,7 +60,7 @@ std::shared_ptr<server::Connection> Open(server::Coordinator& coordinator, uint6
   request.set_signing_public_key(std::string(32, static_cast<char>(id)));
   for (uint32_t p = first; p <= last; ++p) request.add_participant_ids(p);
   v1::RegisterResponse response;
-  if (!coordinator.Register(request, response).ok()) __builtin_trap();
+  if (!coordinator.Register(request, response, "").ok()) __builtin_trap();
   auto connection = std::make_shared<server::Connection>(id, "fuzz", std::move(sink));
   if (!coordinator.OnStreamOpen(connection, response.session_token()).ok()) __builtin_trap();
   return connection;

@@ -27,6 +27,7 @@
 #include "common/util/event_log.h"
 #include "server/coordinator.h"
 #include "server/coordinator_setup.h"
+#include "server/in_process_cluster.h"
 #include "tools/sim/hosting.h"
 #include "tools/sim/progress_clock.h"
 #include "tools/sim/simulation.h"
@@ -71,6 +72,12 @@ ABSL_FLAG(bool, summed_uploads, false,
           "distribution, rounded once instead of once per user: common/dp/gaussian_secagg.h), "
           "tens of times less work a user; not what a deployment does, so off by default; "
           "event=sim_start says uploads=summed or uploads=per_user");
+ABSL_FLAG(int, fronts, 0,
+          "run the scale-out roles in this process (docs/scale-out.md): N fronts hold the "
+          "client processes' streams (process i on front i % N), sum their members' masked "
+          "inputs and relay the rest over in-process replica links to a combiner that runs the "
+          "rounds; the same model as the single coordinator for the same seeds (tested); "
+          "0: one coordinator");
 ABSL_FLAG(std::string, save_model, "",
           "write the final model (item factors and every user's factor) here "
           "(fedmf.v1.FactorModel, common/mf/model_io.h); factor models only");
@@ -166,6 +173,10 @@ absl::Status Simulate() {
     return absl::InvalidArgumentError(
         "--summed_uploads needs --summed_noise (a user's upload would carry its own noise share)");
   }
+  const int fronts = absl::GetFlag(FLAGS_fronts);
+  if (fronts < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--fronts=", fronts, " must be >= 0"));
+  }
   absl::StatusOr<server::CoordinatorState> state =
       server::InitialStateForRun(*run, train->num_users(), train->num_items(), summed_noise);
   if (!state.ok()) return state.status();
@@ -180,7 +191,15 @@ absl::Status Simulate() {
   const uint64_t max_download_bytes = options.max_plan_bytes;
   // Deadlines wait on the simulated clients' progress (progress_clock.h), not the wall clock.
   ProgressClock clock(server::SteadyClock::Get());
-  server::Coordinator coordinator(std::move(options), std::move(*state), clock);
+  std::unique_ptr<server::InProcessCluster> cluster;
+  std::unique_ptr<server::Coordinator> single;
+  if (fronts > 0) {
+    cluster = std::make_unique<server::InProcessCluster>(fronts, options, std::move(*state), clock,
+                                                         &clock);
+  } else {
+    single = std::make_unique<server::Coordinator>(std::move(options), std::move(*state), clock);
+  }
+  server::Coordinator& coordinator = cluster != nullptr ? cluster->combiner() : *single;
 
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
@@ -202,20 +221,23 @@ absl::Status Simulate() {
       .Add("client_processes", processes)
       .Add("parties", parties->empty() ? "none" : parties_flag)
       .Add("uploads", summed_uploads ? "summed" : "per_user")
+      .Add("fronts", fronts)
       .Add("noise_seed", noise_seed);
-  absl::StatusOr<SimulationReport> report = RunSimulation(
-      coordinator, train,
-      SimulationOptions{.client_processes = processes,
-                        .parties = *parties,
-                        .item_genres = absl::GetFlag(FLAGS_item_genres),
-                        .data_spec = spec,
-                        .noise_seed = noise_seed,
-                        .enrollment_token = kEnrollmentToken,
-                        .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
-                        .plain_sum = absl::GetFlag(FLAGS_plain_sum),
-                        .summed_uploads = summed_uploads,
-                        .max_download_bytes = max_download_bytes,
-                        .clock = &clock});
+  const SimulationOptions simulation{
+      .client_processes = processes,
+      .parties = *parties,
+      .item_genres = absl::GetFlag(FLAGS_item_genres),
+      .data_spec = spec,
+      .noise_seed = noise_seed,
+      .enrollment_token = kEnrollmentToken,
+      .test = std::shared_ptr<const data::RatingsDataset>(split, &split->test),
+      .plain_sum = absl::GetFlag(FLAGS_plain_sum),
+      .summed_uploads = summed_uploads,
+      .max_download_bytes = max_download_bytes,
+      .clock = &clock};
+  absl::StatusOr<SimulationReport> report = cluster != nullptr
+                                                ? RunSimulation(*cluster, train, simulation)
+                                                : RunSimulation(coordinator, train, simulation);
   finished.store(true);
   watcher.join();
   if (!report.ok()) return report.status();

@@ -8,7 +8,7 @@
 #include "common/util/event_log.h"
 
 namespace fedmf::sim {
-InProcessClient::InProcessClient(server::Coordinator& coordinator,
+InProcessClient::InProcessClient(server::DeviceEndpoint& coordinator,
                                  std::unique_ptr<client::ParticipantHost> host, std::string name,
                                  ProgressClock* clock)
     : coordinator_(coordinator),
@@ -22,18 +22,19 @@ InProcessClient::InProcessClient(server::Coordinator& coordinator,
                                              std::lock_guard<std::mutex> lock(inbox->mu);
                                              if (inbox->closed) return;
                                              // Before anyone can wait on the answer.
-                                             if (inbox->clock != nullptr) inbox->clock->WorkAdded();
+                                             if (inbox->clock != nullptr)
+                                               inbox->clock->WorkAdded(1);
                                              inbox->messages.push_back(m);
                                              inbox->cv.notify_one();
                                            });
 }
 
 absl::StatusOr<std::unique_ptr<InProcessClient>> InProcessClient::Connect(
-    server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+    server::DeviceEndpoint& coordinator, std::unique_ptr<client::ParticipantHost> host,
     const std::string& name, const std::string& enrollment_token, ProgressClock* clock) {
   v1::RegisterResponse response;
   if (absl::Status s = coordinator.Register(
-          client::MakeRegisterRequest(*host, name, enrollment_token), response);
+          client::MakeRegisterRequest(*host, name, enrollment_token), response, "");
       !s.ok()) {
     return s;
   }
@@ -80,7 +81,7 @@ void InProcessClient::Work() {
       EventLine("client_error").Add("client", name_).Add("error", handled.ToString());
     }
     // Its replies are delivered: the coordinator's clock may move on.
-    if (inbox_->clock != nullptr) inbox_->clock->WorkDone();
+    if (inbox_->clock != nullptr) inbox_->clock->WorkDone(1);
     // A refusal ends the stream, as the gRPC reactor's error status would.
     if (refused || host_->training_done()) break;
   }

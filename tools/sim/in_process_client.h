@@ -1,12 +1,13 @@
 // One simulated client process of fedmf-sim: a ParticipantHost on its own worker thread, joined
-// to a Coordinator the way fedmf-client joins over gRPC (Coordinator::Register, then a stream
-// whose first message is the session token), through an in-process Connection instead of a
-// socket. The connection's sink only queues (the stream router calls it under its lock); the worker
-// answers the messages in order and hands each reply to Coordinator::OnClientMessage as the host
-// produces it (ParticipantHost's reply sink: a task's replies are never all held at once), so the
-// client processes compute in parallel while the coordinator stays the single round driver. Given
-// the coordinator's ProgressClock, a client holds the clock still from the moment a message is
-// queued until its replies are delivered (or the worker ends and drops what is queued).
+// to a coordinator or a front (a DeviceEndpoint) the way fedmf-client joins over gRPC (Register,
+// then a stream whose first message is the session token), through an in-process Connection
+// instead of a socket. The connection's sink only queues (the stream router calls it under its
+// lock); the worker answers the messages in order and hands each reply to
+// DeviceEndpoint::OnClientMessage as the host produces it (ParticipantHost's reply sink: a task's
+// replies are never all held at once), so the client processes compute in parallel while the
+// coordinator stays the single round driver. Given the coordinator's ProgressClock, a client holds
+// the clock still from the moment a message is queued until its replies are delivered (or the
+// worker ends and drops what is queued).
 #ifndef FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_
 #define FEDMF_TOOLS_SIM_IN_PROCESS_CLIENT_H_
 
@@ -19,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/participant_host.h"
-#include "server/coordinator.h"
+#include "server/device_endpoint.h"
 #include "tools/sim/progress_clock.h"
 
 namespace fedmf::sim {
@@ -30,9 +31,8 @@ class InProcessClient {
   // Errors are the coordinator's refusals (e.g. UNAUTHENTICATED, ALREADY_EXISTS). `clock`: the
   // coordinator's, if a ProgressClock (null: none), which must outlive this client.
   static absl::StatusOr<std::unique_ptr<InProcessClient>> Connect(
-      server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
-      const std::string& name, const std::string& enrollment_token,
-      ProgressClock* clock = nullptr);
+      server::DeviceEndpoint& coordinator, std::unique_ptr<client::ParticipantHost> host,
+      const std::string& name, const std::string& enrollment_token, ProgressClock* clock = nullptr);
 
   // Stops the worker (pending messages are dropped) and closes the stream if still open. The
   // worker ends by itself, closing its stream, once the coordinator says training is done or
@@ -52,14 +52,15 @@ class InProcessClient {
     ProgressClock* clock = nullptr;
   };
 
-  InProcessClient(server::Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
-                  std::string name, ProgressClock* clock);
+  InProcessClient(server::DeviceEndpoint& coordinator,
+                  std::unique_ptr<client::ParticipantHost> host, std::string name,
+                  ProgressClock* clock);
   void Work();
   // Drops what is queued and what arrives from now on (the worker is ending).
   void CloseInbox();
   void CloseStream();
 
-  server::Coordinator& coordinator_;
+  server::DeviceEndpoint& coordinator_;
   std::unique_ptr<client::ParticipantHost> host_;
   const std::string name_;
   std::shared_ptr<Inbox> inbox_;

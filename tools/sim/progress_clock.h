@@ -15,7 +15,7 @@
 
 namespace fedmf::sim {
 
-class ProgressClock final : public server::Clock {
+class ProgressClock final : public server::Clock, public server::PendingWork {
  public:
   // `base` (e.g. server::SteadyClock::Get()) must outlive this clock.
   explicit ProgressClock(server::Clock& base) : base_(base) {}
@@ -27,11 +27,10 @@ class ProgressClock final : public server::Clock {
   void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
                  absl::Time deadline) override;
 
-  // A client took up `n` units of work (e.g. queued messages): time stops until as many are
-  // done. Call before the work can be seen by anyone waiting on its outcome.
-  void WorkAdded(int64_t n = 1);
-  // `n` units of work are done; call after their results were delivered.
-  void WorkDone(int64_t n = 1);
+  // PendingWork: a client or a link took up `n` units of work (e.g. queued messages): time stops
+  // until as many are done.
+  void WorkAdded(int64_t n) override;
+  void WorkDone(int64_t n) override;
 
  private:
   server::Clock& base_;

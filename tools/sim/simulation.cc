@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,11 +24,13 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-}  // namespace
-
-absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
-                                               std::shared_ptr<const data::RatingsDataset> train,
-                                               const SimulationOptions& options) {
+// Client process i joins endpoints[i % size]; `before_run` runs once they all have; the run is
+// `coordinator`'s.
+absl::StatusOr<SimulationReport> Simulate(server::Coordinator& coordinator,
+                                          const std::vector<server::DeviceEndpoint*>& endpoints,
+                                          const std::function<void()>& before_run,
+                                          std::shared_ptr<const data::RatingsDataset> train,
+                                          const SimulationOptions& options) {
   if (options.client_processes < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("client processes must be >= 1, got ", options.client_processes));
@@ -56,11 +59,13 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
     if (options.plain_sum) (*host)->AllowSimulationPlainSum();
     if (options.summed_uploads) (*host)->AllowSimulationSummedUploads();
     (*host)->set_max_download_bytes(options.max_download_bytes);
-    absl::StatusOr<std::unique_ptr<InProcessClient>> c = InProcessClient::Connect(
-        coordinator, std::move(*host), name, options.enrollment_token, options.clock);
+    absl::StatusOr<std::unique_ptr<InProcessClient>> c =
+        InProcessClient::Connect(*endpoints[static_cast<size_t>(i) % endpoints.size()],
+                                 std::move(*host), name, options.enrollment_token, options.clock);
     if (!c.ok()) return c.status();
     clients.push_back(std::move(*c));
   }
+  if (before_run) before_run();
   report.setup_seconds = Seconds(setup);
   const auto run = Clock::now();
   const absl::Status status = coordinator.Run();
@@ -69,6 +74,25 @@ absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
   if (!status.ok()) return status;
   report.status = coordinator.Status();
   return report;
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
+                                               std::shared_ptr<const data::RatingsDataset> train,
+                                               const SimulationOptions& options) {
+  return Simulate(coordinator, {&coordinator}, nullptr, std::move(train), options);
+}
+
+absl::StatusOr<SimulationReport> RunSimulation(server::InProcessCluster& cluster,
+                                               std::shared_ptr<const data::RatingsDataset> train,
+                                               const SimulationOptions& options) {
+  std::vector<server::DeviceEndpoint*> fronts;
+  for (size_t f = 0; f < cluster.fronts(); ++f) fronts.push_back(&cluster.front(f));
+  // The combiner learns each front's live users over its link: it must know them all before the
+  // first cohort is drawn, as the single coordinator does.
+  return Simulate(
+      cluster.combiner(), fronts, [&cluster] { cluster.Drain(); }, std::move(train), options);
 }
 
 absl::StatusOr<mf::FactorModel> FinalModel(const algorithms::Updater& updater,

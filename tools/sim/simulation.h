@@ -21,6 +21,7 @@
 #include "common/data/ratings_dataset.h"
 #include "common/mf/factor_model.h"
 #include "server/coordinator.h"
+#include "server/in_process_cluster.h"
 #include "tools/sim/progress_clock.h"
 #include "wire/chunking.h"
 
@@ -65,6 +66,12 @@ struct SimulationReport {
 // InvalidArgument for fewer than one client process or an empty dataset; HostParty's errors for a
 // party; the coordinator's refusals and Run's errors otherwise.
 absl::StatusOr<SimulationReport> RunSimulation(server::Coordinator& coordinator,
+                                               std::shared_ptr<const data::RatingsDataset> train,
+                                               const SimulationOptions& options);
+// The same on the scale-out roles in one process: client process i joins front i % F of
+// `cluster`, and the run is its combiner's (docs/scale-out.md); the result is the single
+// coordinator's for the same seeds.
+absl::StatusOr<SimulationReport> RunSimulation(server::InProcessCluster& cluster,
                                                std::shared_ptr<const data::RatingsDataset> train,
                                                const SimulationOptions& options);
 

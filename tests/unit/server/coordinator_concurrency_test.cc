@@ -78,7 +78,8 @@ TEST(CoordinatorConcurrencyTest, StreamsRegistrationAndStatusDoNotWaitForASlowAp
   std::unique_ptr<client::ParticipantHost> late =
       client::ParticipantHost::Create(data, testing::Shard(3, 4, 40)).value();
   v1::RegisterResponse response;
-  ASSERT_TRUE(coordinator.Register(client::MakeRegisterRequest(*late, "", "token"), response).ok());
+  ASSERT_TRUE(
+      coordinator.Register(client::MakeRegisterRequest(*late, "", "token"), response, "").ok());
   EXPECT_EQ(response.current_round(), 0);
   auto stream = std::make_shared<Connection>(coordinator.NextConnectionId(), "late",
                                              [](const v1::ServerMessage&) {});

@@ -220,7 +220,7 @@ TEST(CoordinatorRoundTest, TheFinalModelIsPublishedAndOfferedToLateDevices) {
   EXPECT_EQ(Scraped(*coordinator, "fedmf_published_model_latest_version"), 2);
 
   v1::RegisterResponse response;
-  ASSERT_TRUE(coordinator->Register(RegisterUser(40), response).ok());
+  ASSERT_TRUE(coordinator->Register(RegisterUser(40), response, "").ok());
   EXPECT_TRUE(response.training_done());
   EXPECT_EQ(response.latest_model().version(), 2);
   EXPECT_EQ(response.latest_model().sha256(), final_model->version.sha256());
@@ -246,7 +246,7 @@ TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnWithTheSameClients) {
   EXPECT_EQ(coordinator.Status().stage(), "idle");
   EXPECT_EQ(coordinator.Run().code(), absl::StatusCode::kFailedPrecondition);
   v1::RegisterResponse waiting;
-  ASSERT_TRUE(coordinator.Register(RegisterUser(40), waiting).ok());
+  ASSERT_TRUE(coordinator.Register(RegisterUser(40), waiting, "").ok());
   EXPECT_FALSE(waiting.training_done());
   EXPECT_FALSE(waiting.session_token().empty());
 
@@ -276,7 +276,7 @@ TEST(CoordinatorRoundTest, AServiceTrainsItsRunsInTurnWithTheSameClients) {
     EXPECT_EQ(store->Latest()->version.round(), rounds);
   }
   v1::RegisterResponse late;
-  ASSERT_TRUE(coordinator.Register(RegisterUser(39), late).ok());
+  ASSERT_TRUE(coordinator.Register(RegisterUser(39), late, "").ok());
   EXPECT_FALSE(late.training_done());
   EXPECT_EQ(late.latest_model().run_id(), "second");
 }

@@ -43,11 +43,11 @@ v1::ClientMessage SecAgg(uint32_t id) {
 TEST(CoordinatorTest, RegisterMapsRefusalsToGrpcCodes) {
   auto coordinator = MakeCoordinator();
   v1::RegisterResponse response;
-  EXPECT_EQ(coordinator->Register(Enrollment({1}, "bad"), response).code(),
+  EXPECT_EQ(coordinator->Register(Enrollment({1}, "bad"), response, "").code(),
             absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(coordinator->Register(Enrollment({41}), response).code(),
+  EXPECT_EQ(coordinator->Register(Enrollment({41}), response, "").code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(coordinator->Register(Enrollment({1}), response).ok());
+  EXPECT_TRUE(coordinator->Register(Enrollment({1}), response, "").ok());
   EXPECT_EQ(response.session_token().size(), 16u);
   EXPECT_EQ(response.current_round(), 0);
 }
@@ -66,7 +66,7 @@ TEST(CoordinatorTest, AStreamOpensOnlyWithAValidSessionToken) {
 TEST(CoordinatorTest, BoundStreamsMaySpeakOnlyForTheirOwnUsers) {
   auto coordinator = MakeCoordinator();
   v1::RegisterResponse response;
-  ASSERT_TRUE(coordinator->Register(Enrollment({1, 2}), response).ok());
+  ASSERT_TRUE(coordinator->Register(Enrollment({1, 2}), response, "").ok());
   auto c = std::make_shared<Connection>(1, "test");
   ASSERT_TRUE(coordinator->OnStreamOpen(c, response.session_token()).ok());
   EXPECT_EQ(coordinator->Status().registered_users(), 2);

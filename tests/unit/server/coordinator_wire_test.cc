@@ -212,7 +212,7 @@ class CoordinatorWireStreamTest : public ::testing::Test {
     request.set_signing_public_key(std::string(32, 'k'));
     request.add_participant_ids(participant);
     v1::RegisterResponse response;
-    EXPECT_TRUE(coordinator_->Register(request, response).ok());
+    EXPECT_TRUE(coordinator_->Register(request, response, "").ok());
     auto connection = std::make_shared<Connection>(participant, "test");
     EXPECT_TRUE(coordinator_->OnStreamOpen(connection, response.session_token()).ok());
     return connection;

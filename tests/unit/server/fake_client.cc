@@ -8,7 +8,7 @@
 
 namespace fedmf::server::testing {
 
-FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host,
+FakeClient::FakeClient(DeviceEndpoint& coordinator, std::unique_ptr<client::ParticipantHost> host,
                        uint64_t id, FakeClientOptions options)
     : coordinator_(coordinator), host_(std::move(host)), options_(std::move(options)) {
   connection_ = std::make_shared<Connection>(id, "in-process", [this](const v1::ServerMessage& m) {
@@ -30,7 +30,7 @@ FakeClient::FakeClient(Coordinator& coordinator, std::unique_ptr<client::Partici
   });
   v1::RegisterResponse response;
   EXPECT_TRUE(
-      coordinator_.Register(client::MakeRegisterRequest(*host_, "", "token"), response).ok());
+      coordinator_.Register(client::MakeRegisterRequest(*host_, "", "token"), response, "").ok());
   EXPECT_TRUE(coordinator_.OnStreamOpen(connection_, response.session_token()).ok());
   pump_ = std::thread([this] { Pump(); });
 }

@@ -1,7 +1,7 @@
-// Test support: a client process inside the test, driving a Coordinator through an in-process
-// Connection (a sink queue) and a pump thread that feeds its ParticipantHost and hands the
-// replies to Coordinator::OnClientMessage, as the gRPC reactor does. Hooks let a test silence or
-// tamper with the client; counters report what it saw.
+// Test support: a client process inside the test, driving a Coordinator (or a front: any
+// DeviceEndpoint) through an in-process Connection (a sink queue) and a pump thread that feeds its
+// ParticipantHost and hands the replies to OnClientMessage, as the gRPC reactor does. Hooks let a
+// test silence or tamper with the client; counters report what it saw.
 #ifndef FEDMF_TESTS_UNIT_SERVER_FAKE_CLIENT_H_
 #define FEDMF_TESTS_UNIT_SERVER_FAKE_CLIENT_H_
 
@@ -20,7 +20,7 @@
 #include "common/algorithms/dpmf_rp/updater.h"
 #include "common/data/ratings_dataset.h"
 #include "common/data/synthetic.h"
-#include "server/coordinator.h"
+#include "server/device_endpoint.h"
 
 namespace fedmf::server::testing {
 
@@ -36,8 +36,8 @@ struct FakeClientOptions {
 class FakeClient {
  public:
   // Registers `host` with enrollment token "token" and opens its stream as connection `id`.
-  FakeClient(Coordinator& coordinator, std::unique_ptr<client::ParticipantHost> host, uint64_t id,
-             FakeClientOptions options = {});
+  FakeClient(DeviceEndpoint& coordinator, std::unique_ptr<client::ParticipantHost> host,
+             uint64_t id, FakeClientOptions options = {});
   ~FakeClient();
 
   // ServerMessages carrying a ShareKeys request, chunk messages received and sent, rounds of
@@ -61,7 +61,7 @@ class FakeClient {
  private:
   void Pump();
 
-  Coordinator& coordinator_;
+  DeviceEndpoint& coordinator_;
   std::unique_ptr<client::ParticipantHost> host_;
   const FakeClientOptions options_;
   std::shared_ptr<Connection> connection_;

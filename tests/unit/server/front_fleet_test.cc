@@ -285,6 +285,37 @@ TEST_F(FrontFleetTest, AnEmptyPartialSettlesItsFrontAndIsNotDelivered) {
   EXPECT_THAT(events_.log, IsEmpty());
 }
 
+// A lost front's users are live no more and drop out of the aggregation, it owes no partial, and
+// what it sends afterwards (a process that was only partitioned) is ignored.
+TEST_F(FrontFleetTest, ALostFrontsUsersDropAndItOwesNothingAndIsIgnoredAfter) {
+  Streams(0, {1, 4});
+  Streams(1, {2});
+  RequestMaskedInputs({1, 2});
+  const int changes = events_.changes;
+  ::testing::internal::CaptureStderr();
+  fleet_.Lost(0);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              ::testing::HasSubstr("event=front_lost front=0 users=2"));
+  EXPECT_THAT(events_.log, ElementsAre("dropped:1", "dropped:4"));
+  EXPECT_EQ(events_.changes, changes + 1);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(2));
+  }
+  fleet_.Receive(1, PartialOf({2}));
+  const absl::Time start = clock_.Now();
+  fleet_.SealStage(start);  // front 0 owes nothing: no seal, no wait
+  EXPECT_EQ(Seals(sent_[0]), 0);
+  EXPECT_EQ(clock_.Now(), start);
+  v1::FrontMessage late;
+  *late.mutable_relayed()->add_items() = Advertise(1);
+  fleet_.Receive(0, late);
+  Streams(0, {7});
+  EXPECT_THAT(events_.log, ElementsAre("dropped:1", "dropped:4", "partial"));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_FALSE(fleet_.IsLiveUser(7));
+}
+
 // On a real clock the seal returns as soon as the last owing front answers.
 TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   std::mutex mu;

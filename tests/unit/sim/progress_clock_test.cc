@@ -27,16 +27,16 @@ TEST(ProgressClockTest, StandsStillWhileWorkIsPending) {
   clock.WorkAdded(2);
   base.Advance(absl::Seconds(50));
   EXPECT_EQ(clock.Now(), start);
-  clock.WorkDone();
+  clock.WorkDone(1);
   base.Advance(absl::Seconds(50));
   EXPECT_EQ(clock.Now(), start);  // one unit still pending
-  clock.WorkDone();
+  clock.WorkDone(1);
   base.Advance(absl::Seconds(2));
   EXPECT_EQ(clock.Now() - start, absl::Seconds(2));
   // A second stretch of work is subtracted as well.
-  clock.WorkAdded();
+  clock.WorkAdded(1);
   base.Advance(absl::Seconds(7));
-  clock.WorkDone();
+  clock.WorkDone(1);
   EXPECT_EQ(clock.Now() - start, absl::Seconds(2));
 }
 
@@ -49,10 +49,10 @@ TEST(ProgressClockTest, AWaitReachesTheDeadlineOnlyWhenIdle) {
   std::condition_variable cv;
   std::unique_lock<std::mutex> lock(mu);
   const absl::Time start = clock.Now();
-  clock.WorkAdded();
+  clock.WorkAdded(1);
   clock.WaitUntil(cv, lock, start + absl::Seconds(20));
   EXPECT_EQ(clock.Now(), start);
-  clock.WorkDone();
+  clock.WorkDone(1);
   clock.WaitUntil(cv, lock, start + absl::Seconds(20));
   EXPECT_EQ(clock.Now(), start + absl::Seconds(20));
 }

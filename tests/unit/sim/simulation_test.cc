@@ -4,7 +4,10 @@
 // own noise.
 #include "tools/sim/simulation.h"
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/coordinator_setup.h"
+#include "server/in_process_cluster.h"
 #include "tests/unit/algorithms/lfl_sgdmf/test_config.h"
 
 namespace fedmf::sim {
@@ -46,10 +50,14 @@ struct RunChoice {
   algorithms::dpmf_rp::Projection projection = algorithms::dpmf_rp::Projection::kSparse;
 };
 
+struct Run {
+  server::CoordinatorOptions options;
+  server::CoordinatorState state;
+};
+
 // 3 rounds of PBM (epsilon 10, so the noise is random but not everything) with secure
 // aggregation: cohort 15 of 60 users, threshold 11.
-std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1,
-                                                     const RunChoice& choice = {}) {
+Run MakeRun(uint64_t seed, const RunChoice& choice) {
   algorithms::dpmf_rp::DpmfRpConfig c;
   c.num_users = 60;
   c.num_items = 80;
@@ -70,12 +78,17 @@ std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1,
   options.simulation_plain_sum = choice.plain_sum;
   options.stage_timeout = choice.stage_timeout;
   options.max_failed_rounds = 1;  // honest in-process clients: a failed round fails the run
-  return std::make_unique<server::Coordinator>(
-      options,
-      server::CoordinatorState{"dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
-                               dp::PrivacyLedger::Create().value(), seed, c.rounds,
-                               server::FixedPopulation()},
-      *choice.clock);
+  return Run{.options = options,
+             .state = server::CoordinatorState{
+                 "dpmf-rp", algorithms::dpmf_rp::DpmfRpUpdater::Create(c).value(),
+                 dp::PrivacyLedger::Create().value(), seed, c.rounds, server::FixedPopulation()}};
+}
+
+std::unique_ptr<server::Coordinator> MakeCoordinator(uint64_t seed = 1,
+                                                     const RunChoice& choice = {}) {
+  Run run = MakeRun(seed, choice);
+  return std::make_unique<server::Coordinator>(std::move(run.options), std::move(run.state),
+                                               *choice.clock);
 }
 
 struct Outcome {
@@ -83,6 +96,7 @@ struct Outcome {
   std::string ledger;
   mf::FactorModel model;
   int64_t bytes_in = 0;  // what the clients uploaded
+  size_t ledger_entries = 0;
 };
 
 // `client_processes` processes hosting the users, whose noise is keyed from `noise_seed`.
@@ -112,7 +126,7 @@ Outcome Simulate(int client_processes, uint64_t noise_seed, const RunChoice& cho
   const server::CoordinatorState& state = coordinator->state();
   return Outcome{state.updater->SerializeState().value(), dp::SerializeLedger(state.ledger),
                  FinalModel(*state.updater, *data).value(),
-                 report.ok() ? report->status.bytes_in() : 0};
+                 report.ok() ? report->status.bytes_in() : 0, state.ledger.entries().size()};
 }
 
 TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
@@ -125,6 +139,144 @@ TEST(SimulationTest, OneAndFourClientProcessesGiveTheSameModel) {
   EXPECT_EQ(one.model.user_factors.rows(), 60);
   EXPECT_EQ(one.model.item_factors.rows(), 80);
   EXPECT_EQ(one.model.item_factors.cols(), 4);
+}
+
+// What the combiner received: partial sums with members, and masked inputs (there must be none).
+struct CombinerReceived {
+  std::mutex mu;
+  int partials = 0;
+  int masked_inputs = 0;
+};
+
+// How a run on fronts differs from the default one.
+struct FrontsChoice {
+  absl::Duration stage_timeout = absl::Seconds(20);
+  CombinerReceived* received = nullptr;  // counts what the combiner received
+  // Cuts the link of the front that sent a message for which this is true, before the combiner
+  // sees the message.
+  std::function<bool(size_t front, const v1::FrontMessage&)> cut_at = nullptr;
+};
+
+// The scale-out roles in one process (docs/scale-out.md): a combiner and `fronts` fronts over
+// in-process links, client process i on front i % fronts, each front summing its members' masked
+// inputs; deadlines on the progress clock, which the links hold while a message is in flight, so
+// stage_timeout counts only time in which nothing moves.
+Outcome SimulateOnFronts(int fronts, int client_processes, uint64_t noise_seed,
+                         const FrontsChoice& choice = {}) {
+  auto data = Data();
+  ProgressClock clock(server::SteadyClock::Get());
+  Run run = MakeRun(1, {.stage_timeout = choice.stage_timeout});
+  // A cut fails the round it happens in (too few members left) and the driver retries it.
+  if (choice.cut_at) run.options.max_failed_rounds = 3;
+  server::InProcessCluster* cluster_of_tap = nullptr;  // set before any device connects
+  server::InProcessCluster cluster(
+      fronts, run.options, std::move(run.state), clock, &clock,
+      [&choice, &cluster_of_tap](size_t front, const v1::FrontMessage& message) {
+        if (choice.cut_at && choice.cut_at(front, message)) cluster_of_tap->Cut(front);
+        if (choice.received == nullptr) return;
+        std::lock_guard<std::mutex> lock(choice.received->mu);
+        if (message.partial().members_size() > 0) ++choice.received->partials;
+        for (const v1::Relayed::Item& item : message.relayed().items()) {
+          if (item.secagg().message().has_masked_input()) ++choice.received->masked_inputs;
+        }
+      });
+  cluster_of_tap = &cluster;
+  SimulationOptions options = UserOptions(client_processes, noise_seed);
+  options.clock = &clock;
+  absl::StatusOr<SimulationReport> report = RunSimulation(cluster, data, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (report.ok()) {
+    EXPECT_EQ(report->status.round(), 3);
+    if (!choice.cut_at) {
+      EXPECT_EQ(report->status.dropouts(), 0);
+    }
+  }
+  const server::CoordinatorState& state = cluster.combiner().state();
+  return Outcome{state.updater->SerializeState().value(), dp::SerializeLedger(state.ledger),
+                 FinalModel(*state.updater, *data).value(),
+                 report.ok() ? report->status.bytes_in() : 0, state.ledger.entries().size()};
+}
+
+// Test (i) of docs/scale-out.md section 11 item 3: the same seeds give the same run, bit for bit,
+// on a combiner with three fronts as on one coordinator (the fronts' partial sums add to the sum
+// of the inputs mod 2^b).
+TEST(SimulationTest, ThreeFrontsGiveTheSingleCoordinatorsRun) {
+  const Outcome single = Simulate(6, 7);
+  CombinerReceived received;
+  const Outcome fronts = SimulateOnFronts(3, 6, 7, {.received = &received});
+  EXPECT_EQ(single.updater_state, fronts.updater_state);
+  EXPECT_EQ(single.ledger, fronts.ledger);
+  EXPECT_TRUE(single.model.item_factors == fronts.model.item_factors);
+  EXPECT_TRUE(single.model.user_factors == fronts.model.user_factors);
+  // The inputs reached the combiner only as the fronts' sums: in each of the 3 rounds' SecAgg
+  // at least one front had members (a cohort of 15 over 3 fronts: at most 3 partials a round).
+  EXPECT_EQ(received.masked_inputs, 0);
+  EXPECT_GE(received.partials, 3);
+  EXPECT_LE(received.partials, 9);
+}
+
+// As StageDeadlinesWaitOnTheClientsProgress, across the links: with 1 ns stage deadlines every
+// round still completes with every member, because a message on a link holds the clock as a
+// message in a client's inbox does. One front per client process, and two on one front.
+TEST(SimulationTest, StageDeadlinesOnFrontsWaitForTheLinks) {
+  const std::string single = Simulate(4, 7).updater_state;
+  EXPECT_EQ(SimulateOnFronts(4, 4, 7, {.stage_timeout = absl::Nanoseconds(1)}).updater_state,
+            single);
+  EXPECT_EQ(SimulateOnFronts(2, 4, 7, {.stage_timeout = absl::Nanoseconds(1)}).updater_state,
+            single);
+}
+
+// Whether `message` carries, in round 1, a device's SecAgg message that `is` is true of.
+bool InRoundOne(const v1::FrontMessage& message,
+                const std::function<bool(const v1::secagg::ClientToServer&)>& is) {
+  for (const v1::Relayed::Item& item : message.relayed().items()) {
+    if (item.secagg().round() == 1 && is(item.secagg().message())) return true;
+  }
+  return false;
+}
+
+// Test (iii) of docs/scale-out.md section 11 item 3: front 0's link is cut in each stage of round
+// 1 (its process died, or a partition): its members drop out of the round, which completes or
+// aborts and is retried with the users still live; the run completes its 3 rounds and the ledger
+// has one entry a round, as the single coordinator's: nothing is applied or charged twice.
+TEST(SimulationTest, AFrontLostInAnyStageLeavesOneLedgerEntryPerAppliedRound) {
+  const size_t entries = Simulate(6, 7).ledger_entries;
+  ASSERT_GT(entries, 0u);
+  using Message = v1::secagg::ClientToServer;
+  const std::vector<std::pair<std::string, std::function<bool(const v1::FrontMessage&)>>> stages = {
+      {"AdvertiseKeys",
+       [](const v1::FrontMessage& m) {
+         return InRoundOne(m, [](const Message& s) { return s.has_advertise_keys(); });
+       }},
+      {"ShareKeys",
+       [](const v1::FrontMessage& m) {
+         return InRoundOne(m, [](const Message& s) { return s.has_share_keys(); });
+       }},
+      {"MaskedInput (its partial sum lost)",
+       [](const v1::FrontMessage& m) {
+         return m.partial().round() == 1 && m.partial().members_size() > 0;
+       }},
+      {"ConsistencyCheck",
+       [](const v1::FrontMessage& m) {
+         return InRoundOne(m, [](const Message& s) { return s.has_consistency_check(); });
+       }},
+      {"Unmasking",
+       [](const v1::FrontMessage& m) {
+         return InRoundOne(m, [](const Message& s) { return s.has_unmasking(); });
+       }},
+  };
+  for (const auto& [stage, cut_at] : stages) {
+    SCOPED_TRACE(stage);
+    std::atomic<int> cuts{0};
+    const Outcome outcome =
+        SimulateOnFronts(3, 6, 7, {.cut_at = [&](size_t front, const v1::FrontMessage& m) {
+                           if (front != 0 || !cut_at(m)) return false;
+                           ++cuts;
+                           return true;
+                         }});
+    EXPECT_EQ(cuts.load(), 1);  // front 0 is gone: it sends nothing more
+    EXPECT_EQ(outcome.ledger_entries, entries);
+  }
 }
 
 // --plain_sum adds the same vectors SecAgg would: the model and the ledger are identical.

@@ -1,0 +1,303 @@
+// A front alone (front.h), with in-process device streams and a recording link to the combiner:
+// its live users go up as they change; a task reaches its members and the unreachable come back as
+// drops; masked inputs are summed into one partial sum (never relayed), a rejected one is answered
+// with an Abort, a summed member's drop waits for the partial; Seal; results reach every stream.
+#include "server/front.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "crypto/secagg/partial_sum.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/server/fake_clock.h"
+#include "wire/limits.h"
+
+namespace fedmf::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+constexpr int kBits = 8;
+constexpr int kLength = 2;  // a packed input is 2 bytes
+constexpr int64_t kRound = 4;
+constexpr int32_t kPhase = 0;
+
+// An in-process stream and what was sent to it.
+struct TestStream {
+  std::shared_ptr<Connection> connection;
+  std::shared_ptr<std::vector<v1::ServerMessage>> inbox =
+      std::make_shared<std::vector<v1::ServerMessage>>();
+};
+
+class FrontTest : public ::testing::Test {
+ protected:
+  FrontTest() : front_(options_, clock_, [this](v1::FrontMessage m) { up_.push_back(m); }) {}
+
+  // Registers `ids` (signing key "k<first id>") and opens their stream.
+  TestStream Open(std::vector<uint32_t> ids) {
+    v1::RegisterRequest request;
+    request.set_protocol_version(wire::kProtocolVersion);
+    request.set_enrollment_token("token");
+    request.set_signing_public_key(std::string(31, 'k') + static_cast<char>('0' + ids[0]));
+    for (uint32_t id : ids) request.add_participant_ids(id);
+    v1::RegisterResponse response;
+    EXPECT_TRUE(front_.Register(request, response, "").ok());
+    TestStream s;
+    s.connection = std::make_shared<Connection>(
+        front_.NextConnectionId(), "test",
+        [inbox = s.inbox](const v1::ServerMessage& m) { inbox->push_back(m); });
+    EXPECT_TRUE(front_.OnStreamOpen(s.connection, response.session_token()).ok());
+    return s;
+  }
+
+  // The combiner opens aggregation (kRound, kPhase) of SecAgg over `members` on this front.
+  void Task(std::vector<uint32_t> members) {
+    v1::CombinerMessage m;
+    v1::RoundTask& task = *m.mutable_open()->mutable_task();
+    task.set_round(kRound);
+    task.mutable_plan()->set_phase(kPhase);
+    task.mutable_secagg()->set_bits(kBits);
+    task.mutable_secagg()->set_length(kLength);
+    for (uint32_t id : members) m.mutable_open()->add_members(id);
+    front_.Receive(std::move(m));
+  }
+  // The combiner asks each of `members` for its masked input, relaying the shares of `senders`.
+  void AskForInputs(std::vector<uint32_t> members, std::vector<uint32_t> senders) {
+    v1::CombinerMessage m;
+    for (uint32_t id : members) {
+      v1::Route::Envelope& e = *m.mutable_route()->add_envelopes();
+      e.set_participant_id(id);
+      v1::ServerToParticipant& secagg = *e.mutable_message()->mutable_secagg();
+      secagg.set_round(kRound);
+      secagg.set_phase(kPhase);
+      secagg.set_participant_id(id);
+      v1::secagg::MaskedInputRequest& request = *secagg.mutable_message()->mutable_masked_input();
+      for (uint32_t sender : senders) request.add_shares()->set_peer_id(sender);
+    }
+    front_.Receive(std::move(m));
+  }
+  void Seal() {
+    v1::CombinerMessage m;
+    m.mutable_seal()->set_round(kRound);
+    m.mutable_seal()->set_phase(kPhase);
+    front_.Receive(std::move(m));
+  }
+
+  static v1::ClientMessage Input(uint32_t id, std::string packed) {
+    v1::ClientMessage m;
+    v1::ParticipantToServer& secagg = *m.mutable_secagg();
+    secagg.set_participant_id(id);
+    secagg.set_round(kRound);
+    secagg.set_phase(kPhase);
+    secagg.mutable_message()->mutable_masked_input()->set_packed(std::move(packed));
+    return m;
+  }
+  static v1::ClientMessage AbortFrom(uint32_t id) {
+    v1::ClientMessage m = Input(id, "");
+    m.mutable_secagg()->mutable_message()->mutable_abort()->set_reason("bye");
+    return m;
+  }
+
+  // What went up the link, from message `from` on, by kind.
+  std::vector<v1::FrontMessage::MessageCase> Kinds(size_t from = 0) const {
+    std::vector<v1::FrontMessage::MessageCase> kinds;
+    for (size_t i = from; i < up_.size(); ++i) kinds.push_back(up_[i].message_case());
+    return kinds;
+  }
+
+  testing::FakeClock clock_;
+  const CoordinatorOptions options_ = [] {
+    CoordinatorOptions o;
+    o.enrollment_token = "token";
+    o.num_users = 10;
+    return o;
+  }();
+  std::vector<v1::FrontMessage> up_;
+  Front front_;
+};
+
+TEST_F(FrontTest, TellsTheCombinerItsLiveUsersAsTheyJoinAndLeave) {
+  TestStream a = Open({1, 2});
+  ASSERT_THAT(up_, SizeIs(1));
+  const v1::StreamsChanged& joined = up_[0].streams();
+  ASSERT_THAT(joined.joined(), SizeIs(2));
+  EXPECT_EQ(joined.joined(0).participant_id(), 1);
+  EXPECT_EQ(joined.joined(0).signing_key(), std::string(31, 'k') + "1");
+  EXPECT_EQ(joined.joined(1).participant_id(), 2);
+  EXPECT_THAT(joined.left(), IsEmpty());
+  TestStream b = Open({3});
+  ASSERT_THAT(up_, SizeIs(2));
+  ASSERT_THAT(up_[1].streams().joined(), SizeIs(1));
+  EXPECT_EQ(up_[1].streams().joined(0).participant_id(), 3);
+  front_.OnStreamClosed(a.connection);
+  ASSERT_THAT(up_, SizeIs(3));
+  EXPECT_THAT(up_[2].streams().joined(), IsEmpty());
+  EXPECT_THAT(up_[2].streams().left(), ElementsAre(1, 2));
+}
+
+TEST_F(FrontTest, ATaskReachesItsMembersAndTheUnreachableGoBackAsDrops) {
+  TestStream a = Open({1, 2});
+  const size_t before = up_.size();
+  EXPECT_FALSE(front_.InAggregation());
+  Task({1, 2, 5});
+  EXPECT_TRUE(front_.InAggregation());
+  ASSERT_THAT(*a.inbox, SizeIs(1));
+  EXPECT_THAT(a.inbox->at(0).task().participant_ids(), ElementsAre(1, 2));
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed));
+  EXPECT_EQ(up_[before].relayed().items(0).dropped(), 5);
+}
+
+// Only the aggregation's members' drops matter to it; the rest is StreamsChanged's.
+TEST_F(FrontTest, AMembersDropIsRelayedAndAnotherUsersIsNot) {
+  TestStream a = Open({1}), b = Open({2});
+  Task({1});
+  const size_t before = up_.size();
+  front_.OnStreamClosed(b.connection);
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kStreams));
+  front_.OnStreamClosed(a.connection);
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kStreams, v1::FrontMessage::kRelayed,
+                                         v1::FrontMessage::kStreams));
+  EXPECT_EQ(up_[before + 1].relayed().items(0).dropped(), 1);
+}
+
+// The combiner receives one partial sum, the secagg::MaskedInputSummer sum of the inputs, once
+// every member asked has answered, and never a masked input.
+TEST_F(FrontTest, SumsItsMembersMaskedInputsIntoOnePartialSum) {
+  TestStream a = Open({1, 2}), b = Open({3});
+  Task({1, 2, 3});
+  AskForInputs({1, 2, 3}, {1, 2, 3});
+  EXPECT_THAT(a.inbox->back().secagg().message().masked_input().shares(), SizeIs(3));
+  const size_t before = up_.size();
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(2, "\x05\x07")).ok());
+  ASSERT_TRUE(front_.OnClientMessage(b.connection, Input(3, "\x10\x20")).ok());
+  EXPECT_THAT(Kinds(before), IsEmpty());  // member 1 still owes its input
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\xff\x01")).ok());
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kPartial));
+
+  absl::StatusOr<secagg::MaskedInputSummer> reference =
+      secagg::MaskedInputSummer::Create(kBits, kLength);
+  ASSERT_TRUE(reference.ok());
+  const std::vector<uint32_t> senders = {1, 2, 3};
+  for (const auto& [id, packed] : std::vector<std::pair<uint32_t, std::string>>{
+           {1, "\xff\x01"}, {2, "\x05\x07"}, {3, "\x10\x20"}}) {
+    ASSERT_TRUE(
+        reference->Add(id, Input(id, packed).secagg().message().masked_input(), senders).ok());
+  }
+  const v1::PartialSum& partial = up_[before].partial();
+  EXPECT_EQ(partial.round(), kRound);
+  EXPECT_EQ(partial.phase(), kPhase);
+  ASSERT_THAT(partial.members(), SizeIs(3));
+  EXPECT_EQ(partial.members(0).id(), 1);
+  EXPECT_EQ(partial.members(2).id(), 3);
+  EXPECT_EQ(partial.packed(), reference->Partial()->packed);
+  // A repeat after the partial is late: dropped at the front.
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\xff\x01")).ok());
+  EXPECT_THAT(Kinds(before), SizeIs(1));
+}
+
+// As the session answers a bad message: the device gets an Abort with the reason, the combiner
+// the rejection, and the input is not in the sum.
+TEST_F(FrontTest, ARejectedMaskedInputIsAnsweredWithAnAbortAndReportedNotSummed) {
+  TestStream a = Open({1, 2});
+  Task({1, 2});
+  AskForInputs({1, 2}, {1, 2});
+  const size_t before = up_.size(), sent = a.inbox->size();
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\x01")).ok());  // 1 byte short
+  ASSERT_THAT(*a.inbox, SizeIs(sent + 1));
+  const v1::ServerToParticipant& abort = a.inbox->back().secagg();
+  EXPECT_EQ(abort.participant_id(), 1);
+  EXPECT_THAT(abort.message().abort().reason(), HasSubstr("client 1: "));
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed));
+  EXPECT_EQ(up_[before].relayed().items(0).rejected().participant_id(), 1);
+  EXPECT_EQ(up_[before].relayed().items(0).rejected().reason(), abort.message().abort().reason());
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(2, "\x05\x07")).ok());
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed, v1::FrontMessage::kPartial));
+  ASSERT_THAT(up_[before + 1].partial().members(), SizeIs(1));
+  EXPECT_EQ(up_[before + 1].partial().members(0).id(), 2);
+}
+
+// The session keeps an input that arrived even if its sender leaves later: the drop must reach
+// the combiner after the partial that holds the input, as it would reach the single coordinator.
+// Seal ends the stage early; a Seal for an aggregation the front has nothing of gets an empty
+// partial, so that the combiner stops waiting.
+TEST_F(FrontTest, ASummedMembersDropFollowsThePartialAndSealSendsItEarly) {
+  TestStream a = Open({1}), b = Open({2});
+  Task({1, 2});
+  AskForInputs({1, 2}, {1, 2});
+  const size_t before = up_.size();
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\x05\x07")).ok());
+  front_.OnStreamClosed(a.connection);
+  EXPECT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kStreams));  // the drop is held
+  Seal();
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kStreams, v1::FrontMessage::kPartial,
+                                         v1::FrontMessage::kRelayed));
+  EXPECT_THAT(up_[before + 1].partial().members(), SizeIs(1));
+  EXPECT_EQ(up_[before + 2].relayed().items(0).dropped(), 1);
+  Seal();  // the partial went: nothing more
+  EXPECT_THAT(Kinds(before), SizeIs(3));
+
+  v1::CombinerMessage other;
+  other.mutable_seal()->set_round(kRound + 1);
+  front_.Receive(std::move(other));
+  ASSERT_THAT(Kinds(before), SizeIs(4));
+  EXPECT_EQ(up_[before + 3].partial().round(), kRound + 1);
+  EXPECT_THAT(up_[before + 3].partial().members(), IsEmpty());
+}
+
+// Messages of other stages and other aggregations go up as they came, for the session to judge.
+TEST_F(FrontTest, OtherMessagesAreRelayedInTheOrderTheyCame) {
+  TestStream a = Open({1, 2});
+  Task({1, 2});
+  const size_t before = up_.size();
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, AbortFrom(2)).ok());
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\x05\x07")).ok());  // not asked
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed, v1::FrontMessage::kRelayed));
+  EXPECT_EQ(up_[before].relayed().items(0).secagg().participant_id(), 2);
+  EXPECT_TRUE(up_[before].relayed().items(0).secagg().message().has_abort());
+  EXPECT_TRUE(up_[before + 1].relayed().items(0).secagg().message().has_masked_input());
+}
+
+TEST_F(FrontTest, AResultReachesEveryStreamAndEndsTheAggregation) {
+  TestStream a = Open({1}), b = Open({2});
+  Task({1});
+  v1::CombinerMessage result;
+  result.mutable_result()->set_round(kRound);
+  result.mutable_result()->set_training_done(true);
+  front_.Receive(std::move(result));
+  EXPECT_FALSE(front_.InAggregation());
+  EXPECT_TRUE(a.inbox->back().result().training_done());
+  ASSERT_THAT(*b.inbox, SizeIs(1));
+  EXPECT_TRUE(b.inbox->back().result().training_done());
+  // A device that registers now hears that training is over.
+  v1::RegisterRequest request;
+  request.set_protocol_version(wire::kProtocolVersion);
+  request.set_enrollment_token("token");
+  request.set_signing_public_key(std::string(32, 'k'));
+  request.add_participant_ids(3);
+  v1::RegisterResponse response;
+  ASSERT_TRUE(front_.Register(request, response, "").ok());
+  EXPECT_TRUE(response.training_done());
+  EXPECT_EQ(response.current_round(), kRound);
+}
+
+// Without its combiner the front's aggregation is over: a member's input goes nowhere.
+TEST_F(FrontTest, ALostCombinerEndsTheAggregation) {
+  TestStream a = Open({1});
+  Task({1});
+  AskForInputs({1}, {1});
+  front_.CombinerLost();
+  EXPECT_FALSE(front_.InAggregation());
+  const size_t before = up_.size();
+  ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\x05\x07")).ok());
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed));  // not summed
+}
+
+}  // namespace
+}  // namespace fedmf::server
