@@ -80,7 +80,7 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state,
       service_(false),
       clock_(clock),
       fleet_(std::make_unique<FrontFleet>(streams_mu_, aggregation_, std::move(fronts), clock,
-                                          options_.seal_timeout)),
+                                          options_)),
       aggregation_(clock, streams_mu_, *fleet_) {
   StartRun(std::move(options), std::move(state));
 }
@@ -95,6 +95,7 @@ void Coordinator::FrontLost(size_t front) {
 
 void Coordinator::StartRun(CoordinatorOptions options, CoordinatorState state) {
   if (streams_ != nullptr) streams_->SetNumUsers(options.num_users);
+  if (fleet_ != nullptr) fleet_->SetNumUsers(options.num_users);
   aggregation_.BeginRun();
   run_.reset();  // the last run's model is freed before the next one's is built
   run_ = std::make_unique<ActiveRun>(std::move(options), std::move(state), *this);

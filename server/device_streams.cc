@@ -140,6 +140,24 @@ void DeviceStreams::OnStreamClosed(const std::shared_ptr<Connection>& connection
       .Add("dropped_in_round", dropped);
 }
 
+void DeviceStreams::EndStream(const std::shared_ptr<Connection>& stream,
+                              const absl::Status& status) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string name = placement_.NameOf(stream.get());
+    const std::vector<uint32_t> ids = placement_.Unbind(stream.get());
+    if (ids.empty()) return;  // ended already
+    for (uint32_t id : ids) events_.Deliver(AggregationInbox::Dropped{id});
+    Changed();
+    EventLine("stream_ended")
+        .Add("client", name)
+        .Add("peer", stream->peer())
+        .Add("users", ids.size())
+        .Add("status", status.ToString());
+  }
+  stream->Close(status);
+}
+
 void DeviceStreams::OnMessageRefused(const std::shared_ptr<Connection>& connection,
                                      const absl::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);

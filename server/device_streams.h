@@ -85,7 +85,17 @@ class DeviceStreams final : public StreamHandler, public Devices {
   // Every message reaches the aggregation as it arrives: nothing is held back.
   void SealStage(absl::Time) override {}
 
+  // Under the shared lock: the bound streams, and the registration one hosts (null: unbound).
+  std::vector<std::shared_ptr<Connection>> Streams() const { return placement_.Connections(); }
+  const Registration* RegistrationOf(const Connection& stream) const {
+    return placement_.RegistrationOf(&stream);
+  }
+
   // Any thread.
+  // Ends `stream` with `status` (a front's stream that the combiner refused or another front's
+  // stream took over): unbound at once, its users drop out as on any closed stream, logged as
+  // event=stream_ended.
+  void EndStream(const std::shared_ptr<Connection>& stream, const absl::Status& status);
   // Admin.Status's figures of the streams: users, streams, check-ins, bytes.
   void AddTo(v1::StatusResponse& status) const;
   // Ends (PERMISSION_DENIED) the live streams whose client identity options.revoked names,

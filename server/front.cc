@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <utility>
 #include <variant>
 
@@ -67,6 +68,20 @@ void Front::Receive(v1::CombinerMessage message) {
         Close();
       }
       streams_.ReleaseRound();
+      break;
+    }
+    case v1::CombinerMessage::kEndStreams: {
+      std::vector<std::pair<std::shared_ptr<Connection>, absl::Status>> ended;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const v1::EndStreams::End& end : message.end_streams().streams()) {
+          const auto it = reported_streams_.find(end.stream());
+          if (it == reported_streams_.end()) continue;  // it ended meanwhile
+          ended.emplace_back(
+              it->second, absl::Status(static_cast<absl::StatusCode>(end.code()), end.message()));
+        }
+      }
+      for (const auto& [stream, status] : ended) streams_.EndStream(stream, status);
       break;
     }
     case v1::CombinerMessage::kCloseAll:
@@ -175,21 +190,30 @@ bool Front::Deliver(AggregationInbox::Delivery delivery) {
 }
 
 void Front::StreamsChanged() {
-  const std::vector<uint32_t> live = streams_.LiveUsers();  // ascending
   v1::FrontMessage message;
   v1::StreamsChanged& changed = *message.mutable_streams();
-  std::vector<uint32_t> joined;
-  std::set_difference(live.begin(), live.end(), reported_live_.begin(), reported_live_.end(),
-                      std::back_inserter(joined));
-  for (uint32_t id : joined) {
-    v1::StreamsChanged::Joined& user = *changed.add_joined();
-    user.set_participant_id(id);
-    user.set_signing_key(streams_.SigningKeyOf(id));
+  std::map<uint64_t, std::shared_ptr<Connection>> streams;
+  for (std::shared_ptr<Connection>& stream : streams_.Streams()) {
+    const uint64_t id = stream->id();
+    if (!reported_streams_.contains(id)) {
+      const Registration& registration = *streams_.RegistrationOf(*stream);
+      v1::StreamsChanged::Bound& bound = *changed.add_bound();
+      bound.set_stream(id);
+      bound.set_name(registration.name);
+      bound.set_identity(registration.identity);
+      bound.set_credential(registration.credential);
+      bound.set_signing_key(registration.signing_key);
+      bound.mutable_participant_ids()->Add(registration.participant_ids.begin(),
+                                           registration.participant_ids.end());
+      bound.set_accepts_check_in(registration.accepts_check_in);
+    }
+    streams.emplace(id, std::move(stream));
   }
-  std::set_difference(reported_live_.begin(), reported_live_.end(), live.begin(), live.end(),
-                      google::protobuf::RepeatedFieldBackInserter(changed.mutable_left()));
-  if (changed.joined().empty() && changed.left().empty()) return;
-  reported_live_ = live;
+  for (const auto& [id, stream] : reported_streams_) {
+    if (!streams.contains(id)) changed.add_closed(id);
+  }
+  reported_streams_ = std::move(streams);
+  if (changed.bound().empty() && changed.closed().empty()) return;
   link_(std::move(message));
 }
 

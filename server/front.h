@@ -1,12 +1,13 @@
 // A front (docs/scale-out.md, sections 2 and 5): the device half of the coordinator
 // (DeviceStreams: registrations, streams, chunks, sending, check-in) with the combiner at the
 // other end of a replica link instead of an aggregation in the same process. What its devices do
-// goes up the link in the order it happened: its live users as they join and leave, each
+// goes up the link in the order it happened: its streams as they bind and end, each
 // member's message and drop (Relayed), except masked inputs, which it checks and sums itself
 // (FrontAggregation) and sends as one partial sum once every member asked has answered or dropped,
 // or when the combiner seals the stage. What comes down (a task for its members, routed replies,
-// Seal, results, the round's release, CloseAll) goes to its streams; a member without a stream
-// any more goes back up as a drop.
+// Seal, results, the round's release, CloseAll, the streams the combiner refused or another
+// front took over) goes to its streams; a member without a stream any more goes back up as a
+// drop. Which streams' users are live is the combiner's decision (FrontFleet's Placement).
 // It is the DeviceEndpoint of its devices and the DeviceEvents of its DeviceStreams, with which
 // it shares its one lock; the link must not block (InProcessChannel::Send), so the front sends
 // under that lock and the combiner's lock is never held with it.
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -83,7 +85,7 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // Relays the delivery, or sums a masked input a member was asked for; true for the drop of a
   // member of the aggregation in progress.
   bool Deliver(AggregationInbox::Delivery delivery) override;
-  // Sends the combiner the users that joined and left since it was last told.
+  // Sends the combiner the streams bound and ended since it was last told.
   void StreamsChanged() override;
   // From a task until the round's result or release.
   bool InAggregation() const override { return open_.has_value(); }
@@ -112,7 +114,8 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   std::optional<OpenAggregation> open_;
   // The MaskedInput stage of the aggregation whose MaskedInputRequests came last.
   std::optional<FrontAggregation> masked_input_;
-  std::vector<uint32_t> reported_live_;  // the live users the combiner was last told, ascending
+  // The bound streams the combiner was last told of, by id.
+  std::map<uint64_t, std::shared_ptr<Connection>> reported_streams_;
   int64_t current_round_ = 0;
   bool training_done_ = false;
 };

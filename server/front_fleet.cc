@@ -1,20 +1,33 @@
 #include "server/front_fleet.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/util/event_log.h"
+#include "server/stream_limits.h"
 #include "wire/envelope.h"
 
 namespace fedmf::server {
 
 FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
-                       absl::Duration seal_timeout)
+                       const CoordinatorOptions& options)
     : mu_(mu),
       events_(events),
       fronts_(std::move(fronts)),
       clock_(clock),
-      seal_timeout_(seal_timeout) {}
+      seal_timeout_(options.seal_timeout),
+      placement_(options.num_users) {
+  placement_.set_max_streams_per_client(options.max_streams_per_client);
+}
+
+void FrontFleet::SetNumUsers(int64_t num_users) {
+  std::lock_guard<std::mutex> lock(mu_);
+  placement_.set_num_users(num_users);
+}
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -40,13 +53,10 @@ void FrontFleet::Lost(size_t front) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!lost_.insert(front).second) return;
   std::vector<uint32_t> gone;
-  for (auto it = live_.begin(); it != live_.end();) {
-    if (it->second.front == front) {
-      gone.push_back(it->first);
-      it = live_.erase(it);
-    } else {
-      ++it;
-    }
+  for (auto it = streams_.lower_bound({front, 0}); it != streams_.end() && it->first.first == front;
+       it = streams_.erase(it)) {
+    for (uint32_t id : placement_.Unbind(it->second.get())) gone.push_back(id);
+    where_.erase(it->second.get());
   }
   int dropped = 0;
   for (uint32_t id : gone) {
@@ -61,18 +71,69 @@ void FrontFleet::Lost(size_t front) {
 }
 
 void FrontFleet::Changed(size_t front, const v1::StreamsChanged& changed) {
-  for (uint32_t id : changed.left()) {
-    if (!MovedFrom(front, id)) live_.erase(id);
+  for (uint64_t stream : changed.closed()) {
+    const auto it = streams_.find({front, stream});
+    if (it == streams_.end()) continue;  // refused, or taken over by another front's stream
+    placement_.Unbind(it->second.get());
+    where_.erase(it->second.get());
+    streams_.erase(it);
   }
-  for (const v1::StreamsChanged::Joined& joined : changed.joined()) {
-    live_[joined.participant_id()] = Live{.front = front, .signing_key = joined.signing_key()};
+  std::map<size_t, v1::CombinerMessage> ends;  // by front
+  auto end = [&ends](size_t to, uint64_t stream, const absl::Status& status) {
+    v1::EndStreams::End& e = *ends[to].mutable_end_streams()->add_streams();
+    e.set_stream(stream);
+    e.set_code(static_cast<int32_t>(status.code()));
+    e.set_message(std::string(status.message()));
+  };
+  for (const v1::StreamsChanged::Bound& bound : changed.bound()) {
+    // The front's stream as the Placement sees it: a Connection that only names it.
+    auto proxy = std::make_shared<Connection>(
+        next_proxy_id_++, absl::StrCat("front ", front, " stream ", bound.stream()), nullptr,
+        StreamLimits().max_queued_bytes, bound.identity());
+    absl::StatusOr<Placement::Takeover> takeover = placement_.Bind(
+        Registration{
+            .name = bound.name(),
+            .identity = bound.identity(),
+            .credential = bound.credential(),
+            .signing_key = bound.signing_key(),
+            .participant_ids = {bound.participant_ids().begin(), bound.participant_ids().end()},
+            .accepts_check_in = bound.accepts_check_in()},
+        proxy);
+    if (!takeover.ok()) {
+      end(front, bound.stream(), takeover.status());
+      continue;
+    }
+    where_.emplace(proxy.get(), RemoteStream{front, bound.stream()});
+    streams_.emplace(RemoteStream{front, bound.stream()}, std::move(proxy));
+    for (const std::shared_ptr<Connection>& old : takeover->streams) {
+      const RemoteStream replaced = where_.at(old.get());
+      end(replaced.first, replaced.second,
+          absl::FailedPreconditionError("replaced by a newer stream of the same credential"));
+      where_.erase(old.get());
+      streams_.erase(replaced);
+    }
+    // As in one process: they stay, on the new stream, but missed what the round sent them on
+    // the old one.
+    for (uint32_t id : takeover->participant_ids) {
+      events_.Deliver(AggregationInbox::Dropped{.participant_id = id});
+    }
+  }
+  for (auto& [to, message] : ends) {
+    bytes_out_ += static_cast<int64_t>(message.ByteSizeLong());
+    fronts_[to](std::move(message));
   }
   events_.StreamsChanged();
 }
 
 bool FrontFleet::MovedFrom(size_t front, uint32_t participant_id) const {
-  const auto it = live_.find(participant_id);
-  return it != live_.end() && it->second.front != front;
+  const std::optional<size_t> live_on = FrontOf(participant_id);
+  return live_on.has_value() && *live_on != front;
+}
+
+std::optional<size_t> FrontFleet::FrontOf(uint32_t participant_id) const {
+  const std::shared_ptr<Connection> stream = placement_.ConnectionOf(participant_id);
+  if (stream == nullptr) return std::nullopt;
+  return where_.at(stream.get()).first;
 }
 
 void FrontFleet::Relay(size_t front, const v1::Relayed& relayed) {
@@ -132,12 +193,12 @@ std::vector<uint32_t> FrontFleet::Open(const v1::RoundTask& task,
   std::vector<v1::CombinerMessage> opens(fronts_.size());
   std::vector<uint32_t> unreachable;
   for (uint32_t id : cohort) {
-    const auto it = live_.find(id);
-    if (it == live_.end()) {
+    const std::optional<size_t> front = FrontOf(id);
+    if (!front) {
       unreachable.push_back(id);
       continue;
     }
-    opens[it->second.front].mutable_open()->add_members(id);
+    opens[*front].mutable_open()->add_members(id);
   }
   for (size_t f = 0; f < fronts_.size(); ++f) {
     if (!opens[f].has_open()) continue;
@@ -156,8 +217,8 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
   std::vector<v1::CombinerMessage> routes(fronts_.size());
   std::vector<uint32_t> unreachable;
   for (Aggregation::Envelope& envelope : envelopes) {
-    const auto it = live_.find(envelope.participant_id);
-    if (it == live_.end()) {
+    const std::optional<size_t> front = FrontOf(envelope.participant_id);
+    if (!front) {
       unreachable.push_back(envelope.participant_id);
       continue;
     }
@@ -167,9 +228,9 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
       const wire::AggregationTag tag = wire::TagOf(envelope.message.secagg());
       if (!(tag == masked_input_tag_)) owing_.clear();
       masked_input_tag_ = tag;
-      owing_.insert(it->second.front);
+      owing_.insert(*front);
     }
-    v1::Route::Envelope& routed = *routes[it->second.front].mutable_route()->add_envelopes();
+    v1::Route::Envelope& routed = *routes[*front].mutable_route()->add_envelopes();
     routed.set_participant_id(envelope.participant_id);
     *routed.mutable_message() = std::move(envelope.message);
   }
@@ -179,18 +240,6 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
     fronts_[f](std::move(routes[f]));
   }
   return unreachable;
-}
-
-std::vector<uint32_t> FrontFleet::LiveUsers() const {
-  std::vector<uint32_t> users;
-  users.reserve(live_.size());
-  for (const auto& [id, live] : live_) users.push_back(id);
-  return users;
-}
-
-std::string FrontFleet::SigningKeyOf(uint32_t participant_id) const {
-  const auto it = live_.find(participant_id);
-  return it == live_.end() ? std::string() : it->second.signing_key;
 }
 
 void FrontFleet::SendAll(const v1::CombinerMessage& message) {
@@ -245,7 +294,8 @@ PhaseTransport::Traffic FrontFleet::CurrentTraffic() const {
 
 void FrontFleet::AddTo(v1::StatusResponse& status) const {
   std::lock_guard<std::mutex> lock(mu_);
-  status.set_registered_users(static_cast<int32_t>(live_.size()));
+  status.set_registered_users(static_cast<int32_t>(placement_.LiveUserCount()));
+  status.set_connected_clients(static_cast<int32_t>(placement_.ConnectionCount()));
   status.set_bytes_in(bytes_in_);
   status.set_bytes_out(bytes_out_);
 }

@@ -1,9 +1,12 @@
 // The combiner's Devices (device_link.h) over the replica links to its fronts (docs/scale-out.md,
 // sections 2 and 9): a task goes to each front with the cohort's members it hosts, each reply to
 // the front its receiver is on, results, the round's release and CloseAll to every front; what a
-// front sends (its live users joining and leaving, its members' messages, drops and rejections,
-// its partial sums) reaches the aggregation half as DeviceEvents, in the order of its link. The
-// live users are the union of the fronts'. A front that was sent a MaskedInputRequest owes the
+// front sends (its streams bound and ended, its members' messages, drops and rejections, its
+// partial sums) reaches the aggregation half as DeviceEvents, in the order of its link. It places
+// every front's streams in one Placement (one live stream per user across the fronts, the
+// per-client stream cap, takeover by the same credential: docs/scale-out.md section 6) and tells
+// a front to end the streams it refuses or another front's stream took over; the live users are
+// those of the streams it placed. A front that was sent a MaskedInputRequest owes the
 // aggregation its partial sum (or word that it has none); SealStage asks the fronts that still owe
 // one for it and waits for their answers up to a seal timeout. It shares the combiner's mutex with
 // the aggregation half (AggregationRouter), as DeviceStreams does in one process.
@@ -15,19 +18,26 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/replica.pb.h"
 #include "server/aggregation.h"
 #include "server/clock.h"
+#include "server/connection.h"
+#include "server/coordinator_options.h"
 #include "server/device_link.h"
 #include "server/phase_runner.h"
+#include "server/placement.h"
 #include "wire/envelope.h"
 #include "wire/traffic.h"
 
@@ -39,12 +49,15 @@ class FrontFleet final : public Devices {
   using Link = std::function<void(v1::CombinerMessage)>;
 
   // `mu` is the lock shared with `events`' side; `fronts[f]` is front f's link; SealStage waits
-  // up to `seal_timeout` past the stage's deadline (or the call, if later) on `clock`.
+  // up to options.seal_timeout past the stage's deadline (or the call, if later) on `clock`;
+  // options.num_users and max_streams_per_client configure the Placement.
   FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
-             absl::Duration seal_timeout);
+             const CoordinatorOptions& options);
+  // Participant ids are in [1, num_users] from now on (Placement::set_num_users). Takes the lock.
+  void SetNumUsers(int64_t num_users);
 
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
-  // relayed by a front other than the one the participant is live on is ignored (it moved).
+  // relayed by a front while it is live on another is ignored (MovedFrom).
   void Receive(size_t front, const v1::FrontMessage& message);
   // Front `front`'s link ended (its process died, it went silent, its send queue overflowed or a
   // partition cut it; docs/scale-out.md section 7): its users are live no more, those in the
@@ -57,10 +70,14 @@ class FrontFleet final : public Devices {
                              const std::vector<uint32_t>& cohort) override;
   // The receivers that are live somewhere go to their front, which drops those it cannot reach.
   std::vector<uint32_t> Route(Aggregation::Envelopes envelopes) override;
-  std::vector<uint32_t> LiveUsers() const override;
-  int64_t LiveUserCount() const override { return static_cast<int64_t>(live_.size()); }
-  bool IsLiveUser(uint32_t participant_id) const override { return live_.contains(participant_id); }
-  std::string SigningKeyOf(uint32_t participant_id) const override;
+  std::vector<uint32_t> LiveUsers() const override { return placement_.LiveUsers(); }
+  int64_t LiveUserCount() const override { return placement_.LiveUserCount(); }
+  bool IsLiveUser(uint32_t participant_id) const override {
+    return placement_.IsLiveUser(participant_id);
+  }
+  std::string SigningKeyOf(uint32_t participant_id) const override {
+    return placement_.SigningKeyOf(participant_id);
+  }
   void Broadcast(const v1::RoundResult& result) override;
   // Tells every front to end its streams; returns how many fronts it told (each ends its own).
   int CloseAll(const absl::Status& status) override;
@@ -77,16 +94,18 @@ class FrontFleet final : public Devices {
   void AddTo(v1::StatusResponse& status) const;
 
  private:
-  struct Live {
-    size_t front;
-    std::string signing_key;
-  };
+  // A front's stream: the front, and its id there.
+  using RemoteStream = std::pair<size_t, uint64_t>;
   // Under mu_.
   void Changed(size_t front, const v1::StreamsChanged& changed);
   void Relay(size_t front, const v1::Relayed& relayed);
   // Settles what front `front` owed; delivers a partial with members.
   void DeliverPartial(size_t front, const v1::PartialSum& partial);
-  // Whether `participant_id` is live on a front other than `front`.
+  // The front of the stream `participant_id` is live on (none: not live).
+  std::optional<size_t> FrontOf(uint32_t participant_id) const;
+  // Whether `participant_id` is live on a front other than `front` (its stream there was refused
+  // or taken over). A user live nowhere is not: the drop of a member whose stream ended before
+  // its task reached the front must count.
   bool MovedFrom(size_t front, uint32_t participant_id) const;
   // Sends to every front.
   void SendAll(const v1::CombinerMessage& message);
@@ -101,7 +120,10 @@ class FrontFleet final : public Devices {
   wire::AggregationTag masked_input_tag_;
   std::set<size_t> owing_;
   std::set<size_t> lost_;          // fronts whose link ended
-  std::map<uint32_t, Live> live_;  // by participant id
+  Placement placement_;            // every front's streams, each as a Connection that only names it
+  std::map<RemoteStream, std::shared_ptr<Connection>> streams_;
+  absl::flat_hash_map<const Connection*, RemoteStream> where_;
+  uint64_t next_proxy_id_ = 1;
   wire::TrafficCounter traffic_;   // since the last Open
   int64_t bytes_in_ = 0, bytes_out_ = 0;
 };

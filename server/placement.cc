@@ -97,6 +97,11 @@ std::shared_ptr<Connection> Placement::ConnectionOf(uint32_t participant_id) con
   return streams_.at(it->second).connection;
 }
 
+const Registration* Placement::RegistrationOf(const Connection* connection) const {
+  const auto it = streams_.find(connection);
+  return it == streams_.end() ? nullptr : &it->second.registration;
+}
+
 std::string Placement::NameOf(const Connection* connection) const {
   auto it = streams_.find(connection);
   return it == streams_.end() ? std::string() : it->second.registration.name;

@@ -60,6 +60,8 @@ class Placement {
   bool Owns(const Connection* connection, uint32_t participant_id) const;
   std::shared_ptr<Connection> ConnectionOf(uint32_t participant_id) const;
   std::string NameOf(const Connection* connection) const;
+  // The registration a bound stream hosts (null: not bound).
+  const Registration* RegistrationOf(const Connection* connection) const;
   // The registered Ed25519 signing key of the stream hosting `participant_id` (empty if none).
   std::string SigningKeyOf(uint32_t participant_id) const;
   // Users on live streams with ids in [1, num_users], ascending.

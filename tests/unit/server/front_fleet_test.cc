@@ -51,21 +51,48 @@ class FrontFleetTest : public ::testing::Test {
 
   FrontFleetTest()
       : sent_(kFronts),
-        fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}, clock_, kSealTimeout) {}
+        fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}, clock_, Options()) {}
+
+  static CoordinatorOptions Options() {
+    CoordinatorOptions options;
+    options.num_users = 100;
+    options.seal_timeout = kSealTimeout;
+    return options;
+  }
 
   FrontFleet::Link LinkTo(size_t front) {
     return [this, front](v1::CombinerMessage message) { sent_[front].push_back(message); };
   }
-  // Front `front`'s users joined (each with key "k<id>") and left.
-  void Streams(size_t front, std::vector<uint32_t> joined, std::vector<uint32_t> left = {}) {
+  // Front `front` bound a stream hosting `ids` (signing key "k<first id>"), registered with
+  // `credential` from TLS identity `identity`; returns its id there.
+  uint64_t Bind(size_t front, std::vector<uint32_t> ids, const std::string& credential = "",
+                const std::string& identity = "") {
     v1::FrontMessage message;
-    for (uint32_t id : joined) {
-      v1::StreamsChanged::Joined& entry = *message.mutable_streams()->add_joined();
-      entry.set_participant_id(id);
-      entry.set_signing_key("k" + std::to_string(id));
-    }
-    for (uint32_t id : left) message.mutable_streams()->add_left(id);
+    v1::StreamsChanged::Bound& bound = *message.mutable_streams()->add_bound();
+    bound.set_stream(++last_stream_);
+    bound.set_credential(credential);
+    bound.set_identity(identity);
+    bound.set_signing_key("k" + std::to_string(ids[0]));
+    bound.mutable_participant_ids()->Add(ids.begin(), ids.end());
     fleet_.Receive(front, message);
+    return last_stream_;
+  }
+  // Front `front`'s stream `stream` ended.
+  void Close(size_t front, uint64_t stream) {
+    v1::FrontMessage message;
+    message.mutable_streams()->add_closed(stream);
+    fleet_.Receive(front, message);
+  }
+  // The streams front `front` was told to end, as "stream:code".
+  std::vector<std::string> Ended(size_t front) const {
+    std::vector<std::string> ended;
+    for (const v1::CombinerMessage& message : sent_[front]) {
+      for (const v1::EndStreams::End& end : message.end_streams().streams()) {
+        ended.push_back(std::to_string(end.stream()) + ":" +
+                        absl::StatusCodeToString(static_cast<absl::StatusCode>(end.code())));
+      }
+    }
+    return ended;
   }
   static v1::Relayed::Item Advertise(uint32_t id) {
     v1::Relayed::Item item;
@@ -109,13 +136,14 @@ class FrontFleetTest : public ::testing::Test {
   std::mutex mu_;
   RecordingEvents events_;
   std::vector<std::vector<v1::CombinerMessage>> sent_;  // by front
+  uint64_t last_stream_ = 0;
   FrontFleet fleet_;
 };
 
 TEST_F(FrontFleetTest, LiveUsersAreTheUnionOfTheFronts) {
-  Streams(0, {1, 4});
-  Streams(1, {2});
-  Streams(2, {3, 5});
+  Bind(0, {1, 4});
+  Bind(1, {2});
+  Bind(2, {3, 5});
   EXPECT_EQ(events_.changes, 3);
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1, 2, 3, 4, 5));
@@ -126,18 +154,69 @@ TEST_F(FrontFleetTest, LiveUsersAreTheUnionOfTheFronts) {
   EXPECT_EQ(fleet_.SigningKeyOf(6), "");
 }
 
-TEST_F(FrontFleetTest, AUserLeavesOnlyFromTheFrontItIsOn) {
-  Streams(0, {1, 2});
-  Streams(1, {2});      // 2 moved to front 1
-  Streams(0, {}, {2});  // front 0's old stream of 2 ended
-  Streams(0, {}, {1});
+// Stream ids are the front's: another front's stream of the same id is another stream.
+TEST_F(FrontFleetTest, AStreamEndsOnlyOnTheFrontThatReportsIt) {
+  const uint64_t stream = Bind(0, {1, 2});
+  Close(1, stream);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1, 2));
+  }
+  Close(0, stream);
   std::lock_guard<std::mutex> lock(mu_);
-  EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(2));
+  EXPECT_THAT(fleet_.LiveUsers(), IsEmpty());
+}
+
+// One live stream per user across the fronts, as in one process: a second stream for a live user
+// is refused (ALREADY_EXISTS) and its front told to end it; what that front relays for the user
+// is not the user's.
+TEST_F(FrontFleetTest, RefusesAStreamForAUserLiveOnAnotherFrontAndIgnoresItsRelays) {
+  Bind(0, {1});
+  const uint64_t second = Bind(1, {1, 2});
+  EXPECT_THAT(Ended(1), ElementsAre(std::to_string(second) + ":ALREADY_EXISTS"));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1));
+  }
+  v1::FrontMessage message;
+  *message.mutable_relayed()->add_items() = Advertise(1);
+  message.mutable_relayed()->add_items()->set_dropped(1);
+  fleet_.Receive(1, message);
+  EXPECT_THAT(events_.log, IsEmpty());
+  fleet_.Receive(0, message);
+  EXPECT_THAT(events_.log, ElementsAre("secagg:1", "dropped:1"));
+}
+
+// The holder of a credential that reconnects through another front takes its users over: the old
+// front is told to end the old stream, and the users drop out of the round in progress (they
+// missed what it sent them there) but stay live on the new front.
+TEST_F(FrontFleetTest, TheSameCredentialTakesItsUsersOverFromAnotherFront) {
+  const uint64_t old = Bind(0, {1, 2}, "alice");
+  Bind(1, {1, 2}, "alice");
+  EXPECT_THAT(Ended(0), ElementsAre(std::to_string(old) + ":FAILED_PRECONDITION"));
+  EXPECT_THAT(Ended(1), IsEmpty());
+  EXPECT_THAT(events_.log, ElementsAre("dropped:1", "dropped:2"));
+  Close(0, old);  // front 0 ended it: nothing more changes
+  v1::FrontMessage message;
+  *message.mutable_relayed()->add_items() = Advertise(1);
+  fleet_.Receive(0, message);
+  EXPECT_THAT(events_.log, ElementsAre("dropped:1", "dropped:2"));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1, 2));
+}
+
+// max_streams_per_client (1) counts a TLS identity's streams on every front.
+TEST_F(FrontFleetTest, CapsAClientsLiveStreamsAcrossTheFronts) {
+  Bind(0, {1}, "", "device-7");
+  const uint64_t second = Bind(1, {2}, "", "device-7");
+  EXPECT_THAT(Ended(1), ElementsAre(std::to_string(second) + ":ALREADY_EXISTS"));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_THAT(fleet_.LiveUsers(), ElementsAre(1));
 }
 
 TEST_F(FrontFleetTest, OpenSendsEachFrontTheTaskAndItsMembers) {
-  Streams(0, {1, 4});
-  Streams(2, {3});
+  Bind(0, {1, 4});
+  Bind(2, {3});
   v1::RoundTask task;
   task.set_round(7);
   task.add_participant_ids(1);
@@ -158,8 +237,8 @@ TEST_F(FrontFleetTest, OpenSendsEachFrontTheTaskAndItsMembers) {
 }
 
 TEST_F(FrontFleetTest, RepliesGoToTheFrontTheirReceiverIsOnInOrder) {
-  Streams(0, {1, 3});
-  Streams(1, {2});
+  Bind(0, {1, 3});
+  Bind(1, {2});
   std::vector<uint32_t> unreachable;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -178,7 +257,7 @@ TEST_F(FrontFleetTest, RepliesGoToTheFrontTheirReceiverIsOnInOrder) {
 }
 
 TEST_F(FrontFleetTest, RelayedItemsReachTheAggregationInOrder) {
-  Streams(0, {1, 2, 3, 4});
+  Bind(0, {1, 2, 3, 4});
   v1::FrontMessage message;
   v1::Relayed& relayed = *message.mutable_relayed();
   *relayed.add_items() = Advertise(2);
@@ -190,23 +269,9 @@ TEST_F(FrontFleetTest, RelayedItemsReachTheAggregationInOrder) {
   EXPECT_GT(fleet_.CurrentTraffic().phase.up(wire::Stage::kAdvertiseKeys), 0);
 }
 
-// A user that re-registered on another front: what its old front still relays is not its.
-TEST_F(FrontFleetTest, IgnoresWhatAFrontRelaysForAUserLiveElsewhere) {
-  Streams(0, {1});
-  Streams(1, {1});
-  v1::FrontMessage message;
-  *message.mutable_relayed()->add_items() = Advertise(1);
-  message.mutable_relayed()->add_items()->set_dropped(1);
-  fleet_.Receive(0, message);
-  EXPECT_THAT(events_.log, IsEmpty());
-  fleet_.Receive(1, message);
-  EXPECT_THAT(events_.log, ElementsAre("secagg:1", "dropped:1"));
-}
-
 // A drop of a user that is on no front any more still reaches the aggregation.
 TEST_F(FrontFleetTest, RelaysTheDropOfAUserThatLeft) {
-  Streams(0, {1});
-  Streams(0, {}, {1});
+  Close(0, Bind(0, {1}));
   v1::FrontMessage message;
   message.mutable_relayed()->add_items()->set_dropped(1);
   fleet_.Receive(0, message);
@@ -255,9 +320,9 @@ TEST_F(FrontFleetTest, ResultsReleaseAndCloseGoToEveryFront) {
 // Seal goes to the fronts that were sent MaskedInputRequests and have not answered; the wait ends
 // at the seal timeout past the deadline when one never answers.
 TEST_F(FrontFleetTest, SealAsksTheFrontsThatOweAPartialAndWaitsUpToTheTimeout) {
-  Streams(0, {1});
-  Streams(1, {2});
-  Streams(2, {3});
+  Bind(0, {1});
+  Bind(1, {2});
+  Bind(2, {3});
   RequestMaskedInputs({1, 2});
   fleet_.Receive(0, PartialOf({1}));
   const absl::Time deadline = clock_.Now() + absl::Seconds(10);
@@ -275,7 +340,7 @@ TEST_F(FrontFleetTest, SealAsksTheFrontsThatOweAPartialAndWaitsUpToTheTimeout) {
 
 // A front without a partial says so with an empty one, which settles it and reaches no one.
 TEST_F(FrontFleetTest, AnEmptyPartialSettlesItsFrontAndIsNotDelivered) {
-  Streams(0, {1});
+  Bind(0, {1});
   RequestMaskedInputs({1});
   fleet_.Receive(0, PartialOf({}));
   const absl::Time start = clock_.Now();
@@ -288,8 +353,8 @@ TEST_F(FrontFleetTest, AnEmptyPartialSettlesItsFrontAndIsNotDelivered) {
 // A lost front's users are live no more and drop out of the aggregation, it owes no partial, and
 // what it sends afterwards (a process that was only partitioned) is ignored.
 TEST_F(FrontFleetTest, ALostFrontsUsersDropAndItOwesNothingAndIsIgnoredAfter) {
-  Streams(0, {1, 4});
-  Streams(1, {2});
+  Bind(0, {1, 4});
+  Bind(1, {2});
   RequestMaskedInputs({1, 2});
   const int changes = events_.changes;
   ::testing::internal::CaptureStderr();
@@ -310,7 +375,7 @@ TEST_F(FrontFleetTest, ALostFrontsUsersDropAndItOwesNothingAndIsIgnoredAfter) {
   v1::FrontMessage late;
   *late.mutable_relayed()->add_items() = Advertise(1);
   fleet_.Receive(0, late);
-  Streams(0, {7});
+  Bind(0, {7});
   EXPECT_THAT(events_.log, ElementsAre("dropped:1", "dropped:4", "partial"));
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_FALSE(fleet_.IsLiveUser(7));
@@ -323,16 +388,19 @@ TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   std::mutex seals_mu;
   std::condition_variable sealed;
   bool seal_sent = false;
+  CoordinatorOptions options;
+  options.num_users = 10;
+  options.seal_timeout = absl::Seconds(60);
   FrontFleet fleet(mu, events, {[&](v1::CombinerMessage message) {
                      if (!message.has_seal()) return;
                      std::lock_guard<std::mutex> lock(seals_mu);
                      seal_sent = true;
                      sealed.notify_all();
                    }},
-                   SteadyClock::Get(), absl::Seconds(60));
-  v1::FrontMessage joined;
-  joined.mutable_streams()->add_joined()->set_participant_id(1);
-  fleet.Receive(0, joined);
+                   SteadyClock::Get(), options);
+  v1::FrontMessage bound;
+  bound.mutable_streams()->add_bound()->add_participant_ids(1);
+  fleet.Receive(0, bound);
   Aggregation::Envelope request{.participant_id = 1, .message = {}};
   request.message.mutable_secagg()->set_participant_id(1);
   request.message.mutable_secagg()->mutable_message()->mutable_masked_input();

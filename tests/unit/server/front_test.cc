@@ -1,7 +1,8 @@
 // A front alone (front.h), with in-process device streams and a recording link to the combiner:
-// its live users go up as they change; a task reaches its members and the unreachable come back as
-// drops; masked inputs are summed into one partial sum (never relayed), a rejected one is answered
-// with an Abort, a summed member's drop waits for the partial; Seal; results reach every stream.
+// its streams go up as they bind and end, and it ends those the combiner refuses; a task reaches
+// its members and the unreachable come back as drops; masked inputs are summed into one partial sum
+// (never relayed), a rejected one is answered with an Abort, a summed member's drop waits for the
+// partial; Seal; results reach every stream.
 #include "server/front.h"
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/server/fake_clock.h"
-#include "wire/limits.h"
+#include "tests/unit/server/test_stream.h"
 
 namespace fedmf::server {
 namespace {
@@ -29,12 +30,7 @@ constexpr int kLength = 2;  // a packed input is 2 bytes
 constexpr int64_t kRound = 4;
 constexpr int32_t kPhase = 0;
 
-// An in-process stream and what was sent to it.
-struct TestStream {
-  std::shared_ptr<Connection> connection;
-  std::shared_ptr<std::vector<v1::ServerMessage>> inbox =
-      std::make_shared<std::vector<v1::ServerMessage>>();
-};
+using testing::TestStream;
 
 class FrontTest : public ::testing::Test {
  protected:
@@ -42,19 +38,9 @@ class FrontTest : public ::testing::Test {
 
   // Registers `ids` (signing key "k<first id>") and opens their stream.
   TestStream Open(std::vector<uint32_t> ids) {
-    v1::RegisterRequest request;
-    request.set_protocol_version(wire::kProtocolVersion);
-    request.set_enrollment_token("token");
-    request.set_signing_public_key(std::string(31, 'k') + static_cast<char>('0' + ids[0]));
-    for (uint32_t id : ids) request.add_participant_ids(id);
-    v1::RegisterResponse response;
-    EXPECT_TRUE(front_.Register(request, response, "").ok());
-    TestStream s;
-    s.connection = std::make_shared<Connection>(
-        front_.NextConnectionId(), "test",
-        [inbox = s.inbox](const v1::ServerMessage& m) { inbox->push_back(m); });
-    EXPECT_TRUE(front_.OnStreamOpen(s.connection, response.session_token()).ok());
-    return s;
+    return testing::OpenStream(
+        front_, testing::RegistrationOf(ids, "token",
+                                        std::string(31, 'k') + static_cast<char>('0' + ids[0])));
   }
 
   // The combiner opens aggregation (kRound, kPhase) of SecAgg over `members` on this front.
@@ -123,23 +109,45 @@ class FrontTest : public ::testing::Test {
   Front front_;
 };
 
-TEST_F(FrontTest, TellsTheCombinerItsLiveUsersAsTheyJoinAndLeave) {
+TEST_F(FrontTest, TellsTheCombinerItsStreamsAsTheyBindAndEnd) {
   TestStream a = Open({1, 2});
   ASSERT_THAT(up_, SizeIs(1));
-  const v1::StreamsChanged& joined = up_[0].streams();
-  ASSERT_THAT(joined.joined(), SizeIs(2));
-  EXPECT_EQ(joined.joined(0).participant_id(), 1);
-  EXPECT_EQ(joined.joined(0).signing_key(), std::string(31, 'k') + "1");
-  EXPECT_EQ(joined.joined(1).participant_id(), 2);
-  EXPECT_THAT(joined.left(), IsEmpty());
+  ASSERT_THAT(up_[0].streams().bound(), SizeIs(1));
+  const v1::StreamsChanged::Bound& bound = up_[0].streams().bound(0);
+  EXPECT_EQ(bound.stream(), a.connection->id());
+  EXPECT_THAT(bound.participant_ids(), ElementsAre(1, 2));
+  EXPECT_EQ(bound.signing_key(), std::string(31, 'k') + "1");
+  EXPECT_THAT(up_[0].streams().closed(), IsEmpty());
   TestStream b = Open({3});
   ASSERT_THAT(up_, SizeIs(2));
-  ASSERT_THAT(up_[1].streams().joined(), SizeIs(1));
-  EXPECT_EQ(up_[1].streams().joined(0).participant_id(), 3);
+  ASSERT_THAT(up_[1].streams().bound(), SizeIs(1));
+  EXPECT_THAT(up_[1].streams().bound(0).participant_ids(), ElementsAre(3));
   front_.OnStreamClosed(a.connection);
   ASSERT_THAT(up_, SizeIs(3));
-  EXPECT_THAT(up_[2].streams().joined(), IsEmpty());
-  EXPECT_THAT(up_[2].streams().left(), ElementsAre(1, 2));
+  EXPECT_THAT(up_[2].streams().bound(), IsEmpty());
+  EXPECT_THAT(up_[2].streams().closed(), ElementsAre(a.connection->id()));
+}
+
+// The combiner refused the stream (or another front's took it over): the front ends it at once;
+// its messages are refused from then on, and the combiner hears that it ended.
+TEST_F(FrontTest, EndsTheStreamsTheCombinerTellsItTo) {
+  TestStream a = Open({1}), b = Open({2});
+  v1::CombinerMessage end;
+  v1::EndStreams::End& e = *end.mutable_end_streams()->add_streams();
+  e.set_stream(a.connection->id());
+  e.set_code(static_cast<int>(absl::StatusCode::kAlreadyExists));
+  e.set_message("participant 1 is already hosted by another live stream; register again");
+  const size_t before = up_.size();
+  ::testing::internal::CaptureStderr();
+  front_.Receive(std::move(end));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("event=stream_ended client=\"\" peer=test users=1 "
+                        "status=\"ALREADY_EXISTS: participant 1 is already hosted"));
+  ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kStreams));
+  EXPECT_THAT(up_[before].streams().closed(), ElementsAre(a.connection->id()));
+  EXPECT_EQ(front_.OnClientMessage(a.connection, AbortFrom(1)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(front_.OnClientMessage(b.connection, AbortFrom(2)).ok());
 }
 
 TEST_F(FrontTest, ATaskReachesItsMembersAndTheUnreachableGoBackAsDrops) {
@@ -276,13 +284,8 @@ TEST_F(FrontTest, AResultReachesEveryStreamAndEndsTheAggregation) {
   ASSERT_THAT(*b.inbox, SizeIs(1));
   EXPECT_TRUE(b.inbox->back().result().training_done());
   // A device that registers now hears that training is over.
-  v1::RegisterRequest request;
-  request.set_protocol_version(wire::kProtocolVersion);
-  request.set_enrollment_token("token");
-  request.set_signing_public_key(std::string(32, 'k'));
-  request.add_participant_ids(3);
   v1::RegisterResponse response;
-  ASSERT_TRUE(front_.Register(request, response, "").ok());
+  ASSERT_TRUE(front_.Register(testing::RegistrationOf({3}), response, "").ok());
   EXPECT_TRUE(response.training_done());
   EXPECT_EQ(response.current_round(), kRound);
 }
