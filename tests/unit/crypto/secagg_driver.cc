@@ -96,6 +96,7 @@ DriverResult RunSession(const DriverOptions& o) {
   auto deliver_to_server = [&](uint32_t id, ClientToServer message) {
     if (o.tamper_client) o.tamper_client(id, message);
     if (message.has_masked_input()) r.sent_masked_input.push_back(id);
+    if (o.record) r.transcript.received.emplace_back(id, message);
     // A rejected message drops the client inside the server; the run goes on.
     (void)server.HandleMessage(id, message);
   };
@@ -134,6 +135,7 @@ DriverResult RunSession(const DriverOptions& o) {
       for (size_t i = 0; i < batch.size(); ++i) {
         skip[i] = point != DropPoint::kNever && stops_at(batch[i].client_id, point);
         if (!skip[i] && o.tamper_server) o.tamper_server(batch[i].client_id, batch[i].message);
+        if (o.record) r.transcript.sent.emplace_back(batch[i].client_id, batch[i].message);
       }
       std::vector<absl::StatusOr<std::optional<ClientToServer>>> replies(batch.size());
       auto work = [&](size_t start) {
@@ -180,6 +182,7 @@ DriverResult RunSession(const DriverOptions& o) {
   std::mt19937_64 replay(o.input_seed);
   for (uint32_t id : ids) {
     const std::vector<uint64_t> x = make_input(id, replay);
+    if (o.record) r.transcript.inputs[id] = x;
     if (!std::binary_search(r.included.begin(), r.included.end(), id)) continue;
     for (size_t i = 0; i < x.size(); ++i) r.expected[i] = (r.expected[i] + x[i]) & mask;
   }

@@ -79,6 +79,16 @@ struct DriverOptions {
   // Called on every client message before the server sees it (may modify it); also a way to
   // record the server's view.
   std::function<void(uint32_t client, fedmf::v1::secagg::ClientToServer&)> tamper_client;
+  // Keep the whole transcript and every input in DriverResult::transcript.
+  bool record = false;
+};
+
+// Everything a session's server side exchanged (after tampering), in order, and the inputs.
+struct Transcript {
+  std::vector<std::pair<uint32_t, fedmf::v1::secagg::ClientToServer>> received;
+  // Including the messages to clients that stopped answering at that stage (a front relays them).
+  std::vector<std::pair<uint32_t, fedmf::v1::secagg::ServerToClient>> sent;
+  std::map<uint32_t, std::vector<uint64_t>> inputs;  // x_u of every client
 };
 
 struct DriverResult {
@@ -92,6 +102,7 @@ struct DriverResult {
   bool complete_graph = true;         // the server's graph (when it got that far)
   std::vector<double> close_seconds;  // wall time of each ServerSession::CloseStage call
   std::vector<ServerSession::Misbehaviour> misbehaviour;  // the server's
+  Transcript transcript;                                  // with DriverOptions::record
 };
 
 DriverResult RunSession(const DriverOptions& options);
