@@ -13,7 +13,7 @@
 namespace fedmf::server {
 
 Front::Front(const CoordinatorOptions& options, Clock& clock, Link link)
-    : link_(std::move(link)), streams_(options, clock, mu_, *this) {}
+    : options_(options), link_(std::move(link)), streams_(options_, clock, mu_, *this) {}
 
 absl::Status Front::Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                              absl::string_view identity) {

@@ -44,8 +44,8 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // Sends a message up the link to the combiner, in order; must not block.
   using Link = std::function<void(v1::FrontMessage)>;
 
-  // `options`' process fields (enrollment, credentials, stream limits) and num_users serve the
-  // devices; `clock` bounds WaitForDisconnects.
+  // `options`' process fields (enrollment, credentials, stream limits, check-in) and num_users
+  // serve the devices (copied); `clock` bounds WaitForDisconnects.
   Front(const CoordinatorOptions& options, Clock& clock, Link link);
 
   // What the combiner sent (the link's thread).
@@ -108,6 +108,7 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // The aggregation is over for the front.
   void Close();
 
+  const CoordinatorOptions options_;  // streams_ keeps a reference
   const Link link_;
   std::mutex mu_;  // shared with streams_
   DeviceStreams streams_;

@@ -290,6 +290,38 @@ TEST_F(FrontTest, AResultReachesEveryStreamAndEndsTheAggregation) {
   EXPECT_EQ(response.current_round(), kRound);
 }
 
+// Check-in on a front (test (v), the front's side): the combiner's Release sends the round's
+// users that accept check-in away (CheckInLater) and the combiner hears that their streams ended,
+// so that its next cohort is drawn from others; a stream without a user in the round stays.
+TEST(FrontCheckInTest, ReleaseSendsTheRoundsUsersAwayAndReportsTheirStreamsEnded) {
+  testing::FakeClock clock;
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 10;
+  options.check_in_period = absl::Seconds(60);
+  options.check_in_window = absl::Hours(1);
+  std::vector<v1::FrontMessage> up;
+  Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
+  v1::RegisterRequest checks_in = testing::RegistrationOf({1});
+  checks_in.set_accepts_check_in(true);
+  TestStream member = testing::OpenStream(front, checks_in);
+  checks_in.set_participant_ids(0, 2);
+  TestStream other = testing::OpenStream(front, checks_in);
+  v1::CombinerMessage open;
+  open.mutable_open()->mutable_task()->set_round(kRound);
+  open.mutable_open()->add_members(1);
+  front.Receive(std::move(open));
+  const size_t before = up.size();
+  v1::CombinerMessage release;
+  release.mutable_release();
+  front.Receive(std::move(release));
+  EXPECT_FALSE(front.InAggregation());
+  EXPECT_TRUE(member.inbox->back().has_check_in_later());
+  EXPECT_THAT(*other.inbox, IsEmpty());  // no task, no CheckInLater
+  ASSERT_THAT(up, SizeIs(before + 1));
+  EXPECT_THAT(up[before].streams().closed(), ElementsAre(member.connection->id()));
+}
+
 // Without its combiner the front's aggregation is over: a member's input goes nowhere.
 TEST_F(FrontTest, ALostCombinerEndsTheAggregation) {
   TestStream a = Open({1});
