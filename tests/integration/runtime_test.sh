@@ -667,6 +667,27 @@ PY
     ! grep -q ' event=round ' "$WORK/refused.log" || fail "refused only after a round"
     ;;
 
+  sim_fronts)
+    # The scale-out roles in one process (fedmf-sim --fronts, docs/scale-out.md): 3 fronts that sum
+    # their members' masked inputs and a combiner give the single coordinator's run, byte for byte.
+    data="synthetic:users=60,items=80,per_user=12,min_per_user=5,seed=3"
+    run=(--data="$data" --split=holdout:0.2 --rounds=3 --participation=0.25 --min_clients=10
+      --seed=5 --set=mechanism=pbm --epsilon=10 "${DPMF_SMALL[@]}" --client_processes=6)
+    for fronts in 0 3; do
+      "$SIM" "${run[@]}" --fronts="$fronts" --state_dir="$WORK/fronts-$fronts" \
+        >"$WORK/fronts-$fronts.log" 2>&1 || fail "fedmf-sim --fronts=$fronts failed"
+      grep -q " event=sim_start .* fronts=$fronts " "$WORK/fronts-$fronts.log" ||
+        fail "--fronts=$fronts: no sim_start line saying so"
+      grep -q 'event=training_end rounds=3 ' "$WORK/fronts-$fronts.log" ||
+        fail "--fronts=$fronts: not 3 rounds"
+    done
+    cmp "$WORK/fronts-0/checkpoint.pb" "$WORK/fronts-3/checkpoint.pb" || fail "checkpoints differ"
+    diff <(grep ' event=evaluation ' "$WORK/fronts-0.log" | sed 's/^ts=[^ ]* //') \
+      <(grep ' event=evaluation ' "$WORK/fronts-3.log" | sed 's/^ts=[^ ]* //') ||
+      fail "evaluations differ"
+    echo "checkpoints identical ($(stat -c %s "$WORK/fronts-3/checkpoint.pb") bytes)"
+    ;;
+
   sim_run_file)
     # A run is one RunSpec: `fedmf-coordinator describe-run` turns a command line into a file, and
     # fedmf-sim --run=FILE is the run of those flags byte for byte (the checkpoint, which records
