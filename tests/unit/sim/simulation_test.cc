@@ -243,7 +243,11 @@ TEST(SimulationTest, AFrontLostInAnyStageLeavesOneLedgerEntryPerAppliedRound) {
   const size_t entries = Simulate(6, 7).ledger_entries;
   ASSERT_GT(entries, 0u);
   using Message = v1::secagg::ClientToServer;
-  const std::vector<std::pair<std::string, std::function<bool(const v1::FrontMessage&)>>> stages = {
+  struct Stage {
+    std::string name;
+    std::function<bool(const v1::FrontMessage&)> cut_at;
+  };
+  const std::vector<Stage> stages = {
       {"AdvertiseKeys",
        [](const v1::FrontMessage& m) {
          return InRoundOne(m, [](const Message& s) { return s.has_advertise_keys(); });
@@ -265,12 +269,12 @@ TEST(SimulationTest, AFrontLostInAnyStageLeavesOneLedgerEntryPerAppliedRound) {
          return InRoundOne(m, [](const Message& s) { return s.has_unmasking(); });
        }},
   };
-  for (const auto& [stage, cut_at] : stages) {
-    SCOPED_TRACE(stage);
+  for (const Stage& stage : stages) {
+    SCOPED_TRACE(stage.name);
     std::atomic<int> cuts{0};
     const Outcome outcome =
         SimulateOnFronts(3, 6, 7, {.cut_at = [&](size_t front, const v1::FrontMessage& m) {
-                           if (front != 0 || !cut_at(m)) return false;
+                           if (front != 0 || !stage.cut_at(m)) return false;
                            ++cuts;
                            return true;
                          }});
