@@ -52,6 +52,13 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   args.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   // Its own subchannel pool: a separate TCP connection per channel.
   if (options.own_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (options.keepalive > absl::ZeroDuration()) {
+    const auto ms = static_cast<int>(absl::ToInt64Milliseconds(options.keepalive));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, ms);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, ms);
+    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  }
   if (!options.tls.server_name.empty()) args.SetSslTargetNameOverride(options.tls.server_name);
   return grpc::CreateCustomChannel(options.target, *credentials, args);
 }

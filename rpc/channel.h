@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace fedmf::rpc {
 
@@ -31,6 +32,9 @@ struct ChannelOptions {
   ClientTls tls;
   // A TCP connection of its own instead of sharing one with other channels to the same target.
   bool own_connection = false;
+  // > 0: a keepalive ping this often, and the connection is dropped when one goes unanswered
+  // for as long (the server must permit pings this frequent).
+  absl::Duration keepalive = absl::ZeroDuration();
 };
 
 // Reads the PEM files; InvalidArgument for an inconsistent set of paths, NotFound (naming the

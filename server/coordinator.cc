@@ -74,15 +74,19 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clo
   StartRun(std::move(options), std::move(state));
 }
 
-Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state,
-                         std::vector<FrontFleet::Link> fronts, Clock& clock)
+Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, CombinerRole,
+                         Clock& clock)
     : options_(options),
       service_(false),
       clock_(clock),
-      fleet_(std::make_unique<FrontFleet>(streams_mu_, aggregation_, std::move(fronts), clock,
-                                          options_)),
+      fleet_(std::make_unique<FrontFleet>(streams_mu_, aggregation_, clock, options_)),
       aggregation_(clock, streams_mu_, *fleet_) {
   StartRun(std::move(options), std::move(state));
+}
+
+int64_t Coordinator::AttachFront(FrontFleet::Link link) {
+  if (fleet_ == nullptr) return -1;
+  return static_cast<int64_t>(fleet_->Attach(std::move(link)));
 }
 
 void Coordinator::ReceiveFromFront(size_t front, const v1::FrontMessage& message) {

@@ -54,12 +54,15 @@ class Coordinator final : public DeviceEndpoint {
   // resume from or a fresh run.
   Coordinator(CoordinatorOptions options, CoordinatorState state,
               Clock& clock = SteadyClock::Get());
-  // The combiner of that run: `fronts[f]` sends down front f's replica link; what the fronts send
-  // arrives through ReceiveFromFront.
-  Coordinator(CoordinatorOptions options, CoordinatorState state,
-              std::vector<FrontFleet::Link> fronts, Clock& clock = SteadyClock::Get());
-  // The combiner's: what front `front` sent up its link (the link's thread), and that its link
-  // ended (FrontFleet::Lost).
+  // The combiner of that run: its devices are those of the fronts that attach (AttachFront).
+  struct CombinerRole {};
+  Coordinator(CoordinatorOptions options, CoordinatorState state, CombinerRole,
+              Clock& clock = SteadyClock::Get());
+  // The combiner's (FrontFleet): a front attached, `link` sends down its replica link; returns
+  // the index that names it in ReceiveFromFront and FrontLost. -1 on a coordinator that is not
+  // a combiner.
+  int64_t AttachFront(FrontFleet::Link link);
+  // What front `front` sent up its link (the link's thread), and that its link ended.
   void ReceiveFromFront(size_t front, const v1::FrontMessage& message);
   void FrontLost(size_t front);
 

@@ -42,8 +42,11 @@
 #include "server/coordinator_executor.h"
 #include "server/coordinator_setup.h"
 #include "server/credentials.h"
+#include "server/front.h"
+#include "server/front_link.h"
 #include "server/metrics_server.h"
 #include "server/peer_policy.h"
+#include "server/replica_service.h"
 #include "server/run_queue.h"
 #include "server/run_service.h"
 #include "server/run_spec.h"
@@ -156,6 +159,32 @@ ABSL_FLAG(bool, serve, false,
           "after training, keep serving the published models (Register, Models.Download) until "
           "SIGTERM, instead of exiting: devices that were offline when training ended get the "
           "final model (docs/runtime.md, \"Published models\")");
+ABSL_FLAG(std::string, role, "single",
+          "single: one process serves devices and runs the rounds. Scale-out "
+          "(docs/scale-out.md): combiner: runs the rounds, and devices reach it through fronts "
+          "that attach to its port (the Replica service); front: serves devices on --listen and "
+          "relays for the combiner at --combiner (no run flags, no state)");
+ABSL_FLAG(std::string, combiner, "", "--role=front: host:port of the combiner");
+ABSL_FLAG(std::string, front_name, "",
+          "--role=front: this front's name in the combiner's logs (default: host name and pid)");
+ABSL_FLAG(std::string, front_identities, "",
+          "--role=combiner under mutual TLS: comma-separated certificate CNs that may attach as "
+          "fronts (required then)");
+ABSL_FLAG(std::string, replica_tls_ca, "",
+          "--role=front: PEM CA of the combiner's certificate (empty: a plaintext link, which the "
+          "combiner accepts on loopback only)");
+ABSL_FLAG(std::string, replica_tls_cert, "",
+          "--role=front: this front's certificate for the link's mutual TLS (its CN must be in "
+          "the combiner's --front_identities)");
+ABSL_FLAG(std::string, replica_tls_key, "", "--role=front: private key of --replica_tls_cert");
+ABSL_FLAG(std::string, replica_tls_server_name, "",
+          "--role=front: name to verify in the combiner's certificate (default: its host)");
+ABSL_FLAG(double, replica_keepalive_s, 10,
+          "--role=front: keepalive ping period on the link; a combiner silent for another such "
+          "period is lost");
+ABSL_FLAG(int64_t, replica_queue_mib, 256,
+          "--role=front or combiner: bound of a replica link's send queue; a side that does not "
+          "read past it loses the link");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port to serve Prometheus metrics on over HTTP (GET /metrics; port 0: any free "
           "one, logged as event=metrics_listening); empty: none. Unauthenticated: bind it where "
@@ -350,7 +379,21 @@ absl::Status CheckServiceFlags() {
   return CheckNoRun("--service takes its runs from `fedmf-coordinator submit FILE`");
 }
 
-absl::Status Serve() {
+// What serving devices takes, from the flags, for a single coordinator or a front: the port's
+// TLS and credentials, who may connect (the peer policy), the stream limits; the process fields
+// of `options` (enrollment, credentials, pending registrations, chunks, uploads, check-in) are set
+// from the flags too. InvalidArgument naming the flag for a bad value.
+struct DeviceFacing {
+  ServerTls tls;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  std::unique_ptr<PeerPolicy> policy;  // a pointer: options.revoked refers to it
+  StreamLimits limits;
+  int64_t message_mib = 0;
+  int64_t queue_mib = 0;
+  uint64_t open_files = 0;
+};
+
+absl::StatusOr<DeviceFacing> DeviceFacingFromFlags(CoordinatorOptions& options) {
   // An empty token is a token everyone holds: refused unless mutual TLS names the clients.
   if (absl::GetFlag(FLAGS_enrollment_token).empty() && absl::GetFlag(FLAGS_tls_client_ca).empty() &&
       absl::GetFlag(FLAGS_credentials_file).empty()) {
@@ -358,25 +401,7 @@ absl::Status Serve() {
         "--enrollment_token is empty, so any client could register: set a token (or use mutual "
         "TLS, --tls_client_ca, or per-client tokens, --credentials_file)");
   }
-  const bool service = absl::GetFlag(FLAGS_service);
-  // One-shot: the run of the flags (or --run). Service: the process's options only; each run's
-  // come from its submission (PrepareQueuedRun).
-  std::optional<ProcessRun> run;
-  CoordinatorOptions options;
-  if (service) {
-    if (absl::Status s = CheckServiceFlags(); !s.ok()) return s;
-    absl::StatusOr<std::shared_ptr<ModelStore>> models =
-        OpenModelStore(absl::GetFlag(FLAGS_state_dir));
-    if (!models.ok()) return models.status();
-    options.models = *std::move(models);
-  } else {
-    absl::StatusOr<ProcessRun> process_run = RunOfProcess();
-    if (!process_run.ok()) return process_run.status();
-    run = *std::move(process_run);
-    absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
-    if (!run_options.ok()) return run_options.status();
-    options = *std::move(run_options);
-  }
+  DeviceFacing facing;
   options.enrollment_token = absl::GetFlag(FLAGS_enrollment_token);
   options.max_streams_per_client = absl::GetFlag(FLAGS_max_streams_per_identity);
   if (options.max_streams_per_client < 0) {
@@ -395,14 +420,16 @@ absl::Status Serve() {
       .max_pending = static_cast<size_t>(max_pending),
       .max_pending_per_client = static_cast<size_t>(max_pending_per_identity),
       .ttl = absl::Seconds(ttl_s)};
-  const ServerTls tls{.cert_file = absl::GetFlag(FLAGS_tls_cert),
-                      .key_file = absl::GetFlag(FLAGS_tls_key),
-                      .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)};
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(tls);
+  facing.tls = ServerTls{.cert_file = absl::GetFlag(FLAGS_tls_cert),
+                         .key_file = absl::GetFlag(FLAGS_tls_key),
+                         .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca)};
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(facing.tls);
   if (!credentials.ok()) return credentials.status();
+  facing.credentials = *std::move(credentials);
   std::unique_ptr<RevocationList> revoked;
   if (const std::string file = absl::GetFlag(FLAGS_revoked_identities); !file.empty()) {
-    if (!tls.mutual()) {
+    if (!facing.tls.mutual()) {
       return absl::InvalidArgumentError(
           "--revoked_identities needs --tls_client_ca (identities come from client certificates)");
     }
@@ -410,11 +437,12 @@ absl::Status Serve() {
     if (!list.ok()) return list.status();
     revoked = *std::move(list);
   }
-  PeerPolicy policy(tls.mutual(), std::move(revoked));
-  if (policy.revokes()) {
-    options.revoked = [&policy](absl::string_view identity) { return policy.IsRevoked(identity); };
+  facing.policy = std::make_unique<PeerPolicy>(facing.tls.mutual(), std::move(revoked));
+  if (facing.policy->revokes()) {
+    options.revoked = [policy = facing.policy.get()](absl::string_view identity) {
+      return policy->IsRevoked(identity);
+    };
   }
-  std::shared_ptr<WatchedFile<Credentials>> credentials_file;
   if (const std::string file = absl::GetFlag(FLAGS_credentials_file); !file.empty()) {
     absl::StatusOr<std::unique_ptr<WatchedFile<Credentials>>> loaded =
         WatchedFile<Credentials>::Load(
@@ -424,7 +452,7 @@ absl::Status Serve() {
             },
             absl::Seconds(1));
     if (!loaded.ok()) return loaded.status();
-    credentials_file = *std::move(loaded);
+    std::shared_ptr<WatchedFile<Credentials>> credentials_file = *std::move(loaded);
     options.credentials = [credentials_file] { return credentials_file->Get(); };
   }
   const int64_t chunk_bytes = absl::GetFlag(FLAGS_chunk_bytes);
@@ -432,9 +460,9 @@ absl::Status Serve() {
     return absl::InvalidArgumentError(absl::StrCat("--chunk_bytes: ", s.message()));
   }
   options.chunk_bytes = static_cast<size_t>(chunk_bytes);
-  const int64_t message_mib = absl::GetFlag(FLAGS_max_message_mib);
-  if (message_mib < 1 || message_mib > (wire::kMaxMessageBytes >> 20)) {
-    return absl::InvalidArgumentError(absl::StrCat("--max_message_mib=", message_mib,
+  facing.message_mib = absl::GetFlag(FLAGS_max_message_mib);
+  if (facing.message_mib < 1 || facing.message_mib > (wire::kMaxMessageBytes >> 20)) {
+    return absl::InvalidArgumentError(absl::StrCat("--max_message_mib=", facing.message_mib,
                                                    ": need 1 to ", wire::kMaxMessageBytes >> 20));
   }
   const int64_t upload_buffer_mib = absl::GetFlag(FLAGS_max_upload_buffer_mib);
@@ -455,6 +483,234 @@ absl::Status Serve() {
   }
   options.check_in_period = absl::Seconds(check_in_period_s);
   options.check_in_window = absl::Seconds(check_in_window_s);
+  // One descriptor per client connection: take all the hard limit allows.
+  absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
+  if (!open_files.ok()) return open_files.status();
+  facing.open_files = *open_files;
+  if (facing.open_files < 1024) {
+    EventLine("warning")
+        .Add("open_file_limit", facing.open_files)
+        .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
+  }
+  StreamLimits& limits = facing.limits;
+  limits.max_streams = absl::GetFlag(FLAGS_max_streams);
+  limits.messages_per_second = absl::GetFlag(FLAGS_max_stream_messages_per_s);
+  limits.message_burst = absl::GetFlag(FLAGS_max_stream_burst);
+  facing.queue_mib = absl::GetFlag(FLAGS_max_stream_queue_mib);
+  if (limits.max_streams < 1 || limits.messages_per_second < 0 ||
+      (limits.messages_per_second > 0 && limits.message_burst < 1) || facing.queue_mib < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_streams (", limits.max_streams, ") and --max_stream_queue_mib (", facing.queue_mib,
+        ") must be >= 1, --max_stream_messages_per_s (", limits.messages_per_second,
+        ") >= 0 and, when it is > 0, --max_stream_burst (", limits.message_burst, ") >= 1"));
+  }
+  limits.max_queued_bytes = static_cast<uint64_t>(facing.queue_mib) << 20;
+  limits.registrations_per_second = absl::GetFlag(FLAGS_max_registrations_per_s);
+  limits.registration_burst = absl::GetFlag(FLAGS_max_registration_burst);
+  if (limits.registrations_per_second < 0 ||
+      (limits.registrations_per_second > 0 && limits.registration_burst < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_registrations_per_s (", limits.registrations_per_second,
+                     ") must be >= 0 and, when it is > 0, --max_registration_burst (",
+                     limits.registration_burst, ") >= 1"));
+  }
+  return facing;
+}
+
+// The event=listening line of a port that serves devices.
+void LogListening(absl::string_view role, int port, const DeviceFacing& facing,
+                  const CoordinatorOptions& options) {
+  const ServerTls& tls = facing.tls;
+  rpc::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen), tls.enabled());
+  rpc::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
+                                  absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
+  EventLine("listening")
+      .Add("role", role)
+      .Add("address", absl::GetFlag(FLAGS_listen))
+      .Add("port", port)
+      .Add("tls", !tls.enabled() ? "off"
+                  : tls.mutual() ? "mutual"
+                                 : "server")
+      .Add("open_file_limit", facing.open_files)
+      .Add("max_streams", facing.limits.max_streams)
+      .Add("max_stream_messages_per_s", facing.limits.messages_per_second)
+      .Add("max_stream_burst", facing.limits.message_burst)
+      .Add("max_stream_queue_mib", facing.queue_mib)
+      .Add("max_registrations_per_s", facing.limits.registrations_per_second)
+      .Add("max_message_mib", facing.message_mib)
+      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20)
+      .Add("check_in_period_s", absl::ToDoubleSeconds(options.check_in_period));
+}
+
+// The bound of a replica link's send queue (--replica_queue_mib).
+absl::StatusOr<uint64_t> ReplicaQueueBytes() {
+  const int64_t mib = absl::GetFlag(FLAGS_replica_queue_mib);
+  if (mib < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--replica_queue_mib=", mib, ": need >= 1"));
+  }
+  return static_cast<uint64_t>(mib) << 20;
+}
+
+// --role=front (docs/scale-out.md): serves devices on --listen (Federation and gRPC health,
+// SERVING only while attached) and relays for the combiner at --combiner, until SIGTERM.
+absl::Status ServeFront() {
+  if (absl::Status s = CheckNoRun("a front takes its run from the combiner (--role=front)");
+      !s.ok()) {
+    return s;
+  }
+  for (const auto& [flag, set] : std::vector<std::pair<std::string, bool>>{
+           {"--state_dir", !absl::GetFlag(FLAGS_state_dir).empty()},
+           {"--service", absl::GetFlag(FLAGS_service)},
+           {"--serve", absl::GetFlag(FLAGS_serve)},
+           {"--eval_data", !absl::GetFlag(FLAGS_eval_data).empty()},
+           {"--front_identities", !absl::GetFlag(FLAGS_front_identities).empty()}}) {
+    if (set) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " is the combiner's: a front has no state and no run"));
+    }
+  }
+  const std::string combiner = absl::GetFlag(FLAGS_combiner);
+  if (combiner.empty()) {
+    return absl::InvalidArgumentError("--role=front needs --combiner=HOST:PORT");
+  }
+  const double keepalive_s = absl::GetFlag(FLAGS_replica_keepalive_s);
+  if (!(keepalive_s >= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--replica_keepalive_s=", keepalive_s, ": need >= 1"));
+  }
+  absl::StatusOr<uint64_t> queue_bytes = ReplicaQueueBytes();
+  if (!queue_bytes.ok()) return queue_bytes.status();
+  CoordinatorOptions options;
+  absl::StatusOr<DeviceFacing> facing = DeviceFacingFromFlags(options);
+  if (!facing.ok()) return facing.status();
+  const rpc::ClientTls link_tls{.ca_file = absl::GetFlag(FLAGS_replica_tls_ca),
+                                .cert_file = absl::GetFlag(FLAGS_replica_tls_cert),
+                                .key_file = absl::GetFlag(FLAGS_replica_tls_key),
+                                .server_name = absl::GetFlag(FLAGS_replica_tls_server_name)};
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      rpc::MakeChannel({.target = combiner,
+                        .tls = link_tls,
+                        .own_connection = true,
+                        .keepalive = absl::Seconds(keepalive_s)});
+  if (!channel.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the replica link (--replica_tls_*): ", channel.status().message()));
+  }
+  rpc::WarnIfPlaintextOffLoopback("fedmf-coordinator --role=front (replica link)", combiner,
+                                  link_tls.enabled());
+  std::string name = absl::GetFlag(FLAGS_front_name);
+  if (name.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    name = absl::StrCat(host, ":", getpid());
+  }
+  FrontLink link(*std::move(channel), name, *queue_bytes);
+  Front front(options, SteadyClock::Get(),
+              [&link](v1::FrontMessage message) { link.Send(std::move(message)); });
+  FederationService federation(&front, facing->policy.get(), facing->limits);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), facing->credentials, &port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(facing->message_mib << 20));
+  builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+  builder.RegisterService(&federation);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
+  }
+  // NOT_SERVING until the combiner welcomes the front, so that a balancer sends it no device.
+  server->GetHealthCheckService()->SetServingStatus(false);
+  LogListening("front", port, *facing, options);
+  EventLine("front").Add("name", name).Add("combiner", combiner);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  std::thread attach([&link, &front] { link.Run(front); });
+  // Every second, as the single coordinator's watcher: revoked identities' streams, stalled
+  // uploads, check-in's idle streams; every 100 ms, the health status follows the link.
+  bool serving = false;
+  for (int tick = 1; !g_stop.load(); ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (front.attached() != serving) {
+      serving = !serving;
+      server->GetHealthCheckService()->SetServingStatus(serving);
+    }
+    if (tick % 10 != 0) continue;
+    front.EndRevokedStreams();
+    front.EndStalledUploads(absl::Now());
+    front.DismissIdleStreams(absl::Now());
+  }
+  link.Stop();
+  attach.join();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  EventLine("front_stopped").Add("name", name);
+  return absl::OkStatus();
+}
+
+absl::Status Serve() {
+  const std::string role = absl::GetFlag(FLAGS_role);
+  if (role != "single" && role != "front" && role != "combiner") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--role=", role, ": one of single, front, combiner"));
+  }
+  if (role == "front") return ServeFront();
+  const bool combiner = role == "combiner";
+  const bool service = absl::GetFlag(FLAGS_service);
+  if (combiner && (service || absl::GetFlag(FLAGS_serve))) {
+    return absl::InvalidArgumentError(
+        "--role=combiner trains the run of its flags: --service and --serve are not built on "
+        "the scale-out roles yet (docs/scale-out.md)");
+  }
+  if (!combiner) {
+    for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--combiner", absl::GetFlag(FLAGS_combiner)},
+             {"--front_identities", absl::GetFlag(FLAGS_front_identities)}}) {
+      if (!value.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(flag, " needs --role=front or combiner"));
+      }
+    }
+  }
+  // One-shot: the run of the flags (or --run). Service: the process's options only; each run's
+  // come from its submission (PrepareQueuedRun).
+  std::optional<ProcessRun> run;
+  CoordinatorOptions options;
+  if (service) {
+    if (absl::Status s = CheckServiceFlags(); !s.ok()) return s;
+    absl::StatusOr<std::shared_ptr<ModelStore>> models =
+        OpenModelStore(absl::GetFlag(FLAGS_state_dir));
+    if (!models.ok()) return models.status();
+    options.models = *std::move(models);
+  } else {
+    absl::StatusOr<ProcessRun> process_run = RunOfProcess();
+    if (!process_run.ok()) return process_run.status();
+    run = *std::move(process_run);
+    absl::StatusOr<CoordinatorOptions> run_options = CoordinatorOptionsForRun(run->spec);
+    if (!run_options.ok()) return run_options.status();
+    options = *std::move(run_options);
+  }
+  absl::StatusOr<DeviceFacing> facing = DeviceFacingFromFlags(options);
+  if (!facing.ok()) return facing.status();
+  const ServerTls& tls = facing->tls;
+  absl::flat_hash_set<std::string> front_identities;
+  if (combiner) {
+    for (absl::string_view id :
+         absl::StrSplit(absl::GetFlag(FLAGS_front_identities), ',', absl::SkipEmpty())) {
+      front_identities.insert(std::string(id));
+    }
+    if (tls.mutual() && front_identities.empty()) {
+      return absl::InvalidArgumentError(
+          "--role=combiner under mutual TLS needs --front_identities (the fronts' certificate "
+          "CNs)");
+    }
+    if (!tls.mutual() && !rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--role=combiner on ", absl::GetFlag(FLAGS_listen),
+          " without mutual TLS would let anyone who reaches it attach as a front and see the "
+          "rounds' messages: set --tls_client_ca and --front_identities"));
+    }
+  }
+  absl::StatusOr<uint64_t> replica_queue_bytes = ReplicaQueueBytes();
+  if (!replica_queue_bytes.ok()) return replica_queue_bytes.status();
   ServiceData data;
   data.models = options.models;
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
@@ -478,14 +734,6 @@ absl::Status Serve() {
     options.num_users = users;
   }
 
-  // One descriptor per client connection: take all the hard limit allows.
-  absl::StatusOr<uint64_t> open_files = RaiseOpenFileLimit();
-  if (!open_files.ok()) return open_files.status();
-  if (*open_files < 1024) {
-    EventLine("warning")
-        .Add("open_file_limit", *open_files)
-        .Add("effect", "fewer than ~1000 client connections can be held; raise ulimit -Hn");
-  }
   // The service's queue (STATE_DIR/runs/queue.pb; a damaged one is named before anything
   // listens), or the one-shot run's state.
   std::unique_ptr<SharedRunQueue> queue;
@@ -501,33 +749,14 @@ absl::Status Serve() {
     if (!initial.ok()) return initial.status();
     state = *std::move(initial);
   }
-  StreamLimits limits;
-  limits.max_streams = absl::GetFlag(FLAGS_max_streams);
-  limits.messages_per_second = absl::GetFlag(FLAGS_max_stream_messages_per_s);
-  limits.message_burst = absl::GetFlag(FLAGS_max_stream_burst);
-  const int64_t queue_mib = absl::GetFlag(FLAGS_max_stream_queue_mib);
-  if (limits.max_streams < 1 || limits.messages_per_second < 0 ||
-      (limits.messages_per_second > 0 && limits.message_burst < 1) || queue_mib < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_streams (", limits.max_streams, ") and --max_stream_queue_mib (", queue_mib,
-        ") must be >= 1, --max_stream_messages_per_s (", limits.messages_per_second,
-        ") >= 0 and, when it is > 0, --max_stream_burst (", limits.message_burst, ") >= 1"));
-  }
-  limits.max_queued_bytes = static_cast<uint64_t>(queue_mib) << 20;
-  limits.registrations_per_second = absl::GetFlag(FLAGS_max_registrations_per_s);
-  limits.registration_burst = absl::GetFlag(FLAGS_max_registration_burst);
-  if (limits.registrations_per_second < 0 ||
-      (limits.registrations_per_second > 0 && limits.registration_burst < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max_registrations_per_s (", limits.registrations_per_second,
-                     ") must be >= 0 and, when it is > 0, --max_registration_burst (",
-                     limits.registration_burst, ") >= 1"));
-  }
   std::unique_ptr<Coordinator> built =
       service ? std::make_unique<Coordinator>(options)
-              : std::make_unique<Coordinator>(options, *std::move(state));
+      : combiner
+          ? std::make_unique<Coordinator>(options, *std::move(state), Coordinator::CombinerRole{})
+          : std::make_unique<Coordinator>(options, *std::move(state));
   Coordinator& coordinator = *built;
-  FederationService federation(&coordinator, &policy, limits);
+  FederationService federation(&coordinator, facing->policy.get(), facing->limits);
+  ReplicaService replicas(coordinator, std::move(front_identities), *replica_queue_bytes);
   AdminAccess access;
   if (tls.mutual()) {
     for (absl::string_view id :
@@ -552,39 +781,31 @@ absl::Status Serve() {
         "--tls_client_ca with --admin_identities)"));
   }
   AdminService admin(&coordinator, std::move(access), queue.get());
-  ModelsService models(&coordinator, &policy);
+  ModelsService models(&coordinator, facing->policy.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), *credentials, &port);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(message_mib << 20));
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), facing->credentials, &port);
   builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
-  builder.RegisterService(&federation);
   builder.RegisterService(&admin);
-  builder.RegisterService(&models);
+  if (combiner) {
+    // The fronts', not devices': a link carries what many devices sent, and pings to keep it.
+    builder.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    builder.RegisterService(&replicas);
+  } else {
+    builder.SetMaxReceiveMessageSize(static_cast<int>(facing->message_mib << 20));
+    builder.RegisterService(&federation);
+    builder.RegisterService(&models);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
   }
-  rpc::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen), tls.enabled());
-  rpc::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
-                                  absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
-  EventLine("listening")
-      .Add("address", absl::GetFlag(FLAGS_listen))
-      .Add("port", port)
-      .Add("tls", !tls.enabled() ? "off"
-                  : tls.mutual() ? "mutual"
-                                 : "server")
-      .Add("open_file_limit", *open_files)
-      .Add("max_streams", limits.max_streams)
-      .Add("max_stream_messages_per_s", limits.messages_per_second)
-      .Add("max_stream_burst", limits.message_burst)
-      .Add("max_stream_queue_mib", queue_mib)
-      .Add("max_registrations_per_s", limits.registrations_per_second)
-      .Add("max_message_mib", message_mib)
-      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20)
-      .Add("check_in_period_s", absl::ToDoubleSeconds(options.check_in_period));
+  LogListening(role, port, *facing, options);
   std::unique_ptr<MetricsServer> metrics;
   if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> started =

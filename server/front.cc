@@ -17,6 +17,13 @@ Front::Front(const CoordinatorOptions& options, Clock& clock, Link link)
 
 absl::Status Front::Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                              absl::string_view identity) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!attached_) {
+      return absl::UnavailableError(
+          "this front has no combiner at the moment: try again, or another front");
+    }
+  }
   absl::StatusOr<std::string> token = streams_.Register(request, identity);
   if (!token.ok()) return token.status();
   response.set_session_token(*token);
@@ -28,6 +35,15 @@ absl::Status Front::Register(const v1::RegisterRequest& request, v1::RegisterRes
 
 void Front::Receive(v1::CombinerMessage message) {
   switch (message.message_case()) {
+    case v1::CombinerMessage::kWelcome: {
+      streams_.SetNumUsers(message.welcome().num_users());
+      std::lock_guard<std::mutex> lock(mu_);
+      attached_ = true;
+      // A combiner that comes back knows none of the streams: each is reported again.
+      reported_streams_.clear();
+      StreamsChanged();
+      break;
+    }
     case v1::CombinerMessage::kOpen: {
       std::lock_guard<std::mutex> lock(mu_);
       OpenTask(message.open());
@@ -96,6 +112,7 @@ void Front::Receive(v1::CombinerMessage message) {
 void Front::CombinerLost() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    attached_ = false;
     Close();
   }
   streams_.CloseAll(absl::UnavailableError("the front lost its combiner: reconnect"));

@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "fedmf/v1/federation.pb.h"
 #include "fedmf/v1/replica.pb.h"
 #include "server/aggregation_inbox.h"
@@ -48,15 +49,28 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // serve the devices (copied); `clock` bounds WaitForDisconnects.
   Front(const CoordinatorOptions& options, Clock& clock, Link link);
 
-  // What the combiner sent (the link's thread).
+  // What the combiner sent (the link's thread). The front serves devices from a link's Welcome
+  // (the combiner's first message) until the link is lost.
   void Receive(v1::CombinerMessage message);
   // The link to the combiner ended: the front can do nothing for its devices, so it ends their
   // streams with UNAVAILABLE, which sends them to reconnect (to a front that has a combiner), and
-  // the aggregation is over for it (docs/scale-out.md section 7).
+  // the aggregation is over for it (docs/scale-out.md section 7). It refuses registrations until
+  // the next Welcome, from a new link.
   void CombinerLost();
+  // The front process's sweeps, every second (DeviceStreams'): streams of revoked identities,
+  // stalled chunked uploads, and with check-in the streams no round needs. Any thread.
+  int EndRevokedStreams() { return streams_.EndRevokedStreams(); }
+  int EndStalledUploads(absl::Time now) { return streams_.EndStalledUploads(now); }
+  int DismissIdleStreams(absl::Time now) { return streams_.DismissIdleStreams(now); }
+  // Between a Welcome and the link's loss (health: SERVING). Any thread.
+  bool attached() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return attached_;
+  }
 
-  // DeviceEndpoint: the devices' calls (gRPC threads). The RegisterResponse carries the session
-  // token, the round of the last task and whether training is done (a result said so).
+  // DeviceEndpoint: the devices' calls (gRPC threads). Register refuses with UNAVAILABLE while
+  // the front has no combiner; its RegisterResponse carries the session token, the round of the
+  // last task and whether training is done (a result said so).
   absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity) override;
   absl::Status CheckSessionToken(absl::string_view session_token,
@@ -110,13 +124,14 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
 
   const CoordinatorOptions options_;  // streams_ keeps a reference
   const Link link_;
-  std::mutex mu_;  // shared with streams_
+  mutable std::mutex mu_;  // shared with streams_
   DeviceStreams streams_;
   std::optional<OpenAggregation> open_;
   // The MaskedInput stage of the aggregation whose MaskedInputRequests came last.
   std::optional<FrontAggregation> masked_input_;
   // The bound streams the combiner was last told of, by id.
   std::map<uint64_t, std::shared_ptr<Connection>> reported_streams_;
+  bool attached_ = false;
   int64_t current_round_ = 0;
   bool training_done_ = false;
 };

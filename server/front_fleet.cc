@@ -13,25 +13,36 @@
 
 namespace fedmf::server {
 
-FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
+FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock,
                        const CoordinatorOptions& options)
     : mu_(mu),
       events_(events),
-      fronts_(std::move(fronts)),
       clock_(clock),
       seal_timeout_(options.seal_timeout),
+      num_users_(options.num_users),
       placement_(options.num_users) {
   placement_.set_max_streams_per_client(options.max_streams_per_client);
 }
 
 void FrontFleet::SetNumUsers(int64_t num_users) {
   std::lock_guard<std::mutex> lock(mu_);
+  num_users_ = num_users;
   placement_.set_num_users(num_users);
+}
+
+size_t FrontFleet::Attach(Link link) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::CombinerMessage welcome;
+  welcome.mutable_welcome()->set_num_users(num_users_);
+  bytes_out_ += static_cast<int64_t>(welcome.ByteSizeLong());
+  link(std::move(welcome));
+  fronts_.push_back(std::move(link));
+  return fronts_.size() - 1;
 }
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (lost_.contains(front)) return;
+  if (front >= fronts_.size() || lost_.contains(front)) return;
   bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
   switch (message.message_case()) {
     case v1::FrontMessage::kStreams:
@@ -44,6 +55,7 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
       traffic_.AddUp(wire::Stage::kMaskedInput, static_cast<int64_t>(message.ByteSizeLong()));
       DeliverPartial(front, message.partial());
       break;
+    case v1::FrontMessage::kHello:  // the link's, which logs it
     case v1::FrontMessage::MESSAGE_NOT_SET:
       break;
   }
@@ -51,7 +63,8 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
 
 void FrontFleet::Lost(size_t front) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!lost_.insert(front).second) return;
+  if (front >= fronts_.size() || !lost_.insert(front).second) return;
+  fronts_[front] = nullptr;  // what its link held goes with it
   std::vector<uint32_t> gone;
   for (auto it = streams_.lower_bound({front, 0}); it != streams_.end() && it->first.first == front;
        it = streams_.erase(it)) {
@@ -242,14 +255,19 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
   return unreachable;
 }
 
-void FrontFleet::SendAll(const v1::CombinerMessage& message) {
+int FrontFleet::SendAll(const v1::CombinerMessage& message) {
+  std::vector<Link> fronts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto bytes = static_cast<int64_t>(message.ByteSizeLong() * fronts_.size());
+    for (const Link& front : fronts_) {
+      if (front) fronts.push_back(front);
+    }
+    const auto bytes = static_cast<int64_t>(message.ByteSizeLong() * fronts.size());
     if (message.has_result()) traffic_.AddDown(wire::Stage::kResult, bytes);
     bytes_out_ += bytes;
   }
-  for (const Link& front : fronts_) front(message);
+  for (const Link& front : fronts) front(message);
+  return static_cast<int>(fronts.size());
 }
 
 void FrontFleet::Broadcast(const v1::RoundResult& result) {
@@ -262,8 +280,7 @@ int FrontFleet::CloseAll(const absl::Status& status) {
   v1::CombinerMessage message;
   message.mutable_close_all()->set_code(static_cast<int32_t>(status.code()));
   message.mutable_close_all()->set_message(std::string(status.message()));
-  SendAll(message);
-  return static_cast<int>(fronts_.size());
+  return SendAll(message);
 }
 
 void FrontFleet::ReleaseRound() {

@@ -48,13 +48,17 @@ class FrontFleet final : public Devices {
   // Sends a message down one front's link, in order; must not block (InProcessChannel::Send).
   using Link = std::function<void(v1::CombinerMessage)>;
 
-  // `mu` is the lock shared with `events`' side; `fronts[f]` is front f's link; SealStage waits
-  // up to options.seal_timeout past the stage's deadline (or the call, if later) on `clock`;
-  // options.num_users and max_streams_per_client configure the Placement.
-  FrontFleet(std::mutex& mu, DeviceEvents& events, std::vector<Link> fronts, Clock& clock,
-             const CoordinatorOptions& options);
-  // Participant ids are in [1, num_users] from now on (Placement::set_num_users). Takes the lock.
+  // `mu` is the lock shared with `events`' side; SealStage waits up to options.seal_timeout past
+  // the stage's deadline (or the call, if later) on `clock`; options.num_users and
+  // max_streams_per_client configure the Placement. No front is attached yet.
+  FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock, const CoordinatorOptions& options);
+  // Participant ids are in [1, num_users] from now on (Placement::set_num_users); fronts that
+  // attach later are told so. Takes the lock.
   void SetNumUsers(int64_t num_users);
+  // A front attached: `link` sends down its replica link from now on, starting with a Welcome.
+  // Returns the front's index, which names it in Receive and Lost; indices are never reused (a
+  // front that attaches again is a new one). Any thread; takes the lock.
+  size_t Attach(Link link);
 
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
   // relayed by a front while it is live on another is ignored (MovedFrom).
@@ -107,12 +111,12 @@ class FrontFleet final : public Devices {
   // or taken over). A user live nowhere is not: the drop of a member whose stream ended before
   // its task reached the front must count.
   bool MovedFrom(size_t front, uint32_t participant_id) const;
-  // Sends to every front.
-  void SendAll(const v1::CombinerMessage& message);
+  // Sends to every front that is not lost (outside the lock: a result is large); returns how many.
+  int SendAll(const v1::CombinerMessage& message);
 
   std::mutex& mu_;
   DeviceEvents& events_;
-  const std::vector<Link> fronts_;
+  std::vector<Link> fronts_;  // by index; a lost front's is empty
   Clock& clock_;
   const absl::Duration seal_timeout_;
   std::condition_variable settled_;  // a front's partial arrived (SealStage)
@@ -120,6 +124,7 @@ class FrontFleet final : public Devices {
   wire::AggregationTag masked_input_tag_;
   std::set<size_t> owing_;
   std::set<size_t> lost_;          // fronts whose link ended
+  int64_t num_users_;              // the Welcome's
   Placement placement_;            // every front's streams, each as a Connection that only names it
   std::map<RemoteStream, std::shared_ptr<Connection>> streams_;
   absl::flat_hash_map<const Connection*, RemoteStream> where_;

@@ -24,19 +24,21 @@ InProcessCluster::InProcessCluster(int fronts, const CoordinatorOptions& options
           if (work_ != nullptr) work_->WorkDone(1);
         }));
   }
-  std::vector<FrontFleet::Link> down;
+  combiner_ =
+      std::make_unique<Coordinator>(options, std::move(state), Coordinator::CombinerRole{}, clock);
   for (size_t f = 0; f < count; ++f) {
     InProcessLink& link = *links_[f];
     fronts_.push_back(std::make_unique<Front>(options, clock, [this, &link](v1::FrontMessage m) {
       if (work_ != nullptr) work_->WorkAdded(1);
       link.to_combiner.Send(std::move(m));
     }));
-    down.push_back([this, &link](v1::CombinerMessage m) {
+    // Front f is the combiner's f-th: the indices of ReceiveFromFront and FrontLost are f.
+    combiner_->AttachFront([this, &link](v1::CombinerMessage m) {
       if (work_ != nullptr) work_->WorkAdded(1);
       link.to_front.Send(std::move(m));
     });
   }
-  combiner_ = std::make_unique<Coordinator>(options, std::move(state), std::move(down), clock);
+  Drain();  // every front has its Welcome
 }
 
 InProcessCluster::~InProcessCluster() {

@@ -43,4 +43,9 @@ std::string PeerIdentity(const grpc::AuthContext& context) {
   return std::string(cn.front().data(), cn.front().size());
 }
 
+std::string PeerIdentity(const grpc::CallbackServerContext& context) {
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  return auth != nullptr ? PeerIdentity(*auth) : std::string();
+}
+
 }  // namespace fedmf::server

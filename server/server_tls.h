@@ -31,6 +31,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
 // The client's identity: the common name (CN) of its verified certificate; empty without mutual
 // TLS. gRPC sets the x509 properties only after the chain verified against the client CA.
 std::string PeerIdentity(const grpc::AuthContext& context);
+// ... of a call's peer.
+std::string PeerIdentity(const grpc::CallbackServerContext& context);
 
 }  // namespace fedmf::server
 

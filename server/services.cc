@@ -33,11 +33,6 @@ std::optional<absl::string_view> SessionTokenOf(const grpc::CallbackServerContex
   return absl::string_view(it->second.data(), it->second.size());
 }
 
-std::string IdentityOf(const grpc::CallbackServerContext& context) {
-  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  return auth != nullptr ? PeerIdentity(*auth) : std::string();
-}
-
 // One Models.Download call: the model from `offset` on, a chunk at a time; or, with no model,
 // just `refusal`.
 class ModelDownload final : public grpc::ServerWriteReactor<v1::ModelChunk> {
@@ -104,7 +99,7 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
                      limits_.registrations_per_second, " a second); retry with backoff")));
     return reactor;
   }
-  const std::string identity = IdentityOf(*context);
+  const std::string identity = PeerIdentity(*context);
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
       EventLine("register")
@@ -116,13 +111,13 @@ grpc::ServerUnaryReactor* FederationService::Register(grpc::CallbackServerContex
       return reactor;
     }
   }
-  reactor->Finish(ToGrpc(coordinator_->Register(*request, *response, identity)));
+  reactor->Finish(ToGrpc(endpoint_->Register(*request, *response, identity)));
   return reactor;
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::Participate(
     grpc::CallbackServerContext* context) {
-  const std::string identity = IdentityOf(*context);
+  const std::string identity = PeerIdentity(*context);
   // A revoked identity opens no stream, whatever session token it presents.
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
@@ -146,7 +141,7 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
   // A token no registration holds, or one issued on another certificate, is refused before the
   // stream takes one of the max_streams places, so that a flood of wrong tokens cannot crowd out
   // registered clients.
-  if (const absl::Status known = coordinator_->CheckSessionToken(*token, identity); !known.ok()) {
+  if (const absl::Status known = endpoint_->CheckSessionToken(*token, identity); !known.ok()) {
     EventLine line("stream_refused");
     line.Add("peer", context->peer());
     if (!identity.empty()) line.Add("identity", identity);
@@ -161,13 +156,13 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* FederationService::
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         "too many streams: the coordinator serves at most " + std::to_string(limits_.max_streams)));
   }
-  return new FederationReactor(coordinator_, coordinator_->NextConnectionId(), context->peer(),
-                               identity, *token, limits_, &streams_);
+  return new FederationReactor(endpoint_, endpoint_->NextConnectionId(), context->peer(), identity,
+                               *token, limits_, &streams_);
 }
 
 grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
     grpc::CallbackServerContext* context, const v1::DownloadModelRequest* request) {
-  const std::string identity = IdentityOf(*context);
+  const std::string identity = PeerIdentity(*context);
   if (policy_ != nullptr) {
     if (const absl::Status admitted = policy_->Admit(identity); !admitted.ok()) {
       return new ModelDownload(ToGrpc(admitted));
@@ -215,7 +210,7 @@ bool PresentsToken(const grpc::CallbackServerContext& context, absl::string_view
 
 absl::StatusOr<std::string> AdminService::Authorize(const grpc::CallbackServerContext& context,
                                                     absl::string_view method) const {
-  std::string identity = IdentityOf(context);
+  std::string identity = PeerIdentity(context);
   absl::Status refused;
   if (!access_.identities.empty() && !access_.identities.contains(identity)) {
     refused = absl::PermissionDeniedError(

@@ -1,6 +1,7 @@
 // The coordinator's gRPC services over the callback API: Federation (Register, Participate
 // streams handed to FederationReactor, at most limits.max_streams at a time: the extra ones end at
-// once with RESOURCE_EXHAUSTED) and Admin (Status and the runs). Thin shells over Coordinator;
+// once with RESOURCE_EXHAUSTED; served by a coordinator or a front, whichever DeviceEndpoint it
+// is given) and Admin (Status and the runs). Thin shells over Coordinator (or the front);
 // Register first checks the peer address's rate limit and the peer's TLS identity against the
 // PeerPolicy, if there is one.
 #ifndef FEDMF_SERVER_SERVICES_H_
@@ -14,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fedmf/v1/federation.grpc.pb.h"
 #include "server/coordinator.h"
+#include "server/device_endpoint.h"
 #include "server/peer_policy.h"
 #include "server/peer_rate_limiter.h"
 #include "server/run_control.h"
@@ -27,9 +29,9 @@ class FederationService final
           v1::Federation::WithRawCallbackMethod_Participate<v1::Federation::Service>> {
  public:
   // `policy` may be null (no identity checks); both outlive the service.
-  explicit FederationService(Coordinator* coordinator, PeerPolicy* policy = nullptr,
+  explicit FederationService(DeviceEndpoint* endpoint, PeerPolicy* policy = nullptr,
                              StreamLimits limits = StreamLimits())
-      : coordinator_(coordinator),
+      : endpoint_(endpoint),
         policy_(policy),
         limits_(limits),
         registrations_(limits.registrations_per_second, limits.registration_burst),
@@ -43,7 +45,7 @@ class FederationService final
   int64_t live_streams() const { return streams_.live(); }
 
  private:
-  Coordinator* coordinator_;
+  DeviceEndpoint* endpoint_;
   PeerPolicy* policy_;
   const StreamLimits limits_;
   PeerRateLimiter registrations_;

@@ -49,9 +49,10 @@ class FrontFleetTest : public ::testing::Test {
   static constexpr size_t kFronts = 3;
   static constexpr absl::Duration kSealTimeout = absl::Seconds(2);
 
-  FrontFleetTest()
-      : sent_(kFronts),
-        fleet_(mu_, events_, {LinkTo(0), LinkTo(1), LinkTo(2)}, clock_, Options()) {}
+  FrontFleetTest() : sent_(kFronts), fleet_(mu_, events_, clock_, Options()) {
+    for (size_t f = 0; f < kFronts; ++f) EXPECT_EQ(fleet_.Attach(LinkTo(f)), f);
+    for (std::vector<v1::CombinerMessage>& sent : sent_) sent.clear();  // the Welcomes
+  }
 
   static CoordinatorOptions Options() {
     CoordinatorOptions options;
@@ -139,6 +140,24 @@ class FrontFleetTest : public ::testing::Test {
   uint64_t last_stream_ = 0;
   FrontFleet fleet_;
 };
+
+// A front that attaches is welcomed with the run's participant range and gets the next index;
+// a lost front's index is not reused, and nothing more is sent to it.
+TEST_F(FrontFleetTest, AttachWelcomesAFrontWithANewIndex) {
+  std::vector<v1::CombinerMessage> late;
+  fleet_.Lost(1);
+  EXPECT_EQ(fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }),
+            kFronts);
+  ASSERT_THAT(late, SizeIs(1));
+  EXPECT_EQ(late[0].welcome().num_users(), 100);
+  fleet_.SetNumUsers(50);
+  EXPECT_EQ(fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }),
+            kFronts + 1);
+  EXPECT_EQ(late.back().welcome().num_users(), 50);
+  EXPECT_EQ(fleet_.CloseAll(absl::UnavailableError("bye")), 4);  // 0, 2 and the two new ones
+  EXPECT_THAT(sent_[1], IsEmpty());
+  EXPECT_THAT(sent_[0], SizeIs(1));
+}
 
 TEST_F(FrontFleetTest, LiveUsersAreTheUnionOfTheFronts) {
   Bind(0, {1, 4});
@@ -391,13 +410,13 @@ TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   CoordinatorOptions options;
   options.num_users = 10;
   options.seal_timeout = absl::Seconds(60);
-  FrontFleet fleet(mu, events, {[&](v1::CombinerMessage message) {
-                     if (!message.has_seal()) return;
-                     std::lock_guard<std::mutex> lock(seals_mu);
-                     seal_sent = true;
-                     sealed.notify_all();
-                   }},
-                   SteadyClock::Get(), options);
+  FrontFleet fleet(mu, events, SteadyClock::Get(), options);
+  fleet.Attach([&](v1::CombinerMessage message) {
+    if (!message.has_seal()) return;
+    std::lock_guard<std::mutex> lock(seals_mu);
+    seal_sent = true;
+    sealed.notify_all();
+  });
   v1::FrontMessage bound;
   bound.mutable_streams()->add_bound()->add_participant_ids(1);
   fleet.Receive(0, bound);

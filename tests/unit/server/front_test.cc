@@ -32,9 +32,18 @@ constexpr int32_t kPhase = 0;
 
 using testing::TestStream;
 
+// The combiner's first message on a link.
+v1::CombinerMessage WelcomeOf(int64_t num_users) {
+  v1::CombinerMessage welcome;
+  welcome.mutable_welcome()->set_num_users(num_users);
+  return welcome;
+}
+
 class FrontTest : public ::testing::Test {
  protected:
-  FrontTest() : front_(options_, clock_, [this](v1::FrontMessage m) { up_.push_back(m); }) {}
+  FrontTest() : front_(options_, clock_, [this](v1::FrontMessage m) { up_.push_back(m); }) {
+    front_.Receive(WelcomeOf(options_.num_users));
+  }
 
   // Registers `ids` (signing key "k<first id>") and opens their stream.
   TestStream Open(std::vector<uint32_t> ids) {
@@ -302,6 +311,7 @@ TEST(FrontCheckInTest, ReleaseSendsTheRoundsUsersAwayAndReportsTheirStreamsEnded
   options.check_in_window = absl::Hours(1);
   std::vector<v1::FrontMessage> up;
   Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
+  front.Receive(WelcomeOf(options.num_users));
   v1::RegisterRequest checks_in = testing::RegistrationOf({1});
   checks_in.set_accepts_check_in(true);
   TestStream member = testing::OpenStream(front, checks_in);
@@ -332,6 +342,39 @@ TEST_F(FrontTest, ALostCombinerEndsTheAggregation) {
   const size_t before = up_.size();
   ASSERT_TRUE(front_.OnClientMessage(a.connection, Input(1, "\x05\x07")).ok());
   ASSERT_THAT(Kinds(before), ElementsAre(v1::FrontMessage::kRelayed));  // not summed
+}
+
+}  // namespace
+}  // namespace fedmf::server
+
+namespace fedmf::server {
+namespace {
+
+// A front serves devices only with a combiner: before its first Welcome and after its link is
+// lost, registrations are refused with UNAVAILABLE (try again or another front); a new link's
+// Welcome sets the participant range and the front serves again.
+TEST(FrontAttachTest, RegistersOnlyBetweenAWelcomeAndTheLinksLoss) {
+  testing::FakeClock clock;
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 10;
+  std::vector<v1::FrontMessage> up;
+  Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
+  v1::RegisterResponse response;
+  EXPECT_FALSE(front.attached());
+  EXPECT_TRUE(absl::IsUnavailable(front.Register(testing::RegistrationOf({1}), response, "")));
+  front.Receive(WelcomeOf(20));
+  EXPECT_TRUE(front.attached());
+  EXPECT_TRUE(front.Register(testing::RegistrationOf({15}), response, "").ok());  // 20 users now
+  EXPECT_TRUE(absl::IsInvalidArgument(front.Register(testing::RegistrationOf({21}), response, "")));
+  front.CombinerLost();
+  EXPECT_FALSE(front.attached());
+  EXPECT_TRUE(absl::IsUnavailable(front.Register(testing::RegistrationOf({2}), response, "")));
+  front.Receive(WelcomeOf(20));
+  const size_t before = up.size();
+  TestStream stream = testing::OpenStream(front, testing::RegistrationOf({3}));
+  ASSERT_THAT(up, SizeIs(before + 1));
+  EXPECT_THAT(up[before].streams().bound(0).participant_ids(), ElementsAre(3));
 }
 
 }  // namespace
