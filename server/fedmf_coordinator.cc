@@ -10,6 +10,9 @@
 // prints the RunSpec its flags make.
 // One port serves Federation, Admin and gRPC health, plaintext or TLS (optionally mutual TLS,
 // with client identities checked against a revocation file): docs/deployment.md.
+// Scale-out (docs/scale-out.md): --role=combiner runs the rounds and serves the Replica service
+// (and Admin) instead of devices; --role=front serves devices (Federation, health) and relays for
+// the combiner at --combiner.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
