@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The deployment topology (one fedmf-coordinator, N fedmf-client processes each hosting its shard
-# of the users) as real processes on this machine, until training ends.
+# of the users; or, with --fronts, a combiner and F front replicas: docs/scale-out.md) as real
+# processes on this machine, until training ends.
 #   default   everything on loopback (127.0.0.1)
 #   --netns   "multi-host": the coordinator and every client in its own network namespace, each
 #             with a veth pair to a bridge (in a namespace of its own), real addresses
@@ -8,11 +9,17 @@
 #             Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN); the namespaces are removed on exit.
 #
 # Usage: deploy/run-local-cluster.sh [--build DIR] [--clients N] [--rounds R] [--data SPEC]
-#          [--security plaintext|tls|mtls] [--netns] [--workdir DIR] [--check-netns]
-#          [-- extra coordinator flags]
+#          [--security plaintext|tls|mtls] [--netns] [--fronts F] [--kill-front]
+#          [--workdir DIR] [--check-netns] [-- extra coordinator flags]
 #   --security  tls (default): server certificate (SAN: the coordinator's address) from
 #               deploy/gen-certs.sh; mtls: also one client certificate per client (identity
 #               client-i); plaintext: no TLS (the processes warn loudly off loopback)
+#   --fronts F  a combiner (--role=combiner) and F fronts (--role=front, F <= 8; with --netns each in
+#               its namespace, 10.77.0.2+f); client i is given every front, rotated, as one target
+#               (ipv4:A,B,...), so it uses front i mod F and moves to the next when that one is
+#               gone. The replica link is mutual TLS (identities front-f) unless plaintext
+#   --kill-front  with --fronts: kill -9 front 0 once round 0 is done and the next is under way;
+#               its clients move to other fronts and the run must still complete
 #   --workdir   logs and certificates stay there (default: a temporary directory, removed)
 #   --check-netns  exit 0 if network namespaces can be made here, 77 (with the reason) if not
 # Exit status: 0 when the coordinator finished every round and every client exited cleanly.
@@ -26,6 +33,8 @@ SECURITY=tls
 NETNS=false
 WORKDIR=""
 CHECK_ONLY=false
+FRONTS=0
+KILL_FRONT=false
 EXTRA=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -35,14 +44,23 @@ while [[ $# -gt 0 ]]; do
     --data) DATA="$2"; shift 2 ;;
     --security) SECURITY="$2"; shift 2 ;;
     --netns) NETNS=true; shift ;;
+    --fronts) FRONTS="$2"; shift 2 ;;
+    --kill-front) KILL_FRONT=true; shift ;;
     --workdir) WORKDIR="$2"; shift 2 ;;
     --check-netns) CHECK_ONLY=true; shift ;;
     --) shift; EXTRA=("$@"); break ;;
-    *) echo "run-local-cluster: unknown argument '$1'" >&2; sed -n '2,22p' "$0" >&2; exit 2 ;;
+    *) echo "run-local-cluster: unknown argument '$1'" >&2; sed -n '2,29p' "$0" >&2; exit 2 ;;
   esac
 done
 case "$SECURITY" in plaintext | tls | mtls) ;; *) echo "--security: plaintext, tls or mtls" >&2; exit 2 ;; esac
 [[ "$CLIENTS" =~ ^[1-9][0-9]*$ && "$CLIENTS" -le 200 ]] || { echo "--clients: 1..200" >&2; exit 2; }
+[[ "$FRONTS" =~ ^[0-8]$ ]] || { echo "--fronts: 0..8, got '$FRONTS'" >&2; exit 2; }
+if $KILL_FRONT && ((FRONTS < 2)); then echo "--kill-front needs --fronts 2 or more" >&2; exit 2; fi
+if $NETNS && ((FRONTS > 0)) && [[ "$SECURITY" == plaintext ]]; then
+  echo "--fronts with --netns needs --security tls or mtls (the combiner admits fronts by their" \
+    "certificates off loopback)" >&2
+  exit 2
+fi
 
 TAG="fmf$$"  # namespace prefix: runs in parallel do not collide
 NAMESPACES=()
@@ -113,8 +131,16 @@ if $NETNS; then
     ip -n "$BR" link set "$port" up
   }
   add_host "${TAG}-coord" "$COORD_IP"
+  front_ip() { echo "10.77.0.$((2 + $1))"; }
+  for ((f = 0; f < FRONTS; f++)); do add_host "${TAG}-f$f" "$(front_ip "$f")"; done
   for ((i = 0; i < CLIENTS; i++)); do add_host "${TAG}-c$i" "$(client_ip "$i")"; done
   on_coordinator() { ip netns exec "${TAG}-coord" "$@"; }
+  on_front() {
+    local f="$1"
+    shift
+    ip netns exec "${TAG}-f$f" "$@"
+  }
+  FRONT_LISTEN_PORT=50051
   on_client() {
     local i="$1"
     shift
@@ -124,6 +150,9 @@ if $NETNS; then
   LISTEN="$COORD_IP:$PORT"
 else
   COORD_IP=127.0.0.1
+  front_ip() { echo 127.0.0.1; }
+  on_front() { shift; "$@"; }
+  FRONT_LISTEN_PORT=0
   on_coordinator() { "$@"; }
   on_client() { shift; "$@"; }
   PORT=0  # any free port, read from the log
@@ -132,23 +161,42 @@ fi
 
 SERVER_FLAGS=()
 CLIENT_TLS=()
+DEVICE_TLS=()
 if [[ "$SECURITY" != plaintext ]]; then
   certs=("$ROOT/deploy/gen-certs.sh" "$WORKDIR/certs" --ip "$COORD_IP" --host localhost)
-  [[ "$SECURITY" == mtls ]] && certs+=(--clients "client-:$CLIENTS" --client admin)
+  # Fronts: one name for the pool (clients verify it, since their target is a list of addresses).
+  ((FRONTS > 0)) && certs+=(--host fedmf-front)
+  for ((f = 0; f < FRONTS; f++)); do $NETNS && certs+=(--ip "$(front_ip "$f")"); done
+  [[ "$SECURITY" == mtls ]] && certs+=(--clients "client-:$CLIENTS")
+  [[ "$SECURITY" == mtls ]] || ((FRONTS > 0)) && certs+=(--client admin)
+  ((FRONTS > 0)) && certs+=(--clients "front-:$FRONTS")
   "${certs[@]}" >"$WORKDIR/gen-certs.log"
   SERVER_FLAGS=(--tls_cert="$WORKDIR/certs/server.pem" --tls_key="$WORKDIR/certs/server.key")
   CLIENT_TLS=(--tls_ca="$WORKDIR/certs/ca.pem")
+  DEVICE_TLS=("${CLIENT_TLS[@]}")
+  ((FRONTS > 0)) && DEVICE_TLS+=(--tls_server_name=fedmf-front)
   [[ "$SECURITY" == mtls ]] && SERVER_FLAGS+=(--tls_client_ca="$WORKDIR/certs/ca.pem")
 fi
 client_identity() {
   [[ "$SECURITY" == mtls ]] || return 0
   echo "--tls_cert=$WORKDIR/certs/clients/$1.pem --tls_key=$WORKDIR/certs/clients/$1.key"
 }
+# The combiner's port: under TLS it admits fronts (and the admin's probes) by certificate.
+COMBINER_FLAGS=()
+ADMIN_IDENTITY="$(client_identity admin)"
+if ((FRONTS > 0)); then
+  front_ids="$(seq -s, -f 'front-%g' 0 $((FRONTS - 1)))"
+  COMBINER_FLAGS=(--role=combiner)
+  if [[ "$SECURITY" != plaintext ]]; then
+    COMBINER_FLAGS+=(--tls_client_ca="$WORKDIR/certs/ca.pem" --front_identities="$front_ids")
+    ADMIN_IDENTITY="--tls_cert=$WORKDIR/certs/clients/admin.pem --tls_key=$WORKDIR/certs/clients/admin.key"
+  fi
+fi
 
 users="$(sed -n 's/.*users=\([0-9]*\).*/\1/p' <<<"$DATA")"
 on_coordinator "$COORD" --listen="$LISTEN" --eval_data="$DATA" --rounds="$ROUNDS" \
   --participation=0.1 --wait_for_users="${users:-0}" --state_dir="$WORKDIR/state" \
-  "${SERVER_FLAGS[@]}" "${EXTRA[@]}" >"$WORKDIR/coordinator.log" 2>&1 &
+  "${SERVER_FLAGS[@]}" "${COMBINER_FLAGS[@]}" "${EXTRA[@]}" >"$WORKDIR/coordinator.log" 2>&1 &
 COORD_PID=$!
 PIDS+=("$COORD_PID")
 for _ in $(seq 1 200); do
@@ -158,41 +206,115 @@ for _ in $(seq 1 200); do
 done
 PORT="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORKDIR/coordinator.log")"
 [[ -n "$PORT" ]] || { echo "coordinator did not listen"; cat "$WORKDIR/coordinator.log"; exit 1; }
-echo "coordinator on $COORD_IP:$PORT ($SECURITY$($NETNS && echo ", network namespace ${TAG}-coord"))"
-# The clients start once the coordinator's gRPC health check answers SERVING, as under
-# docker-compose (the same probe, with the admin identity under mutual TLS).
-for ((i = 0; ; i++)); do
-  # shellcheck disable=SC2046
-  on_coordinator "$COORD" health --target="$COORD_IP:$PORT" "${CLIENT_TLS[@]}" \
-    $(client_identity admin) >"$WORKDIR/health.out" 2>&1 && break
-  kill -0 "$COORD_PID" 2>/dev/null || { cat "$WORKDIR/coordinator.log"; exit 1; }
-  ((i < 50)) || { echo "health check failed: $(cat "$WORKDIR/health.out")"; exit 1; }
-  sleep 0.2
+echo "$( ((FRONTS > 0)) && echo combiner || echo coordinator) on $COORD_IP:$PORT" \
+  "($SECURITY$($NETNS && echo ", network namespace ${TAG}-coord"))"
+# wait_healthy NAME PID TARGET ON...: until the gRPC health check of TARGET (run by ON, e.g.
+# on_coordinator or on_front 2) answers SERVING, as under docker-compose (the same probe, with
+# the admin identity under mutual TLS); fails when PID exits.
+wait_healthy() {
+  local name="$1" pid="$2" target="$3" i
+  shift 3
+  for ((i = 0; ; i++)); do
+    # shellcheck disable=SC2086
+    "$@" "$COORD" health --target="$target" "${CLIENT_TLS[@]}" $ADMIN_IDENTITY \
+      >"$WORKDIR/health.out" 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || { cat "$WORKDIR/$name.log"; exit 1; }
+    ((i < 50)) || { echo "$name: health check failed: $(cat "$WORKDIR/health.out")"; exit 1; }
+    sleep 0.2
+  done
+  echo "$name healthy: $(cat "$WORKDIR/health.out")"
+}
+wait_healthy coordinator "$COORD_PID" "$COORD_IP:$PORT" on_coordinator
+
+# The fronts, each attached to the combiner (healthy = attached), and the clients' target.
+TARGET="$COORD_IP:$PORT"
+FRONT_ADDRS=()
+FRONT_PIDS=()
+for ((f = 0; f < FRONTS; f++)); do
+  front_flags=(--role=front --listen="$(front_ip "$f"):$FRONT_LISTEN_PORT" --combiner="$COORD_IP:$PORT"
+    --front_name="front-$f" "${SERVER_FLAGS[@]}")
+  if [[ "$SECURITY" != plaintext ]]; then
+    front_flags+=(--replica_tls_ca="$WORKDIR/certs/ca.pem"
+      --replica_tls_cert="$WORKDIR/certs/clients/front-$f.pem"
+      --replica_tls_key="$WORKDIR/certs/clients/front-$f.key")
+  fi
+  on_front "$f" "$COORD" "${front_flags[@]}" >"$WORKDIR/front-$f.log" 2>&1 &
+  FRONT_PIDS+=($!)
+  PIDS+=($!)
+  for _ in $(seq 1 200); do
+    grep -q 'event=listening ' "$WORKDIR/front-$f.log" && break
+    kill -0 "${FRONT_PIDS[f]}" 2>/dev/null || { cat "$WORKDIR/front-$f.log"; exit 1; }
+    sleep 0.05
+  done
+  port="$(sed -n 's/.*event=listening .*port=\([0-9]*\).*/\1/p' "$WORKDIR/front-$f.log")"
+  FRONT_ADDRS+=("$(front_ip "$f"):$port")
+  wait_healthy "front-$f" "${FRONT_PIDS[f]}" "$(front_ip "$f"):$port" on_front "$f"
 done
-echo "coordinator healthy: $(cat "$WORKDIR/health.out")"
+# client_target I: the coordinator, or every front starting from front I mod F.
+client_target() {
+  ((FRONTS > 0)) || { echo "$TARGET"; return; }
+  local j target="ipv4:"
+  for ((j = 0; j < FRONTS; j++)); do target+="${FRONT_ADDRS[($1 + j) % FRONTS]},"; done
+  echo "${target%,}"
+}
 
 CLIENT_PIDS=()
 for ((i = 0; i < CLIENTS; i++)); do
   # shellcheck disable=SC2046
-  on_client "$i" "$CLIENT" --coordinator="$COORD_IP:$PORT" --data="$DATA" --shard="$i/$CLIENTS" \
-    --name="client-$i" --give_up_after_s=60 "${CLIENT_TLS[@]}" $(client_identity "client-$i") \
+  on_client "$i" "$CLIENT" --coordinator="$(client_target "$i")" --data="$DATA" --shard="$i/$CLIENTS" \
+    --name="client-$i" --give_up_after_s=60 "${DEVICE_TLS[@]}" $(client_identity "client-$i") \
     >"$WORKDIR/client-$i.log" 2>&1 &
   CLIENT_PIDS+=($!)
   PIDS+=($!)
 done
 $NETNS && echo "clients on $(client_ip 0) .. $(client_ip $((CLIENTS - 1))), one namespace each"
+if $KILL_FRONT; then
+  # Mid-round: once round 0 is done and the next one's aggregation is under way.
+  stage=""
+  while kill -0 "$COORD_PID" 2>/dev/null; do
+    if grep -q ' event=round round=0 ' "$WORKDIR/coordinator.log"; then
+      # shellcheck disable=SC2086
+      stage="$(on_coordinator "$COORD" status --target="$COORD_IP:$PORT" "${CLIENT_TLS[@]}" \
+        $ADMIN_IDENTITY 2>/dev/null | sed -n 's/.* stage=\([A-Za-z]*\) .*/\1/p')" || true
+      [[ "$stage" =~ ^(AdvertiseKeys|ShareKeys|MaskedInput|ConsistencyCheck|Unmasking)$ ]] && break
+    fi
+    sleep 0.01
+  done
+  # The pid is the subshell that runs on_front; the front is its child.
+  pkill -9 -P "${FRONT_PIDS[0]}" || true
+  echo "killed front-0 (pid ${FRONT_PIDS[0]}) in stage ${stage:-none: the run was over}"
+fi
 
 status=0
-wait "$COORD_PID" || status=$?
 for i in "${!CLIENT_PIDS[@]}"; do
   wait "${CLIENT_PIDS[$i]}" || { echo "client $i failed"; status=1; }
 done
+# The clients are gone: a coordinator that is still training 30 s later never will.
+for _ in $(seq 1 300); do kill -0 "$COORD_PID" 2>/dev/null || break; sleep 0.1; done
+kill "$COORD_PID" 2>/dev/null && { echo "the coordinator outlived its clients"; status=1; }
+wait "$COORD_PID" || status=$?
 grep ' event=round ' "$WORKDIR/coordinator.log" | sed 's/^ts=[^ ]* //' | cut -c1-160 || true
+# --kill-front: front 0 went mid-round with users on it, and they came back through other fronts.
+if $KILL_FRONT; then
+  [[ -n "$stage" ]] || { echo "front-0 was killed after the run"; status=1; }
+  grep -q ' event=front_lost .* users=[1-9]' "$WORKDIR/coordinator.log" ||
+    { echo "the combiner lost no users with front-0"; status=1; }
+  opened="$(cat "$WORKDIR"/front-*.log | grep -c ' event=stream_open .*status=OK')" || true
+  ((opened > CLIENTS)) || { echo "front-0's clients did not reconnect elsewhere"; status=1; }
+fi
 if [[ $status -ne 0 ]] || ! grep -q "event=training_end rounds=$ROUNDS " "$WORKDIR/coordinator.log"; then
   echo "run-local-cluster: FAILED (logs in $WORKDIR)"
   for f in "$WORKDIR"/*.log; do echo "--- $f"; tail -n 15 "$f"; done
   exit 1
 fi
-peers="$(grep -o 'event=stream_open .*peer=[^ ]*' "$WORKDIR/coordinator.log" | sed 's/.*peer=//' |
+streams_log=("$WORKDIR/coordinator.log")
+((FRONTS > 0)) && streams_log=("$WORKDIR"/front-*.log)
+peers="$(cat "${streams_log[@]}" | grep -o 'event=stream_open .*peer=[^ ]*' | sed 's/.*peer=//' |
   sed 's/:[0-9]*$//' | sort -u | tr '\n' ' ')"
-echo "run-local-cluster: OK: $ROUNDS rounds, $CLIENTS clients, streams from $peers"
+if ((FRONTS > 0)); then
+  for ((f = 0; f < FRONTS; f++)); do
+    echo "front-$f: $(grep -c ' event=stream_open .*status=OK' "$WORKDIR/front-$f.log") streams opened"
+  done
+  grep ' event=front_lost ' "$WORKDIR/coordinator.log" | sed 's/^ts=[^ ]* //' || true
+fi
+echo "run-local-cluster: OK: $ROUNDS rounds, $CLIENTS clients$( ((FRONTS > 0)) && echo ", $FRONTS fronts"), streams from $peers"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment descriptions (no Docker daemon, no Kubernetes cluster).
-# Usage: deploy/validate-config.sh compose|k8s|replica-shards
+# Usage: deploy/validate-config.sh compose|k8s|k8s-scaleout|replica-shards
 #   compose         docker-compose config parses docker-compose.yml (with FEDMF_REPLICAS=50) and
 #                   the services (the coordinator a --service, the run's submit), volumes and
 #                   health check are there
@@ -8,6 +8,10 @@
 #                   Deployment, the run's ConfigMap and submit Job) are there; the
 #                   Secrets of make-secrets.sh render from gen-certs.sh output (kubectl create
 #                   --dry-run=client, offline)
+#   k8s-scaleout    kubectl kustomize renders deploy/k8s/scaleout (docs/scale-out.md): the combiner
+#                   StatefulSet (--role=combiner --service), the fronts' Deployment behind the
+#                   devices' Service, the submit Job pointed at the combiner; the Secrets carry
+#                   the `front` identity
 #   replica-shards  40 client replicas started at once claim 40 distinct shards (client-replica.sh)
 # Exit 77 (skip) with a message when docker-compose / kubectl is not installed.
 set -euo pipefail
@@ -56,6 +60,31 @@ case "${1:-}" in
     ! grep -q 'ca.key' "$WORK/secrets.yml" || fail "the CA key leaked into a Secret"
     echo "kubectl kustomize + Secrets (client dry run): OK ($(kubectl version --client 2>/dev/null | head -n 1))"
     ;;
+  k8s-scaleout)
+    need kubectl
+    kubectl kustomize "$ROOT/deploy/k8s/scaleout" >"$WORK/k8s.yml" || fail "kubectl kustomize failed"
+    for want in 'name: fedmf-combiner$' 'name: fedmf-front$' 'kind: PodDisruptionBudget' \
+      '- --role=combiner$' '- --role=front$' '- --service$' '- --front_identities=front$' \
+      '- --combiner=fedmf-combiner-0.fedmf-combiner:50051$' 'volumeClaimTemplates:' \
+      'value: fedmf-combiner-0.fedmf-combiner:50051$' 'key: front.pem' 'name: fedmf-client$'; do
+      grep -qe "$want" "$WORK/k8s.yml" || fail "kustomize output: no '$want'"
+    done
+    # The devices' Service keeps its name and selects the fronts; no single coordinator is left.
+    python3 - "$WORK/k8s.yml" <<'PY' || fail "Service fedmf-coordinator does not select the fronts"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+svc = [d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "fedmf-coordinator"]
+sys.exit(0 if svc and svc[0]["spec"]["selector"].get("app.kubernetes.io/component") == "front" else 1)
+PY
+    [[ "$(grep -c '^kind: Deployment$' "$WORK/k8s.yml")" == 1 ]] || fail "expected 1 Deployment"
+    "$ROOT/deploy/gen-certs.sh" "$WORK/certs" --host fedmf-coordinator \
+      --host fedmf-combiner-0.fedmf-combiner --clients client-:4 --client admin --client front \
+      >/dev/null || fail "gen-certs.sh failed"
+    "$ROOT/deploy/k8s/make-secrets.sh" "$WORK/certs" token >"$WORK/secrets.yml" ||
+      fail "make-secrets.sh failed"
+    grep -q '  front.pem: ' "$WORK/secrets.yml" || fail "no front.pem in fedmf-clients"
+    echo "kubectl kustomize deploy/k8s/scaleout + Secrets: OK"
+    ;;
   replica-shards)
     n=40
     for ((r = 0; r < n; r++)); do
@@ -76,6 +105,6 @@ case "${1:-}" in
     fi
     echo "client-replica.sh: $n concurrent replicas, $n distinct shards: OK"
     ;;
-  *) echo "usage: $0 compose|k8s|replica-shards" >&2; exit 2 ;;
+  *) echo "usage: $0 compose|k8s|k8s-scaleout|replica-shards" >&2; exit 2 ;;
 esac
 echo "PASS ${1}"

@@ -74,6 +74,16 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Clo
   StartRun(std::move(options), std::move(state));
 }
 
+Coordinator::Coordinator(CoordinatorOptions options, CombinerRole, Clock& clock)
+    : options_(std::move(options)),
+      service_(true),
+      clock_(clock),
+      fleet_(std::make_unique<FrontFleet>(streams_mu_, aggregation_, clock, options_)),
+      aggregation_(clock, streams_mu_, *fleet_) {
+  fleet_->SetNumUsers(Registry::kAnyUser);
+  board_.SetStage("idle");
+}
+
 Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, CombinerRole,
                          Clock& clock)
     : options_(options),
@@ -84,9 +94,9 @@ Coordinator::Coordinator(CoordinatorOptions options, CoordinatorState state, Com
   StartRun(std::move(options), std::move(state));
 }
 
-int64_t Coordinator::AttachFront(FrontFleet::Link link) {
+int64_t Coordinator::AttachFront(FrontFleet::Link link, std::string name) {
   if (fleet_ == nullptr) return -1;
-  return static_cast<int64_t>(fleet_->Attach(std::move(link)));
+  return static_cast<int64_t>(fleet_->Attach(std::move(link), std::move(name)));
 }
 
 void Coordinator::ReceiveFromFront(size_t front, const v1::FrontMessage& message) {
@@ -109,7 +119,8 @@ absl::Status Coordinator::Run() {
   if (run_ == nullptr) return absl::FailedPreconditionError("no run was started");
   absl::Status status = run_->driver.Run();
   if (service_) {
-    streams_->SetNumUsers(Registry::kAnyUser);
+    if (streams_ != nullptr) streams_->SetNumUsers(Registry::kAnyUser);
+    if (fleet_ != nullptr) fleet_->SetNumUsers(Registry::kAnyUser);
     board_.SetStage("idle");
   }
   return status;

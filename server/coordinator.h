@@ -54,14 +54,16 @@ class Coordinator final : public DeviceEndpoint {
   // resume from or a fresh run.
   Coordinator(CoordinatorOptions options, CoordinatorState state,
               Clock& clock = SteadyClock::Get());
-  // The combiner of that run: its devices are those of the fronts that attach (AttachFront).
+  // A combiner (docs/scale-out.md): the service, or the one run, above, whose devices are those
+  // of the fronts that attach (AttachFront).
   struct CombinerRole {};
+  Coordinator(CoordinatorOptions options, CombinerRole, Clock& clock = SteadyClock::Get());
   Coordinator(CoordinatorOptions options, CoordinatorState state, CombinerRole,
               Clock& clock = SteadyClock::Get());
-  // The combiner's (FrontFleet): a front attached, `link` sends down its replica link; returns
-  // the index that names it in ReceiveFromFront and FrontLost. -1 on a coordinator that is not
-  // a combiner.
-  int64_t AttachFront(FrontFleet::Link link);
+  // The combiner's (FrontFleet): front `name` attached, `link` sends down its replica link;
+  // returns the index that names it in ReceiveFromFront and FrontLost. -1 on a coordinator that
+  // is not a combiner.
+  int64_t AttachFront(FrontFleet::Link link, std::string name);
   // What front `front` sent up its link (the link's thread), and that its link ended.
   void ReceiveFromFront(size_t front, const v1::FrontMessage& message);
   void FrontLost(size_t front);

@@ -306,6 +306,16 @@ absl::Status PrintStatus() {
   for (const v1::ExcludedParticipant& e : r.excluded()) {
     std::printf("excluded participant=%u reason=\"%s\"\n", e.participant_id(), e.reason().c_str());
   }
+  for (const v1::FrontStatus& f : r.fronts()) {
+    std::printf(
+        "front index=%lld name=\"%s\" streams=%d users=%d device_bytes_in=%lld "
+        "device_bytes_out=%lld "
+        "checked_in_streams=%lld link_bytes_in=%lld link_bytes_out=%lld\n",
+        static_cast<long long>(f.index()), f.name().c_str(), f.streams(), f.users(),
+        static_cast<long long>(f.device_bytes_in()), static_cast<long long>(f.device_bytes_out()),
+        static_cast<long long>(f.checked_in_streams()), static_cast<long long>(f.link_bytes_in()),
+        static_cast<long long>(f.link_bytes_out()));
+  }
   if (r.has_federated_evaluation()) {
     const v1::FederatedEvaluation& e = r.federated_evaluation();
     const std::string errors =
@@ -639,6 +649,7 @@ absl::Status ServeFront() {
       server->GetHealthCheckService()->SetServingStatus(serving);
     }
     if (tick % 10 != 0) continue;
+    front.ReportStats();
     front.EndRevokedStreams();
     front.EndStalledUploads(absl::Now());
     front.DismissIdleStreams(absl::Now());
@@ -659,10 +670,10 @@ absl::Status Serve() {
   if (role == "front") return ServeFront();
   const bool combiner = role == "combiner";
   const bool service = absl::GetFlag(FLAGS_service);
-  if (combiner && (service || absl::GetFlag(FLAGS_serve))) {
+  if (combiner && absl::GetFlag(FLAGS_serve)) {
     return absl::InvalidArgumentError(
-        "--role=combiner trains the run of its flags: --service and --serve are not built on "
-        "the scale-out roles yet (docs/scale-out.md)");
+        "--serve keeps serving Models.Download, which fronts do not relay yet "
+        "(docs/scale-out.md): drop it with --role=combiner");
   }
   if (!combiner) {
     for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
@@ -752,11 +763,15 @@ absl::Status Serve() {
     if (!initial.ok()) return initial.status();
     state = *std::move(initial);
   }
-  std::unique_ptr<Coordinator> built =
-      service ? std::make_unique<Coordinator>(options)
-      : combiner
-          ? std::make_unique<Coordinator>(options, *std::move(state), Coordinator::CombinerRole{})
-          : std::make_unique<Coordinator>(options, *std::move(state));
+  std::unique_ptr<Coordinator> built;
+  if (combiner) {
+    built = service ? std::make_unique<Coordinator>(options, Coordinator::CombinerRole{})
+                    : std::make_unique<Coordinator>(options, *std::move(state),
+                                                    Coordinator::CombinerRole{});
+  } else {
+    built = service ? std::make_unique<Coordinator>(options)
+                    : std::make_unique<Coordinator>(options, *std::move(state));
+  }
   Coordinator& coordinator = *built;
   FederationService federation(&coordinator, facing->policy.get(), facing->limits);
   ReplicaService replicas(coordinator, std::move(front_identities), *replica_queue_bytes);

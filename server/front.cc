@@ -38,9 +38,10 @@ void Front::Receive(v1::CombinerMessage message) {
     case v1::CombinerMessage::kWelcome: {
       streams_.SetNumUsers(message.welcome().num_users());
       std::lock_guard<std::mutex> lock(mu_);
+      // A new link's combiner knows none of the streams: each is reported again. (A Welcome on
+      // the same link says that a service's next run has another participant range.)
+      if (!attached_) reported_streams_.clear();
       attached_ = true;
-      // A combiner that comes back knows none of the streams: each is reported again.
-      reported_streams_.clear();
       StreamsChanged();
       break;
     }
@@ -116,6 +117,20 @@ void Front::CombinerLost() {
     Close();
   }
   streams_.CloseAll(absl::UnavailableError("the front lost its combiner: reconnect"));
+}
+
+void Front::ReportStats() {
+  v1::StatusResponse figures;
+  streams_.AddTo(figures);
+  v1::FrontMessage message;
+  v1::FrontStatus& stats = *message.mutable_stats();
+  stats.set_streams(figures.connected_clients());
+  stats.set_users(figures.registered_users());
+  stats.set_device_bytes_in(figures.bytes_in());
+  stats.set_device_bytes_out(figures.bytes_out());
+  stats.set_checked_in_streams(figures.checked_in_streams());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (attached_) link_(std::move(message));
 }
 
 void Front::OpenTask(const v1::Open& open) {

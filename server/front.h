@@ -50,7 +50,7 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   Front(const CoordinatorOptions& options, Clock& clock, Link link);
 
   // What the combiner sent (the link's thread). The front serves devices from a link's Welcome
-  // (the combiner's first message) until the link is lost.
+  // (the combiner's first message, and again for each run of a service) until the link is lost.
   void Receive(v1::CombinerMessage message);
   // The link to the combiner ended: the front can do nothing for its devices, so it ends their
   // streams with UNAVAILABLE, which sends them to reconnect (to a front that has a combiner), and
@@ -62,6 +62,9 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   int EndRevokedStreams() { return streams_.EndRevokedStreams(); }
   int EndStalledUploads(absl::Time now) { return streams_.EndStalledUploads(now); }
   int DismissIdleStreams(absl::Time now) { return streams_.DismissIdleStreams(now); }
+  // Sends the combiner its devices' figures (streams, users, bytes; Admin.Status's fronts). The
+  // front process's watcher calls it every second. Any thread.
+  void ReportStats();
   // Between a Welcome and the link's loss (health: SERVING). Any thread.
   bool attached() const {
     std::lock_guard<std::mutex> lock(mu_);

@@ -28,22 +28,40 @@ void FrontFleet::SetNumUsers(int64_t num_users) {
   std::lock_guard<std::mutex> lock(mu_);
   num_users_ = num_users;
   placement_.set_num_users(num_users);
+  v1::CombinerMessage welcome;
+  welcome.mutable_welcome()->set_num_users(num_users);
+  for (size_t front = 0; front < fronts_.size(); ++front) {
+    if (fronts_[front].link) SendTo(front, welcome);
+  }
 }
 
-size_t FrontFleet::Attach(Link link) {
+size_t FrontFleet::Attach(Link link, std::string name) {
   std::lock_guard<std::mutex> lock(mu_);
+  const size_t front = fronts_.size();
+  fronts_.push_back(Attached{.link = std::move(link), .status = {}});
+  fronts_[front].status.set_index(static_cast<int64_t>(front));
+  fronts_[front].status.set_name(std::move(name));
   v1::CombinerMessage welcome;
   welcome.mutable_welcome()->set_num_users(num_users_);
-  bytes_out_ += static_cast<int64_t>(welcome.ByteSizeLong());
-  link(std::move(welcome));
-  fronts_.push_back(std::move(link));
-  return fronts_.size() - 1;
+  SendTo(front, std::move(welcome));
+  return front;
+}
+
+void FrontFleet::SendTo(size_t front, v1::CombinerMessage message) {
+  const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
+  bytes_out_ += bytes;
+  Attached& attached = fronts_[front];
+  attached.status.set_link_bytes_out(attached.status.link_bytes_out() + bytes);
+  attached.link(std::move(message));
 }
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
   std::lock_guard<std::mutex> lock(mu_);
   if (front >= fronts_.size() || lost_.contains(front)) return;
-  bytes_in_ += static_cast<int64_t>(message.ByteSizeLong());
+  const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
+  bytes_in_ += bytes;
+  v1::FrontStatus& status = fronts_[front].status;
+  status.set_link_bytes_in(status.link_bytes_in() + bytes);
   switch (message.message_case()) {
     case v1::FrontMessage::kStreams:
       Changed(front, message.streams());
@@ -55,6 +73,15 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
       traffic_.AddUp(wire::Stage::kMaskedInput, static_cast<int64_t>(message.ByteSizeLong()));
       DeliverPartial(front, message.partial());
       break;
+    case v1::FrontMessage::kStats: {
+      v1::FrontStatus reported = message.stats();
+      reported.set_index(status.index());
+      reported.set_name(status.name());
+      reported.set_link_bytes_in(status.link_bytes_in());
+      reported.set_link_bytes_out(status.link_bytes_out());
+      status = std::move(reported);
+      break;
+    }
     case v1::FrontMessage::kHello:  // the link's, which logs it
     case v1::FrontMessage::MESSAGE_NOT_SET:
       break;
@@ -64,7 +91,7 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
 void FrontFleet::Lost(size_t front) {
   std::lock_guard<std::mutex> lock(mu_);
   if (front >= fronts_.size() || !lost_.insert(front).second) return;
-  fronts_[front] = nullptr;  // what its link held goes with it
+  fronts_[front].link = nullptr;  // what its link held goes with it
   std::vector<uint32_t> gone;
   for (auto it = streams_.lower_bound({front, 0}); it != streams_.end() && it->first.first == front;
        it = streams_.erase(it)) {
@@ -131,10 +158,7 @@ void FrontFleet::Changed(size_t front, const v1::StreamsChanged& changed) {
       events_.Deliver(AggregationInbox::Dropped{.participant_id = id});
     }
   }
-  for (auto& [to, message] : ends) {
-    bytes_out_ += static_cast<int64_t>(message.ByteSizeLong());
-    fronts_[to](std::move(message));
-  }
+  for (auto& [to, message] : ends) SendTo(to, std::move(message));
   events_.StreamsChanged();
 }
 
@@ -218,10 +242,8 @@ std::vector<uint32_t> FrontFleet::Open(const v1::RoundTask& task,
     v1::RoundTask& front_task = *opens[f].mutable_open()->mutable_task();
     front_task = task;
     front_task.clear_participant_ids();
-    const auto bytes = static_cast<int64_t>(opens[f].ByteSizeLong());
-    traffic_.AddDown(wire::Stage::kTask, bytes);
-    bytes_out_ += bytes;
-    fronts_[f](std::move(opens[f]));
+    traffic_.AddDown(wire::Stage::kTask, static_cast<int64_t>(opens[f].ByteSizeLong()));
+    SendTo(f, std::move(opens[f]));
   }
   return unreachable;
 }
@@ -249,8 +271,7 @@ std::vector<uint32_t> FrontFleet::Route(Aggregation::Envelopes envelopes) {
   }
   for (size_t f = 0; f < fronts_.size(); ++f) {
     if (!routes[f].has_route()) continue;
-    bytes_out_ += static_cast<int64_t>(routes[f].ByteSizeLong());
-    fronts_[f](std::move(routes[f]));
+    SendTo(f, std::move(routes[f]));
   }
   return unreachable;
 }
@@ -259,12 +280,15 @@ int FrontFleet::SendAll(const v1::CombinerMessage& message) {
   std::vector<Link> fronts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const Link& front : fronts_) {
-      if (front) fronts.push_back(front);
+    const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
+    for (Attached& front : fronts_) {
+      if (!front.link) continue;
+      fronts.push_back(front.link);
+      front.status.set_link_bytes_out(front.status.link_bytes_out() + bytes);
     }
-    const auto bytes = static_cast<int64_t>(message.ByteSizeLong() * fronts.size());
-    if (message.has_result()) traffic_.AddDown(wire::Stage::kResult, bytes);
-    bytes_out_ += bytes;
+    const auto sent = static_cast<int64_t>(fronts.size()) * bytes;
+    if (message.has_result()) traffic_.AddDown(wire::Stage::kResult, sent);
+    bytes_out_ += sent;
   }
   for (const Link& front : fronts) front(message);
   return static_cast<int>(fronts.size());
@@ -295,10 +319,7 @@ void FrontFleet::SealStage(absl::Time deadline) {
   v1::CombinerMessage seal;
   seal.mutable_seal()->set_round(masked_input_tag_.round);
   seal.mutable_seal()->set_phase(masked_input_tag_.phase);
-  for (size_t front : owing_) {
-    bytes_out_ += static_cast<int64_t>(seal.ByteSizeLong());
-    fronts_[front](seal);
-  }
+  for (size_t front : owing_) SendTo(front, seal);
   const absl::Time until = std::max(deadline, clock_.Now()) + seal_timeout_;
   while (!owing_.empty() && clock_.Now() < until) clock_.WaitUntil(settled_, lock, until);
   owing_.clear();  // who did not answer in time owes nothing more
@@ -315,6 +336,9 @@ void FrontFleet::AddTo(v1::StatusResponse& status) const {
   status.set_connected_clients(static_cast<int32_t>(placement_.ConnectionCount()));
   status.set_bytes_in(bytes_in_);
   status.set_bytes_out(bytes_out_);
+  for (const Attached& front : fronts_) {
+    if (front.link) *status.add_fronts() = front.status;
+  }
 }
 
 }  // namespace fedmf::server

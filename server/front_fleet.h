@@ -52,13 +52,14 @@ class FrontFleet final : public Devices {
   // the stage's deadline (or the call, if later) on `clock`; options.num_users and
   // max_streams_per_client configure the Placement. No front is attached yet.
   FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock, const CoordinatorOptions& options);
-  // Participant ids are in [1, num_users] from now on (Placement::set_num_users); fronts that
-  // attach later are told so. Takes the lock.
+  // Participant ids are in [1, num_users] from now on (Placement::set_num_users; a service's
+  // next run, or Registry::kAnyUser between runs): every front is told so in a Welcome, as fronts
+  // that attach later are. Takes the lock.
   void SetNumUsers(int64_t num_users);
-  // A front attached: `link` sends down its replica link from now on, starting with a Welcome.
-  // Returns the front's index, which names it in Receive and Lost; indices are never reused (a
-  // front that attaches again is a new one). Any thread; takes the lock.
-  size_t Attach(Link link);
+  // A front named `name` attached: `link` sends down its replica link from now on, starting
+  // with a Welcome. Returns the front's index, which names it in Receive and Lost; indices are
+  // never reused (a front that attaches again is a new one). Any thread; takes the lock.
+  size_t Attach(Link link, std::string name);
 
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
   // relayed by a front while it is live on another is ignored (MovedFrom).
@@ -94,7 +95,8 @@ class FrontFleet final : public Devices {
   // did not answer loses its members that did not send, when the stage closes).
   void SealStage(absl::Time deadline) override;
 
-  // Any thread: Admin.Status's figures (the live users, the links' bytes).
+  // Any thread: Admin.Status's figures (the live users, the links' bytes, each attached front's
+  // last report).
   void AddTo(v1::StatusResponse& status) const;
 
  private:
@@ -111,12 +113,19 @@ class FrontFleet final : public Devices {
   // or taken over). A user live nowhere is not: the drop of a member whose stream ended before
   // its task reached the front must count.
   bool MovedFrom(size_t front, uint32_t participant_id) const;
+  // Sends to front `front` (not lost), counting its bytes.
+  void SendTo(size_t front, v1::CombinerMessage message);
   // Sends to every front that is not lost (outside the lock: a result is large); returns how many.
   int SendAll(const v1::CombinerMessage& message);
 
   std::mutex& mu_;
   DeviceEvents& events_;
-  std::vector<Link> fronts_;  // by index; a lost front's is empty
+  // An attached front: its link (empty once lost) and its last report, with the link's bytes.
+  struct Attached {
+    Link link;
+    v1::FrontStatus status;
+  };
+  std::vector<Attached> fronts_;  // by index
   Clock& clock_;
   const absl::Duration seal_timeout_;
   std::condition_variable settled_;  // a front's partial arrived (SealStage)

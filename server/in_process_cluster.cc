@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace fedmf::server {
 
 InProcessCluster::InProcessCluster(int fronts, const CoordinatorOptions& options,
@@ -33,10 +35,12 @@ InProcessCluster::InProcessCluster(int fronts, const CoordinatorOptions& options
       link.to_combiner.Send(std::move(m));
     }));
     // Front f is the combiner's f-th: the indices of ReceiveFromFront and FrontLost are f.
-    combiner_->AttachFront([this, &link](v1::CombinerMessage m) {
-      if (work_ != nullptr) work_->WorkAdded(1);
-      link.to_front.Send(std::move(m));
-    });
+    combiner_->AttachFront(
+        [this, &link](v1::CombinerMessage m) {
+          if (work_ != nullptr) work_->WorkAdded(1);
+          link.to_front.Send(std::move(m));
+        },
+        absl::StrCat("front ", f));
   }
   Drain();  // every front has its Welcome
 }

@@ -43,7 +43,8 @@ class AttachReactor final : public grpc::ServerBidiReactor<v1::FrontMessage, v1:
       }
       name_ = in_.hello().name().substr(0, 128);
       front_ = combiner_.AttachFront(
-          [queue = queue_](v1::CombinerMessage message) { queue->Send(std::move(message)); });
+          [queue = queue_](v1::CombinerMessage message) { queue->Send(std::move(message)); },
+          name_);
       if (front_ < 0) {
         queue_->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                                    "this coordinator is not a combiner (--role=combiner)"));

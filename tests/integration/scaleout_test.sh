@@ -3,8 +3,8 @@
 # fedmf-coordinator --role=combiner, fronts (--role=front) attached to it, and fedmf-client
 # processes spread over the fronts, all on 127.0.0.1. Usage: scaleout_test.sh BUILD_DIR CASE, CASE
 # one of loopback, same_checkpoint, kill_front_<Stage> (Stage: AdvertiseKeys, ShareKeys,
-# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking). Every process started
-# here is killed on exit.
+# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service. Every process
+# started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -225,8 +225,56 @@ kill_combiner() {
   echo "killed the combiner in $want after round $(field rounds_done "$saved"); resumed, 6 rounds"
 }
 
+# service: a combiner that is a service (--role=combiner --service) with 3 fronts; two runs
+# submitted back to back (PBM at epsilon 1, 2 and 3 rounds) are trained by the same 6 client
+# processes, which stay across the runs (run_done reaches them through their fronts): both done,
+# with 2 and 3 ledger entries.
+service() {
+  head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/admin-token"
+  start_coordinator "$WORK/combiner.log" --role=combiner --service --listen=127.0.0.1:0 \
+    --state_dir="$WORK/state" --admin_token_file="$WORK/admin-token"
+  start_fronts 3
+  start_clients 6 "$DATA" "${FRONT_PORTS[@]}"
+  local n rounds
+  for n in 1 2; do
+    rounds=$((n + 1))
+    cat >"$WORK/run-$n.textproto" <<SPEC
+algorithm: "dpmf-rp"
+set: ["mechanism=pbm", "rank=4", "item_model=full", "compression=2"]
+rounds: $rounds
+epsilon: 1
+participation: 0.25
+min_clients: 10
+wait_for_users: 120
+num_users: 120
+num_items: 100
+SPEC
+    "$COORD" submit "$WORK/run-$n.textproto" --target="127.0.0.1:$PORT" \
+      --admin_token_file="$WORK/admin-token" >/dev/null || fail "submit of run $n refused"
+  done
+  wait_for "$WORK/combiner.log" ' event=run_end .*state=done' 120 2
+  local i
+  for ((i = 0; i < 6; i++)); do
+    wait_for "$WORK/client-$i.log" ' event=run_done ' 30 2
+    kill -0 "${CLIENT_PIDS[i]}" 2>/dev/null || fail "client $i left between the runs"
+  done
+  [[ "$(grep -c ' event=round .* applied=yes ' "$WORK/combiner.log")" == 5 ]] ||
+    fail "not 2 + 3 rounds applied"
+  grep ' event=run_end ' "$WORK/combiner.log" | sed 's/^ts=[^ ]* //'
+  # Admin.Status lists the 3 fronts, whose reports (every second) account for all 120 users.
+  local users=0
+  while ((users != 120)); do
+    kill -0 "$COORD_PID" 2>/dev/null || fail "the combiner exited"
+    users="$("$COORD" status --target="127.0.0.1:$PORT" --admin_token_file="$WORK/admin-token" |
+      awk '/^front / { n++; for (i = 1; i <= NF; i++) if ($i ~ /^users=/) { sub("users=", "", $i); u += $i } }
+           END { print (n == 3 ? u : -1) }')"
+    sleep 0.2
+  done
+  "$COORD" status --target="127.0.0.1:$PORT" --admin_token_file="$WORK/admin-token" | grep '^front '
+}
+
 case "$CASE" in
-  loopback | same_checkpoint) "$CASE" ;;
+  loopback | same_checkpoint | service) "$CASE" ;;
   kill_front_*) kill_front "${CASE#kill_front_}" ;;
   kill_combiner_*) kill_combiner "${CASE#kill_combiner_}" ;;
   *) fail "unknown case $CASE" ;;

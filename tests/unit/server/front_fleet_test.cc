@@ -50,7 +50,9 @@ class FrontFleetTest : public ::testing::Test {
   static constexpr absl::Duration kSealTimeout = absl::Seconds(2);
 
   FrontFleetTest() : sent_(kFronts), fleet_(mu_, events_, clock_, Options()) {
-    for (size_t f = 0; f < kFronts; ++f) EXPECT_EQ(fleet_.Attach(LinkTo(f)), f);
+    for (size_t f = 0; f < kFronts; ++f) {
+      EXPECT_EQ(fleet_.Attach(LinkTo(f), "f" + std::to_string(f)), f);
+    }
     for (std::vector<v1::CombinerMessage>& sent : sent_) sent.clear();  // the Welcomes
   }
 
@@ -146,17 +148,47 @@ class FrontFleetTest : public ::testing::Test {
 TEST_F(FrontFleetTest, AttachWelcomesAFrontWithANewIndex) {
   std::vector<v1::CombinerMessage> late;
   fleet_.Lost(1);
-  EXPECT_EQ(fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }),
+  EXPECT_EQ(fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }, "late"),
             kFronts);
   ASSERT_THAT(late, SizeIs(1));
   EXPECT_EQ(late[0].welcome().num_users(), 100);
   fleet_.SetNumUsers(50);
-  EXPECT_EQ(fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }),
-            kFronts + 1);
+  EXPECT_EQ(
+      fleet_.Attach([&late](v1::CombinerMessage m) { late.push_back(std::move(m)); }, "later"),
+      kFronts + 1);
   EXPECT_EQ(late.back().welcome().num_users(), 50);
   EXPECT_EQ(fleet_.CloseAll(absl::UnavailableError("bye")), 4);  // 0, 2 and the two new ones
   EXPECT_THAT(sent_[1], IsEmpty());
-  EXPECT_THAT(sent_[0], SizeIs(1));
+  // A new participant range (a service's next run) is every attached front's Welcome.
+  ASSERT_THAT(sent_[0], SizeIs(2));
+  EXPECT_EQ(sent_[0][0].welcome().num_users(), 50);
+  EXPECT_TRUE(sent_[0][1].has_close_all());
+}
+
+// Admin.Status lists each attached front with its last report, its name and its link's bytes;
+// a lost front is not listed.
+TEST_F(FrontFleetTest, StatusListsEachAttachedFrontsLastReport) {
+  v1::FrontMessage stats;
+  stats.mutable_stats()->set_streams(3);
+  stats.mutable_stats()->set_users(7);
+  stats.mutable_stats()->set_device_bytes_in(1000);
+  stats.mutable_stats()->set_index(99);  // a front cannot rename itself
+  stats.mutable_stats()->set_name("other");
+  fleet_.Receive(1, stats);
+  fleet_.Lost(2);
+  v1::StatusResponse status;
+  fleet_.AddTo(status);
+  ASSERT_THAT(status.fronts(), SizeIs(2));
+  EXPECT_EQ(status.fronts(0).name(), "f0");
+  EXPECT_EQ(status.fronts(0).streams(), 0);
+  const v1::FrontStatus& reported = status.fronts(1);
+  EXPECT_EQ(reported.index(), 1);
+  EXPECT_EQ(reported.name(), "f1");
+  EXPECT_EQ(reported.streams(), 3);
+  EXPECT_EQ(reported.users(), 7);
+  EXPECT_EQ(reported.device_bytes_in(), 1000);
+  EXPECT_EQ(reported.link_bytes_in(), static_cast<int64_t>(stats.ByteSizeLong()));
+  EXPECT_GT(reported.link_bytes_out(), 0);  // its Welcome
 }
 
 TEST_F(FrontFleetTest, LiveUsersAreTheUnionOfTheFronts) {
@@ -411,12 +443,14 @@ TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   options.num_users = 10;
   options.seal_timeout = absl::Seconds(60);
   FrontFleet fleet(mu, events, SteadyClock::Get(), options);
-  fleet.Attach([&](v1::CombinerMessage message) {
-    if (!message.has_seal()) return;
-    std::lock_guard<std::mutex> lock(seals_mu);
-    seal_sent = true;
-    sealed.notify_all();
-  });
+  fleet.Attach(
+      [&](v1::CombinerMessage message) {
+        if (!message.has_seal()) return;
+        std::lock_guard<std::mutex> lock(seals_mu);
+        seal_sent = true;
+        sealed.notify_all();
+      },
+      "f0");
   v1::FrontMessage bound;
   bound.mutable_streams()->add_bound()->add_participant_ids(1);
   fleet.Receive(0, bound);

@@ -350,6 +350,24 @@ TEST_F(FrontTest, ALostCombinerEndsTheAggregation) {
 namespace fedmf::server {
 namespace {
 
+// Every second the front process reports its devices' figures up the link, only while attached.
+TEST(FrontAttachTest, ReportsItsDevicesWhileAttached) {
+  testing::FakeClock clock;
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 10;
+  std::vector<v1::FrontMessage> up;
+  Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
+  front.ReportStats();
+  EXPECT_THAT(up, IsEmpty());
+  front.Receive(WelcomeOf(10));
+  TestStream stream = testing::OpenStream(front, testing::RegistrationOf({1, 2}));
+  front.ReportStats();
+  ASSERT_TRUE(up.back().has_stats());
+  EXPECT_EQ(up.back().stats().streams(), 1);
+  EXPECT_EQ(up.back().stats().users(), 2);
+}
+
 // A front serves devices only with a combiner: before its first Welcome and after its link is
 // lost, registrations are refused with UNAVAILABLE (try again or another front); a new link's
 // Welcome sets the participant range and the front serves again.
@@ -375,6 +393,10 @@ TEST(FrontAttachTest, RegistersOnlyBetweenAWelcomeAndTheLinksLoss) {
   TestStream stream = testing::OpenStream(front, testing::RegistrationOf({3}));
   ASSERT_THAT(up, SizeIs(before + 1));
   EXPECT_THAT(up[before].streams().bound(0).participant_ids(), ElementsAre(3));
+  // A service's next run on the same link: a new range, and the streams are not reported again.
+  front.Receive(WelcomeOf(30));
+  EXPECT_THAT(up, SizeIs(before + 1));
+  EXPECT_TRUE(front.Register(testing::RegistrationOf({25}), response, "").ok());
 }
 
 }  // namespace
