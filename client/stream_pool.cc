@@ -418,8 +418,11 @@ absl::Status RunStreamPool(const std::vector<std::unique_ptr<ParticipantHost>>& 
   const size_t count = std::min<size_t>(static_cast<size_t>(options.channels), hosts.size());
   std::vector<std::shared_ptr<grpc::Channel>> channels;
   for (size_t c = 0; c < count; ++c) {
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = rpc::MakeChannel(
-        {.target = options.client.target, .tls = options.client.tls, .own_connection = true});
+    // Several addresses (front replicas): channel c starts from the c-th.
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+        rpc::MakeChannel({.target = rpc::RotatedTarget(options.client.target, c),
+                          .tls = options.client.tls,
+                          .own_connection = true});
     if (!channel.ok()) return channel.status();
     channels.push_back(*std::move(channel));
   }

@@ -1,6 +1,8 @@
 // Many client identities in one process, each with its own registration (signing key, session
 // token) and its own Participate stream, on gRPC's callback client API: no thread per stream.
-// Streams are spread round-robin over `channels` channels, each its own TCP connection. A few
+// Streams are spread round-robin over `channels` channels, each its own TCP connection (to a
+// target of several addresses, "ipv4:A,B,C" for front replicas, channel c starts from the c-th
+// address, so the channels spread over them: rpc::RotatedTarget). A few
 // worker threads run the participants' work (local training, SecAgg); one message per stream is
 // in flight at a time, so a stream's messages are handled in order. For load tests and for hosts
 // that want one identity (one trust domain) per user; RunGrpcClient is the one-stream form.

@@ -1,10 +1,14 @@
 #include "rpc/channel.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/util/event_log.h"
 #include "crypto/pem_file.h"
@@ -61,6 +65,18 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   }
   if (!options.tls.server_name.empty()) args.SetSslTargetNameOverride(options.tls.server_name);
   return grpc::CreateCustomChannel(options.target, *credentials, args);
+}
+
+std::string RotatedTarget(absl::string_view target, size_t first) {
+  absl::string_view list = target;
+  if (!absl::ConsumePrefix(&list, "ipv4:")) return std::string(target);
+  const std::vector<absl::string_view> addresses = absl::StrSplit(list, ',');
+  if (addresses.size() < 2) return std::string(target);
+  std::vector<absl::string_view> rotated;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    rotated.push_back(addresses[(first + i) % addresses.size()]);
+  }
+  return absl::StrCat("ipv4:", absl::StrJoin(rotated, ","));
 }
 
 absl::Status FromGrpc(const grpc::Status& status) {

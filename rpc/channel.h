@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,13 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeClientCredentials(
 
 // A channel with fedmf's message limits (wire/limits.h) and the credentials of `options.tls`.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions& options);
+
+// `target` with its addresses rotated to start from the (first mod N)-th, when it lists N > 1
+// ("ipv4:A,B,C" -> "ipv4:B,C,A" for first = 1); any other target as it is. A channel to such a
+// target connects to its first address that answers and, when that one is gone, to the next
+// (pick_first): how the streams of one process spread over front replicas and move off a dead
+// one (docs/scale-out.md).
+std::string RotatedTarget(absl::string_view target, size_t first);
 
 absl::Status FromGrpc(const grpc::Status& status);
 

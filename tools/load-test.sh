@@ -10,6 +10,9 @@
 #   tools/load-test.sh [BUILD_DIR] [N=5000] [CHANNELS=N] [ROUNDS=3] [PARTICIPATION=0.05]
 #
 # COORD_FLAGS (environment) replaces the SecAgg flags, e.g. COORD_FLAGS=--secagg_graph=auto.
+# FRONTS=F (environment): the scale-out roles (docs/scale-out.md): the coordinator is a combiner
+# and F fronts hold the streams, the client's channels spread over them (one ipv4: target); each
+# front's peak RSS and Admin.Status entry (streams, users, bytes) are reported too.
 #
 # Needs the release build of fedmf-coordinator and fedmf-client and an open-file hard limit
 # above CHANNELS + 100 (both binaries raise their soft limit themselves); exits 77 (CTest: skipped)
@@ -28,11 +31,32 @@ source "$(dirname "$0")/lib/processes.sh"
 processes_init load
 require_open_files $((CHANNELS + 100))
 
+FRONTS="${FRONTS:-0}"
+ROLE=()
+((FRONTS > 0)) && ROLE=(--role=combiner)
 start_coordinator "$WORK/coordinator.log" --listen=127.0.0.1:0 --num_users="$N" --num_items=100 \
   --set=rank=4 --rounds="$ROUNDS" --participation="$PARTICIPATION" --min_clients=10 --set=mechanism=none \
-  --set=item_model=full --set=compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}"
+  --set=item_model=full --set=compression=2 --wait_for_users="$N" --stage_timeout_s=60 "${SECAGG_FLAGS[@]}" \
+  ${ROLE[@]+"${ROLE[@]}"}
+TARGET="127.0.0.1:$PORT"
+COMBINER_PORT="$PORT"
+FRONT_PIDS=()
+if ((FRONTS > 0)); then
+  TARGET="ipv4:"
+  for ((f = 0; f < FRONTS; f++)); do
+    "$COORD" --role=front --listen=127.0.0.1:0 --combiner="127.0.0.1:$COMBINER_PORT" \
+      --front_name="front-$f" >"$WORK/front-$f.log" 2>&1 &
+    FRONT_PIDS+=($!)
+    PIDS+=($!)
+    wait_listening "$WORK/front-$f.log" "$!"
+    TARGET+="127.0.0.1:$PORT,"
+  done
+  TARGET="${TARGET%,}"
+  PORT="$COMBINER_PORT"
+  wait_for "$WORK/coordinator.log" ' event=front_attached ' 30 "$FRONTS"
+fi
 start=$(date +%s.%N)
-"$CLIENT" --coordinator="127.0.0.1:$PORT" --one_stream_per_user --channels="$CHANNELS" \
+"$CLIENT" --coordinator="$TARGET" --one_stream_per_user --channels="$CHANNELS" \
   --data="synthetic:users=$N,items=100,per_user=20,min_per_user=5" --give_up_after_s=120 \
   --top_n=0 >"$WORK/client.log" 2>&1 &
 PIDS+=($!)
@@ -41,6 +65,7 @@ CLIENT_PID=$!
 peak_threads=0
 peak_client_threads=0
 peak_fds=0
+front_hwm=()
 connected_at=""
 while kill -0 "$COORD_PID" 2>/dev/null; do
   threads="$(sed -n 's/^Threads:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || echo 0)"
@@ -55,6 +80,10 @@ while kill -0 "$COORD_PID" 2>/dev/null; do
   ((cthreads > peak_client_threads)) && peak_client_threads=$cthreads
   chwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/$CLIENT_PID/status" 2>/dev/null || true)"
   [[ -n "$chwm" ]] && client_hwm="$chwm"
+  for f in "${!FRONT_PIDS[@]}"; do
+    fhwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/${FRONT_PIDS[f]}/status" 2>/dev/null || true)"
+    [[ -n "$fhwm" ]] && front_hwm[f]="$fhwm"
+  done
   if [[ -z "$connected_at" ]] && grep -q ' event=round round=0 ' "$WORK/coordinator.log"; then
     connected_at=$(date +%s.%N)
     "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" 2>&1 || true
@@ -81,5 +110,9 @@ echo "coordinator peak RSS (VmHWM): ${last_hwm:-?}"
 echo "coordinator peak threads: $peak_threads"
 echo "coordinator peak open descriptors: $peak_fds"
 echo "client process (all $N streams) peak RSS: ${client_hwm:-?}, peak threads: $peak_client_threads"
+for f in "${!FRONT_PIDS[@]}"; do
+  echo "front-$f peak RSS (VmHWM): ${front_hwm[f]:-?}; $(grep "^front .*name=\"front-$f\"" \
+    "$WORK/status.out" 2>/dev/null || echo "no status entry")"
+done
 awk -v a="$start" -v b="${connected_at:-$start}" \
   'BEGIN { printf "from client start to round 0 done: %.1f s\n", b - a }'

@@ -45,6 +45,18 @@ ClientTls Tls(std::string ca, std::string cert, std::string key, std::string ser
   return tls;
 }
 
+// A target of several addresses starts from the first-th, cyclically; others are left alone.
+TEST(ChannelTest, RotatesATargetOfSeveralAddresses) {
+  EXPECT_EQ(RotatedTarget("ipv4:10.0.0.1:1,10.0.0.2:2,10.0.0.3:3", 0),
+            "ipv4:10.0.0.1:1,10.0.0.2:2,10.0.0.3:3");
+  EXPECT_EQ(RotatedTarget("ipv4:10.0.0.1:1,10.0.0.2:2,10.0.0.3:3", 1),
+            "ipv4:10.0.0.2:2,10.0.0.3:3,10.0.0.1:1");
+  EXPECT_EQ(RotatedTarget("ipv4:10.0.0.1:1,10.0.0.2:2,10.0.0.3:3", 5),
+            "ipv4:10.0.0.3:3,10.0.0.1:1,10.0.0.2:2");
+  EXPECT_EQ(RotatedTarget("ipv4:10.0.0.1:1", 3), "ipv4:10.0.0.1:1");
+  EXPECT_EQ(RotatedTarget("fedmf-coordinator:50051", 2), "fedmf-coordinator:50051");
+}
+
 TEST(ChannelTest, PlaintextWithoutCa) {
   EXPECT_TRUE(MakeClientCredentials(ClientTls()).ok());
   ChannelOptions options;
