@@ -66,6 +66,13 @@ peak_threads=0
 peak_client_threads=0
 peak_fds=0
 front_hwm=()
+front_cpu=()
+# cpu_s PID: the process's user + system CPU seconds so far (empty once it is gone).
+TICKS="$(getconf CLK_TCK)"
+cpu_s() {
+  awk -v t="$TICKS" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null ||
+    true
+}
 connected_at=""
 while kill -0 "$COORD_PID" 2>/dev/null; do
   threads="$(sed -n 's/^Threads:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || echo 0)"
@@ -83,7 +90,10 @@ while kill -0 "$COORD_PID" 2>/dev/null; do
   for f in "${!FRONT_PIDS[@]}"; do
     fhwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/${FRONT_PIDS[f]}/status" 2>/dev/null || true)"
     [[ -n "$fhwm" ]] && front_hwm[f]="$fhwm"
+    front_cpu[f]="$(cpu_s "${FRONT_PIDS[f]}")"
   done
+  cpu="$(cpu_s "$COORD_PID")"
+  [[ -n "$cpu" ]] && coord_cpu="$cpu"
   if [[ -z "$connected_at" ]] && grep -q ' event=round round=0 ' "$WORK/coordinator.log"; then
     connected_at=$(date +%s.%N)
     "$COORD" status --target="127.0.0.1:$PORT" >"$WORK/status.out" 2>&1 || true
@@ -106,12 +116,12 @@ grep ' event=round ' "$WORK/coordinator.log" | while read -r line; do
     "share_keys $(field share_keys_s "$line") masked_input $(field masked_input_s "$line")" \
     "unmasking $(field unmasking_s "$line")"
 done
-echo "coordinator peak RSS (VmHWM): ${last_hwm:-?}"
+echo "coordinator peak RSS (VmHWM): ${last_hwm:-?}, CPU: ${coord_cpu:-?} s"
 echo "coordinator peak threads: $peak_threads"
 echo "coordinator peak open descriptors: $peak_fds"
 echo "client process (all $N streams) peak RSS: ${client_hwm:-?}, peak threads: $peak_client_threads"
 for f in "${!FRONT_PIDS[@]}"; do
-  echo "front-$f peak RSS (VmHWM): ${front_hwm[f]:-?}; $(grep "^front .*name=\"front-$f\"" \
+  echo "front-$f peak RSS (VmHWM): ${front_hwm[f]:-?}, CPU: ${front_cpu[f]:-?} s; $(grep "^front .*name=\"front-$f\"" \
     "$WORK/status.out" 2>/dev/null || echo "no status entry")"
 done
 awk -v a="$start" -v b="${connected_at:-$start}" \
