@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment descriptions (no Docker daemon, no Kubernetes cluster).
-# Usage: deploy/validate-config.sh compose|k8s|k8s-scaleout|replica-shards
+# Usage: deploy/validate-config.sh compose|compose-scaleout|k8s|k8s-scaleout|replica-shards
 #   compose         docker-compose config parses docker-compose.yml (with FEDMF_REPLICAS=50) and
 #                   the services (the coordinator a --service, the run's submit), volumes and
 #                   health check are there
+#   compose-scaleout  the same with deploy/compose-scaleout.yml over it: the coordinator service a
+#                   combiner, a `front` service the clients reach, the `front` identity
 #   k8s             kubectl kustomize renders deploy/k8s; the expected objects (the --service
 #                   Deployment, the run's ConfigMap and submit Job) are there; the
 #                   Secrets of make-secrets.sh render from gen-certs.sh output (kubectl create
@@ -38,6 +40,18 @@ case "${1:-}" in
       grep -qe "$want" "$WORK/config.yml" || fail "docker-compose config: no '$want'"
     done
     echo "docker-compose config: OK ($(docker-compose version --short 2>/dev/null || echo '?'))"
+    ;;
+  compose-scaleout)
+    need docker-compose
+    (cd "$ROOT" && FEDMF_REPLICAS=50 docker-compose -f docker-compose.yml \
+      -f deploy/compose-scaleout.yml config) >"$WORK/config.yml" ||
+      fail "docker-compose config refused docker-compose.yml + deploy/compose-scaleout.yml"
+    for want in '^  front:' '- --role=combiner$' '- --role=front$' '- --service$' \
+      '- --front_identities=front$' '- --combiner=coordinator:50051$' 'FEDMF_COORDINATOR: front:50051' \
+      '--host front ' '--client front' '- --replica_tls_cert=/certs/clients/front.pem$'; do
+      grep -qe "$want" "$WORK/config.yml" || fail "docker-compose config: no '$want'"
+    done
+    echo "docker-compose config (scale-out override): OK"
     ;;
   k8s)
     need kubectl
@@ -105,6 +119,6 @@ PY
     fi
     echo "client-replica.sh: $n concurrent replicas, $n distinct shards: OK"
     ;;
-  *) echo "usage: $0 compose|k8s|k8s-scaleout|replica-shards" >&2; exit 2 ;;
+  *) echo "usage: $0 compose|compose-scaleout|k8s|k8s-scaleout|replica-shards" >&2; exit 2 ;;
 esac
 echo "PASS ${1}"
