@@ -350,53 +350,56 @@ TEST_F(FrontTest, ALostCombinerEndsTheAggregation) {
 namespace fedmf::server {
 namespace {
 
+// A front no combiner has welcomed yet.
+class FrontAttachTest : public ::testing::Test {
+ protected:
+  testing::FakeClock clock_;
+  const CoordinatorOptions options_ = [] {
+    CoordinatorOptions o;
+    o.enrollment_token = "token";
+    o.num_users = 10;
+    return o;
+  }();
+  std::vector<v1::FrontMessage> up_;
+  Front front_{options_, clock_, [this](v1::FrontMessage m) { up_.push_back(std::move(m)); }};
+};
+
 // Every second the front process reports its devices' figures up the link, only while attached.
-TEST(FrontAttachTest, ReportsItsDevicesWhileAttached) {
-  testing::FakeClock clock;
-  CoordinatorOptions options;
-  options.enrollment_token = "token";
-  options.num_users = 10;
-  std::vector<v1::FrontMessage> up;
-  Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
-  front.ReportStats();
-  EXPECT_THAT(up, IsEmpty());
-  front.Receive(WelcomeOf(10));
-  TestStream stream = testing::OpenStream(front, testing::RegistrationOf({1, 2}));
-  front.ReportStats();
-  ASSERT_TRUE(up.back().has_stats());
-  EXPECT_EQ(up.back().stats().streams(), 1);
-  EXPECT_EQ(up.back().stats().users(), 2);
+TEST_F(FrontAttachTest, ReportsItsDevicesWhileAttached) {
+  front_.ReportStats();
+  EXPECT_THAT(up_, IsEmpty());
+  front_.Receive(WelcomeOf(10));
+  TestStream stream = testing::OpenStream(front_, testing::RegistrationOf({1, 2}));
+  front_.ReportStats();
+  ASSERT_TRUE(up_.back().has_stats());
+  EXPECT_EQ(up_.back().stats().streams(), 1);
+  EXPECT_EQ(up_.back().stats().users(), 2);
 }
 
 // A front serves devices only with a combiner: before its first Welcome and after its link is
 // lost, registrations are refused with UNAVAILABLE (try again or another front); a new link's
 // Welcome sets the participant range and the front serves again.
-TEST(FrontAttachTest, RegistersOnlyBetweenAWelcomeAndTheLinksLoss) {
-  testing::FakeClock clock;
-  CoordinatorOptions options;
-  options.enrollment_token = "token";
-  options.num_users = 10;
-  std::vector<v1::FrontMessage> up;
-  Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
+TEST_F(FrontAttachTest, RegistersOnlyBetweenAWelcomeAndTheLinksLoss) {
   v1::RegisterResponse response;
-  EXPECT_FALSE(front.attached());
-  EXPECT_TRUE(absl::IsUnavailable(front.Register(testing::RegistrationOf({1}), response, "")));
-  front.Receive(WelcomeOf(20));
-  EXPECT_TRUE(front.attached());
-  EXPECT_TRUE(front.Register(testing::RegistrationOf({15}), response, "").ok());  // 20 users now
-  EXPECT_TRUE(absl::IsInvalidArgument(front.Register(testing::RegistrationOf({21}), response, "")));
-  front.CombinerLost();
-  EXPECT_FALSE(front.attached());
-  EXPECT_TRUE(absl::IsUnavailable(front.Register(testing::RegistrationOf({2}), response, "")));
-  front.Receive(WelcomeOf(20));
-  const size_t before = up.size();
-  TestStream stream = testing::OpenStream(front, testing::RegistrationOf({3}));
-  ASSERT_THAT(up, SizeIs(before + 1));
-  EXPECT_THAT(up[before].streams().bound(0).participant_ids(), ElementsAre(3));
+  EXPECT_FALSE(front_.attached());
+  EXPECT_TRUE(absl::IsUnavailable(front_.Register(testing::RegistrationOf({1}), response, "")));
+  front_.Receive(WelcomeOf(20));
+  EXPECT_TRUE(front_.attached());
+  EXPECT_TRUE(front_.Register(testing::RegistrationOf({15}), response, "").ok());  // 20 users now
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(front_.Register(testing::RegistrationOf({21}), response, "")));
+  front_.CombinerLost();
+  EXPECT_FALSE(front_.attached());
+  EXPECT_TRUE(absl::IsUnavailable(front_.Register(testing::RegistrationOf({2}), response, "")));
+  front_.Receive(WelcomeOf(20));
+  const size_t before = up_.size();
+  TestStream stream = testing::OpenStream(front_, testing::RegistrationOf({3}));
+  ASSERT_THAT(up_, SizeIs(before + 1));
+  EXPECT_THAT(up_[before].streams().bound(0).participant_ids(), ElementsAre(3));
   // A service's next run on the same link: a new range, and the streams are not reported again.
-  front.Receive(WelcomeOf(30));
-  EXPECT_THAT(up, SizeIs(before + 1));
-  EXPECT_TRUE(front.Register(testing::RegistrationOf({25}), response, "").ok());
+  front_.Receive(WelcomeOf(30));
+  EXPECT_THAT(up_, SizeIs(before + 1));
+  EXPECT_TRUE(front_.Register(testing::RegistrationOf({25}), response, "").ok());
 }
 
 }  // namespace
