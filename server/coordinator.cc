@@ -199,24 +199,4 @@ v1::StatusResponse Coordinator::Status() const {
   return status;
 }
 
-absl::StatusOr<std::shared_ptr<const ModelStore::Published>> Coordinator::ModelForDownload(
-    absl::string_view session_token, absl::string_view identity, int64_t version) {
-  if (absl::Status known = CheckSessionToken(session_token, identity); !known.ok()) {
-    // NOT_FOUND is this call's answer for a version the store does not keep.
-    if (absl::IsNotFound(known)) return absl::UnauthenticatedError(known.message());
-    return known;
-  }
-  std::shared_ptr<const ModelStore::Published> model =
-      options_.models == nullptr ? nullptr : options_.models->Find(version);
-  if (model == nullptr) {
-    const std::shared_ptr<const ModelStore::Published> latest =
-        options_.models == nullptr ? nullptr : options_.models->Latest();
-    return absl::NotFoundError(absl::StrCat(
-        "model version ", version, " is not kept (newest: ",
-        latest == nullptr ? std::string("none published") : absl::StrCat(latest->version.version()),
-        "); ask Register for the latest"));
-  }
-  return model;
-}
-
 }  // namespace fedmf::server

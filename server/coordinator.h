@@ -75,6 +75,7 @@ class Coordinator final : public DeviceEndpoint {
   absl::Status CheckSessionToken(absl::string_view session_token,
                                  absl::string_view identity) override;
   uint64_t NextConnectionId() override;
+  ModelStore* published_models() const override { return options_.models.get(); }
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override;
   absl::Status OnClientMessage(const std::shared_ptr<Connection>& connection,
@@ -85,16 +86,6 @@ class Coordinator final : public DeviceEndpoint {
   MessageBounds ClientMessageBounds() const override;
   // The driver's latest snapshot with the streams' figures; never waits for the driver.
   v1::StatusResponse Status() const;
-  // Published model `version` for a Models.Download that presents `session_token` from
-  // `identity` (checked as for a stream, CheckSessionToken; the registration stays pending):
-  // UNAUTHENTICATED for an unknown or expired token, PERMISSION_DENIED for one issued to another
-  // TLS identity, NOT_FOUND for a version the store does not keep (or no store).
-  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> ModelForDownload(
-      absl::string_view session_token, absl::string_view identity, int64_t version);
-  // Models.Download sent all of a model.
-  void CountDownload() const {
-    if (options_.models != nullptr) options_.models->CountDownload();
-  }
   // The counters of the Prometheus scrape (--metrics_listen), which renders them with Status().
   const CoordinatorMetrics& metrics() const { return metrics_; }
 

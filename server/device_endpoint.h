@@ -8,11 +8,14 @@
 #define FEDMF_SERVER_DEVICE_ENDPOINT_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "fedmf/v1/federation.pb.h"
 #include "server/connection.h"
+#include "server/model_store.h"
 
 namespace fedmf::server {
 
@@ -27,6 +30,16 @@ class DeviceEndpoint : public StreamHandler {
                                          absl::string_view identity) = 0;
   // A fresh id for the next Connection.
   virtual uint64_t NextConnectionId() = 0;
+  // The published models its devices may download: the coordinator's store, or a front's copy of
+  // the combiner's (model_store.h). Null: none are served.
+  virtual ModelStore* published_models() const = 0;
+
+  // Published model `version` for a Models.Download that presents `session_token` from
+  // `identity` (checked as for a stream, CheckSessionToken; the registration stays pending):
+  // UNAUTHENTICATED for an unknown or expired token, PERMISSION_DENIED for one issued to another
+  // TLS identity, NOT_FOUND for a version published_models() does not keep (or none are served).
+  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> ModelForDownload(
+      absl::string_view session_token, absl::string_view identity, int64_t version);
 };
 
 }  // namespace fedmf::server

@@ -596,6 +596,10 @@ absl::Status ServeFront() {
   CoordinatorOptions options;
   absl::StatusOr<DeviceFacing> facing = DeviceFacingFromFlags(options);
   if (!facing.ok()) return facing.status();
+  // The front's copy of the models the combiner publishes, in memory (--model_retention).
+  absl::StatusOr<std::shared_ptr<ModelStore>> models = OpenModelStore("");
+  if (!models.ok()) return models.status();
+  options.models = *std::move(models);
   const rpc::ClientTls link_tls{.ca_file = absl::GetFlag(FLAGS_replica_tls_ca),
                                 .cert_file = absl::GetFlag(FLAGS_replica_tls_cert),
                                 .key_file = absl::GetFlag(FLAGS_replica_tls_key),
@@ -621,6 +625,7 @@ absl::Status ServeFront() {
   Front front(options, SteadyClock::Get(),
               [&link](v1::FrontMessage message) { link.Send(std::move(message)); });
   FederationService federation(&front, facing->policy.get(), facing->limits);
+  ModelsService published(&front, facing->policy.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
@@ -628,6 +633,7 @@ absl::Status ServeFront() {
   builder.SetMaxReceiveMessageSize(static_cast<int>(facing->message_mib << 20));
   builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
   builder.RegisterService(&federation);
+  builder.RegisterService(&published);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
@@ -670,11 +676,6 @@ absl::Status Serve() {
   if (role == "front") return ServeFront();
   const bool combiner = role == "combiner";
   const bool service = absl::GetFlag(FLAGS_service);
-  if (combiner && absl::GetFlag(FLAGS_serve)) {
-    return absl::InvalidArgumentError(
-        "--serve keeps serving Models.Download, which fronts do not relay yet "
-        "(docs/scale-out.md): drop it with --role=combiner");
-  }
   if (!combiner) {
     for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
              {"--combiner", absl::GetFlag(FLAGS_combiner)},

@@ -30,14 +30,23 @@ absl::Status Front::Register(const v1::RegisterRequest& request, v1::RegisterRes
   std::lock_guard<std::mutex> lock(mu_);
   response.set_current_round(current_round_);
   response.set_training_done(training_done_);
+  if (options_.models != nullptr) {
+    if (std::shared_ptr<const ModelStore::Published> latest = options_.models->Latest()) {
+      *response.mutable_latest_model() = latest->version;
+    }
+  }
   return absl::OkStatus();
 }
 
 void Front::Receive(v1::CombinerMessage message) {
   switch (message.message_case()) {
     case v1::CombinerMessage::kWelcome: {
-      streams_.SetNumUsers(message.welcome().num_users());
+      v1::Welcome& welcome = *message.mutable_welcome();
+      // Kept before the front serves anyone, so that every registration names the newest.
+      for (v1::StoredModel& model : *welcome.mutable_models()) KeepModel(std::move(model));
+      streams_.SetNumUsers(welcome.num_users());
       std::lock_guard<std::mutex> lock(mu_);
+      training_done_ = welcome.training_done();
       // A new link's combiner knows none of the streams: each is reported again. (A Welcome on
       // the same link says that a service's next run has another participant range.)
       if (!attached_) reported_streams_.clear();
@@ -45,6 +54,9 @@ void Front::Receive(v1::CombinerMessage message) {
       StreamsChanged();
       break;
     }
+    case v1::CombinerMessage::kModel:
+      KeepModel(std::move(*message.mutable_model()));
+      break;
     case v1::CombinerMessage::kOpen: {
       std::lock_guard<std::mutex> lock(mu_);
       OpenTask(message.open());
@@ -107,6 +119,15 @@ void Front::Receive(v1::CombinerMessage message) {
       break;
     case v1::CombinerMessage::MESSAGE_NOT_SET:
       break;
+  }
+}
+
+void Front::KeepModel(v1::StoredModel model) {
+  // Hashed outside mu_: a model can be megabytes.
+  const int64_t version = model.version().version();
+  if (options_.models == nullptr) return;
+  if (absl::Status kept = options_.models->Keep(std::move(model)); !kept.ok()) {
+    EventLine("model_refused").Add("version", version).Add("error", kept.ToString());
   }
 }
 

@@ -7,10 +7,12 @@
 // or when the combiner seals the stage. What comes down (a task for its members, routed replies,
 // Seal, results, the round's release, CloseAll, the streams the combiner refused or another
 // front took over) goes to its streams; a member without a stream any more goes back up as a
-// drop. Which streams' users are live is the combiner's decision (FrontFleet's Placement).
-// It is the DeviceEndpoint of its devices and the DeviceEvents of its DeviceStreams, with which
-// it shares its one lock; the link must not block (InProcessChannel::Send), so the front sends
-// under that lock and the combiner's lock is never held with it.
+// drop. The models the combiner publishes come down too, into the front's own store
+// (options.models), from which its devices download them. Which streams' users are live is the
+// combiner's decision (FrontFleet's Placement). It is the DeviceEndpoint of its devices and the
+// DeviceEvents of its DeviceStreams, with which it shares its one lock; the link must not block
+// (InProcessChannel::Send), so the front sends under that lock and the combiner's lock is never
+// held with it.
 #ifndef FEDMF_SERVER_FRONT_H_
 #define FEDMF_SERVER_FRONT_H_
 
@@ -45,8 +47,9 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // Sends a message up the link to the combiner, in order; must not block.
   using Link = std::function<void(v1::FrontMessage)>;
 
-  // `options`' process fields (enrollment, credentials, stream limits, check-in) and num_users
-  // serve the devices (copied); `clock` bounds WaitForDisconnects.
+  // `options`' process fields (enrollment, credentials, stream limits, check-in), num_users and
+  // models (a store in memory for the combiner's models; null: the front serves none) serve the
+  // devices (copied); `clock` bounds WaitForDisconnects.
   Front(const CoordinatorOptions& options, Clock& clock, Link link);
 
   // What the combiner sent (the link's thread). The front serves devices from a link's Welcome
@@ -73,7 +76,7 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
 
   // DeviceEndpoint: the devices' calls (gRPC threads). Register refuses with UNAVAILABLE while
   // the front has no combiner; its RegisterResponse carries the session token, the round of the
-  // last task and whether training is done (a result said so).
+  // last task, whether training is done (a result said so) and the newest model it keeps.
   absl::Status Register(const v1::RegisterRequest& request, v1::RegisterResponse& response,
                         absl::string_view identity) override;
   absl::Status CheckSessionToken(absl::string_view session_token,
@@ -81,6 +84,7 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
     return streams_.CheckSessionToken(session_token, identity);
   }
   uint64_t NextConnectionId() override { return streams_.NextConnectionId(); }
+  ModelStore* published_models() const override { return options_.models.get(); }
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
                             absl::string_view session_token) override {
     return streams_.OnStreamOpen(connection, session_token);
@@ -113,6 +117,8 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
     wire::AggregationTag tag;
     std::set<uint32_t> members;
   };
+  // Keeps a model the combiner published in options_.models (a refusal is logged). Not under mu_.
+  void KeepModel(v1::StoredModel model);
   // Under mu_.
   void OpenTask(const v1::Open& open);
   void RouteEnvelopes(v1::Route& route);

@@ -12,47 +12,90 @@
 #include "wire/envelope.h"
 
 namespace fedmf::server {
+namespace {
+
+v1::StoredModel StoredModelOf(const ModelStore::Published& published) {
+  v1::StoredModel stored;
+  *stored.mutable_version() = published.version;
+  stored.set_model(published.model);
+  return stored;
+}
+
+}  // namespace
 
 FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock,
                        const CoordinatorOptions& options)
     : mu_(mu),
       events_(events),
+      models_(options.models),
       clock_(clock),
       seal_timeout_(options.seal_timeout),
       num_users_(options.num_users),
       placement_(options.num_users) {
   placement_.set_max_streams_per_client(options.max_streams_per_client);
+  if (models_ != nullptr) {
+    models_->SetPublishListener(
+        [this](const std::shared_ptr<const ModelStore::Published>& published) {
+          v1::CombinerMessage message;
+          *message.mutable_model() = StoredModelOf(*published);
+          SendAll(message);
+        });
+  }
+}
+
+FrontFleet::~FrontFleet() {
+  if (models_ != nullptr) models_->SetPublishListener({});
 }
 
 void FrontFleet::SetNumUsers(int64_t num_users) {
   std::lock_guard<std::mutex> lock(mu_);
   num_users_ = num_users;
+  training_done_ = false;  // a service's next run
   placement_.set_num_users(num_users);
   v1::CombinerMessage welcome;
   welcome.mutable_welcome()->set_num_users(num_users);
   for (size_t front = 0; front < fronts_.size(); ++front) {
-    if (fronts_[front].link) SendTo(front, welcome);
+    SendTo(front, welcome);
   }
 }
 
 size_t FrontFleet::Attach(Link link, std::string name) {
+  // The models are copied outside the lock (they can be megabytes); one published meanwhile,
+  // whose SendAll may have missed this front, is added under it.
+  v1::CombinerMessage welcome;
+  int64_t newest = 0;
+  const auto add_models_after = [&] {
+    if (models_ == nullptr) return;
+    for (const std::shared_ptr<const ModelStore::Published>& published : models_->Kept()) {
+      if (published->version.version() <= newest) continue;
+      *welcome.mutable_welcome()->add_models() = StoredModelOf(*published);
+      newest = published->version.version();
+    }
+  };
+  add_models_after();
   std::lock_guard<std::mutex> lock(mu_);
+  add_models_after();
   const size_t front = fronts_.size();
   fronts_.push_back(Attached{.link = std::move(link), .status = {}});
   fronts_[front].status.set_index(static_cast<int64_t>(front));
   fronts_[front].status.set_name(std::move(name));
-  v1::CombinerMessage welcome;
   welcome.mutable_welcome()->set_num_users(num_users_);
+  welcome.mutable_welcome()->set_training_done(training_done_);
   SendTo(front, std::move(welcome));
   return front;
 }
 
-void FrontFleet::SendTo(size_t front, v1::CombinerMessage message) {
+FrontFleet::Link FrontFleet::CountSent(size_t front, const v1::CombinerMessage& message) {
+  Attached& attached = fronts_[front];
+  if (!attached.link) return {};
   const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
   bytes_out_ += bytes;
-  Attached& attached = fronts_[front];
   attached.status.set_link_bytes_out(attached.status.link_bytes_out() + bytes);
-  attached.link(std::move(message));
+  return attached.link;
+}
+
+void FrontFleet::SendTo(size_t front, v1::CombinerMessage message) {
+  if (Link link = CountSent(front, message)) link(std::move(message));
 }
 
 void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
@@ -280,21 +323,23 @@ int FrontFleet::SendAll(const v1::CombinerMessage& message) {
   std::vector<Link> fronts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
-    for (Attached& front : fronts_) {
-      if (!front.link) continue;
-      fronts.push_back(front.link);
-      front.status.set_link_bytes_out(front.status.link_bytes_out() + bytes);
+    for (size_t front = 0; front < fronts_.size(); ++front) {
+      if (Link link = CountSent(front, message)) fronts.push_back(std::move(link));
     }
-    const auto sent = static_cast<int64_t>(fronts.size()) * bytes;
-    if (message.has_result()) traffic_.AddDown(wire::Stage::kResult, sent);
-    bytes_out_ += sent;
+    if (message.has_result()) {
+      traffic_.AddDown(wire::Stage::kResult,
+                       static_cast<int64_t>(fronts.size() * message.ByteSizeLong()));
+    }
   }
   for (const Link& front : fronts) front(message);
   return static_cast<int>(fronts.size());
 }
 
 void FrontFleet::Broadcast(const v1::RoundResult& result) {
+  if (result.training_done()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    training_done_ = true;  // for the fronts that attach from now on
+  }
   v1::CombinerMessage message;
   *message.mutable_result() = result;
   SendAll(message);

@@ -8,7 +8,9 @@
 // a front to end the streams it refuses or another front's stream took over; the live users are
 // those of the streams it placed. A front that was sent a MaskedInputRequest owes the
 // aggregation its partial sum (or word that it has none); SealStage asks the fronts that still owe
-// one for it and waits for their answers up to a seal timeout. It shares the combiner's mutex with
+// one for it and waits for their answers up to a seal timeout. Every model the combiner's store
+// publishes goes to every front (the fronts' model cache), and a front that attaches is sent
+// those the store keeps. It shares the combiner's mutex with
 // the aggregation half (AggregationRouter), as DeviceStreams does in one process.
 #ifndef FEDMF_SERVER_FRONT_FLEET_H_
 #define FEDMF_SERVER_FRONT_FLEET_H_
@@ -50,15 +52,21 @@ class FrontFleet final : public Devices {
 
   // `mu` is the lock shared with `events`' side; SealStage waits up to options.seal_timeout past
   // the stage's deadline (or the call, if later) on `clock`; options.num_users and
-  // max_streams_per_client configure the Placement. No front is attached yet.
+  // max_streams_per_client configure the Placement; the fleet is options.models' publish
+  // listener until it is destroyed. No front is attached yet.
   FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock, const CoordinatorOptions& options);
+  ~FrontFleet();
+  FrontFleet(const FrontFleet&) = delete;
+  FrontFleet& operator=(const FrontFleet&) = delete;
   // Participant ids are in [1, num_users] from now on (Placement::set_num_users; a service's
   // next run, or Registry::kAnyUser between runs): every front is told so in a Welcome, as fronts
   // that attach later are. Takes the lock.
   void SetNumUsers(int64_t num_users);
   // A front named `name` attached: `link` sends down its replica link from now on, starting
-  // with a Welcome. Returns the front's index, which names it in Receive and Lost; indices are
-  // never reused (a front that attaches again is a new one). Any thread; takes the lock.
+  // with a Welcome: the participant range, whether training is over (a result said so) and the
+  // published models the store keeps. Returns the
+  // front's index, which names it in Receive and Lost; indices are never reused (a front that
+  // attaches again is a new one). Any thread; takes the lock.
   size_t Attach(Link link, std::string name);
 
   // What front `front` sent (its link's thread; takes the lock). A participant's message or drop
@@ -117,9 +125,12 @@ class FrontFleet final : public Devices {
   void SendTo(size_t front, v1::CombinerMessage message);
   // Sends to every front that is not lost (outside the lock: a result is large); returns how many.
   int SendAll(const v1::CombinerMessage& message);
+  // Counts `message` as sent down `front`'s link and returns the link, empty once it is lost.
+  Link CountSent(size_t front, const v1::CombinerMessage& message);
 
   std::mutex& mu_;
   DeviceEvents& events_;
+  const std::shared_ptr<ModelStore> models_;  // null: the run publishes none
   // An attached front: its link (empty once lost) and its last report, with the link's bytes.
   struct Attached {
     Link link;
@@ -134,6 +145,7 @@ class FrontFleet final : public Devices {
   std::set<size_t> owing_;
   std::set<size_t> lost_;          // fronts whose link ended
   int64_t num_users_;              // the Welcome's
+  bool training_done_ = false;     // the Welcome's: a result said so (until a next run's range)
   Placement placement_;            // every front's streams, each as a Connection that only names it
   std::map<RemoteStream, std::shared_ptr<Connection>> streams_;
   absl::flat_hash_map<const Connection*, RemoteStream> where_;

@@ -30,10 +30,14 @@ InProcessCluster::InProcessCluster(int fronts, const CoordinatorOptions& options
       std::make_unique<Coordinator>(options, std::move(state), Coordinator::CombinerRole{}, clock);
   for (size_t f = 0; f < count; ++f) {
     InProcessLink& link = *links_[f];
-    fronts_.push_back(std::make_unique<Front>(options, clock, [this, &link](v1::FrontMessage m) {
-      if (work_ != nullptr) work_->WorkAdded(1);
-      link.to_combiner.Send(std::move(m));
-    }));
+    CoordinatorOptions front_options = options;
+    // Each front its own copy of the combiner's published models, as in its own process.
+    if (options.models != nullptr) front_options.models = ModelStore::Open({}).value();
+    fronts_.push_back(
+        std::make_unique<Front>(front_options, clock, [this, &link](v1::FrontMessage m) {
+          if (work_ != nullptr) work_->WorkAdded(1);
+          link.to_combiner.Send(std::move(m));
+        }));
     // Front f is the combiner's f-th: the indices of ReceiveFromFront and FrontLost are f.
     combiner_->AttachFront(
         [this, &link](v1::CombinerMessage m) {

@@ -52,6 +52,23 @@ std::optional<int64_t> VersionOfName(absl::string_view name) {
   return version;
 }
 
+// `stored` as a published version, once its model matches its recorded size and hash; errors
+// start with `where`.
+absl::StatusOr<std::shared_ptr<const ModelStore::Published>> Verified(v1::StoredModel stored,
+                                                                      absl::string_view where) {
+  absl::StatusOr<std::string> sha = ContentHash(stored.model());
+  if (!sha.ok()) return sha.status();
+  if (stored.model().size() != stored.version().size_bytes() || *sha != stored.version().sha256()) {
+    return absl::DataLossError(absl::StrCat(where, ": the model does not match its hash or size (",
+                                            stored.model().size(), " bytes, ",
+                                            stored.version().size_bytes(), " recorded)"));
+  }
+  auto published = std::make_shared<ModelStore::Published>();
+  published->version = std::move(*stored.mutable_version());
+  published->model = std::move(*stored.mutable_model());
+  return published;
+}
+
 absl::StatusOr<std::shared_ptr<const ModelStore::Published>> LoadFile(const std::string& path,
                                                                       int64_t version) {
   absl::StatusOr<std::string> bytes = ReadFile(path);
@@ -64,17 +81,13 @@ absl::StatusOr<std::shared_ptr<const ModelStore::Published>> LoadFile(const std:
     return absl::DataLossError(absl::StrCat(path, ": holds version ", stored.version().version(),
                                             ", its name says ", version));
   }
-  absl::StatusOr<std::string> sha = ContentHash(stored.model());
-  if (!sha.ok()) return sha.status();
-  if (stored.model().size() != stored.version().size_bytes() || *sha != stored.version().sha256()) {
-    return absl::DataLossError(absl::StrCat(
-        path, ": the model does not match its hash or size (", stored.model().size(), " bytes, ",
-        stored.version().size_bytes(), " recorded): the file is corrupted"));
+  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> verified =
+      Verified(std::move(stored), path);
+  if (absl::IsDataLoss(verified.status())) {
+    return absl::DataLossError(
+        absl::StrCat(verified.status().message(), ": the file is corrupted"));
   }
-  auto published = std::make_shared<ModelStore::Published>();
-  published->version = std::move(*stored.mutable_version());
-  published->model = std::move(*stored.mutable_model());
-  return published;
+  return verified;
 }
 
 }  // namespace
@@ -155,7 +168,24 @@ absl::StatusOr<v1::ModelVersion> ModelStore::Publish(v1::ModelVersion info,
       .Add("final", info.final() ? "yes" : "no")
       .Add("bytes", info.size_bytes())
       .Add("dropped_versions", dropped.size());
+  if (listener_) listener_(Find(info.version()));
   return info;
+}
+
+absl::Status ModelStore::Keep(v1::StoredModel stored) {
+  const int64_t version = stored.version().version();
+  absl::StatusOr<std::shared_ptr<const Published>> published =
+      Verified(std::move(stored), absl::StrCat("model version ", version));
+  if (!published.ok()) return published.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  versions_.emplace(version, *std::move(published));
+  ApplyRetention();
+  return absl::OkStatus();
+}
+
+void ModelStore::SetPublishListener(PublishListener listener) {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  listener_ = std::move(listener);
 }
 
 std::vector<int64_t> ModelStore::ApplyRetention() {
@@ -200,6 +230,23 @@ std::shared_ptr<const ModelStore::Published> ModelStore::Find(int64_t version) c
   std::lock_guard<std::mutex> lock(mu_);
   auto it = versions_.find(version);
   return it == versions_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<const ModelStore::Published>> ModelStore::Kept() const {
+  std::vector<std::shared_ptr<const Published>> kept;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [version, published] : versions_) kept.push_back(published);
+  return kept;
+}
+
+absl::StatusOr<std::shared_ptr<const ModelStore::Published>> ModelStore::ForDownload(
+    int64_t version) const {
+  if (std::shared_ptr<const Published> model = Find(version)) return model;
+  const std::shared_ptr<const Published> latest = Latest();
+  return absl::NotFoundError(absl::StrCat(
+      "model version ", version, " is not kept (newest: ",
+      latest == nullptr ? std::string("none published") : absl::StrCat(latest->version.version()),
+      "); ask Register for the latest"));
 }
 
 v1::PublishedModels ModelStore::Report() const {

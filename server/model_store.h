@@ -4,6 +4,9 @@
 // written atomically), so a restarted coordinator serves what it published before. Retention:
 // the `keep` newest versions, plus the newest final model even when it is older (a device that
 // checks in long after a run still gets that run's result); dropped versions' files are deleted.
+// A front keeps a copy of the combiner's store (docs/scale-out.md, "The fronts' model cache"):
+// the combiner's publish listener sends each new version down the replica links, and each front
+// keeps what arrives (Keep) in a store of its own, in memory.
 // Thread-safe: Publish (the round driver) hashes and writes files outside the lock that readers
 // (Register, Models.Download) take only to copy a pointer.
 #ifndef FEDMF_SERVER_MODEL_STORE_H_
@@ -11,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +47,16 @@ class ModelStore {
   // newest version already holds, for the same run, round and final flag, returns that version
   // instead (a restarted coordinator re-finishing a finished run publishes nothing new).
   absl::StatusOr<v1::ModelVersion> Publish(v1::ModelVersion info, const v1::RoundPlan& model);
+  // Keeps a version another store published (a front's copy of the combiner's) with its number
+  // and metadata as they are, under this store's retention. DATA_LOSS when the model does not
+  // match its recorded size or hash; a version kept already, or one the retention would drop at
+  // once, is left out.
+  absl::Status Keep(v1::StoredModel stored);
+  // Called with each version Publish adds (not one it returns again), after every reader can
+  // find it, outside the store's locks but before Publish returns (one at a time). One listener;
+  // an empty function removes it. Set it before publishing starts or while nothing publishes.
+  using PublishListener = std::function<void(const std::shared_ptr<const Published>&)>;
+  void SetPublishListener(PublishListener listener);
 
   // The newest version; null when nothing was published.
   std::shared_ptr<const Published> Latest() const;
@@ -52,6 +66,11 @@ class ModelStore {
   std::vector<int64_t> Versions() const;
   // Version `version`; null when the store does not keep it (never published, or dropped).
   std::shared_ptr<const Published> Find(int64_t version) const;
+  // Every version kept, ascending (what a front that attaches is sent).
+  std::vector<std::shared_ptr<const Published>> Kept() const;
+  // Version `version` for a device's Models.Download: NOT_FOUND, naming the newest version,
+  // when the store does not keep it.
+  absl::StatusOr<std::shared_ptr<const Published>> ForDownload(int64_t version) const;
 
   // A download sent a model's last byte.
   void CountDownload() { downloads_.fetch_add(1, std::memory_order_relaxed); }
@@ -68,6 +87,7 @@ class ModelStore {
   mutable std::mutex mu_;
   std::map<int64_t, std::shared_ptr<const Published>> versions_;  // guarded by mu_
   std::mutex publish_mu_;  // one Publish at a time (numbering, files), apart from readers
+  PublishListener listener_;  // guarded by publish_mu_
   std::atomic<int64_t> downloads_{0};
 };
 

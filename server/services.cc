@@ -37,9 +37,10 @@ std::optional<absl::string_view> SessionTokenOf(const grpc::CallbackServerContex
 // just `refusal`.
 class ModelDownload final : public grpc::ServerWriteReactor<v1::ModelChunk> {
  public:
-  ModelDownload(Coordinator* coordinator, std::shared_ptr<const ModelStore::Published> model,
+  // `store` (where `model` is kept) counts the download once its last byte is sent.
+  ModelDownload(ModelStore* store, std::shared_ptr<const ModelStore::Published> model,
                 uint64_t offset)
-      : coordinator_(coordinator), model_(std::move(model)), offset_(offset) {
+      : store_(store), model_(std::move(model)), offset_(offset) {
     *chunk_.mutable_version() = model_->version;
     WriteNext();
   }
@@ -59,7 +60,7 @@ class ModelDownload final : public grpc::ServerWriteReactor<v1::ModelChunk> {
   void WriteNext() {
     const std::string& bytes = model_->model;
     if (offset_ >= bytes.size()) {
-      coordinator_->CountDownload();
+      store_->CountDownload();
       Finish(grpc::Status::OK);
       return;
     }
@@ -70,7 +71,7 @@ class ModelDownload final : public grpc::ServerWriteReactor<v1::ModelChunk> {
     StartWrite(&chunk_);
   }
 
-  Coordinator* coordinator_ = nullptr;
+  ModelStore* store_ = nullptr;
   std::shared_ptr<const ModelStore::Published> model_;
   uint64_t offset_ = 0;
   v1::ModelChunk chunk_;
@@ -176,7 +177,7 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
                                   wire::kSessionTokenMetadataKey, "' of a registration")));
   }
   absl::StatusOr<std::shared_ptr<const ModelStore::Published>> model =
-      coordinator_->ModelForDownload(*token, identity, request->version());
+      endpoint_->ModelForDownload(*token, identity, request->version());
   if (!model.ok()) {
     EventLine("model_download_refused")
         .Add("peer", context->peer())
@@ -190,7 +191,7 @@ grpc::ServerWriteReactor<v1::ModelChunk>* ModelsService::Download(
                      absl::StrCat("offset ", request->offset(), " is not inside model version ",
                                   request->version(), " (", (*model)->model.size(), " bytes)")));
   }
-  return new ModelDownload(coordinator_, *std::move(model), request->offset());
+  return new ModelDownload(endpoint_->published_models(), *std::move(model), request->offset());
 }
 
 namespace {

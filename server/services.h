@@ -56,21 +56,22 @@ class FederationService final
   std::atomic<int64_t> last_refusal_line_ns_{0};
 };
 
-// The Models service: Download streams a published model (Coordinator::ModelForDownload checks
-// the session token) from the request's offset in chunks of at most wire::kModelChunkBytes, one
-// written at a time (a slow reader holds one chunk, not the model). The peer's TLS identity is
-// checked against the PeerPolicy first, as for Register.
+// The Models service: Download streams a published model (DeviceEndpoint::ModelForDownload
+// checks the session token; the single coordinator's store, or a front's copy of the combiner's)
+// from the request's offset in chunks of at most wire::kModelChunkBytes, one written at a time (a
+// slow reader holds one chunk, not the model). The peer's TLS identity is checked against the
+// PeerPolicy first, as for Register.
 class ModelsService final : public v1::Models::CallbackService {
  public:
   // `policy` may be null; both outlive the service.
-  explicit ModelsService(Coordinator* coordinator, PeerPolicy* policy = nullptr)
-      : coordinator_(coordinator), policy_(policy) {}
+  explicit ModelsService(DeviceEndpoint* endpoint, PeerPolicy* policy = nullptr)
+      : endpoint_(endpoint), policy_(policy) {}
 
   grpc::ServerWriteReactor<v1::ModelChunk>* Download(
       grpc::CallbackServerContext* context, const v1::DownloadModelRequest* request) override;
 
  private:
-  Coordinator* coordinator_;
+  DeviceEndpoint* endpoint_;
   PeerPolicy* policy_;
 };
 

@@ -3,8 +3,8 @@
 # fedmf-coordinator --role=combiner, fronts (--role=front) attached to it, and fedmf-client
 # processes spread over the fronts, all on 127.0.0.1. Usage: scaleout_test.sh BUILD_DIR CASE, CASE
 # one of loopback, same_checkpoint, kill_front_<Stage> (Stage: AdvertiseKeys, ShareKeys,
-# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service. Every process
-# started here is killed on exit.
+# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service, late_device.
+# Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
 CASE="$2"
@@ -273,8 +273,47 @@ SPEC
   "$COORD" status --target="127.0.0.1:$PORT" --admin_token_file="$WORK/admin-token" | grep '^front '
 }
 
+# late_device: the fronts' model cache. A combiner with --serve publishes the model after every
+# round (--publish_every=1) and serves on when the run is over; its 2 fronts received each version
+# as it was published, and a third front that attaches after the run is welcomed with every
+# version kept and word that training is over. A C example (the mobile library) that first
+# registers after the end, at an old front and at the new one, downloads the final model (the
+# library checks its SHA-256) in chunks of 1 MiB.
+late_device() {
+  local example="$BUILD/client/fedmf-c-example"
+  local data="synthetic:users=120,items=40000,per_user=12,min_per_user=5,seed=3"
+  [[ -x "$example" ]] || fail "no $example (the mobile library's C example)"
+  start_coordinator "$WORK/combiner.log" --role=combiner --listen=127.0.0.1:0 --eval_data="$data" \
+    --participation=0.25 --min_clients=10 --seed="$SEED" --rounds=3 --wait_for_users=120 \
+    --eval_every=0 --set=item_model=full --state_dir="$WORK/state" --serve --publish_every=1
+  start_fronts 2
+  start_clients 4 "$data" "${FRONT_PORTS[@]}"
+  local pid
+  for pid in "${CLIENT_PIDS[@]}"; do wait "$pid" || fail "a client failed"; done
+  wait_for "$WORK/combiner.log" ' event=serving_models versions=3 latest_version=3 ' 30
+  grep -q ' event=model_published version=3 .*round=3 final=yes ' "$WORK/combiner.log" ||
+    fail "the final model is not version 3"
+  local combiner="$PORT" late id=1 port
+  start_front 2 127.0.0.1:0 "$combiner"
+  late="$PORT"
+  PORT="$combiner"
+  wait_for "$WORK/combiner.log" ' event=front_attached ' 30 3
+  for port in "${FRONT_PORTS[0]}" "$late"; do
+    "$example" --coordinator="127.0.0.1:$port" --id="$id" --num_items=40000 --ratings=3:5,10:4 \
+      --give_up_after_s=30 >"$WORK/example-$id.log" 2>&1 ||
+      fail "the late device at port $port failed: $(tail -3 "$WORK/example-$id.log")"
+    grep -q "event=c_example_downloaded participant=$id version=3 chunks=[2-9]" \
+      "$WORK/example-$id.log" || fail "no download of version 3: $(cat "$WORK/example-$id.log")"
+    grep -q "event=c_example_end participant=$id done=yes .*top5=[0-9]" "$WORK/example-$id.log" ||
+      fail "the late device does not recommend"
+    id=$((id + 1))
+  done
+  ! grep -q ' event=model_refused ' "$WORK"/front-*.log || fail "a front refused a model"
+  grep 'event=c_example_downloaded' "$WORK"/example-*.log
+}
+
 case "$CASE" in
-  loopback | same_checkpoint | service) "$CASE" ;;
+  loopback | same_checkpoint | service | late_device) "$CASE" ;;
   kill_front_*) kill_front "${CASE#kill_front_}" ;;
   kill_combiner_*) kill_combiner "${CASE#kill_combiner_}" ;;
   *) fail "unknown case $CASE" ;;

@@ -476,5 +476,59 @@ TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   EXPECT_THAT(events.log, ElementsAre("partial"));
 }
 
+// The fronts' model cache: a front that attaches is welcomed with every version the combiner's
+// store keeps and whether training is over; each version published afterwards goes to every front
+// not lost; a destroyed fleet is no longer the store's listener.
+TEST(FrontFleetModelsTest, FrontsGetTheKeptModelsAtAttachAndEachNewOne) {
+  testing::FakeClock clock;
+  std::mutex mu;
+  RecordingEvents events;
+  CoordinatorOptions options;
+  options.num_users = 10;
+  options.models = ModelStore::Open({}).value();
+  v1::ModelVersion info;
+  info.set_run_id("run");
+  v1::RoundPlan plan;
+  const auto publish = [&](int64_t round) {
+    info.set_round(round);
+    plan.set_round(round);
+    ASSERT_TRUE(options.models->Publish(info, plan).ok());
+  };
+  publish(1);
+  std::vector<std::vector<v1::CombinerMessage>> sent(3);
+  {
+    FrontFleet fleet(mu, events, clock, options);
+    const auto attach = [&](size_t f) {
+      fleet.Attach([&sent, f](v1::CombinerMessage m) { sent[f].push_back(std::move(m)); }, "f");
+    };
+    attach(0);
+    attach(1);
+    ASSERT_THAT(sent[0], SizeIs(1));
+    ASSERT_THAT(sent[0][0].welcome().models(), SizeIs(1));
+    EXPECT_EQ(sent[0][0].welcome().models(0).version().version(), 1);
+    EXPECT_EQ(sent[0][0].welcome().models(0).model(), options.models->Find(1)->model);
+    EXPECT_FALSE(sent[0][0].welcome().training_done());
+    fleet.Lost(1);
+    publish(2);
+    ASSERT_THAT(sent[0], SizeIs(2));
+    EXPECT_EQ(sent[0][1].model().version().SerializeAsString(),
+              options.models->Find(2)->version.SerializeAsString());
+    EXPECT_THAT(sent[1], SizeIs(1));
+    // A front that attaches once training is over hears so in its Welcome.
+    v1::RoundResult done;
+    done.set_training_done(true);
+    fleet.Broadcast(done);
+    attach(2);
+    ASSERT_THAT(sent[2], SizeIs(1));
+    EXPECT_TRUE(sent[2][0].welcome().training_done());
+    EXPECT_THAT(sent[2][0].welcome().models(), SizeIs(2));
+    fleet.SetNumUsers(20);  // a service's next run
+    EXPECT_FALSE(sent[2].back().welcome().training_done());
+  }
+  const size_t before = sent[0].size();
+  publish(3);
+  EXPECT_THAT(sent[0], SizeIs(before));
+}
+
 }  // namespace
 }  // namespace fedmf::server

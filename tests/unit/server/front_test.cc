@@ -402,5 +402,57 @@ TEST_F(FrontAttachTest, RegistersOnlyBetweenAWelcomeAndTheLinksLoss) {
   EXPECT_TRUE(front_.Register(testing::RegistrationOf({25}), response, "").ok());
 }
 
+// The fronts' model cache: the front keeps the models its Welcome carries and those the combiner
+// publishes later (a corrupted one is refused), names the newest in each RegisterResponse, with
+// the Welcome's word that training is over, and serves them to a registered device's
+// Models.Download.
+TEST(FrontModelsTest, KeepsTheCombinersModelsAndServesThem) {
+  testing::FakeClock clock;
+  CoordinatorOptions options;
+  options.enrollment_token = "token";
+  options.num_users = 10;
+  options.models = ModelStore::Open({}).value();
+  Front front(options, clock, [](v1::FrontMessage) {});
+  std::unique_ptr<ModelStore> combiners = ModelStore::Open({}).value();
+  v1::ModelVersion info;
+  info.set_run_id("run");
+  v1::RoundPlan plan;
+  const auto publish = [&](int64_t round) {
+    info.set_round(round);
+    plan.set_round(round);
+    EXPECT_TRUE(combiners->Publish(info, plan).ok());
+    v1::StoredModel stored;
+    *stored.mutable_version() = combiners->Latest()->version;
+    stored.set_model(combiners->Latest()->model);
+    return stored;
+  };
+  v1::CombinerMessage welcome = WelcomeOf(10);
+  *welcome.mutable_welcome()->add_models() = publish(1);
+  welcome.mutable_welcome()->set_training_done(true);
+  front.Receive(welcome);
+  v1::RegisterResponse response;
+  ASSERT_TRUE(front.Register(testing::RegistrationOf({4}), response, "").ok());
+  EXPECT_EQ(response.latest_model().version(), 1);
+  EXPECT_TRUE(response.training_done());
+
+  v1::CombinerMessage later;
+  *later.mutable_model() = publish(2);
+  v1::CombinerMessage corrupted = later;
+  corrupted.mutable_model()->mutable_version()->set_version(3);
+  corrupted.mutable_model()->set_model("not it");
+  front.Receive(later);
+  front.Receive(corrupted);
+  EXPECT_EQ(options.models->Versions(), (std::vector<int64_t>{1, 2}));
+  ASSERT_TRUE(front.Register(testing::RegistrationOf({5}), response, "").ok());
+  EXPECT_EQ(response.latest_model().version(), 2);
+  absl::StatusOr<std::shared_ptr<const ModelStore::Published>> download =
+      front.ModelForDownload(response.session_token(), "", 2);
+  ASSERT_TRUE(download.ok()) << download.status();
+  EXPECT_EQ((*download)->model, combiners->Latest()->model);
+  EXPECT_TRUE(absl::IsNotFound(front.ModelForDownload(response.session_token(), "", 3).status()));
+  EXPECT_TRUE(
+      absl::IsUnauthenticated(front.ModelForDownload(std::string(16, 'x'), "", 1).status()));
+}
+
 }  // namespace
 }  // namespace fedmf::server

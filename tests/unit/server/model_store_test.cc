@@ -3,9 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "common/util/atomic_file.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/server/test_dir.h"
 
@@ -152,6 +154,66 @@ TEST_F(ModelStoreTest, LeftoverTemporaryFilesAreIgnored) {
 TEST_F(ModelStoreTest, KeepBelowOneIsRefused) {
   EXPECT_EQ(ModelStore::Open({.dir = "", .keep = 0}).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// A front's copy of the combiner's store: each version kept with its number and metadata, once
+// its model matches its hash; a corrupted one is refused, a repeat changes nothing, and the copy
+// applies its own retention.
+TEST_F(ModelStoreTest, KeepsAnotherStoresVersionsAsTheyAre) {
+  std::unique_ptr<ModelStore> origin = OpenStore();
+  ASSERT_TRUE(origin->Publish(Info(5, true), Model(5)).ok());
+  ASSERT_TRUE(origin->Publish(Info(10, false), Model(10)).ok());
+  ASSERT_TRUE(origin->Publish(Info(15, false), Model(15)).ok());
+  std::unique_ptr<ModelStore> copy = ModelStore::Open({.dir = "", .keep = 1}).value();
+  for (const std::shared_ptr<const ModelStore::Published>& published : origin->Kept()) {
+    v1::StoredModel stored;
+    *stored.mutable_version() = published->version;
+    stored.set_model(published->model);
+    ASSERT_TRUE(copy->Keep(stored).ok());
+    ASSERT_TRUE(copy->Keep(stored).ok());  // sent twice: kept once
+  }
+  // keep = 1: the newest, and the newest final model (version 1).
+  EXPECT_EQ(copy->Versions(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(copy->Latest()->version.SerializeAsString(),
+            origin->Latest()->version.SerializeAsString());
+  EXPECT_EQ(copy->Find(1)->model, origin->Find(1)->model);
+
+  v1::StoredModel corrupted;
+  *corrupted.mutable_version() = origin->Find(2)->version;
+  corrupted.set_model(origin->Find(2)->model + "x");
+  const absl::Status refused = copy->Keep(corrupted);
+  EXPECT_TRUE(absl::IsDataLoss(refused)) << refused;
+  EXPECT_THAT(std::string(refused.message()), ::testing::HasSubstr("model version 2"));
+  EXPECT_EQ(copy->Versions(), (std::vector<int64_t>{1, 3}));
+}
+
+// The publish listener hears each new version once, after readers can find it; a republished
+// model is not new; an empty listener stops it.
+TEST_F(ModelStoreTest, TheListenerHearsEachNewVersion) {
+  std::unique_ptr<ModelStore> store = OpenStore();
+  std::vector<int64_t> heard;
+  store->SetPublishListener([&](const std::shared_ptr<const ModelStore::Published>& published) {
+    heard.push_back(published->version.version());
+    EXPECT_EQ(store->Find(published->version.version()), published);
+  });
+  ASSERT_TRUE(store->Publish(Info(5, false), Model(5)).ok());
+  ASSERT_TRUE(store->Publish(Info(5, false), Model(5)).ok());  // the same: version 1 again
+  ASSERT_TRUE(store->Publish(Info(6, false), Model(6)).ok());
+  store->SetPublishListener({});
+  ASSERT_TRUE(store->Publish(Info(7, false), Model(7)).ok());
+  EXPECT_EQ(heard, (std::vector<int64_t>{1, 2}));
+}
+
+// What Models.Download is given: a kept version, or NOT_FOUND naming the newest.
+TEST_F(ModelStoreTest, ForDownloadNamesTheNewestVersionOfAMissingOne) {
+  std::unique_ptr<ModelStore> store = OpenStore();
+  EXPECT_THAT(std::string(store->ForDownload(1).status().message()),
+              ::testing::HasSubstr("none published"));
+  ASSERT_TRUE(store->Publish(Info(5, false), Model(5)).ok());
+  ASSERT_TRUE(store->ForDownload(1).ok());
+  const absl::Status missing = store->ForDownload(7).status();
+  EXPECT_TRUE(absl::IsNotFound(missing));
+  EXPECT_THAT(std::string(missing.message()), ::testing::HasSubstr("newest: 1"));
 }
 
 }  // namespace
