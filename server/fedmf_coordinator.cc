@@ -50,6 +50,7 @@
 #include "server/metrics_server.h"
 #include "server/peer_policy.h"
 #include "server/replica_service.h"
+#include "server/replica_trace.h"
 #include "server/run_queue.h"
 #include "server/run_service.h"
 #include "server/run_spec.h"
@@ -173,6 +174,10 @@ ABSL_FLAG(std::string, front_name, "",
 ABSL_FLAG(std::string, front_identities, "",
           "--role=combiner under mutual TLS: comma-separated certificate CNs that may attach as "
           "fronts (required then)");
+ABSL_FLAG(std::string, insecure_replica_trace, "",
+          "--role=combiner, tests and audits only: append every message of every replica link, "
+          "both ways, to this file (length-delimited fedmf.v1.ReplicaTraceRecord): all the keys, "
+          "shares and partial sums the combiner sees (tests/integration/replica_trace_check)");
 ABSL_FLAG(std::string, replica_tls_ca, "",
           "--role=front: PEM CA of the combiner's certificate (empty: a plaintext link, which the "
           "combiner accepts on loopback only)");
@@ -576,7 +581,8 @@ absl::Status ServeFront() {
            {"--service", absl::GetFlag(FLAGS_service)},
            {"--serve", absl::GetFlag(FLAGS_serve)},
            {"--eval_data", !absl::GetFlag(FLAGS_eval_data).empty()},
-           {"--front_identities", !absl::GetFlag(FLAGS_front_identities).empty()}}) {
+           {"--front_identities", !absl::GetFlag(FLAGS_front_identities).empty()},
+           {"--insecure_replica_trace", !absl::GetFlag(FLAGS_insecure_replica_trace).empty()}}) {
     if (set) {
       return absl::InvalidArgumentError(
           absl::StrCat(flag, " is the combiner's: a front has no state and no run"));
@@ -726,6 +732,17 @@ absl::Status Serve() {
   }
   absl::StatusOr<uint64_t> replica_queue_bytes = ReplicaQueueBytes();
   if (!replica_queue_bytes.ok()) return replica_queue_bytes.status();
+  std::unique_ptr<ReplicaTrace> trace;
+  if (const std::string path = absl::GetFlag(FLAGS_insecure_replica_trace); !path.empty()) {
+    if (!combiner)
+      return absl::InvalidArgumentError("--insecure_replica_trace needs --role=combiner");
+    absl::StatusOr<std::unique_ptr<ReplicaTrace>> opened = ReplicaTrace::Open(path);
+    if (!opened.ok()) return opened.status();
+    trace = *std::move(opened);
+    EventLine("insecure_replica_trace")
+        .Add("path", path)
+        .Add("effect", "every replica link message is written there: for tests and audits only");
+  }
   ServiceData data;
   data.models = options.models;
   if (const std::string spec = absl::GetFlag(FLAGS_eval_data); !spec.empty()) {
@@ -775,7 +792,8 @@ absl::Status Serve() {
   }
   Coordinator& coordinator = *built;
   FederationService federation(&coordinator, facing->policy.get(), facing->limits);
-  ReplicaService replicas(coordinator, std::move(front_identities), *replica_queue_bytes);
+  ReplicaService replicas(coordinator, std::move(front_identities), *replica_queue_bytes,
+                          trace.get());
   AdminAccess access;
   if (tls.mutual()) {
     for (absl::string_view id :

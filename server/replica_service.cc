@@ -15,8 +15,9 @@ namespace {
 class AttachReactor final : public grpc::ServerBidiReactor<v1::FrontMessage, v1::CombinerMessage> {
  public:
   AttachReactor(Coordinator& combiner, std::string peer, std::string identity,
-                uint64_t max_queued_bytes, const absl::Status& admitted)
+                uint64_t max_queued_bytes, const absl::Status& admitted, ReplicaTrace* trace)
       : combiner_(combiner),
+        trace_(trace),
         peer_(std::move(peer)),
         identity_(std::move(identity)),
         queue_(std::make_shared<LinkQueue<v1::CombinerMessage>>(
@@ -43,7 +44,10 @@ class AttachReactor final : public grpc::ServerBidiReactor<v1::FrontMessage, v1:
       }
       name_ = in_.hello().name().substr(0, 128);
       front_ = combiner_.AttachFront(
-          [queue = queue_](v1::CombinerMessage message) { queue->Send(std::move(message)); },
+          [queue = queue_, trace = trace_, name = name_](v1::CombinerMessage message) {
+            if (trace != nullptr) trace->Down(name, message);
+            queue->Send(std::move(message));
+          },
           name_);
       if (front_ < 0) {
         queue_->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
@@ -56,6 +60,7 @@ class AttachReactor final : public grpc::ServerBidiReactor<v1::FrontMessage, v1:
           .Add("peer", peer_)
           .Add("identity", identity_.empty() ? "-" : identity_);
     } else {
+      if (trace_ != nullptr) trace_->Up(name_, in_);
       combiner_.ReceiveFromFront(static_cast<size_t>(front_), in_);
     }
     in_.Clear();
@@ -80,6 +85,7 @@ class AttachReactor final : public grpc::ServerBidiReactor<v1::FrontMessage, v1:
 
  private:
   Coordinator& combiner_;
+  ReplicaTrace* const trace_;
   const std::string peer_;
   const std::string identity_;
   // Shared with the combiner's link to this front, which may outlive the call (sends then drop).
@@ -103,7 +109,7 @@ grpc::ServerBidiReactor<v1::FrontMessage, v1::CombinerMessage>* ReplicaService::
         .Add("identity", identity.empty() ? "-" : identity);
   }
   return new AttachReactor(combiner_, context->peer(), std::move(identity), max_queued_bytes_,
-                           admitted);
+                           admitted, trace_);
 }
 
 }  // namespace fedmf::server

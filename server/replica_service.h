@@ -6,7 +6,8 @@
 // died or closed it, the combiner's send queue overflowed, a message failed to parse, the
 // server shut down), the combiner loses the front (Coordinator::FrontLost). Under mutual TLS only
 // the identities the service was given may attach (PERMISSION_DENIED, logged); without mutual TLS
-// anyone who reaches the port may (fedmf-coordinator refuses that off loopback).
+// anyone who reaches the port may (fedmf-coordinator refuses that off loopback). With a
+// ReplicaTrace, every message each way is recorded as well (--insecure_replica_trace).
 #ifndef FEDMF_SERVER_REPLICA_SERVICE_H_
 #define FEDMF_SERVER_REPLICA_SERVICE_H_
 
@@ -18,18 +19,20 @@
 #include "absl/container/flat_hash_set.h"
 #include "fedmf/v1/replica.grpc.pb.h"
 #include "server/coordinator.h"
+#include "server/replica_trace.h"
 
 namespace fedmf::server {
 
 class ReplicaService final : public v1::Replica::CallbackService {
  public:
   // `identities` empty: any caller (no mutual TLS). `max_queued_bytes` bounds each link's send
-  // queue. `combiner` outlives the service and its calls.
+  // queue. `combiner` and `trace` (null: none) outlive the service and its calls.
   ReplicaService(Coordinator& combiner, absl::flat_hash_set<std::string> identities,
-                 uint64_t max_queued_bytes)
+                 uint64_t max_queued_bytes, ReplicaTrace* trace = nullptr)
       : combiner_(combiner),
         identities_(std::move(identities)),
-        max_queued_bytes_(max_queued_bytes) {}
+        max_queued_bytes_(max_queued_bytes),
+        trace_(trace) {}
 
   grpc::ServerBidiReactor<v1::FrontMessage, v1::CombinerMessage>* Attach(
       grpc::CallbackServerContext* context) override;
@@ -38,6 +41,7 @@ class ReplicaService final : public v1::Replica::CallbackService {
   Coordinator& combiner_;
   const absl::flat_hash_set<std::string> identities_;
   const uint64_t max_queued_bytes_;
+  ReplicaTrace* const trace_;
 };
 
 }  // namespace fedmf::server

@@ -3,7 +3,8 @@
 # fedmf-coordinator --role=combiner, fronts (--role=front) attached to it, and fedmf-client
 # processes spread over the fronts, all on 127.0.0.1. Usage: scaleout_test.sh BUILD_DIR CASE, CASE
 # one of loopback, same_checkpoint, kill_front_<Stage> (Stage: AdvertiseKeys, ShareKeys,
-# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service, late_device.
+# MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service, late_device,
+# wire.
 # Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
@@ -312,8 +313,36 @@ late_device() {
   grep 'event=c_example_downloaded' "$WORK"/example-*.log
 }
 
+# wire: what the combiner receives, checked on the wire (issue 44's test). The combiner records
+# every message of its replica links (--insecure_replica_trace), in a run on the complete graph
+# (with signatures and the consistency check, the defaults), then in one on a Harary graph;
+# replica_trace_check finds, in every aggregation, no individual masked input, at most one
+# partial sum per front and no front's group sum the combiner could unmask, while the cohort's sum
+# unmasks (the control).
+wire() {
+  local graph flags
+  for graph in complete harary; do
+    flags=()
+    [[ "$graph" == harary ]] &&
+      flags=(--secagg_graph=harary --secagg_degree=8 --secagg_consistency_check=false)
+    start_coordinator "$WORK/combiner.log" --role=combiner --listen=127.0.0.1:0 "${RUN[@]}" \
+      --rounds=2 --wait_for_users=120 --state_dir="$WORK/state-$graph" ${flags[@]+"${flags[@]}"} \
+      --insecure_replica_trace="$WORK/trace-$graph.pb"
+    start_fronts 3
+    start_clients 6 "$DATA" "${FRONT_PORTS[@]}"
+    wait_run "combiner ($graph graph)"
+    all_applied "$WORK/combiner.log"
+    "$BUILD/tests/integration/replica_trace_check" "$WORK/trace-$graph.pb" ||
+      fail "the $graph graph's trace"
+    kill "${FRONT_PIDS[@]}"
+    wait "${FRONT_PIDS[@]}" 2>/dev/null || true
+    local log
+    for log in "$WORK"/combiner.log "$WORK"/front-?.log; do mv "$log" "${log%.log}-$graph.log"; done
+  done
+}
+
 case "$CASE" in
-  loopback | same_checkpoint | service | late_device) "$CASE" ;;
+  loopback | same_checkpoint | service | late_device | wire) "$CASE" ;;
   kill_front_*) kill_front "${CASE#kill_front_}" ;;
   kill_combiner_*) kill_combiner "${CASE#kill_combiner_}" ;;
   *) fail "unknown case $CASE" ;;
