@@ -40,11 +40,11 @@ using secagg::test_util::TranscriptAttacker;
 // What the combiner saw of one aggregation (round, phase).
 struct Seen {
   std::optional<secagg::SessionConfig> config;
-  std::set<std::string> contexts;                       // one per attempt
-  std::map<std::string, std::set<uint32_t>> groups;     // by front: the members it was given
-  std::map<std::string, int> partials_by_front;         // partial sums with members
-  PartyView view;                                       // the attacker's input
-  int masked_inputs = 0;                                // individual ones relayed: must stay 0
+  std::set<std::string> contexts;                    // one per attempt
+  std::map<std::string, std::set<uint32_t>> groups;  // by front: the members it was given
+  std::map<std::string, int> partials_by_front;      // partial sums with members
+  PartyView view;                                    // the attacker's input
+  int masked_inputs = 0;                             // individual ones relayed: must stay 0
 };
 using Tag = std::pair<int64_t, int32_t>;
 
@@ -61,7 +61,8 @@ void Read(const v1::ReplicaTraceRecord& record, std::map<Tag, Seen>& seen) {
       const v1::RoundTask& task = down.open().task();
       Seen& s = seen[{task.round(), task.plan().phase()}];
       absl::StatusOr<secagg::SessionConfig> config = secagg::ConfigFromProto(task.secagg());
-      if (!config.ok()) Fail(absl::StrCat("a task's SecAgg parameters: ", config.status().ToString()));
+      if (!config.ok())
+        Fail(absl::StrCat("a task's SecAgg parameters: ", config.status().ToString()));
       s.contexts.insert(config->context);
       s.config = *std::move(config);
       s.groups[front].insert(down.open().members().begin(), down.open().members().end());
@@ -125,8 +126,8 @@ int Check(const Tag& tag, const Seen& s) {
   for (const auto& [id, message] : s.view.received) {
     if (message.has_advertise_keys()) advertised.insert(id);
   }
-  absl::StatusOr<TranscriptAttacker> attacker = TranscriptAttacker::Create(
-      *s.config, {advertised.begin(), advertised.end()}, s.view);
+  absl::StatusOr<TranscriptAttacker> attacker =
+      TranscriptAttacker::Create(*s.config, {advertised.begin(), advertised.end()}, s.view);
   if (!attacker.ok()) Fail(absl::StrCat(name, ": ", attacker.status().ToString()));
   std::set<uint32_t> summed;
   for (const secagg::PartialSum& partial : s.view.partials) {
@@ -147,19 +148,21 @@ int Check(const Tag& tag, const Seen& s) {
     }
     groups.push_back(absl::StrCat(front, ":", members.size(), " members/", left, " masks left"));
   }
-  std::printf("%s cohort=%zu summed=%zu partials=%zu no_masked_input cohort_sum=unmasked "
-              "group_sums=masked(%s)\n",
-              name.c_str(), advertised.size(), summed.size(), s.view.partials.size(),
-              absl::StrJoin(groups, " ").c_str());
+  std::printf(
+      "%s cohort=%zu summed=%zu partials=%zu no_masked_input cohort_sum=unmasked "
+      "group_sums=masked(%s)\n",
+      name.c_str(), advertised.size(), summed.size(), s.view.partials.size(),
+      absl::StrJoin(groups, " ").c_str());
   return static_cast<int>(s.partials_by_front.size());
 }
 
 int Main(int argc, char** argv) {
   if (argc != 2 || std::string(argv[1]) == "--help") {
-    std::fprintf(stderr,
-                 "usage: replica_trace_check TRACE\n"
-                 "Checks a combiner's --insecure_replica_trace: no individual masked input, and no\n"
-                 "front's group sum the combiner could unmask (the cohort's sum as the control).\n");
+    std::fprintf(
+        stderr,
+        "usage: replica_trace_check TRACE\n"
+        "Checks a combiner's --insecure_replica_trace: no individual masked input, and no\n"
+        "front's group sum the combiner could unmask (the cohort's sum as the control).\n");
     return argc == 2 ? 0 : 2;
   }
   const int fd = open(argv[1], O_RDONLY);

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/server/fake_clock.h"
+#include "tests/unit/server/published_models.h"
 
 namespace fedmf::server {
 namespace {
@@ -486,14 +487,7 @@ TEST(FrontFleetModelsTest, FrontsGetTheKeptModelsAtAttachAndEachNewOne) {
   CoordinatorOptions options;
   options.num_users = 10;
   options.models = ModelStore::Open({}).value();
-  v1::ModelVersion info;
-  info.set_run_id("run");
-  v1::RoundPlan plan;
-  const auto publish = [&](int64_t round) {
-    info.set_round(round);
-    plan.set_round(round);
-    ASSERT_TRUE(options.models->Publish(info, plan).ok());
-  };
+  const auto publish = [&](int64_t round) { testing::PublishRound(*options.models, round); };
   publish(1);
   std::vector<std::vector<v1::CombinerMessage>> sent(3);
   {

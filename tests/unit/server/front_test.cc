@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/server/fake_clock.h"
+#include "tests/unit/server/published_models.h"
 #include "tests/unit/server/test_stream.h"
 
 namespace fedmf::server {
@@ -414,18 +415,7 @@ TEST(FrontModelsTest, KeepsTheCombinersModelsAndServesThem) {
   options.models = ModelStore::Open({}).value();
   Front front(options, clock, [](v1::FrontMessage) {});
   std::unique_ptr<ModelStore> combiners = ModelStore::Open({}).value();
-  v1::ModelVersion info;
-  info.set_run_id("run");
-  v1::RoundPlan plan;
-  const auto publish = [&](int64_t round) {
-    info.set_round(round);
-    plan.set_round(round);
-    EXPECT_TRUE(combiners->Publish(info, plan).ok());
-    v1::StoredModel stored;
-    *stored.mutable_version() = combiners->Latest()->version;
-    stored.set_model(combiners->Latest()->model);
-    return stored;
-  };
+  const auto publish = [&](int64_t round) { return testing::PublishRound(*combiners, round); };
   v1::CombinerMessage welcome = WelcomeOf(10);
   *welcome.mutable_welcome()->add_models() = publish(1);
   welcome.mutable_welcome()->set_training_done(true);
