@@ -10,7 +10,8 @@
 #
 # Usage: deploy/run-local-cluster.sh [--build DIR] [--clients N] [--rounds R] [--data SPEC]
 #          [--security plaintext|tls|mtls] [--netns] [--fronts F] [--kill-front]
-#          [--workdir DIR] [--check-netns] [-- extra coordinator flags]
+#          [--one-stream-per-user] [--measure] [--workdir DIR] [--check-netns]
+#          [-- extra coordinator flags]
 #   --security  tls (default): server certificate (SAN: the coordinator's address) from
 #               deploy/gen-certs.sh; mtls: also one client certificate per client (identity
 #               client-i); plaintext: no TLS (the processes warn loudly off loopback)
@@ -20,11 +21,18 @@
 #               gone. The replica link is mutual TLS (identities front-f) unless plaintext
 #   --kill-front  with --fronts: kill -9 front 0 once round 0 is done and the next is under way;
 #               its clients move to other fronts and the run must still complete
+#   --one-stream-per-user  each client process simulates its users as devices: each its own
+#               registration, Participate stream and TCP connection (fedmf-client
+#               --one_stream_per_user), as tools/load-test.sh does
+#   --measure   the coordinator's (or combiner's) and each front's CPU seconds (over the run, and
+#               per round after round 0) and peak RSS, and the combiner's bytes per user and stage
+#               in each round, printed at the end (docs/results/scale-out.md)
 #   --workdir   logs and certificates stay there (default: a temporary directory, removed)
 #   --check-netns  exit 0 if network namespaces can be made here, 77 (with the reason) if not
 # Exit status: 0 when the coordinator finished every round and every client exited cleanly.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+source "$ROOT/tools/lib/processes.sh"  # cpu_s, peak_rss (this script keeps its own cleanup)
 BUILD="$ROOT/build"
 CLIENTS=3
 ROUNDS=3
@@ -35,6 +43,8 @@ WORKDIR=""
 CHECK_ONLY=false
 FRONTS=0
 KILL_FRONT=false
+ONE_STREAM=false
+MEASURE=false
 EXTRA=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -46,10 +56,12 @@ while [[ $# -gt 0 ]]; do
     --netns) NETNS=true; shift ;;
     --fronts) FRONTS="$2"; shift 2 ;;
     --kill-front) KILL_FRONT=true; shift ;;
+    --one-stream-per-user) ONE_STREAM=true; shift ;;
+    --measure) MEASURE=true; shift ;;
     --workdir) WORKDIR="$2"; shift 2 ;;
     --check-netns) CHECK_ONLY=true; shift ;;
     --) shift; EXTRA=("$@"); break ;;
-    *) echo "run-local-cluster: unknown argument '$1'" >&2; sed -n '2,29p' "$0" >&2; exit 2 ;;
+    *) echo "run-local-cluster: unknown argument '$1'" >&2; sed -n '2,36p' "$0" >&2; exit 2 ;;
   esac
 done
 case "$SECURITY" in plaintext | tls | mtls) ;; *) echo "--security: plaintext, tls or mtls" >&2; exit 2 ;; esac
@@ -258,12 +270,58 @@ client_target() {
   echo "${target%,}"
 }
 
+# measure NAME=PID...: every 0.2 s until all are gone (or it is killed), each process's CPU seconds, its CPU when the
+# coordinator's round 0 ended, and its peak RSS in MiB, as "NAME CPU CPU_AT_ROUND_0 RSS" lines in
+# usage.txt. A PID that has a child (a function run in the background, e.g. on_front) stands for
+# that child.
+measure() {
+  local -A cpu=() at0=() rss=()
+  local entry name pid c r alive round0=false
+  while :; do
+    alive=false
+    grep -q ' event=round round=0 ' "$WORKDIR/coordinator.log" && round0=true
+    for entry in "$@"; do
+      name="${entry%%=*}"
+      pid="${entry#*=}"
+      pid="$(pgrep -P "$pid" | head -n 1 || true)"
+      [[ -n "$pid" ]] || pid="${entry#*=}"
+      c="$(cpu_s "$pid")"
+      [[ -n "$c" ]] || continue
+      alive=true
+      cpu[$name]="$c"
+      # An exiting process (a zombie) has no VmHWM any more: keep its last.
+      r="$(peak_rss "$pid" | awk '{ printf "%.0f", $1 / 1024 }')"
+      [[ -z "$r" ]] || rss[$name]="$r"
+      if $round0 && [[ -z "${at0[$name]:-}" ]]; then at0[$name]="$c"; fi
+    done
+    for entry in "$@"; do
+      name="${entry%%=*}"
+      echo "$name ${cpu[$name]:-?} ${at0[$name]:-?} ${rss[$name]:-?}"
+    done >"$WORKDIR/usage.tmp"
+    mv "$WORKDIR/usage.tmp" "$WORKDIR/usage.txt"
+    $alive || break
+    sleep 0.2
+  done
+}
+if $MEASURE; then
+  measured=("$( ((FRONTS > 0)) && echo combiner || echo coordinator)=$COORD_PID")
+  for ((f = 0; f < FRONTS; f++)); do measured+=("front-$f=${FRONT_PIDS[f]}"); done
+  measure "${measured[@]}" &
+  MEASURE_PID=$!
+  PIDS+=("$MEASURE_PID")
+fi
+
+DEVICE_FLAGS=()
+if $ONE_STREAM; then
+  [[ -n "$users" ]] || { echo "--one-stream-per-user needs --data with users=N" >&2; exit 2; }
+  DEVICE_FLAGS=(--one_stream_per_user --channels=$(((users + CLIENTS - 1) / CLIENTS)) --top_n=0)
+fi
 CLIENT_PIDS=()
 for ((i = 0; i < CLIENTS; i++)); do
   # shellcheck disable=SC2046
   on_client "$i" "$CLIENT" --coordinator="$(client_target "$i")" --data="$DATA" --shard="$i/$CLIENTS" \
     --name="client-$i" --give_up_after_s=60 "${DEVICE_TLS[@]}" $(client_identity "client-$i") \
-    >"$WORKDIR/client-$i.log" 2>&1 &
+    ${DEVICE_FLAGS[@]+"${DEVICE_FLAGS[@]}"} >"$WORKDIR/client-$i.log" 2>&1 &
   CLIENT_PIDS+=($!)
   PIDS+=($!)
 done
@@ -316,5 +374,27 @@ if ((FRONTS > 0)); then
     echo "front-$f: $(grep -c ' event=stream_open .*status=OK' "$WORKDIR/front-$f.log") streams opened"
   done
   grep ' event=front_lost ' "$WORKDIR/coordinator.log" | sed 's/^ts=[^ ]* //' || true
+fi
+if $MEASURE; then
+  # The coordinator is gone; fronts would try to reattach for ever: the last sample is the run's.
+  kill "$MEASURE_PID" 2>/dev/null || true
+  wait "$MEASURE_PID" 2>/dev/null || true
+  echo "process: CPU s over the run, CPU s a round after round 0, peak RSS MiB"
+  while read -r name total at0 rss; do
+    awk -v n="$name" -v t="$total" -v a="$at0" -v r="$ROUNDS" -v m="$rss" 'BEGIN {
+      per = (a == "?" || r < 2) ? "?" : sprintf("%.2f", (t - a) / (r - 1))
+      printf "  %s: %s s, %s s/round, %s MiB\n", n, t, per, m }'
+  done <"$WORKDIR/usage.txt"
+  bytes() { local v; v="$(field "$1" "$2")"; echo "${v:-0}"; }  # a stage without bytes logs none
+  echo "bytes per cohort member and stage, up/down, on the $( ((FRONTS > 0)) && echo "combiner's replica links" ||
+    echo "coordinator's device streams"):"
+  grep ' event=round ' "$WORKDIR/coordinator.log" | while read -r line; do
+    out="  round $(field round "$line") phase $(field phase "$line"):"
+    out+=" participants $(field participants "$line"), task down $(bytes down_bytes_per_user_task "$line")"
+    for stage in advertise_keys share_keys masked_input consistency_check unmasking; do
+      out+=", $stage $(bytes "up_bytes_per_user_$stage" "$line")/$(bytes "down_bytes_per_user_$stage" "$line")"
+    done
+    echo "$out, result down $(bytes down_bytes_per_user_result "$line")"
+  done
 fi
 echo "run-local-cluster: OK: $ROUNDS rounds, $CLIENTS clients$( ((FRONTS > 0)) && echo ", $FRONTS fronts"), streams from $peers"

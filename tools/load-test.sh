@@ -67,12 +67,6 @@ peak_client_threads=0
 peak_fds=0
 front_hwm=()
 front_cpu=()
-# cpu_s PID: the process's user + system CPU seconds so far (empty once it is gone).
-TICKS="$(getconf CLK_TCK)"
-cpu_s() {
-  awk -v t="$TICKS" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null ||
-    true
-}
 connected_at=""
 while kill -0 "$COORD_PID" 2>/dev/null; do
   threads="$(sed -n 's/^Threads:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || echo 0)"
@@ -81,14 +75,14 @@ while kill -0 "$COORD_PID" 2>/dev/null; do
   fds="$(ls "/proc/$COORD_PID/fd" 2>/dev/null | wc -l || true)"
   ((threads > peak_threads)) && peak_threads=$threads
   ((fds > peak_fds)) && peak_fds=$fds
-  hwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/$COORD_PID/status" 2>/dev/null || true)"
+  hwm="$(peak_rss "$COORD_PID")"
   [[ -n "$hwm" ]] && last_hwm="$hwm"
   cthreads="$(sed -n 's/^Threads:\s*//p' "/proc/$CLIENT_PID/status" 2>/dev/null || echo 0)"
   ((cthreads > peak_client_threads)) && peak_client_threads=$cthreads
-  chwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/$CLIENT_PID/status" 2>/dev/null || true)"
+  chwm="$(peak_rss "$CLIENT_PID")"
   [[ -n "$chwm" ]] && client_hwm="$chwm"
   for f in "${!FRONT_PIDS[@]}"; do
-    fhwm="$(sed -n 's/^VmHWM:\s*//p' "/proc/${FRONT_PIDS[f]}/status" 2>/dev/null || true)"
+    fhwm="$(peak_rss "${FRONT_PIDS[f]}")"
     [[ -n "$fhwm" ]] && front_hwm[f]="$fhwm"
     front_cpu[f]="$(cpu_s "${FRONT_PIDS[f]}")"
   done

@@ -48,6 +48,14 @@ require_open_files() {
   fi
 }
 
+# cpu_s PID: the process's user + system CPU seconds so far; peak_rss PID: its peak resident set
+# (VmHWM, e.g. "171234 kB"). Both empty once it is gone.
+cpu_s() {
+  awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / t }' \
+    "/proc/$1/stat" 2>/dev/null || true
+}
+peak_rss() { sed -n 's/^VmHWM:\s*//p' "/proc/$1/status" 2>/dev/null || true; }
+
 # field KEY LINE: the value of KEY in an event line.
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
