@@ -22,7 +22,9 @@ DeviceStreams::DeviceStreams(const CoordinatorOptions& options, Clock& clock, st
       upload_budget_(options.max_upload_buffer_bytes),
       mu_(mu),
       registry_(options.enrollment_token, options.num_users, options.pending_registrations),
-      placement_(options.num_users) {
+      placement_(options.num_users),
+      check_in_period_(options.check_in_period),
+      check_in_window_(options.check_in_window) {
   placement_.set_max_streams_per_client(options.max_streams_per_client);
   if (options.credentials) registry_.set_credentials(options.credentials);
 }
@@ -50,6 +52,12 @@ void DeviceStreams::SetNumUsers(int64_t num_users) {
   std::lock_guard<std::mutex> lock(mu_);
   registry_.set_num_users(num_users);
   placement_.set_num_users(num_users);
+}
+
+void DeviceStreams::SetCheckIn(absl::Duration period, absl::Duration window) {
+  std::lock_guard<std::mutex> lock(mu_);
+  check_in_period_ = period;
+  check_in_window_ = window;
 }
 
 absl::Status DeviceStreams::OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -391,16 +399,14 @@ int DeviceStreams::EndRevokedStreams() {
 
 int DeviceStreams::DismissIdleStreams(absl::Time now) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (options_.check_in_period <= absl::ZeroDuration() || !events_.InAggregation()) {
-    return 0;
-  }
-  return Dismiss(lock, now, now - options_.check_in_window, {}, "idle");
+  if (check_in_period_ <= absl::ZeroDuration() || !events_.InAggregation()) return 0;
+  return Dismiss(lock, now, now - check_in_window_, {}, "idle");
 }
 
 void DeviceStreams::ReleaseRound() {
   std::unique_lock<std::mutex> lock(mu_);
   const std::vector<uint32_t> done = std::exchange(round_users_, {});
-  if (options_.check_in_period <= absl::ZeroDuration() || done.empty()) return;
+  if (check_in_period_ <= absl::ZeroDuration() || done.empty()) return;
   // On the driver's thread, before it chooses the next cohort: no choice is in progress.
   Dismiss(lock, absl::Now(), absl::InfinitePast(), done, "round_done");
 }
@@ -409,7 +415,8 @@ int DeviceStreams::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, a
                            const std::vector<uint32_t>& done, const char* why) {
   std::vector<std::pair<std::shared_ptr<Connection>, v1::ServerMessage>> dismissed;
   size_t users = 0;
-  const double period_ms = absl::ToDoubleMilliseconds(options_.check_in_period);
+  const absl::Duration period = check_in_period_;  // for the log line, read under the lock
+  const double period_ms = absl::ToDoubleMilliseconds(period);
   for (std::shared_ptr<Connection>& c :
        placement_.CheckInCandidates(bound_by, round_users_, done)) {
     users += placement_.Unbind(c.get()).size();
@@ -433,7 +440,7 @@ int DeviceStreams::Dismiss(std::unique_lock<std::mutex>& lock, absl::Time now, a
       .Add("streams", dismissed.size())
       .Add("users", users)
       .Add("why", why)
-      .Add("period_s", absl::ToDoubleSeconds(options_.check_in_period));
+      .Add("period_s", absl::ToDoubleSeconds(period));
   return static_cast<int>(dismissed.size());
 }
 

@@ -51,6 +51,9 @@ class DeviceStreams final : public StreamHandler, public Devices {
   // Participant ids are in [1, num_users] from now on (Registry::kAnyUser between a service's
   // runs: any id registers and is live); registrations and streams stay.
   void SetNumUsers(int64_t num_users);
+  // Check-in's period and window from now on (a front's, from its combiner's Welcome; at first
+  // options.check_in_period and check_in_window). A zero period turns check-in off.
+  void SetCheckIn(absl::Duration period, absl::Duration window);
 
   // StreamHandler (gRPC threads).
   absl::Status OnStreamOpen(const std::shared_ptr<Connection>& connection,
@@ -107,7 +110,7 @@ class DeviceStreams final : public StreamHandler, public Devices {
   // options.upload_timeout before `now`, logging event=upload_stalled; returns how many.
   int EndStalledUploads(absl::Time now);
   // Check-in (options.check_in_period > 0): ends, each with a CheckInLater, the streams of
-  // clients that accept check-in, bound at least options.check_in_window before `now`, hosting
+  // clients that accept check-in, bound at least the check-in window before `now`, hosting
   // no user of the round in progress (its phases' cohorts so far), while an aggregation is in
   // progress; their users are no longer live at once. Nothing is ended between aggregations,
   // while the driver may be choosing a cohort among the live users (ReleaseRound ends the last
@@ -176,6 +179,8 @@ class DeviceStreams final : public StreamHandler, public Devices {
   // The cohorts of the round in progress so far, ascending: a later phase's participants come
   // from an earlier phase's cohort, so check-in keeps them all until the next round.
   std::vector<uint32_t> round_users_;
+  absl::Duration check_in_period_;  // options.check_in_period, or SetCheckIn's
+  absl::Duration check_in_window_;
   absl::BitGen check_in_delays_;
   int64_t dismissed_streams_ = 0;  // by check-in, since the start (Status)
   absl::Time check_ins_due_by_ = absl::InfinitePast();

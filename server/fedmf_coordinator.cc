@@ -188,8 +188,9 @@ ABSL_FLAG(std::string, replica_tls_key, "", "--role=front: private key of --repl
 ABSL_FLAG(std::string, replica_tls_server_name, "",
           "--role=front: name to verify in the combiner's certificate (default: its host)");
 ABSL_FLAG(double, replica_keepalive_s, 10,
-          "--role=front: keepalive ping period on the link; a combiner silent for another such "
-          "period is lost");
+          "--role=front and combiner: keepalive ping period on the replica links, >= 1; a peer "
+          "that does not answer a ping within another such period is lost (a front: its combiner; "
+          "the combiner: a partitioned or frozen front, whose users leave the rounds)");
 ABSL_FLAG(int64_t, replica_queue_mib, 256,
           "--role=front or combiner: bound of a replica link's send queue; a side that does not "
           "read past it loses the link");
@@ -542,8 +543,8 @@ void LogListening(absl::string_view role, int port, const DeviceFacing& facing,
   rpc::WarnIfPlaintextOffLoopback("fedmf-coordinator", absl::GetFlag(FLAGS_listen), tls.enabled());
   rpc::WarnIfDemoTokenOffLoopback(absl::GetFlag(FLAGS_listen),
                                   absl::GetFlag(FLAGS_enrollment_token), tls.mutual());
-  EventLine("listening")
-      .Add("role", role)
+  EventLine line("listening");
+  line.Add("role", role)
       .Add("address", absl::GetFlag(FLAGS_listen))
       .Add("port", port)
       .Add("tls", !tls.enabled() ? "off"
@@ -556,8 +557,20 @@ void LogListening(absl::string_view role, int port, const DeviceFacing& facing,
       .Add("max_stream_queue_mib", facing.queue_mib)
       .Add("max_registrations_per_s", facing.limits.registrations_per_second)
       .Add("max_message_mib", facing.message_mib)
-      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20)
-      .Add("check_in_period_s", absl::ToDoubleSeconds(options.check_in_period));
+      .Add("max_upload_buffer_mib", options.max_upload_buffer_bytes >> 20);
+  // A front's check-in is its combiner's, from the Welcome.
+  if (role != "front")
+    line.Add("check_in_period_s", absl::ToDoubleSeconds(options.check_in_period));
+}
+
+// The replica links' keepalive period (--replica_keepalive_s), both ends.
+absl::StatusOr<absl::Duration> ReplicaKeepalive() {
+  const double seconds = absl::GetFlag(FLAGS_replica_keepalive_s);
+  if (!(seconds >= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--replica_keepalive_s=", seconds, ": need >= 1"));
+  }
+  return absl::Seconds(seconds);
 }
 
 // The bound of a replica link's send queue (--replica_queue_mib).
@@ -588,15 +601,19 @@ absl::Status ServeFront() {
           absl::StrCat(flag, " is the combiner's: a front has no state and no run"));
     }
   }
+  if (absl::GetFlag(FLAGS_check_in_period_s) != 0 ||
+      absl::GetFlag(FLAGS_check_in_window_s) !=
+          absl::ToDoubleSeconds(CoordinatorOptions().check_in_window)) {
+    return absl::InvalidArgumentError(
+        "--check_in_period_s and --check_in_window_s are the combiner's: its Welcome gives every "
+        "front the same (drop them here)");
+  }
   const std::string combiner = absl::GetFlag(FLAGS_combiner);
   if (combiner.empty()) {
     return absl::InvalidArgumentError("--role=front needs --combiner=HOST:PORT");
   }
-  const double keepalive_s = absl::GetFlag(FLAGS_replica_keepalive_s);
-  if (!(keepalive_s >= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--replica_keepalive_s=", keepalive_s, ": need >= 1"));
-  }
+  absl::StatusOr<absl::Duration> keepalive = ReplicaKeepalive();
+  if (!keepalive.ok()) return keepalive.status();
   absl::StatusOr<uint64_t> queue_bytes = ReplicaQueueBytes();
   if (!queue_bytes.ok()) return queue_bytes.status();
   CoordinatorOptions options;
@@ -610,11 +627,8 @@ absl::Status ServeFront() {
                                 .cert_file = absl::GetFlag(FLAGS_replica_tls_cert),
                                 .key_file = absl::GetFlag(FLAGS_replica_tls_key),
                                 .server_name = absl::GetFlag(FLAGS_replica_tls_server_name)};
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      rpc::MakeChannel({.target = combiner,
-                        .tls = link_tls,
-                        .own_connection = true,
-                        .keepalive = absl::Seconds(keepalive_s)});
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = rpc::MakeChannel(
+      {.target = combiner, .tls = link_tls, .own_connection = true, .keepalive = *keepalive});
   if (!channel.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the replica link (--replica_tls_*): ", channel.status().message()));
@@ -732,6 +746,8 @@ absl::Status Serve() {
   }
   absl::StatusOr<uint64_t> replica_queue_bytes = ReplicaQueueBytes();
   if (!replica_queue_bytes.ok()) return replica_queue_bytes.status();
+  absl::StatusOr<absl::Duration> replica_keepalive = ReplicaKeepalive();
+  if (!replica_keepalive.ok()) return replica_keepalive.status();
   std::unique_ptr<ReplicaTrace> trace;
   if (const std::string path = absl::GetFlag(FLAGS_insecure_replica_trace); !path.empty()) {
     if (!combiner)
@@ -832,6 +848,11 @@ absl::Status Serve() {
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    // A front that stops answering without closing its connection (a partition, a frozen
+    // process) is lost once a ping goes unanswered, not after TCP's retransmissions (minutes).
+    const int keepalive_ms = static_cast<int>(absl::ToInt64Milliseconds(*replica_keepalive));
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, keepalive_ms);
     builder.RegisterService(&replicas);
   } else {
     builder.SetMaxReceiveMessageSize(static_cast<int>(facing->message_mib << 20));

@@ -45,6 +45,11 @@ void Front::Receive(v1::CombinerMessage message) {
       // Kept before the front serves anyone, so that every registration names the newest.
       for (v1::StoredModel& model : *welcome.mutable_models()) KeepModel(std::move(model));
       streams_.SetNumUsers(welcome.num_users());
+      // The combiner's check-in, so that every front sends its streams away alike (a period
+      // that is not positive, or a window that is not: none).
+      const auto seconds = [](double s) { return s > 0 ? absl::Seconds(s) : absl::ZeroDuration(); };
+      streams_.SetCheckIn(seconds(welcome.check_in_period_s()),
+                          seconds(welcome.check_in_window_s()));
       std::lock_guard<std::mutex> lock(mu_);
       training_done_ = welcome.training_done();
       // A new link's combiner knows none of the streams: each is reported again. (A Welcome on
@@ -96,7 +101,10 @@ void Front::Receive(v1::CombinerMessage message) {
         std::lock_guard<std::mutex> lock(mu_);
         Close();
       }
-      streams_.ReleaseRound();
+      streams_.ReleaseRound();  // reports the streams it sent away first
+      v1::FrontMessage released;
+      released.mutable_released();
+      link_(std::move(released));
       break;
     }
     case v1::CombinerMessage::kEndStreams: {

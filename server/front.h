@@ -47,13 +47,14 @@ class Front final : public DeviceEndpoint, public DeviceEvents {
   // Sends a message up the link to the combiner, in order; must not block.
   using Link = std::function<void(v1::FrontMessage)>;
 
-  // `options`' process fields (enrollment, credentials, stream limits, check-in), num_users and
+  // `options`' process fields (enrollment, credentials, stream limits), num_users and
   // models (a store in memory for the combiner's models; null: the front serves none) serve the
   // devices (copied); `clock` bounds WaitForDisconnects.
   Front(const CoordinatorOptions& options, Clock& clock, Link link);
 
   // What the combiner sent (the link's thread). The front serves devices from a link's Welcome
-  // (the combiner's first message, and again for each run of a service) until the link is lost.
+  // (the combiner's first message, and again for each run of a service: the participant range,
+  // whether training is over, the published models and check-in) until the link is lost.
   void Receive(v1::CombinerMessage message);
   // The link to the combiner ended: the front can do nothing for its devices, so it ends their
   // streams with UNAVAILABLE, which sends them to reconnect (to a front that has a combiner), and

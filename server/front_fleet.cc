@@ -31,6 +31,8 @@ FrontFleet::FrontFleet(std::mutex& mu, DeviceEvents& events, Clock& clock,
       clock_(clock),
       seal_timeout_(options.seal_timeout),
       num_users_(options.num_users),
+      check_in_period_(options.check_in_period),
+      check_in_window_(options.check_in_window),
       placement_(options.num_users) {
   placement_.set_max_streams_per_client(options.max_streams_per_client);
   if (models_ != nullptr) {
@@ -53,7 +55,7 @@ void FrontFleet::SetNumUsers(int64_t num_users) {
   training_done_ = false;  // a service's next run
   placement_.set_num_users(num_users);
   v1::CombinerMessage welcome;
-  welcome.mutable_welcome()->set_num_users(num_users);
+  *welcome.mutable_welcome() = WelcomeUnderLock();
   for (size_t front = 0; front < fronts_.size(); ++front) {
     SendTo(front, welcome);
   }
@@ -79,10 +81,18 @@ size_t FrontFleet::Attach(Link link, std::string name) {
   fronts_.push_back(Attached{.link = std::move(link), .status = {}});
   fronts_[front].status.set_index(static_cast<int64_t>(front));
   fronts_[front].status.set_name(std::move(name));
-  welcome.mutable_welcome()->set_num_users(num_users_);
-  welcome.mutable_welcome()->set_training_done(training_done_);
+  welcome.mutable_welcome()->MergeFrom(WelcomeUnderLock());
   SendTo(front, std::move(welcome));
   return front;
+}
+
+v1::Welcome FrontFleet::WelcomeUnderLock() const {
+  v1::Welcome welcome;
+  welcome.set_num_users(num_users_);
+  welcome.set_training_done(training_done_);
+  welcome.set_check_in_period_s(absl::ToDoubleSeconds(check_in_period_));
+  welcome.set_check_in_window_s(absl::ToDoubleSeconds(check_in_window_));
+  return welcome;
 }
 
 FrontFleet::Link FrontFleet::CountSent(size_t front, const v1::CombinerMessage& message) {
@@ -125,6 +135,9 @@ void FrontFleet::Receive(size_t front, const v1::FrontMessage& message) {
       status = std::move(reported);
       break;
     }
+    case v1::FrontMessage::kReleased:
+      if (releasing_.erase(front) > 0) settled_.notify_all();
+      break;
     case v1::FrontMessage::kHello:  // the link's, which logs it
     case v1::FrontMessage::MESSAGE_NOT_SET:
       break;
@@ -145,7 +158,7 @@ void FrontFleet::Lost(size_t front) {
   for (uint32_t id : gone) {
     dropped += events_.Deliver(AggregationInbox::Dropped{.participant_id = id}) ? 1 : 0;
   }
-  if (owing_.erase(front) > 0) settled_.notify_all();
+  if (owing_.erase(front) + releasing_.erase(front) > 0) settled_.notify_all();
   events_.StreamsChanged();
   EventLine("front_lost")
       .Add("front", front)
@@ -353,9 +366,22 @@ int FrontFleet::CloseAll(const absl::Status& status) {
 }
 
 void FrontFleet::ReleaseRound() {
+  if (check_in_period_ > absl::ZeroDuration()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    releasing_.clear();
+    for (size_t front = 0; front < fronts_.size(); ++front) {
+      if (fronts_[front].link) releasing_.insert(front);
+    }
+  }
   v1::CombinerMessage message;
   message.mutable_release();
   SendAll(message);
+  // With check-in each front sends the round's users away: the next cohort is drawn once every
+  // front has reported which streams that ended (or was lost, or the seal timeout passed).
+  std::unique_lock<std::mutex> lock(mu_);
+  const absl::Time until = clock_.Now() + seal_timeout_;
+  while (!releasing_.empty() && clock_.Now() < until) clock_.WaitUntil(settled_, lock, until);
+  releasing_.clear();
 }
 
 void FrontFleet::SealStage(absl::Time deadline) {

@@ -63,8 +63,8 @@ class FrontFleet final : public Devices {
   // that attach later are. Takes the lock.
   void SetNumUsers(int64_t num_users);
   // A front named `name` attached: `link` sends down its replica link from now on, starting
-  // with a Welcome: the participant range, whether training is over (a result said so) and the
-  // published models the store keeps. Returns the
+  // with a Welcome: the participant range, whether training is over (a result said so), the
+  // published models the store keeps and the check-in period and window. Returns the
   // front's index, which names it in Receive and Lost; indices are never reused (a front that
   // attaches again is a new one). Any thread; takes the lock.
   size_t Attach(Link link, std::string name);
@@ -94,6 +94,9 @@ class FrontFleet final : public Devices {
   void Broadcast(const v1::RoundResult& result) override;
   // Tells every front to end its streams; returns how many fronts it told (each ends its own).
   int CloseAll(const absl::Status& status) override;
+  // Sends every front Release; with check-in, returns once each has said it released the round's
+  // users (Released), was lost, or the seal timeout passed, so that the next cohort is drawn
+  // from the users still live, as on a single coordinator.
   void ReleaseRound() override;
   // The link's bytes since the last Open, by the stage of what they carry: relayed messages and
   // partial sums up, tasks, routed messages and results down.
@@ -125,6 +128,8 @@ class FrontFleet final : public Devices {
   void SendTo(size_t front, v1::CombinerMessage message);
   // Sends to every front that is not lost (outside the lock: a result is large); returns how many.
   int SendAll(const v1::CombinerMessage& message);
+  // The Welcome's run state (not its models). Under mu_.
+  v1::Welcome WelcomeUnderLock() const;
   // Counts `message` as sent down `front`'s link and returns the link, empty once it is lost.
   Link CountSent(size_t front, const v1::CombinerMessage& message);
 
@@ -139,12 +144,16 @@ class FrontFleet final : public Devices {
   std::vector<Attached> fronts_;  // by index
   Clock& clock_;
   const absl::Duration seal_timeout_;
-  std::condition_variable settled_;  // a front's partial arrived (SealStage)
+  // A front's partial arrived (SealStage), or its word that it released the round (ReleaseRound).
+  std::condition_variable settled_;
   // The aggregation whose MaskedInputRequests went out last, and the fronts that owe its partial.
   wire::AggregationTag masked_input_tag_;
   std::set<size_t> owing_;
+  std::set<size_t> releasing_;     // with check-in: the fronts that have not yet said Released
   std::set<size_t> lost_;          // fronts whose link ended
   int64_t num_users_;              // the Welcome's
+  const absl::Duration check_in_period_;  // the Welcome's: options.check_in_period and window
+  const absl::Duration check_in_window_;
   bool training_done_ = false;     // the Welcome's: a result said so (until a next run's range)
   Placement placement_;            // every front's streams, each as a Connection that only names it
   std::map<RemoteStream, std::shared_ptr<Connection>> streams_;

@@ -4,7 +4,7 @@
 # processes spread over the fronts, all on 127.0.0.1. Usage: scaleout_test.sh BUILD_DIR CASE, CASE
 # one of loopback, same_checkpoint, kill_front_<Stage> (Stage: AdvertiseKeys, ShareKeys,
 # MaskedInput, Unmasking), kill_combiner_<Stage> (ShareKeys, Unmasking), service, late_device,
-# wire.
+# wire, frozen_front, check_in.
 # Every process started here is killed on exit.
 set -euo pipefail
 BUILD="$1"
@@ -341,8 +341,60 @@ wire() {
   done
 }
 
+# frozen_front: front 0 stops answering without closing its connections (SIGSTOP: what a network
+# partition looks like to the combiner, whose TCP connection stays up). The combiner's keepalive
+# (--replica_keepalive_s=1) loses it once a ping goes unanswered, and its 40 users leave the
+# rounds instead of timing out in each. Front 0 is then let go on: its link is gone, so it ends
+# its devices' streams; they register again (through it, once it has reattached as a new front,
+# or another), and the run completes its 20 rounds, all applied, with 20 ledger entries.
+frozen_front() {
+  start_coordinator "$WORK/combiner.log" --role=combiner --listen=127.0.0.1:0 "${RUN[@]}" \
+    --rounds=20 --wait_for_users=120 --state_dir="$WORK/state" --replica_keepalive_s=1
+  start_fronts 3
+  start_clients 6 "$DATA" "${FRONT_PORTS[@]}"
+  wait_for "$WORK/combiner.log" ' event=round round=1 ' 60
+  kill -STOP "${FRONT_PIDS[0]}"
+  wait_for "$WORK/combiner.log" ' event=front_lost front=0 users=40 ' 60
+  local lost_after
+  lost_after="$(grep -c ' event=round ' "$WORK/combiner.log" || true)"
+  kill -CONT "${FRONT_PIDS[0]}"
+  wait_run combiner
+  grep -q 'event=training_end rounds=20 ' "$WORK/combiner.log" || fail "not 20 rounds"
+  local applied final
+  applied="$(grep -c ' event=round .* applied=yes ' "$WORK/combiner.log")"
+  [[ "$applied" == 20 ]] || fail "$applied rounds applied, not 20"
+  final="$(grep ' event=checkpoint ' "$WORK/combiner.log" | tail -n 1)"
+  [[ "$(field ledger_entries "$final")" == 20 ]] || fail "ledger: $final"
+  grep -q ' event=combiner_lost ' "$WORK/front-0.log" || fail "front 0 never saw its link end"
+  echo "front 0 frozen after round 1, lost by keepalive after $lost_after round lines;" \
+    "$(grep -c ' event=round ' "$WORK/combiner.log") round lines, 20 applied"
+}
+
+# check_in: check-in through fronts. Only the combiner has --check_in_period_s=1 and
+# --check_in_window_s=0.5; its Welcome gives them to the 3 fronts, which send the streams of each
+# finished round and idle streams away with CheckInLater. The clients come back when told, and
+# the run completes its 6 rounds, all applied with the whole cohort.
+check_in() {
+  start_coordinator "$WORK/combiner.log" --role=combiner --listen=127.0.0.1:0 "${RUN[@]}" \
+    --rounds=6 --wait_for_users=120 --state_dir="$WORK/state" --check_in_period_s=1 \
+    --check_in_window_s=0.5
+  start_fronts 3
+  start_clients 6 "$DATA" "${FRONT_PORTS[@]}"
+  wait_run combiner
+  grep -q 'event=training_end rounds=6 ' "$WORK/combiner.log" || fail "not 6 rounds"
+  all_applied "$WORK/combiner.log"
+  local f dismissed=0 told
+  for f in 0 1 2; do
+    dismissed=$((dismissed + $(grep -c ' event=check_in_dismissed ' "$WORK/front-$f.log" || true)))
+  done
+  ((dismissed > 0)) || fail "no front sent a stream away"
+  told="$(cat "$WORK"/client-*.log | grep -c ' event=check_in_later ' || true)"
+  ((told > 0)) || fail "no client was told to check in later"
+  echo "check-in through 3 fronts: $dismissed dismissals, $told CheckInLater at the clients"
+}
+
 case "$CASE" in
-  loopback | same_checkpoint | service | late_device | wire) "$CASE" ;;
+  loopback | same_checkpoint | service | late_device | wire | frozen_front | check_in) "$CASE" ;;
   kill_front_*) kill_front "${CASE#kill_front_}" ;;
   kill_combiner_*) kill_combiner "${CASE#kill_combiner_}" ;;
   *) fail "unknown case $CASE" ;;

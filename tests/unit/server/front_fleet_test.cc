@@ -434,6 +434,48 @@ TEST_F(FrontFleetTest, ALostFrontsUsersDropAndItOwesNothingAndIsIgnoredAfter) {
 }
 
 // On a real clock the seal returns as soon as the last owing front answers.
+// Check-in through fronts: the Welcome carries the combiner's period and window, and with
+// check-in ReleaseRound returns only once every front has said Released (each front's streams that
+// ended reach the Placement first, on its link) or was lost, so that the next cohort is not drawn
+// from the users being sent away.
+TEST(FrontFleetCheckInTest, WelcomeCarriesItAndReleaseWaitsForEveryFront) {
+  std::mutex mu;
+  RecordingEvents events;
+  std::mutex sent_mu;
+  std::condition_variable got;
+  std::vector<std::vector<v1::CombinerMessage>> sent(2);
+  CoordinatorOptions options;
+  options.num_users = 10;
+  options.seal_timeout = absl::Seconds(60);
+  options.check_in_period = absl::Seconds(30);
+  options.check_in_window = absl::Seconds(5);
+  FrontFleet fleet(mu, events, SteadyClock::Get(), options);
+  for (size_t f = 0; f < 2; ++f) {
+    fleet.Attach(
+        [&, f](v1::CombinerMessage message) {
+          std::lock_guard<std::mutex> lock(sent_mu);
+          sent[f].push_back(std::move(message));
+          got.notify_all();
+        },
+        "f");
+  }
+  EXPECT_EQ(sent[0][0].welcome().check_in_period_s(), 30);
+  EXPECT_EQ(sent[1][0].welcome().check_in_window_s(), 5);
+  std::thread fronts([&] {
+    std::unique_lock<std::mutex> lock(sent_mu);
+    got.wait(lock, [&] { return sent[0].back().has_release() && sent[1].back().has_release(); });
+    lock.unlock();
+    v1::FrontMessage released;
+    released.mutable_released();
+    fleet.Receive(0, released);
+    fleet.Lost(1);
+  });
+  const absl::Time start = absl::Now();
+  fleet.ReleaseRound();
+  fronts.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+}
+
 TEST(FrontFleetSealTest, ReturnsWhenTheLastFrontAnswers) {
   std::mutex mu;
   RecordingEvents events;

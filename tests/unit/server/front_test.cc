@@ -308,11 +308,13 @@ TEST(FrontCheckInTest, ReleaseSendsTheRoundsUsersAwayAndReportsTheirStreamsEnded
   CoordinatorOptions options;
   options.enrollment_token = "token";
   options.num_users = 10;
-  options.check_in_period = absl::Seconds(60);
-  options.check_in_window = absl::Hours(1);
   std::vector<v1::FrontMessage> up;
   Front front(options, clock, [&up](v1::FrontMessage m) { up.push_back(std::move(m)); });
-  front.Receive(WelcomeOf(options.num_users));
+  // Check-in is the combiner's: its Welcome carries the period and window.
+  v1::CombinerMessage welcome = WelcomeOf(options.num_users);
+  welcome.mutable_welcome()->set_check_in_period_s(60);
+  welcome.mutable_welcome()->set_check_in_window_s(3600);
+  front.Receive(std::move(welcome));
   v1::RegisterRequest checks_in = testing::RegistrationOf({1});
   checks_in.set_accepts_check_in(true);
   TestStream member = testing::OpenStream(front, checks_in);
@@ -329,8 +331,10 @@ TEST(FrontCheckInTest, ReleaseSendsTheRoundsUsersAwayAndReportsTheirStreamsEnded
   EXPECT_FALSE(front.InAggregation());
   EXPECT_TRUE(member.inbox->back().has_check_in_later());
   EXPECT_THAT(*other.inbox, IsEmpty());  // no task, no CheckInLater
-  ASSERT_THAT(up, SizeIs(before + 1));
+  // The streams it sent away, then its word that the round is released.
+  ASSERT_THAT(up, SizeIs(before + 2));
   EXPECT_THAT(up[before].streams().closed(), ElementsAre(member.connection->id()));
+  EXPECT_TRUE(up[before + 1].has_released());
 }
 
 // Without its combiner the front's aggregation is over: a member's input goes nowhere.
