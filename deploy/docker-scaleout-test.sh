@@ -33,9 +33,10 @@ FRONTS="${FEDMF_FRONTS:-3}"
 DEVICES="${FEDMF_DEVICES:-3000}"
 REPLICAS="${FEDMF_REPLICAS:-3}"
 # Devices per TCP connection (and TLS handshake). One each (1) is what phones would do; on a 2-core
-# host shared with other builds, 3,000 handshakes at once from the niced containers collapsed:
-# handshakes took longer than the clients' 20 s connect deadline, were abandoned and retried, and
-# the fronts completed none for minutes (each front's CPU spent on handshakes nobody waited for).
+# host shared with other builds, 3,000 handshakes at once from the niced containers collapsed twice:
+# connection attempts kept failing with `Handshake read failed` (what gRPC also reports when its
+# 20 s connect deadline ends a handshake) and the fronts opened no new stream for two minutes
+# (docs/deployment.md, "Scale-out on a real Docker engine").
 PER_CONNECTION="${FEDMF_DEVICES_PER_CONNECTION:-10}"
 ROUNDS="${FEDMF_ROUNDS:-6}"
 PARTICIPATION="${FEDMF_PARTICIPATION:-0.05}"
