@@ -24,8 +24,8 @@
 # deploy_docker_scaleout): skip unless FEDMF_DOCKER_TEST=1. Environment: FEDMF_SOURCE_DIR (the
 # repository to build; default this script's), FEDMF_FRONTS (3), FEDMF_DEVICES (3000),
 # FEDMF_REPLICAS (3 client containers), FEDMF_DEVICES_PER_CONNECTION (10), FEDMF_ROUNDS (6),
-# FEDMF_PARTICIPATION (0.05),
-# FEDMF_REPLICA_KEEPALIVE_S (30, the fronts' link keepalive), FEDMF_DOCKER_DIR and FEDMF_DOCKER_LOGS (deploy/docker-engine.sh, which starts and stops the
+# FEDMF_PARTICIPATION (0.05), FEDMF_REPLICA_KEEPALIVE_S (30, the replica links' keepalive),
+# FEDMF_DOCKER_DIR and FEDMF_DOCKER_LOGS (deploy/docker-engine.sh, which starts and stops the
 # engine, shared with deploy/docker-test.sh). Exit 77 (skip) as deploy/docker-test.sh does.
 set -euo pipefail
 ROOT="${FEDMF_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -44,9 +44,10 @@ PARTICIPATION="${FEDMF_PARTICIPATION:-0.05}"
 # them next to the servers (the shape of tools/load-test.sh).
 ITEMS=100
 DATA="synthetic:users=$DEVICES,items=$ITEMS,per_user=20,min_per_user=5"
-# The fronts' link keepalive: on a shared 2-core host, a front lost its link to a combiner that had
-# not answered a ping for the default 10 s while thousands of devices registered (a spurious
-# front_lost); the kill is seen at once anyway (the killed front's connection closes).
+# The replica links' keepalive (fronts and combiner): on a shared 2-core host, a front lost its link
+# to a combiner that had not answered a ping for the default 10 s while thousands of devices
+# registered (a spurious front_lost); the kill is seen at once anyway (the killed front's
+# connection closes).
 KEEPALIVE_S="${FEDMF_REPLICA_KEEPALIVE_S:-30}"
 PORT=""
 # shellcheck source=deploy/docker-engine.sh
