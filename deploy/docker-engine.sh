@@ -38,7 +38,7 @@ fail() {
   exit 1
 }
 
-# The engine's own client (docker.io's, next to dockerd) rather than whatever `docker` comes first
+# The engine's own client (docker.io's /usr/bin/docker) rather than whatever `docker` comes first
 # on PATH: a newer client builds with BuildKit when it has buildx, whose output and cache differ
 # from the builder this engine setup is written for.
 DOCKER_CLI=/usr/bin/docker
