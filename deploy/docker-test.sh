@@ -10,70 +10,30 @@
 # Usage: deploy/docker-test.sh [--if-asked] (as root); --if-asked (CTest's deploy_docker): skip
 # unless FEDMF_DOCKER_TEST=1. Environment: FEDMF_SOURCE_DIR (the repository to build; default this
 # script's), FEDMF_REPLICAS (3), FEDMF_ROUNDS (8),
-# FEDMF_DOCKER_DIR (/var/tmp/fedmf-docker: the engine's data, kept between runs so the base images
-# and the image's build cache are reused; delete it to start afresh).
-# The engine is Debian's docker.io, started here on a socket of its own with no default bridge and
-# no change to the host's firewall (--bridge=none --iptables=false --ip-forward=false
-# --ip-masq=false, storage driver vfs); the compose project gets a network of its own. No registry
-# is needed: debian:12 and debian:12-slim are imported from mmdebstrap. Exit 77 (skip) with a
-# message when not root, when docker.io, docker-compose or mmdebstrap is missing
-# (deploy/install-deps.sh --docker installs them), or when dockerd does not start.
+# FEDMF_DOCKER_DIR and FEDMF_DOCKER_LOGS (deploy/docker-engine.sh, which starts the engine: Debian's
+# docker.io on a socket of its own, vfs, no change to the host's firewall, base images from
+# mmdebstrap). Exit 77 (skip) with a message when not root, when docker.io, docker-compose or
+# mmdebstrap is missing (deploy/install-deps.sh --docker installs them), or when dockerd does not
+# start. deploy/docker-scaleout-test.sh runs the scale-out topology on the same engine.
 set -euo pipefail
 ROOT="${FEDMF_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
 REPLICAS="${FEDMF_REPLICAS:-3}"
 ROUNDS="${FEDMF_ROUNDS:-8}"
-DATA_ROOT="${FEDMF_DOCKER_DIR:-/var/tmp/fedmf-docker}"
-PROJECT="fedmftest$$"
-DOCKERD_PID=""
 PORT=""
-
-skip() { echo "SKIP: $*"; exit 77; }
-say() { echo "[$(date +%T)] $*"; }
-
-if [[ "${1:-}" == --if-asked && "${FEDMF_DOCKER_TEST:-0}" != 1 ]]; then
-  skip "set FEDMF_DOCKER_TEST=1 to build the image and run it (tens of minutes the first time)"
-fi
-[[ "$(id -u)" == 0 ]] || skip "dockerd needs root"
-for tool in dockerd docker docker-compose mmdebstrap; do
-  command -v "$tool" >/dev/null || skip "$tool not installed (deploy/install-deps.sh --docker)"
-done
-
-WORK="$(mktemp -d /tmp/fedmf-docker-test.XXXXXX)"  # after the skips: cleanup removes it
+# shellcheck source=deploy/docker-engine.sh
+source "$(dirname "$0")/docker-engine.sh"
 
 compose() {
   FEDMF_REPLICAS="$REPLICAS" FEDMF_ROUNDS="${RUN_ROUNDS:-$ROUNDS}" FEDMF_PORT="$PORT" \
     docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"
 }
-cleanup() {
-  if [[ -n "$DOCKERD_PID" ]]; then
-    compose down -v --timeout 5 >/dev/null 2>&1 || true
-    kill "$DOCKERD_PID" 2>/dev/null || true
-    wait "$DOCKERD_PID" 2>/dev/null || true
-  fi
-  # dockerd may leave its network namespace mount behind in the exec root.
-  awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/mounts | xargs -r umount 2>/dev/null || true
-  rm -rf "$WORK"
+fail_details() {
+  [[ -n "${COORD:-}" ]] || return 0
+  echo "--- coordinator log (last 30 lines)"
+  docker logs "$COORD" 2>&1 | tail -n 30
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  if [[ -n "${COORD:-}" ]]; then
-    echo "--- coordinator log (last 30 lines)"
-    docker logs "$COORD" 2>&1 | tail -n 30
-  fi
-  exit 1
-}
+engine_preflight "${1:-}"
 
-# wait_until SECONDS WHAT COMMAND...: polls COMMAND every half second until it succeeds.
-wait_until() {
-  local seconds="$1" what="$2"
-  shift 2
-  for _ in $(seq 1 $((seconds * 2))); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.5
-  done
-  fail "$what: not within $seconds s"
-}
 coordinator_log() { docker logs "$COORD" 2>&1; }
 # log_has REGEX [COUNT]: the coordinator's log (all its runs) has COUNT (1) lines matching REGEX.
 log_has() { (($(coordinator_log | grep -cE "$1") >= ${2:-1})); }
@@ -83,37 +43,10 @@ admin() {
     --tls_cert=/certs/clients/admin.pem --tls_key=/certs/clients/admin.key
 }
 
-say "starting dockerd (data in $DATA_ROOT)"
-mkdir -p "$DATA_ROOT"
-dockerd --host="unix://$WORK/docker.sock" --data-root="$DATA_ROOT" --exec-root="$WORK/exec" \
-  --pidfile="$WORK/dockerd.pid" --storage-driver=vfs --bridge=none --iptables=false \
-  --ip-forward=false --ip-masq=false >"$WORK/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-export DOCKER_HOST="unix://$WORK/docker.sock"
-for _ in $(seq 1 60); do
-  docker info >/dev/null 2>&1 && break
-  kill -0 "$DOCKERD_PID" 2>/dev/null || skip "dockerd exited: $(tail -n 3 "$WORK/dockerd.log")"
-  sleep 0.5
-done
-docker info >/dev/null 2>&1 || skip "dockerd did not answer within 30 s: $(tail -n 3 "$WORK/dockerd.log")"
+engine_start
+engine_build_image
 
-if ! docker image inspect debian:12 >/dev/null 2>&1; then
-  say "base image debian:12 from mmdebstrap (Debian's packages only)"
-  mmdebstrap --quiet --variant=apt --include=ca-certificates bookworm "$WORK/debian12.tar"
-  docker import "$WORK/debian12.tar" debian:12 >/dev/null
-  rm -f "$WORK/debian12.tar"
-fi
-docker image inspect debian:12-slim >/dev/null 2>&1 || docker tag debian:12 debian:12-slim
-
-say "docker build -f deploy/Dockerfile (the first build compiles fedmf: tens of minutes)"
-build_start=$SECONDS
-docker build --network=host -f "$ROOT/deploy/Dockerfile" -t fedmf:latest "$ROOT" 2>&1 |
-  tee "$WORK/build.log" | grep --line-buffered '^Step ' || true
-docker image inspect fedmf:latest >/dev/null 2>&1 && ! grep -q 'returned a non-zero code' "$WORK/build.log" ||
-  fail "docker build failed: $(tail -n 20 "$WORK/build.log")"
-say "image built in $((SECONDS - build_start)) s: $(docker image inspect -f '{{.Size}}' fedmf:latest) bytes"
-
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+PORT="$(free_port)"
 say "docker-compose up: $REPLICAS client replicas, $ROUNDS rounds (published on port $PORT)"
 run_start=$SECONDS
 compose up -d --scale client="$REPLICAS" >"$WORK/up.log" 2>&1 || fail "compose up: $(tail -n 5 "$WORK/up.log")"
@@ -205,4 +138,4 @@ done
 ((stayed >= 1)) || fail "no client container stayed connected for both runs"
 say "the service trained a second run with $stayed client containers that stayed: $(runs_line compose-2)"
 
-echo "PASS docker: image build $((run_start - build_start)) s, run $((SECONDS - run_start)) s"
+echo "PASS docker: image build $BUILD_S s, run $((SECONDS - run_start)) s"
