@@ -147,11 +147,7 @@ absl::Status Coordinator::Register(const v1::RegisterRequest& request,
   response.set_current_round(snapshot->status.round());
   // A service's training is never over: a device registering as a run ends waits for the next.
   response.set_training_done(!service_ && snapshot->status.stage() == "done");
-  if (options_.models != nullptr) {
-    if (std::shared_ptr<const ModelStore::Published> latest = options_.models->Latest()) {
-      *response.mutable_latest_model() = latest->version;
-    }
-  }
+  NameLatestModel(response);
   return absl::OkStatus();
 }
 

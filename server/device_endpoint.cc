@@ -16,4 +16,12 @@ absl::StatusOr<std::shared_ptr<const ModelStore::Published>> DeviceEndpoint::Mod
       absl::StrCat("model version ", version, " is not kept (none are published here)"));
 }
 
+void DeviceEndpoint::NameLatestModel(v1::RegisterResponse& response) const {
+  const ModelStore* models = published_models();
+  if (models == nullptr) return;
+  if (std::shared_ptr<const ModelStore::Published> latest = models->Latest()) {
+    *response.mutable_latest_model() = latest->version;
+  }
+}
+
 }  // namespace fedmf::server

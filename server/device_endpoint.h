@@ -40,6 +40,10 @@ class DeviceEndpoint : public StreamHandler {
   // TLS identity, NOT_FOUND for a version published_models() does not keep (or none are served).
   absl::StatusOr<std::shared_ptr<const ModelStore::Published>> ModelForDownload(
       absl::string_view session_token, absl::string_view identity, int64_t version);
+
+ protected:
+  // Sets `response.latest_model` to the newest of published_models() (unset: none).
+  void NameLatestModel(v1::RegisterResponse& response) const;
 };
 
 }  // namespace fedmf::server

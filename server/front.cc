@@ -30,11 +30,7 @@ absl::Status Front::Register(const v1::RegisterRequest& request, v1::RegisterRes
   std::lock_guard<std::mutex> lock(mu_);
   response.set_current_round(current_round_);
   response.set_training_done(training_done_);
-  if (options_.models != nullptr) {
-    if (std::shared_ptr<const ModelStore::Published> latest = options_.models->Latest()) {
-      *response.mutable_latest_model() = latest->version;
-    }
-  }
+  NameLatestModel(response);
   return absl::OkStatus();
 }
 
