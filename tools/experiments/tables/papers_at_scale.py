@@ -242,12 +242,17 @@ def papers_at_scale_gd_step(rows):
 
 # The pairs each claim compares: (claim, first method, second, metric), the first expected lower
 # for RMSE (higher for F1@10) by its paper.
-CLAIM_PAIRS = [("LFL-SGDMF beats GD-DR", "lfl", "gd-dr", "rmse"),
-               ("HDPMF beats PDPMF (paper mode, its budget)", "hdpmf-paper", "pdpmf-paper", "rmse"),
+# (claim, first method, second method, metric, the second's epsilon: None for the first's, "inf"
+# for a non-private reference that every epsilon of the first is compared with).
+CLAIM_PAIRS = [("LFL-SGDMF beats GD-DR", "lfl", "gd-dr", "rmse", None),
+               ("HDPMF beats PDPMF (paper mode, its budget)", "hdpmf-paper", "pdpmf-paper", "rmse",
+                None),
                ("DPMF-RP's projection keeps accuracy (F1@10)", "dpmf-rp", "dpmf-rp-no-projection",
-                "f1_10"),
+                "f1_10", None),
                ("DPMF-RP's projection keeps accuracy (RMSE)", "dpmf-rp", "dpmf-rp-no-projection",
-                "rmse")]
+                "rmse", None),
+               ("HFL-SGDMF beats each party alone (local-only, no noise)", "hfl",
+                "hfl-local-only", "rmse", "inf")]
 
 
 def papers_at_scale_claims(rows):
@@ -259,12 +264,14 @@ def papers_at_scale_claims(rows):
     header = ["claim", "users", "epsilon", "metric", "first", "second",
               "first vs second (range, seeds)", "upload values a user (first / second)"]
     body = []
-    for claim, first, second, metric in CLAIM_PAIRS:
-        points = sorted({(k[1], k[2]) for k in runs if k[0] == first}
-                        & {(k[1], k[2]) for k in runs if k[0] == second},
+    measured = {k[:3] for k in runs}  # (method, users, epsilon)
+    for claim, first, second, metric, second_eps in CLAIM_PAIRS:
+        points = sorted({(k[1], k[2]) for k in runs if k[0] == first
+                         and (second, k[1], second_eps or k[2]) in measured},
                         key=lambda p: (_users(p[0]), float(p[1])))
         for users, eps in points:
-            pairs = _paired(runs, (first, users, eps), (second, users, eps), metric, seeds)
+            pairs = _paired(runs, (first, users, eps), (second, users, second_eps or eps), metric,
+                            seeds)
             if not pairs:
                 continue
             # A run's upload length is its configuration's: any run of the method logs it.
