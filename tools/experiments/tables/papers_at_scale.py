@@ -16,7 +16,9 @@ CURVE_METHODS = [("dpmf-rp", "DPMF-RP (Gaussian)"),
 NONPRIVATE = [("central-mf", "", "DPMF-RP's objective, central ALS (fedmf-central central-mf)"),
               ("gd-k1", "", "GD-DR's objective, non-private GD, k = 1 (fedmf-central ldp-gd)"),
               ("gd-k10", "", "the same, k = 10"),
-              ("privirec-k", "k=256", "PriviRec-k, the paper's noiseless protocol, k = 256")]
+              ("privirec-k", "k=256", "PriviRec-k, the paper's noiseless protocol, k = 256"),
+              ("hfl-local-only", "s=10 lr=0.1",
+               "HFL-SGDMF's baseline: each of 10 parties alone, no noise (fedmf-central)")]
 BASELINES = [("popularity", "*item popularity (item mean)*"), ("user-mean", "*user mean*"),
              ("global-mean", "*global mean*")]
 # The tuning experiments' method column, by the curve method they choose for.
